@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"cairn/transcripts"
+
+	"github.com/spf13/cobra"
+)
+
+// ProjectJSON is the stable --json shape of a project.
+type ProjectJSON struct {
+	Path      string     `json:"path"`
+	Dir       string     `json:"dir"`
+	Sessions  int        `json:"sessions"`
+	LastUsed  *time.Time `json:"last_used"`
+	SizeBytes int64      `json:"size_bytes"`
+}
+
+func newProjectsCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "projects",
+		Short: "List projects with their session counts, last use and size on disk",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := scan(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			return printProjects(o, res.Projects)
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
+	if o.JSON {
+		out := make([]ProjectJSON, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, ProjectJSON{Path: p.Path, Dir: p.Name, Sessions: p.Sessions, LastUsed: timePtr(p.LastUsed), SizeBytes: p.Size})
+		}
+		return writeJSON(o.Stdout, out)
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(o.Stdout, "No projects found.")
+		return nil
+	}
+	t := newTable(o.Stdout)
+	t.header("PROJECT", "SESSIONS", "LAST USED", "SIZE")
+	now := time.Now()
+	for _, p := range ps {
+		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), fmtAgo(p.LastUsed, now), transcripts.HumanBytes(p.Size))
+	}
+	return t.flush()
+}

@@ -1,0 +1,106 @@
+// Package cli wires cairn's commands: each command is a thin adapter that
+// resolves its inputs, calls the packages that own the work, and prints.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// Options are the flags every command shares.
+type Options struct {
+	ClaudeDir string
+	DataDir   string
+	JSON      bool
+
+	Stdout io.Writer
+	Stderr io.Writer
+	Stdin  io.Reader
+}
+
+// ResolveClaudeDir returns --claude-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
+func (o *Options) ResolveClaudeDir() (string, error) {
+	if o.ClaudeDir != "" {
+		return filepath.Abs(o.ClaudeDir)
+	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find your home folder (%v): pass --claude-dir", err)
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// ResolveDataDir returns --data, else $CAIRN_HOME, else $XDG_DATA_HOME/cairn,
+// else ~/.local/share/cairn.
+func (o *Options) ResolveDataDir() (string, error) {
+	if o.DataDir != "" {
+		return filepath.Abs(o.DataDir)
+	}
+	if d := os.Getenv("CAIRN_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "cairn"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find your home folder (%v): pass --data", err)
+	}
+	return filepath.Join(home, ".local", "share", "cairn"), nil
+}
+
+// NewRoot builds the command tree.
+func NewRoot(o *Options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cairn",
+		Short: "Memory for Claude Code: index, search and curate every session",
+		Long: `cairn indexes every Claude Code transcript under ~/.claude/projects into a
+local store that keeps them after Claude Code deletes the files, searches
+them, and lets you browse them.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&o.ClaudeDir, "claude-dir", "", "Claude Code config dir holding projects/ (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	pf.StringVar(&o.DataDir, "data", "", "cairn's data dir (default $CAIRN_HOME or ~/.local/share/cairn)")
+	root.SetOut(o.Stdout)
+	root.SetErr(o.Stderr)
+	root.SetIn(o.Stdin)
+	root.AddCommand(
+		newProjectsCmd(o),
+		newSessionsCmd(o),
+		newShowCmd(o),
+		newVersionCmd(o),
+	)
+	return root
+}
+
+// Execute runs cairn with the process's arguments and returns the exit code.
+func Execute() int {
+	o := &Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}
+	root := NewRoot(o)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(o.Stderr, "cairn:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// usageError marks errors caused by how the command was called.
+type usageError struct{ error }
+
+func addJSONFlag(cmd *cobra.Command, o *Options) {
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON (stable field names) instead of a table")
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/transcripts"
+
+	"github.com/spf13/cobra"
+)
+
+// SessionJSON is the stable --json shape of a session.
+type SessionJSON struct {
+	ID              string         `json:"id"`
+	Project         string         `json:"project"`
+	ProjectDir      string         `json:"project_dir"`
+	Title           string         `json:"title"`
+	TitleSource     string         `json:"title_source"`
+	Start           *time.Time     `json:"start"`
+	End             *time.Time     `json:"end"`
+	DurationSeconds int64          `json:"duration_seconds"`
+	Models          []string       `json:"models"`
+	Branches        []string       `json:"branches"`
+	Prompts         int            `json:"prompts"`
+	AssistantTurns  int            `json:"assistant_turns"`
+	ToolCalls       int            `json:"tool_calls"`
+	Errors          int            `json:"errors"`
+	Entries         int            `json:"entries"`
+	Tokens          TokensJSON     `json:"tokens"`
+	FilesRead       []string       `json:"files_read"`
+	FilesEdited     []string       `json:"files_edited"`
+	Commands        int            `json:"commands"`
+	Compactions     int            `json:"compactions"`
+	Subagents       []SubagentJSON `json:"subagents"`
+	Partial         bool           `json:"partial"`
+	SourceExists    bool           `json:"source_exists"`
+}
+
+// TokensJSON is token usage.
+type TokensJSON struct {
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheCreation int64 `json:"cache_creation"`
+	CacheRead     int64 `json:"cache_read"`
+	Total         int64 `json:"total"`
+}
+
+// SubagentJSON is one spawned agent.
+type SubagentJSON struct {
+	AgentID     string `json:"agent_id"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	ToolUseID   string `json:"tool_use_id"`
+	Entries     int    `json:"entries"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sessionJSON(s *transcripts.Session) SessionJSON {
+	j := SessionJSON{
+		ID: s.ID, Project: s.ProjectPath, ProjectDir: s.Project, Title: s.Title, TitleSource: s.TitleSource,
+		Start: timePtr(s.Start), End: timePtr(s.End), DurationSeconds: int64(s.Duration().Seconds()),
+		Models: nonNil(s.Models), Branches: nonNil(s.Branches), Prompts: s.Prompts, AssistantTurns: s.AssistantTurns,
+		ToolCalls: s.ToolCalls, Errors: s.Errors, Entries: s.Entries,
+		Tokens: TokensJSON{Input: s.Usage.InputTokens, Output: s.Usage.OutputTokens,
+			CacheCreation: s.Usage.CacheCreationInputTokens, CacheRead: s.Usage.CacheReadInputTokens, Total: s.Usage.Total()},
+		FilesRead: nonNil(s.FilesRead), FilesEdited: nonNil(s.FilesEdited), Commands: len(s.Commands),
+		Compactions: s.Compactions, Subagents: []SubagentJSON{}, Partial: s.Partial(), SourceExists: s.SourceExists,
+	}
+	for _, a := range s.Subagents {
+		j.Subagents = append(j.Subagents, SubagentJSON{AgentID: a.AgentID, Type: a.Type, Description: a.Description,
+			ToolUseID: a.ToolUseID, Entries: a.Entries})
+	}
+	return j
+}
+
+// scan reads every transcript under the Claude dir, reporting problems on stderr.
+func scan(ctx context.Context, o *Options) (*transcripts.ScanResult, error) {
+	dir, err := o.ResolveClaudeDir()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := transcripts.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := transcripts.Scan(ctx, tree, 0)
+	if err != nil {
+		return nil, err
+	}
+	reportProblems(o, res)
+	return res, nil
+}
+
+func reportProblems(o *Options, res *transcripts.ScanResult) {
+	for _, p := range res.Problems {
+		fmt.Fprintln(o.Stderr, "cairn: warning:", p)
+	}
+	if res.BadLines > 0 {
+		fmt.Fprintf(o.Stderr, "cairn: skipped %d unreadable line(s) in %d file(s); first ones:\n", res.BadLines, res.Files)
+		for _, le := range res.Errors {
+			fmt.Fprintln(o.Stderr, "  ", le.Error())
+		}
+	}
+}
+
+func newSessionsCmd(o *Options) *cobra.Command {
+	var project string
+	var days int
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List sessions, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := scan(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			ss := filterSessions(res.Sessions, project, days, time.Now())
+			if o.JSON {
+				out := make([]SessionJSON, 0, len(ss))
+				for _, s := range ss {
+					out = append(out, sessionJSON(s))
+				}
+				return writeJSON(o.Stdout, out)
+			}
+			return printSessions(o, ss)
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", "", "only sessions whose project path contains this text")
+	cmd.Flags().IntVar(&days, "days", 0, "only sessions active in the last N days")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func filterSessions(ss []*transcripts.Session, project string, days int, now time.Time) []*transcripts.Session {
+	var out []*transcripts.Session
+	for _, s := range ss {
+		if project != "" && !strings.Contains(s.ProjectPath, project) && !strings.Contains(s.Project, project) {
+			continue
+		}
+		if days > 0 && s.End.Before(now.AddDate(0, 0, -days)) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func printSessions(o *Options, ss []*transcripts.Session) error {
+	if len(ss) == 0 {
+		fmt.Fprintln(o.Stdout, "No sessions found.")
+		return nil
+	}
+	t := newTable(o.Stdout)
+	titleWidth := 50
+	if t.width > 0 {
+		titleWidth = max(20, t.width-100)
+	}
+	t.header("ID", "STARTED", "DURATION", "PROJECT", "TITLE", "MODEL", "PROMPTS", "TURNS", "TOOLS")
+	for _, s := range ss {
+		title := s.Title
+		if s.Partial() {
+			title = "[partial] " + title
+		}
+		model := "-"
+		if len(s.Models) > 0 {
+			model = strings.TrimPrefix(s.Models[len(s.Models)-1], "claude-")
+		}
+		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), fmtDuration(s.Duration()), truncate(shortPath(s.ProjectPath), 30),
+			truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
+	}
+	return t.flush()
+}
+
+// shortPath replaces the home folder with ~.
+func shortPath(p string) string {
+	if home, err := userHome(); err == nil && home != "" && strings.HasPrefix(p, home+"/") {
+		return "~" + p[len(home):]
+	}
+	return p
+}

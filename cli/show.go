@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"cairn/transcripts"
+
+	"github.com/spf13/cobra"
+)
+
+// ShowOptions control how a session is printed.
+type ShowOptions struct {
+	Thinking  bool // include thinking blocks
+	Full      bool // do not shorten tool output
+	ToolLines int  // lines of tool output kept when shortening
+}
+
+func newShowCmd(o *Options) *cobra.Command {
+	so := ShowOptions{ToolLines: 6}
+	cmd := &cobra.Command{
+		Use:   "show SESSION_ID",
+		Short: "Print a session as readable text (an id prefix of 8+ characters is enough)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := o.ResolveClaudeDir()
+			if err != nil {
+				return err
+			}
+			tree, err := transcripts.Discover(dir)
+			if err != nil {
+				return err
+			}
+			c, err := transcripts.LoadConversation(cmd.Context(), tree, args[0])
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.Stdout, sessionJSON(c.Session))
+			}
+			return RenderConversation(o.Stdout, c, so)
+		},
+	}
+	cmd.Flags().BoolVar(&so.Thinking, "thinking", false, "include Claude's thinking")
+	cmd.Flags().BoolVar(&so.Full, "full", false, "print tool output in full")
+	cmd.Flags().IntVar(&so.ToolLines, "tool-lines", 6, "lines of tool output to keep when shortening")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// RenderConversation prints a conversation as plain text: prompts, replies,
+// one line per tool call with shortened output, subagents nested where they
+// were spawned, and compaction markers. Transcript text is sanitised so it
+// cannot drive the terminal.
+func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions) error {
+	s := c.Session
+	r := &renderer{w: w, c: c, so: so, shown: map[string]bool{}}
+	r.printf("Session %s\n", s.ID)
+	r.printf("Project %s\n", sanitize(s.ProjectPath))
+	if s.Title != "" {
+		r.printf("Title   %s\n", sanitize(s.Title))
+	}
+	r.printf("When    %s → %s (%s)\n", fmtTime(s.Start), fmtTime(s.End), fmtDuration(s.Duration()))
+	if len(s.Models) > 0 {
+		r.printf("Models  %s\n", strings.Join(s.Models, ", "))
+	}
+	if len(s.Branches) > 0 {
+		r.printf("Branch  %s\n", sanitize(strings.Join(s.Branches, ", ")))
+	}
+	r.printf("Counts  %d prompts, %d replies, %d tool calls, %d errors, %d tokens\n",
+		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())
+	if s.Partial() {
+		r.printf("Note    the main transcript file is missing; only subagent files remain\n")
+	}
+	r.entries(c.Entries, "")
+	// Subagents not linked to any call in the main thread (legacy files,
+	// partial sessions, compaction agents).
+	for _, ag := range s.Subagents {
+		if r.shown[ag.AgentID] || len(c.Agents[ag.AgentID]) == 0 {
+			continue
+		}
+		r.printf("\n── subagent %s (%s) %s\n", ag.AgentID, ag.Type, sanitize(transcripts.OneLine(ag.Description, 80)))
+		r.shown[ag.AgentID] = true
+		r.entries(c.Agents[ag.AgentID], "│ ")
+	}
+	return r.err
+}
+
+type renderer struct {
+	w     io.Writer
+	c     *transcripts.Conversation
+	so    ShowOptions
+	shown map[string]bool
+	err   error
+}
+
+func (r *renderer) printf(format string, a ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, a...)
+	}
+}
+
+// block prints text with every line prefixed.
+func (r *renderer) block(prefix, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		r.printf("%s%s\n", prefix, sanitizeLine(line))
+	}
+}
+
+// sanitizeLine neutralises control characters but keeps tabs.
+func sanitizeLine(s string) string {
+	return strings.ReplaceAll(sanitize(strings.ReplaceAll(s, "\t", "    ")), "\r", "")
+}
+
+func (r *renderer) entries(es []transcripts.Entry, indent string) {
+	lastRole := ""
+	base := indent
+	for i := range es {
+		e := &es[i]
+		indent = base
+		if e.IsSidechain && base == "" {
+			indent = "│ " // inline sidechain of older builds
+		}
+		switch {
+		case e.Type == "system" && e.Subtype == "compact_boundary":
+			r.printf("\n%s── conversation compacted (%s, %d tokens before) ──\n", indent, orDash(e.CompactTrigger), e.PreTokens)
+			lastRole = ""
+			continue
+		case e.IsCompactSummary:
+			r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
+			continue
+		case e.Type == "user" && transcripts.IsRealPrompt(e):
+			r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
+			r.block(indent+"  ", transcripts.CleanPrompt(e.PromptText()))
+			lastRole = "user"
+			continue
+		case e.Type == "user":
+			r.toolResults(e, indent)
+			continue
+		case e.Type != "assistant":
+			continue
+		}
+		for bi := range e.Blocks {
+			b := &e.Blocks[bi]
+			if lastRole != "assistant" && (b.Type == transcripts.BlockText || b.Type == transcripts.BlockToolUse ||
+				(b.Type == transcripts.BlockThinking && r.so.Thinking)) {
+				r.printf("\n%s◆ Claude · %s\n", indent, fmtTime(e.Timestamp))
+				lastRole = "assistant"
+			}
+			switch b.Type {
+			case transcripts.BlockText:
+				r.block(indent+"  ", b.Text)
+			case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
+				if r.so.Thinking && strings.TrimSpace(b.Text) != "" {
+					r.block(indent+"  ∴ ", b.Text)
+				}
+			case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+				r.printf("%s  ● %s(%s)\n", indent, b.ToolName, sanitize(transcripts.ToolSummary(b)))
+				if transcripts.IsAgentTool(b.ToolName) {
+					if id := r.c.SpawnedBy[b.ToolID]; id != "" && len(r.c.Agents[id]) > 0 && !r.shown[id] {
+						r.shown[id] = true
+						r.printf("%s  ┌ subagent %s\n", indent, id)
+						r.entries(r.c.Agents[id], indent+"  │ ")
+						r.printf("%s  └ end of subagent %s\n", indent, id)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
+	for bi := range e.Blocks {
+		b := &e.Blocks[bi]
+		if b.Type != transcripts.BlockToolResult {
+			continue
+		}
+		mark := "⎿"
+		if b.IsError {
+			mark = "✗"
+		}
+		text := strings.TrimRight(b.Text, "\n")
+		if text == "" {
+			r.printf("%s    %s (no output)\n", indent, mark)
+			continue
+		}
+		lines := strings.Split(text, "\n")
+		if !r.so.Full && len(lines) > r.so.ToolLines {
+			more := len(lines) - r.so.ToolLines
+			lines = append(lines[:r.so.ToolLines:r.so.ToolLines], fmt.Sprintf("… %d more lines", more))
+		}
+		for i, l := range lines {
+			if !r.so.Full {
+				l = truncate(l, 200)
+			}
+			if i == 0 {
+				r.printf("%s    %s %s\n", indent, mark, sanitizeLine(l))
+			} else {
+				r.printf("%s      %s\n", indent, sanitizeLine(l))
+			}
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

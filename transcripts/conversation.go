@@ -1,0 +1,163 @@
+package transcripts
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Conversation is one session's entries, ready to be read by a person.
+type Conversation struct {
+	Session *Session
+	Entries []Entry            // the main thread, in order
+	Agents  map[string][]Entry // subagent id -> its entries, in order
+	// SpawnedBy maps the tool_use id of a Task/Agent call to the agent it spawned.
+	SpawnedBy map[string]string
+}
+
+// MinIDPrefix is the shortest session id prefix accepted.
+const MinIDPrefix = 8
+
+// ResolveSessionID finds the one session id in ids that starts with prefix.
+func ResolveSessionID(prefix string, ids []string) (string, error) {
+	prefix = strings.TrimSpace(prefix)
+	if len(prefix) < MinIDPrefix {
+		return "", fmt.Errorf("session id %q is too short: give at least %d characters (see `cairn sessions`)", prefix, MinIDPrefix)
+	}
+	var matches []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if strings.HasPrefix(id, prefix) && !seen[id] {
+			seen[id] = true
+			matches = append(matches, id)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("no session matches %q: list sessions with `cairn sessions`", prefix)
+	case 1:
+		return matches[0], nil
+	}
+	sort.Strings(matches)
+	return "", fmt.Errorf("%q matches %d sessions (%s): give more characters", prefix, len(matches), strings.Join(matches, ", "))
+}
+
+// LoadConversation reads the session whose id starts with idPrefix from the
+// tree: its main file, its subagents, and lines of it that other files of
+// the project hold.
+func LoadConversation(ctx context.Context, t *Tree, idPrefix string) (*Conversation, error) {
+	var ids []string
+	owner := map[string]*Project{}
+	for _, p := range t.Projects {
+		for _, f := range p.Files {
+			if f.SessionID != "" {
+				ids = append(ids, f.SessionID)
+				owner[f.SessionID] = p
+			}
+		}
+	}
+	// Legacy agent files name no session: their entries do.
+	id, err := ResolveSessionID(idPrefix, ids)
+	if err != nil {
+		var legacy []Job
+		for _, p := range t.Projects {
+			for _, f := range p.Files {
+				if f.Kind == LegacyAgentFile {
+					legacy = append(legacy, Job{File: f})
+				}
+			}
+		}
+		_ = ReadAll(ctx, legacy, 0, 0, func(r *Result) error {
+			for _, e := range r.Entries {
+				if e.SessionID != "" && !containsStr(ids, e.SessionID) {
+					ids = append(ids, e.SessionID)
+					owner[e.SessionID] = projectOf(t, r.Job.File.Project)
+				}
+			}
+			return nil
+		})
+		var err2 error
+		if id, err2 = ResolveSessionID(idPrefix, ids); err2 != nil {
+			return nil, err2
+		}
+	}
+	p := owner[id]
+	c := &Conversation{Agents: map[string][]Entry{}, SpawnedBy: map[string]string{}}
+	b := NewBuilder(p.Name, p.DecodedPath)
+	var jobs []Job
+	for _, f := range p.Files {
+		jobs = append(jobs, Job{File: f})
+	}
+	multi := map[string]bool{}
+	err = ReadAll(ctx, jobs, 0, 0, func(r *Result) error {
+		f := &r.Job.File
+		for i := range r.Entries {
+			e := &r.Entries[i]
+			if e.SessionID != id && !(e.SessionID == "" && f.SessionID == id) {
+				continue
+			}
+			if !b.Add(f, e) {
+				continue
+			}
+			// Subagent files (and 2.1 sidechain lines naming their agent)
+			// are nested where they were spawned; older builds wrote
+			// sidechains inline, and those stay in file order.
+			if agent := firstNonEmpty(f.AgentID, e.AgentID); f.Kind != MainFile || (e.IsSidechain && agent != "") {
+				c.Agents[agent] = append(c.Agents[agent], *e)
+				continue
+			}
+			multi[f.Path] = true
+			c.Entries = append(c.Entries, *e)
+			if e.ResultAgentID != "" {
+				for _, bl := range e.Blocks {
+					if bl.Type == BlockToolResult {
+						c.SpawnedBy[bl.ToolUseID] = e.ResultAgentID
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(multi) > 1 {
+		sort.SliceStable(c.Entries, func(i, j int) bool {
+			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp
+			return !a.IsZero() && !b.IsZero() && a.Before(b)
+		})
+	}
+	for _, s := range b.Sessions() {
+		if s.ID == id {
+			c.Session = s
+		}
+	}
+	if c.Session == nil {
+		return nil, fmt.Errorf("session %s has no user or assistant entries", id)
+	}
+	for _, ag := range c.Session.Subagents {
+		if ag.ToolUseID != "" && ag.AgentID != "" {
+			c.SpawnedBy[ag.ToolUseID] = ag.AgentID
+		}
+	}
+	return c, nil
+}
+
+func projectOf(t *Tree, name string) *Project {
+	for _, p := range t.Projects {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,263 @@
+package transcripts
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FileKind says what a transcript file holds.
+type FileKind int
+
+const (
+	// MainFile is projects/<P>/<sid>.jsonl.
+	MainFile FileKind = iota
+	// SubagentFile is projects/<P>/<sid>/subagents/agent-<id>.jsonl.
+	SubagentFile
+	// LegacyAgentFile is a flat projects/<P>/agent-<id>.jsonl (≤ 2.0.x).
+	LegacyAgentFile
+)
+
+func (k FileKind) String() string {
+	switch k {
+	case SubagentFile:
+		return "subagent"
+	case LegacyAgentFile:
+		return "legacy-agent"
+	}
+	return "main"
+}
+
+// File is one transcript file found on disk.
+type File struct {
+	Path      string
+	Kind      FileKind
+	Project   string // the project folder name <P>
+	SessionID string // from the file name (main) or parent folder (subagent); "" for legacy agents
+	AgentID   string // subagent and legacy agent files
+	Meta      *SubagentMeta
+	Size      int64
+	ModTime   time.Time
+}
+
+// SubagentMeta is the agent-<id>.meta.json sidecar.
+type SubagentMeta struct {
+	AgentType     string `json:"agentType"`
+	Description   string `json:"description"`
+	ToolUseID     string `json:"toolUseId"`
+	ParentAgentID string `json:"parentAgentId"`
+}
+
+// Project is one folder under projects/.
+type Project struct {
+	Name          string            // folder name: the encoded cwd
+	Dir           string            // absolute folder path
+	DecodedPath   string            // lossy decoding of Name; the real path comes from entries' cwd
+	Files         []File            // transcript files, oldest first
+	SessionMemory map[string]string // session id -> session-memory/summary.md path
+	MemoryFiles   []string          // Claude's own auto-memory: memory/*.md
+}
+
+// Tree is everything found under a Claude config dir.
+type Tree struct {
+	ClaudeDir string
+	Projects  []*Project
+	Problems  []error // folders or files that could not be read; the rest was still found
+}
+
+// Files returns every transcript file of the tree, project by project.
+func (t *Tree) Files() []File {
+	var out []File
+	for _, p := range t.Projects {
+		out = append(out, p.Files...)
+	}
+	return out
+}
+
+// Discover lists projects and transcript files under claudeDir/projects.
+// It reads fixed folder depths only, so symlink loops cannot trap it; a
+// folder that cannot be read is recorded in Problems and skipped.
+func Discover(claudeDir string) (*Tree, error) {
+	root := filepath.Join(claudeDir, "projects")
+	t := &Tree{ClaudeDir: claudeDir}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return t, fmt.Errorf("no Claude Code transcripts at %s: pass --claude-dir or set CLAUDE_CONFIG_DIR to the folder that holds projects/", root)
+		}
+		return t, fmt.Errorf("reading %s: %w", root, err)
+	}
+	for _, de := range ents {
+		dir := filepath.Join(root, de.Name())
+		if !isDir(dir, de) {
+			continue
+		}
+		p := &Project{Name: de.Name(), Dir: dir, DecodedPath: DecodeProjectName(de.Name())}
+		t.Problems = append(t.Problems, p.scan()...)
+		if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
+			t.Projects = append(t.Projects, p)
+		}
+	}
+	return t, nil
+}
+
+// isDir follows symlinks (a project folder may be a link); broken links and
+// loops are not directories.
+func isDir(path string, de os.DirEntry) bool {
+	if de.IsDir() {
+		return true
+	}
+	if de.Type()&os.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+func (p *Project) scan() []error {
+	var problems []error
+	ents, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return []error{fmt.Errorf("reading project folder %s: %w", p.Dir, err)}
+	}
+	for _, de := range ents {
+		name := de.Name()
+		path := filepath.Join(p.Dir, name)
+		switch {
+		case strings.HasSuffix(name, ".jsonl") && !isDir(path, de):
+			f := File{Path: path, Project: p.Name}
+			base := strings.TrimSuffix(name, ".jsonl")
+			if strings.HasPrefix(base, "agent-") {
+				f.Kind = LegacyAgentFile
+				f.AgentID = strings.TrimPrefix(base, "agent-")
+			} else {
+				f.Kind = MainFile
+				f.SessionID = base
+			}
+			if err := stat(&f); err != nil {
+				problems = append(problems, err)
+				continue
+			}
+			p.Files = append(p.Files, f)
+		case name == "memory" && isDir(path, de):
+			mds, err := filepath.Glob(filepath.Join(path, "*.md"))
+			if err != nil {
+				problems = append(problems, err)
+			}
+			sort.Strings(mds)
+			p.MemoryFiles = append(p.MemoryFiles, mds...)
+		case isDir(path, de):
+			problems = append(problems, p.scanSessionDir(name, path)...)
+		}
+	}
+	// Oldest first: when two files hold the same entry uuid (older builds
+	// replayed history into a new file on resume), the earlier one wins.
+	sort.SliceStable(p.Files, func(i, j int) bool {
+		a, b := p.Files[i], p.Files[j]
+		if !a.ModTime.Equal(b.ModTime) {
+			return a.ModTime.Before(b.ModTime)
+		}
+		return a.Path < b.Path
+	})
+	return problems
+}
+
+// scanSessionDir reads <sid>/subagents/ and <sid>/session-memory/.
+func (p *Project) scanSessionDir(sid, dir string) []error {
+	var problems []error
+	subDir := filepath.Join(dir, "subagents")
+	if ents, err := os.ReadDir(subDir); err == nil {
+		for _, de := range ents {
+			name := de.Name()
+			if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+				continue
+			}
+			path := filepath.Join(subDir, name)
+			if isDir(path, de) {
+				continue
+			}
+			f := File{Path: path, Kind: SubagentFile, Project: p.Name, SessionID: sid,
+				AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
+			if err := stat(&f); err != nil {
+				problems = append(problems, err)
+				continue
+			}
+			metaPath := strings.TrimSuffix(path, ".jsonl") + ".meta.json"
+			if b, err := os.ReadFile(metaPath); err == nil {
+				var m SubagentMeta
+				if json.Unmarshal(b, &m) == nil {
+					f.Meta = &m
+				} else {
+					problems = append(problems, fmt.Errorf("%s: not valid JSON, ignored", metaPath))
+				}
+			}
+			p.Files = append(p.Files, f)
+		}
+	} else if !os.IsNotExist(err) {
+		problems = append(problems, fmt.Errorf("reading %s: %w", subDir, err))
+	}
+	sm := filepath.Join(dir, "session-memory", "summary.md")
+	if st, err := os.Stat(sm); err == nil && st.Mode().IsRegular() {
+		if p.SessionMemory == nil {
+			p.SessionMemory = map[string]string{}
+		}
+		p.SessionMemory[sid] = sm
+	}
+	return problems
+}
+
+func stat(f *File) error {
+	st, err := os.Stat(f.Path)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", f.Path, err)
+	}
+	f.Size = st.Size()
+	f.ModTime = st.ModTime()
+	return nil
+}
+
+// maxEncodedName is where Claude Code cuts long project folder names and
+// appends "-<hash>".
+const maxEncodedName = 200
+
+// DecodeProjectName turns a project folder name back into a path, lossily:
+// every non-alphanumeric character was encoded as '-', so "-home-me-my-app"
+// becomes "/home/me/my/app". Real paths come from the transcripts' cwd; this
+// is only the fallback. Windows names ("C--Users-me") decode to "C:/Users/me".
+func DecodeProjectName(name string) string {
+	truncated := false
+	if len(name) > maxEncodedName && name[maxEncodedName] == '-' {
+		name = name[:maxEncodedName]
+		truncated = true
+	}
+	var out string
+	if len(name) >= 3 && isLetter(name[0]) && name[1] == '-' && name[2] == '-' {
+		out = name[:1] + ":/" + strings.ReplaceAll(name[3:], "-", "/")
+	} else {
+		out = strings.ReplaceAll(name, "-", "/")
+	}
+	if truncated {
+		out += "…"
+	}
+	return out
+}
+
+// EncodeProjectPath is Claude Code's folder name for a cwd.
+func EncodeProjectPath(path string) string {
+	b := []byte(path)
+	for i, c := range b {
+		if !(isLetter(c) || (c >= '0' && c <= '9')) {
+			b[i] = '-'
+		}
+	}
+	if len(b) > maxEncodedName {
+		return string(b[:maxEncodedName])
+	}
+	return string(b)
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }

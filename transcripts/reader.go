@@ -1,0 +1,213 @@
+package transcripts
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+)
+
+// Cursor records how far a file has been read, so the next read resumes
+// after the last complete line and notices a truncated or replaced file.
+type Cursor struct {
+	Offset      int64  // byte offset just past the last complete line read
+	Line        int    // number of complete lines read so far
+	Size        int64  // file size when it was last read
+	Fingerprint uint64 // hash of the start of the first line; 0 when unknown
+}
+
+// LineError is one line that could not be used.
+type LineError struct {
+	Path   string
+	Line   int
+	Offset int64
+	Err    error
+}
+
+func (e LineError) Error() string {
+	return fmt.Sprintf("%s:%d (byte %d): %v", e.Path, e.Line, e.Offset, e.Err)
+}
+
+// ReadStats tells what a read did.
+type ReadStats struct {
+	Lines    int         // complete lines read
+	Entries  int         // entries handed to the callback
+	BadLines int         // lines skipped because they are not JSON objects
+	Errors   []LineError // the first MaxLineErrors bad lines
+	Bytes    int64       // bytes consumed
+	Restart  bool        // the file was truncated or replaced, and was read from the start
+}
+
+// MaxLineErrors bounds how many bad lines are kept with details; all are counted.
+const MaxLineErrors = 20
+
+// MaxLineBytes bounds one line held in memory. A longer line is skipped
+// (streamed past, counted as bad) instead of exhausting memory.
+const MaxLineBytes = 512 << 20
+
+// fingerprintBytes is how much of the first line identifies a file.
+const fingerprintBytes = 4096
+
+var errLineTooLong = errors.New("line longer than 512 MB skipped")
+
+// ReadFile reads the complete lines of path after cur and calls fn for every
+// parsed entry. It returns the cursor to resume from. A half-written last
+// line (no trailing newline yet) is left for the next read. When the file is
+// shorter than cur.Offset or its first line changed, it is read from the start
+// and stats.Restart is set: the caller must treat earlier entries of this file
+// as replaced. fn may return an error to stop; it is returned as is.
+func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return cur, ReadStats{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return cur, ReadStats{}, err
+	}
+	if st.IsDir() {
+		return cur, ReadStats{}, fmt.Errorf("%s is a directory", path)
+	}
+	var stats ReadStats
+	if cur.Offset > 0 {
+		fp, err := fingerprint(f)
+		if err != nil {
+			return cur, stats, err
+		}
+		if st.Size() < cur.Offset || (cur.Fingerprint != 0 && fp != cur.Fingerprint) {
+			cur = Cursor{}
+			stats.Restart = true
+		}
+	}
+	if cur.Offset == st.Size() && !stats.Restart {
+		cur.Size = st.Size()
+		return cur, stats, nil
+	}
+	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
+		return cur, stats, err
+	}
+	next, err := Read(f, path, cur, &stats, fn)
+	next.Size = st.Size()
+	return next, stats, err
+}
+
+// fingerprint hashes the first fingerprintBytes of the file's first line.
+func fingerprint(r io.ReaderAt) (uint64, error) {
+	buf := make([]byte, fingerprintBytes)
+	n, err := r.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return 0, err
+	}
+	buf = buf[:n]
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i]
+	}
+	return hashBytes(buf), nil
+}
+
+func hashBytes(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	s := h.Sum64()
+	if s == 0 {
+		s = 1 // 0 means "unknown"
+	}
+	return s
+}
+
+// Read reads complete lines from r, which is positioned at cur.Offset, and
+// returns the advanced cursor (Size is left to the caller). path is only used
+// in error reports.
+func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry) error) (Cursor, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // accumulates lines longer than the bufio buffer
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(long)+len(chunk) > MaxLineBytes {
+				// Stream past the rest of this line without keeping it.
+				skipped, serr := skipLine(br)
+				if serr != nil { // EOF inside the line: it is not complete yet
+					return cur, nil
+				}
+				n := int64(len(long) + len(chunk) + skipped)
+				long = nil
+				cur.Line++
+				stats.Lines++
+				stats.Bytes += n
+				stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: errLineTooLong})
+				cur.Offset += n
+				continue
+			}
+			long = append(long, chunk...)
+			continue
+		}
+		if err == io.EOF {
+			// No newline: a half-written line waits for the next read.
+			return cur, nil
+		}
+		if err != nil {
+			return cur, err
+		}
+		line := chunk
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			line = long
+		}
+		n := int64(len(line))
+		cur.Line++
+		stats.Lines++
+		stats.Bytes += n
+		if cur.Offset == 0 && cur.Fingerprint == 0 {
+			fp := line[:len(line)-1]
+			if len(fp) > fingerprintBytes {
+				fp = fp[:fingerprintBytes]
+			}
+			cur.Fingerprint = hashBytes(fp)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			e, perr := ParseLine(line)
+			if perr != nil {
+				stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: perr})
+			} else {
+				e.Line = cur.Line
+				e.Offset = cur.Offset
+				stats.Entries++
+				if ferr := fn(&e); ferr != nil {
+					cur.Offset += n
+					return cur, ferr
+				}
+			}
+		}
+		cur.Offset += n
+		if cap(long) > 4<<20 {
+			long = nil // do not keep a huge buffer after a huge line
+		} else {
+			long = long[:0]
+		}
+	}
+}
+
+// skipLine discards through the next newline and returns the bytes skipped.
+func skipLine(br *bufio.Reader) (int, error) {
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return n, err
+	}
+}
+
+func (s *ReadStats) bad(e LineError) {
+	s.BadLines++
+	if len(s.Errors) < MaxLineErrors {
+		s.Errors = append(s.Errors, e)
+	}
+}

@@ -1,0 +1,206 @@
+package transcripts
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Job is one file to read from a cursor.
+type Job struct {
+	File   File
+	Cursor Cursor
+}
+
+// Result is a Job's outcome: the entries past the cursor and the new cursor.
+type Result struct {
+	Job     Job
+	Entries []Entry
+	Cursor  Cursor
+	Stats   ReadStats
+	Err     error // the file could not be read (the other files still are)
+}
+
+// DefaultBudget bounds the bytes of files being parsed at once by ReadAll.
+const DefaultBudget = 48 << 20
+
+// ReadAll parses jobs on `workers` goroutines (0 = all cores) and calls fn with
+// each result in job order, so callers can aggregate deterministically. At most
+// `budget` bytes of input are in flight at once (a larger file runs alone),
+// which bounds memory on any corpus. fn returning an error stops the read.
+func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func(*Result) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	results := make([]chan *Result, len(jobs))
+	for i := range results {
+		results[i] = make(chan *Result, 1)
+	}
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	var inflight int64
+	cost := func(j Job) int64 {
+		c := j.File.Size - j.Cursor.Offset
+		if c < 1 {
+			c = 1
+		}
+		return c
+	}
+	work := make(chan int)
+	go func() { // dispatcher: admits jobs in order within the byte budget
+		defer close(work)
+		for i, j := range jobs {
+			c := cost(j)
+			mu.Lock()
+			for inflight > 0 && inflight+c > budget && ctx.Err() == nil {
+				cond.Wait()
+			}
+			inflight += c
+			mu.Unlock()
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				j := jobs[i]
+				r := &Result{Job: j}
+				r.Cursor, r.Stats, r.Err = ReadFile(j.File.Path, j.Cursor, func(e *Entry) error {
+					r.Entries = append(r.Entries, *e)
+					return ctx.Err()
+				})
+				results[i] <- r
+			}
+		}()
+	}
+	var err error
+	for i := range jobs {
+		var r *Result
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+		err = fn(r)
+		mu.Lock()
+		inflight -= cost(jobs[i])
+		cond.Broadcast()
+		mu.Unlock()
+		if err != nil {
+			break
+		}
+	}
+	cancel()
+	mu.Lock()
+	cond.Broadcast()
+	mu.Unlock()
+	go func() { // drain so workers blocked on full result channels can exit
+		for range work {
+		}
+	}()
+	wg.Wait()
+	return err
+}
+
+// ProjectSummary describes a project for listings.
+type ProjectSummary struct {
+	Name     string // folder name
+	Path     string // real path
+	Sessions int
+	LastUsed time.Time
+	Size     int64 // bytes of transcript files on disk
+}
+
+// ScanResult is everything a full read of a tree found.
+type ScanResult struct {
+	Projects []ProjectSummary
+	Sessions []*Session // newest first
+	Files    int
+	Bytes    int64
+	Entries  int
+	BadLines int
+	Errors   []LineError // first bad lines, with file and line
+	Problems []error     // unreadable files and folders
+}
+
+// Scan reads every transcript of the tree with all cores and builds sessions.
+func Scan(ctx context.Context, t *Tree, workers int) (*ScanResult, error) {
+	res := &ScanResult{Problems: append([]error(nil), t.Problems...)}
+	var jobs []Job
+	for _, p := range t.Projects {
+		for _, f := range p.Files {
+			jobs = append(jobs, Job{File: f})
+		}
+	}
+	byProject := map[string]*Project{}
+	for _, p := range t.Projects {
+		byProject[p.Name] = p
+	}
+	var b *Builder
+	var cur *Project
+	flush := func() {
+		if b == nil {
+			return
+		}
+		ss := b.Sessions()
+		res.Sessions = append(res.Sessions, ss...)
+		ps := ProjectSummary{Name: cur.Name, Path: cur.DecodedPath, Sessions: len(ss)}
+		for _, f := range cur.Files {
+			ps.Size += f.Size
+		}
+		for _, s := range ss {
+			if s.End.After(ps.LastUsed) {
+				ps.LastUsed = s.End
+			}
+		}
+		if len(ss) > 0 {
+			ps.Path = ss[len(ss)-1].ProjectPath // the oldest session's first cwd
+		}
+		res.Projects = append(res.Projects, ps)
+	}
+	err := ReadAll(ctx, jobs, workers, 0, func(r *Result) error {
+		p := byProject[r.Job.File.Project]
+		if p != cur {
+			flush()
+			cur, b = p, NewBuilder(p.Name, p.DecodedPath)
+		}
+		res.Files++
+		res.Bytes += r.Stats.Bytes
+		res.Entries += r.Stats.Entries
+		res.BadLines += r.Stats.BadLines
+		for _, le := range r.Stats.Errors {
+			if len(res.Errors) < MaxLineErrors {
+				res.Errors = append(res.Errors, le)
+			}
+		}
+		if r.Err != nil {
+			res.Problems = append(res.Problems, r.Err)
+		}
+		for i := range r.Entries {
+			b.Add(&r.Job.File, &r.Entries[i])
+		}
+		return nil
+	})
+	flush()
+	SortNewestFirst(res.Sessions)
+	sort.SliceStable(res.Projects, func(i, j int) bool { return res.Projects[i].LastUsed.After(res.Projects[j].LastUsed) })
+	return res, err
+}
