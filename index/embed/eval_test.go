@@ -1,0 +1,73 @@
+package embed
+
+import (
+	"context"
+)
+
+// maxEvalPairs bounds the quadratic ranking in the evaluations.
+const maxEvalPairs = 3000
+
+// halfSplitMRR queries with the first half of each 400–6000 byte entry and
+// ranks all second halves: a topical-coherence score (MRR, recall@1).
+func halfSplitMRR(m *Model, docs []string) (float64, float64) {
+	var qs, ts []string
+	for _, d := range docs {
+		if len(qs) == maxEvalPairs {
+			break
+		}
+		if len(d) < 400 || len(d) > 6000 {
+			continue
+		}
+		h := len(d) / 2
+		qs = append(qs, clipRunes(d, h))
+		ts = append(ts, d[len(clipRunes(d, h)):])
+	}
+	qv, _ := m.Embed(context.Background(), Query, qs)
+	tv, _ := m.Embed(context.Background(), Document, ts)
+	var mrr, r1 float64
+	for i := range qv {
+		s := Dot(qv[i], tv[i])
+		rank := 1
+		for j := range tv {
+			if j != i && Dot(qv[i], tv[j]) > s {
+				rank++
+			}
+		}
+		mrr += 1 / float64(rank)
+		if rank == 1 {
+			r1++
+		}
+	}
+	return mrr / float64(len(qv)), r1 / float64(len(qv))
+}
+
+// promptReplyMRR queries with user texts and ranks all following assistant
+// replies: a rough paraphrase-style score.
+func promptReplyMRR(m *Model, entries []corpusEntry) (float64, int) {
+	var qs, ts []string
+	for i := 0; i+1 < len(entries) && len(qs) < maxEvalPairs; i++ {
+		if entries[i].role == "user" && len(entries[i].text) >= 30 && len(entries[i].text) < 2000 {
+			for j := i + 1; j < len(entries) && j < i+20; j++ {
+				if entries[j].role == "assistant" && len(entries[j].text) >= 100 {
+					qs = append(qs, entries[i].text)
+					ts = append(ts, entries[j].text)
+					break
+				}
+			}
+		}
+	}
+	qv, _ := m.Embed(context.Background(), Query, qs)
+	tv, _ := m.Embed(context.Background(), Document, ts)
+	var mrr float64
+	for i := range qv {
+		s := Dot(qv[i], tv[i])
+		rank := 1
+		for j := range tv {
+			if j != i && Dot(qv[i], tv[j]) > s {
+				rank++
+			}
+		}
+		mrr += 1 / float64(rank)
+	}
+	return mrr / float64(len(qv)), len(qv)
+}

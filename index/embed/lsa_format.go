@@ -1,0 +1,188 @@
+package embed
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// Binary format of the built-in model (all integers little-endian):
+//
+//	magic      "CAIRNLSA"
+//	u32        format version (= modelVersion)
+//	u32 dims, u32 vocab, u32 trainDocs, u32 flags (0)
+//	f32 × dims            singular values
+//	vocab × (uvarint len, bytes)   terms
+//	f32 × vocab           per-term quantisation scale
+//	i8  × vocab×dims      term vectors, value = q × scale
+//	u32        CRC-32 (IEEE) of everything above
+//
+// The model hash in ID() is the SHA-256 of everything above the CRC.
+
+const modelMagic = "CAIRNLSA"
+
+const (
+	maxModelDims  = 4096
+	maxModelVocab = 4 << 20
+)
+
+// ErrCorruptModel is returned (wrapped) by LoadModel for bytes that are not
+// a valid model.
+var ErrCorruptModel = errors.New("corrupt built-in embedding model")
+
+// newModel quantises proj to int8 rows (so that a trained model and the same
+// model loaded from MarshalBinary are bit-identical), and computes the hash
+// and ID.
+func newModel(dims int, terms []string, index map[string]int32, proj []float32, sigma []float32, trainDocs int) (*Model, error) {
+	scales := make([]float32, len(terms))
+	for t := range terms {
+		row := proj[t*dims : (t+1)*dims]
+		var mx float32
+		for _, v := range row {
+			mx = max(mx, float32(math.Abs(float64(v))))
+		}
+		scale := mx / 127
+		scales[t] = scale
+		for i, v := range row {
+			var q float64
+			if scale > 0 {
+				q = math.Round(float64(v / scale))
+			}
+			row[i] = float32(int8(q)) * scale
+		}
+	}
+	m := &Model{dims: dims, terms: terms, index: index, proj: proj, scales: scales, sigma: sigma, trainDocs: trainDocs}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	m.setHash(b[:len(b)-4])
+	return m, nil
+}
+
+func (m *Model) setHash(payload []byte) {
+	sum := sha256.Sum256(payload)
+	m.hash = hex.EncodeToString(sum[:6])
+	m.id = fmt.Sprintf("cairn-lsa:v%d:%d:%s", modelVersion, m.dims, m.hash)
+}
+
+// MarshalBinary encodes the model in a versioned, checksummed format (about
+// vocab×(dims+12) bytes: ~8 MB for 30k terms × 256 dims).
+func (m *Model) MarshalBinary() ([]byte, error) {
+	size := len(modelMagic) + 20 + 4*m.dims + 5*len(m.terms) + len(m.terms)*(m.dims+4) + 4
+	for _, t := range m.terms {
+		size += len(t)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, modelMagic...)
+	for _, v := range []uint32{modelVersion, uint32(m.dims), uint32(len(m.terms)), uint32(m.trainDocs), 0} {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	for _, s := range m.sigma {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for _, t := range m.terms {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+	}
+	for _, s := range m.scales {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for t := range m.terms {
+		scale := m.scales[t]
+		for _, v := range m.proj[t*m.dims : (t+1)*m.dims] {
+			var q float64
+			if scale > 0 {
+				q = math.Round(float64(v / scale))
+			}
+			b = append(b, byte(int8(q)))
+		}
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return b, nil
+}
+
+// LoadModel decodes bytes written by MarshalBinary, checking magic, version,
+// checksum and every length. Errors wrap ErrCorruptModel (or say the format
+// is newer than this build) and suggest retraining.
+func LoadModel(b []byte) (*Model, error) {
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s; retrain the built-in embedder to replace it", ErrCorruptModel, fmt.Sprintf(format, args...))
+	}
+	const header = len(modelMagic) + 20
+	if len(b) < header+4 {
+		return nil, corrupt("only %d bytes", len(b))
+	}
+	if string(b[:len(modelMagic)]) != modelMagic {
+		return nil, corrupt("not a cairn-lsa model (bad magic %q)", b[:len(modelMagic)])
+	}
+	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+	version := u32(len(modelMagic))
+	if version != modelVersion {
+		return nil, fmt.Errorf("embed: built-in model format v%d is not supported by this cairn (v%d): retrain the built-in embedder, or upgrade cairn if it is newer", version, modelVersion)
+	}
+	if got, want := crc32.ChecksumIEEE(b[:len(b)-4]), u32(len(b)-4); got != want {
+		return nil, corrupt("checksum mismatch (%08x, stored %08x)", got, want)
+	}
+	dims, vocab, trainDocs := int(u32(12)), int(u32(16)), int(u32(20))
+	if dims < 1 || dims > maxModelDims {
+		return nil, corrupt("dims %d out of range 1..%d", dims, maxModelDims)
+	}
+	if vocab < 1 || vocab > maxModelVocab {
+		return nil, corrupt("vocabulary size %d out of range", vocab)
+	}
+	body := b[header : len(b)-4]
+	need := 4*dims + vocab*(4+dims)
+	if len(body) < need+vocab {
+		return nil, corrupt("%d bytes too short for %d terms × %d dims", len(b), vocab, dims)
+	}
+	m := &Model{dims: dims, trainDocs: trainDocs, sigma: make([]float32, dims)}
+	off := 0
+	for i := range m.sigma {
+		m.sigma[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[off:]))
+		off += 4
+	}
+	m.terms = make([]string, vocab)
+	m.index = make(map[string]int32, vocab)
+	for i := range m.terms {
+		n, w := binary.Uvarint(body[off:])
+		if w <= 0 || n == 0 || n > 1024 || off+w+int(n) > len(body) {
+			return nil, corrupt("bad length of term %d", i)
+		}
+		off += w
+		t := string(body[off : off+int(n)])
+		off += int(n)
+		if _, dup := m.index[t]; dup {
+			return nil, corrupt("term %q appears twice", t)
+		}
+		m.terms[i] = t
+		m.index[t] = int32(i)
+	}
+	if len(body)-off != vocab*(4+dims) {
+		return nil, corrupt("%d trailing bytes where %d were expected", len(body)-off, vocab*(4+dims))
+	}
+	m.scales = make([]float32, vocab)
+	for i := range m.scales {
+		s := math.Float32frombits(binary.LittleEndian.Uint32(body[off:]))
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) || s < 0 {
+			return nil, corrupt("bad scale for term %q", m.terms[i])
+		}
+		m.scales[i] = s
+		off += 4
+	}
+	m.proj = make([]float32, vocab*dims)
+	for t := range vocab {
+		scale := m.scales[t]
+		row := m.proj[t*dims : (t+1)*dims]
+		for i := range row {
+			row[i] = float32(int8(body[off+i])) * scale
+		}
+		off += dims
+	}
+	m.setHash(b[:len(b)-4])
+	return m, nil
+}

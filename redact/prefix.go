@@ -1,0 +1,146 @@
+package redact
+
+import "strings"
+
+// prefixRule describes a provider token recognised by a fixed prefix
+// followed by a run of body bytes.
+type prefixRule struct {
+	prefix string
+	kind   string
+	body   uint32 // class bit every body byte must have
+	min    int    // minimum body length
+	max    int    // maximum body length, 0 = unbounded
+	digit  bool   // body must contain a digit (rejects kebab-case words)
+	mixed  bool   // body must contain upper and lower case letters
+	// keep leaves the prefix visible and redacts only the body; used where
+	// the prefix is a host name rather than part of the credential.
+	keep bool
+}
+
+// prefixRules is checked in order for each candidate start, so longer
+// prefixes sharing a first byte must come first ("sk-ant-" before "sk-").
+// Body lengths are deliberately looser than the providers' exact formats:
+// formats drift, and the prefixes alone are rare in ordinary text.
+var prefixRules = []prefixRule{
+	{prefix: "sk-ant-", kind: KindAnthropic, body: cWord, min: 20, digit: true},
+	// Legacy keys are sk-<48 alnum>; newer ones are sk-proj-, sk-svcacct-,
+	// sk-admin-. Requiring digits and mixed case keeps "sk-some-css-class"
+	// out.
+	{prefix: "sk-", kind: KindOpenAI, body: cWord, min: 20, digit: true, mixed: true},
+	{prefix: "sk_live_", kind: KindStripe, body: cAlnum, min: 10},
+	{prefix: "sk_test_", kind: KindStripe, body: cAlnum, min: 10},
+	{prefix: "rk_live_", kind: KindStripe, body: cAlnum, min: 10},
+	{prefix: "rk_test_", kind: KindStripe, body: cAlnum, min: 10},
+	{prefix: "pk_live_", kind: KindStripe, body: cAlnum, min: 10},
+	{prefix: "whsec_", kind: KindStripe, body: cB64, min: 20},
+	{prefix: "ghp_", kind: KindGitHub, body: cAlnum, min: 30},
+	{prefix: "gho_", kind: KindGitHub, body: cAlnum, min: 30},
+	{prefix: "ghu_", kind: KindGitHub, body: cAlnum, min: 30},
+	{prefix: "ghs_", kind: KindGitHub, body: cAlnum, min: 30},
+	{prefix: "ghr_", kind: KindGitHub, body: cAlnum, min: 30},
+	{prefix: "github_pat_", kind: KindGitHub, body: cAlnumU, min: 40},
+	{prefix: "glpat-", kind: KindGitLab, body: cWord, min: 20},
+	{prefix: "xoxb-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "xoxp-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "xoxa-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "xoxr-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "xoxs-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "xapp-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
+	{prefix: "hooks.slack.com/", kind: KindSlack, body: cPath, min: 20, digit: true, keep: true},
+	// AWS access key ids are exactly 20 characters.
+	{prefix: "AKIA", kind: KindAWS, body: cUpDigit, min: 16, max: 16},
+	{prefix: "ASIA", kind: KindAWS, body: cUpDigit, min: 16, max: 16},
+	{prefix: "AIza", kind: KindGoogle, body: cWord, min: 30, max: 40},
+	{prefix: "ya29.", kind: KindGoogle, body: cWordDot, min: 20},
+	{prefix: "GOCSPX-", kind: KindGoogle, body: cWord, min: 20},
+	{prefix: "npm_", kind: KindNPM, body: cAlnum, min: 36, max: 36},
+	{prefix: "hf_", kind: KindHuggingFace, body: cAlnum, min: 30, max: 40, mixed: true},
+}
+
+// rulesByFirst indexes prefixRules by first byte.
+var rulesByFirst [256][]prefixRule
+
+func init() {
+	for _, r := range prefixRules {
+		rulesByFirst[r.prefix[0]] = append(rulesByFirst[r.prefix[0]], r)
+	}
+}
+
+// prefix tries every detector that can start at i (a token boundary). On a
+// match it records the finding and returns its end; otherwise 0.
+func (s *scanner) prefix(i int) int {
+	text := s.text
+	c := text[i]
+	switch c {
+	case 'e':
+		if end := jwtEnd(text, i); end > 0 {
+			s.add(KindJWT, i, end)
+			return end
+		}
+		return 0
+	case '-':
+		return s.pem(i)
+	}
+	for _, r := range rulesByFirst[c] {
+		if !strings.HasPrefix(text[i:], r.prefix) {
+			continue
+		}
+		b := i + len(r.prefix)
+		end := runEnd(text, b, r.body)
+		n := end - b
+		if n < r.min || (r.max > 0 && n > r.max) {
+			continue
+		}
+		// A secret must end at a token boundary; "AKIA" + 16 capitals
+		// followed by more letters is a word, not a key id.
+		if end < len(text) && class[text[end]]&cAlnum != 0 {
+			continue
+		}
+		if (r.digit || r.mixed) && !bodyOK(text[b:end], r.digit, r.mixed) {
+			continue
+		}
+		start := i
+		if r.keep {
+			start = b
+		}
+		s.add(r.kind, start, end)
+		return end
+	}
+	return 0
+}
+
+func bodyOK(body string, digit, mixed bool) bool {
+	var seen uint32
+	for i := 0; i < len(body); i++ {
+		seen |= class[body[i]]
+	}
+	if digit && seen&cDigit == 0 {
+		return false
+	}
+	if mixed && (seen&cUpper == 0 || seen&cLower == 0) {
+		return false
+	}
+	return true
+}
+
+// jwtEnd matches header.payload.signature where header starts "eyJ"
+// (base64url of `{"`) and payload starts "ey". The signature may be empty
+// (unsigned tokens still authorise). Returns the end or 0.
+func jwtEnd(text string, i int) int {
+	if !strings.HasPrefix(text[i:], "eyJ") {
+		return 0
+	}
+	h := runEnd(text, i, cWord)
+	if h-i < 10 || h >= len(text) || text[h] != '.' {
+		return 0
+	}
+	p := h + 1
+	if !strings.HasPrefix(text[p:], "ey") {
+		return 0
+	}
+	pe := runEnd(text, p, cWord)
+	if pe-p < 10 || pe >= len(text) || text[pe] != '.' {
+		return 0
+	}
+	return runEnd(text, pe+1, cWord)
+}
