@@ -1,0 +1,144 @@
+package fts
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/length"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// Names under which this package registers its analysis pieces with bleve's
+// global registry. The index mapping stored inside every index refers to them
+// by name, so they must exist (this package's init) before any index is
+// opened, and renaming them means a rebuild (bump schemaVersion).
+const (
+	// analyzerEnglish: unicode words, possessives stripped, lowercased,
+	// English stop words removed, Porter-stemmed, overlong tokens dropped.
+	analyzerEnglish = "cairn_en"
+	// analyzerCode is the index-time code analyzer: only compound tokens
+	// (camelCase, snake_case, kebab-case, paths, dotted names), lowercased
+	// whole and split into parts. Plain words are left to the English
+	// field, which halves the size of the code field.
+	analyzerCode = "cairn_code"
+	// analyzerCodeQuery is the query-time (and highlight-time) variant that
+	// also keeps plain words, so a plain query word can meet the part of a
+	// compound ("transcript" finds "parseTranscript").
+	analyzerCodeQuery = "cairn_code_query"
+
+	tokenizerCodeCompounds = "cairn_code_compounds" // compounds only
+	tokenizerCodeWords     = "cairn_code_words"     // compounds and plain words
+	filterCodeParts        = "cairn_code_parts"
+)
+
+// maxEnglishTokenRunes drops tokens that are almost always noise (base64,
+// minified code, hashes) and would only bloat the term dictionary.
+const maxEnglishTokenRunes = 64
+
+func init() {
+	must(registry.RegisterTokenizer(tokenizerCodeCompounds, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return codeTokenizer{compoundsOnly: true}, nil
+	}))
+	must(registry.RegisterTokenizer(tokenizerCodeWords, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return codeTokenizer{}, nil
+	}))
+	must(registry.RegisterTokenFilter(filterCodeParts, func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
+		return codePartsFilter{}, nil
+	}))
+	must(registry.RegisterAnalyzer(analyzerEnglish, newEnglishAnalyzer))
+	must(registry.RegisterAnalyzer(analyzerCode, func(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
+		return newCodeAnalyzer(c, tokenizerCodeCompounds)
+	}))
+	must(registry.RegisterAnalyzer(analyzerCodeQuery, func(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
+		return newCodeAnalyzer(c, tokenizerCodeWords)
+	}))
+}
+
+func must(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("fts: registering analysis component: %v", err))
+	}
+}
+
+func newEnglishAnalyzer(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
+	tok, err := c.TokenizerNamed(unicode.Name)
+	if err != nil {
+		return nil, err
+	}
+	named := func(name string) analysis.TokenFilter {
+		if err == nil {
+			var f analysis.TokenFilter
+			f, err = c.TokenFilterNamed(name)
+			return f
+		}
+		return nil
+	}
+	filters := []analysis.TokenFilter{
+		named(en.PossessiveName),
+		named(lowercase.Name),
+		named(en.StopName),
+		// Length before stemming so the limit applies to what was written.
+		length.NewLengthFilter(0, maxEnglishTokenRunes),
+		named(porter.Name),
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+}
+
+func newCodeAnalyzer(c *registry.Cache, tokenizer string) (analysis.Analyzer, error) {
+	tok, err := c.TokenizerNamed(tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := c.TokenFilterNamed(filterCodeParts)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := c.TokenFilterNamed(en.StopName)
+	if err != nil {
+		return nil, err
+	}
+	// The parts filter lowercases itself (cheaper than a separate pass, and
+	// it needs the original case to find camelCase boundaries).
+	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{parts, stop}}, nil
+}
+
+type analyzerSet struct{ english, code, codeQuery, keyword analysis.Analyzer }
+
+// analyzers resolves the package's analyzers once (lazily: package variables
+// are initialised before init registers them). They are stateless and safe
+// for concurrent use.
+var analyzers = sync.OnceValue(func() analyzerSet {
+	c := registry.NewCache()
+	get := func(name string) analysis.Analyzer {
+		a, err := c.AnalyzerNamed(name)
+		if err != nil {
+			panic(fmt.Sprintf("fts: analyzer %s: %v", name, err))
+		}
+		return a
+	}
+	return analyzerSet{get(analyzerEnglish), get(analyzerCode), get(analyzerCodeQuery), get(keyword.Name)}
+})
+
+// analyzeTerms returns the distinct terms a analyzer produces for s.
+func analyzeTerms(a analysis.Analyzer, s string) []string {
+	toks := a.Analyze([]byte(s))
+	out := make([]string, 0, len(toks))
+	seen := make(map[string]bool, len(toks))
+	for _, t := range toks {
+		term := string(t.Term)
+		if !seen[term] {
+			seen[term] = true
+			out = append(out, term)
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package fts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+)
+
+// Every write batch becomes a segment, and scorch merges segments in a
+// background goroutine that a short-lived process closes before it gets
+// anywhere: hook-sized writes would pile up hundreds of tiny segments,
+// slowing every open and query. So writers merge synchronously once the
+// count passes maxSegments, with scorch's normal tiered policy (which
+// merges the small segments together and leaves big ones alone). The
+// process that crosses the line pays a few milliseconds; nobody else does.
+const maxSegments = 16
+
+// segmentCount is the number of segments in the current snapshot.
+func (ix *Index) segmentCount() (int, error) {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return 0, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return 0, nil
+	}
+	return len(snap.Segments()), nil
+}
+
+// maybeCompact merges small segments if there are too many.
+func (ix *Index) maybeCompact() error {
+	n, err := ix.segmentCount()
+	if err != nil || n <= maxSegments {
+		return err
+	}
+	return ix.merge(&mergeplan.DefaultMergePlanOptions)
+}
+
+// Compact merges the whole index into as few segments as scorch allows,
+// for the fastest queries. It takes seconds on a large index: meant for the
+// end of a rebuild or an explicit maintenance command, not for hooks.
+func (ix *Index) Compact() error {
+	if ix.idx == nil {
+		return errClosed
+	}
+	return ix.merge(&mergeplan.SingleSegmentMergePlanOptions)
+}
+
+func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	o := *opts // ForceMerge may keep the pointer; never hand it a package global
+	if err := s.ForceMerge(context.Background(), &o); err != nil {
+		return fmt.Errorf("fts: merging segments of %s: %w", ix.dir, err)
+	}
+	return nil
+}

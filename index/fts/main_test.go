@@ -1,0 +1,20 @@
+package fts
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	if helperMain() {
+		return // ran as a lock-holding subprocess (lock_test.go)
+	}
+	var err error
+	benchRoot, err = os.MkdirTemp("", "cairn-fts-bench-")
+	if err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(benchRoot)
+	os.Exit(code)
+}

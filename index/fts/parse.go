@@ -1,0 +1,89 @@
+package fts
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A query is user text, not bleve query-string syntax: it is parsed here
+// into a few clause kinds and turned into query objects programmatically, so
+// no input can produce a syntax error.
+//
+//	word        optional: ranks higher the more words match (at least one
+//	            must match when there are no required clauses)
+//	+word       required
+//	"a phrase"  required: every word, as a word (stemmed) or a whole
+//	            compound, not merely as part of one; in order only with
+//	            prosePositions. An unterminated quote runs to the end.
+//	-word       excluded; also -"a phrase". A lone "-" or "--flag" is a word.
+
+type clauseOp int
+
+const (
+	opShould clauseOp = iota
+	opMust
+	opNot
+)
+
+type clause struct {
+	text   string
+	phrase bool
+	op     clauseOp
+}
+
+// Bounds on what one query may cost: a pasted log line should not turn
+// into thousands of term searchers.
+const (
+	maxQueryBytes = 1024
+	maxClauses    = 32
+)
+
+func parseQuery(q string) []clause {
+	q = strings.ToValidUTF8(q, " ")
+	if len(q) > maxQueryBytes {
+		q = q[:maxQueryBytes]
+		for !utf8.ValidString(q) { // do not cut a rune in half
+			q = q[:len(q)-1]
+		}
+	}
+	var out []clause
+	for i := 0; i < len(q) && len(out) < maxClauses; {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		op := opShould
+		if r == '-' || r == '+' {
+			next, _ := utf8.DecodeRuneInString(q[i+1:])
+			if next == '"' || isWordRune(next) {
+				op = map[rune]clauseOp{'-': opNot, '+': opMust}[r]
+				i++
+			}
+		}
+		c := clause{op: op}
+		if q[i] == '"' {
+			end := strings.IndexByte(q[i+1:], '"')
+			if end < 0 {
+				end = len(q) - i - 1
+			}
+			c.text, c.phrase = q[i+1:i+1+end], true
+			i += end + 2
+			if c.op == opShould {
+				c.op = opMust // quoting is an explicit demand
+			}
+		} else {
+			end := strings.IndexFunc(q[i:], unicode.IsSpace)
+			if end < 0 {
+				end = len(q) - i
+			}
+			c.text = q[i : i+end]
+			i += end
+		}
+		if strings.TrimSpace(c.text) != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}

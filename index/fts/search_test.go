@@ -1,0 +1,335 @@
+package fts
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 2, 12, 14, 0, 0, 0, time.UTC)
+
+// fixture is a small index where every filter value and every code form
+// appears in a known set of documents.
+func fixture(t *testing.T) *Index {
+	t.Helper()
+	ix := openTemp(t)
+	mustIndex(t, ix,
+		Doc{ID: "camel", Kind: "message", Text: "I wrote parseTranscript to read the files", Project: "/p/a", Session: "s1", Role: "assistant", Block: "text", Time: t0},
+		Doc{ID: "prose", Kind: "message", Text: "first we need to parse the transcript line by line", Project: "/p/a", Session: "s1", Role: "user", Block: "text", Time: t0.Add(time.Hour)},
+		Doc{ID: "path", Kind: "message", Text: "the reader lives in transcripts/parse.go now", Project: "/p/b", Session: "s2", Role: "tool", Block: "tool_result", Time: t0.Add(2 * time.Hour)},
+		Doc{ID: "snake", Kind: "message", Text: "def parse_transcript(path): pass", Project: "/p/b", Session: "s2", Role: "assistant", Block: "thinking", Subagent: true, Time: t0.Add(3 * time.Hour)},
+		Doc{ID: "memory", Kind: "memory", Text: "Prefer bufio.Reader over Scanner for huge JSONL lines", Title: "gotcha", Project: "/p/a", Block: "memory", Time: t0.Add(24 * time.Hour)},
+		Doc{ID: "summary", Kind: "summary", Text: "Session fixed the bleve lock contention", Title: "Fix parser crash", Project: "/p/b", Session: "s2", Block: "summary"},
+		Doc{ID: "cats", Kind: "message", Text: "unrelated chatter about cats and their habits", Project: "/p/c", Session: "s3", Role: "user", Block: "text", Time: t0.Add(48 * time.Hour)},
+	)
+	return ix
+}
+
+func TestCodeFormsFindEachOther(t *testing.T) {
+	ix := fixture(t)
+	all := []string{"camel", "prose", "path", "snake"}
+	for _, tc := range []struct {
+		q   string
+		top string // expected best hit
+	}{
+		{"parseTranscript", "camel"},
+		{"parse_transcript", "snake"},
+		{"parse transcript", ""},
+		{"transcripts/parse.go", "path"},
+	} {
+		got := searchIDs(t, ix, tc.q, Filter{})
+		for _, id := range all {
+			if !slices.Contains(got, id) {
+				t.Errorf("%q: %s missing from %v", tc.q, id, got)
+			}
+		}
+		if tc.top != "" && (len(got) == 0 || got[0] != tc.top) {
+			t.Errorf("%q: top hit %v, want %s", tc.q, got, tc.top)
+		}
+		if slices.Contains(got, "cats") {
+			t.Errorf("%q matched unrelated doc: %v", tc.q, got)
+		}
+	}
+}
+
+func TestStemmingAndTitles(t *testing.T) {
+	ix := fixture(t)
+	if got := searchIDs(t, ix, "parsing", Filter{}); !slices.Contains(got, "prose") {
+		t.Errorf("parsing did not find 'parse': %v", got)
+	}
+	if got := searchIDs(t, ix, "crashes", Filter{}); !slices.Equal(got, []string{"summary"}) {
+		t.Errorf("title search: %v", got)
+	}
+	if got := searchIDs(t, ix, "scanner", Filter{}); !slices.Equal(got, []string{"memory"}) {
+		t.Errorf("case-insensitive: %v", got)
+	}
+	if got := searchIDs(t, ix, "bufio", Filter{}); !slices.Equal(got, []string{"memory"}) {
+		t.Errorf("dotted identifier part: %v", got)
+	}
+}
+
+func TestPhraseExclusionRequired(t *testing.T) {
+	ix := fixture(t)
+	reversed := []string{"prose"} // quoted words in the wrong order…
+	if prosePositions {
+		reversed = nil // …only fail as a real phrase
+	}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{`"parse the transcript"`, []string{"prose"}},
+		{`"transcript parse"`, reversed},
+		{`"parse_transcript"`, []string{"snake"}},
+		{`transcript -parse.go`, []string{"camel", "prose", "snake"}},
+		{`parse -"line by line"`, []string{"camel", "path", "snake"}},
+		{`+bleve transcript`, []string{"summary"}},
+		{`-cats`, nil}, // exclusion alone matches nothing
+	} {
+		if got := searchIDs(t, ix, tc.q, Filter{}); !sameSet(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestMoreMatchingWordsRankHigher(t *testing.T) {
+	ix := openTemp(t)
+	mustIndex(t, ix,
+		Doc{ID: "one", Text: "the bleve index is slow today"},
+		Doc{ID: "both", Text: "the bleve lock is held by another process"},
+		Doc{ID: "other", Text: "a lock on the door"},
+	)
+	got := searchIDs(t, ix, "bleve lock", Filter{})
+	if len(got) != 3 || got[0] != "both" {
+		t.Errorf("got %v, want 'both' first of 3", got)
+	}
+}
+
+func TestFilters(t *testing.T) {
+	ix := fixture(t)
+	yes, no := true, false
+	q := "parse transcript bufio bleve cats" // matches every fixture doc
+	if got := searchIDs(t, ix, q, Filter{}); len(got) != 7 {
+		t.Fatalf("fixture query matches %v, want all 7", got)
+	}
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want []string
+	}{
+		{"kind", Filter{Kinds: []string{"memory", "summary"}}, []string{"memory", "summary"}},
+		{"project", Filter{Projects: []string{"/p/a"}}, []string{"camel", "prose", "memory"}},
+		{"session", Filter{Sessions: []string{"s2"}}, []string{"path", "snake", "summary"}},
+		{"role", Filter{Roles: []string{"user"}}, []string{"prose", "cats"}},
+		{"block", Filter{Blocks: []string{"thinking", "memory"}}, []string{"snake", "memory"}},
+		{"exclude blocks", Filter{ExcludeBlocks: []string{"text", "tool_result"}}, []string{"snake", "memory", "summary"}},
+		{"subagent", Filter{Subagents: &yes}, []string{"snake"}},
+		{"not subagent", Filter{Subagents: &no}, []string{"camel", "prose", "path", "memory", "summary", "cats"}},
+		{"since", Filter{Since: t0.Add(2 * time.Hour)}, []string{"path", "snake", "memory", "cats"}},
+		{"until", Filter{Until: t0.Add(time.Hour)}, []string{"camel", "prose"}},
+		{"since+until", Filter{Since: t0.Add(time.Hour), Until: t0.Add(3 * time.Hour)}, []string{"prose", "path", "snake"}},
+		{"since to the second", Filter{Since: t0.Add(time.Hour + time.Second)}, []string{"path", "snake", "memory", "cats"}},
+		{"until before 1970", Filter{Until: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)}, nil},
+		{"since after 2106", Filter{Since: time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)}, nil},
+		{"since after until", Filter{Since: t0.Add(time.Hour), Until: t0}, nil},
+		{"combined", Filter{Projects: []string{"/p/b"}, Roles: []string{"assistant"}, Subagents: &yes}, []string{"snake"}},
+		{"no such project", Filter{Projects: []string{"/nope"}}, nil},
+	} {
+		if got := searchIDs(t, ix, q, tc.f); !sameSet(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFiltersDoNotChangeScores(t *testing.T) {
+	ix := fixture(t)
+	plain, _, _ := ix.Search("parse transcript", Filter{}, 10)
+	filtered, _, _ := ix.Search("parse transcript", Filter{Kinds: []string{"message"}, Since: t0.Add(-time.Hour)}, 10)
+	if !slices.Equal(plain, filtered) {
+		t.Errorf("filter changed ranking or scores:\n%v\n%v", plain, filtered)
+	}
+}
+
+func TestDeleteCountReplace(t *testing.T) {
+	ix := fixture(t)
+	count := func() uint64 {
+		n, err := ix.Count()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 7 {
+		t.Fatalf("count %d, want 7", n)
+	}
+	if err := ix.Delete([]string{"cats", "no-such-id", ""}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 6 {
+		t.Errorf("after delete: count %d, want 6", n)
+	}
+	if got := searchIDs(t, ix, "cats", Filter{}); len(got) != 0 {
+		t.Errorf("deleted doc still found: %v", got)
+	}
+	mustIndex(t, ix, Doc{ID: "prose", Text: "now about dogs"})
+	if n := count(); n != 6 {
+		t.Errorf("after replace: count %d, want 6", n)
+	}
+	if got := searchIDs(t, ix, "dogs", Filter{}); !slices.Equal(got, []string{"prose"}) {
+		t.Errorf("replaced text not found: %v", got)
+	}
+	if got := searchIDs(t, ix, `"parse the transcript"`, Filter{}); len(got) != 0 {
+		t.Errorf("old text still found: %v", got)
+	}
+}
+
+func TestIndexManyAndDuplicateIDs(t *testing.T) {
+	ix := openTemp(t)
+	var docs []Doc
+	for i := range 2*batchSize + 10 {
+		docs = append(docs, Doc{ID: fmt.Sprint(i % (2*batchSize + 5)), Text: fmt.Sprintf("document number%d", i)})
+	}
+	mustIndex(t, ix, docs...)
+	if n, _ := ix.Count(); n != 2*batchSize+5 {
+		t.Errorf("count %d, want %d", n, 2*batchSize+5)
+	}
+	// ID "3" was written twice; the later text wins.
+	if got := searchIDs(t, ix, fmt.Sprintf("number%d", 2*batchSize+8), Filter{}); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("last duplicate should win: %v", got)
+	}
+	if got := searchIDs(t, ix, "number3", Filter{}); len(got) != 0 {
+		t.Errorf("overwritten text still found: %v", got)
+	}
+	if err := ix.Index([]Doc{{Text: "no id"}}); err == nil {
+		t.Error("empty ID accepted")
+	}
+}
+
+func TestHostileQueriesNeverFail(t *testing.T) {
+	ix := fixture(t)
+	for _, q := range []string{
+		"", "   ", `foo:bar`, `"unterminated`, `+-*()`, `-`, `--`, `"`, `""`, `-"`, `+`, `+"`,
+		`title:x^2~`, `*`, `?`, `\`, `{}[]`, `AND OR NOT`, "\x00", "\xff\xfe", `/`, `.`, `_`,
+		`text:parse`, `parse~2`, `/regex.*/`, `a AND (b OR c)`, strings.Repeat("parse ", 500),
+		strings.Repeat("x", 5000), strings.Repeat(`"`, 99), "日本語 テキスト", "emoji 🎉 parse",
+	} {
+		if _, _, err := ix.Search(q, Filter{}, 10); err != nil {
+			t.Errorf("Search(%.40q): %v", q, err)
+		}
+		QueryTerms(q)
+	}
+	if got := searchIDs(t, ix, "foo:bar", Filter{}); len(got) != 0 {
+		t.Errorf("foo:bar matched %v", got)
+	}
+	// Field syntax is not special: "text:parse" is a compound like "os:path".
+	if got := searchIDs(t, ix, "text:parse", Filter{}); !sameSet(got, searchIDs(t, ix, "text parse", Filter{})) {
+		t.Errorf("text:parse matched %v", got)
+	}
+}
+
+func TestLimitAndTotal(t *testing.T) {
+	ix := fixture(t)
+	hits, total, err := ix.Search("parse transcript", Filter{}, 2)
+	if err != nil || len(hits) != 2 || total != 4 {
+		t.Errorf("got %d hits, total %d, err %v; want 2, 4, nil", len(hits), total, err)
+	}
+	hits, _, _ = ix.Search("parse transcript", Filter{}, 0)
+	if len(hits) != 4 {
+		t.Errorf("limit 0 should mean the default: %d hits", len(hits))
+	}
+	if hits[0].Score < hits[1].Score {
+		t.Errorf("hits not sorted by score: %v", hits)
+	}
+}
+
+func TestClosedIndex(t *testing.T) {
+	ix := openTemp(t)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, _, err := ix.Search("x", Filter{}, 1); !errors.Is(err, errClosed) {
+		t.Errorf("Search after Close: %v", err)
+	}
+	if err := ix.Index([]Doc{{ID: "x"}}); !errors.Is(err, errClosed) {
+		t.Errorf("Index after Close: %v", err)
+	}
+}
+
+func TestSmallWritesDoNotPileUpSegments(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 * maxSegments {
+		ix, err := Open(dir, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustIndex(t, ix, Doc{ID: fmt.Sprint(i), Text: "a short hook-sized write"})
+		ix.Close()
+	}
+	ix, err := Open(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, _ := ix.segmentCount(); n > maxSegments {
+		t.Errorf("%d segments after %d small writes, want <= %d", n, 3*maxSegments, maxSegments)
+	}
+	if n, _ := ix.Count(); n != 3*maxSegments {
+		t.Errorf("count %d", n)
+	}
+	if err := ix.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ix.segmentCount(); n != 1 {
+		t.Errorf("%d segments after Compact, want 1", n)
+	}
+}
+
+func TestPhraseBoostKeepsStopWordGaps(t *testing.T) {
+	if !prosePositions {
+		t.Skip("proximity boosts need positions (prosePositions)")
+	}
+	ix := openTemp(t)
+	mustIndex(t, ix,
+		Doc{ID: "apart", Text: "bug: fix bug, fix"},
+		Doc{ID: "near", Text: "please fix the bug in the parser module today"},
+	)
+	got := searchIDs(t, ix, "fix the bug", Filter{})
+	if len(got) != 2 || got[0] != "near" {
+		t.Errorf("got %v, want 'near' first", got)
+	}
+}
+
+func TestConcurrentWritesAndSearches(t *testing.T) {
+	ix := openTemp(t)
+	done := make(chan error, 8)
+	for w := range 4 {
+		go func() {
+			var err error
+			for i := 0; i < 5 && err == nil; i++ {
+				err = ix.Index([]Doc{{ID: fmt.Sprintf("%d-%d", w, i), Text: "concurrent words"}})
+			}
+			done <- err
+		}()
+		go func() {
+			var err error
+			for i := 0; i < 20 && err == nil; i++ {
+				_, _, err = ix.Search("concurrent", Filter{}, 5)
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := ix.Count(); n != 20 {
+		t.Errorf("count %d, want 20", n)
+	}
+}

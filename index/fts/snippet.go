@@ -1,0 +1,194 @@
+package fts
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+const ellipsis = '…'
+
+// maxSnippetSource bounds the text Snippet analyses: documents are chunks of
+// a few KB, and a pathological one must not cost a full analysis per hit.
+const maxSnippetSource = 256 << 10
+
+// Snippet returns the window of at most width runes of text that holds the
+// most query terms, with each match passed through mark (ANSI bold for a
+// terminal, nil for plain output). Whitespace runs and control characters
+// become single spaces so the snippet is one safe line. terms come from
+// QueryTerms; text is re-analysed with both analyzers so stemmed and code
+// matches ("parsing" for "parse", "Transcript" inside "parseTranscript") are
+// marked in their original spelling. width <= 0 means no limit.
+func Snippet(text string, terms []string, width int, mark func(string) string) string {
+	if mark == nil {
+		mark = func(s string) string { return s }
+	}
+	if len(text) > maxSnippetSource {
+		text = text[:maxSnippetSource] // a cut rune becomes U+FFFD in oneLine
+	}
+	text = oneLine(text)
+	runes := []rune(text)
+	matches := matchSpans(text, terms) // rune offsets, sorted, disjoint
+	lo, hi := 0, len(runes)
+	if width > 0 && len(runes) > width {
+		lo, hi = bestWindow(runes, matches, width)
+	}
+
+	dots := width > 2 // below that an ellipsis would eat the whole budget
+	var sb strings.Builder
+	if lo > 0 && dots {
+		sb.WriteRune(ellipsis)
+	}
+	at := lo
+	for _, m := range matches {
+		s, e := max(m.s, lo), min(m.e, hi)
+		if s >= e {
+			continue
+		}
+		sb.WriteString(string(runes[at:s]))
+		sb.WriteString(mark(string(runes[s:e])))
+		at = e
+	}
+	sb.WriteString(string(runes[at:hi]))
+	if hi < len(runes) && dots {
+		sb.WriteRune(ellipsis)
+	}
+	return sb.String()
+}
+
+// oneLine replaces invalid UTF-8, control characters (including escape
+// sequences' ESC, which must never reach a terminal from transcript text)
+// and whitespace runs with single spaces, and trims the ends.
+func oneLine(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var sb strings.Builder
+	sb.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = true
+			continue
+		}
+		if space && sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		space = false
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// matchSpans analyses text with both analyzers and returns, as rune
+// offsets, the merged spans of tokens whose term is one of terms.
+func matchSpans(text string, terms []string) []span {
+	if len(terms) == 0 || text == "" {
+		return nil
+	}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	a := analyzers()
+	var bytesSpans []span
+	for _, an := range []analysis.Analyzer{a.english, a.codeQuery} {
+		for _, t := range an.Analyze([]byte(text)) {
+			if want[string(t.Term)] {
+				bytesSpans = append(bytesSpans, span{t.Start, t.End})
+			}
+		}
+	}
+	if len(bytesSpans) == 0 {
+		return nil
+	}
+	slices.SortFunc(bytesSpans, func(x, y span) int { return x.s - y.s })
+	// Byte offsets to rune offsets in one pass over the text.
+	runeAt := make([]int, len(text)+1)
+	n := 0
+	for i := 0; i < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		for k := range size {
+			runeAt[i+k] = n
+		}
+		i += size
+	}
+	runeAt[len(text)] = n
+	var out []span
+	for _, b := range bytesSpans {
+		s, e := runeAt[b.s], runeAt[b.e]
+		if k := len(out) - 1; k >= 0 && s <= out[k].e {
+			out[k].e = max(out[k].e, e) // overlapping or touching: one mark
+			continue
+		}
+		out = append(out, span{s, e})
+	}
+	return out
+}
+
+// bestWindow picks [lo,hi) of at most width runes (leaving room for the
+// ellipses) that covers the most matches, then nudges it to word boundaries
+// and puts some context before the first match.
+func bestWindow(runes []rune, matches []span, width int) (int, int) {
+	n := len(runes)
+	room := width
+	if width > 2 {
+		room = width - 2 // an ellipsis may be needed at each end
+	}
+	if len(matches) == 0 {
+		return 0, trimToWord(runes, 0, room, false)
+	}
+	// Slide over matches: for each first match i, count how many fit.
+	bestI, bestCount := 0, 0
+	j := 0
+	for i := range matches {
+		j = max(j, i)
+		for j < len(matches) && matches[j].e-matches[i].s <= room {
+			j++
+		}
+		if c := j - i; c > bestCount {
+			bestI, bestCount = i, c
+		}
+	}
+	first := matches[bestI]
+	lastEnd := first.e
+	if bestCount > 0 {
+		lastEnd = matches[bestI+bestCount-1].e
+	}
+	// Spread spare room: a third before the matches, the rest after.
+	spare := max(room-(lastEnd-first.s), 0)
+	lo := max(first.s-spare/3, 0)
+	hi := min(lo+room, n)
+	lo = max(hi-room, 0)
+	if lo > 0 && lo < first.s {
+		lo = trimToWord(runes, lo, first.s, true)
+	}
+	if hi < n && hi > lastEnd {
+		hi = trimToWord(runes, lastEnd, hi, false)
+	}
+	return lo, hi
+}
+
+// trimToWord moves a cut to a space so words are not split: forward from
+// lo to just after a space before hi (fromStart), or back from hi to a
+// space at or after lo. Without a space in range the cut stays put.
+func trimToWord(runes []rune, lo, hi int, fromStart bool) int {
+	if fromStart {
+		for i := lo; i < hi; i++ {
+			if runes[i] == ' ' {
+				return i + 1
+			}
+		}
+		return lo
+	}
+	if hi >= len(runes) || runes[hi] == ' ' {
+		return hi
+	}
+	for i := hi - 1; i >= lo; i-- {
+		if runes[i] == ' ' {
+			return i
+		}
+	}
+	return hi
+}

@@ -1,0 +1,36 @@
+package transcripts
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// repoRoot is the module root (tests run in the package folder).
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// sampleDir is the bundled sample Claude config dir.
+func sampleDir() string { return filepath.Join(repoRoot(), "testdata", "claude") }
+
+// sharedCorpus returns ../shared/corpus/claude when present.
+func sharedCorpus(t testing.TB) string {
+	d := filepath.Join(repoRoot(), "..", "shared", "corpus", "claude")
+	if _, err := os.Stat(filepath.Join(d, "projects")); err != nil {
+		t.Skip("shared corpus not present")
+	}
+	return d
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
