@@ -85,3 +85,25 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestDiscoverMemoryAndSessionMemory(t *testing.T) {
+	dir := t.TempDir()
+	long := "-" + strings.Repeat("x", 199) + "-9f8e7d"
+	p := filepath.Join(dir, "projects", long)
+	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "hi"))
+	writeFile(t, filepath.Join(p, "memory", "MEMORY.md"), "# notes\n")
+	writeFile(t, filepath.Join(p, "memory", "topic.md"), "x\n")
+	writeFile(t, filepath.Join(p, "memory", "ignore.txt"), "x\n")
+	writeFile(t, filepath.Join(p, "s1", "session-memory", "summary.md"), "## Summary\n")
+	tree, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := tree.Projects[0]
+	if len(pr.MemoryFiles) != 2 || pr.SessionMemory["s1"] == "" {
+		t.Fatalf("memory %v session memory %v", pr.MemoryFiles, pr.SessionMemory)
+	}
+	if !strings.HasSuffix(pr.DecodedPath, "…") {
+		t.Fatalf("long name decoded as %q", pr.DecodedPath)
+	}
+}
