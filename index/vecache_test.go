@@ -1,0 +1,82 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"testing"
+)
+
+func randVec(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var n float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		n += float64(v[i] * v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+func TestVecCacheRoundTripAndSearch(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var rows []VecRow
+	for i := 0; i < 500; i++ {
+		rows = append(rows, VecRow{ID: fmt.Sprintf("id-%03d", i), Vec: randVec(r, 32)})
+	}
+	rows = append(rows, VecRow{ID: "zero", Vec: make([]float32, 32)})
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	if err := WriteVecCache(path, "emb:1", 32, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenVecCache(path, "emb:2"); !errors.Is(err, ErrVecCacheStale) {
+		t.Fatalf("other embedder: %v", err)
+	}
+	c, err := OpenVecCache(path, "emb:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Len() != 500 {
+		t.Fatalf("len %d (zero vectors are skipped)", c.Len())
+	}
+	// Each vector finds itself first despite quantisation.
+	for _, i := range []int{0, 17, 499} {
+		got := c.Search(rows[i].Vec, 3, nil)
+		if got[0].ID != rows[i].ID || math.Abs(got[0].Score-1) > 0.02 {
+			t.Fatalf("query %d: %+v", i, got)
+		}
+	}
+	got := c.Search(rows[5].Vec, 5, func(id string) bool { return id != "id-005" })
+	for _, s := range got {
+		if s.ID == "id-005" {
+			t.Fatal("filter ignored")
+		}
+	}
+}
+
+func BenchmarkVecCacheSearch(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	var rows []VecRow
+	for i := 0; i < 100000; i++ {
+		rows = append(rows, VecRow{ID: fmt.Sprintf("%036d", i), Vec: randVec(r, 256)})
+	}
+	path := filepath.Join(b.TempDir(), "vectors.bin")
+	if err := WriteVecCache(path, "e", 256, rows); err != nil {
+		b.Fatal(err)
+	}
+	c, err := OpenVecCache(path, "e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	q := randVec(r, 256)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Search(q, 50, nil)
+	}
+}
