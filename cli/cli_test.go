@@ -21,6 +21,13 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	o := &Options{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader("")}
 	root := NewRoot(o)
+	hasData := false
+	for _, a := range args {
+		hasData = hasData || a == "--data"
+	}
+	if !hasData {
+		args = append(args, "--data", t.TempDir())
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	return out.String(), errb.String(), err

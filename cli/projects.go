@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/index"
 	"cairn/transcripts"
 
 	"github.com/spf13/cobra"
@@ -24,11 +25,13 @@ func newProjectsCmd(o *Options) *cobra.Command {
 		Short: "List projects with their session counts, last use and size on disk",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := scan(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			return printProjects(o, res.Projects)
+			return withStore(cmd.Context(), o, func(st *index.Store) error {
+				ps, err := st.Projects()
+				if err != nil {
+					return err
+				}
+				return printProjects(o, ps)
+			})
 		},
 	}
 	addJSONFlag(cmd, o)

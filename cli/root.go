@@ -78,6 +78,8 @@ them, and lets you browse them.`,
 		newProjectsCmd(o),
 		newSessionsCmd(o),
 		newShowCmd(o),
+		newIndexCmd(o),
+		newSearchCmd(o),
 		newVersionCmd(o),
 	)
 	return root

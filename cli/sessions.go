@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/index"
 	"cairn/transcripts"
 
 	"github.com/spf13/cobra"
@@ -127,11 +128,19 @@ func newSessionsCmd(o *Options) *cobra.Command {
 		Short: "List sessions, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := scan(cmd.Context(), o)
+			var ss []*transcripts.Session
+			err := withStore(cmd.Context(), o, func(st *index.Store) error {
+				f := index.SessionFilter{Project: project}
+				if days > 0 {
+					f.Since = time.Now().AddDate(0, 0, -days)
+				}
+				var err error
+				ss, err = st.Sessions(f)
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			ss := filterSessions(res.Sessions, project, days, time.Now())
 			if o.JSON {
 				out := make([]SessionJSON, 0, len(ss))
 				for _, s := range ss {

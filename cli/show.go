@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"cairn/index"
 	"cairn/transcripts"
 
 	"github.com/spf13/cobra"
@@ -24,15 +25,12 @@ func newShowCmd(o *Options) *cobra.Command {
 		Short: "Print a session as readable text (an id prefix of 8+ characters is enough)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := o.ResolveClaudeDir()
-			if err != nil {
+			var c *transcripts.Conversation
+			err := withStore(cmd.Context(), o, func(st *index.Store) error {
+				var err error
+				c, err = st.Conversation(cmd.Context(), args[0])
 				return err
-			}
-			tree, err := transcripts.Discover(dir)
-			if err != nil {
-				return err
-			}
-			c, err := transcripts.LoadConversation(cmd.Context(), tree, args[0])
+			})
 			if err != nil {
 				return err
 			}

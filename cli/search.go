@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn/index"
+
+	"github.com/spf13/cobra"
+)
+
+// SearchResultJSON is the stable --json shape of a search result.
+type SearchResultJSON struct {
+	Kind      string     `json:"kind"`
+	SessionID string     `json:"session_id"`
+	Project   string     `json:"project"`
+	UUID      string     `json:"uuid"`
+	Role      string     `json:"role"`
+	Timestamp *time.Time `json:"timestamp"`
+	Score     float64    `json:"score"`
+	Title     string     `json:"title"`
+	Snippet   string     `json:"snippet"`
+}
+
+// SearchJSON wraps results with how they were found.
+type SearchJSON struct {
+	Query    string             `json:"query"`
+	Mode     string             `json:"mode"`
+	Embedder string             `json:"embedder"`
+	Notice   string             `json:"notice,omitempty"`
+	TookMs   float64            `json:"took_ms"`
+	Results  []SearchResultJSON `json:"results"`
+}
+
+func newSearchCmd(o *Options) *cobra.Command {
+	var q index.SearchQuery
+	var project, since, until, kind, role, subagents string
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search every session by words and by meaning (hybrid BM25 + vectors)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			var err error
+			now := time.Now()
+			if q.Since, err = parseSince(since, now); err != nil {
+				return usageError{err}
+			}
+			if q.Until, err = parseSince(until, now); err != nil {
+				return usageError{err}
+			}
+			if project != "" {
+				q.Projects = []string{project}
+			}
+			if kind != "" {
+				q.Kinds = strings.Split(kind, ",")
+			}
+			if role != "" {
+				q.Roles = strings.Split(role, ",")
+			}
+			switch subagents {
+			case "", "both":
+			case "only":
+				q.Subagents = ptr(true)
+			case "none":
+				q.Subagents = ptr(false)
+			default:
+				return usageError{fmt.Errorf("--subagents takes both, only or none, not %q", subagents)}
+			}
+			tty := isTerminal(o.Stdout)
+			if tty && !o.JSON {
+				q.Highlight = func(s string) string { return markOn + s + markOff }
+			}
+			ctx := cmd.Context()
+			return withStore(ctx, o, func(st *index.Store) error {
+				if _, ok, _ := st.LoadBuiltinEmbedder(); !ok {
+					// First search on this machine: build the vectors too.
+					if _, _, err := embedAll(cmd, st, false, func(string) {}); err != nil {
+						fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not built:", err)
+					}
+				} else if m, ok, err := st.LoadBuiltinEmbedder(); err == nil && ok {
+					if _, err := st.EmbedQueued(ctx, m, nil); err != nil {
+						fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", err)
+					}
+				}
+				sr, err := st.OpenSearcher(ctx, 3*time.Second)
+				if err != nil {
+					return err
+				}
+				defer sr.Close()
+				if project != "" {
+					q.Projects = resolveProjects(st, project)
+				}
+				resp, err := sr.Search(ctx, q)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, searchJSON(q.Text, resp))
+				}
+				return printSearch(o, resp, tty)
+			})
+		},
+	}
+	f := cmd.Flags()
+	addJSONFlag(cmd, o)
+	f.IntVar(&q.Limit, "limit", 10, "number of results")
+	f.StringVar(&q.Mode, "mode", "hybrid", "hybrid, text or vector")
+	f.StringVar(&project, "project", "", "only this project (path or part of it)")
+	f.StringVar(&q.Session, "session", "", "only this session id")
+	f.StringVar(&since, "since", "", "only results after this: 7d, 24h, 2w, or a date (2026-03-01)")
+	f.StringVar(&until, "until", "", "only results before this (same forms as --since)")
+	f.StringVar(&kind, "kind", "all", "messages, summaries, memories or all (comma-separated)")
+	f.StringVar(&role, "role", "", "user, assistant, tool or system (comma-separated)")
+	f.StringVar(&subagents, "subagents", "both", "both, only or none")
+	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
+	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
+	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
+	f.BoolVar(&q.Recency, "recency", false, "favour recent results")
+	f.StringVar(&q.Fusion, "fusion", "weighted", "how text and vector rankings are fused: weighted or rrf (k=60)")
+	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
+	return cmd
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// resolveProjects turns a --project value into the stored project paths it
+// names (exact path, or paths containing it).
+func resolveProjects(st *index.Store, p string) []string {
+	ps, err := st.Projects()
+	if err != nil {
+		return []string{p}
+	}
+	var out []string
+	for _, x := range ps {
+		if x.Path == p {
+			return []string{p}
+		}
+		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
+			out = append(out, x.Path)
+		}
+	}
+	if len(out) == 0 {
+		return []string{p}
+	}
+	return out
+}
+
+// parseSince reads 7d, 24h, 90m, 2w or a date.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n >= 0 {
+		switch s[len(s)-1] {
+		case 'm':
+			return now.Add(-time.Duration(n) * time.Minute), nil
+		case 'h':
+			return now.Add(-time.Duration(n) * time.Hour), nil
+		case 'd':
+			return now.AddDate(0, 0, -n), nil
+		case 'w':
+			return now.AddDate(0, 0, -7*n), nil
+		}
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("cannot read time %q: use 7d, 24h, 90m, 2w or a date like 2026-03-01", s)
+}
+
+func searchJSON(query string, resp *index.SearchResponse) SearchJSON {
+	out := SearchJSON{Query: query, Mode: resp.Mode, Embedder: resp.Embedder, Notice: resp.Notice,
+		TookMs: float64(resp.Took.Microseconds()) / 1000, Results: []SearchResultJSON{}}
+	for _, r := range resp.Results {
+		out.Results = append(out.Results, SearchResultJSON{Kind: r.Kind, SessionID: r.SessionID, Project: r.Project,
+			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet})
+	}
+	return out
+}
+
+func printSearch(o *Options, resp *index.SearchResponse, tty bool) error {
+	if resp.Notice != "" {
+		fmt.Fprintln(o.Stderr, "cairn:", resp.Notice)
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(o.Stdout, "No results. Try other words, --mode vector for meaning, or a wider --since.")
+		return nil
+	}
+	bold, dim, reset := "", "", ""
+	if tty {
+		bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+	}
+	for i, r := range resp.Results {
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		arch := ""
+		if r.Archived {
+			arch = " [archived]"
+		}
+		fmt.Fprintf(o.Stdout, "%s%d. %s%s%s\n", bold, i+1, sanitize(truncate(title, 100)), arch, reset)
+		fmt.Fprintf(o.Stdout, "   %s%s · %s · %s · %s%s\n", dim, shortPath(r.Project), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, reset)
+		fmt.Fprintf(o.Stdout, "   %s\n", sanitizeKeepSGR(r.Snippet, tty))
+		fmt.Fprintf(o.Stdout, "   %scairn show %s%s\n", dim, r.SessionID, reset)
+	}
+	fmt.Fprintf(o.Stdout, "%s%d results · %s · %s · %.0f ms%s\n", dim, len(resp.Results), resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000, reset)
+	return nil
+}
+
+// Highlights travel through the snippet as private-use characters and become
+// terminal bold only after the snippet is sanitised, so transcript text can
+// never smuggle escape sequences in.
+const markOn, markOff = "\uE000", "\uE001"
+
+func sanitizeKeepSGR(s string, tty bool) string {
+	s = sanitize(s)
+	if !tty {
+		return strings.NewReplacer(markOn, "", markOff, "").Replace(s)
+	}
+	return strings.NewReplacer(markOn, "\x1b[1;33m", markOff, "\x1b[0m").Replace(s)
+}

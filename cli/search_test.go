@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copySample copies the bundled sample so a test can delete files from it.
+func copySample(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(sample(), func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sample(), p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestSearchIndexesFirstAndAnswers(t *testing.T) {
+	data := t.TempDir()
+	out, _, err := run(t, "search", "dialyzer PLT", "--claude-dir", sample(), "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r SearchJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(r.Results) == 0 || r.Mode != "hybrid" || !strings.HasPrefix(r.Embedder, "cairn-lsa") {
+		t.Fatalf("%+v", r)
+	}
+	top := r.Results[0]
+	if top.SessionID == "" || top.UUID == "" || top.Timestamp == nil || top.Project == "" || top.Kind == "" {
+		t.Fatalf("incomplete result %+v", top)
+	}
+	if !strings.Contains(strings.ToLower(top.Snippet), "dialyzer") || strings.Contains(top.Snippet, "\x1b") {
+		t.Fatalf("snippet %q", top.Snippet)
+	}
+	// Filters.
+	out, _, err = run(t, "search", "dialyzer", "--claude-dir", sample(), "--data", data, "--json", "--project", "Demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal([]byte(out), &r)
+	for _, x := range r.Results {
+		if !strings.Contains(x.Project, "Demo") {
+			t.Fatalf("project filter let %s through", x.Project)
+		}
+	}
+	out, _, _ = run(t, "search", "test", "--claude-dir", sample(), "--data", data, "--json", "--since", "1d", "--mode", "text")
+	_ = json.Unmarshal([]byte(out), &r)
+	if len(r.Results) != 0 {
+		t.Fatalf("--since 1d should exclude the 2025/2026-02 sample: %d", len(r.Results))
+	}
+	out, _, _ = run(t, "search", "phoenix", "--claude-dir", sample(), "--data", data, "--json", "--group", "--limit", "20")
+	_ = json.Unmarshal([]byte(out), &r)
+	seen := map[string]bool{}
+	for _, x := range r.Results {
+		if seen[x.SessionID] {
+			t.Fatal("--group returned a session twice")
+		}
+		seen[x.SessionID] = true
+	}
+	if _, _, err := run(t, "search", "x", "--claude-dir", sample(), "--data", data, "--mode", "bogus"); err == nil {
+		t.Fatal("bad mode accepted")
+	}
+	if _, _, err := run(t, "search", "x", "--claude-dir", sample(), "--data", data, "--since", "yesterday-ish"); err == nil {
+		t.Fatal("bad --since accepted")
+	}
+}
+
+func TestHistorySurvivesDeletedTranscripts(t *testing.T) {
+	claude, data := copySample(t), t.TempDir()
+	if out, _, err := run(t, "index", "--claude-dir", claude, "--data", data); err != nil || !strings.Contains(out, "indexed") {
+		t.Fatalf("%v %s", err, out)
+	}
+	// Claude Code's cleanup deletes the big session's files.
+	proj := filepath.Join(claude, "projects", "-home-marco-projects-spotter-worktrees-spotter-4te")
+	if err := os.RemoveAll(proj); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "sessions", "--claude-dir", claude, "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []SessionJSON
+	_ = json.Unmarshal([]byte(out), &ss)
+	found := false
+	for _, s := range ss {
+		if strings.HasPrefix(s.ID, "ae4a77f8") {
+			found = true
+			if s.SourceExists {
+				t.Fatal("deleted session not marked archived")
+			}
+		}
+	}
+	if len(ss) != 8 || !found {
+		t.Fatalf("sessions after deletion: %d (found %v)", len(ss), found)
+	}
+	out, _, err = run(t, "show", "ae4a77f8", "--claude-dir", claude, "--data", data)
+	if err != nil || !strings.Contains(out, "◆ Claude") || !strings.Contains(out, "subagent aac57f5") {
+		t.Fatalf("show from the store: %v\n%.500s", err, out)
+	}
+	out, _, err = run(t, "search", "OpentelemetryBandit", "--claude-dir", claude, "--data", data, "--json")
+	var r SearchJSON
+	if err != nil || json.Unmarshal([]byte(out), &r) != nil || len(r.Results) == 0 {
+		t.Fatalf("search after deletion: %v %s", err, out)
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{"7d": now.AddDate(0, 0, -7), "24h": now.Add(-24 * time.Hour), "2w": now.AddDate(0, 0, -14)} {
+		if got, err := parseSince(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v %v", in, got, err)
+		}
+	}
+	if got, err := parseSince("2026-03-01", now); err != nil || got.Day() != 1 {
+		t.Errorf("date: %v %v", got, err)
+	}
+}

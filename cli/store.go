@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+
+	"cairn/index"
+)
+
+func init() {
+	// bleve logs to the standard logger (damaged snapshots, merges); that
+	// must never reach a terminal table, a hook's stdout or the TUI.
+	log.SetOutput(io.Discard)
+}
+
+// openStore opens the store in the data dir.
+func openStore(o *Options) (*index.Store, error) {
+	dir, err := o.ResolveDataDir()
+	if err != nil {
+		return nil, err
+	}
+	return index.Open(dir)
+}
+
+// syncStore brings the store up to date with the transcripts: incremental,
+// so a second run reads only what changed. A progress bar is drawn on a
+// terminal stderr when showProgress is set.
+func syncStore(ctx context.Context, o *Options, st *index.Store, showProgress bool) (index.SyncStats, error) {
+	claude, err := o.ResolveClaudeDir()
+	if err != nil {
+		return index.SyncStats{}, err
+	}
+	opts := index.SyncOptions{}
+	var bar *progressBar
+	if showProgress {
+		bar = newProgressBar(o.Stderr, "indexing")
+		opts.Progress = func(p index.Progress) {
+			bar.update(p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal, p.Entries)
+		}
+	}
+	stats, err := st.Sync(ctx, claude, opts)
+	if bar != nil {
+		bar.done()
+	}
+	for _, p := range stats.Problems {
+		fmt.Fprintln(o.Stderr, "cairn: warning:", p)
+	}
+	if stats.BadLines > 0 {
+		fmt.Fprintf(o.Stderr, "cairn: skipped %d unreadable line(s); first ones:\n", stats.BadLines)
+		for _, le := range stats.LineErrors {
+			fmt.Fprintln(o.Stderr, "  ", le.Error())
+		}
+	}
+	return stats, err
+}
+
+// withStore opens the store, syncs it (quietly) and runs fn.
+func withStore(ctx context.Context, o *Options, fn func(st *index.Store) error) error {
+	st, err := openStore(o)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := syncStore(ctx, o, st, true); err != nil {
+		// Listings still work from what is stored (transcripts Claude Code
+		// deleted included): say so and go on, unless there is nothing.
+		if stats, serr := st.Stats(); serr != nil || stats.Sessions == 0 {
+			return err
+		}
+		fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
+	}
+	return fn(st)
+}

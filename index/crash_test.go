@@ -1,0 +1,307 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Environment of the child process (the test binary re-executed).
+const (
+	envChild  = "CAIRN_INDEX_TEST_CHILD"
+	envData   = "CAIRN_INDEX_TEST_DATA"
+	envClaude = "CAIRN_INDEX_TEST_CLAUDE"
+	envBatch  = "CAIRN_INDEX_TEST_BATCH"
+	// envWorkers sets the parse goroutines (default 1, to make the crash
+	// test's syncs slower); 0 means all cores (for measuring RSS and speed).
+	envWorkers = "CAIRN_INDEX_TEST_WORKERS"
+)
+
+// TestSyncChild is not a test: it is the body of the child process of the
+// crash and concurrency tests.
+func TestSyncChild(t *testing.T) {
+	if os.Getenv(envChild) == "" {
+		t.Skip("child process only")
+	}
+	batch, _ := strconv.Atoi(os.Getenv(envBatch))
+	workers := 1
+	if w := os.Getenv(envWorkers); w != "" {
+		workers, _ = strconv.Atoi(w)
+	}
+	s, err := Open(os.Getenv(envData))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(3)
+	}
+	st, err := s.Sync(context.Background(), os.Getenv(envClaude), SyncOptions{BatchEntries: batch, Workers: workers})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sync:", err)
+		os.Exit(4)
+	}
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close:", err)
+		os.Exit(5)
+	}
+	json.NewEncoder(os.Stdout).Encode(st)
+}
+
+func childSync(data, claude string, batch int) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSyncChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envClaude+"="+claude, envBatch+"="+strconv.Itoa(batch))
+	return cmd
+}
+
+var uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// grownTree copies src n times, each copy under its own project folders
+// and with every uuid (entries, sessions, file names) changed, so the
+// copies are distinct sessions.
+func grownTree(t testing.TB, src string, n int) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "claude")
+	for k := range n {
+		remap := func(b []byte) []byte {
+			return uuidRe.ReplaceAllFunc(b, func(u []byte) []byte {
+				return append([]byte(fmt.Sprintf("%02x", k)), u[2:]...)
+			})
+		}
+		err := filepath.Walk(filepath.Join(src, "projects"), func(path string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(filepath.Join(src, "projects"), path)
+			proj, rest, _ := cutPath(rel)
+			target := filepath.Join(dst, "projects", fmt.Sprintf("%s-copy%d", proj, k), string(remap([]byte(rest))))
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(target, remap(data), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(target, fi.ModTime(), fi.ModTime())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func cutPath(rel string) (first, rest string, ok bool) {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == filepath.Separator {
+			return rel[:i], rel[i+1:], true
+		}
+	}
+	return rel, "", false
+}
+
+// checkInvariants verifies what must hold after any crash: every stored
+// entry is covered by its file's cursor (they were committed together).
+func checkInvariants(t *testing.T, s *Store) {
+	t.Helper()
+	if n := count(t, s, `SELECT count(*) FROM entries e JOIN files f ON f.id = e.file WHERE e.line > f.cur_line`); n != 0 {
+		t.Fatalf("%d entries beyond their file's cursor", n)
+	}
+	var res string
+	if err := s.r.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("integrity check: %v %s", err, res)
+	}
+}
+
+func TestKill9LeavesAConsistentStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	claude := grownTree(t, sampleDir, 6)
+	data := filepath.Join(t.TempDir(), "data")
+	fresh, _ := openStore(t)
+	mustSync(t, fresh, claude, SyncOptions{})
+	want := count(t, fresh, `SELECT count(*) FROM entries`)
+
+	// Kill the child at random moments until six kills have landed in the
+	// middle of a sync (each run resumes where the last one died).
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	var partial []int
+	midway := 0
+	for attempt := 0; midway < 6 && attempt < 40; attempt++ {
+		if len(partial) > 0 && partial[len(partial)-1] == want {
+			os.RemoveAll(data) // finished: start over to get more kills in
+		}
+		cmd := childSync(data, claude, 60)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(15+r.IntN(120)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		s, err := Open(data)
+		if err != nil {
+			t.Fatalf("open after kill %d: %v", attempt, err)
+		}
+		checkInvariants(t, s)
+		n := count(t, s, `SELECT count(*) FROM entries`)
+		partial = append(partial, n)
+		if n > 0 && n < want {
+			midway++
+		}
+		s.Close()
+	}
+	if midway < 5 {
+		t.Fatalf("only %d kills landed in the middle of a sync (counts %v of %d): the test proved little", midway, partial, want)
+	}
+	s, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustSync(t, s, claude, SyncOptions{})
+	got := count(t, s, `SELECT count(*) FROM entries`)
+	t.Logf("entries after each kill: %v; final %d, fresh %d", partial, got, want)
+	if got != want {
+		t.Fatalf("after kills: %d entries, a fresh store has %d", got, want)
+	}
+	sameSessions(t, storeSessions(t, s), storeSessions(t, fresh))
+	for _, q := range []string{`SELECT count(*) FROM fts_queue`, `SELECT count(*) FROM embed_queue`, `SELECT count(*) FROM session_files`, `SELECT count(*) FROM redactions`} {
+		if a, b := count(t, s, q), count(t, fresh, q); a != b {
+			t.Errorf("%s: %d after kills, %d fresh", q, a, b)
+		}
+	}
+}
+
+func TestConcurrentSyncsAndReader(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	claude := grownTree(t, sampleDir, 3)
+	data := filepath.Join(t.TempDir(), "data")
+	// Create the store first so the children race on data, not on creation.
+	s, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for i := range 2 {
+		cmd := childSync(data, claude, 200+100*i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("child %d: %v: %s", i, err, out)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	reads := 0
+	for loop := true; loop; {
+		select {
+		case <-done:
+			loop = false
+		default:
+		}
+		ss, err := s.Sessions(SessionFilter{Limit: 5})
+		if err != nil {
+			t.Fatalf("reader: %v", err)
+		}
+		if len(ss) > 0 {
+			if _, err := s.Conversation(context.Background(), ss[0].ID); err != nil {
+				t.Fatalf("reader: %v", err)
+			}
+		}
+		if _, err := s.Stats(); err != nil {
+			t.Fatalf("reader: %v", err)
+		}
+		reads++
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	checkInvariants(t, s)
+	fresh, _ := openStore(t)
+	mustSync(t, fresh, claude, SyncOptions{})
+	got, want := count(t, s, `SELECT count(*) FROM entries`), count(t, fresh, `SELECT count(*) FROM entries`)
+	t.Logf("%d reads during the syncs; %d entries, fresh %d", reads, got, want)
+	if got != want {
+		t.Fatalf("two concurrent syncs stored %d entries, a single one %d", got, want)
+	}
+	sameSessions(t, storeSessions(t, s), storeSessions(t, fresh))
+}
+
+func TestCorruptDatabaseIsNotTouched(t *testing.T) {
+	for name, content := range map[string][]byte{
+		"garbage":    []byte("this is not a database at all, but it is long enough to look like a header........................................"),
+		"bad header": append([]byte("SQLite format 3\x00"), make([]byte, 8192)...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, DBName)
+			if err := os.WriteFile(path, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(dir)
+			if err == nil {
+				// Some damage only shows on first use.
+				_, err = s.Sync(t.Context(), sampleDir, SyncOptions{})
+				s.Close()
+			}
+			if err == nil {
+				t.Fatal("a corrupt database opened without error")
+			}
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "cairn index") {
+				t.Fatalf("unhelpful error: %v", err)
+			}
+			after, _ := os.ReadFile(path)
+			if string(after) != string(content) {
+				t.Fatal("the corrupt file was modified")
+			}
+		})
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	s, dir := openStore(t)
+	if _, err := s.w.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(dir)
+	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "newer cairn") {
+		t.Fatalf("opening a newer store: %v", err)
+	}
+}
+
+func TestStoreIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	s, dir := openStore(t)
+	mustSync(t, s, sampleDir, SyncOptions{})
+	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, DBName): 0o600, filepath.Join(dir, DBName+"-wal"): 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %v, want %v", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"cairn/index/embed"
+	"cairn/index/fts"
+)
+
+// The derived indexes (bleve, vectors, the vector cache) live beside the
+// database and can all be rebuilt from it.
+
+// Dir is the data dir holding the store.
+func (s *Store) Dir() string { return filepath.Dir(s.path) }
+
+func (s *Store) ftsDir() string { return filepath.Join(s.Dir(), "bleve") }
+
+func (s *Store) vecCachePath() string { return filepath.Join(s.Dir(), "vectors.bin") }
+
+// OpenFTS opens the full-text index, waiting up to lockWait for another
+// process that holds it (fts.ErrLocked otherwise).
+func (s *Store) OpenFTS(lockWait time.Duration) (*fts.Index, error) {
+	return fts.Open(s.ftsDir(), lockWait)
+}
+
+// DrainFTS moves every queued document into the full-text index. Documents
+// stay queued until indexed, so a process killed midway loses nothing.
+func (s *Store) DrainFTS(ctx context.Context, ix *fts.Index, progress func(done int)) (int, error) {
+	done := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		rows, err := s.QueuedDocs(2000)
+		if err != nil || len(rows) == 0 {
+			return done, err
+		}
+		var docs []fts.Doc
+		var gone, ids []string
+		for _, r := range rows {
+			ids = append(ids, r.ID)
+			if r.Gone {
+				gone = append(gone, r.ID)
+				continue
+			}
+			docs = append(docs, fts.Doc{ID: r.ID, Kind: r.Kind, Text: r.Text, Title: r.Title, Project: r.Project,
+				Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time})
+		}
+		if err := ix.Index(docs); err != nil {
+			return done, err
+		}
+		if len(gone) > 0 {
+			if err := ix.Delete(gone); err != nil {
+				return done, err
+			}
+		}
+		if err := s.AckQueued(ids); err != nil {
+			return done, err
+		}
+		done += len(ids)
+		if progress != nil {
+			progress(done)
+		}
+	}
+}
+
+// RebuildFTS throws the full-text index away and indexes every document of
+// the store again.
+func (s *Store) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
+	if err := fts.Remove(s.ftsDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("removing the full-text index: %w", err)
+	}
+	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
+		return 0, err
+	}
+	ix, err := s.OpenFTS(2 * time.Second)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.DrainFTS(ctx, ix, progress)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// builtinModelKey is where the trained built-in embedder is kept.
+const builtinModelKey = "embed.builtin.model"
+
+// BuiltinEmbedder returns the built-in LSA embedder trained on this store's
+// own transcripts, training it when there is none or when the store has
+// grown to twice the entries it was trained on (retrain forces it). A new
+// model is a new vector space: every document is queued for embedding again.
+func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model, error) {
+	if b, ok, err := s.Setting(builtinModelKey); err != nil {
+		return nil, err
+	} else if ok && !retrain {
+		m, err := embed.LoadModel(b)
+		if err == nil {
+			trainedOn := m.Info().TrainDocs
+			n, cerr := s.embeddableCount(ctx)
+			if cerr != nil || n < 2*trainedOn+1000 {
+				return m, nil
+			}
+		}
+	}
+	docs, err := s.trainingSample(ctx, 50000)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) < 20 {
+		return nil, errNotEnoughText
+	}
+	m, err := embed.Train(docs, embed.TrainOptions{})
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SetSetting(builtinModelKey, b); err != nil {
+		return nil, err
+	}
+	// Older built-in spaces are useless now; vectors of other embedders
+	// (Ollama) are kept for when the user switches back.
+	if err := s.dropEmbeddingsLike(ctx, "cairn-lsa:%", m.ID()); err != nil {
+		return nil, err
+	}
+	return m, s.ActivateEmbedder(ctx, m.ID())
+}
+
+// activeEmbedderKey records which embedder the embedding queue is filled for.
+const activeEmbedderKey = "embed.active"
+
+// ActivateEmbedder makes id the embedder that queued documents are embedded
+// with. Switching to another embedder queues every document again: vectors
+// of different embedders never mix, and each needs its own.
+func (s *Store) ActivateEmbedder(ctx context.Context, id string) error {
+	cur, _, err := s.Setting(activeEmbedderKey)
+	if err != nil {
+		return err
+	}
+	if string(cur) == id {
+		return nil
+	}
+	if err := s.requeueAll(ctx, "embed_queue"); err != nil {
+		return err
+	}
+	return s.SetSetting(activeEmbedderKey, []byte(id))
+}
+
+var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
+
+// LoadBuiltinEmbedder returns the stored built-in model without training;
+// ok is false when there is none.
+func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
+	b, ok, err := s.Setting(builtinModelKey)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	m, err := embed.LoadModel(b)
+	if err != nil {
+		return nil, false, err
+	}
+	return m, true, nil
+}
+
+// EmbedQueued embeds every queued document with e and stores the vectors.
+func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
+	done := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		rows, err := s.QueuedEmbeds(512)
+		if err != nil || len(rows) == 0 {
+			return done, err
+		}
+		texts := make([]string, 0, len(rows))
+		var live []DocRow
+		var skip []string
+		for _, r := range rows {
+			if r.Gone || r.Text == "" {
+				skip = append(skip, r.ID)
+				continue
+			}
+			live = append(live, r)
+			texts = append(texts, r.Text)
+		}
+		var vecs []VecRow
+		if len(texts) > 0 {
+			out, err := e.Embed(ctx, embed.Document, texts)
+			if err != nil {
+				return done, err
+			}
+			for i, v := range out {
+				if embed.IsZero(v) {
+					skip = append(skip, live[i].ID)
+					continue
+				}
+				vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v})
+			}
+		}
+		if err := s.PutEmbeddings(e.ID(), vecs); err != nil {
+			return done, err
+		}
+		if err := s.AckEmbeds(skip); err != nil {
+			return done, err
+		}
+		done += len(rows)
+		if progress != nil {
+			progress(done)
+		}
+	}
+}
+
+// RefreshVecCache rewrites the memory-mapped vector cache when it does not
+// hold exactly the stored vectors of embedder.
+func (s *Store) RefreshVecCache(ctx context.Context, embedder string, dims int) error {
+	n, err := s.embeddingCount(ctx, embedder)
+	if err != nil {
+		return err
+	}
+	if c, err := OpenVecCache(s.vecCachePath(), embedder); err == nil {
+		same := c.Len() == n && c.Dims() == dims
+		c.Close()
+		if same {
+			return nil
+		}
+	}
+	rows, err := s.Embeddings(embedder)
+	if err != nil {
+		return err
+	}
+	return WriteVecCache(s.vecCachePath(), embedder, dims, rows)
+}

@@ -1,0 +1,146 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+)
+
+// embeddableWhere selects the entries that get vectors: typed prompts and
+// assistant replies (tool output and thinking are left to full-text search).
+// It must match the embed flag set in prepare.go.
+const embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND trim(text) != ''`
+
+func (s *Store) embeddableCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE `+embeddableWhere).Scan(&n)
+	return n, s.wrap(err)
+}
+
+func (s *Store) embeddingCount(ctx context.Context, embedder string) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM embeddings WHERE embedder = ?`, embedder).Scan(&n)
+	return n, s.wrap(err)
+}
+
+// trainingSample returns up to max embeddable texts spread evenly over the
+// store (every k-th entry), so training sees all projects and periods.
+func (s *Store) trainingSample(ctx context.Context, max int) ([]string, error) {
+	n, err := s.embeddableCount(ctx)
+	if err != nil {
+		return nil, err
+	}
+	step := n/max + 1
+	rows, err := s.r.QueryContext(ctx, `SELECT text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// dropEmbeddingsLike deletes vectors of embedders matching the LIKE pattern,
+// except keep: a retrained built-in model makes the old space useless.
+func (s *Store) dropEmbeddingsLike(ctx context.Context, pattern, keep string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder LIKE ? AND embedder != ?`, pattern, keep)
+		return err
+	})
+}
+
+// requeueAll queues every document again for one derived index.
+func (s *Store) requeueAll(ctx context.Context, table string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if table == "embed_queue" {
+			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO embed_queue(doc) SELECT 'm:' || uuid FROM entries WHERE `+embeddableWhere)
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT 'm:' || uuid FROM entries WHERE trim(text) != ''`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT 's:' || sid FROM sessions WHERE entries > 0`)
+		return err
+	})
+}
+
+// hit is a search result's stored fields.
+type hit struct {
+	DocRow
+	UUID     string
+	Archived bool
+}
+
+// docsByID loads documents for ranking and display; unknown ids are left out.
+func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, error) {
+	out := map[string]*hit{}
+	var uuids, sids []any
+	for _, id := range ids {
+		switch {
+		case strings.HasPrefix(id, docEntryPrefix):
+			uuids = append(uuids, strings.TrimPrefix(id, docEntryPrefix))
+		case strings.HasPrefix(id, docSessionPrefix):
+			sids = append(sids, strings.TrimPrefix(id, docSessionPrefix))
+		}
+	}
+	for len(uuids) > 0 {
+		chunk := uuids[:min(len(uuids), 500)]
+		uuids = uuids[len(chunk):]
+		rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
+			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`+placeholders(len(chunk))+`)`, chunk...)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		for rows.Next() {
+			h := &hit{}
+			var flags int
+			var ts int64
+			if err := rows.Scan(&h.UUID, &h.Text, &h.Title, &h.Project, &h.Session, &h.Role, &h.Block, &flags, &ts, &h.Archived); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			h.ID, h.Kind = docEntryPrefix+h.UUID, DocMessage
+			h.Subagent = flags&(flagSidechain|flagAgentThread) != 0
+			if ts != 0 {
+				h.Time = unixMilli(ts)
+			}
+			out[h.ID] = h
+		}
+		rows.Close()
+	}
+	for len(sids) > 0 {
+		chunk := sids[:min(len(sids), 500)]
+		sids = sids[len(chunk):]
+		rows, err := s.r.QueryContext(ctx, `SELECT sid, first_prompt, title, project_path, start_ns, archived
+			FROM sessions WHERE sid IN (`+placeholders(len(chunk))+`)`, chunk...)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		for rows.Next() {
+			h := &hit{}
+			var start int64
+			if err := rows.Scan(&h.Session, &h.Text, &h.Title, &h.Project, &start, &h.Archived); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			h.ID, h.Kind, h.Time = docSessionPrefix+h.Session, DocSession, fromUnixNano(start)
+			out[h.ID] = h
+		}
+		rows.Close()
+	}
+	return out, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+var _ = time.Second

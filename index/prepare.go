@@ -1,0 +1,485 @@
+package index
+
+import (
+	"bytes"
+	"encoding/hex"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"cairn/redact"
+	"cairn/transcripts"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Entry flags (entries.flags).
+const (
+	flagSidechain      = 1 << iota // isSidechain
+	flagMeta                       // isMeta: injected text, hidden in a transcript view
+	flagCompactSummary             // isCompactSummary
+	flagStringContent              // message.content was a plain string
+	flagAgentThread                // belongs to a subagent's thread (entries.agent), not the main thread
+)
+
+// Roles (entries.role). A user entry is "user" only when the person typed
+// it, so search can answer "what did I ask" without tool output.
+const (
+	roleUser      = "user"
+	roleAssistant = "assistant"
+	roleTool      = "tool"   // tool results written back as user entries
+	roleSystem    = "system" // system lines and injected user text (meta, compaction summaries, markers)
+)
+
+// preparedFile is one file's read, turned into rows outside any
+// transaction so the write lock is held only for the inserts.
+type preparedFile struct {
+	file      transcripts.File
+	cursor    transcripts.Cursor
+	stats     transcripts.ReadStats
+	err       error
+	entries   []preparedEntry
+	summaries []summaryLine
+	bytes     int64
+}
+
+// preparedEntry is one line that matters to a session: rows to store, or
+// only an aggregate to update (titles, progress timestamps).
+type preparedEntry struct {
+	e     *transcripts.Entry // redacted; what SessionState.Add sees
+	sid   string
+	row   *entryRow // nil: aggregated, not stored
+	finds []fieldFinding
+}
+
+type summaryLine struct{ leaf, text string }
+
+type fieldFinding struct {
+	field string
+	f     redact.Finding
+}
+
+// entryRow is the entries row of one line.
+type entryRow struct {
+	uuid, agent, parent, typ, subtype, role, block string
+	line                                           int
+	ts                                             int64
+	flags                                          int
+	text                                           string
+	data                                           []byte // nil: NULL
+	embed                                          bool
+}
+
+// storedEntry is the JSON in entries.data: what re-rendering needs beyond
+// the text. Keys are short because there is one per entry.
+type storedEntry struct {
+	Blocks         []storedBlock `json:"b,omitzero"`
+	LogicalParent  string        `json:"lp,omitzero"`
+	CompactTrigger string        `json:"ct,omitzero"`
+	PreTokens      int64         `json:"pt,omitzero"`
+	ResultAgent    string        `json:"ra,omitzero"`
+}
+
+type storedBlock struct {
+	Type      string         `json:"t"`
+	Text      string         `json:"x,omitzero"` // omitted when it is the entry's text
+	ToolID    string         `json:"id,omitzero"`
+	ToolName  string         `json:"n,omitzero"`
+	Input     jsontext.Value `json:"in,omitzero"`
+	ToolUseID string         `json:"u,omitzero"`
+	IsError   bool           `json:"e,omitzero"`
+	MediaType string         `json:"mt,omitzero"`
+	Size      int            `json:"sz,omitzero"`
+}
+
+// preparer holds the settings of one sync.
+type preparer struct {
+	head, tail int
+}
+
+// prepare turns a file's read into rows.
+func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
+	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, bytes: r.Stats.Bytes}
+	f := &pf.file
+	pf.entries = make([]preparedEntry, 0, len(r.Entries))
+	for i := range r.Entries {
+		e := &r.Entries[i]
+		finds := redactEntry(e)
+		if e.Type == "summary" {
+			if e.Summary != "" && e.LeafUUID != "" {
+				pf.summaries = append(pf.summaries, summaryLine{e.LeafUUID, e.Summary})
+			}
+			continue
+		}
+		sid := transcripts.EntrySessionID(f, e)
+		if sid == "" {
+			continue // nothing to attach it to, as in transcripts.Builder
+		}
+		pe := preparedEntry{e: e, sid: sid, finds: finds}
+		if stored(e) {
+			pe.row = p.row(f, e)
+			// Tool output is only needed in the row; drop the full text
+			// now so a batch does not hold it (Add never reads it).
+			for bi := range e.Blocks {
+				if e.Blocks[bi].Type == transcripts.BlockToolResult {
+					e.Blocks[bi].Text = ""
+				}
+			}
+		}
+		pf.entries = append(pf.entries, pe)
+	}
+	return pf
+}
+
+// stored reports whether a line gets an entries row. Everything that
+// changes a session's counts must be stored (its uuid is what makes adding
+// it idempotent); progress, hook, snapshot and bookkeeping lines are not.
+func stored(e *transcripts.Entry) bool {
+	switch e.Type {
+	case "user", "assistant":
+		return true
+	case "system":
+		switch e.Subtype {
+		case "compact_boundary", "microcompact_boundary", "api_error":
+			return true
+		case "stop_hook_summary", "turn_duration":
+			return false
+		}
+		return strings.TrimSpace(e.Text) != ""
+	}
+	return false
+}
+
+// redactEntry removes secrets from every text of e that may be stored or
+// aggregated (so session states, titles and commands are clean too), and
+// returns where they were.
+func redactEntry(e *transcripts.Entry) []fieldFinding {
+	var out []fieldFinding
+	str := func(field string, s *string) {
+		if *s == "" {
+			return
+		}
+		red, fs := redact.Redact(*s)
+		if len(fs) == 0 {
+			return
+		}
+		*s = red
+		for _, f := range fs {
+			out = append(out, fieldFinding{field, f})
+		}
+	}
+	str("text", &e.Text)
+	str("cwd", &e.CWD)
+	str("branch", &e.GitBranch)
+	str("summary", &e.Summary)
+	str("custom_title", &e.CustomTitle)
+	str("ai_title", &e.AITitle)
+	str("last_prompt", &e.LastPrompt)
+	for i := range e.Blocks {
+		b := &e.Blocks[i]
+		str("block:"+strconv.Itoa(i), &b.Text)
+		if len(b.ToolInput) > 0 {
+			// Redacted spans never start or end inside a JSON escape, so
+			// the raw input stays valid JSON.
+			in := string(b.ToolInput)
+			red, fs := redact.Redact(in)
+			if len(fs) > 0 {
+				b.ToolInput = []byte(red)
+				for _, f := range fs {
+					out = append(out, fieldFinding{"block:" + strconv.Itoa(i) + ":input", f})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// row builds the entries row of a stored line.
+func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
+	r := &entryRow{uuid: e.UUID, parent: e.ParentUUID, typ: e.Type, subtype: e.Subtype, line: e.Line}
+	if !e.Timestamp.IsZero() {
+		r.ts = e.Timestamp.UnixMilli()
+	}
+	agent := f.AgentID
+	if agent == "" {
+		agent = e.AgentID
+	}
+	r.agent = agent
+	// The same rule as transcripts.LoadConversation: subagent files, and
+	// 2.1 sidechain lines that name their agent, form the agent's thread;
+	// older inline sidechains stay in the main thread.
+	if f.Kind != transcripts.MainFile || (e.IsSidechain && agent != "") {
+		r.flags |= flagAgentThread
+	}
+	if e.IsSidechain {
+		r.flags |= flagSidechain
+	}
+	if e.IsMeta {
+		r.flags |= flagMeta
+	}
+	if e.IsCompactSummary {
+		r.flags |= flagCompactSummary
+	}
+	if e.StringContent {
+		r.flags |= flagStringContent
+	}
+	se := storedEntry{LogicalParent: e.LogicalParentUUID, CompactTrigger: e.CompactTrigger,
+		PreTokens: e.PreTokens, ResultAgent: e.ResultAgentID}
+	switch e.Type {
+	case "system":
+		r.role = roleSystem
+		r.text = transcripts.HeadTail(e.Text, p.head, p.tail)
+		if r.text != "" {
+			r.block = transcripts.BlockText // for search filters; system rows keep no blocks
+		}
+	default:
+		switch {
+		case e.Type == "assistant":
+			r.role = roleAssistant
+		case transcripts.IsRealPrompt(e):
+			r.role = roleUser
+		case e.IsToolResultOnly():
+			r.role = roleTool
+		default:
+			r.role = roleSystem
+		}
+		r.text, r.block, se.Blocks = p.blocks(e.Blocks)
+		// Must select exactly what embeddableWhere (derived_sql.go) selects;
+		// SQL's trim() strips spaces only.
+		r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && blankFree(r.text)
+	}
+	if r.uuid == "" {
+		r.uuid = syntheticUUID(e, r.text)
+	}
+	// The common single text or thinking block needs no JSON at all: the
+	// block column and the text say everything.
+	if len(se.Blocks) == 1 && se.Blocks[0].bare() &&
+		(se.Blocks[0].Type == transcripts.BlockText || se.Blocks[0].Type == transcripts.BlockThinking) {
+		se.Blocks = nil
+	}
+	if se.Blocks != nil || se.LogicalParent != "" || se.CompactTrigger != "" || se.PreTokens != 0 || se.ResultAgent != "" {
+		r.data, _ = json.Marshal(se)
+	}
+	return r
+}
+
+// blocks returns an entry's searchable text, its dominant block kind (the
+// one contributing most text, so search can filter thinking or tool output
+// out) and the blocks to store. A single block's text is not repeated in
+// the JSON: it is the entry's text.
+func (p *preparer) blocks(bs []transcripts.Block) (string, string, []storedBlock) {
+	if len(bs) == 0 {
+		return "", "", nil
+	}
+	out := make([]storedBlock, len(bs))
+	parts := make([]string, 0, len(bs))
+	weight := map[string]int{}
+	dominant := ""
+	for i := range bs {
+		b := &bs[i]
+		sb := storedBlock{Type: b.Type, ToolID: b.ToolID, ToolName: b.ToolName, ToolUseID: b.ToolUseID,
+			IsError: b.IsError, MediaType: b.MediaType, Size: b.Size}
+		var search string
+		switch b.Type {
+		case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+			search = transcripts.ToolSearchText(b)
+			if len(b.ToolInput) > 0 {
+				sb.Input = p.shrinkInput(b.ToolInput)
+			}
+		case transcripts.BlockToolResult:
+			sb.Text = transcripts.HeadTail(b.Text, p.head, p.tail)
+			search = sb.Text
+		case transcripts.BlockImage, transcripts.BlockDocument, transcripts.BlockRedactedThinking:
+			sb.Text = b.Text // a placeholder: shown, not searched
+		default:
+			sb.Text = b.Text
+			search = b.Text
+		}
+		if search != "" {
+			parts = append(parts, search)
+		}
+		weight[b.Type] += len(search)
+		if dominant == "" || weight[b.Type] > weight[dominant] {
+			dominant = b.Type
+		}
+		out[i] = sb
+	}
+	text := strings.Join(parts, "\n")
+	if len(out) == 1 && textIsSearch(out[0].Type) && out[0].Text == text {
+		out[0].Text = ""
+	}
+	return text, dominant, out
+}
+
+// blankFree reports whether text is worth indexing: SQL's trim(text) != ''.
+func blankFree(text string) bool { return strings.Trim(text, " ") != "" }
+
+// textIsSearch reports whether a block's text is its searchable text (so a
+// lone block's text is the entry's text and is not stored twice).
+func textIsSearch(kind string) bool {
+	switch kind {
+	case transcripts.BlockToolUse, transcripts.BlockServerToolUse, transcripts.BlockImage,
+		transcripts.BlockDocument, transcripts.BlockRedactedThinking:
+		return false
+	}
+	return true
+}
+
+// bare reports whether a stored block carries nothing but its type (and
+// text, which then lives in the entry's text column).
+func (b *storedBlock) bare() bool {
+	return b.Text == "" && b.ToolID == "" && b.ToolName == "" && len(b.Input) == 0 && b.ToolUseID == "" &&
+		!b.IsError && b.MediaType == "" && b.Size == 0
+}
+
+// Tool inputs are kept to re-render a call as one line (the command, path,
+// pattern, URL or description: what transcripts.ToolSummary reads), not to
+// replay it: file bodies and edit strings stay in the transcript. The
+// fields ToolSummary and ToolSearchText read keep their first inputHead and
+// last inputTail bytes; other strings keep a previewBytes preview.
+const (
+	inputHead    = 300
+	inputTail    = 100
+	previewBytes = 100
+	// fallbackInputBytes is how much JSON ToolSummary may show of an
+	// input without known fields.
+	fallbackInputBytes = 2000
+)
+
+// summaryFields are the tool input members transcripts.ToolInput decodes.
+var summaryFields = map[string]bool{"command": true, "description": true, "file_path": true, "notebook_path": true,
+	"path": true, "pattern": true, "url": true, "query": true, "prompt": true, "subagent_type": true}
+
+// shrinkInput keeps a tool input small (see inputHead). Large arrays keep
+// their length with placeholder elements (TodoWrite is summarised by its
+// number of todos); large objects become a preview of their JSON. Small
+// inputs are kept as is.
+func (p *preparer) shrinkInput(raw []byte) jsontext.Value {
+	const limit = inputHead + inputTail + 64
+	raw = bytes.TrimSpace(raw)
+	if len(raw) <= limit {
+		return jsontext.Value(raw)
+	}
+	// A tool none of whose fields ToolSummary knows is summarised by the
+	// start of its JSON: keep such inputs whole while they are small.
+	if len(raw) <= fallbackInputBytes && transcripts.DecodeToolInput(raw) == (transcripts.ToolInput{}) {
+		return jsontext.Value(raw)
+	}
+	cut := func(name, s string) jsontext.Token {
+		if summaryFields[name] {
+			return jsontext.String(transcripts.HeadTail(s, inputHead, inputTail))
+		}
+		return jsontext.String(transcripts.HeadTail(s, previewBytes, 0))
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var buf bytes.Buffer
+	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	fallback := func() jsontext.Value {
+		v, _ := json.Marshal(map[string]string{"_input": transcripts.HeadTail(string(raw), inputHead, inputTail)})
+		return v
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return fallback()
+	}
+	if enc.WriteToken(jsontext.BeginObject) != nil {
+		return fallback()
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return fallback()
+		}
+		name := tok.String() // the token is only valid until the next read
+		val, err := dec.ReadValue()
+		if err != nil {
+			return fallback()
+		}
+		if err := enc.WriteToken(jsontext.String(name)); err != nil {
+			return fallback()
+		}
+		switch {
+		case val.Kind() == '"' && len(val) > previewBytes+64:
+			var s string
+			if json.Unmarshal(val, &s, jsontext.AllowInvalidUTF8(true)) != nil {
+				return fallback()
+			}
+			err = enc.WriteToken(cut(name, s))
+		case len(val) <= previewBytes+64 || val.Kind() == '"':
+			err = enc.WriteValue(val)
+		case val.Kind() == '[':
+			var items []jsontext.Value
+			if json.Unmarshal(val, &items, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) != nil {
+				return fallback()
+			}
+			err = enc.WriteValue(jsontext.Value("[" + strings.TrimSuffix(strings.Repeat("0,", len(items)), ",") + "]"))
+		default:
+			err = enc.WriteToken(cut(name, string(val)))
+		}
+		if err != nil {
+			return fallback()
+		}
+	}
+	if enc.WriteToken(jsontext.EndObject) != nil {
+		return fallback()
+	}
+	return jsontext.Value(bytes.TrimSpace(buf.Bytes()))
+}
+
+// syntheticUUID names a stored line that has no uuid (very old formats):
+// a hash of what identifies it, so re-reading the same line finds the same
+// row instead of counting it twice.
+func syntheticUUID(e *transcripts.Entry, text string) string {
+	h := fnv.New128a()
+	for _, s := range []string{e.SessionID, e.Type, e.Subtype, e.Timestamp.String(), e.MessageID, e.RequestID, text} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return "nouuid-" + hex.EncodeToString(h.Sum(nil))
+}
+
+// decodeEntry rebuilds a transcripts.Entry from its row.
+func decodeEntry(sid string, r *entryRow) (transcripts.Entry, error) {
+	e := transcripts.Entry{Type: r.typ, Subtype: r.subtype, UUID: r.uuid, ParentUUID: r.parent,
+		SessionID: sid, AgentID: r.agent, Line: r.line,
+		IsSidechain: r.flags&flagSidechain != 0, IsMeta: r.flags&flagMeta != 0,
+		IsCompactSummary: r.flags&flagCompactSummary != 0, StringContent: r.flags&flagStringContent != 0}
+	if strings.HasPrefix(e.UUID, "nouuid-") {
+		e.UUID = ""
+	}
+	if r.ts != 0 {
+		e.Timestamp = unixMilli(r.ts)
+	}
+	switch r.typ {
+	case "user":
+		e.Role = "user"
+	case "assistant":
+		e.Role = "assistant"
+	}
+	var se storedEntry
+	if len(r.data) > 0 {
+		if err := json.Unmarshal(r.data, &se); err != nil {
+			return e, err
+		}
+	}
+	e.LogicalParentUUID, e.CompactTrigger, e.PreTokens, e.ResultAgentID =
+		se.LogicalParent, se.CompactTrigger, se.PreTokens, se.ResultAgent
+	if r.typ == "system" {
+		e.Text = r.text
+		return e, nil
+	}
+	switch {
+	case len(se.Blocks) > 0:
+		e.Blocks = make([]transcripts.Block, len(se.Blocks))
+		for i, sb := range se.Blocks {
+			e.Blocks[i] = transcripts.Block{Type: sb.Type, Text: sb.Text, ToolID: sb.ToolID, ToolName: sb.ToolName,
+				ToolInput: []byte(sb.Input), ToolUseID: sb.ToolUseID, IsError: sb.IsError, MediaType: sb.MediaType, Size: sb.Size}
+		}
+		if len(e.Blocks) == 1 && e.Blocks[0].Text == "" && textIsSearch(e.Blocks[0].Type) {
+			e.Blocks[0].Text = r.text
+		}
+	case r.block != "":
+		e.Blocks = []transcripts.Block{{Type: r.block, Text: r.text}}
+	}
+	return e, nil
+}

@@ -1,0 +1,322 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn/transcripts"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// Projects lists projects, most recently used first. Size is the bytes of
+// their transcript files still on disk.
+func (s *Store) Projects() ([]transcripts.ProjectSummary, error) {
+	rows, err := s.r.Query(`SELECT p.name, p.decoded_path,
+		(SELECT count(*) FROM sessions s WHERE s.project = p.id AND s.entries > 0),
+		(SELECT coalesce(max(s.end_ns), 0) FROM sessions s WHERE s.project = p.id AND s.entries > 0),
+		(SELECT coalesce(sum(max(f.size, 0)), 0) FROM files f WHERE f.project = p.id AND f.present = 1),
+		(SELECT s.project_path FROM sessions s WHERE s.project = p.id AND s.entries > 0 ORDER BY s.start_ns, s.sid LIMIT 1)
+		FROM projects p`)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []transcripts.ProjectSummary
+	for rows.Next() {
+		var ps transcripts.ProjectSummary
+		var last int64
+		var path sql.NullString
+		if err := rows.Scan(&ps.Name, &ps.Path, &ps.Sessions, &last, &ps.Size, &path); err != nil {
+			return nil, err
+		}
+		if path.Valid && path.String != "" {
+			ps.Path = path.String // the oldest session's first cwd, as transcripts.Scan
+		}
+		ps.LastUsed = fromUnixNano(last)
+		out = append(out, ps)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].LastUsed.After(out[j].LastUsed) })
+	return out, rows.Err()
+}
+
+// SessionFilter selects sessions.
+type SessionFilter struct {
+	Project string    // text contained in the project path or folder name; "" = all
+	Since   time.Time // only sessions active (ending) at or after Since; zero = all
+	Limit   int       // 0 = no limit
+}
+
+const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_source, s.first_prompt, s.start_ns, s.end_ns,
+	s.prompts, s.turns, s.tool_calls, s.errors, s.entries, s.compactions,
+	s.input_tokens, s.output_tokens, s.cache_creation_tokens, s.cache_read_tokens,
+	s.has_main_file, s.archived, s.detail`
+
+// Sessions lists sessions newest first (by start), as transcripts.Scan does.
+// Sessions without a user or assistant entry are not listed.
+func (s *Store) Sessions(f SessionFilter) ([]*transcripts.Session, error) {
+	q := `SELECT ` + sessionCols + ` FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0`
+	var args []any
+	if f.Project != "" {
+		q += ` AND (instr(s.project_path, ?) > 0 OR instr(p.name, ?) > 0)`
+		args = append(args, f.Project, f.Project)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND s.end_ns >= ?`
+		args = append(args, f.Since.UnixNano())
+	}
+	q += ` ORDER BY s.start_ns DESC, s.sid`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	return s.querySessions(context.Background(), q, args...)
+}
+
+func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*transcripts.Session, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	var out []*transcripts.Session
+	byID := map[int64]*transcripts.Session{}
+	var ids []int64
+	for rows.Next() {
+		var ss transcripts.Session
+		var id, start, end int64
+		var archived bool
+		var detail []byte
+		u := &ss.Usage
+		if err := rows.Scan(&id, &ss.ID, &ss.Project, &ss.ProjectPath, &ss.Title, &ss.TitleSource, &ss.FirstPrompt, &start, &end,
+			&ss.Prompts, &ss.AssistantTurns, &ss.ToolCalls, &ss.Errors, &ss.Entries, &ss.Compactions,
+			&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens,
+			&ss.HasMainFile, &archived, &detail); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ss.Start, ss.End = fromUnixNano(start), fromUnixNano(end)
+		ss.SourceExists = !archived
+		var d sessionDetail
+		if err := json.Unmarshal(detail, &d); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%w: session %s: detail: %v", ErrCorrupt, ss.ID, err)
+		}
+		ss.Branches, ss.Models, ss.Versions, ss.FilesRead, ss.FilesEdited, ss.Commands, ss.Subagents =
+			d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands, d.Subagents
+		out = append(out, &ss)
+		byID[id] = &ss
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	// Source files, in the order they were first read.
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		chunk := ids[:n]
+		ids = ids[n:]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT sf.session, f.path FROM session_files sf JOIN files f ON f.id = sf.file
+			WHERE sf.session IN (`+sqlList(len(chunk))+`) ORDER BY f.id`, args...)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		for rows.Next() {
+			var id int64
+			var path string
+			if err := rows.Scan(&id, &path); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ss := byID[id]
+			ss.SourceFiles = append(ss.SourceFiles, path)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// resolve finds the one listed session whose id starts with prefix, with
+// transcripts.ResolveSessionID's errors (too short, unknown, ambiguous).
+func (s *Store) resolve(ctx context.Context, prefix string) (int64, string, error) {
+	prefix = strings.TrimSpace(prefix)
+	if len(prefix) < transcripts.MinIDPrefix {
+		_, err := transcripts.ResolveSessionID(prefix, nil)
+		return 0, "", err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT id, sid FROM sessions WHERE entries > 0 AND substr(sid, 1, ?) = ?`, len(prefix), prefix)
+	if err != nil {
+		return 0, "", s.wrap(err)
+	}
+	defer rows.Close()
+	byID := map[string]int64{}
+	var ids []string
+	for rows.Next() {
+		var id int64
+		var sid string
+		if err := rows.Scan(&id, &sid); err != nil {
+			return 0, "", err
+		}
+		byID[sid] = id
+		ids = append(ids, sid)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, "", err
+	}
+	sid, err := transcripts.ResolveSessionID(prefix, ids)
+	if err != nil {
+		return 0, "", err
+	}
+	return byID[sid], sid, nil
+}
+
+// Session returns the session whose id starts with idPrefix (8+ characters).
+func (s *Store) Session(idPrefix string) (*transcripts.Session, error) {
+	return s.session(context.Background(), idPrefix)
+}
+
+func (s *Store) session(ctx context.Context, idPrefix string) (*transcripts.Session, error) {
+	id, sid, err := s.resolve(ctx, idPrefix)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := s.querySessions(ctx, `SELECT `+sessionCols+` FROM sessions s JOIN projects p ON p.id = s.project WHERE s.id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 {
+		return nil, fmt.Errorf("session %s vanished while reading it", sid)
+	}
+	return ss[0], nil
+}
+
+// Conversation rebuilds a session's conversation from the store alone, so
+// it can be shown after its transcript files are gone: the main thread in
+// order, subagent threads by agent id, and which call spawned which agent.
+// Tool output is the stored head and tail, not the full text.
+func (s *Store) Conversation(ctx context.Context, idPrefix string) (*transcripts.Conversation, error) {
+	sess, err := s.session(ctx, idPrefix)
+	if err != nil {
+		return nil, err
+	}
+	c := &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}}
+	rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.file, e.line, e.agent, e.parent, e.type, e.subtype, e.role, e.block,
+		e.ts, e.flags, e.text, e.data FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? ORDER BY e.id`, sess.ID)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	files := map[int64]bool{}
+	for rows.Next() {
+		var r entryRow
+		var file int64
+		var data sql.RawBytes
+		if err := rows.Scan(&r.uuid, &file, &r.line, &r.agent, &r.parent, &r.typ, &r.subtype, &r.role, &r.block,
+			&r.ts, &r.flags, &r.text, &data); err != nil {
+			return nil, err
+		}
+		r.data = data
+		e, err := decodeEntry(sess.ID, &r)
+		if err != nil {
+			return nil, fmt.Errorf("%w: entry %s of session %s: %v", ErrCorrupt, r.uuid, sess.ID, err)
+		}
+		if r.flags&flagAgentThread != 0 {
+			c.Agents[r.agent] = append(c.Agents[r.agent], e)
+			continue
+		}
+		files[file] = true
+		c.Entries = append(c.Entries, e)
+		if e.ResultAgentID != "" {
+			for _, b := range e.Blocks {
+				if b.Type == transcripts.BlockToolResult {
+					c.SpawnedBy[b.ToolUseID] = e.ResultAgentID
+				}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Lines of one session from several files interleave by time, as in
+	// transcripts.LoadConversation.
+	if len(files) > 1 {
+		sort.SliceStable(c.Entries, func(i, j int) bool {
+			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp
+			return !a.IsZero() && !b.IsZero() && a.Before(b)
+		})
+	}
+	for _, ag := range sess.Subagents {
+		if ag.ToolUseID != "" && ag.AgentID != "" {
+			c.SpawnedBy[ag.ToolUseID] = ag.AgentID
+		}
+	}
+	return c, nil
+}
+
+// StoreStats are counts for status lines.
+type StoreStats struct {
+	Projects         int
+	Sessions         int // with a conversation
+	ArchivedSessions int // whose transcript files are all gone
+	Entries          int
+	Files            int
+	MissingFiles     int
+	Redactions       int
+	FTSQueue         int // documents waiting for the full-text index
+	EmbedQueue       int // documents waiting for an embedding
+	Embeddings       int
+	DBBytes          int64 // the database file plus its WAL and shared-memory files
+	LastSync         time.Time
+	SchemaVersion    int
+}
+
+// Stats counts what the store holds.
+func (s *Store) Stats() (StoreStats, error) {
+	var st StoreStats
+	var last sql.NullString
+	err := s.r.QueryRow(`SELECT
+		(SELECT count(*) FROM projects),
+		(SELECT count(*) FROM sessions WHERE entries > 0),
+		(SELECT count(*) FROM sessions WHERE entries > 0 AND archived = 1),
+		(SELECT count(*) FROM entries),
+		(SELECT count(*) FROM files),
+		(SELECT count(*) FROM files WHERE present = 0),
+		(SELECT count(*) FROM redactions),
+		(SELECT count(*) FROM fts_queue),
+		(SELECT count(*) FROM embed_queue),
+		(SELECT count(*) FROM embeddings),
+		(SELECT CAST(value AS TEXT) FROM kv WHERE key = 'last_sync')`).Scan(
+		&st.Projects, &st.Sessions, &st.ArchivedSessions, &st.Entries, &st.Files, &st.MissingFiles,
+		&st.Redactions, &st.FTSQueue, &st.EmbedQueue, &st.Embeddings, &last)
+	if err != nil {
+		return st, s.wrap(err)
+	}
+	if last.Valid {
+		if ms, err := strconv.ParseInt(last.String, 10, 64); err == nil {
+			st.LastSync = unixMilli(ms)
+		}
+	}
+	st.SchemaVersion = SchemaVersion
+	for _, p := range []string{s.path, s.path + "-wal", s.path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil {
+			st.DBBytes += fi.Size()
+		}
+	}
+	return st, nil
+}
+
+// sqlList is n comma-separated placeholders for an IN (...) list.
+func sqlList(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

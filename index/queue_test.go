@@ -1,0 +1,231 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A summary line whose leaf arrives later stays pending, then titles the
+// leaf's session, as transcripts.Builder would title it.
+func TestSummaryResolvesWhenItsLeafArrives(t *testing.T) {
+	claude := copyTree(t, sampleDir)
+	const (
+		titled = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7" // holds the leaf, has no higher title
+		holder = "1af7fc5e-8455-4414-9ccd-011d40f70b2a" // holds the summary line
+	)
+	dir := filepath.Join(claude, "projects/-path-to-Demo")
+	leafFile := filepath.Join(dir, titled+".jsonl")
+	leafData, _ := os.ReadFile(leafFile)
+	// Hide the leaf's file for the first sync.
+	hidden := filepath.Join(t.TempDir(), "hidden.jsonl")
+	if err := os.Rename(leafFile, hidden); err != nil {
+		t.Fatal(err)
+	}
+	var leaf string
+	for _, line := range strings.Split(string(leafData), "\n") {
+		if strings.Contains(line, `"type":"assistant"`) {
+			leaf = line[strings.Index(line, `"uuid":"`)+8:]
+			leaf = leaf[:strings.IndexByte(leaf, '"')]
+		}
+	}
+	appendFile(t, filepath.Join(dir, holder+".jsonl"), []byte(`{"type":"summary","summary":"Resolved later","leafUuid":"`+leaf+`"}`+"\n"))
+
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	if n := count(t, s, `SELECT count(*) FROM summaries WHERE session IS NULL`); n != 1 {
+		t.Fatalf("%d pending summaries, want 1", n)
+	}
+	if err := os.Rename(hidden, leafFile); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	os.Chtimes(leafFile, now, now)
+	mustSync(t, s, claude, SyncOptions{})
+	sess, err := s.Session(titled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Title != "Resolved later" || sess.TitleSource != "summary" {
+		t.Fatalf("title %q (%s), want the summary", sess.Title, sess.TitleSource)
+	}
+	sameSessionsAnyOrder(t, storeSessions(t, s), scan(t, claude).Sessions)
+	docs, err := s.QueuedDocs(10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(docs, func(d DocRow) bool {
+		return d.ID == docSessionPrefix+titled && d.Kind == DocSession && d.Title == "Resolved later"
+	}) {
+		t.Fatal("the retitled session was not queued for the full-text index")
+	}
+}
+
+func TestQueues(t *testing.T) {
+	s, _ := openStore(t)
+	claude := copyTree(t, sampleDir)
+	var last Progress
+	calls := 0
+	mustSync(t, s, claude, SyncOptions{Progress: func(p Progress) { last = p; calls++ }})
+	if calls == 0 || last.FilesDone != last.FilesTotal || last.BytesDone != last.BytesTotal || last.FilesTotal == 0 {
+		t.Fatalf("progress: %d calls, last %+v", calls, last)
+	}
+	entries := count(t, s, `SELECT count(*) FROM entries WHERE trim(text) != ''`)
+	sessions := count(t, s, `SELECT count(*) FROM sessions WHERE entries > 0`)
+	var all []DocRow
+	for {
+		docs, err := s.QueuedDocs(500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) == 0 {
+			break
+		}
+		for _, d := range docs {
+			if d.Gone || d.Text == "" && d.Kind == DocMessage || d.Session == "" || d.Project == "" {
+				t.Fatalf("bad doc %+v", d)
+			}
+			if d.Kind == DocMessage && (d.Role == "" || d.Block == "" || d.Time.IsZero()) {
+				t.Fatalf("message doc without role, block or time: %+v", d)
+			}
+		}
+		all = append(all, docs...)
+		ids := make([]string, len(docs))
+		for i, d := range docs {
+			ids[i] = d.ID
+		}
+		if err := s.AckQueued(ids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(all) != entries+sessions {
+		t.Fatalf("%d queued docs, want %d entries + %d sessions", len(all), entries, sessions)
+	}
+	roles := map[string]int{}
+	for _, d := range all {
+		roles[d.Role+"/"+d.Block]++
+	}
+	for _, k := range []string{"user/text", "assistant/text", "assistant/tool_use", "tool/tool_result", "assistant/thinking"} {
+		if roles[k] == 0 {
+			t.Errorf("no %s documents (have %v)", k, roles)
+		}
+	}
+
+	emb, err := s.QueuedEmbeds(100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emb) == 0 || len(emb) != count(t, s, `SELECT count(*) FROM entries WHERE `+embeddableWhere) {
+		t.Fatalf("%d docs queued for embedding", len(emb))
+	}
+	for _, d := range emb {
+		if d.Block != "text" || (d.Role != "user" && d.Role != "assistant") {
+			t.Fatalf("embedding queued for %s/%s", d.Role, d.Block)
+		}
+	}
+	vecs := []VecRow{{ID: emb[0].ID, Vec: []float32{1, -2.5, 3}}, {ID: emb[1].ID, Vec: []float32{0.5, 0, -1}}}
+	if err := s.PutEmbeddings("test-3", vecs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Embeddings("test-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b VecRow) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(vecs, func(a, b VecRow) int { return strings.Compare(a.ID, b.ID) })
+	if fmt.Sprint(got) != fmt.Sprint(vecs) {
+		t.Fatalf("embeddings round trip: %v vs %v", got, vecs)
+	}
+	if left, _ := s.QueuedEmbeds(100000); len(left) != len(emb)-2 {
+		t.Fatalf("%d left in the embedding queue, want %d", len(left), len(emb)-2)
+	}
+
+	if _, ok, _ := s.Setting("model"); ok {
+		t.Fatal("unset setting found")
+	}
+	if err := s.SetSetting("model", []byte{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := s.Setting("model"); err != nil || !ok || string(v) != "\x01\x02\x03" {
+		t.Fatalf("setting: %v %v %v", v, ok, err)
+	}
+}
+
+// A hook opens the store with a short busy timeout: when a long sync holds
+// the write lock it fails fast with ErrBusy, and nothing is lost.
+func TestBusyStoreFailsFast(t *testing.T) {
+	claude := copyTree(t, sampleDir)
+	holder, dir := openStore(t)
+	tx, err := holder.w.BeginTx(context.Background(), nil) // immediate: takes the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO kv(key, value) VALUES ('lock', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	hook, err := OpenWith(dir, OpenOptions{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	start := time.Now()
+	_, err = hook.Sync(context.Background(), claude, SyncOptions{})
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("sync under a held lock: %v", err)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("busy sync took %v", el)
+	}
+	// Reads still work beside the writer.
+	if _, err := hook.Stats(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	st, err := hook.Sync(context.Background(), claude, SyncOptions{})
+	if err != nil || st.EntriesAdded == 0 {
+		t.Fatalf("sync after the lock was released: %+v %v", st, err)
+	}
+	_ = sql.ErrNoRows
+}
+
+func TestSessionLookup(t *testing.T) {
+	s, _ := openStore(t)
+	mustSync(t, s, sampleDir, SyncOptions{})
+	if _, err := s.Session("ae4a"); err == nil || !strings.Contains(err.Error(), "too short") {
+		t.Fatalf("short prefix: %v", err)
+	}
+	if _, err := s.Session("00000000"); err == nil || !strings.Contains(err.Error(), "no session matches") {
+		t.Fatalf("unknown prefix: %v", err)
+	}
+	ss, err := s.Session("ae4a77f8")
+	if err != nil || ss.ID != "ae4a77f8-aedd-4bc1-888f-c94edc91af04" {
+		t.Fatalf("prefix lookup: %v %v", ss, err)
+	}
+	got, err := s.Sessions(SessionFilter{Project: "Demo", Limit: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("filtered sessions: %d %v", len(got), err)
+	}
+	for _, x := range got {
+		if !strings.Contains(x.ProjectPath, "Demo") && !strings.Contains(x.Project, "Demo") {
+			t.Errorf("session %s of project %s", x.ID, x.ProjectPath)
+		}
+	}
+	all := storeSessions(t, s)
+	since := all[len(all)/2].End
+	recent, _ := s.Sessions(SessionFilter{Since: since})
+	for _, x := range recent {
+		if x.End.Before(since) {
+			t.Errorf("session %s ended %v, before %v", x.ID, x.End, since)
+		}
+	}
+	if len(recent) == 0 || len(recent) >= len(all) {
+		t.Errorf("since filter kept %d of %d", len(recent), len(all))
+	}
+}

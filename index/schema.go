@@ -1,0 +1,203 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order; the store's PRAGMA user_version is the
+// number applied. Never edit a released migration: append a new one.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+-- A folder under ~/.claude/projects. first_seen is when cairn first
+-- indexed it, last_seen the last time one of its files changed.
+CREATE TABLE projects (
+	id           INTEGER PRIMARY KEY,
+	name         TEXT NOT NULL UNIQUE,  -- folder name: the encoded cwd
+	decoded_path TEXT NOT NULL,         -- lossy decoding, the path of last resort
+	first_seen   INTEGER NOT NULL,      -- unix ms
+	last_seen    INTEGER NOT NULL
+);
+
+-- A transcript file and how far it has been read. The cursor is updated in
+-- the same transaction as the entries it covers.
+CREATE TABLE files (
+	id         INTEGER PRIMARY KEY,
+	path       TEXT NOT NULL UNIQUE,
+	kind       INTEGER NOT NULL,        -- transcripts.FileKind
+	project    INTEGER NOT NULL REFERENCES projects(id),
+	session_id TEXT NOT NULL,           -- from the file name; '' for legacy agent files
+	agent_id   TEXT NOT NULL,
+	size       INTEGER NOT NULL,        -- when last read
+	mtime      INTEGER NOT NULL,        -- unix ns, when last read
+	cur_offset INTEGER NOT NULL,        -- transcripts.Cursor
+	cur_line   INTEGER NOT NULL,
+	cur_fp     INTEGER NOT NULL,
+	present    INTEGER NOT NULL DEFAULT 1  -- 0: gone from disk; its entries are kept
+);
+
+-- One Claude Code session. The scalar columns serve listings and filters;
+-- detail holds the finished lists (JSON); state is the serialised
+-- transcripts.SessionState that new entries are added to, so appending to a
+-- session never re-reads it.
+CREATE TABLE sessions (
+	id             INTEGER PRIMARY KEY,
+	sid            TEXT NOT NULL UNIQUE,  -- the session id (a uuid)
+	project        INTEGER NOT NULL REFERENCES projects(id),
+	project_path   TEXT NOT NULL DEFAULT '',
+	title          TEXT NOT NULL DEFAULT '',
+	title_source   TEXT NOT NULL DEFAULT '',
+	first_prompt   TEXT NOT NULL DEFAULT '',
+	start_ns       INTEGER NOT NULL DEFAULT 0,
+	end_ns         INTEGER NOT NULL DEFAULT 0,
+	prompts        INTEGER NOT NULL DEFAULT 0,
+	turns          INTEGER NOT NULL DEFAULT 0,
+	tool_calls     INTEGER NOT NULL DEFAULT 0,
+	errors         INTEGER NOT NULL DEFAULT 0,
+	entries        INTEGER NOT NULL DEFAULT 0,  -- 0: no conversation yet; hidden
+	compactions    INTEGER NOT NULL DEFAULT 0,
+	input_tokens   INTEGER NOT NULL DEFAULT 0,
+	output_tokens  INTEGER NOT NULL DEFAULT 0,
+	cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
+	cache_read_tokens     INTEGER NOT NULL DEFAULT 0,
+	has_main_file  INTEGER NOT NULL DEFAULT 0,
+	archived       INTEGER NOT NULL DEFAULT 0,  -- 1: none of its files is on disk any more
+	detail         TEXT NOT NULL DEFAULT '{}',
+	state          BLOB,
+	state_version  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_start ON sessions(start_ns);
+CREATE INDEX sessions_project ON sessions(project);
+
+-- Which files hold a session's entries (a file can hold several sessions).
+CREATE TABLE session_files (
+	session INTEGER NOT NULL REFERENCES sessions(id),
+	file    INTEGER NOT NULL REFERENCES files(id),
+	PRIMARY KEY (session, file)
+) WITHOUT ROWID;
+
+-- One transcript line with a uuid (user, assistant and the system lines
+-- worth keeping). uuid is unique: INSERT OR IGNORE keeps the first seen
+-- across files. text is the searchable text after redaction; data the
+-- compact JSON needed to re-render the entry (NULL when text is enough).
+CREATE TABLE entries (
+	id      INTEGER PRIMARY KEY,
+	uuid    TEXT NOT NULL UNIQUE,
+	session INTEGER NOT NULL REFERENCES sessions(id),
+	file    INTEGER NOT NULL REFERENCES files(id),
+	line    INTEGER NOT NULL,
+	agent   TEXT NOT NULL DEFAULT '',  -- subagent thread it belongs to; '' = main thread
+	parent  TEXT NOT NULL DEFAULT '',  -- parentUuid
+	type    TEXT NOT NULL,             -- user, assistant, system
+	subtype TEXT NOT NULL DEFAULT '',
+	role    TEXT NOT NULL,             -- user (a real prompt), assistant, tool (tool results), system
+	block   TEXT NOT NULL DEFAULT '',  -- dominant block kind: text, thinking, tool_use, tool_result, image, ...
+	ts      INTEGER NOT NULL DEFAULT 0, -- unix ms
+	flags   INTEGER NOT NULL DEFAULT 0, -- see flag* in prepare.go
+	text    TEXT NOT NULL DEFAULT '',
+	data    TEXT
+);
+CREATE INDEX entries_session ON entries(session);
+
+-- Where secrets were removed; never the secret. entry is 0 for session
+-- metadata (titles, last prompts).
+CREATE TABLE redactions (
+	session INTEGER NOT NULL,
+	entry   INTEGER NOT NULL,
+	field   TEXT NOT NULL,     -- text, title, block:N:input, ...
+	start   INTEGER NOT NULL,  -- byte offset in the original field
+	length  INTEGER NOT NULL,
+	kind    TEXT NOT NULL,     -- redact.Kind*
+	PRIMARY KEY (session, entry, field, start)
+) WITHOUT ROWID;
+
+-- 1.x summary lines; session is set once leaf_uuid is found in entries.
+CREATE TABLE summaries (
+	id        INTEGER PRIMARY KEY,
+	leaf_uuid TEXT NOT NULL,
+	text      TEXT NOT NULL,
+	session   INTEGER REFERENCES sessions(id),
+	UNIQUE (leaf_uuid, text)
+);
+CREATE INDEX summaries_pending ON summaries(leaf_uuid) WHERE session IS NULL;
+
+-- Documents to (re)index in the derived indexes; consumers ack them.
+CREATE TABLE fts_queue (doc TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE embed_queue (doc TEXT PRIMARY KEY) WITHOUT ROWID;
+
+-- Vectors: little-endian float32, one per document and embedder.
+CREATE TABLE embeddings (
+	doc      TEXT NOT NULL,
+	embedder TEXT NOT NULL,     -- model, dims and version: vectors of different embedders never mix
+	dims     INTEGER NOT NULL,
+	vector   BLOB NOT NULL,
+	created  INTEGER NOT NULL,  -- unix ms
+	PRIMARY KEY (embedder, doc)
+) WITHOUT ROWID;
+
+-- Settings and small blobs (embedder models, last sync time).
+CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
+`,
+}
+
+// SchemaVersion is the schema this build writes.
+var SchemaVersion = len(migrations)
+
+// migrate brings the store to SchemaVersion. Each migration runs in its own
+// immediate transaction and re-reads the version inside it, so processes
+// opening a fresh store at the same time apply each migration once.
+func (s *Store) migrate(ctx context.Context) error {
+	db := s.w
+	if s.readOnly {
+		db = s.r
+	}
+	v, err := userVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn (or point it at another data dir)", ErrNewerSchema, s.path, v, SchemaVersion)
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	if s.readOnly {
+		return fmt.Errorf("%s has schema version %d, this cairn needs %d: open it once for writing (run `cairn index`)", s.path, v, SchemaVersion)
+	}
+	for {
+		done := false
+		err := s.writeTx(ctx, func(tx *sql.Tx) error {
+			v, err := userVersion(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if v > SchemaVersion {
+				return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn", ErrNewerSchema, s.path, v, SchemaVersion)
+			}
+			if v == SchemaVersion {
+				done = true
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrating %s to schema version %d: %w", s.path, v+1, err)
+			}
+			_, err = tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
+			return err
+		})
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func userVersion(ctx context.Context, q queryer) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}

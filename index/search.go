@@ -1,0 +1,373 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"cairn/index/embed"
+	"cairn/index/fts"
+)
+
+// Search modes.
+const (
+	ModeHybrid = "hybrid"
+	ModeText   = "text"
+	ModeVector = "vector"
+)
+
+// SearchQuery is what to look for and where.
+type SearchQuery struct {
+	Text     string
+	Mode     string // hybrid (default), text, vector
+	Limit    int    // default 10
+	Projects []string
+	Session  string
+	Roles    []string // user, assistant, tool, system
+	Since    time.Time
+	Until    time.Time
+	// Kinds: messages, summaries, memories, all (default all).
+	Kinds []string
+	// Subagents: nil = both, true = only subagent entries, false = none.
+	Subagents *bool
+	// NoThinking and NoToolOutput leave those entries out.
+	NoThinking   bool
+	NoToolOutput bool
+	// GroupBySession keeps the best result of each session.
+	GroupBySession bool
+	// Recency multiplies fused scores by a prior favouring recent results.
+	Recency bool
+	// Fusion is "weighted" (default: a convex combination of min-max
+	// normalised BM25 and cosine scores) or "rrf" (reciprocal rank fusion,
+	// k=60).
+	Fusion string
+	// VectorWeight is the weight of the vectors against BM25 (1); 0 uses
+	// DefaultVectorWeight or DefaultRRFVectorWeight.
+	VectorWeight float64
+	// Highlight wraps matched words in snippets (nil: plain text).
+	Highlight func(string) string
+}
+
+// The built-in vectors are a weak signal: hybrid must stay BM25-dominant so
+// they add paraphrase matches and break ties without pushing BM25's exact
+// hits down. Measured on index/testdata/eval (TestSearchQuality): weighted
+// fusion at 0.3 beats BM25 alone on every query type; rank fusion loses
+// BM25's score gaps and only stays level at a tie-breaking weight.
+const (
+	DefaultVectorWeight    = 0.3
+	DefaultRRFVectorWeight = 0.01
+)
+
+// SearchResult is one hit.
+type SearchResult struct {
+	Kind      string // message, summary, memory
+	SessionID string
+	Project   string
+	UUID      string // the entry, for messages
+	Role      string
+	Block     string
+	Timestamp time.Time
+	Score     float64
+	Title     string
+	Snippet   string
+	Subagent  bool
+	Archived  bool
+}
+
+// SearchResponse carries results and how they were found.
+type SearchResponse struct {
+	Results  []SearchResult
+	Mode     string // the mode actually used
+	Embedder string // the embedder used for vectors, "" when none
+	Notice   string // e.g. why search fell back to text only
+	Took     time.Duration
+}
+
+// Searcher holds what a search needs: the store, the full-text index and an
+// embedder with its vector cache. Open one per process (or per query in a
+// short-lived process) and Close it.
+type Searcher struct {
+	Store    *Store
+	FTS      *fts.Index
+	Embedder embed.Embedder // nil: no vectors
+	Vectors  *VecCache
+	notice   string
+}
+
+// OpenSearcher opens the full-text index (waiting up to lockWait for a
+// writer), indexes what is queued, and loads the built-in embedder and its
+// vector cache when they exist.
+func (s *Store) OpenSearcher(ctx context.Context, lockWait time.Duration) (*Searcher, error) {
+	ix, err := s.OpenFTS(lockWait)
+	if err != nil {
+		if errors.Is(err, fts.ErrLocked) {
+			return nil, fmt.Errorf("the full-text index is in use by another cairn process for more than %s: try again in a moment (%w)", lockWait, err)
+		}
+		return nil, err
+	}
+	if _, err := s.DrainFTS(ctx, ix, nil); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	sr := &Searcher{Store: s, FTS: ix}
+	m, ok, err := s.LoadBuiltinEmbedder()
+	switch {
+	case err != nil:
+		sr.notice = "vectors unavailable (" + err.Error() + "): text search only; run `cairn index --rebuild`"
+	case !ok:
+		sr.notice = "no embeddings yet: text search only (run `cairn index` to build them)"
+	default:
+		if err := s.RefreshVecCache(ctx, m.ID(), m.Dims()); err != nil {
+			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
+			break
+		}
+		vc, err := OpenVecCache(s.vecCachePath(), m.ID())
+		if err != nil {
+			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
+			break
+		}
+		sr.Embedder, sr.Vectors = m, vc
+	}
+	return sr, nil
+}
+
+// Close releases the indexes.
+func (sr *Searcher) Close() error {
+	if sr.Vectors != nil {
+		sr.Vectors.Close()
+	}
+	if sr.FTS != nil {
+		return sr.FTS.Close()
+	}
+	return nil
+}
+
+// candidates is how deep each ranking is read before fusion.
+const candidates = 100
+
+// Search runs a query.
+func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse, error) {
+	start := time.Now()
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
+	mode := q.Mode
+	if mode == "" {
+		mode = ModeHybrid
+	}
+	if mode != ModeHybrid && mode != ModeText && mode != ModeVector {
+		return nil, fmt.Errorf("unknown search mode %q: use hybrid, text or vector", mode)
+	}
+	resp := &SearchResponse{Mode: mode, Notice: sr.notice}
+	if sr.Embedder == nil && mode != ModeText {
+		resp.Mode = ModeText
+	}
+	if sr.Embedder != nil && resp.Mode != ModeText {
+		resp.Embedder = sr.Embedder.ID()
+	}
+	filter, err := q.ftsFilter()
+	if err != nil {
+		return nil, err
+	}
+	deep := candidates
+	if q.GroupBySession {
+		deep *= 3
+	}
+	var textRank []Scored
+	if resp.Mode != ModeVector {
+		hits, _, err := sr.FTS.Search(q.Text, filter, deep)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			textRank = append(textRank, Scored{ID: h.ID, Score: h.Score})
+		}
+	}
+	var vecRank []Scored
+	if resp.Mode != ModeText {
+		vs, err := sr.Embedder.Embed(ctx, embed.Query, []string{q.Text})
+		if err != nil {
+			return nil, err
+		}
+		if !embed.IsZero(vs[0]) {
+			vecRank = sr.Vectors.Search(vs[0], deep*3, nil)
+		}
+	}
+	// Load what we rank: vector candidates are filtered here (the vector
+	// cache holds no metadata).
+	ids := make([]string, 0, len(textRank)+len(vecRank))
+	for _, r := range textRank {
+		ids = append(ids, r.ID)
+	}
+	for _, r := range vecRank {
+		ids = append(ids, r.ID)
+	}
+	docs, err := sr.Store.docsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := vecRank[:0]
+	for _, r := range vecRank {
+		if d := docs[r.ID]; d != nil && q.accepts(d) {
+			kept = append(kept, r)
+		}
+		if len(kept) == deep {
+			break
+		}
+	}
+	vecRank = kept
+
+	var fused []Scored
+	switch {
+	case resp.Mode == ModeText:
+		fused = textRank
+	case resp.Mode == ModeVector:
+		fused = vecRank
+	case q.Fusion == "rrf":
+		w := q.VectorWeight
+		if w == 0 {
+			w = DefaultRRFVectorWeight
+		}
+		fused = FuseRRF(RRFK, []float64{1, w}, idsOf(textRank), idsOf(vecRank))
+	case q.Fusion == "" || q.Fusion == "weighted":
+		w := q.VectorWeight
+		if w == 0 {
+			w = DefaultVectorWeight
+		}
+		fused = FuseConvex(1/(1+w), textRank, vecRank)
+	default:
+		return nil, fmt.Errorf("unknown fusion %q: use weighted or rrf", q.Fusion)
+	}
+	now := time.Now()
+	if q.Recency {
+		for i := range fused {
+			if d := docs[fused[i].ID]; d != nil {
+				fused[i].Score *= RecencyWeight(d.Time, now, 90*24*time.Hour, 0.6)
+			}
+		}
+		sort.SliceStable(fused, func(i, j int) bool { return fused[i].Score > fused[j].Score })
+	}
+	terms := fts.QueryTerms(q.Text)
+	seen := map[string]bool{}
+	for _, f := range fused {
+		d := docs[f.ID]
+		if d == nil {
+			continue // indexed but gone from the store: the next drain removes it
+		}
+		if q.GroupBySession {
+			if seen[d.Session] {
+				continue
+			}
+			seen[d.Session] = true
+		}
+		resp.Results = append(resp.Results, SearchResult{
+			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
+			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
+			Snippet: fts.Snippet(d.Text, terms, 160, q.Highlight),
+		})
+		if len(resp.Results) == q.Limit {
+			break
+		}
+	}
+	resp.Took = time.Since(start)
+	return resp, nil
+}
+
+func idsOf(s []Scored) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.ID
+	}
+	return out
+}
+
+// publicKind names document kinds as the search command does.
+func publicKind(k string) string {
+	if k == DocSession {
+		return "summary"
+	}
+	return k
+}
+
+// docKinds maps the public kinds to document kinds.
+func docKinds(kinds []string) ([]string, error) {
+	var out []string
+	for _, k := range kinds {
+		switch strings.TrimSpace(k) {
+		case "", "all":
+			return nil, nil
+		case "messages", "message":
+			out = append(out, DocMessage)
+		case "summaries", "summary", "sessions":
+			out = append(out, DocSession)
+		case "memories", "memory":
+			out = append(out, "memory")
+		default:
+			return nil, fmt.Errorf("unknown kind %q: use messages, summaries, memories or all", k)
+		}
+	}
+	return out, nil
+}
+
+func (q *SearchQuery) ftsFilter() (fts.Filter, error) {
+	kinds, err := docKinds(q.Kinds)
+	if err != nil {
+		return fts.Filter{}, err
+	}
+	f := fts.Filter{Kinds: kinds, Projects: q.Projects, Roles: q.Roles, Since: q.Since, Until: q.Until, Subagents: q.Subagents}
+	if q.Session != "" {
+		f.Sessions = []string{q.Session}
+	}
+	if q.NoThinking {
+		f.ExcludeBlocks = append(f.ExcludeBlocks, "thinking", "redacted_thinking")
+	}
+	if q.NoToolOutput {
+		f.ExcludeBlocks = append(f.ExcludeBlocks, "tool_result")
+	}
+	return f, nil
+}
+
+// accepts applies the filters to a document (for vector candidates).
+func (q *SearchQuery) accepts(d *hit) bool {
+	kinds, _ := docKinds(q.Kinds)
+	if len(kinds) > 0 && !contains(kinds, d.Kind) {
+		return false
+	}
+	if len(q.Projects) > 0 && !contains(q.Projects, d.Project) {
+		return false
+	}
+	if q.Session != "" && d.Session != q.Session {
+		return false
+	}
+	if len(q.Roles) > 0 && !contains(q.Roles, d.Role) {
+		return false
+	}
+	if !q.Since.IsZero() && (d.Time.IsZero() || d.Time.Before(q.Since)) {
+		return false
+	}
+	if !q.Until.IsZero() && (d.Time.IsZero() || d.Time.After(q.Until)) {
+		return false
+	}
+	if q.Subagents != nil && *q.Subagents != d.Subagent {
+		return false
+	}
+	if q.NoThinking && strings.Contains(d.Block, "thinking") {
+		return false
+	}
+	if q.NoToolOutput && d.Block == "tool_result" {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

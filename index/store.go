@@ -1,0 +1,244 @@
+// Package index owns cairn's durable store: a SQLite database that is the
+// source of truth for everything indexed from Claude Code transcripts
+// (projects, files and their read cursors, sessions, entries, redaction
+// findings, embeddings and the work queues of the derived indexes). Nobody
+// else writes SQL.
+//
+// Every front end opens the store, does its job and closes it; there is no
+// daemon. Several processes may do so at once: SQLite in WAL mode lets
+// readers run beside one writer, and every write is one short immediate
+// transaction, so a kill -9 at any moment leaves a consistent store.
+//
+// Files: store.go (opening, pragmas, errors), schema.go (tables and
+// migrations), sync.go (reading transcripts into the store), prepare.go
+// (turning entries into rows: redaction, searchable text, compact blocks),
+// write.go (the transactions), queries.go (what the CLI reads back),
+// queue.go (work queues, embeddings, settings).
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DBName is the database file inside the data dir.
+const DBName = "cairn.db"
+
+// DefaultBusyTimeout is how long an interactive command waits for another
+// process's write transaction. Hooks should pass much less.
+const DefaultBusyTimeout = 5 * time.Second
+
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// BusyTimeout is how long a write waits for another process's
+	// transaction before failing with ErrBusy; 0 means DefaultBusyTimeout.
+	// Hooks run inside Claude Code's budget and should use ~100 ms: what
+	// they could not write is picked up by the next sync.
+	BusyTimeout time.Duration
+	// ReadOnly opens without creating or migrating anything; writes fail.
+	ReadOnly bool
+}
+
+// Store is an open cairn database. Its methods are safe for concurrent use.
+type Store struct {
+	path string
+	// w has exactly one connection: SQLite allows one writer at a time, and
+	// a second connection of the same process would only queue behind the
+	// first inside SQLite's unfair busy handler. Writers in this process
+	// queue in database/sql instead. r serves reads, which WAL lets run
+	// beside the writer.
+	w, r     *sql.DB
+	readOnly bool
+}
+
+// ErrNewerSchema is returned by Open for a store written by a newer cairn.
+var ErrNewerSchema = errors.New("store was written by a newer cairn")
+
+// ErrBusy wraps write failures caused by another process holding the
+// write lock longer than the busy timeout. Nothing was written; running
+// again later catches up.
+var ErrBusy = errors.New("store is busy (another cairn process is writing)")
+
+// ErrCorrupt wraps errors that mean the database file is damaged.
+var ErrCorrupt = errors.New("store is damaged")
+
+// Open opens (creating if needed) the store in dataDir. The directory is
+// made private (0700) and the database files 0600: they hold transcript
+// text, which is redacted but still personal.
+func Open(dataDir string) (*Store, error) { return OpenWith(dataDir, OpenOptions{}) }
+
+// OpenWith is Open with options.
+func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = DefaultBusyTimeout
+	}
+	path := filepath.Join(dataDir, DBName)
+	if !o.ReadOnly {
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("creating data dir %s: %w", dataDir, err)
+		}
+		if err := os.Chmod(dataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("making data dir %s private: %w", dataDir, err)
+		}
+		// Create the file ourselves so it never exists with the umask's
+		// permissions; SQLite gives the -wal and -shm files the mode of the
+		// database file.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("creating %s: %w", path, err)
+		}
+		f.Close()
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			if err := os.Chmod(p, 0o600); err != nil && !os.IsNotExist(err) {
+				return nil, fmt.Errorf("making %s private: %w", p, err)
+			}
+		}
+	} else if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no cairn store at %s: run `cairn index` first", path)
+	}
+	s := &Store{path: path, readOnly: o.ReadOnly}
+	if !o.ReadOnly {
+		if err := initPageSize(path, o.BusyTimeout); err != nil {
+			return nil, s.wrap(err)
+		}
+	}
+	var err error
+	if !o.ReadOnly {
+		if s.w, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, false)); err != nil {
+			return nil, err
+		}
+		s.w.SetMaxOpenConns(1)
+		s.w.SetMaxIdleConns(1)
+		s.w.SetConnMaxLifetime(0)
+		s.w.SetConnMaxIdleTime(0)
+	}
+	if s.r, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, true)); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.r.SetMaxOpenConns(4)
+	s.r.SetMaxIdleConns(2)
+	if err := s.migrate(context.Background()); err != nil {
+		s.Close()
+		return nil, s.wrap(err)
+	}
+	return s, nil
+}
+
+// pageSize of new stores. Entries rows are often 1-4 KB (tool output heads
+// and tails): 4 KB pages left 17% of their leaf pages empty on a 1 GB
+// corpus, 16 KB pages pack them ~8% smaller. Hook writes touch a handful of
+// pages, so the larger WAL frames cost nothing noticeable.
+const pageSize = 16384
+
+// initPageSize sets the page size of a new (empty) database file. It must
+// happen before journal_mode=WAL writes the header: after that the page size
+// is fixed. A second process racing here finds the header written and its
+// PRAGMA page_size is a no-op.
+func initPageSize(path string, busy time.Duration) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() > 0 {
+		return err
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+		fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds()))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA page_size = %d", pageSize)); err != nil {
+		return err
+	}
+	_, err = db.Exec("PRAGMA journal_mode = WAL")
+	return err
+}
+
+// dsn builds the modernc DSN. _txlock=immediate makes BEGIN take the write
+// lock up front: a deferred transaction that reads and then writes can fail
+// with SQLITE_BUSY without waiting, whereas BEGIN IMMEDIATE waits in the
+// busy handler. synchronous=NORMAL is durable across application crashes
+// in WAL mode (only an OS crash can lose the last transactions, which the
+// next sync re-reads from the transcripts anyway).
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", "cache_size(-8000)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		// Bulk sync touches the entries index all over: a 32 MB page cache
+		// (the default is 2 MB) keeps it in memory.
+		q.Add("_pragma", "cache_size(-32000)")
+		// Keep the WAL from staying huge after a cold index.
+		q.Add("_pragma", "journal_size_limit(67108864)")
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store. The last connection to close checkpoints the WAL.
+func (s *Store) Close() error {
+	var errs []error
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// wrap turns SQLite result codes into errors that say what to do.
+func (s *Store) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("%w: %s is not a readable SQLite database (%v). It was left untouched: move it aside (mv %s %s.broken) and run `cairn index` to rebuild the store from the transcripts", ErrCorrupt, s.path, err, s.path, s.path)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("%w: %s: %v", ErrBusy, s.path, err)
+		}
+	}
+	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) {
+		return err
+	}
+	if strings.Contains(err.Error(), "file is not a database") {
+		return fmt.Errorf("%w: %s is not a SQLite database. It was left untouched: move it aside and run `cairn index` to rebuild the store", ErrCorrupt, s.path)
+	}
+	return err
+}
+
+// writeTx runs fn in one immediate write transaction.
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.readOnly {
+		return errors.New("store opened read-only")
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return s.wrap(err)
+	}
+	return s.wrap(tx.Commit())
+}

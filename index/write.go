@@ -1,0 +1,381 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"cairn/transcripts"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// txWriter writes prepared files inside one transaction. Session states are
+// loaded inside the transaction, never cached across transactions: another
+// process may have added to them in between.
+type txWriter struct {
+	ctx context.Context
+	tx  *sql.Tx
+	y   *syncer
+
+	insEntry, insFTS, insEmbed, insRedaction, upFile, selSession, insSession,
+	updSession, insSessionFile, insSummary, upProject *sql.Stmt
+
+	sessions map[string]*sessionRow
+	dirty    []*sessionRow // in first-touched order
+
+	added, dups, redactions, summaries, sessionsWritten int
+}
+
+// sessionRow is a session being updated in this transaction.
+type sessionRow struct {
+	id      int64
+	sid     string
+	project string // folder name
+	st      *transcripts.SessionState
+	dirty   bool
+	files   map[int64]bool // files that gave it entries in this transaction
+	// what the search index last saw, to re-queue the session's document
+	// only when it changes
+	title, firstPrompt string
+}
+
+// sessionDetail is sessions.detail: the lists of a finished Session.
+type sessionDetail struct {
+	Branches    []string               `json:"branches,omitempty"`
+	Models      []string               `json:"models,omitempty"`
+	Versions    []string               `json:"versions,omitempty"`
+	FilesRead   []string               `json:"files_read,omitempty"`
+	FilesEdited []string               `json:"files_edited,omitempty"`
+	Commands    []string               `json:"commands,omitempty"`
+	Subagents   []transcripts.Subagent `json:"subagents,omitempty"`
+}
+
+// strip clears from s the lists detail holds, so the state blob does not
+// store them twice.
+func (d *sessionDetail) strip(s *transcripts.Session) {
+	s.Branches, s.Models, s.Versions, s.FilesRead, s.FilesEdited, s.Commands, s.Subagents = nil, nil, nil, nil, nil, nil, nil
+}
+
+// restore puts detail's lists back into a decoded state's Session. The
+// state's own Subagents list is always empty (Finish derives it).
+func (d *sessionDetail) restore(s *transcripts.Session) {
+	s.Branches, s.Models, s.Versions, s.FilesRead, s.FilesEdited, s.Commands =
+		d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands
+}
+
+func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) {
+	w := &txWriter{ctx: ctx, tx: tx, y: y, sessions: map[string]*sessionRow{}}
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&w.insEntry, `INSERT OR IGNORE INTO entries(uuid, session, file, line, agent, parent, type, subtype, role, block, ts, flags, text, data)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insFTS, `INSERT OR IGNORE INTO fts_queue(doc) VALUES (?)`},
+		{&w.insEmbed, `INSERT OR IGNORE INTO embed_queue(doc) VALUES (?)`},
+		{&w.insRedaction, `INSERT OR IGNORE INTO redactions(session, entry, field, start, length, kind) VALUES (?,?,?,?,?,?)`},
+		{&w.upFile, `INSERT INTO files(path, kind, project, session_id, agent_id, size, mtime, cur_offset, cur_line, cur_fp, present)
+			VALUES (?,?,?,?,?,?,?,?,?,?,1)
+			ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=excluded.mtime,
+				cur_offset=excluded.cur_offset, cur_line=excluded.cur_line, cur_fp=excluded.cur_fp, present=1
+			RETURNING id`},
+		{&w.selSession, `SELECT s.id, s.state, s.detail, s.state_version, p.name, s.title, s.first_prompt
+			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`},
+		{&w.insSession, `INSERT INTO sessions(sid, project) VALUES (?, ?) RETURNING id`},
+		{&w.updSession, `UPDATE sessions SET project_path=?, title=?, title_source=?, first_prompt=?, start_ns=?, end_ns=?,
+			prompts=?, turns=?, tool_calls=?, errors=?, entries=?, compactions=?,
+			input_tokens=?, output_tokens=?, cache_creation_tokens=?, cache_read_tokens=?,
+			has_main_file=?, archived = CASE WHEN ? THEN 0 ELSE archived END, detail=?, state=?, state_version=? WHERE id=?`},
+		{&w.insSessionFile, `INSERT OR IGNORE INTO session_files(session, file) VALUES (?, ?)`},
+		{&w.insSummary, `INSERT OR IGNORE INTO summaries(leaf_uuid, text) VALUES (?, ?)`},
+		{&w.upProject, `INSERT INTO projects(name, decoded_path, first_seen, last_seen) VALUES (?,?,?,?)
+			ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen RETURNING id`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.st = st
+	}
+	return w, nil
+}
+
+func (w *txWriter) close() {
+	for _, st := range []*sql.Stmt{w.insEntry, w.insFTS, w.insEmbed, w.insRedaction, w.upFile, w.selSession,
+		w.insSession, w.updSession, w.insSessionFile, w.insSummary, w.upProject} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// projectID returns the projects row of a folder, creating it; the first
+// time per sync it also records the folder as seen now.
+func (w *txWriter) projectID(name string) (int64, error) {
+	if id, ok := w.y.projects[name]; ok {
+		return id, nil
+	}
+	now := w.y.now.UnixMilli()
+	var id int64
+	if err := w.upProject.QueryRowContext(w.ctx, name, w.y.decodedPath(name), now, now).Scan(&id); err != nil {
+		return 0, fmt.Errorf("recording project %s: %w", name, err)
+	}
+	w.y.projects[name] = id
+	return id, nil
+}
+
+// file writes one file's entries and advances its cursor.
+func (w *txWriter) file(pf *preparedFile) error {
+	f := &pf.file
+	if pf.err != nil && len(pf.entries) == 0 && len(pf.summaries) == 0 {
+		return nil // unreadable: reported, cursor untouched, retried next time
+	}
+	pid, err := w.projectID(f.Project)
+	if err != nil {
+		return err
+	}
+	size := pf.cursor.Size
+	if pf.err != nil {
+		size = -1 // read only in part: make the next sync look again
+	}
+	var fid int64
+	if err := w.upFile.QueryRowContext(w.ctx, f.Path, int(f.Kind), pid, f.SessionID, f.AgentID, size, f.ModTime.UnixNano(),
+		pf.cursor.Offset, pf.cursor.Line, int64(pf.cursor.Fingerprint)).Scan(&fid); err != nil {
+		return fmt.Errorf("recording file %s: %w", f.Path, err)
+	}
+	for i := range pf.entries {
+		pe := &pf.entries[i]
+		sr, err := w.session(pe.sid, f.Project)
+		if err != nil {
+			return err
+		}
+		var entryID int64
+		if r := pe.row; r != nil {
+			res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
+				r.role, r.block, r.ts, r.flags, r.text, nullBytes(r.data))
+			if err != nil {
+				return fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				w.dups++ // first seen wins
+				continue
+			}
+			entryID, _ = res.LastInsertId()
+			w.added++
+			if blankFree(r.text) {
+				if _, err := w.insFTS.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
+					return err
+				}
+			}
+			if r.embed {
+				if _, err := w.insEmbed.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
+					return err
+				}
+			}
+		}
+		for _, ff := range pe.finds {
+			if _, err := w.insRedaction.ExecContext(w.ctx, sr.id, entryID, ff.field, ff.f.Start, ff.f.End-ff.f.Start, ff.f.Kind); err != nil {
+				return err
+			}
+			w.redactions++
+		}
+		sr.st.Add(f, pe.e)
+		sr.files[fid] = true
+		if !sr.dirty {
+			sr.dirty = true
+			w.dirty = append(w.dirty, sr)
+		}
+	}
+	for _, sm := range pf.summaries {
+		res, err := w.insSummary.ExecContext(w.ctx, sm.leaf, sm.text)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			w.summaries++
+		}
+	}
+	return nil
+}
+
+// session loads (or creates) a session's row and state inside the
+// transaction.
+func (w *txWriter) session(sid, project string) (*sessionRow, error) {
+	if sr := w.sessions[sid]; sr != nil {
+		return sr, nil
+	}
+	sr := &sessionRow{sid: sid, project: project, files: map[int64]bool{}}
+	var blob, detail []byte
+	var version int
+	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt)
+	switch {
+	case err == sql.ErrNoRows:
+		pid, err := w.projectID(project)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.insSession.QueryRowContext(w.ctx, sid, pid).Scan(&sr.id); err != nil {
+			return nil, fmt.Errorf("creating session %s: %w", sid, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("loading session %s: %w", sid, err)
+	case blob != nil && version != transcripts.StateVersion:
+		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d): rebuild the store (move %s aside and run `cairn index`)",
+			sid, version, transcripts.StateVersion, w.y.s.path)
+	}
+	if blob == nil {
+		sr.st = transcripts.NewSessionState(sid, sr.project)
+	} else {
+		var d sessionDetail
+		if sr.st, err = transcripts.UnmarshalState(blob); err == nil {
+			err = json.Unmarshal(detail, &d)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%v); rebuild the store (move %s aside and run `cairn index`)", ErrCorrupt, sid, err, w.y.s.path)
+		}
+		d.restore(&sr.st.Session)
+	}
+	w.sessions[sid] = sr
+	return sr, nil
+}
+
+// flushSessions writes the sessions changed in this transaction: their
+// finished columns and their state.
+func (w *txWriter) flushSessions() error {
+	for _, sr := range w.dirty {
+		fin := sr.st.Finish(w.y.decodedPath(sr.project))
+		d := sessionDetail{Branches: fin.Branches, Models: fin.Models, Versions: fin.Versions,
+			FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents}
+		detail, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		// The lists live in detail only; session() puts them back.
+		bare := *sr.st
+		d.strip(&bare.Session)
+		blob, err := transcripts.MarshalState(&bare)
+		if err != nil {
+			return err
+		}
+		u := fin.Usage
+		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.Title, fin.TitleSource, fin.FirstPrompt,
+			unixNano(fin.Start), unixNano(fin.End), fin.Prompts, fin.AssistantTurns, fin.ToolCalls, fin.Errors, fin.Entries,
+			fin.Compactions, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens,
+			fin.HasMainFile, len(sr.files) > 0, detail, blob, transcripts.StateVersion, sr.id); err != nil {
+			return fmt.Errorf("updating session %s: %w", sr.sid, err)
+		}
+		for fid := range sr.files {
+			if _, err := w.insSessionFile.ExecContext(w.ctx, sr.id, fid); err != nil {
+				return err
+			}
+		}
+		if fin.Entries > 0 && (fin.Title != sr.title || fin.FirstPrompt != sr.firstPrompt) {
+			if _, err := w.insFTS.ExecContext(w.ctx, docSessionPrefix+sr.sid); err != nil {
+				return err
+			}
+			sr.title, sr.firstPrompt = fin.Title, fin.FirstPrompt
+		}
+		sr.dirty = false
+		sr.files = map[int64]bool{}
+		w.sessionsWritten++
+	}
+	w.dirty = w.dirty[:0]
+	return nil
+}
+
+// finish settles what depends on the whole sync: files that disappeared,
+// sessions left without files (when some file's presence changed), and
+// summaries whose leaf has arrived.
+func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
+	for _, id := range missing {
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE files SET present = 0 WHERE id = ?`, id); err != nil {
+			return err
+		}
+	}
+	// Summaries resolve through their leaf uuid, possibly into another
+	// file's session (resume chains). Later lines win, as in the Builder.
+	type pending struct {
+		id           int64
+		text         string
+		sid, project string
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT sm.id, sm.text, ss.sid, p.name
+		FROM summaries sm JOIN entries e ON e.uuid = sm.leaf_uuid
+		JOIN sessions ss ON ss.id = e.session JOIN projects p ON p.id = ss.project
+		WHERE sm.session IS NULL ORDER BY sm.id`)
+	if err != nil {
+		return err
+	}
+	var todo []pending
+	for rows.Next() {
+		var p pending
+		if err := rows.Scan(&p.id, &p.text, &p.sid, &p.project); err != nil {
+			rows.Close()
+			return err
+		}
+		todo = append(todo, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range todo {
+		sr, err := w.session(p.sid, p.project)
+		if err != nil {
+			return err
+		}
+		sr.st.Summary = p.text
+		if !sr.dirty {
+			sr.dirty = true
+			w.dirty = append(w.dirty, sr)
+		}
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE summaries SET session = ? WHERE id = ?`, sr.id, p.id); err != nil {
+			return err
+		}
+	}
+	// A session is archived when none of its files is on disk (sessions
+	// that got entries from a file present now were un-archived as they
+	// were written). This visits every session, so only when needed.
+	if !presenceChanged {
+		return w.setLastSync()
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `UPDATE sessions SET archived = NOT EXISTS (
+			SELECT 1 FROM session_files sf JOIN files f ON f.id = sf.file WHERE sf.session = sessions.id AND f.present = 1)
+		WHERE archived != NOT EXISTS (
+			SELECT 1 FROM session_files sf JOIN files f ON f.id = sf.file WHERE sf.session = sessions.id AND f.present = 1)`); err != nil {
+		return err
+	}
+	return w.setLastSync()
+}
+
+func (w *txWriter) setLastSync() error {
+	_, err := w.tx.ExecContext(w.ctx, `INSERT INTO kv(key, value) VALUES ('last_sync', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, fmt.Appendf(nil, "%d", w.y.now.UnixMilli()))
+	return err
+}
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func unixMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func fromUnixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}

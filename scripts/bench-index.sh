@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Measures cold indexing, incremental re-indexing and whole-process search
+# on a large tree. Usage: scripts/bench-index.sh [CLAUDE_DIR] [DATA_DIR]
+# Default tree: /tmp/cairn-bench-1g (grown from ../shared/corpus/claude with
+# ../shared/tools/scale-corpus when missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-/tmp/cairn-bench-1g}
+data=${2:-/tmp/cairn-bench-data}
+if [ ! -d "$dir/projects" ]; then
+  echo "growing a 1 GB corpus into $dir ..." >&2
+  python3 ../shared/tools/scale-corpus ../shared/corpus/claude/projects "$dir/projects" 1024 >&2
+fi
+go build -o /tmp/cairn-bench .
+bin=/tmp/cairn-bench
+corpus_mb=$(du -sm "$dir" | cut -f1)
+echo "corpus: ${corpus_mb} MB, $(find "$dir" -name '*.jsonl' | wc -l) files"
+
+rm -rf "$data"
+/usr/bin/time -f "cold index: %e s wall, peak RSS %M KB" $bin index --claude-dir "$dir" --data "$data" 2>&1 | tail -2
+store_mb=$(du -sm "$data" | cut -f1)
+echo "store: ${store_mb} MB on disk ($(awk "BEGIN{printf \"%.0f\", 100*$store_mb/$corpus_mb}")% of the corpus): $(du -sh "$data"/* | tr '\n' ' ')"
+
+# Incremental: grow one session by 50 entries, re-index, 10 times.
+f=$(find "$dir/projects" -name '*.jsonl' -not -path '*subagents*' | head -1)
+sid=$(basename "$f" .jsonl)
+for i in $(seq 10); do
+  python3 - "$f" "$sid" "$i" <<'PY'
+import json, sys, uuid, datetime
+path, sid, run = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(path, "a") as out:
+    for k in range(50):
+        u = str(uuid.uuid4())
+        ts = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        out.write(json.dumps({"type": "user", "uuid": u, "sessionId": sid, "timestamp": ts, "cwd": "/bench",
+            "message": {"role": "user", "content": f"benchmark prompt {run}-{k} about websocket reconnect tests"}}) + "\n")
+PY
+  /usr/bin/time -f "%e" $bin index --claude-dir "$dir" --data "$data" 2>&1 >/dev/null | tail -1
+done | sort -n | awk '{t[NR]=$1} END {printf "incremental index (+50 entries, whole process): median %.0f ms, max %.0f ms\n", 1000*t[int((NR+1)/2)], 1000*t[NR]}'
+
+for q in "websocket reconnect" "mix phx.server" "how did I get the dev server to start" "dialyzer PLT"; do
+  for i in $(seq 10); do
+    /usr/bin/time -f "%e" $bin search "$q" --json --claude-dir "$dir" --data "$data" 2>&1 >/dev/null | tail -1
+  done | sort -n | awk -v q="$q" '{t[NR]=$1} END {printf "search %-40s whole process: median %.0f ms, max %.0f ms\n", "\"" q "\"", 1000*t[int((NR+1)/2)], 1000*t[NR]}'
+done

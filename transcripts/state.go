@@ -1,0 +1,432 @@
+package transcripts
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// StateVersion changes whenever the meaning or encoding of SessionState
+// changes. A store holding states of another version cannot keep adding to
+// them and must rebuild its sessions from the transcripts.
+const StateVersion = 1
+
+// SessionState is the running aggregate of one session: the Session being
+// built plus the sets that make counting idempotent (responses whose usage
+// was summed, assistant turns, spawned agents, title candidates).
+//
+// It is the one aggregation code path: Builder holds one per session in
+// memory, and a store keeps it serialised (MarshalState) so that entries
+// appended later are added to it without re-reading the session. Add must
+// see each entry once (callers de-duplicate by uuid, first seen wins) and in
+// file order; Finish derives the presentable Session without changing the
+// state, so adding can continue afterwards.
+type SessionState struct {
+	Session Session
+
+	Responses KeySet // message.id:requestId whose usage was summed
+	Turns     KeySet // assistant responses counted as turns
+
+	Agents map[string]*Subagent // agent id -> subagent seen through its entries
+	Spawns map[string]*Subagent // Task/Agent tool_use id -> the agent it asked for
+
+	// Title candidates, by precedence: CustomTitle > AITitle > LastPrompt >
+	// Summary > first prompt > Command > SidePrompt.
+	CustomTitle string
+	AITitle     string
+	LastPrompt  string
+	Summary     string // from a 1.x summary entry whose leafUuid is in this session
+	Command     string // first slash command
+	SidePrompt  string // first subagent prompt, for sessions known only through subagents
+
+	// Lookup sets for the Session's lists; not serialised, rebuilt from the
+	// lists when first needed.
+	idx *stateIndex
+}
+
+type stateIndex struct {
+	files, branches, models, versions, read, edited map[string]bool
+}
+
+// NewSessionState starts the state of session id in project (folder name).
+func NewSessionState(id, project string) *SessionState {
+	return &SessionState{Session: Session{ID: id, Project: project}}
+}
+
+// init makes the maps usable, also after decoding a state.
+func (st *SessionState) init() {
+	if st.idx != nil {
+		return
+	}
+	if st.Responses == nil {
+		st.Responses = KeySet{}
+	}
+	if st.Turns == nil {
+		st.Turns = KeySet{}
+	}
+	if st.Agents == nil {
+		st.Agents = map[string]*Subagent{}
+	}
+	if st.Spawns == nil {
+		st.Spawns = map[string]*Subagent{}
+	}
+	s := &st.Session
+	set := func(list []string) map[string]bool {
+		m := make(map[string]bool, len(list))
+		for _, v := range list {
+			m[v] = true
+		}
+		return m
+	}
+	st.idx = &stateIndex{files: set(s.SourceFiles), branches: set(s.Branches), models: set(s.Models),
+		versions: set(s.Versions), read: set(s.FilesRead), edited: set(s.FilesEdited)}
+}
+
+// Add feeds one entry of the session read from f. Summary entries are
+// ignored: their leafUuid names the session they describe, which only the
+// caller can resolve (it then sets Summary).
+func (st *SessionState) Add(f *File, e *Entry) {
+	if e.Type == "summary" {
+		return
+	}
+	st.init()
+	s := &st.Session
+	if !st.idx.files[f.Path] {
+		st.idx.files[f.Path] = true
+		s.SourceFiles = append(s.SourceFiles, f.Path)
+	}
+	if f.Kind == MainFile && f.SessionID == s.ID {
+		s.HasMainFile = true
+	}
+	switch e.Type {
+	case "custom-title":
+		if e.CustomTitle != "" {
+			st.CustomTitle = e.CustomTitle
+		}
+		return
+	case "ai-title":
+		if e.AITitle != "" {
+			st.AITitle = e.AITitle
+		}
+		return
+	case "last-prompt":
+		if e.LastPrompt != "" {
+			st.LastPrompt = e.LastPrompt
+		}
+		return
+	case "file-history-snapshot", "queue-operation":
+		return
+	}
+	if !e.Timestamp.IsZero() {
+		if s.Start.IsZero() || e.Timestamp.Before(s.Start) {
+			s.Start = e.Timestamp
+		}
+		if e.Timestamp.After(s.End) {
+			s.End = e.Timestamp
+		}
+	}
+	if s.ProjectPath == "" && e.CWD != "" {
+		s.ProjectPath = e.CWD
+	}
+	addOnce(st.idx.branches, &s.Branches, e.GitBranch)
+	addOnce(st.idx.versions, &s.Versions, e.Version)
+	sidechain := e.IsSidechain || f.Kind != MainFile
+	var agent *Subagent
+	if sidechain {
+		agent = st.agent(f, e)
+	}
+	switch e.Type {
+	case "system":
+		switch e.Subtype {
+		case "compact_boundary":
+			if !sidechain {
+				s.Compactions++
+			}
+		case "api_error":
+			s.Errors++
+		}
+	case "user", "assistant":
+		s.Entries++
+		if agent != nil {
+			agent.Entries++
+		}
+		st.message(e, sidechain)
+	}
+}
+
+// agent finds or creates the subagent record an entry belongs to.
+func (st *SessionState) agent(f *File, e *Entry) *Subagent {
+	id := f.AgentID
+	if id == "" {
+		id = e.AgentID
+	}
+	if id == "" {
+		return nil
+	}
+	ag := st.Agents[id]
+	if ag == nil {
+		ag = &Subagent{AgentID: id, File: f.Path}
+		if strings.HasPrefix(id, "acompact") {
+			ag.Type = "compact"
+		}
+		st.Agents[id] = ag
+	}
+	if f.Meta != nil {
+		if f.Meta.AgentType != "" {
+			ag.Type = f.Meta.AgentType
+		}
+		if f.Meta.Description != "" {
+			ag.Description = f.Meta.Description
+		}
+		if f.Meta.ToolUseID != "" {
+			ag.ToolUseID = f.Meta.ToolUseID
+		}
+	}
+	return ag
+}
+
+func (st *SessionState) message(e *Entry, sidechain bool) {
+	s := &st.Session
+	if e.Model != "<synthetic>" {
+		addOnce(st.idx.models, &s.Models, e.Model)
+	}
+	if e.Usage != nil {
+		key := e.MessageID + ":" + e.RequestID
+		if e.MessageID == "" {
+			key = "uuid:" + e.UUID
+		}
+		if st.Responses.Add(key) {
+			s.Usage.Add(*e.Usage)
+		}
+	}
+	if sidechain {
+		if st.SidePrompt == "" && e.Type == "user" && IsRealPrompt(e) {
+			st.SidePrompt = CleanPrompt(e.PromptText())
+		}
+		return
+	}
+	if e.Type == "assistant" {
+		key := e.MessageID
+		if key == "" {
+			key = "uuid:" + e.UUID
+		}
+		if st.Turns.Add(key) {
+			s.AssistantTurns++
+		}
+	}
+	if e.Type == "user" && IsRealPrompt(e) {
+		s.Prompts++
+		if IsCommandWrapper(e.PromptText()) {
+			if st.Command == "" {
+				st.Command = CleanPrompt(e.PromptText())
+			}
+		} else if s.FirstPrompt == "" {
+			s.FirstPrompt = CleanPrompt(e.PromptText())
+		}
+	}
+	if e.ResultAgentID != "" {
+		// toolUseResult.agentId links the spawning call to the agent.
+		for _, b := range e.Blocks {
+			if b.Type == BlockToolResult {
+				if sp := st.Spawns[b.ToolUseID]; sp != nil && sp.AgentID == "" {
+					sp.AgentID = e.ResultAgentID
+				}
+			}
+		}
+	}
+	for i := range e.Blocks {
+		b := &e.Blocks[i]
+		switch b.Type {
+		case BlockToolUse:
+			s.ToolCalls++
+			st.tool(b)
+		case BlockToolResult:
+			if b.IsError {
+				s.Errors++
+			}
+		}
+	}
+}
+
+func (st *SessionState) tool(b *Block) {
+	s := &st.Session
+	in := DecodeToolInput(b.ToolInput)
+	switch b.ToolName {
+	case "Read", "NotebookRead":
+		addOnce(st.idx.read, &s.FilesRead, firstNonEmpty(in.FilePath, in.NotebookPath))
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		addOnce(st.idx.edited, &s.FilesEdited, firstNonEmpty(in.FilePath, in.NotebookPath))
+	case "Bash":
+		if in.Command != "" {
+			s.Commands = append(s.Commands, in.Command)
+		}
+	}
+	if IsAgentTool(b.ToolName) {
+		sp := &Subagent{Type: in.SubagentType, Description: in.Description, ToolUseID: b.ToolID}
+		if sp.Type == "" {
+			sp.Type = "general-purpose"
+		}
+		st.Spawns[b.ToolID] = sp
+	}
+}
+
+// Finish returns the presentable Session: the title picked by precedence,
+// the project path defaulted to decodedPath, and the subagents merged with
+// the calls that spawned them. The state itself is left unchanged.
+func (st *SessionState) Finish(decodedPath string) *Session {
+	out := st.Session // the lists are shared read-only; Subagents is rebuilt
+	s := &out
+	if s.ProjectPath == "" {
+		s.ProjectPath = decodedPath
+	}
+	switch {
+	case st.CustomTitle != "":
+		s.Title, s.TitleSource = st.CustomTitle, "custom"
+	case st.AITitle != "":
+		s.Title, s.TitleSource = st.AITitle, "ai"
+	case st.LastPrompt != "":
+		s.Title, s.TitleSource = CleanPrompt(st.LastPrompt), "last-prompt"
+	case st.Summary != "":
+		s.Title, s.TitleSource = st.Summary, "summary"
+	case s.FirstPrompt != "":
+		s.Title, s.TitleSource = s.FirstPrompt, "first-prompt"
+	case st.Command != "":
+		s.Title, s.TitleSource = st.Command, "command"
+	case st.SidePrompt != "":
+		s.Title, s.TitleSource = st.SidePrompt, "subagent-prompt"
+	}
+	s.Title = OneLine(s.Title, 200)
+	s.Subagents = st.subagents()
+	s.SourceExists = len(s.SourceFiles) > 0
+	return s
+}
+
+// subagents merges the agents seen through their entries with the calls
+// that spawned them, working on copies.
+func (st *SessionState) subagents() []Subagent {
+	agents := make(map[string]*Subagent, len(st.Agents)+len(st.Spawns))
+	byTool := map[string]*Subagent{}
+	for id, ag := range st.Agents {
+		cp := *ag
+		agents[id] = &cp
+		if cp.ToolUseID != "" {
+			byTool[cp.ToolUseID] = &cp
+		}
+	}
+	fill := func(ag, sp *Subagent) {
+		if ag.Description == "" {
+			ag.Description = sp.Description
+		}
+		if ag.Type == "" {
+			ag.Type = sp.Type
+		}
+	}
+	for tid, sp := range st.Spawns {
+		if ag := byTool[tid]; ag != nil {
+			fill(ag, sp)
+			continue
+		}
+		if sp.AgentID != "" {
+			if ag := agents[sp.AgentID]; ag != nil {
+				ag.ToolUseID = tid
+				fill(ag, sp)
+				continue
+			}
+		}
+		cp := *sp
+		agents["tool:"+tid] = &cp // spawned, but its transcript is not on disk
+	}
+	var out []Subagent
+	for _, ag := range agents {
+		if ag.Type == "" {
+			ag.Type = "general-purpose"
+		}
+		out = append(out, *ag)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].AgentID != out[j].AgentID {
+			return out[i].AgentID < out[j].AgentID
+		}
+		return out[i].ToolUseID < out[j].ToolUseID
+	})
+	return out
+}
+
+// MarshalState encodes a state for storage.
+func MarshalState(st *SessionState) ([]byte, error) {
+	return json.Marshal(st)
+}
+
+// UnmarshalState decodes a state written by MarshalState. A caller that
+// stored some of the Session's lists elsewhere may put them back before the
+// next Add (the lookup sets are built from the lists then).
+func UnmarshalState(b []byte) (*SessionState, error) {
+	st := &SessionState{}
+	if err := json.Unmarshal(b, st, decodeOpts); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// KeySet is a set of strings kept as 64-bit hashes: a session's response
+// and turn keys ("msg_01…:req_01…", ~60 bytes each) shrink to 8 bytes, which
+// keeps a stored state small enough to load and rewrite on every hook. A
+// collision would merely skip one response's tokens; at 64 bits it takes
+// billions of keys per session to become likely.
+type KeySet map[uint64]struct{}
+
+// Add inserts key and reports whether it was new.
+func (k KeySet) Add(key string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	v := h.Sum64()
+	if _, ok := k[v]; ok {
+		return false
+	}
+	k[v] = struct{}{}
+	return true
+}
+
+// MarshalJSON writes the hashes as base64 of sorted little-endian uint64s.
+func (k KeySet) MarshalJSON() ([]byte, error) {
+	vals := make([]uint64, 0, len(k))
+	for v := range k {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	raw := make([]byte, 8*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint64(raw[8*i:], v)
+	}
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(raw))+2)
+	out = append(out, '"')
+	out = base64.StdEncoding.AppendEncode(out, raw)
+	return append(out, '"'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (k *KeySet) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	if len(raw)%8 != 0 {
+		return errors.New("key set: length is not a multiple of 8")
+	}
+	m := make(KeySet, len(raw)/8)
+	for i := 0; i < len(raw); i += 8 {
+		m[binary.LittleEndian.Uint64(raw[i:])] = struct{}{}
+	}
+	*k = m
+	return nil
+}
