@@ -82,8 +82,19 @@ them, and lets you browse them.`,
 		newSearchCmd(o),
 		newVersionCmd(o),
 	)
+	for _, f := range registered {
+		root.AddCommand(f(o))
+	}
 	return root
 }
+
+// registered holds the constructors of commands that register themselves
+// from their own file (register in an init function), so each front end
+// (memories, hooks, MCP, TUI) owns one file and root.go stays small.
+var registered []func(o *Options) *cobra.Command
+
+// register adds a command constructor to the tree every NewRoot builds.
+func register(f func(o *Options) *cobra.Command) { registered = append(registered, f) }
 
 // Execute runs cairn with the process's arguments and returns the exit code.
 func Execute() int {
