@@ -113,24 +113,7 @@ func (s *Store) OpenSearcher(ctx context.Context, lockWait time.Duration) (*Sear
 		return nil, err
 	}
 	sr := &Searcher{Store: s, FTS: ix}
-	m, ok, err := s.LoadBuiltinEmbedder()
-	switch {
-	case err != nil:
-		sr.notice = "vectors unavailable (" + err.Error() + "): text search only; run `cairn index --rebuild`"
-	case !ok:
-		sr.notice = "no embeddings yet: text search only (run `cairn index` to build them)"
-	default:
-		if err := s.RefreshVecCache(ctx, m.ID(), m.Dims()); err != nil {
-			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
-			break
-		}
-		vc, err := OpenVecCache(s.vecCachePath(), m.ID())
-		if err != nil {
-			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
-			break
-		}
-		sr.Embedder, sr.Vectors = m, vc
-	}
+	s.attachVectors(ctx, sr)
 	return sr, nil
 }
 
