@@ -312,7 +312,7 @@ func (p *preparer) blocks(bs []transcripts.Block) (string, string, []storedBlock
 	return text, dominant, out
 }
 
-// blankFree reports whether text is worth indexing: SQL's trim(text) != ”.
+// blankFree reports whether text is worth indexing (SQL: trim(text) is not empty).
 func blankFree(text string) bool { return strings.Trim(text, " ") != "" }
 
 // textIsSearch reports whether a block's text is its searchable text (so a
