@@ -1,0 +1,243 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"cairn/index"
+)
+
+// sessionStart injects the session id, the project's approved memories and
+// its latest session summaries, within hooks.session_start_tokens.
+func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
+	max := h.cfg.Hooks.SessionStartTokens
+	if max <= 0 {
+		return nil, nil
+	}
+	st, err := h.openStore()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	project := h.project()
+	b := &budget{max: max}
+	head := "cairn: session id " + h.in.SessionID
+	if project != "" {
+		head += " · project " + oneLine(project, 200)
+	}
+	b.add(head)
+
+	var mem Memories
+	if h.env.Memories != nil {
+		mem = h.env.Memories(st, h.cfg)
+	}
+	// The review line is reserved first: it must never be squeezed out.
+	review := ""
+	if mem != nil {
+		pm, pd, err := mem.Pending(ctx)
+		if err != nil {
+			h.env.Log.Printf("%s: counting pending reviews: %v", h.in.Event, err)
+		}
+		review = reviewLine(pm, pd)
+	}
+	reserve := 0
+	if review != "" {
+		reserve = Tokens(review) + 2
+	}
+	b.max -= reserve
+
+	var injected []string
+	if mem != nil {
+		ms, err := mem.Top(ctx, project, 30)
+		if err != nil {
+			return nil, fmt.Errorf("loading memories: %w", err)
+		}
+		// Memories get up to two thirds of the budget, summaries the rest.
+		memMax := b.used + (b.max-b.used)*2/3
+		if len(ms) > 0 {
+			sub := &budget{max: memMax - b.used - 2}
+			sub.add("")
+			sub.add("Project memories (approved in cairn; most relevant first):")
+			n := 0
+			for _, m := range ms {
+				if sub.add(memoryLine(m, 300)) {
+					injected = append(injected, m.ID)
+					n++
+				}
+			}
+			if n > 0 {
+				for _, l := range sub.lines {
+					b.add(l)
+				}
+			}
+		}
+	}
+	h.addSummaries(ctx, st, mem, project, b)
+	b.max += reserve
+	if review != "" {
+		b.add("")
+		b.add(review)
+	}
+	if mem != nil && len(injected) > 0 {
+		if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
+			h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
+		}
+	}
+	text := b.String()
+	h.res.Injected, h.res.Tokens = injected, Tokens(text)
+	return output(SessionStart, text)
+}
+
+// addSummaries adds the project's latest session summaries (or, without a
+// memory service, the titles of its latest sessions).
+func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memories, project string, b *budget) {
+	limit := h.cfg.Hooks.Summaries
+	if limit <= 0 || project == "" {
+		return
+	}
+	var lines []string
+	if mem != nil {
+		sums, err := mem.Summaries(ctx, project, limit+1)
+		if err != nil {
+			h.env.Log.Printf("%s: loading summaries: %v", h.in.Event, err)
+		}
+		for _, s := range sums {
+			if s.SessionID == h.in.SessionID || len(lines) >= limit {
+				continue
+			}
+			lines = append(lines, summaryLine(s))
+		}
+	}
+	if mem == nil || len(lines) == 0 {
+		ss, err := st.Sessions(index.SessionFilter{Project: project, Limit: 20})
+		if err != nil {
+			h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
+			return
+		}
+		for _, s := range ss {
+			if s.ID == h.in.SessionID || s.ProjectPath != project || len(lines) >= limit {
+				continue
+			}
+			title := s.Title
+			if title == "" {
+				title = s.FirstPrompt
+			}
+			lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(title, 200), shortID(s.ID)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if !b.add("") || !b.add("Recent sessions in this project (newest first):") {
+		return
+	}
+	for _, l := range lines {
+		b.add(l)
+	}
+}
+
+// sectionOrder is which summary sections a one-line summary shows.
+var sectionOrder = []string{"Request", "Completed", "Learned", "Next steps"}
+
+func summaryLine(s Summary) string {
+	var parts []string
+	for _, name := range sectionOrder {
+		items := s.Sections[name]
+		if len(items) == 0 {
+			continue
+		}
+		n := min(len(items), 2)
+		parts = append(parts, name+": "+oneLine(strings.Join(items[:n], "; "), 160))
+	}
+	title := oneLine(s.Title, 120)
+	line := "- "
+	if !s.Created.IsZero() {
+		line += s.Created.Local().Format("2006-01-02") + " · "
+	}
+	if title != "" {
+		line += title + " — "
+	}
+	line += strings.Join(parts, " · ")
+	return oneLine(line, 420) + " (session " + shortID(s.SessionID) + ")"
+}
+
+func memoryLine(m Memory, max int) string {
+	t := m.Type
+	if t == "" {
+		t = "memory"
+	}
+	return fmt.Sprintf("- [%s] %s (%s)", t, oneLine(m.Content, max), m.ID)
+}
+
+func reviewLine(memories, drafts int) string {
+	var parts []string
+	if memories > 0 {
+		parts = append(parts, plural(memories, "memory", "memories"))
+	}
+	if drafts > 0 {
+		parts = append(parts, plural(drafts, "summary draft", "summary drafts"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	verb := "await"
+	if memories+drafts == 1 {
+		verb = "awaits"
+	}
+	return fmt.Sprintf("%s %s review — run `cairn` to review them (tell the user).", strings.Join(parts, " and "), verb)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// userPrompt injects the approved memories relevant to the prompt that the
+// session has not received yet, within hooks.prompt_tokens.
+func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
+	max := h.cfg.Hooks.PromptTokens
+	prompt := strings.TrimSpace(h.in.Prompt)
+	if max <= 0 || h.env.Memories == nil || len(prompt) < 3 || strings.HasPrefix(prompt, "/") {
+		return nil, nil
+	}
+	st, err := h.openStore()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	mem := h.env.Memories(st, h.cfg)
+	seen, err := mem.Injected(ctx, h.in.SessionID)
+	if err != nil {
+		return nil, fmt.Errorf("reading what this session received: %w", err)
+	}
+	threshold := h.cfg.Hooks.PromptThreshold
+	ms, err := mem.Rank(ctx, prompt, h.project(), 5, threshold, seen)
+	if err != nil {
+		return nil, fmt.Errorf("ranking memories: %w", err)
+	}
+	b := &budget{max: max}
+	b.add("Possibly relevant memories from earlier sessions (cairn; approved):")
+	var injected []string
+	for _, m := range ms {
+		if m.Score < threshold || slices.Contains(seen, m.ID) {
+			continue
+		}
+		if b.add(memoryLine(m, 400)) {
+			injected = append(injected, m.ID)
+		}
+	}
+	if len(injected) == 0 {
+		return nil, nil
+	}
+	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
+		// Not recorded means it could be repeated: better inject nothing.
+		return nil, fmt.Errorf("recording injected memories: %w", err)
+	}
+	text := b.String()
+	h.res.Injected, h.res.Tokens = injected, Tokens(text)
+	return output(UserPromptSubmit, text)
+}

@@ -1,0 +1,382 @@
+// Package hook is cairn's headless Claude Code hook handler: one entry for
+// every event, reading the hook's JSON from stdin.
+//
+// It is built to be safe inside Claude Code's turn loop:
+//   - it fails open: whatever goes wrong (bad input, a damaged or busy store,
+//     a panic) it exits 0 with nothing on stdout and writes one line to a
+//     rotating log in the data dir (hooks.log);
+//   - it never blocks anything (no decision:"block", never exit 2);
+//   - it is frugal: SessionStart injects at most hooks.session_start_tokens
+//     (1,500) tokens and UserPromptSubmit at most hooks.prompt_tokens (500),
+//     only above a relevance threshold and never the same memory twice in a
+//     session;
+//   - it is fast: SQLite only (the bleve index is never opened here), short
+//     busy timeouts, and slow work (Ollama) handed to a detached process.
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+)
+
+// Events cairn handles.
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	Stop             = "Stop"
+	SubagentStop     = "SubagentStop"
+	PreCompact       = "PreCompact"
+	SessionEnd       = "SessionEnd"
+)
+
+// Events is every event cairn registers for, in install order.
+var Events = []string{SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionEnd}
+
+// MaxInput is the most stdin a hook reads (hook JSON is small; a prompt
+// with a pasted file can be large).
+const MaxInput = 8 << 20
+
+// BusyTimeout is how long a hook waits for another process's SQLite write.
+const BusyTimeout = 100 * time.Millisecond
+
+// Input is the hook JSON Claude Code writes on stdin. Every field is
+// optional.
+type Input struct {
+	SessionID           string `json:"session_id"`
+	TranscriptPath      string `json:"transcript_path"`
+	CWD                 string `json:"cwd"`
+	Event               string `json:"hook_event_name"`
+	Source              string `json:"source"` // SessionStart: startup, resume, clear, compact, fork
+	Prompt              string `json:"prompt"` // UserPromptSubmit
+	StopHookActive      bool   `json:"stop_hook_active"`
+	AgentID             string `json:"agent_id"`
+	AgentTranscriptPath string `json:"agent_transcript_path"`
+	Trigger             string `json:"trigger"` // PreCompact
+	Reason              string `json:"reason"`  // SessionEnd
+}
+
+// Output is what a context-injecting hook prints.
+type Output struct {
+	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// SpecificOutput carries the injected context.
+type SpecificOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// Env is everything a hook run needs from its process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Event from the command line (`cairn hook Stop`); the JSON's
+	// hook_event_name wins when both are given.
+	Event     string
+	DataDir   string
+	ClaudeDir string
+	// ProjectDir is $CLAUDE_PROJECT_DIR (the launch root); "" falls back to
+	// the input's cwd.
+	ProjectDir string
+	// Executable is the cairn binary, for detached background work.
+	Executable string
+	// Memories opens the memory service over a store; nil means memories
+	// are not available and only indexing and session context run.
+	Memories func(st *index.Store, cfg config.Config) Memories
+	// Config overrides loading config.toml from the data dir (tests).
+	Config *config.Config
+	Now    func() time.Time
+	Log    *Logger
+}
+
+// Result says what a run did (for tests and the log).
+type Result struct {
+	Event    string
+	Ignored  string // why the input was ignored, "" when handled
+	Err      error  // the internal error that made it fail open
+	Injected []string
+	Tokens   int
+	Synced   int // entries added by indexing
+	Proposed int // memories extracted
+	Checked  int // injected memories checked for use
+	Used     int
+	Spawned  bool
+}
+
+// Run handles one hook invocation. It never returns an error and never
+// panics: problems are logged and the hook prints nothing.
+func Run(ctx context.Context, env Env) (res Result) {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Log == nil {
+		env.Log = NewLogger(env.DataDir)
+	}
+	start := env.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			res.Err = fmt.Errorf("panic: %v", r)
+			env.Log.Printf("%s: internal error (ignored): %v %s", orDash(res.Event), r, firstFrames(debug.Stack()))
+		}
+	}()
+	var out []byte
+	res, out = run(ctx, &env)
+	took := env.Now().Sub(start)
+	switch {
+	case res.Err != nil:
+		env.Log.Printf("%s: failed open after %s: %v", orDash(res.Event), took.Round(time.Millisecond), res.Err)
+		return res
+	case res.Ignored != "":
+		env.Log.Printf("%s: ignored: %s", orDash(res.Event), res.Ignored)
+		return res
+	}
+	if len(out) > 0 {
+		if _, err := env.Stdout.Write(out); err != nil {
+			env.Log.Printf("%s: writing the output: %v", res.Event, err)
+		}
+	}
+	return res
+}
+
+func run(ctx context.Context, env *Env) (Result, []byte) {
+	var res Result
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, MaxInput+1))
+	if err != nil {
+		res.Ignored = fmt.Sprintf("reading stdin: %v", err)
+		return res, nil
+	}
+	if len(b) > MaxInput {
+		res.Ignored = fmt.Sprintf("input larger than %d bytes", MaxInput)
+		return res, nil
+	}
+	in, err := ParseInput(b)
+	res.Event = in.Event
+	if in.Event == "" {
+		in.Event = env.Event
+		res.Event = in.Event
+	}
+	if err != nil {
+		res.Ignored = err.Error()
+		return res, nil
+	}
+	env.Log.Prefix = ""
+	if in.SessionID != "" {
+		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
+	}
+	h := &handler{env: env, in: in, res: &res}
+	switch in.Event {
+	case SessionStart, UserPromptSubmit:
+		if err := h.checkTranscript(false); err != nil {
+			res.Ignored = err.Error()
+			return res, nil
+		}
+	case Stop, SubagentStop, PreCompact, SessionEnd:
+		if err := h.checkTranscript(true); err != nil {
+			res.Ignored = err.Error()
+			return res, nil
+		}
+	case "":
+		res.Ignored = "no hook_event_name in the input and no event argument"
+		return res, nil
+	default:
+		res.Ignored = fmt.Sprintf("unknown event %q", in.Event)
+		return res, nil
+	}
+	if !validSessionID(in.SessionID) {
+		res.Ignored = fmt.Sprintf("session_id %q is not a session id", oneLine(in.SessionID, 80))
+		return res, nil
+	}
+	out, err := h.handle(ctx)
+	if err != nil {
+		res.Err = err
+		return res, nil
+	}
+	return res, out
+}
+
+// ParseInput reads the hook JSON leniently: a field of an unexpected type
+// is dropped, the rest is kept. Empty or non-object input is an error.
+func ParseInput(b []byte) (Input, error) {
+	var in Input
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return in, errors.New("empty stdin (expected the hook JSON)")
+	}
+	if s[0] != '{' {
+		return in, fmt.Errorf("stdin is not a JSON object: %q", oneLine(s, 60))
+	}
+	if err := json.Unmarshal([]byte(s), &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return in, fmt.Errorf("stdin is not valid JSON: %v", err)
+		}
+	}
+	in.Event = strings.TrimSpace(in.Event)
+	return in, nil
+}
+
+// validSessionID accepts Claude Code's uuids and other plain ids; it keeps
+// path tricks and control characters out of logs, args and queries.
+func validSessionID(s string) bool {
+	if len(s) < 8 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// handler runs one event.
+type handler struct {
+	env *Env
+	in  Input
+	res *Result
+	// project folder under projects/ of the transcript ("" when unknown)
+	folder string
+	cfg    config.Config
+}
+
+// checkTranscript validates transcript_path: it must lie inside the Claude
+// config dir's projects folder. need makes a missing file an error.
+func (h *handler) checkTranscript(need bool) error {
+	p := h.in.TranscriptPath
+	if p == "" {
+		if need {
+			return errors.New("no transcript_path in the input")
+		}
+		return nil
+	}
+	if !filepath.IsAbs(p) {
+		return fmt.Errorf("transcript_path %q is not absolute", oneLine(p, 200))
+	}
+	root := filepath.Join(h.env.ClaudeDir, "projects")
+	rel, ok := within(root, p)
+	if !ok {
+		// The Claude dir itself may be reached through a symlink.
+		rr, err1 := filepath.EvalSymlinks(root)
+		rp, err2 := filepath.EvalSymlinks(filepath.Dir(p))
+		if err1 == nil && err2 == nil {
+			rel, ok = within(rr, filepath.Join(rp, filepath.Base(p)))
+		}
+	}
+	if !ok {
+		return fmt.Errorf("transcript_path %s is outside the Claude config dir %s (set CLAUDE_CONFIG_DIR or --claude-dir)", oneLine(p, 200), h.env.ClaudeDir)
+	}
+	if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) >= 2 {
+		h.folder = parts[0]
+	}
+	if need {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("transcript %s: %v", p, errors.Unwrap(err))
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("transcript %s is not a file", p)
+		}
+	}
+	return nil
+}
+
+// within reports whether p is inside root, and p relative to root.
+func within(root, p string) (string, bool) {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// project is the project path memories are keyed by: the launch root
+// ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
+func (h *handler) project() string {
+	if h.env.ProjectDir != "" {
+		return filepath.Clean(h.env.ProjectDir)
+	}
+	if h.in.CWD != "" {
+		return filepath.Clean(h.in.CWD)
+	}
+	return ""
+}
+
+func (h *handler) config() config.Config {
+	if h.env.Config != nil {
+		return *h.env.Config
+	}
+	cfg, err := config.Load(h.env.DataDir)
+	if err != nil {
+		h.env.Log.Printf("%s: config: %v (using the defaults)", h.in.Event, err)
+	}
+	return cfg
+}
+
+func (h *handler) handle(ctx context.Context) ([]byte, error) {
+	h.cfg = h.config()
+	switch h.in.Event {
+	case SessionStart:
+		return h.sessionStart(ctx)
+	case UserPromptSubmit:
+		return h.userPrompt(ctx)
+	default:
+		return nil, h.index(ctx)
+	}
+}
+
+// openStore opens the store with a hook's short busy timeout.
+func (h *handler) openStore() (*index.Store, error) {
+	return index.OpenWith(h.env.DataDir, index.OpenOptions{BusyTimeout: BusyTimeout})
+}
+
+func output(event, context string) ([]byte, error) {
+	if strings.TrimSpace(context) == "" {
+		return nil, nil
+	}
+	b, err := json.Marshal(Output{HookSpecificOutput: &SpecificOutput{HookEventName: event, AdditionalContext: context}})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func shortID(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// firstFrames keeps a panic's stack short enough for one log line.
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	var keep []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "cairn/") {
+			keep = append(keep, l)
+			if len(keep) == 3 {
+				break
+			}
+		}
+	}
+	return strings.Join(keep, " < ")
+}

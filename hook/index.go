@@ -1,0 +1,154 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+)
+
+// Deadlines of the indexing events. SessionEnd shares a 1.5 s budget with
+// every other SessionEnd hook; the others have Claude Code's generous
+// default, but Stop runs at the end of every turn.
+const (
+	stopDeadline       = 3 * time.Second
+	sessionEndDeadline = 900 * time.Millisecond
+)
+
+// index brings the session's project folder into the store (only the files
+// that grew, from their cursors), then decides which injected memories
+// were used and extracts new pending memories from the new entries.
+// A busy store leaves the work to the next hook or `cairn index`.
+func (h *handler) index(ctx context.Context) error {
+	if h.folder == "" {
+		return fmt.Errorf("cannot tell the project folder of %s", h.in.TranscriptPath)
+	}
+	d := stopDeadline
+	if h.in.Event == SessionEnd {
+		d = sessionEndDeadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	st, err := h.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	stats, err := st.Sync(ctx, h.env.ClaudeDir, index.SyncOptions{
+		Projects: []string{h.folder},
+		Workers:  1,
+		// Small transactions: each one holds the write lock briefly, and
+		// a deadline keeps what was committed.
+		BatchEntries: 2000,
+		BatchBytes:   8 << 20,
+		ToolHead:     h.cfg.Index.ToolOutputHead,
+		ToolTail:     h.cfg.Index.ToolOutputTail,
+	})
+	h.res.Synced = stats.EntriesAdded
+	for _, p := range stats.Problems {
+		h.env.Log.Printf("%s: indexing: %v", h.in.Event, p)
+	}
+	if err != nil {
+		if errors.Is(err, index.ErrBusy) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			// Nothing is lost: the cursors did not move past what was
+			// not written.
+			h.env.Log.Printf("%s: indexing left for later (%v)", h.in.Event, err)
+			return nil
+		}
+		return fmt.Errorf("indexing %s: %w", h.folder, err)
+	}
+	if h.env.Memories == nil {
+		return nil
+	}
+	mem := h.env.Memories(st, h.cfg)
+	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
+	h.res.Checked, h.res.Used = checked, used
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		h.env.Log.Printf("%s: scoring memory use: %v", h.in.Event, err)
+	}
+	if h.cfg.Memories.Extractor == "ollama" {
+		// A model call takes seconds: hand it to a detached process.
+		h.res.Spawned = h.spawn("extract", h.in.SessionID)
+		return nil
+	}
+	if h.in.Event == SessionEnd && ctx.Err() != nil {
+		return nil
+	}
+	n, err := mem.ExtractSession(ctx, h.in.SessionID)
+	h.res.Proposed = n
+	if err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
+		h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
+	}
+	return nil
+}
+
+// spawnEvery limits detached background runs.
+const spawnEvery = 15 * time.Second
+
+// spawn starts `cairn hook --background <what> --session <id>` detached from
+// Claude Code (its own session, output to the hook log), at most once per
+// spawnEvery. It never waits for it.
+func (h *handler) spawn(what, session string) bool {
+	if h.env.Executable == "" {
+		h.env.Log.Printf("%s: no executable to run %s in the background", h.in.Event, what)
+		return false
+	}
+	stamp := filepath.Join(h.env.DataDir, "hook-background.stamp")
+	if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+		return false
+	}
+	_ = os.WriteFile(stamp, nil, 0o600)
+	_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
+	pid, err := startDetached(h.env.Executable, []string{"hook", "--data", h.env.DataDir, "--claude-dir", h.env.ClaudeDir,
+		"--background", what, "--session", session}, filepath.Join(h.env.DataDir, LogName))
+	if err != nil {
+		h.env.Log.Printf("%s: starting background %s: %v", h.in.Event, what, err)
+		return false
+	}
+	h.env.Log.Printf("%s: background %s started (pid %d)", h.in.Event, what, pid)
+	return true
+}
+
+// Background does the slow work hooks hand off: Ollama extraction for a
+// session, then bringing the full-text index up to date when it is free.
+// It runs in its own process; errors go to the log.
+func Background(ctx context.Context, env Env, what, session string) error {
+	if env.Log == nil {
+		env.Log = NewLogger(env.DataDir)
+	}
+	env.Log.Prefix = "background "
+	st, err := index.Open(env.DataDir)
+	if err != nil {
+		env.Log.Printf("%s: %v", what, err)
+		return err
+	}
+	defer st.Close()
+	cfg := config.Default()
+	if env.Config != nil {
+		cfg = *env.Config
+	} else if c, err := config.Load(env.DataDir); err == nil {
+		cfg = c
+	}
+	if what == "extract" && env.Memories != nil && validSessionID(session) {
+		n, err := env.Memories(st, cfg).ExtractSession(ctx, session)
+		if err != nil {
+			env.Log.Printf("extract %s: %v", shortID(session), err)
+		} else {
+			env.Log.Printf("extract %s: %d memories proposed", shortID(session), n)
+		}
+	}
+	ix, err := st.OpenFTS(2 * time.Second)
+	if err != nil {
+		return nil // busy: the documents stay queued
+	}
+	defer ix.Close()
+	if _, err := st.DrainFTS(ctx, ix, nil); err != nil {
+		env.Log.Printf("full-text index: %v", err)
+	}
+	return nil
+}
