@@ -32,7 +32,11 @@ func syncStore(ctx context.Context, o *Options, st *index.Store, showProgress bo
 	if err != nil {
 		return index.SyncStats{}, err
 	}
-	opts := index.SyncOptions{}
+	cfg, err := loadConfig(o)
+	if err != nil {
+		return index.SyncStats{}, err
+	}
+	opts := index.SyncOptions{ToolHead: cfg.Index.ToolOutputHead, ToolTail: cfg.Index.ToolOutputTail}
 	var bar *progressBar
 	if showProgress {
 		bar = newProgressBar(o.Stderr, "indexing")

@@ -27,7 +27,8 @@ type SyncOptions struct {
 
 	// Tool results (and long tool input values and system text) are stored
 	// as their first ToolHead and last ToolTail bytes: the full output stays
-	// in the transcript and would dominate the store. 0 = 2000 and 1000.
+	// in the transcript and would dominate the store. 0 = 1500 and 500
+	// (config: index.tool_output_head/tail).
 	ToolHead, ToolTail int
 
 	// Projects, when set, limits the sync to these project folders (names
@@ -78,10 +79,10 @@ func (o *SyncOptions) defaults() {
 		o.BatchBytes = 64 << 20
 	}
 	if o.ToolHead <= 0 {
-		o.ToolHead = 2000
+		o.ToolHead = 1500
 	}
 	if o.ToolTail <= 0 {
-		o.ToolTail = 1000
+		o.ToolTail = 500
 	}
 }
 
