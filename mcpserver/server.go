@@ -1,0 +1,121 @@
+// Package mcpserver is `cairn mcp`: a Model Context Protocol server (stdio)
+// that lets Claude search and read past sessions and cairn's memories.
+//
+// Every tool declares its input and output schema (mcp.AddTool with typed
+// In/Out), returns structured content far below Claude Code's 25k-token
+// tool output limit, and reports failures as tool errors (isError) with a
+// message Claude can act on. The server holds the SQLite store open (cheap,
+// shared with other processes) but opens the bleve full-text index only for
+// the duration of one query: bleve admits one process at a time.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Name is the server name registered with Claude Code.
+const Name = "cairn"
+
+// Options configure a server.
+type Options struct {
+	Store     *index.Store
+	Config    config.Config
+	ClaudeDir string // transcripts are synced from here before searches ("" = never)
+	Version   string
+	// Memories is the memory service; nil leaves the memory_* tools that
+	// need it answering with an error that says so.
+	Memories MemoryService
+	// SyncEvery is the least time between two incremental syncs (0: 30s).
+	SyncEvery time.Duration
+	// LockWait is how long a search waits for the full-text index (0: 3s).
+	LockWait time.Duration
+	Now      func() time.Time
+}
+
+// Server answers the tools.
+type Server struct {
+	o        Options
+	mu       sync.Mutex
+	lastSync time.Time
+}
+
+// New builds the MCP server with every tool registered.
+func New(o Options) *mcp.Server {
+	if o.SyncEvery <= 0 {
+		o.SyncEvery = 30 * time.Second
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	s := &Server{o: o}
+	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	s.register(srv)
+	return srv
+}
+
+const instructions = `cairn indexes every past Claude Code session of this user and keeps curated memories (decisions, gotchas, preferences...). ` +
+	`Use memory_recall to find past sessions about a topic (pass rephrasings as alternatives), memory_timeline for recent work, ` +
+	`session_read to read part of one session, memory_search/memory_related for curated memories, and memory_remember to propose a new memory (a person reviews it).`
+
+// Run serves over stdin/stdout until the client disconnects.
+func Run(ctx context.Context, o Options) error {
+	return New(o).Run(ctx, &mcp.StdioTransport{})
+}
+
+func (s *Server) register(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_recall", Description: "Search every past Claude Code session (all projects, or one) by words and meaning; " +
+		"returns up to 5 sessions with a summary and the best matching excerpt. Pass rephrasings of the query in `alternatives` to widen recall: their rankings are fused.",
+		Annotations: readOnly("Recall past sessions")}, s.recall)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_timeline", Description: "List the sessions of the last `days` days (default 7), newest first, optionally for one project.",
+		Annotations: readOnly("Recent sessions")}, s.timeline)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_projects", Description: "List the projects with Claude Code history: path, session count, last use, size.",
+		Annotations: readOnly("Projects")}, s.projects)
+	mcp.AddTool(srv, &mcp.Tool{Name: "session_read", Description: "Read a bounded excerpt of one past session (about 40 entries): from its start, or centred on an entry uuid returned by memory_recall. " +
+		"Use `offset` to page on.", Annotations: readOnly("Read a session")}, s.sessionRead)
+	s.registerMemoryTools(srv)
+}
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// syncMaybe brings the store up to date with the transcripts (incremental,
+// quick) at most every SyncEvery. Failures are not fatal: the store
+// answers from what it has.
+func (s *Server) syncMaybe(ctx context.Context) {
+	if s.o.ClaudeDir == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.o.Now().Sub(s.lastSync) < s.o.SyncEvery {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	_, err := s.o.Store.Sync(ctx, s.o.ClaudeDir, index.SyncOptions{})
+	if err == nil || errors.Is(err, index.ErrBusy) {
+		s.lastSync = s.o.Now()
+	}
+}
+
+// toolError is a failure Claude can act on.
+func toolError(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,455 @@
+package mcpserver
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"cairn/index"
+	"cairn/transcripts"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds that keep every answer far below Claude Code's 25k-token limit.
+const (
+	maxRecall        = 5
+	maxAlternatives  = 4
+	maxTimeline      = 60
+	maxProjects      = 100
+	maxReadEntries   = 40
+	maxEntryChars    = 1500
+	maxReadChars     = 24000
+	maxExcerptChars  = 400
+	maxSummaryChars  = 240
+	maxTimelineDays  = 365
+	recallCandidates = 20
+)
+
+// --- memory_recall ---
+
+type RecallIn struct {
+	Query        string   `json:"query" jsonschema:"what to look for: words, identifiers, error messages or a description"`
+	Project      string   `json:"project,omitempty" jsonschema:"only sessions of this project (its path, or part of it)"`
+	Alternatives []string `json:"alternatives,omitempty" jsonschema:"up to 4 rephrasings of the query (synonyms, likely identifiers); their rankings are fused with the query's"`
+}
+
+type RecallResult struct {
+	SessionID string  `json:"session_id"`
+	Project   string  `json:"project"`
+	Summary   string  `json:"summary" jsonschema:"the session's title or first request"`
+	Timestamp string  `json:"timestamp" jsonschema:"time of the best matching entry (RFC 3339)"`
+	Relevance float64 `json:"relevance" jsonschema:"0..1, fused over the query and its alternatives"`
+	Excerpt   string  `json:"excerpt" jsonschema:"the best matching text of the session"`
+	EntryUUID string  `json:"entry_uuid,omitempty" jsonschema:"the matching entry: pass it to session_read as around_uuid"`
+}
+
+type RecallOut struct {
+	Results               []RecallResult `json:"results"`
+	TotalSessionsSearched int            `json:"total_sessions_searched"`
+	Mode                  string         `json:"mode" jsonschema:"hybrid or text (when no embedder is ready)"`
+	Suggestion            string         `json:"suggestion,omitempty" jsonschema:"what to try when nothing was found"`
+}
+
+func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn) (*mcp.CallToolResult, RecallOut, error) {
+	out := RecallOut{Results: []RecallResult{}}
+	queries := []string{strings.TrimSpace(in.Query)}
+	if queries[0] == "" {
+		return nil, out, toolError("query is empty: pass the words or topic to look for")
+	}
+	for _, a := range in.Alternatives {
+		if a = strings.TrimSpace(a); a != "" && len(queries) <= maxAlternatives {
+			queries = append(queries, a)
+		}
+	}
+	s.syncMaybe(ctx)
+	var projects []string
+	if p := strings.TrimSpace(in.Project); p != "" {
+		projects = s.resolveProjects(p)
+		if len(projects) == 0 {
+			return nil, out, toolError("no project matches %q: call memory_projects for the list of project paths", p)
+		}
+	}
+	out.TotalSessionsSearched = s.sessionCount(projects)
+	sr, err := s.o.Store.OpenSearcher(ctx, s.o.LockWait)
+	if err != nil {
+		return nil, out, toolError("searching failed: %v", err)
+	}
+	defer sr.Close()
+	var lists [][]string
+	best := map[string]index.SearchResult{}
+	for _, q := range queries {
+		resp, err := sr.Search(ctx, index.SearchQuery{Text: q, Limit: recallCandidates, Projects: projects,
+			GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true,
+			Fusion: s.o.Config.Search.Fusion, VectorWeight: s.o.Config.Search.VectorWeight})
+		if err != nil {
+			return nil, out, toolError("searching for %q failed: %v", q, err)
+		}
+		out.Mode = resp.Mode
+		var ids []string
+		for _, r := range resp.Results {
+			if r.SessionID == "" {
+				continue
+			}
+			ids = append(ids, r.SessionID)
+			if _, ok := best[r.SessionID]; !ok {
+				best[r.SessionID] = r
+			}
+		}
+		lists = append(lists, ids)
+	}
+	fused := index.FuseRRF(index.RRFK, nil, lists...)
+	top := float64(len(lists)) / float64(index.RRFK+1) // first in every list
+	for _, f := range fused {
+		if len(out.Results) == maxRecall {
+			break
+		}
+		r := best[f.ID]
+		summary := r.Title
+		out.Results = append(out.Results, RecallResult{
+			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
+			Timestamp: rfc3339(r.Timestamp), Relevance: math.Round(f.Score/top*1000) / 1000,
+			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID,
+		})
+	}
+	if len(out.Results) == 0 {
+		out.Suggestion = "Nothing matched. Try other words or identifiers, pass rephrasings in alternatives"
+		if len(projects) > 0 {
+			out.Suggestion += ", drop the project filter"
+		}
+		out.Suggestion += ", or use memory_timeline to browse recent sessions."
+	}
+	return nil, out, nil
+}
+
+// resolveProjects turns a project argument into stored project paths: an
+// exact path, else every path or folder containing it.
+func (s *Server) resolveProjects(p string) []string {
+	ps, err := s.o.Store.Projects()
+	if err != nil {
+		return []string{p}
+	}
+	var out []string
+	for _, x := range ps {
+		if x.Path == p {
+			return []string{p}
+		}
+		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
+			out = append(out, x.Path)
+		}
+	}
+	return out
+}
+
+func (s *Server) sessionCount(projects []string) int {
+	ps, err := s.o.Store.Projects()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, x := range ps {
+		if len(projects) == 0 || contains(projects, x.Path) {
+			n += x.Sessions
+		}
+	}
+	return n
+}
+
+// --- memory_timeline ---
+
+type TimelineIn struct {
+	Days    int    `json:"days,omitempty" jsonschema:"how many days back (default 7, at most 365)"`
+	Project string `json:"project,omitempty" jsonschema:"only this project (its path, or part of it)"`
+}
+
+type TimelineSession struct {
+	SessionID string `json:"session_id"`
+	Project   string `json:"project"`
+	Summary   string `json:"summary"`
+	Timestamp string `json:"timestamp" jsonschema:"when the session started (RFC 3339)"`
+	Model     string `json:"model"`
+}
+
+type DateRange struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type TimelineOut struct {
+	Sessions      []TimelineSession `json:"sessions"`
+	TotalSessions int               `json:"total_sessions" jsonschema:"sessions in the range (the list shows at most 60, newest first)"`
+	DateRange     DateRange         `json:"date_range"`
+}
+
+func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in TimelineIn) (*mcp.CallToolResult, TimelineOut, error) {
+	out := TimelineOut{Sessions: []TimelineSession{}}
+	days := in.Days
+	if days == 0 {
+		days = 7
+	}
+	if days < 0 || days > maxTimelineDays {
+		return nil, out, toolError("days = %d: pass a number of days between 1 and %d", in.Days, maxTimelineDays)
+	}
+	s.syncMaybe(ctx)
+	now := s.o.Now()
+	from := now.AddDate(0, 0, -days)
+	out.DateRange = DateRange{From: rfc3339(from), To: rfc3339(now)}
+	var projects []string
+	if p := strings.TrimSpace(in.Project); p != "" {
+		if projects = s.resolveProjects(p); len(projects) == 0 {
+			return nil, out, toolError("no project matches %q: call memory_projects for the list of project paths", p)
+		}
+	}
+	ss, err := s.o.Store.Sessions(index.SessionFilter{Since: from})
+	if err != nil {
+		return nil, out, toolError("reading sessions failed: %v", err)
+	}
+	for _, x := range ss {
+		if len(projects) > 0 && !contains(projects, x.ProjectPath) {
+			continue
+		}
+		out.TotalSessions++
+		if len(out.Sessions) >= maxTimeline {
+			continue
+		}
+		model := ""
+		if len(x.Models) > 0 {
+			model = x.Models[len(x.Models)-1]
+		}
+		out.Sessions = append(out.Sessions, TimelineSession{SessionID: x.ID, Project: x.ProjectPath,
+			Summary: clip(sessionSummary(x), maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
+	}
+	return nil, out, nil
+}
+
+func sessionSummary(x *transcripts.Session) string {
+	t := x.Title
+	if t == "" {
+		t = x.FirstPrompt
+	}
+	if x.FirstPrompt != "" && x.FirstPrompt != t {
+		t += " — " + x.FirstPrompt
+	}
+	return t
+}
+
+// --- memory_projects ---
+
+type ProjectsIn struct{}
+
+type ProjectInfo struct {
+	Path         string  `json:"path"`
+	SessionCount int     `json:"session_count"`
+	LastUsed     string  `json:"last_used" jsonschema:"RFC 3339"`
+	TotalSizeMB  float64 `json:"total_size_mb" jsonschema:"transcripts still on disk"`
+}
+
+type ProjectsOut struct {
+	Projects      []ProjectInfo `json:"projects" jsonschema:"most recently used first (at most 100)"`
+	TotalProjects int           `json:"total_projects"`
+	TotalSessions int           `json:"total_sessions"`
+	TotalSizeGB   float64       `json:"total_size_gb"`
+}
+
+func (s *Server) projects(ctx context.Context, _ *mcp.CallToolRequest, _ ProjectsIn) (*mcp.CallToolResult, ProjectsOut, error) {
+	out := ProjectsOut{Projects: []ProjectInfo{}}
+	s.syncMaybe(ctx)
+	ps, err := s.o.Store.Projects()
+	if err != nil {
+		return nil, out, toolError("reading projects failed: %v", err)
+	}
+	var size int64
+	for _, p := range ps {
+		if p.Sessions == 0 {
+			continue
+		}
+		out.TotalProjects++
+		out.TotalSessions += p.Sessions
+		size += p.Size
+		if len(out.Projects) < maxProjects {
+			out.Projects = append(out.Projects, ProjectInfo{Path: p.Path, SessionCount: p.Sessions,
+				LastUsed: rfc3339(p.LastUsed), TotalSizeMB: round(float64(p.Size)/(1<<20), 2)})
+		}
+	}
+	out.TotalSizeGB = round(float64(size)/(1<<30), 3)
+	return nil, out, nil
+}
+
+// --- session_read ---
+
+type ReadIn struct {
+	SessionID  string `json:"session_id" jsonschema:"the session id (8+ characters of it are enough)"`
+	AroundUUID string `json:"around_uuid,omitempty" jsonschema:"centre the excerpt on this entry (entry_uuid from memory_recall)"`
+	Offset     int    `json:"offset,omitempty" jsonschema:"start at this entry index instead (from next_offset)"`
+}
+
+type ReadEntry struct {
+	Index     int    `json:"index"`
+	UUID      string `json:"uuid"`
+	Role      string `json:"role" jsonschema:"user, assistant, tool or system"`
+	Timestamp string `json:"timestamp"`
+	Text      string `json:"text"`
+}
+
+type ReadOut struct {
+	SessionID    string      `json:"session_id"`
+	Project      string      `json:"project"`
+	Title        string      `json:"title"`
+	Start        string      `json:"start"`
+	TotalEntries int         `json:"total_entries"`
+	Entries      []ReadEntry `json:"entries"`
+	NextOffset   int         `json:"next_offset,omitempty" jsonschema:"pass as offset to read on; absent at the end"`
+	Truncated    bool        `json:"truncated" jsonschema:"entries were shortened to stay within the output budget"`
+}
+
+func (s *Server) sessionRead(ctx context.Context, _ *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, ReadOut, error) {
+	out := ReadOut{Entries: []ReadEntry{}}
+	id := strings.TrimSpace(in.SessionID)
+	if len(id) < transcripts.MinIDPrefix {
+		return nil, out, toolError("session_id %q is too short: pass at least %d characters of a session id from memory_recall or memory_timeline", id, transcripts.MinIDPrefix)
+	}
+	if in.Offset < 0 {
+		return nil, out, toolError("offset must not be negative")
+	}
+	s.syncMaybe(ctx)
+	c, err := s.o.Store.Conversation(ctx, id)
+	if err != nil {
+		return nil, out, toolError("cannot read session %s: %v (memory_recall and memory_timeline list session ids)", id, err)
+	}
+	out.SessionID, out.Project, out.Title, out.Start = c.Session.ID, c.Session.ProjectPath, clip(c.Session.Title, maxSummaryChars), rfc3339(c.Session.Start)
+	var all []ReadEntry
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		text := entryText(e)
+		if text == "" {
+			continue
+		}
+		all = append(all, ReadEntry{Index: len(all), UUID: e.UUID, Role: role(e), Timestamp: rfc3339(e.Timestamp), Text: text})
+	}
+	out.TotalEntries = len(all)
+	start := in.Offset
+	if in.AroundUUID != "" {
+		found := false
+		for i, e := range all {
+			if e.UUID == in.AroundUUID {
+				start, found = max(0, i-maxReadEntries/4), true
+				break
+			}
+		}
+		if !found {
+			return nil, out, toolError("entry %s is not in session %s (or has no text): call session_read without around_uuid to read from the start", in.AroundUUID, c.Session.ID)
+		}
+	}
+	if start >= len(all) && len(all) > 0 {
+		return nil, out, toolError("offset %d is past the end of session %s (%d entries)", start, c.Session.ID, len(all))
+	}
+	chars := 0
+	i := start
+	for ; i < len(all) && len(out.Entries) < maxReadEntries; i++ {
+		e := all[i]
+		if len(e.Text) > maxEntryChars {
+			e.Text = clip(e.Text, maxEntryChars)
+			out.Truncated = true
+		}
+		if chars+len(e.Text) > maxReadChars && len(out.Entries) > 0 {
+			break
+		}
+		chars += len(e.Text)
+		out.Entries = append(out.Entries, e)
+	}
+	if i < len(all) {
+		out.NextOffset = i
+	}
+	return nil, out, nil
+}
+
+func role(e *transcripts.Entry) string {
+	switch {
+	case e.Type == "assistant":
+		return "assistant"
+	case e.Type == "system":
+		return "system"
+	case e.IsToolResultOnly():
+		return "tool"
+	}
+	return "user"
+}
+
+// entryText renders an entry as plain text: prompts and replies in full,
+// tool calls as one line, tool output and thinking shortened.
+func entryText(e *transcripts.Entry) string {
+	if e.Type == "system" {
+		return sanitize(e.Text)
+	}
+	var parts []string
+	for i := range e.Blocks {
+		b := &e.Blocks[i]
+		switch b.Type {
+		case transcripts.BlockText:
+			parts = append(parts, b.Text)
+		case transcripts.BlockToolUse:
+			parts = append(parts, "["+b.ToolName+"] "+transcripts.ToolSummary(b))
+		case transcripts.BlockToolResult:
+			parts = append(parts, "[result] "+clip(b.Text, 600))
+		case transcripts.BlockThinking:
+			// Claude's private reasoning: left out of excerpts.
+		default:
+			if b.Text != "" {
+				parts = append(parts, clip(b.Text, 200))
+			}
+		}
+	}
+	return sanitize(strings.TrimSpace(strings.Join(parts, "\n")))
+}
+
+// --- helpers ---
+
+// sanitize drops control characters (terminal escapes) but keeps newlines
+// and tabs.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// clip shortens s to n runes with an ellipsis.
+func clip(s string, n int) string {
+	s = sanitize(s)
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func round(f float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(f*p) / p
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
