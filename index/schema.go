@@ -140,6 +140,95 @@ CREATE TABLE embeddings (
 -- Settings and small blobs (embedder models, last sync time).
 CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 `,
+	// 2: memories, their links, drafts, session summaries, injections,
+	// extraction cursors and synthesis state (index/mem*.go).
+	`
+-- A distilled fact worth carrying into later sessions. Times are unix ms;
+-- tags and source_uuids are JSON arrays of strings.
+CREATE TABLE memories (
+	id             TEXT PRIMARY KEY,     -- "m-" + 8 hex
+	project        TEXT NOT NULL DEFAULT '',  -- project path; '' = global
+	type           TEXT NOT NULL,
+	content        TEXT NOT NULL,
+	tags           TEXT NOT NULL DEFAULT '[]',
+	importance     INTEGER NOT NULL DEFAULT 3,
+	status         TEXT NOT NULL,
+	source_session TEXT NOT NULL DEFAULT '',
+	source_uuids   TEXT NOT NULL DEFAULT '[]',
+	origin         TEXT NOT NULL DEFAULT '',
+	created        INTEGER NOT NULL,
+	updated        INTEGER NOT NULL,
+	access_count   INTEGER NOT NULL DEFAULT 0,
+	last_access    INTEGER NOT NULL DEFAULT 0,
+	injected       INTEGER NOT NULL DEFAULT 0,
+	used           INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX memories_status ON memories(status, updated);
+
+CREATE TABLE memory_links (
+	src  TEXT NOT NULL,
+	kind TEXT NOT NULL,   -- related, supersedes, contradicts, elaborates
+	dst  TEXT NOT NULL,
+	PRIMARY KEY (src, kind, dst)
+) WITHOUT ROWID;
+CREATE INDEX memory_links_dst ON memory_links(dst);
+
+-- Deleted memories (JSON, with their links) so a deletion can be undone.
+CREATE TABLE memory_trash (
+	seq     INTEGER PRIMARY KEY,
+	id      TEXT NOT NULL,
+	deleted INTEGER NOT NULL,
+	data    TEXT NOT NULL
+);
+
+-- Summaries written by /summarize, waiting for review.
+CREATE TABLE drafts (
+	id       TEXT PRIMARY KEY,  -- "d-" + 8 hex
+	session  TEXT NOT NULL,
+	project  TEXT NOT NULL DEFAULT '',
+	markdown TEXT NOT NULL,
+	status   TEXT NOT NULL,     -- pending, approved, rejected
+	created  INTEGER NOT NULL,
+	updated  INTEGER NOT NULL
+);
+
+-- One structured summary per session (heuristic, draft or ollama).
+CREATE TABLE session_summaries (
+	session  TEXT PRIMARY KEY,
+	project  TEXT NOT NULL DEFAULT '',
+	source   TEXT NOT NULL,
+	markdown TEXT NOT NULL,
+	sections TEXT NOT NULL DEFAULT '{}',  -- JSON: section -> lines
+	created  INTEGER NOT NULL
+);
+CREATE INDEX session_summaries_project ON session_summaries(project, created);
+
+-- Which memories were injected into which session, and whether they were used.
+CREATE TABLE memory_injections (
+	session TEXT NOT NULL,
+	memory  TEXT NOT NULL,
+	event   TEXT NOT NULL,
+	ts      INTEGER NOT NULL,
+	checked INTEGER NOT NULL DEFAULT 0,
+	used    INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (session, memory, event)
+) WITHOUT ROWID;
+
+-- How far extraction has read each session (entries.id of the last entry).
+CREATE TABLE extract_cursors (
+	session    TEXT PRIMARY KEY,
+	last_entry INTEGER NOT NULL,
+	updated    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- The last synthesis of each project and what it was built from.
+CREATE TABLE synthesis (
+	project  TEXT PRIMARY KEY,
+	markdown TEXT NOT NULL,
+	state    TEXT NOT NULL,
+	updated  INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -1,0 +1,342 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// DraftRow is a summary draft waiting for review.
+type DraftRow struct {
+	ID, Session, Project, Markdown, Status string
+	Created, Updated                       time.Time
+}
+
+const draftCols = `id, session, project, markdown, status, created, updated`
+
+// DraftSave inserts or replaces a draft.
+func (s *Store) DraftSave(ctx context.Context, d *DraftRow) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO drafts(`+draftCols+`) VALUES (?,?,?,?,?,?,?)
+			ON CONFLICT(id) DO UPDATE SET session=excluded.session, project=excluded.project, markdown=excluded.markdown,
+			status=excluded.status, created=excluded.created, updated=excluded.updated`,
+			d.ID, d.Session, d.Project, d.Markdown, d.Status, msOf(d.Created), msOf(d.Updated))
+		return err
+	})
+}
+
+// Drafts lists drafts with the status ("" = all), newest first; ids that
+// start with idPrefix when it is set.
+func (s *Store) Drafts(ctx context.Context, status, idPrefix string) ([]*DraftRow, error) {
+	q := `SELECT ` + draftCols + ` FROM drafts WHERE 1=1`
+	var args []any
+	if status != "" {
+		q += ` AND status = ?`
+		args = append(args, status)
+	}
+	if idPrefix != "" {
+		q += ` AND substr(id, 1, ?) = ?`
+		args = append(args, len(idPrefix), idPrefix)
+	}
+	q += ` ORDER BY created DESC, id`
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []*DraftRow
+	for rows.Next() {
+		d := &DraftRow{}
+		var c, u int64
+		if err := rows.Scan(&d.ID, &d.Session, &d.Project, &d.Markdown, &d.Status, &c, &u); err != nil {
+			return nil, err
+		}
+		d.Created, d.Updated = timeOfMs(c), timeOfMs(u)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// SummaryRow is a stored session summary.
+type SummaryRow struct {
+	Session, Project, Source, Markdown string
+	Sections                           map[string][]string
+	Created                            time.Time
+}
+
+// SummarySave stores a session's summary (replacing an older one) and
+// queues it for search.
+func (s *Store) SummarySave(ctx context.Context, r *SummaryRow) error {
+	sec, err := json.Marshal(r.Sections)
+	if err != nil {
+		return err
+	}
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_summaries(session, project, source, markdown, sections, created) VALUES (?,?,?,?,?,?)
+			ON CONFLICT(session) DO UPDATE SET project=excluded.project, source=excluded.source, markdown=excluded.markdown,
+			sections=excluded.sections, created=excluded.created`,
+			r.Session, r.Project, r.Source, r.Markdown, string(sec), msOf(r.Created)); err != nil {
+			return err
+		}
+		return queueDoc(ctx, tx, docSummaryPrefix+r.Session)
+	})
+}
+
+// Summaries lists stored summaries, newest first: of one session when
+// session is set, else of the project ("" = all).
+func (s *Store) Summaries(ctx context.Context, session, project string, limit int) ([]*SummaryRow, error) {
+	q := `SELECT session, project, source, markdown, sections, created FROM session_summaries WHERE 1=1`
+	var args []any
+	if session != "" {
+		q += ` AND session = ?`
+		args = append(args, session)
+	}
+	if project != "" {
+		q += ` AND project = ?`
+		args = append(args, project)
+	}
+	q += ` ORDER BY created DESC, session`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []*SummaryRow
+	for rows.Next() {
+		r := &SummaryRow{}
+		var sec string
+		var c int64
+		if err := rows.Scan(&r.Session, &r.Project, &r.Source, &r.Markdown, &sec, &c); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(sec), &r.Sections)
+		r.Created = timeOfMs(c)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// InjectionRow is one memory injected into a session.
+type InjectionRow struct {
+	Session, Memory, Event string
+	Time                   time.Time
+	Checked, Used          bool
+}
+
+// MemRecordInjection records that memories were injected into a session by
+// a hook event, counting each memory's first injection per session and event.
+func (s *Store) MemRecordInjection(ctx context.Context, session, event string, ids []string, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_injections(session, memory, event, ts) VALUES (?,?,?,?)`,
+				session, id, event, now.UnixMilli())
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE memories SET injected = injected + 1 WHERE id = ?`, id); err != nil {
+					return err
+				}
+			}
+		}
+		return bumpMemGen(ctx, tx)
+	})
+}
+
+// MemInjections lists what was injected into a session, oldest first.
+func (s *Store) MemInjections(ctx context.Context, session string) ([]InjectionRow, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT session, memory, event, ts, checked, used FROM memory_injections
+		WHERE session = ? ORDER BY ts, memory, event`, session)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []InjectionRow
+	for rows.Next() {
+		var r InjectionRow
+		var ts int64
+		if err := rows.Scan(&r.Session, &r.Memory, &r.Event, &ts, &r.Checked, &r.Used); err != nil {
+			return nil, err
+		}
+		r.Time = timeOfMs(ts)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// MemMarkUsage marks a session's injections checked, and those of the used
+// memories used (counting each memory once per session).
+func (s *Store) MemMarkUsage(ctx context.Context, session string, checked, used []string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range checked {
+			if _, err := tx.ExecContext(ctx, `UPDATE memory_injections SET checked = 1 WHERE session = ? AND memory = ?`, session, id); err != nil {
+				return err
+			}
+		}
+		for _, id := range used {
+			res, err := tx.ExecContext(ctx, `UPDATE memory_injections SET used = 1 WHERE session = ? AND memory = ? AND used = 0`, session, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE memories SET used = used + 1 WHERE id = ?`, id); err != nil {
+					return err
+				}
+			}
+		}
+		return bumpMemGen(ctx, tx)
+	})
+}
+
+// ExtractCursor returns the entries.id extraction has read a session up to.
+func (s *Store) ExtractCursor(ctx context.Context, session string) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT last_entry FROM extract_cursors WHERE session = ?`, session).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return n, s.wrap(err)
+}
+
+// SetExtractCursor records how far extraction has read a session.
+func (s *Store) SetExtractCursor(ctx context.Context, session string, last int64) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO extract_cursors(session, last_entry, updated) VALUES (?,?,?)
+			ON CONFLICT(session) DO UPDATE SET last_entry = max(last_entry, excluded.last_entry), updated = excluded.updated`,
+			session, last, time.Now().UnixMilli())
+		return err
+	})
+}
+
+// MemEntry is a stored transcript entry as extraction reads it.
+type MemEntry struct {
+	ID        int64 // entries.id: increases as entries are stored
+	UUID      string
+	Role      string // user (typed prompt), assistant, tool, system
+	Block     string
+	Time      time.Time
+	Text      string
+	Sidechain bool
+	Meta      bool   // injected text, hidden in a transcript view
+	Compact   bool   // a compaction summary
+	Input     []byte // a tool call's (shortened) input JSON
+	IsError   bool   // a tool result that is an error
+	ToolName  string // of a tool_use block
+	ToolUse   string // tool_use id of a call, or the call a result answers
+}
+
+// MemEntries returns up to limit entries of a session's main thread stored
+// after entry id after, in order.
+func (s *Store) MemEntries(ctx context.Context, session string, after int64, limit int) ([]MemEntry, error) {
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
+		FROM entries e JOIN sessions s ON s.id = e.session
+		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, session, after, flagAgentThread, limit)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []MemEntry
+	for rows.Next() {
+		var e MemEntry
+		var ts int64
+		var flags int
+		var data sql.NullString
+		if err := rows.Scan(&e.ID, &e.UUID, &e.Role, &e.Block, &ts, &flags, &e.Text, &data); err != nil {
+			return nil, err
+		}
+		e.Sidechain = flags&flagSidechain != 0
+		e.Meta = flags&flagMeta != 0
+		e.Compact = flags&flagCompactSummary != 0
+		if ts != 0 {
+			e.Time = unixMilli(ts)
+		}
+		if data.Valid && data.String != "" {
+			var se storedEntry
+			if json.Unmarshal([]byte(data.String), &se) == nil {
+				for _, b := range se.Blocks {
+					if b.IsError {
+						e.IsError = true
+					}
+					if b.ToolName != "" && e.ToolName == "" {
+						e.ToolName = b.ToolName
+						e.ToolUse = b.ToolID
+						e.Input = b.Input
+					}
+					if b.ToolUseID != "" && e.ToolUse == "" {
+						e.ToolUse = b.ToolUseID
+					}
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// MemSessionRef is a session as extraction needs it.
+type MemSessionRef struct {
+	ID, Project string
+	End         time.Time
+	MaxEntry    int64 // the highest entries.id of the session
+	Cursor      int64 // extraction's cursor
+}
+
+// MemSessions lists sessions active since since (zero: all), with their
+// extraction cursors; only sessions with entries past their cursor when
+// pendingOnly is set.
+func (s *Store) MemSessions(ctx context.Context, since time.Time, pendingOnly bool) ([]MemSessionRef, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT s.sid, s.project_path, s.end_ns,
+		coalesce((SELECT max(e.id) FROM entries e WHERE e.session = s.id), 0),
+		coalesce((SELECT c.last_entry FROM extract_cursors c WHERE c.session = s.sid), 0)
+		FROM sessions s WHERE s.entries > 0 AND s.end_ns >= ? ORDER BY s.start_ns, s.sid`, unixNano(since))
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []MemSessionRef
+	for rows.Next() {
+		var r MemSessionRef
+		var end int64
+		if err := rows.Scan(&r.ID, &r.Project, &end, &r.MaxEntry, &r.Cursor); err != nil {
+			return nil, err
+		}
+		r.End = fromUnixNano(end)
+		if pendingOnly && r.MaxEntry <= r.Cursor {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SynthesisState returns a project's last synthesis ("" when none).
+func (s *Store) SynthesisState(ctx context.Context, project string) (markdown, state string, updated time.Time, err error) {
+	var u int64
+	err = s.r.QueryRowContext(ctx, `SELECT markdown, state, updated FROM synthesis WHERE project = ?`, project).Scan(&markdown, &state, &u)
+	if err == sql.ErrNoRows {
+		return "", "", time.Time{}, nil
+	}
+	return markdown, state, timeOfMs(u), s.wrap(err)
+}
+
+// SetSynthesis stores a project's synthesis.
+func (s *Store) SetSynthesis(ctx context.Context, project, markdown, state string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO synthesis(project, markdown, state, updated) VALUES (?,?,?,?)
+			ON CONFLICT(project) DO UPDATE SET markdown=excluded.markdown, state=excluded.state, updated=excluded.updated`,
+			project, markdown, state, time.Now().UnixMilli())
+		return err
+	})
+}

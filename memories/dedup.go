@@ -1,0 +1,331 @@
+package memories
+
+import (
+	"context"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"unicode"
+
+	"cairn/index"
+	"cairn/index/embed"
+)
+
+// Dedup thresholds (issue 4): embedding cosine ≥ 0.85, or token Jaccard ≥
+// 0.6 within a type. The built-in LSA space puts short texts on one topic
+// close together, so a cosine match also needs some shared words.
+const (
+	dupJaccard     = 0.6
+	dupCosine      = 0.85
+	dupCosineWords = 0.2
+	sameJaccard    = 0.85 // the same memory again: bump it
+	relatedJaccard = 0.3
+)
+
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from as is are was were be been being
+		it its this that these those there here we you i me my our your he she they them their us do does did done doing
+		so such than too very can could should would will shall may might must just also only about into over under again
+		what which who whom when where why how all any both each few more most other some own same up down out off once
+		let lets let's ok okay yes please thanks thank hi hello now still even get got have has had having go going`) {
+		stopwords[w] = true
+	}
+}
+
+var negations = map[string]bool{"not": true, "never": true, "don't": true, "dont": true, "no": true, "avoid": true,
+	"instead": true, "stop": true, "without": true, "shouldn't": true, "mustn't": true, "cannot": true, "can't": true,
+	"doesn't": true, "isn't": true, "won't": true, "disable": true, "disabled": true, "remove": true}
+
+// words splits text into lower-case words (letters, digits and the inner
+// punctuation of identifiers and contractions).
+func words(s string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			w := strings.Trim(s[start:end], ".-_'/")
+			if w != "" {
+				out = append(out, strings.ToLower(w))
+			}
+			start = -1
+		}
+	}
+	for i, r := range s {
+		inner := r == '.' || r == '-' || r == '_' || r == '\'' || r == '/'
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || (inner && start >= 0) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(s))
+	return out
+}
+
+func stemWord(w string) string {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// tokens returns the sorted, unique hashed content words of s, and whether
+// s is phrased negatively.
+func tokens(s string) ([]uint32, bool) {
+	var out []uint32
+	neg := false
+	for _, w := range words(s) {
+		if negations[w] {
+			neg = true
+			continue
+		}
+		if len(w) < 2 || stopwords[w] {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(stemWord(w)))
+		out = append(out, h.Sum32())
+	}
+	slices.Sort(out)
+	return slices.Compact(out), neg
+}
+
+func intersect(a, b []uint32) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			n++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
+}
+
+func jaccard(a, b []uint32) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	n := intersect(a, b)
+	return float64(n) / float64(len(a)+len(b)-n)
+}
+
+// cached is one memory held in memory for dedup and ranking.
+type cached struct {
+	row  *index.MemRow
+	toks []uint32
+	neg  bool
+	vec  []float32 // nil without an embedder
+}
+
+// memCache holds every memory of the store, reloaded when another write
+// bumped the store's memory generation.
+type memCache struct {
+	gen      int64
+	embedder string
+	items    []*cached
+	byID     map[string]*cached
+	post     map[uint32][]int32 // token -> items holding it
+	counts   []int32            // scratch for candidate counting
+}
+
+func newCached(r *index.MemRow) *cached {
+	c := &cached{row: r}
+	c.toks, c.neg = tokens(r.Content + " " + strings.Join(r.Tags, " "))
+	return c
+}
+
+func (mc *memCache) add(c *cached) {
+	i := int32(len(mc.items))
+	mc.items = append(mc.items, c)
+	mc.byID[c.row.ID] = c
+	for _, t := range c.toks {
+		mc.post[t] = append(mc.post[t], i)
+	}
+	mc.counts = append(mc.counts, 0)
+}
+
+// put replaces or adds a memory after this process wrote it.
+func (mc *memCache) put(r *index.MemRow, vec []float32) {
+	if old := mc.byID[r.ID]; old != nil {
+		toks, neg := tokens(r.Content + " " + strings.Join(r.Tags, " "))
+		if slices.Equal(toks, old.toks) {
+			old.row, old.neg = r, neg
+			if vec != nil {
+				old.vec = vec
+			}
+			return
+		}
+		// Content changed: drop the old postings lazily (candidates are
+		// re-checked against the item's tokens) and add a fresh item.
+		old.row = &index.MemRow{ID: "", Status: string(Archived)}
+		old.toks = nil
+		delete(mc.byID, r.ID)
+	}
+	c := newCached(r)
+	c.vec = vec
+	mc.add(c)
+}
+
+func (mc *memCache) remove(id string) {
+	if old := mc.byID[id]; old != nil {
+		old.row = &index.MemRow{ID: "", Status: string(Archived)}
+		old.toks = nil
+		delete(mc.byID, id)
+	}
+}
+
+// memories returns the cache, loading it when the store changed since.
+func (s *Service) memories(ctx context.Context) (*memCache, error) {
+	gen, err := s.st.MemGeneration(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.cache != nil && s.cache.gen == gen {
+		return s.cache, nil
+	}
+	rows, err := s.st.MemQuery(ctx, index.MemFilter{})
+	if err != nil {
+		return nil, err
+	}
+	mc := &memCache{gen: gen, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
+	for _, r := range rows {
+		mc.add(newCached(r))
+	}
+	if m := s.embedder(); m != nil && len(rows) > 0 {
+		mc.embedder = m.ID()
+		vecs, err := s.st.MemVectors(ctx, m.ID())
+		if err != nil {
+			return nil, err
+		}
+		missing := map[string][]float32{}
+		for _, c := range mc.items {
+			if v, ok := vecs[c.row.ID]; ok && len(v) == m.Dims() {
+				c.vec = v
+				continue
+			}
+			if v, ok := m.EmbedText(embed.Document, c.row.Content); ok {
+				c.vec = v
+				missing[c.row.ID] = v
+			}
+		}
+		// Best effort: the next process finds them stored.
+		_ = s.st.MemPutVectors(m.ID(), missing)
+	}
+	s.cache = mc
+	return mc, nil
+}
+
+// wrote records in the cache what this process just wrote, or drops the
+// cache when another process wrote in between.
+func (s *Service) wrote(ctx context.Context, writes int, rows []*index.MemRow, vecs map[string][]float32, removed []string) {
+	if s.cache == nil {
+		return
+	}
+	gen, err := s.st.MemGeneration(ctx)
+	if err != nil || gen != s.cache.gen+int64(writes) {
+		s.cache = nil
+		return
+	}
+	s.cache.gen = gen
+	for _, r := range rows {
+		s.cache.put(r, vecs[r.ID])
+	}
+	for _, id := range removed {
+		s.cache.remove(id)
+	}
+}
+
+// match is a stored memory similar to a candidate.
+type match struct {
+	c       *cached
+	jaccard float64
+	cosine  float64
+}
+
+func sameScope(a, b string) bool { return a == b || a == "" || b == "" }
+
+// similar returns memories of the same scope that share words with (or are
+// close in vector space to) toks/vec, best first. typ limits the lexical
+// rule to one type ("" = any).
+func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ string, limit int) []match {
+	counts := mc.counts
+	var touched []int32
+	for _, t := range toks {
+		for _, i := range mc.post[t] {
+			if counts[i] == 0 {
+				touched = append(touched, i)
+			}
+			counts[i]++
+		}
+	}
+	var out []match
+	seen := map[int32]bool{}
+	for _, i := range touched {
+		n := counts[i]
+		counts[i] = 0
+		c := mc.items[i]
+		if c.row.ID == "" || !sameScope(c.row.Project, project) {
+			continue
+		}
+		j := float64(n) / float64(len(toks)+len(c.toks)-int(n))
+		m := match{c: c, jaccard: j}
+		if vec != nil && c.vec != nil {
+			m.cosine = float64(embed.Dot(vec, c.vec))
+		}
+		if typ != "" && c.row.Type != typ && m.cosine < dupCosine {
+			continue
+		}
+		seen[i] = true
+		out = append(out, m)
+	}
+	// Vector-only neighbours: no shared word, but close in meaning.
+	if vec != nil {
+		for i, c := range mc.items {
+			if seen[int32(i)] || c.vec == nil || c.row.ID == "" || !sameScope(c.row.Project, project) {
+				continue
+			}
+			if cs := float64(embed.Dot(vec, c.vec)); cs >= dupCosine {
+				out = append(out, match{c: c, cosine: cs})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b match) int {
+		sa, sb := max(a.jaccard, a.cosine*0.7), max(b.jaccard, b.cosine*0.7)
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return strings.Compare(a.c.row.ID, b.c.row.ID)
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// isDuplicate applies the dedup rule to a match of the same type.
+func (m match) isDuplicate(sameType bool) bool {
+	if sameType && m.jaccard >= dupJaccard {
+		return true
+	}
+	return m.cosine >= dupCosine && m.jaccard >= dupCosineWords && sameType
+}

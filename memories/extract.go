@@ -1,0 +1,140 @@
+package memories
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"cairn/index"
+)
+
+// ExtractOptions choose what to extract from.
+type ExtractOptions struct {
+	Session string    // one session (an id prefix); "" = every session with new entries
+	Since   time.Time // with no Session: sessions active since then; zero = all
+	DryRun  bool      // propose without storing anything or moving cursors
+	// Summaries also stores each session's heuristic summary (not in hooks:
+	// it reads the whole session).
+	Summaries bool
+	// MaxEntries caps the entries read per session per call (0 = all);
+	// the cursor moves only past what was read.
+	MaxEntries int
+}
+
+// ExtractResult says what extraction read and proposed.
+type ExtractResult struct {
+	Sessions int         `json:"sessions"`
+	Entries  int         `json:"entries"`
+	Proposed []AddResult `json:"proposed"`
+	// Extractor is the extractor used: builtin or ollama.
+	Extractor string `json:"extractor"`
+	// Notice explains a fallback (e.g. Ollama unreachable).
+	Notice string `json:"notice,omitempty"`
+}
+
+// Extract reads every session's entries past its extraction cursor (or
+// those of o.Session) and proposes memories from them.
+func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult, error) {
+	if o.Session != "" {
+		return s.ExtractSession(ctx, o.Session, o)
+	}
+	refs, err := s.st.MemSessions(ctx, o.Since, true)
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	total := ExtractResult{Proposed: []AddResult{}}
+	for _, r := range refs {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		res, err := s.extract(ctx, r.ID, r.Project, r.Cursor, o)
+		if err != nil {
+			return total, fmt.Errorf("extracting session %s: %w", r.ID, err)
+		}
+		total.Sessions++
+		total.Entries += res.Entries
+		total.Proposed = append(total.Proposed, res.Proposed...)
+		total.Extractor = res.Extractor
+		if res.Notice != "" {
+			total.Notice = res.Notice
+		}
+	}
+	if total.Extractor == "" {
+		total.Extractor = s.extractorName()
+	}
+	return total, nil
+}
+
+// ExtractSession extracts from one session's entries past its cursor.
+func (s *Service) ExtractSession(ctx context.Context, sessionID string, o ExtractOptions) (ExtractResult, error) {
+	sid, project, err := s.session(sessionID)
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	cursor, err := s.st.ExtractCursor(ctx, sid)
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	return s.extract(ctx, sid, project, cursor, o)
+}
+
+func (s *Service) extractorName() string {
+	if s.cfg.Memories.Extractor == "ollama" {
+		return "ollama"
+	}
+	return "builtin"
+}
+
+func (s *Service) extract(ctx context.Context, sid, project string, cursor int64, o ExtractOptions) (ExtractResult, error) {
+	res := ExtractResult{Sessions: 1, Proposed: []AddResult{}, Extractor: "builtin"}
+	entries, err := s.st.MemEntries(ctx, sid, cursor, o.MaxEntries)
+	if err != nil {
+		return res, err
+	}
+	res.Entries = len(entries)
+	if len(entries) == 0 {
+		return res, nil
+	}
+	var news []NewMemory
+	if s.cfg.Memories.Extractor == "ollama" {
+		news, err = s.ollamaExtract(ctx, sid, project, entries)
+		if err == nil {
+			res.Extractor = "ollama"
+		} else if errors.Is(err, ErrOllamaUnavailable) {
+			res.Notice = err.Error() + "; used the built-in extractor instead"
+			news = nil
+		} else {
+			return res, err
+		}
+	}
+	if res.Extractor == "builtin" {
+		for _, c := range extractCandidates(entries) {
+			news = append(news, NewMemory{Project: project, Type: c.typ, Content: c.content, Tags: c.tags,
+				Importance: c.importance, SourceSession: sid, SourceUUIDs: c.uuids, Origin: OriginExtractor})
+		}
+	}
+	s.mu.Lock()
+	for _, n := range news {
+		r, err := s.add(ctx, n, o.DryRun)
+		if err != nil {
+			s.mu.Unlock()
+			return res, err
+		}
+		res.Proposed = append(res.Proposed, r)
+	}
+	s.mu.Unlock()
+	if o.DryRun {
+		return res, nil
+	}
+	if o.Summaries {
+		if _, err := s.StoreSummary(ctx, sid); err != nil {
+			return res, err
+		}
+	}
+	last := entries[len(entries)-1].ID
+	return res, s.st.SetExtractCursor(ctx, sid, last)
+}
+
+// entriesForTest is a seam for tests that build entries by hand.
+var _ = index.MemEntry{}

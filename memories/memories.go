@@ -1,0 +1,400 @@
+// Package memories owns cairn's memory domain: the distilled facts worth
+// carrying into later sessions. It extracts them from transcripts (a
+// deterministic built-in extractor, or Ollama when configured), de-duplicates
+// and links them, keeps them through a review lifecycle (pending, approved,
+// rejected, superseded, archived), ranks them for recall and injection,
+// builds session summaries, takes summary drafts written by /summarize,
+// synthesises a project memory, syncs approved memories into CLAUDE.md,
+// imports Claude's own memory files, and exports and imports everything.
+//
+// Storage is the index package's; every text stored here passes through the
+// redact package first.
+package memories
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+	"cairn/index/embed"
+	"cairn/redact"
+)
+
+// Type is what kind of knowledge a memory holds.
+type Type string
+
+// Memory types.
+const (
+	Decision     Type = "decision"
+	Architecture Type = "architecture"
+	Pattern      Type = "pattern"
+	Gotcha       Type = "gotcha"
+	Preference   Type = "preference"
+	Fact         Type = "fact"
+	Bugfix       Type = "bugfix"
+	Progress     Type = "progress"
+	Context      Type = "context"
+)
+
+// Types lists every type, in display order.
+var Types = []Type{Decision, Architecture, Pattern, Gotcha, Preference, Fact, Bugfix, Progress, Context}
+
+// ParseType accepts a type name (case-insensitive, singular or plural).
+func ParseType(s string) (Type, error) {
+	t := Type(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "s"))
+	if t == "progres" {
+		t = Progress
+	}
+	if slices.Contains(Types, t) {
+		return t, nil
+	}
+	names := make([]string, len(Types))
+	for i, t := range Types {
+		names[i] = string(t)
+	}
+	return "", fmt.Errorf("unknown memory type %q: use one of %s", s, strings.Join(names, ", "))
+}
+
+// Status is where a memory is in review.
+type Status string
+
+// Statuses.
+const (
+	Pending    Status = "pending"
+	Approved   Status = "approved"
+	Rejected   Status = "rejected"
+	Superseded Status = "superseded"
+	Archived   Status = "archived"
+)
+
+// Statuses lists every status.
+var Statuses = []Status{Pending, Approved, Rejected, Superseded, Archived}
+
+// ParseStatus accepts a status name.
+func ParseStatus(s string) (Status, error) {
+	st := Status(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Statuses, st) {
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown status %q: use pending, approved, rejected, superseded or archived", s)
+}
+
+// LinkKind is how two memories relate.
+type LinkKind string
+
+// Link kinds.
+const (
+	Related     LinkKind = "related"
+	Supersedes  LinkKind = "supersedes"
+	Contradicts LinkKind = "contradicts"
+	Elaborates  LinkKind = "elaborates"
+)
+
+// Link points from a memory to another.
+type Link struct {
+	Kind   LinkKind `json:"kind"`
+	Target string   `json:"target"` // another memory's id
+}
+
+// Memory is one distilled fact.
+type Memory struct {
+	ID            string    `json:"id"`
+	Project       string    `json:"project"`
+	Type          Type      `json:"type"`
+	Content       string    `json:"content"`
+	Tags          []string  `json:"tags"`
+	Importance    int       `json:"importance"`
+	Status        Status    `json:"status"`
+	Confidence    float64   `json:"confidence"`
+	SourceSession string    `json:"source_session"`
+	SourceUUIDs   []string  `json:"source_uuids"`
+	Origin        string    `json:"origin"`
+	Created       time.Time `json:"created"`
+	Updated       time.Time `json:"updated"`
+	AccessCount   int       `json:"access_count"`
+	LastAccess    time.Time `json:"last_access"`
+	Injected      int       `json:"injected"`
+	Used          int       `json:"used"`
+	Links         []Link    `json:"links"`
+}
+
+// Origins of memories.
+const (
+	OriginExtractor    = "extractor"
+	OriginOllama       = "ollama"
+	OriginRemember     = "remember"
+	OriginDraft        = "draft"
+	OriginClaudeMemory = "claude-memory"
+	OriginImport       = "import"
+	OriginManual       = "manual"
+)
+
+// ErrNotFound is wrapped by lookups of unknown memories, drafts and sessions.
+var ErrNotFound = errors.New("not found")
+
+// MaxContent is the longest memory content kept (longer is cut).
+const MaxContent = 2000
+
+// Service is the memory domain over one store. Safe for concurrent use.
+type Service struct {
+	st  *index.Store
+	cfg config.Config
+	now func() time.Time
+
+	mu    sync.Mutex
+	cache *memCache
+
+	embOnce sync.Once
+	emb     *embed.Model
+}
+
+// New returns a service over st.
+func New(st *index.Store, cfg config.Config) *Service {
+	return &Service{st: st, cfg: cfg, now: time.Now}
+}
+
+// Store is the store the service works on.
+func (s *Service) Store() *index.Store { return s.st }
+
+// SetClock replaces the clock (tests).
+func (s *Service) SetClock(now func() time.Time) { s.now = now }
+
+// embedder returns the store's built-in embedder, or nil.
+func (s *Service) embedder() *embed.Model {
+	s.embOnce.Do(func() {
+		if m, ok, err := s.st.LoadBuiltinEmbedder(); err == nil && ok {
+			s.emb = m
+		}
+	})
+	return s.emb
+}
+
+func newID(prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// confidence decays progress to 0 over 7 days and context over 30 days
+// since the memory was last updated; other types keep 1.
+func confidence(t Type, updated, now time.Time) float64 {
+	var span time.Duration
+	switch t {
+	case Progress:
+		span = 7 * 24 * time.Hour
+	case Context:
+		span = 30 * 24 * time.Hour
+	default:
+		return 1
+	}
+	age := now.Sub(updated)
+	if age <= 0 {
+		return 1
+	}
+	c := 1 - float64(age)/float64(span)
+	if c < 0 {
+		return 0
+	}
+	return c
+}
+
+// recency is 1.0 under 7 days, falling linearly to 0.5 at 90 days, 0.5 after.
+func recency(updated, now time.Time) float64 {
+	days := now.Sub(updated).Hours() / 24
+	switch {
+	case days <= 7:
+		return 1
+	case days >= 90:
+		return 0.5
+	}
+	return 1 - 0.5*(days-7)/(90-7)
+}
+
+func fromRow(r *index.MemRow, now time.Time) Memory {
+	m := Memory{ID: r.ID, Project: r.Project, Type: Type(r.Type), Content: r.Content, Tags: r.Tags,
+		Importance: r.Importance, Status: Status(r.Status), SourceSession: r.SourceSession, SourceUUIDs: r.SourceUUIDs,
+		Origin: r.Origin, Created: r.Created, Updated: r.Updated, AccessCount: r.AccessCount, LastAccess: r.LastAccess,
+		Injected: r.Injected, Used: r.Used}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if m.SourceUUIDs == nil {
+		m.SourceUUIDs = []string{}
+	}
+	m.Links = make([]Link, 0, len(r.Links))
+	for _, l := range r.Links {
+		m.Links = append(m.Links, Link{Kind: LinkKind(l.Kind), Target: l.Target})
+	}
+	m.Confidence = confidence(m.Type, m.Updated, now)
+	return m
+}
+
+func toRow(m *Memory) *index.MemRow {
+	r := &index.MemRow{ID: m.ID, Project: m.Project, Type: string(m.Type), Content: m.Content, Tags: m.Tags,
+		Importance: m.Importance, Status: string(m.Status), SourceSession: m.SourceSession, SourceUUIDs: m.SourceUUIDs,
+		Origin: m.Origin, Created: m.Created, Updated: m.Updated, AccessCount: m.AccessCount, LastAccess: m.LastAccess,
+		Injected: m.Injected, Used: m.Used}
+	for _, l := range m.Links {
+		r.Links = append(r.Links, index.MemLink{Kind: string(l.Kind), Target: l.Target})
+	}
+	return r
+}
+
+// clean redacts secrets, neutralises control characters and trims.
+func clean(s string) string {
+	s, _ = redact.Redact(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			// drop terminal control characters
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func cleanTags(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(clean(t)))
+		t = strings.Trim(t, "#,")
+		if t != "" && len(t) <= 40 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return strings.TrimSpace(s[:n]) + "…"
+}
+
+// Resolve returns the full id of the memory whose id starts with prefix
+// (4+ characters, with or without "m-").
+func (s *Service) Resolve(ctx context.Context, prefix string) (string, error) {
+	p := strings.ToLower(strings.TrimSpace(prefix))
+	if !strings.HasPrefix(p, "m-") {
+		p = "m-" + p
+	}
+	if len(p) < 6 {
+		return "", fmt.Errorf("memory id %q is too short: give at least 4 characters of it (see `cairn memories list`)", prefix)
+	}
+	ids, err := s.st.MemIDsWithPrefix(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("memory %s: %w (see `cairn memories list --status all`)", prefix, ErrNotFound)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("memory id %q is ambiguous: it matches %s; give more characters", prefix, strings.Join(ids, ", "))
+}
+
+// Get returns the memory whose id starts with idPrefix.
+func (s *Service) Get(ctx context.Context, idPrefix string) (*Memory, error) {
+	id, err := s.Resolve(ctx, idPrefix)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: []string{id}})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("memory %s: %w", idPrefix, ErrNotFound)
+	}
+	m := fromRow(rows[0], s.now())
+	return &m, nil
+}
+
+// Filter selects memories for List.
+type Filter struct {
+	Statuses      []Status
+	Types         []Type
+	Project       string
+	IncludeGlobal bool
+	Limit         int
+}
+
+// List returns memories: pending first, then newest.
+func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
+	mf := index.MemFilter{Project: f.Project, IncludeGlobal: f.IncludeGlobal}
+	for _, st := range f.Statuses {
+		mf.Statuses = append(mf.Statuses, string(st))
+	}
+	for _, t := range f.Types {
+		mf.Types = append(mf.Types, string(t))
+	}
+	rows, err := s.st.MemQuery(ctx, mf)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	out := make([]Memory, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, fromRow(r, now))
+	}
+	slices.SortStableFunc(out, func(a, b Memory) int {
+		ap, bp := a.Status == Pending, b.Status == Pending
+		if ap != bp {
+			if ap {
+				return -1
+			}
+			return 1
+		}
+		return b.Updated.Compare(a.Updated)
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// Counts are what a status line needs.
+type Counts struct {
+	PendingMemories, PendingDrafts int
+	ByStatus                       map[Status]int
+}
+
+// Counts counts memories by status and pending drafts.
+func (s *Service) Counts(ctx context.Context) (Counts, error) {
+	by, drafts, err := s.st.MemStatusCounts(ctx)
+	if err != nil {
+		return Counts{}, err
+	}
+	c := Counts{PendingDrafts: drafts, ByStatus: map[Status]int{}}
+	for k, v := range by {
+		c.ByStatus[Status(k)] = v
+	}
+	c.PendingMemories = c.ByStatus[Pending]
+	return c, nil
+}
+
+func (s *Service) autoApproved(t Type) bool {
+	for _, a := range s.cfg.Memories.AutoApprove {
+		if at, err := ParseType(a); err == nil && at == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,426 @@
+package memories
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"cairn/index"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// The built-in extractor: deterministic rules over a session's new entries.
+// Precision before recall: a rule fires on one sentence, the memory quotes
+// that sentence (markdown stripped; a "Fixed by …" sentence keeps the one
+// before it for context), and sentences without anything specific in them
+// (code, a name, a path, a number) are left alone when Claude wrote them.
+
+// candidate is a memory the extractor proposes.
+type candidate struct {
+	typ        Type
+	content    string
+	importance int
+	tags       []string
+	uuids      []string
+	rule       string
+}
+
+type rule struct {
+	name string
+	typ  Type
+	imp  int
+	re   *regexp.Regexp
+}
+
+var userRules = []rule{
+	{"remember", Preference, 4, regexp.MustCompile(`(?i)^(please\s+)?(also\s+)?(remember|note|keep in mind|make a note)\b`)},
+	{"always-never", Preference, 4, regexp.MustCompile(`(?i)^(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
+	{"from-now-on", Preference, 4, regexp.MustCompile(`(?i)\b(from now on|going forward|in (the )?future|every time you|whenever you)\b`)},
+	{"dont", Preference, 3, regexp.MustCompile(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
+	{"prefer", Preference, 3, regexp.MustCompile(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
+	{"decision", Decision, 3, regexp.MustCompile(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b`)},
+}
+
+var claudeRules = []rule{
+	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|this (happens|happened) because)`)},
+	{"issue-is", Bugfix, 2, regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
+	{"gotcha", Gotcha, 3, regexp.MustCompile(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:`)},
+	{"decision", Decision, 3, regexp.MustCompile(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
+}
+
+// narration is Claude talking about what it is doing, not a finding.
+var narration = regexp.MustCompile(`(?i)^(let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
+
+// firstPerson marks Claude's tentative reasoning ("my function might…").
+var firstPerson = regexp.MustCompile(`(?i)\b(i'm|i am|i've|i'll|my|me|i)\b`)
+
+// specific reports whether s names something concrete: code, a path, an
+// identifier, a quoted string, a version or a number.
+var specificRe = regexp.MustCompile("`[^`]+`|\"[^\"]{3,}\"|\\b[A-Za-z]+[_.:/][A-Za-z0-9_./:-]+|\\b[a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z]{2,}[a-z]*\\b|\\d")
+
+func specific(s string) bool { return specificRe.MatchString(s) }
+
+var backtickRe = regexp.MustCompile("`([^`\\s]{2,40})`")
+
+// sentenceEnd splits prose into sentences at ". ", "! " and "? " followed
+// by an upper-case letter, a backtick or a quote.
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+2 < len(line); i++ {
+		c := line[i]
+		if (c == '.' || c == '!' || c == '?') && line[i+1] == ' ' {
+			n := line[i+2]
+			if (n >= 'A' && n <= 'Z') || n == '`' || n == '"' || n == '*' {
+				// "e.g. Foo", "i.e. Bar": not an end.
+				w := line[max(start, i-4):i]
+				if strings.HasSuffix(w, "e.g") || strings.HasSuffix(w, "i.e") || strings.HasSuffix(w, "vs") || strings.HasSuffix(w, "etc") {
+					continue
+				}
+				out = append(out, strings.TrimSpace(line[start:i+1]))
+				start = i + 2
+			}
+		}
+	}
+	if rest := strings.TrimSpace(line[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+// stripMarkdown removes list markers, emphasis and heading marks.
+func stripMarkdown(line string) string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimLeft(line, "#")
+	line = listItem(strings.TrimSpace(line))
+	line = strings.ReplaceAll(line, "**", "")
+	line = strings.ReplaceAll(line, "__", "")
+	return strings.TrimSpace(line)
+}
+
+// proseLines yields the prose lines of Markdown text: not code fences,
+// tables, quotes or headings (heading lines are passed to onHeading).
+func proseLines(text string, onHeading func(h string), fn func(line string)) {
+	inFence := false
+	for _, raw := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(raw)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || t == "" || strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "<") {
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			if onHeading != nil {
+				onHeading(strings.TrimSpace(strings.Trim(t, "#*: ")))
+			}
+			continue
+		}
+		if b := strings.TrimSpace(strings.Trim(t, "*_")); strings.HasSuffix(b, ":") && len(b) < 40 && !strings.Contains(b, " ") || isHeadingLine(t) {
+			if onHeading != nil {
+				onHeading(strings.TrimSpace(strings.Trim(t, "*_: ")))
+			}
+			continue
+		}
+		if onHeading != nil && !isListLine(t) {
+			onHeading("")
+		}
+		fn(t)
+	}
+}
+
+func isHeadingLine(t string) bool {
+	b := strings.TrimSpace(strings.Trim(t, "*_"))
+	if !strings.HasSuffix(b, ":") || len(b) > 40 {
+		return false
+	}
+	return strings.HasPrefix(t, "**") || strings.HasPrefix(t, "__") || len(strings.Fields(b)) <= 4
+}
+
+func isListLine(t string) bool {
+	return listItem(t) != t
+}
+
+var progressHeading = regexp.MustCompile(`(?i)^(optional )?(next steps?|remaining( tasks| work)?|todo|to do|open (questions|items|tasks)|follow[- ]ups?|pending( tasks)?)$`)
+
+var todoLine = regexp.MustCompile(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
+
+// extractCandidates runs the rules over entries (in order).
+func extractCandidates(entries []index.MemEntry) []candidate {
+	var out []candidate
+	add := func(c candidate) {
+		c.content = strings.TrimSpace(strings.TrimRight(c.content, ":;,"))
+		if len(c.content) < 20 {
+			return
+		}
+		c.content = cut(c.content, 400)
+		for _, m := range backtickRe.FindAllStringSubmatch(c.content, -1) {
+			if len(c.tags) >= 3 {
+				break
+			}
+			t := strings.ToLower(strings.Trim(m[1], ".,:;()"))
+			if len(t) >= 3 && !slices.Contains(c.tags, t) {
+				c.tags = append(c.tags, t)
+			}
+		}
+		for i := range out {
+			if out[i].content == c.content {
+				out[i].uuids = uniq(append(out[i].uuids, c.uuids...))
+				return
+			}
+		}
+		out = append(out, c)
+	}
+	for _, e := range entries {
+		switch {
+		case e.Role == "user" && !e.Meta && !e.Sidechain:
+			userCandidates(e, add)
+		case e.Role == "assistant" && e.Block == "text", e.Role == "system" && e.Compact:
+			claudeCandidates(e, add)
+		}
+	}
+	for _, c := range commandCandidates(entries) {
+		add(c)
+	}
+	if c, ok := todoCandidates(entries); ok {
+		for _, x := range c {
+			add(x)
+		}
+	}
+	return out
+}
+
+var commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+
+func userCandidates(e index.MemEntry, add func(candidate)) {
+	text := e.Text
+	if strings.HasPrefix(strings.TrimSpace(text), "<") {
+		m := commandArgs.FindStringSubmatch(text)
+		if m == nil {
+			return
+		}
+		text = m[1]
+	}
+	long := len(text) > 1200 // pasted specs: only explicit requests to remember
+	proseLines(text, nil, func(line string) {
+		line = stripMarkdown(line)
+		for _, s := range sentences(line) {
+			words := len(strings.Fields(s))
+			if words < 4 || words > 80 || strings.HasSuffix(s, "?") {
+				continue
+			}
+			for _, r := range userRules {
+				if long && r.name != "remember" {
+					continue
+				}
+				if !r.re.MatchString(s) {
+					continue
+				}
+				if r.name == "dont" && transient.MatchString(s) {
+					continue
+				}
+				add(candidate{typ: r.typ, content: s, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
+				break
+			}
+		}
+	})
+}
+
+// transient words make a "don't …" a one-off request, not a rule.
+var transient = regexp.MustCompile(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b`)
+
+func claudeCandidates(e index.MemEntry, add func(candidate)) {
+	heading := ""
+	progress := 0
+	proseLines(e.Text, func(h string) {
+		heading = h
+		progress = 0
+	}, func(line string) {
+		plain := stripMarkdown(line)
+		if progressHeading.MatchString(heading) && isListLine(line) {
+			if progress < 3 && !strings.HasPrefix(strings.ToLower(plain), "none") {
+				progress++
+				add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{e.UUID}, rule: "next-steps"})
+			}
+			return
+		}
+		if todoLine.MatchString(plain) {
+			add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{e.UUID}, rule: "todo"})
+			return
+		}
+		ss := sentences(plain)
+		for i, s := range ss {
+			if narration.MatchString(s) || len(strings.Fields(s)) < 5 {
+				continue
+			}
+			c, ok := classifyClaude(s)
+			if !ok {
+				continue
+			}
+			content := s
+			if i > 0 && startsWithFix(s) {
+				content = ss[i-1] + " " + s
+			} else if startsWithFix(s) {
+				continue // "Fixed by …" with nothing said about what
+			}
+			if !specific(content) {
+				continue
+			}
+			if c.rule == "issue-is" && firstPerson.MatchString(content) && !e.Compact {
+				continue
+			}
+			c.content = content
+			c.uuids = []string{e.UUID}
+			add(c)
+		}
+	})
+}
+
+var fixStart = regexp.MustCompile(`(?i)^(fixed|resolved|solved) (it |this |that )?by\b`)
+
+func startsWithFix(s string) bool { return fixStart.MatchString(s) }
+
+func classifyClaude(s string) (candidate, bool) {
+	for _, r := range claudeRules {
+		if r.re.MatchString(s) {
+			return candidate{typ: r.typ, importance: r.imp, rule: "claude:" + r.name}, true
+		}
+	}
+	return candidate{}, false
+}
+
+// classifyLine types a line of a reviewed summary by the same rules.
+func classifyLine(s string) (Type, bool) {
+	if c, ok := classifyClaude(s); ok {
+		return c.typ, true
+	}
+	return "", false
+}
+
+// commandCandidates finds shell commands that worked after the same tool
+// failed: the working command is worth remembering.
+func commandCandidates(entries []index.MemEntry) []candidate {
+	type call struct {
+		cmd, key, uuid string
+	}
+	calls := map[string]call{} // tool_use id -> call
+	failed := map[string]call{}
+	var out []candidate
+	for _, e := range entries {
+		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" {
+			var in struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(e.Input, &in) != nil || in.Command == "" {
+				continue
+			}
+			calls[e.ToolUse] = call{cmd: in.Command, key: commandKey(in.Command), uuid: e.UUID}
+			continue
+		}
+		if e.Role != "tool" || e.ToolUse == "" {
+			continue
+		}
+		c, ok := calls[e.ToolUse]
+		if !ok || c.key == "" {
+			continue
+		}
+		if e.IsError || failedOutput(e.Text) {
+			if _, seen := failed[c.key]; !seen {
+				failed[c.key] = call{cmd: c.cmd, key: c.key, uuid: c.uuid}
+			}
+			continue
+		}
+		if f, ok := failed[c.key]; ok && f.cmd != c.cmd && len(c.cmd) <= 300 {
+			delete(failed, c.key)
+			out = append(out, candidate{typ: Pattern, importance: 2, rule: "command-after-failure",
+				content: "`" + oneLine(c.cmd) + "` works (after `" + cut(oneLine(f.cmd), 120) + "` failed)",
+				uuids:   []string{f.uuid, c.uuid, e.UUID}, tags: []string{"command"}})
+		}
+	}
+	return out
+}
+
+func failedOutput(s string) bool {
+	head := s
+	if len(head) > 300 {
+		head = head[:300]
+	}
+	return strings.Contains(head, "command not found") || strings.HasPrefix(head, "Exit code ") && !strings.HasPrefix(head, "Exit code 0")
+}
+
+// Commands too generic to be worth remembering when they work.
+var trivialCommands = map[string]bool{"ls": true, "cat": true, "cd": true, "grep": true, "rg": true, "find": true, "head": true,
+	"tail": true, "echo": true, "pwd": true, "which": true, "sed": true, "awk": true, "wc": true, "test": true, "mkdir": true,
+	"rm": true, "cp": true, "mv": true, "sleep": true, "ps": true, "kill": true, "pkill": true, "touch": true, "chmod": true,
+	"true": true, "false": true, "stat": true, "file": true, "du": true, "df": true, "env": true, "export": true, "source": true,
+	"git status": true, "git log": true, "git diff": true, "git show": true, "git add": true, "lsof": true, "curl": true, "type": true}
+
+// commandKey is the program (and subcommand) a shell command runs, after
+// cd, env assignments and sudo; "" for trivial commands.
+func commandKey(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	for _, sep := range []string{"&&", ";", "|"} {
+		parts := strings.Split(cmd, sep)
+		if len(parts) > 1 && strings.HasPrefix(strings.TrimSpace(parts[0]), "cd ") {
+			cmd = strings.TrimSpace(strings.Join(parts[1:], sep))
+		}
+	}
+	f := strings.Fields(cmd)
+	for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "timeout" || isNumber(f[0])) {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	key := f[0]
+	if len(f) > 1 && !strings.HasPrefix(f[1], "-") && len(f[1]) < 20 {
+		key += " " + f[1]
+	}
+	if trivialCommands[f[0]] || trivialCommands[key] {
+		return ""
+	}
+	return key
+}
+
+func isNumber(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != 's' && c != 'm' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// todoCandidates proposes the open items of the last to-do list written.
+func todoCandidates(entries []index.MemEntry) ([]candidate, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.ToolName != "TodoWrite" || e.Sidechain {
+			continue
+		}
+		var in struct {
+			Todos []struct {
+				Content string `json:"content"`
+				Status  string `json:"status"`
+			} `json:"todos"`
+		}
+		if json.Unmarshal(e.Input, &in) != nil {
+			return nil, false
+		}
+		var out []candidate
+		for _, t := range in.Todos {
+			if t.Status == "completed" || strings.TrimSpace(t.Content) == "" {
+				continue
+			}
+			out = append(out, candidate{typ: Progress, importance: 2, rule: "todo-list",
+				content: "Open to-do: " + oneLine(t.Content), uuids: []string{e.UUID}, tags: []string{"todo"}})
+			if len(out) == 5 {
+				break
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}

@@ -1,0 +1,191 @@
+package memories
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"cairn/index"
+)
+
+// Summary is a structured summary of one session.
+type Summary struct {
+	SessionID string              `json:"session_id"`
+	Project   string              `json:"project"`
+	Source    string              `json:"source"` // heuristic | draft | ollama | import
+	Markdown  string              `json:"markdown"`
+	Sections  map[string][]string `json:"sections"`
+	Created   time.Time           `json:"created"`
+}
+
+func summaryOf(r *index.SummaryRow) Summary {
+	sec := r.Sections
+	if sec == nil {
+		sec = map[string][]string{}
+	}
+	return Summary{SessionID: r.Session, Project: r.Project, Source: r.Source, Markdown: r.Markdown, Sections: sec, Created: r.Created}
+}
+
+// Summary returns a session's stored summary, or builds one from the
+// transcript with the heuristic pipeline (not stored; see StoreSummary).
+func (s *Service) Summary(ctx context.Context, sessionID string) (*Summary, error) {
+	sid, _, err := s.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.Summaries(ctx, sid, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > 0 {
+		sm := summaryOf(rows[0])
+		return &sm, nil
+	}
+	return s.buildSummary(ctx, sid)
+}
+
+// Summaries lists stored summaries of a project ("" = all), newest first.
+func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
+	rows, err := s.st.Summaries(ctx, "", project, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, summaryOf(r))
+	}
+	return out, nil
+}
+
+// StoreSummary builds a session's heuristic summary and stores it, unless
+// a reviewed one (a draft or Ollama's) is already stored.
+func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary, error) {
+	sid, _, err := s.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.Summaries(ctx, sid, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > 0 && rows[0].Source != "heuristic" {
+		sm := summaryOf(rows[0])
+		return &sm, nil
+	}
+	sm, err := s.buildSummary(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	err = s.st.SummarySave(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
+		Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created})
+	return sm, err
+}
+
+// buildSummary is the heuristic pipeline: the first prompt is the request,
+// searches and reads are what was investigated, extracted facts, gotchas,
+// fixes and decisions are what was learned, commits and the last reply are
+// what was completed, open to-dos are the next steps.
+func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error) {
+	ss, err := s.st.Session(sid)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w (%v)", sid, ErrNotFound, err)
+	}
+	entries, err := s.st.MemEntries(ctx, sid, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	sec := map[string][]string{}
+	addLine := func(name, line string, max int) {
+		line = cut(oneLine(clean(line)), 300)
+		if line == "" || len(sec[name]) >= max || slices.Contains(sec[name], line) {
+			return
+		}
+		sec[name] = append(sec[name], line)
+	}
+	prompts := 0
+	for _, e := range entries {
+		if e.Role == "user" && !e.Meta && prompts < 3 {
+			if t := strings.TrimSpace(e.Text); t != "" && !strings.HasPrefix(t, "<") {
+				addLine("Request", t, 3)
+				prompts++
+			}
+		}
+		if e.Role == "assistant" && e.Block == "tool_use" {
+			switch e.ToolName {
+			case "Grep", "Glob", "WebSearch", "WebFetch", "Task", "Agent":
+				addLine("Investigated", e.Text, 8)
+			}
+		}
+	}
+	for _, c := range extractCandidates(entries) {
+		switch c.typ {
+		case Progress:
+			addLine("Next steps", c.content, 8)
+		default:
+			addLine("Learned", c.content, 10)
+		}
+	}
+	for _, c := range ss.Commands {
+		if strings.Contains(c, "git commit") {
+			addLine("Completed", c, 5)
+		}
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20 {
+			addLine("Completed", firstSentences(e.Text, 2), 6)
+			break
+		}
+	}
+	for _, f := range ss.FilesRead {
+		addLine("Files read", relPath(f, ss.ProjectPath), 20)
+	}
+	for _, f := range ss.FilesEdited {
+		addLine("Files edited", relPath(f, ss.ProjectPath), 20)
+	}
+	addLine("Notes", fmt.Sprintf("%d prompts, %d tool calls, %d errors, %s", ss.Prompts, ss.ToolCalls, ss.Errors,
+		ss.End.Sub(ss.Start).Round(time.Minute)), 3)
+	title := ss.Title
+	if title == "" {
+		title = "Session " + sid
+	}
+	return &Summary{SessionID: sid, Project: ss.ProjectPath, Source: "heuristic",
+		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: s.now().UTC()}, nil
+}
+
+func relPath(p, root string) string {
+	if root != "" {
+		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// firstSentences returns up to n sentences of the first paragraph of s.
+func firstSentences(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i > 0 {
+		s = s[:i]
+	}
+	s = oneLine(s)
+	end := 0
+	for k := 0; k < n; k++ {
+		i := strings.IndexAny(s[end:], ".!?")
+		if i < 0 {
+			return s
+		}
+		end += i + 1
+		if end >= len(s) {
+			break
+		}
+	}
+	return strings.TrimSpace(s[:end])
+}
