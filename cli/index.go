@@ -1,98 +1,104 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"time"
+	"runtime/debug"
+	"sync"
 
 	"cairn/index"
-	"cairn/index/fts"
 
 	"github.com/spf13/cobra"
 )
 
 func newIndexCmd(o *Options) *cobra.Command {
-	var rebuild, retrain bool
+	var rebuild, retrain, noEmbed bool
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Index new transcript lines into the store, the full-text index and the vectors",
 		Long: `index reads every transcript line added since the last run (all of them the
-first time) into cairn's store, then brings the full-text index and the
-built-in embeddings up to date. --rebuild throws the derived indexes away
-and rebuilds them from the store; the store itself is never deleted.`,
+first time) into cairn's store, fills the full-text index while it does, then
+brings the vectors up to date with the configured embedder (built-in by
+default; Ollama when embedder.kind = "ollama"). --rebuild throws the derived
+indexes away and rebuilds them from the store; the store itself is never
+deleted. Interrupted runs resume where they stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A bulk run allocates a lot of short-lived memory: collect less
+			// often, but within a bound, so peak RSS stays ~250 MB on 1 GB.
+			debug.SetGCPercent(300)
+			debug.SetMemoryLimit(160 << 20)
 			ctx := cmd.Context()
 			st, err := openStore(o)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			start := time.Now()
-			stats, err := syncStore(ctx, o, st, true)
+			claude, err := o.ResolveClaudeDir()
+			if err != nil {
+				return err
+			}
+			so, bar, err := syncOptions(o, true)
 			if err != nil {
 				return err
 			}
 			tty := isTerminal(o.Stderr)
+			// Phase messages share the terminal line with the progress bar:
+			// they show once the bar is done (the full-text index catches up
+			// while the store is written, then the vectors).
+			var mu sync.Mutex
+			barDone := false
 			status := func(msg string) {
-				if tty {
+				mu.Lock()
+				defer mu.Unlock()
+				if tty && barDone {
 					fmt.Fprintf(o.Stderr, "\r%s\x1b[K", msg)
 				}
 			}
-			var docs int
-			if rebuild {
-				status("rebuilding the full-text index…")
-				docs, err = st.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("rebuilding the full-text index: %d documents", n)) })
-			} else {
-				ix, oerr := st.OpenFTS(2 * time.Second)
-				if oerr != nil {
-					if errors.Is(oerr, fts.ErrLocked) {
-						fmt.Fprintln(o.Stderr, "cairn: the full-text index is busy (another cairn holds it): its updates stay queued for the next run")
-					} else {
-						return oerr
-					}
-				} else {
-					docs, err = st.DrainFTS(ctx, ix, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
-					if cerr := ix.Close(); err == nil {
-						err = cerr
-					}
+			inner := so.Progress
+			so.Progress = func(p index.Progress) {
+				if inner != nil {
+					inner(p)
+				}
+				if p.FilesDone == p.FilesTotal && bar != nil {
+					mu.Lock()
+					bar.done()
+					barDone = true
+					mu.Unlock()
 				}
 			}
-			if err != nil {
-				return err
+			stats, err := st.Update(ctx, claude, index.UpdateOptions{
+				Sync: so, Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed, Status: status,
+			})
+			mu.Lock()
+			if bar != nil && !barDone {
+				bar.done()
 			}
-			status("embeddings…")
-			embedded, embedder, err := embedAll(cmd, st, rebuild || retrain, status)
+			barDone = false
 			if tty {
 				fmt.Fprint(o.Stderr, "\r\x1b[K")
 			}
+			mu.Unlock()
+			reportSync(o, stats.Sync)
 			if err != nil {
-				fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", err)
+				return err
 			}
-			mb := float64(stats.BytesRead) / (1 << 20)
-			secs := time.Since(start).Seconds()
+			if stats.FTSBusy {
+				fmt.Fprintln(o.Stderr, "cairn: the full-text index is busy (another cairn holds it): its updates stay queued for the next run")
+			}
+			if stats.EmbedErr != nil {
+				fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
+			}
+			s := stats.Sync
+			mb := float64(s.BytesRead) / (1 << 20)
+			secs := stats.Duration.Seconds()
 			fmt.Fprintf(o.Stdout, "indexed %d files (%d new, %d changed, %d missing), %.1f MB, %d entries added, %d duplicates, %d bad lines, %d secrets redacted; %d documents to full-text, %d embedded (%s) in %.1fs\n",
-				stats.FilesScanned, stats.FilesNew, stats.FilesChanged, stats.FilesMissing, mb, stats.EntriesAdded,
-				stats.Duplicates, stats.BadLines, stats.Redactions, docs, embedded, embedder, secs)
+				s.FilesScanned, s.FilesNew, s.FilesChanged, s.FilesMissing, mb, s.EntriesAdded,
+				s.Duplicates, s.BadLines, s.Redactions, stats.FTSDocs, stats.Embedded, orDash(stats.Embedder), secs)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "rebuild the full-text index and the embeddings from the store")
 	cmd.Flags().BoolVar(&retrain, "retrain", false, "retrain the built-in embedder on the current store")
+	cmd.Flags().BoolVar(&noEmbed, "no-embed", false, "leave the vectors for a later run (they stay queued)")
 	return cmd
-}
-
-// embedAll trains the built-in embedder when needed and embeds what is
-// queued, then refreshes the vector cache.
-func embedAll(cmd *cobra.Command, st *index.Store, retrain bool, status func(string)) (int, string, error) {
-	ctx := cmd.Context()
-	m, err := st.BuiltinEmbedder(ctx, retrain)
-	if err != nil {
-		return 0, "none", err
-	}
-	n, err := st.EmbedQueued(ctx, m, func(d int) { status(fmt.Sprintf("embeddings: %d documents", d)) })
-	if err != nil {
-		return n, m.ID(), err
-	}
-	return n, m.ID(), st.RefreshVecCache(ctx, m.ID(), m.Dims())
 }

@@ -75,15 +75,11 @@ func newSearchCmd(o *Options) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, o, func(st *index.Store) error {
-				if _, ok, _ := st.LoadBuiltinEmbedder(); !ok {
-					// First search on this machine: build the vectors too.
-					if _, _, err := embedAll(cmd, st, false, func(string) {}); err != nil {
-						fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not built:", err)
-					}
-				} else if m, ok, err := st.LoadBuiltinEmbedder(); err == nil && ok {
-					if _, err := st.EmbedQueued(ctx, m, nil); err != nil {
-						fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", err)
-					}
+				// Bring the vectors up to date (the first search on a machine
+				// trains the built-in embedder); a failure only means text
+				// search, which the response's notice reports.
+				if _, _, err := st.EmbedPending(ctx, false, nil); err != nil {
+					fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", err)
 				}
 				sr, err := st.OpenSearcher(ctx, 3*time.Second)
 				if err != nil {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"log"
 
+	"cairn/config"
 	"cairn/index"
+	"cairn/index/embed"
 )
 
 func init() {
@@ -21,7 +23,61 @@ func openStore(o *Options) (*index.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return index.Open(dir)
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := index.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	st.SetEmbedder(embedderConfig(cfg))
+	return st, nil
+}
+
+// embedderConfig turns the config's embedder settings into the index's.
+func embedderConfig(cfg config.Config) index.EmbedderConfig {
+	return index.EmbedderConfig{
+		Kind: cfg.Embedder.Kind,
+		Ollama: embed.OllamaConfig{
+			Host:       cfg.Ollama.Host,
+			Model:      cfg.Ollama.EmbedModel,
+			Dimensions: cfg.Ollama.Dimensions,
+			BatchSize:  cfg.Ollama.BatchSize,
+			Timeout:    cfg.Ollama.Timeout.Duration,
+		},
+	}
+}
+
+// syncOptions are the sync settings from the config, with a progress bar
+// on a terminal stderr when showProgress is set (nil bar otherwise).
+func syncOptions(o *Options, showProgress bool) (index.SyncOptions, *progressBar, error) {
+	cfg, err := loadConfig(o)
+	if err != nil {
+		return index.SyncOptions{}, nil, err
+	}
+	opts := index.SyncOptions{ToolHead: cfg.Index.ToolOutputHead, ToolTail: cfg.Index.ToolOutputTail}
+	var bar *progressBar
+	if showProgress {
+		bar = newProgressBar(o.Stderr, "indexing")
+		opts.Progress = func(p index.Progress) {
+			bar.update(p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal, p.Entries)
+		}
+	}
+	return opts, bar, nil
+}
+
+// reportSync prints what a sync could not read.
+func reportSync(o *Options, stats index.SyncStats) {
+	for _, p := range stats.Problems {
+		fmt.Fprintln(o.Stderr, "cairn: warning:", p)
+	}
+	if stats.BadLines > 0 {
+		fmt.Fprintf(o.Stderr, "cairn: skipped %d unreadable line(s); first ones:\n", stats.BadLines)
+		for _, le := range stats.LineErrors {
+			fmt.Fprintln(o.Stderr, "  ", le.Error())
+		}
+	}
 }
 
 // syncStore brings the store up to date with the transcripts: incremental,
@@ -32,31 +88,15 @@ func syncStore(ctx context.Context, o *Options, st *index.Store, showProgress bo
 	if err != nil {
 		return index.SyncStats{}, err
 	}
-	cfg, err := loadConfig(o)
+	opts, bar, err := syncOptions(o, showProgress)
 	if err != nil {
 		return index.SyncStats{}, err
-	}
-	opts := index.SyncOptions{ToolHead: cfg.Index.ToolOutputHead, ToolTail: cfg.Index.ToolOutputTail}
-	var bar *progressBar
-	if showProgress {
-		bar = newProgressBar(o.Stderr, "indexing")
-		opts.Progress = func(p index.Progress) {
-			bar.update(p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal, p.Entries)
-		}
 	}
 	stats, err := st.Sync(ctx, claude, opts)
 	if bar != nil {
 		bar.done()
 	}
-	for _, p := range stats.Problems {
-		fmt.Fprintln(o.Stderr, "cairn: warning:", p)
-	}
-	if stats.BadLines > 0 {
-		fmt.Fprintf(o.Stderr, "cairn: skipped %d unreadable line(s); first ones:\n", stats.BadLines)
-		for _, le := range stats.LineErrors {
-			fmt.Fprintln(o.Stderr, "  ", le.Error())
-		}
-	}
+	reportSync(o, stats)
 	return stats, err
 }
 

@@ -172,10 +172,16 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	var vecRank []Scored
 	if resp.Mode != ModeText {
 		vs, err := sr.Embedder.Embed(ctx, embed.Query, []string{q.Text})
-		if err != nil {
-			return nil, err
-		}
-		if !embed.IsZero(vs[0]) {
+		switch {
+		case err != nil:
+			// An embedder that stopped answering (Ollama went away) must
+			// not fail the search: answer with text alone and say why.
+			if resp.Mode == ModeVector {
+				return nil, fmt.Errorf("vector search needs the embedder %s: %w", sr.Embedder.ID(), err)
+			}
+			resp.Mode, resp.Embedder = ModeText, ""
+			resp.Notice = "embedder " + sr.Embedder.ID() + " failed (" + err.Error() + "): text search only"
+		case !embed.IsZero(vs[0]):
 			vecRank = sr.Vectors.Search(vs[0], deep*3, nil)
 		}
 	}

@@ -59,6 +59,9 @@ type Store struct {
 	// beside the writer.
 	w, r     *sql.DB
 	readOnly bool
+	// embedCfg is the embedder this process builds vectors with and
+	// searches by (SetEmbedder); the zero value is the built-in one.
+	embedCfg EmbedderConfig
 }
 
 // ErrNewerSchema is returned by Open for a store written by a newer cairn.

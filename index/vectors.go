@@ -1,10 +1,113 @@
 package index
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn/index/embed"
+)
+
+// Embedder kinds.
+const (
+	EmbedBuiltin = "builtin"
+	EmbedOllama  = "ollama"
+	EmbedNone    = "none"
+)
+
+// EmbedderConfig chooses the embedder that makes vectors.
+type EmbedderConfig struct {
+	Kind   string             // builtin (default), ollama or none
+	Ollama embed.OllamaConfig // for Kind ollama
+}
+
+// SetEmbedder chooses the embedder this process embeds and searches with.
+// Call it right after Open, before any other use of the store.
+func (s *Store) SetEmbedder(c EmbedderConfig) { s.embedCfg = c }
+
+// Embedder returns the embedder choice in effect.
+func (s *Store) Embedder() EmbedderConfig {
+	c := s.embedCfg
+	if c.Kind == "" {
+		c.Kind = EmbedBuiltin
+	}
+	return c
+}
+
+// ollamaPing bounds the reachability check before a long embedding run.
+const ollamaPing = 5 * time.Second
+
+// EmbedPending embeds every queued document with the configured embedder
+// and refreshes the vector cache. It returns how many documents it embedded
+// and the embedder's id. Queued documents stay queued on error, so the next
+// run resumes where this one stopped.
+func (s *Store) EmbedPending(ctx context.Context, retrain bool, progress func(done int)) (int, string, error) {
+	switch c := s.Embedder(); c.Kind {
+	case EmbedNone:
+		return 0, "", nil
+	case EmbedOllama:
+		o, err := embed.NewOllama(c.Ollama)
+		if err != nil {
+			return 0, "", err
+		}
+		pctx, cancel := context.WithTimeout(ctx, ollamaPing)
+		err = o.Ping(pctx)
+		cancel()
+		if err != nil {
+			return 0, "", fmt.Errorf("%w; documents stay queued for Ollama and search uses the vectors it has", err)
+		}
+		if err := s.ActivateEmbedder(ctx, o.ID()); err != nil {
+			return 0, o.ID(), err
+		}
+		n, err := s.EmbedQueued(ctx, o, progress)
+		if rerr := s.RefreshVecCache(ctx, o.ID(), o.Dims()); err == nil {
+			err = rerr
+		}
+		return n, o.ID(), err
+	default:
+		m, err := s.BuiltinEmbedder(ctx, retrain)
+		if err != nil {
+			return 0, "", err
+		}
+		n, err := s.EmbedQueued(ctx, m, progress)
+		if err != nil {
+			return n, m.ID(), err
+		}
+		return n, m.ID(), s.RefreshVecCache(ctx, m.ID(), m.Dims())
+	}
+}
+
+// queryTimeout bounds embedding a query with Ollama: a search must answer
+// even when the server is slow or gone.
+const queryTimeout = 2 * time.Second
 
 // attachVectors gives sr the embedder in use and its vector cache, or a
-// notice saying why search runs on text alone.
+// notice saying why search runs on text alone. With Ollama configured but
+// not yet (or no longer) usable, search falls back to the built-in vectors
+// when they exist, saying so; vectors of two embedders never mix.
 func (s *Store) attachVectors(ctx context.Context, sr *Searcher) {
+	if c := s.Embedder(); c.Kind == EmbedNone {
+		sr.notice = "vectors are turned off (embedder.kind = \"none\"): text search only"
+		return
+	} else if c.Kind == EmbedOllama {
+		why := s.attachOllama(ctx, sr, c.Ollama)
+		if why == "" {
+			return
+		}
+		s.attachBuiltin(ctx, sr)
+		if sr.Embedder != nil {
+			sr.notice = why + ": using the built-in vectors"
+		} else {
+			sr.notice = why + ": text search only"
+		}
+		return
+	}
+	s.attachBuiltin(ctx, sr)
+}
+
+func (s *Store) attachBuiltin(ctx context.Context, sr *Searcher) {
 	m, ok, err := s.LoadBuiltinEmbedder()
 	switch {
 	case err != nil:
@@ -23,4 +126,52 @@ func (s *Store) attachVectors(ctx context.Context, sr *Searcher) {
 		}
 		sr.Embedder, sr.Vectors = m, vc
 	}
+}
+
+// attachOllama uses the Ollama vectors when the active embedder is an
+// Ollama model; it returns why not otherwise.
+func (s *Store) attachOllama(ctx context.Context, sr *Searcher, oc embed.OllamaConfig) string {
+	active, _, err := s.Setting(activeEmbedderKey)
+	if err != nil {
+		return "cannot read the active embedder (" + err.Error() + ")"
+	}
+	id := string(active)
+	dims, ok := ollamaDims(id)
+	if !ok {
+		return "no Ollama embeddings yet (run `cairn index` with Ollama running)"
+	}
+	if oc.Timeout <= 0 || oc.Timeout > queryTimeout {
+		oc.Timeout = queryTimeout
+	}
+	oc.MaxRetries = -1
+	if oc.Dimensions == 0 {
+		oc.Dimensions = dims
+	}
+	o, err := embed.NewOllama(oc)
+	if err != nil {
+		return "Ollama is misconfigured (" + err.Error() + ")"
+	}
+	if o.ID() != id {
+		return fmt.Sprintf("the Ollama vectors were made by %s, the config asks for %s (run `cairn index` to embed again)", id, o.ID())
+	}
+	if err := s.RefreshVecCache(ctx, id, dims); err != nil {
+		return "vector cache unavailable (" + err.Error() + ")"
+	}
+	vc, err := OpenVecCache(s.vecCachePath(), id)
+	if err != nil {
+		return "vector cache unavailable (" + err.Error() + ")"
+	}
+	sr.Embedder, sr.Vectors = o, vc
+	return ""
+}
+
+// ollamaDims reads the vector size out of an Ollama embedder id
+// ("ollama:<model>:<dims>").
+func ollamaDims(id string) (int, bool) {
+	if !strings.HasPrefix(id, "ollama:") {
+		return 0, false
+	}
+	i := strings.LastIndexByte(id, ':')
+	d, err := strconv.Atoi(id[i+1:])
+	return d, err == nil && d > 0
 }

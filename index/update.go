@@ -1,0 +1,134 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"cairn/index/fts"
+)
+
+// UpdateOptions tune Update. The zero value is an incremental update.
+type UpdateOptions struct {
+	Sync SyncOptions
+	// Rebuild throws the full-text index away and rebuilds it from the
+	// store (the store itself is never deleted).
+	Rebuild bool
+	// Retrain retrains the built-in embedder on the current store.
+	Retrain bool
+	// LockWait is how long to wait for another process's full-text index;
+	// 0 means 2 s. On time-out the work stays queued for the next process.
+	LockWait time.Duration
+	// NoEmbed leaves vectors for a later run (they stay queued).
+	NoEmbed bool
+	// Status, when set, receives short phase messages ("embeddings: 4000").
+	Status func(string)
+}
+
+// UpdateStats say what an Update did.
+type UpdateStats struct {
+	Sync     SyncStats
+	FTSDocs  int  // documents moved into the full-text index
+	FTSBusy  bool // another process held the full-text index: its work stays queued
+	Embedded int  // documents given a vector
+	Embedder string
+	// EmbedErr is why vectors could not be made (an unreachable Ollama, a
+	// store too small to train on); search then uses what it has and says
+	// so. It does not fail the update.
+	EmbedErr error
+	Duration time.Duration
+}
+
+// Update brings everything up to date with the transcripts under claudeDir:
+// the store (Sync), the full-text index and the vectors. The full-text index
+// is filled while the store is being written, from the queue each committed
+// transaction leaves, so the two costs overlap instead of adding up.
+func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (UpdateStats, error) {
+	start := time.Now()
+	status := o.Status
+	if status == nil {
+		status = func(string) {}
+	}
+	lockWait := o.LockWait
+	if lockWait <= 0 {
+		lockWait = 2 * time.Second
+	}
+	var st UpdateStats
+	var err error
+	if o.Rebuild {
+		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
+		if err != nil {
+			return st, err
+		}
+		status("rebuilding the full-text index")
+		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+	} else {
+		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, lockWait, status)
+	}
+	if err != nil {
+		return st, err
+	}
+	if !o.NoEmbed {
+		status("embeddings")
+		st.Embedded, st.Embedder, st.EmbedErr = s.EmbedPending(ctx, o.Retrain, func(n int) {
+			status(fmt.Sprintf("embeddings: %d documents", n))
+		})
+		if errors.Is(st.EmbedErr, context.Canceled) {
+			err = st.EmbedErr
+		}
+	}
+	st.Duration = time.Since(start)
+	return st, err
+}
+
+// syncAndDrain runs Sync while a second goroutine moves what it queues
+// into the full-text index. When another process holds that index, Sync
+// runs alone and the documents stay queued.
+func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string)) (SyncStats, int, bool, error) {
+	ix, err := s.OpenFTS(lockWait)
+	if errors.Is(err, fts.ErrLocked) {
+		stats, err := s.Sync(ctx, claudeDir, so)
+		return stats, 0, true, err
+	}
+	if err != nil {
+		// A damaged full-text index must not stop the store from being
+		// updated: sync, then report what to do about the index.
+		stats, serr := s.Sync(ctx, claudeDir, so)
+		return stats, 0, false, errors.Join(serr, err)
+	}
+	var syncDone atomic.Bool
+	type drained struct {
+		n   int
+		err error
+	}
+	result := make(chan drained, 1)
+	go func() {
+		total := 0
+		for {
+			// Read the flag before draining: a drain that starts after Sync
+			// finished sees every document it queued.
+			finished := syncDone.Load()
+			n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
+			total += n
+			if err != nil || finished {
+				result <- drained{total, err}
+				return
+			}
+			if n == 0 {
+				select {
+				case <-ctx.Done():
+					result <- drained{total, ctx.Err()}
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}
+	}()
+	stats, serr := s.Sync(ctx, claudeDir, so)
+	syncDone.Store(true)
+	r := <-result
+	cerr := ix.Close()
+	return stats, r.n, false, errors.Join(serr, r.err, cerr)
+}
