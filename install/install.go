@@ -1,0 +1,549 @@
+// Package install merges cairn into Claude Code's configuration and takes
+// it out again: the hooks in settings.json, the MCP server registration
+// (~/.claude.json or a project's .mcp.json) and the slash commands. Every
+// change keeps the rest of the file (key order included), writes a backup
+// of the old file first, is shown as a diff, and is idempotent; uninstall
+// removes exactly what install added.
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/hook"
+	"cairn/plugin"
+)
+
+// Scopes.
+const (
+	ScopeUser    = "user"
+	ScopeProject = "project"
+)
+
+// MCPName is the server name cairn registers.
+const MCPName = "cairn"
+
+// Options say where to install and what to run.
+type Options struct {
+	Scope      string // user (default) or project
+	ClaudeDir  string // Claude Code's config dir (user scope: settings.json, commands/)
+	ClaudeJSON string // the user-scope MCP file (~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json)
+	ProjectDir string // project scope root
+	// Exe is the absolute path of the cairn binary the hooks and the MCP
+	// server run.
+	Exe string
+	// CommandName is how the slash commands call cairn: "cairn" when it is
+	// on PATH, else Exe.
+	CommandName string
+	// DataDir, when set, is passed to the hooks and the server as --data.
+	DataDir string
+	DryRun  bool
+	Now     func() time.Time
+}
+
+// Paths are the files an install touches.
+type Paths struct {
+	Settings string
+	MCP      string
+	Commands string // folder
+}
+
+// Paths resolves the files of o's scope.
+func (o *Options) Paths() (Paths, error) {
+	switch o.Scope {
+	case "", ScopeUser:
+		if o.ClaudeDir == "" || o.ClaudeJSON == "" {
+			return Paths{}, errors.New("no Claude config dir: pass --claude-dir")
+		}
+		return Paths{Settings: filepath.Join(o.ClaudeDir, "settings.json"), MCP: o.ClaudeJSON,
+			Commands: filepath.Join(o.ClaudeDir, "commands")}, nil
+	case ScopeProject:
+		if o.ProjectDir == "" {
+			return Paths{}, errors.New("no project dir")
+		}
+		return Paths{Settings: filepath.Join(o.ProjectDir, ".claude", "settings.json"), MCP: filepath.Join(o.ProjectDir, ".mcp.json"),
+			Commands: filepath.Join(o.ProjectDir, ".claude", "commands")}, nil
+	}
+	return Paths{}, fmt.Errorf("unknown scope %q: use user or project", o.Scope)
+}
+
+// Change is one file install or uninstall changed (or would change).
+type Change struct {
+	Path   string
+	Action string // created, updated, removed, unchanged, kept (user-modified)
+	Backup string // the backup of the previous content, if any
+	Diff   string
+	Note   string
+}
+
+// Timeouts of cairn's hooks in seconds (0: Claude Code's default). They are
+// ceilings, not expectations: the hooks finish in milliseconds. SessionEnd
+// has none so it does not raise the shared 1.5 s SessionEnd budget.
+var Timeouts = map[string]int{
+	hook.SessionStart: 10, hook.UserPromptSubmit: 10, hook.Stop: 30,
+	hook.SubagentStop: 30, hook.PreCompact: 30, hook.SessionEnd: 0,
+}
+
+// HookCommand is the command line a hook runs for event.
+func (o *Options) HookCommand(event string) string {
+	c := shellQuote(o.Exe) + " hook " + event
+	if o.DataDir != "" {
+		c += " --data " + shellQuote(o.DataDir)
+	}
+	return c
+}
+
+// Install merges cairn into the scope's settings, MCP file and commands.
+func Install(o Options) ([]Change, error) {
+	p, err := o.Paths()
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(o.Exe) {
+		return nil, fmt.Errorf("the cairn binary path %q is not absolute", o.Exe)
+	}
+	var out []Change
+	c, err := o.editJSON(p.Settings, func(root *Object) error { return o.mergeHooks(root) })
+	if err != nil {
+		return out, err
+	}
+	out = append(out, c)
+	c, err = o.editJSON(p.MCP, func(root *Object) error { return o.addMCP(root) })
+	if err != nil {
+		return out, err
+	}
+	out = append(out, c)
+	cs, err := o.installCommands(p.Commands)
+	return append(out, cs...), err
+}
+
+// Uninstall removes what Install added.
+func Uninstall(o Options) ([]Change, error) {
+	p, err := o.Paths()
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	c, err := o.editJSON(p.Settings, func(root *Object) error { o.removeHooks(root); return nil })
+	if err != nil {
+		return out, err
+	}
+	out = append(out, c)
+	c, err = o.editJSON(p.MCP, func(root *Object) error { o.removeMCP(root); return nil })
+	if err != nil {
+		return out, err
+	}
+	out = append(out, c)
+	cs, err := o.removeCommands(p.Commands)
+	return append(out, cs...), err
+}
+
+// editJSON reads a JSON object file (missing = empty), applies fn, and
+// writes it back when it changed: a backup first, then an atomic replace
+// keeping the file's mode.
+func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) {
+	ch := Change{Path: path, Action: "unchanged"}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ch, fmt.Errorf("reading %s: %w", path, err)
+	}
+	root, err := ParseObject(old)
+	if err != nil {
+		return ch, fmt.Errorf("%s is not valid JSON (%v): fix it first; cairn changed nothing", path, err)
+	}
+	if err := fn(root); err != nil {
+		return ch, fmt.Errorf("%s: %w; cairn changed nothing", path, err)
+	}
+	var neu []byte
+	if root.Len() > 0 || exists {
+		neu = root.Marshal()
+	}
+	if exists {
+		// Compare meaning: a file cairn did not change is never rewritten,
+		// whatever its formatting.
+		before, _ := ParseObject(old)
+		if equalJSON(before, root) {
+			return ch, nil
+		}
+	} else if root.Len() == 0 {
+		return ch, nil
+	}
+	ch.Diff = Diff(path, old, neu)
+	ch.Action = "updated"
+	if !exists {
+		ch.Action = "created"
+	}
+	if o.DryRun {
+		return ch, nil
+	}
+	mode := fs.FileMode(0o644)
+	if exists {
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		ch.Backup = path + ".cairn-backup-" + o.now().UTC().Format("20060102-150405")
+		if err := os.WriteFile(ch.Backup, old, mode); err != nil {
+			return ch, fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
+		}
+	}
+	if err := writeAtomic(path, neu, mode); err != nil {
+		return ch, err
+	}
+	return ch, nil
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func equalJSON(a, b *Object) bool {
+	return bytes.Equal(canon(a), canon(b))
+}
+
+func canon(o *Object) []byte {
+	v := Plain(o)
+	b, _ := jsonMarshalSorted(v)
+	return b
+}
+
+// writeAtomic writes through a temporary file in the same folder.
+func writeAtomic(path string, b []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	return nil
+}
+
+// --- hooks ---
+
+// mergeHooks removes cairn's old handlers and adds the current ones, one
+// matcher group per event, after the user's own.
+func (o *Options) mergeHooks(root *Object) error {
+	o.removeHooks(root)
+	hooks, err := root.Child("hooks")
+	if err != nil {
+		return err
+	}
+	for _, ev := range hook.Events {
+		h := NewObject()
+		h.Set("type", "command")
+		h.Set("command", o.HookCommand(ev))
+		if t := Timeouts[ev]; t > 0 {
+			h.Set("timeout", t)
+		}
+		group := NewObject()
+		group.Set("hooks", []any{h})
+		v, ok := hooks.Get(ev)
+		var list []any
+		if ok {
+			if list, ok = v.([]any); !ok {
+				return fmt.Errorf("hooks.%s is a %s, not a list", ev, kindOf(v))
+			}
+		}
+		hooks.Set(ev, append(list, group))
+	}
+	return nil
+}
+
+// removeHooks takes cairn's handlers out of every event; a matcher group,
+// event or hooks object left empty by that is removed too.
+func (o *Options) removeHooks(root *Object) {
+	v, ok := root.Get("hooks")
+	hooks, isObj := v.(*Object)
+	if !ok || !isObj {
+		return
+	}
+	for _, ev := range hooks.Keys() {
+		list, ok := mustList(hooks, ev)
+		if !ok {
+			continue
+		}
+		var keep []any
+		changed := false
+		for _, g := range list {
+			group, ok := g.(*Object)
+			if !ok {
+				keep = append(keep, g)
+				continue
+			}
+			hl, ok := mustList(group, "hooks")
+			if !ok {
+				keep = append(keep, g)
+				continue
+			}
+			var hs []any
+			for _, h := range hl {
+				if o.isOurs(h) {
+					changed = true
+					continue
+				}
+				hs = append(hs, h)
+			}
+			if len(hs) == len(hl) {
+				keep = append(keep, g)
+				continue
+			}
+			if len(hs) > 0 {
+				group.Set("hooks", hs)
+				keep = append(keep, group)
+			}
+		}
+		if !changed {
+			continue
+		}
+		if len(keep) == 0 {
+			hooks.Delete(ev)
+		} else {
+			hooks.Set(ev, keep)
+		}
+		if hooks.Len() == 0 {
+			root.Delete("hooks")
+		}
+	}
+}
+
+func mustList(o *Object, k string) ([]any, bool) {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil, false
+	}
+	l, ok := v.([]any)
+	return l, ok
+}
+
+// isOurs reports whether a hook handler runs `cairn hook`.
+func (o *Options) isOurs(h any) bool {
+	obj, ok := h.(*Object)
+	if !ok {
+		return false
+	}
+	c, _ := obj.Get("command")
+	cmd, _ := c.(string)
+	return o.IsCairnCommand(cmd, "hook")
+}
+
+// IsCairnCommand reports whether a command line runs cairn (by the name
+// cairn or this binary's path) with the given subcommand.
+func (o *Options) IsCairnCommand(cmd, sub string) bool {
+	prog, rest := firstWord(strings.TrimSpace(cmd))
+	if !o.isCairnProgram(prog) {
+		return false
+	}
+	next, _ := firstWord(strings.TrimSpace(rest))
+	return next == sub
+}
+
+func (o *Options) isCairnProgram(prog string) bool {
+	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
+	return base == "cairn" || (o.Exe != "" && (prog == o.Exe || base == strings.TrimSuffix(filepath.Base(o.Exe), ".exe")))
+}
+
+// firstWord splits off the first shell word ("quoted" or 'quoted' or bare).
+func firstWord(s string) (string, string) {
+	if s == "" {
+		return "", ""
+	}
+	if q := s[0]; q == '"' || q == '\'' {
+		if i := strings.IndexByte(s[1:], q); i >= 0 {
+			return s[1 : i+1], s[i+2:]
+		}
+		return s[1:], ""
+	}
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// shellQuote quotes a path for a hook command when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'$`\\!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// --- MCP ---
+
+func (o *Options) mcpEntry() *Object {
+	e := NewObject()
+	e.Set("type", "stdio")
+	e.Set("command", o.Exe)
+	args := []any{"mcp"}
+	if o.DataDir != "" {
+		args = append(args, "--data", o.DataDir)
+	}
+	e.Set("args", args)
+	e.Set("env", NewObject())
+	return e
+}
+
+func (o *Options) addMCP(root *Object) error {
+	servers, err := root.Child("mcpServers")
+	if err != nil {
+		return err
+	}
+	if v, ok := servers.Get(MCPName); ok && !o.isOurMCP(v) {
+		return fmt.Errorf("an MCP server named %q that is not cairn is registered already: remove or rename it (claude mcp remove %s)", MCPName, MCPName)
+	}
+	servers.Set(MCPName, o.mcpEntry())
+	return nil
+}
+
+func (o *Options) isOurMCP(v any) bool {
+	e, ok := v.(*Object)
+	if !ok {
+		return false
+	}
+	c, _ := e.Get("command")
+	cmd, _ := c.(string)
+	return o.isCairnProgram(cmd)
+}
+
+func (o *Options) removeMCP(root *Object) {
+	v, ok := root.Get("mcpServers")
+	servers, isObj := v.(*Object)
+	if !ok || !isObj {
+		return
+	}
+	if e, ok := servers.Get(MCPName); ok && o.isOurMCP(e) {
+		servers.Delete(MCPName)
+		if servers.Len() == 0 {
+			root.Delete("mcpServers")
+		}
+	}
+}
+
+// --- slash commands ---
+
+// CommandFiles are the slash command files cairn installs, with cairn
+// called by CommandName.
+func (o *Options) CommandFiles() map[string][]byte {
+	out := map[string][]byte{}
+	for _, c := range plugin.Commands() {
+		out[c.Name+".md"] = o.rewriteCommand(c.Content)
+	}
+	return out
+}
+
+// rewriteCommand points a command file at CommandName when cairn is not on
+// PATH.
+func (o *Options) rewriteCommand(b []byte) []byte {
+	name := o.CommandName
+	if name == "" || name == "cairn" || strings.ContainsAny(name, " \t'\"") {
+		return b
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		l = strings.ReplaceAll(l, "!`cairn ", "!`"+name+" ")
+		l = strings.ReplaceAll(l, "Bash(cairn ", "Bash("+name+" ")
+		if strings.HasPrefix(l, "cairn ") {
+			l = name + strings.TrimPrefix(l, "cairn")
+		}
+		lines[i] = l
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+func (o *Options) installCommands(dir string) ([]Change, error) {
+	var out []Change
+	files := o.CommandFiles()
+	for _, name := range sortedKeys(files) {
+		path := filepath.Join(dir, name)
+		want := files[name]
+		ch := Change{Path: path, Action: "created"}
+		old, err := os.ReadFile(path)
+		switch {
+		case err == nil && bytes.Equal(old, want):
+			ch.Action = "unchanged"
+		case err == nil && !o.isOurCommandFile(old):
+			ch.Action = "kept"
+			ch.Note = "a different command of this name exists; cairn left it alone (/" + strings.TrimSuffix(name, ".md") + " stays yours)"
+		case err == nil:
+			ch.Action = "updated"
+			ch.Diff = Diff(path, old, want)
+		case !errors.Is(err, fs.ErrNotExist):
+			return out, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if (ch.Action == "created" || ch.Action == "updated") && !o.DryRun {
+			if err := writeAtomic(path, want, 0o644); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// isOurCommandFile recognises a command file an earlier cairn wrote (its
+// allowed-tools run cairn).
+func (o *Options) isOurCommandFile(b []byte) bool {
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "allowed-tools: Bash("); ok {
+			prog, _ := firstWord(rest)
+			return o.isCairnProgram(prog)
+		}
+	}
+	return false
+}
+
+func (o *Options) removeCommands(dir string) ([]Change, error) {
+	var out []Change
+	files := o.CommandFiles()
+	for _, name := range sortedKeys(files) {
+		path := filepath.Join(dir, name)
+		old, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		ch := Change{Path: path, Action: "removed"}
+		if !bytes.Equal(old, files[name]) {
+			ch.Action = "kept"
+			ch.Note = "changed since cairn installed it (or not cairn's): left in place"
+		} else if !o.DryRun {
+			if err := os.Remove(path); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, ch)
+	}
+	// The commands folder goes too when cairn's files were all it held.
+	if !o.DryRun {
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) == 0 {
+			os.Remove(dir)
+		}
+	}
+	return out, nil
+}
