@@ -85,6 +85,7 @@ them, and lets you browse them.`,
 	for _, f := range registered {
 		root.AddCommand(f(o))
 	}
+	addTUI(root, o) // cairn with no command opens the TUI (cli/tui.go)
 	return root
 }
 

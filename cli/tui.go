@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"cairn/index"
+	"cairn/memories"
+	"cairn/theme"
+	"cairn/tui"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+)
+
+// DemoSample is the bundled sample Claude config dir (testdata/claude),
+// embedded by package main so `cairn --demo` works from any folder.
+var DemoSample fs.FS
+
+// addTUI makes `cairn` with no command open the terminal UI, and adds
+// --demo.
+func addTUI(root *cobra.Command, o *Options) {
+	var demo bool
+	root.Flags().BoolVar(&demo, "demo", false, "open the TUI on the bundled sample sessions with a temporary store (removed on exit)")
+	root.Args = cobra.NoArgs
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runTUI(cmd.Context(), o, demo)
+	}
+}
+
+func runTUI(ctx context.Context, o *Options, demo bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !isTerminal(o.Stdout) {
+		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
+	}
+	banner := ""
+	var onIndexed func(context.Context) (string, error)
+	if demo {
+		tmp, err := os.MkdirTemp("", "cairn-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: cannot create a temporary folder: %w (set TMPDIR to a writable folder)", err)
+		}
+		defer os.RemoveAll(tmp)
+		claude := filepath.Join(tmp, "claude")
+		if err := extractSample(claude); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		o.ClaudeDir, o.DataDir = claude, filepath.Join(tmp, "data")
+		banner = "demo"
+	}
+	st, err := openStore(o)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg, err := loadConfig(o)
+	if err != nil {
+		return err
+	}
+	claude, err := o.ResolveClaudeDir()
+	if err != nil {
+		return err
+	}
+	svc := memories.New(st, cfg)
+	if demo {
+		// The demo shows the review inbox filled from the sample sessions.
+		onIndexed = func(ctx context.Context) (string, error) {
+			r, err := svc.Extract(ctx, memories.ExtractOptions{Summaries: true})
+			if err != nil {
+				return "", err
+			}
+			// And one /summarize draft to review in 6.
+			if ss, err := st.Sessions(index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
+				if sum, err := svc.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
+					_, _ = svc.AddDraft(ctx, ss[0].ID, sum.Markdown)
+				}
+			}
+			return fmt.Sprintf("demo: %d memories proposed from %d sessions; review them in 5, drafts in 6", len(r.Proposed), r.Sessions), nil
+		}
+	}
+	m := tui.New(tui.Config{
+		Store:     st,
+		Memories:  svc,
+		ClaudeDir: claude,
+		NoColor:   theme.NoColorEnv(),
+		Banner:    banner,
+		OnIndexed: onIndexed,
+	})
+	defer m.Close()
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, err = p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// extractSample copies the embedded sample into dir.
+func extractSample(dir string) error {
+	if DemoSample == nil {
+		return errors.New("this build has no bundled sample (build cairn from the repository root: go build .)")
+	}
+	return fs.WalkDir(DemoSample, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(path))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o700)
+		}
+		b, err := fs.ReadFile(DemoSample, path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o600)
+	})
+}

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"embed"
+	"io/fs"
+
+	"cairn/cli"
+)
+
+// The bundled sample sessions, for `cairn --demo` from any folder.
+//
+//go:embed testdata/claude
+var sample embed.FS
+
+func init() {
+	if sub, err := fs.Sub(sample, "testdata/claude"); err == nil {
+		cli.DemoSample = sub
+	}
+}

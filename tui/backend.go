@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"cairn/index"
+	"cairn/index/fts"
+)
+
+// searchHub owns the full-text index for this process. bleve lets one
+// process open it at a time, so the TUI opens it for a burst of queries
+// (type-as-you-search) and closes it once the user stops typing, and the
+// background indexer borrows it under the same lock.
+type searchHub struct {
+	st   *index.Store
+	idle time.Duration
+
+	mu    sync.Mutex
+	sr    *index.Searcher
+	last  time.Time
+	timer *time.Timer
+}
+
+func newSearchHub(st *index.Store, idle time.Duration) *searchHub {
+	return &searchHub{st: st, idle: idle}
+}
+
+// Search runs q, opening the searcher when it is closed.
+func (h *searchHub) Search(ctx context.Context, q index.SearchQuery) (*index.SearchResponse, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sr == nil {
+		sr, err := h.st.OpenSearcher(ctx, 300*time.Millisecond)
+		if err != nil {
+			return nil, err
+		}
+		h.sr = sr
+	}
+	resp, err := h.sr.Search(ctx, q)
+	h.last = time.Now()
+	if h.timer == nil {
+		h.timer = time.AfterFunc(h.idle, h.closeIfIdle)
+	} else {
+		h.timer.Reset(h.idle)
+	}
+	return resp, err
+}
+
+func (h *searchHub) closeIfIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sr != nil && time.Since(h.last) >= h.idle-10*time.Millisecond {
+		h.sr.Close()
+		h.sr = nil
+	}
+}
+
+// Drain indexes what is queued for full-text search. A busy index (another
+// cairn process holds it) is not an error: the work stays queued.
+func (h *searchHub) Drain(ctx context.Context, progress func(int)) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sr != nil {
+		h.sr.Close()
+		h.sr = nil
+	}
+	ix, err := h.st.OpenFTS(50 * time.Millisecond)
+	if err != nil {
+		if errors.Is(err, fts.ErrLocked) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	n, err := h.st.DrainFTS(ctx, ix, progress)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// Close releases the index.
+func (h *searchHub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	if h.sr != nil {
+		h.sr.Close()
+		h.sr = nil
+	}
+}
+
+// indexMsg reports background indexing: progress, then one final message.
+type indexMsg struct {
+	stage    string // "reading transcripts", "full-text", "embeddings"
+	p        index.Progress
+	done     int
+	finished bool
+	quiet    bool // a periodic refresh: no progress shown
+	stats    index.SyncStats
+	err      error
+	ch       chan indexMsg
+}
+
+// runIndex syncs the store with the transcripts, drains the full-text
+// queue and embeds what is queued, reporting on ch. It never blocks on a
+// slow reader: progress messages are dropped when the UI is behind.
+func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir string, quiet, embed bool, ch chan indexMsg) {
+	defer close(ch)
+	send := func(m indexMsg) {
+		m.quiet = quiet
+		select {
+		case ch <- m:
+		default:
+		}
+	}
+	final := func(m indexMsg) {
+		m.quiet, m.finished = quiet, true
+		select {
+		case ch <- m:
+		case <-ctx.Done():
+		}
+	}
+	stats, err := st.Sync(ctx, claudeDir, index.SyncOptions{
+		Workers: workers(), // leave a core to the UI
+		Progress: func(p index.Progress) {
+			send(indexMsg{stage: "reading transcripts", p: p})
+		},
+	})
+	if err != nil {
+		final(indexMsg{stats: stats, err: err})
+		return
+	}
+	if _, err := hub.Drain(ctx, func(n int) { send(indexMsg{stage: "full-text", done: n}) }); err != nil {
+		final(indexMsg{stats: stats, err: err})
+		return
+	}
+	if embed {
+		if m, err := st.BuiltinEmbedder(ctx, false); err == nil {
+			if _, err := st.EmbedQueued(ctx, m, func(n int) { send(indexMsg{stage: "embeddings", done: n}) }); err == nil {
+				err = st.RefreshVecCache(ctx, m.ID(), m.Dims())
+				if err != nil {
+					final(indexMsg{stats: stats, err: err})
+					return
+				}
+			}
+		}
+		// Not enough text to train the built-in embedder is normal on a new
+		// machine: search says it uses text only.
+	}
+	final(indexMsg{stats: stats})
+}

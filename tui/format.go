@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func (m *Model) fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.In(m.cfg.Location).Format("2006-01-02 15:04")
+}
+
+func (m *Model) fmtClock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--"
+	}
+	return t.In(m.cfg.Location).Format("15:04")
+}
+
+func (m *Model) fmtAgo(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := m.cfg.Now().Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.In(m.cfg.Location).Format("2006-01-02")
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+}
+
+func fmtCount(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
+// shortPath replaces the home folder with ~.
+func shortPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if p == home {
+			return "~"
+		}
+		if strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + p[len(home):]
+		}
+	}
+	return p
+}
+
+// trunc cuts s (which may hold styles) to w cells with an ellipsis.
+func trunc(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// truncLeft keeps the end of a plain string (paths: the last folders matter).
+func truncLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.TruncateLeft(s, ansi.StringWidth(s)-w+1, "…")
+}
+
+// pad fills s with spaces to exactly w cells (truncating when longer).
+func pad(s string, w int) string {
+	s = trunc(s, w)
+	if n := w - lipgloss.Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// padLeft right-aligns s in w cells.
+func padLeft(s string, w int) string {
+	s = trunc(s, w)
+	if n := w - lipgloss.Width(s); n > 0 {
+		return strings.Repeat(" ", n) + s
+	}
+	return s
+}
+
+// fitLines returns exactly h lines of at most w cells.
+func fitLines(lines []string, w, h int) string {
+	out := make([]string, h)
+	for i := 0; i < h; i++ {
+		if i < len(lines) {
+			out[i] = pad(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", w)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// listState is the cursor and scroll offset of a list.
+type listState struct {
+	cursor, offset, n int
+}
+
+func (l *listState) setLen(n int) {
+	l.n = n
+	if l.cursor >= n {
+		l.cursor = n - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+}
+
+func (l *listState) move(d int) {
+	l.cursor += d
+	if l.cursor >= l.n {
+		l.cursor = l.n - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+}
+
+// window returns the visible range [from, to) for h rows, scrolling so the
+// cursor stays in view.
+func (l *listState) window(h int) (int, int) {
+	if h < 1 {
+		h = 1
+	}
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+h {
+		l.offset = l.cursor - h + 1
+	}
+	if l.offset > l.n-h {
+		l.offset = max(0, l.n-h)
+	}
+	return l.offset, min(l.n, l.offset+h)
+}

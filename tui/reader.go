@@ -1,0 +1,1141 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"cairn/transcripts"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+type convMsg struct {
+	id, uuid string
+	conv     *transcripts.Conversation
+	keep     bool // a refresh: keep the reader's position
+	err      error
+}
+
+type itemKind int
+
+const (
+	kHeader itemKind = iota
+	kPrompt
+	kText
+	kThinking
+	kTool
+	kAgent // a subagent not linked to a call
+	kCompact
+	kSummary
+)
+
+// ritem is one block of the reader: a prompt, a reply, a tool call with its
+// output, a compaction marker… Items render lazily, only when visible, and
+// their lines are cached per width.
+type ritem struct {
+	kind    itemKind
+	key     string // stable across rebuilds: expansion state and cache
+	uuid    string // the transcript entry
+	depth   int    // subagent nesting
+	ts      time.Time
+	text    string // sanitised text
+	tool    *transcripts.Block
+	result  *transcripts.Block
+	agentID string
+	label   string // one-line summary of tool calls and agents
+	head    bool   // first block of a Claude turn: draw "◆ Claude"
+}
+
+// readerPane shows one session as a conversation.
+type readerPane struct {
+	conv     *transcripts.Conversation
+	id       string
+	loading  string // id being loaded
+	err      error
+	items    []ritem
+	expanded map[string]bool
+	thinking bool
+
+	cur     int // cursor item
+	topItem int // first visible item
+	topLine int // lines of topItem scrolled off
+	width   int // content width the cache is for
+	cache   map[string][]string
+	glam    map[int]*glamour.TermRenderer
+	glamSty string
+
+	find      textinput.Model
+	finding   bool
+	query     string
+	matches   []int
+	matchIdx  int
+	lastH       int
+	wantTop     bool // the next scroll-into-view puts the cursor at the top
+	needVisible bool // the cursor moved: scroll it into view when drawing
+}
+
+func newReaderPane() *readerPane {
+	ti := textinput.New()
+	ti.Prompt = "find: "
+	ti.Placeholder = "words in this session"
+	return &readerPane{expanded: map[string]bool{}, cache: map[string][]string{}, glam: map[int]*glamour.TermRenderer{}, find: ti}
+}
+
+func (p *readerPane) invalidate() {
+	p.cache = map[string][]string{}
+	p.glam = map[int]*glamour.TermRenderer{}
+}
+
+func (p *readerPane) resized() {}
+
+func (p *readerPane) open(m *Model, id, uuid string) tea.Cmd {
+	if p.conv != nil && p.conv.Session.ID == id && p.loading == "" {
+		if uuid != "" {
+			p.jumpTo(uuid)
+		}
+		return nil
+	}
+	p.loading = id
+	p.err = nil
+	st := m.cfg.Store
+	return func() tea.Msg {
+		c, err := st.Conversation(context.Background(), id)
+		return convMsg{id: id, uuid: uuid, conv: c, err: err}
+	}
+}
+
+// refresh reloads the open session when it has grown.
+func (p *readerPane) refresh(m *Model) tea.Cmd {
+	if p.conv == nil || p.loading != "" {
+		return nil
+	}
+	id := p.conv.Session.ID
+	entries, end := p.conv.Session.Entries, p.conv.Session.End
+	st := m.cfg.Store
+	return func() tea.Msg {
+		s, err := st.Session(id)
+		if err != nil || (s.Entries == entries && s.End.Equal(end)) {
+			return nil
+		}
+		c, err := st.Conversation(context.Background(), id)
+		if err != nil {
+			return nil
+		}
+		return convMsg{id: id, conv: c, keep: true}
+	}
+}
+
+func (p *readerPane) loaded(m *Model, msg convMsg) tea.Cmd {
+	if msg.keep {
+		if p.conv == nil || p.conv.Session.ID != msg.id {
+			return nil
+		}
+		keepUUID := ""
+		if p.cur < len(p.items) {
+			keepUUID = p.items[p.cur].key
+		}
+		atEnd := p.cur >= len(p.items)-1
+		p.conv = msg.conv
+		p.build()
+		if atEnd {
+			p.cur = len(p.items) - 1
+			p.needVisible = true
+		} else {
+			for i := range p.items {
+				if p.items[i].key == keepUUID {
+					p.cur = i
+				}
+			}
+		}
+		return nil
+	}
+	if msg.id != p.loading {
+		return nil
+	}
+	p.loading = ""
+	if msg.err != nil {
+		p.err = msg.err
+		return nil
+	}
+	p.conv = msg.conv
+	p.id = msg.conv.Session.ID
+	p.expanded = map[string]bool{}
+	p.cache = map[string][]string{}
+	p.query, p.matches = "", nil
+	p.cur, p.topItem, p.topLine = 0, 0, 0
+	p.build()
+	if msg.uuid != "" {
+		p.jumpTo(msg.uuid)
+	}
+	return nil
+}
+
+// jumpTo puts the cursor on the entry uuid, expanding the tool call or
+// subagent that holds it.
+func (p *readerPane) jumpTo(uuid string) {
+	if i := p.indexOf(uuid); i >= 0 {
+		p.setCursor(i, true)
+		return
+	}
+	// Inside a collapsed subagent or a tool result: expand what holds it.
+	if p.conv != nil {
+		for agent, es := range p.conv.Agents {
+			for _, e := range es {
+				if e.UUID == uuid {
+					for tool, a := range p.conv.SpawnedBy {
+						if a == agent {
+							p.expanded[tool] = true
+						}
+					}
+					p.expanded["agent:"+agent] = true
+				}
+			}
+		}
+		for _, e := range p.conv.Entries {
+			if e.UUID == uuid {
+				for _, b := range e.Blocks {
+					if b.Type == transcripts.BlockToolResult {
+						p.expanded[b.ToolUseID] = true
+					}
+				}
+			}
+		}
+		p.build()
+	}
+	if i := p.indexOf(uuid); i >= 0 {
+		p.setCursor(i, true)
+		return
+	}
+	// A tool result lives in its call's item.
+	if p.conv != nil {
+		for _, e := range p.conv.Entries {
+			if e.UUID == uuid {
+				for _, b := range e.Blocks {
+					if b.Type == transcripts.BlockToolResult {
+						for i := range p.items {
+							if p.items[i].tool != nil && p.items[i].tool.ToolID == b.ToolUseID {
+								p.setCursor(i, true)
+								return
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func (p *readerPane) indexOf(uuid string) int {
+	for i := range p.items {
+		if p.items[i].uuid == uuid && p.items[i].kind != kThinking {
+			return i
+		}
+	}
+	return -1
+}
+
+// build flattens the conversation into items, honouring expansion.
+func (p *readerPane) build() {
+	c := p.conv
+	p.items = p.items[:0]
+	p.items = append(p.items, ritem{kind: kHeader, key: "header"})
+	results := map[string]*transcripts.Block{}
+	collect := func(es []transcripts.Entry) {
+		for i := range es {
+			for bi := range es[i].Blocks {
+				b := &es[i].Blocks[bi]
+				if b.Type == transcripts.BlockToolResult && b.ToolUseID != "" {
+					results[b.ToolUseID] = b
+				}
+			}
+		}
+	}
+	collect(c.Entries)
+	for _, es := range c.Agents {
+		collect(es)
+	}
+	shown := map[string]bool{}
+	var walk func(es []transcripts.Entry, depth int)
+	walk = func(es []transcripts.Entry, depth int) {
+		inTurn := false
+		for i := range es {
+			e := &es[i]
+			d := depth
+			if e.IsSidechain && depth == 0 {
+				d = 1
+			}
+			switch {
+			case e.Type == "system" && e.Subtype == "compact_boundary":
+				p.items = append(p.items, ritem{kind: kCompact, key: "c:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+					label: fmt.Sprintf("conversation compacted (%s, %s tokens before)", orDash(e.CompactTrigger), fmtCount(e.PreTokens))})
+				inTurn = false
+				continue
+			case e.IsCompactSummary:
+				p.items = append(p.items, ritem{kind: kSummary, key: "s:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+					text: sanitize(e.JoinedText()), label: fmt.Sprintf("compaction summary (%d characters)", len(e.JoinedText()))})
+				continue
+			case e.Type == "user" && transcripts.IsRealPrompt(e):
+				p.items = append(p.items, ritem{kind: kPrompt, key: "p:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+					text: sanitize(transcripts.CleanPrompt(e.PromptText()))})
+				inTurn = false
+				continue
+			case e.Type != "assistant":
+				continue
+			}
+			for bi := range e.Blocks {
+				b := &e.Blocks[bi]
+				it := ritem{uuid: e.UUID, depth: d, ts: e.Timestamp, key: fmt.Sprintf("%s#%d", e.UUID, bi)}
+				switch b.Type {
+				case transcripts.BlockText:
+					if strings.TrimSpace(b.Text) == "" {
+						continue
+					}
+					it.kind, it.text = kText, sanitize(b.Text)
+				case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
+					if !p.thinking || strings.TrimSpace(b.Text) == "" {
+						continue
+					}
+					it.kind, it.text = kThinking, sanitize(b.Text)
+				case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+					it.kind, it.tool, it.result = kTool, b, results[b.ToolID]
+					it.key = "t:" + b.ToolID
+					it.label = sanitizeLine(b.ToolName + "(" + transcripts.ToolSummary(b) + ")")
+					if transcripts.IsAgentTool(b.ToolName) {
+						it.agentID = c.SpawnedBy[b.ToolID]
+					}
+				default:
+					continue
+				}
+				it.head = !inTurn
+				inTurn = true
+				p.items = append(p.items, it)
+				if it.kind == kTool && it.agentID != "" && len(c.Agents[it.agentID]) > 0 && !shown[it.agentID] {
+					shown[it.agentID] = true
+					if p.expanded[it.key] {
+						walk(c.Agents[it.agentID], d+1)
+						inTurn = false
+					}
+				}
+			}
+		}
+	}
+	walk(c.Entries, 0)
+	for _, ag := range c.Session.Subagents {
+		if shown[ag.AgentID] || len(c.Agents[ag.AgentID]) == 0 {
+			continue
+		}
+		shown[ag.AgentID] = true
+		k := "agent:" + ag.AgentID
+		p.items = append(p.items, ritem{kind: kAgent, key: k, agentID: ag.AgentID,
+			label: sanitizeLine(fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, orDash(ag.Type), transcripts.OneLine(ag.Description, 80)))})
+		if p.expanded[k] {
+			walk(c.Agents[ag.AgentID], 1)
+		}
+	}
+	if p.cur >= len(p.items) {
+		p.cur = len(p.items) - 1
+	}
+	if p.topItem >= len(p.items) {
+		p.topItem, p.topLine = max(0, len(p.items)-1), 0
+	}
+	if p.query != "" {
+		p.runFind(p.query, false)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// lines renders item i at the current width (cached).
+func (p *readerPane) lines(m *Model, i int) []string {
+	it := &p.items[i]
+	ck := it.key
+	if p.expanded[it.key] {
+		ck += "+"
+	}
+	if l, ok := p.cache[ck]; ok {
+		return l
+	}
+	l := p.render(m, it)
+	p.cache[ck] = l
+	return l
+}
+
+func (p *readerPane) renderer(m *Model, w int) *glamour.TermRenderer {
+	sty := m.sty.Theme.GlamourStyle()
+	if sty != p.glamSty {
+		p.glam = map[int]*glamour.TermRenderer{}
+		p.glamSty = sty
+	}
+	if r := p.glam[w]; r != nil {
+		return r
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(sty), glamour.WithWordWrap(w))
+	if err != nil {
+		return nil
+	}
+	p.glam[w] = r
+	return r
+}
+
+func (p *readerPane) markdown(m *Model, text string, w int) []string {
+	if r := p.renderer(m, w); r != nil {
+		if out, err := r.Render(text); err == nil {
+			ls := strings.Split(strings.TrimRight(out, "\n "), "\n")
+			for len(ls) > 0 && strings.TrimSpace(ansi.Strip(ls[0])) == "" {
+				ls = ls[1:]
+			}
+			for i := range ls {
+				ls[i] = strings.TrimRight(ls[i], " ")
+			}
+			return ls
+		}
+	}
+	return wrap(text, w, "  ")
+}
+
+// wrap hard-wraps plain text to w cells with an indent.
+func wrap(text string, w int, indent string) []string {
+	var out []string
+	inner := max(10, w-lipgloss.Width(indent))
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if l == "" {
+			out = append(out, "")
+			continue
+		}
+		for _, wl := range strings.Split(ansi.Wrap(l, inner, ""), "\n") {
+			out = append(out, indent+wl)
+		}
+	}
+	return out
+}
+
+const maxToolLines = 400
+
+func (p *readerPane) render(m *Model, it *ritem) []string {
+	s := m.sty
+	w := p.width
+	prefix := strings.Repeat("│ ", it.depth)
+	cw := max(20, w-lipgloss.Width(prefix))
+	var out []string
+	switch it.kind {
+	case kHeader:
+		ss := p.conv.Session
+		title := ss.Title
+		if title == "" {
+			title = transcripts.OneLine(ss.FirstPrompt, 120)
+		}
+		out = append(out, s.Title.Render(trunc(sanitizeLine(title), cw)))
+		out = append(out, s.Muted.Render(trunc(sanitizeLine(shortPath(ss.ProjectPath)), cw)))
+		meta := fmt.Sprintf("%s → %s (%s) · %d prompts · %d tool calls · %s tokens", m.fmtTime(ss.Start), m.fmtClock(ss.End),
+			fmtDuration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
+		out = append(out, s.Muted.Render(trunc(meta, cw)))
+		var more []string
+		if len(ss.Models) > 0 {
+			more = append(more, strings.Join(ss.Models, ", "))
+		}
+		if len(ss.Branches) > 0 {
+			more = append(more, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ", ")))
+		}
+		more = append(more, "id "+ss.ID)
+		if !ss.SourceExists {
+			more = append(more, "archived (files deleted; kept by cairn)")
+		}
+		out = append(out, s.Muted.Render(trunc(strings.Join(more, " · "), cw)))
+	case kPrompt:
+		out = append(out, "", s.User.Render("▶ You")+s.Muted.Render(" · "+m.fmtTime(it.ts)))
+		out = append(out, wrap(it.text, cw, "  ")...)
+	case kText:
+		if it.head {
+			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
+		}
+		out = append(out, p.markdown(m, it.text, cw)...)
+	case kThinking:
+		if it.head {
+			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
+		}
+		for _, l := range wrap(it.text, cw, "  ∴ ") {
+			out = append(out, s.Subtle.Render(l))
+		}
+	case kTool:
+		if it.head {
+			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
+		}
+		open := p.expanded[it.key]
+		mark := "▸"
+		if open {
+			mark = "▾"
+		}
+		line := "  " + mark + " " + s.Tool.Render("● ") + it.label
+		if it.agentID != "" {
+			n := len(p.conv.Agents[it.agentID])
+			line += s.Muted.Render(fmt.Sprintf("  ⑂ subagent · %d entries", n))
+		}
+		out = append(out, trunc(line, cw))
+		if open && it.tool != nil && len(it.tool.ToolInput) > 0 {
+			var buf bytes.Buffer
+			if json.Indent(&buf, it.tool.ToolInput, "", "  ") == nil {
+				in := strings.Split(sanitize(buf.String()), "\n")
+				if len(in) > maxToolLines {
+					in = append(in[:maxToolLines], fmt.Sprintf("… %d more lines", len(in)-maxToolLines))
+				}
+				for _, l := range in {
+					out = append(out, s.Muted.Render(trunc("      "+l, cw)))
+				}
+			}
+		}
+		if r := it.result; r != nil {
+			markR := "⎿"
+			st := s.Tool
+			if r.IsError {
+				markR, st = "✗", s.Error
+			}
+			text := strings.TrimRight(sanitize(r.Text), "\n")
+			if text == "" {
+				out = append(out, st.Render("    "+markR+" (no output)"))
+				break
+			}
+			ls := strings.Split(text, "\n")
+			if !open {
+				first := strings.TrimSpace(ls[0])
+				more := ""
+				if len(ls) > 1 {
+					more = fmt.Sprintf("  … +%d lines (enter)", len(ls)-1)
+				}
+				out = append(out, trunc(st.Render("    "+markR+" "+first)+s.Subtle.Render(more), cw))
+				break
+			}
+			if len(ls) > maxToolLines {
+				ls = append(ls[:maxToolLines], fmt.Sprintf("… %d more lines", len(ls)-maxToolLines))
+			}
+			for j, l := range ls {
+				lead := "      "
+				if j == 0 {
+					lead = "    " + markR + " "
+				}
+				for _, wl := range strings.Split(ansi.Hardwrap(lead+l, cw, true), "\n") {
+					out = append(out, st.Render(wl))
+				}
+			}
+		}
+	case kAgent:
+		mark := "▸"
+		if p.expanded[it.key] {
+			mark = "▾"
+		}
+		out = append(out, "", s.Muted.Render(trunc("── "+mark+" "+it.label+" ──", cw)))
+	case kCompact:
+		out = append(out, "", s.Warn.Render(trunc("── "+it.label+" ──", cw)))
+	case kSummary:
+		mark := "▸"
+		if p.expanded[it.key] {
+			mark = "▾"
+		}
+		out = append(out, s.Muted.Render(trunc("  "+mark+" "+it.label, cw)))
+		if p.expanded[it.key] {
+			out = append(out, p.markdown(m, it.text, cw)...)
+		}
+	}
+	if prefix != "" {
+		ps := s.Subtle.Render(prefix)
+		for i := range out {
+			out[i] = ps + out[i]
+		}
+	}
+	for i := range out {
+		out[i] = trunc(out[i], w)
+	}
+	return out
+}
+
+func (p *readerPane) setWidth(w int) {
+	cw := max(20, w-2)
+	if cw != p.width {
+		p.width = cw
+		p.cache = map[string][]string{}
+	}
+}
+
+// height of item i in lines.
+func (p *readerPane) height(m *Model, i int) int { return len(p.lines(m, i)) }
+
+// scrollLines moves the view by n lines, then keeps the cursor in view.
+func (p *readerPane) scrollLines(m *Model, n, h int) {
+	if len(p.items) == 0 {
+		return
+	}
+	for n > 0 {
+		hh := p.height(m, p.topItem)
+		if p.topLine+n < hh {
+			p.topLine += n
+			break
+		}
+		if p.topItem >= len(p.items)-1 {
+			p.topLine = max(0, hh-1)
+			break
+		}
+		n -= hh - p.topLine
+		p.topItem++
+		p.topLine = 0
+	}
+	for n < 0 {
+		if p.topLine+n >= 0 {
+			p.topLine += n
+			break
+		}
+		if p.topItem == 0 {
+			p.topLine = 0
+			break
+		}
+		n += p.topLine + 1
+		p.topItem--
+		p.topLine = p.height(m, p.topItem) - 1
+	}
+	p.clampBottom(m, h)
+	// The cursor follows the view.
+	if p.cur < p.topItem || (p.cur == p.topItem && p.topLine > 0 && p.height(m, p.cur)-p.topLine < h/2) {
+		p.cur = p.topItem
+		if p.topLine > 0 && p.cur < len(p.items)-1 && p.height(m, p.cur)-p.topLine < h/2 {
+			p.cur++
+		}
+	} else if last := p.lastVisible(m, h); p.cur > last {
+		p.cur = last
+	}
+}
+
+// clampBottom keeps the last item's end from scrolling above the bottom.
+func (p *readerPane) clampBottom(m *Model, h int) {
+	// Lines from top to the end of the conversation, stopping once > h.
+	total := -p.topLine
+	for i := p.topItem; i < len(p.items) && total < h; i++ {
+		total += p.height(m, i)
+	}
+	if total >= h {
+		return
+	}
+	p.toBottom(m, h)
+}
+
+// toBottom scrolls so the last line is at the bottom of the view.
+func (p *readerPane) toBottom(m *Model, h int) {
+	need := h
+	i := len(p.items) - 1
+	for i >= 0 {
+		hh := p.height(m, i)
+		if hh >= need {
+			p.topItem, p.topLine = i, hh-need
+			return
+		}
+		need -= hh
+		i--
+	}
+	p.topItem, p.topLine = 0, 0
+}
+
+func (p *readerPane) lastVisible(m *Model, h int) int {
+	used := -p.topLine
+	i := p.topItem
+	for ; i < len(p.items); i++ {
+		used += p.height(m, i)
+		if used >= h {
+			return i
+		}
+	}
+	return len(p.items) - 1
+}
+
+// setCursor moves the cursor to item i and scrolls it into view; top puts
+// it near the top (jumps), else the view moves as little as possible.
+func (p *readerPane) setCursor(i int, top bool) {
+	if i < 0 || i >= len(p.items) {
+		return
+	}
+	p.cur = i
+	p.wantTop = top
+	p.needVisible = true
+}
+
+// applyVisible scrolls so the cursor is visible (needs the model to render).
+func (p *readerPane) applyVisible(m *Model, h int) {
+	if !p.needVisible || len(p.items) == 0 {
+		return
+	}
+	p.needVisible = false
+	i := p.cur
+	if p.wantTop || i < p.topItem || (i == p.topItem && p.topLine > 0) {
+		p.topItem, p.topLine = i, 0
+		// Skip the blank line that opens a block.
+		if ls := p.lines(m, i); len(ls) > 1 && ls[0] == "" {
+			p.topLine = 1
+		}
+		p.wantTop = false
+		p.clampBottom(m, h)
+		return
+	}
+	// Lines from the top of the view to the end of item i.
+	end := -p.topLine
+	for j := p.topItem; j <= i; j++ {
+		end += p.height(m, j)
+		if end > 4*h { // far away: jump
+			p.topItem, p.topLine = i, 0
+			p.clampBottom(m, h)
+			return
+		}
+	}
+	if end <= h {
+		return
+	}
+	hi := p.height(m, i)
+	if hi >= h {
+		p.topItem, p.topLine = i, 0
+		return
+	}
+	p.scrollLinesRaw(m, end-h)
+}
+
+func (p *readerPane) scrollLinesRaw(m *Model, n int) {
+	for n > 0 && p.topItem < len(p.items) {
+		hh := p.height(m, p.topItem)
+		if p.topLine+n < hh {
+			p.topLine += n
+			return
+		}
+		n -= hh - p.topLine
+		p.topItem++
+		p.topLine = 0
+	}
+}
+
+func (p *readerPane) typing() bool { return p.finding }
+
+func (p *readerPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := &m.keys
+	h := p.viewH(m)
+	if p.finding {
+		switch {
+		case k.String() == "enter":
+			p.finding = false
+			p.find.Blur()
+			p.runFind(p.find.Value(), true)
+			return true, nil
+		case key.Matches(k, km.Back):
+			p.finding = false
+			p.find.Blur()
+			return true, nil
+		}
+		var cmd tea.Cmd
+		p.find, cmd = p.find.Update(k)
+		return true, cmd
+	}
+	if p.conv == nil {
+		return false, nil
+	}
+	switch {
+	case key.Matches(k, km.Up):
+		p.setCursor(max(0, p.cur-1), false)
+	case key.Matches(k, km.Down):
+		if p.cur < len(p.items)-1 {
+			// A long item scrolls before the cursor leaves it.
+			p.applyVisible(m, h)
+			if end := p.itemEnd(m, p.cur); end > h {
+				p.scrollLines(m, min(h/2, end-h), h)
+				return true, nil
+			}
+			p.setCursor(p.cur+1, false)
+		} else {
+			p.scrollLines(m, h/2, h)
+		}
+	case key.Matches(k, km.PageDown):
+		p.scrollLines(m, max(1, h-2), h)
+	case key.Matches(k, km.PageUp):
+		p.scrollLines(m, -max(1, h-2), h)
+	case key.Matches(k, km.Top):
+		p.cur, p.topItem, p.topLine = 0, 0, 0
+	case key.Matches(k, km.Bottom):
+		p.cur = len(p.items) - 1
+		p.toBottom(m, h)
+	case key.Matches(k, km.NextPrompt):
+		for i := p.cur + 1; i < len(p.items); i++ {
+			if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
+				p.setCursor(i, true)
+				break
+			}
+		}
+	case key.Matches(k, km.PrevPrompt):
+		for i := p.cur - 1; i >= 0; i-- {
+			if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
+				p.setCursor(i, true)
+				break
+			}
+		}
+	case key.Matches(k, km.Expand):
+		p.toggle(p.cur)
+	case key.Matches(k, km.ExpandAll):
+		any := false
+		for _, it := range p.items {
+			if it.kind == kTool && !p.expanded[it.key] {
+				any = true
+			}
+		}
+		for _, it := range p.items {
+			if it.kind == kTool && it.agentID == "" {
+				p.expanded[it.key] = any
+			}
+		}
+		p.rebuildKeep()
+	case key.Matches(k, km.Thinking):
+		p.thinking = !p.thinking
+		p.rebuildKeep()
+		if p.thinking {
+			m.flashf("showing Claude's thinking")
+		} else {
+			m.flashf("thinking hidden")
+		}
+	case key.Matches(k, km.Find):
+		p.finding = true
+		p.find.SetValue(p.query)
+		return true, p.find.Focus()
+	case key.Matches(k, km.FindNext):
+		p.nextMatch(1)
+	case key.Matches(k, km.FindPrev):
+		p.nextMatch(-1)
+	case key.Matches(k, km.CopyID):
+		id := p.conv.Session.ID
+		m.flashf("copied session id %s to the clipboard (OSC 52)", id)
+		return true, tea.SetClipboard(id)
+	case key.Matches(k, km.Export):
+		return true, p.export(m)
+	case key.Matches(k, km.Resume):
+		return true, m.resume(p.conv.Session)
+	case key.Matches(k, km.Back) && p.query != "":
+		p.query, p.matches = "", nil
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// itemEnd is the line (from the top of the view) where item i ends.
+func (p *readerPane) itemEnd(m *Model, i int) int {
+	end := -p.topLine
+	for j := p.topItem; j <= i && j < len(p.items); j++ {
+		end += p.height(m, j)
+	}
+	return end
+}
+
+func (p *readerPane) rebuildKeep() {
+	key := ""
+	if p.cur < len(p.items) {
+		key = p.items[p.cur].key
+	}
+	topKey := ""
+	if p.topItem < len(p.items) {
+		topKey = p.items[p.topItem].key
+	}
+	p.build()
+	for i := range p.items {
+		if p.items[i].key == key {
+			p.cur = i
+		}
+		if p.items[i].key == topKey {
+			p.topItem = i
+		}
+	}
+	p.topLine = 0
+	p.needVisible = true
+}
+
+func (p *readerPane) toggle(i int) {
+	if i < 0 || i >= len(p.items) {
+		return
+	}
+	it := p.items[i]
+	switch it.kind {
+	case kTool, kAgent, kSummary:
+		p.expanded[it.key] = !p.expanded[it.key]
+		p.rebuildKeep()
+	}
+}
+
+func (p *readerPane) runFind(q string, jump bool) {
+	p.query = strings.TrimSpace(q)
+	p.matches = nil
+	if p.query == "" {
+		return
+	}
+	lq := strings.ToLower(p.query)
+	for i, it := range p.items {
+		hay := it.text + " " + it.label
+		if it.result != nil {
+			hay += " " + it.result.Text
+		}
+		if strings.Contains(strings.ToLower(hay), lq) {
+			p.matches = append(p.matches, i)
+		}
+	}
+	if !jump {
+		return
+	}
+	p.matchIdx = -1
+	for j, i := range p.matches {
+		if i >= p.cur {
+			p.matchIdx = j - 1
+			break
+		}
+	}
+	p.nextMatch(1)
+}
+
+func (p *readerPane) nextMatch(d int) {
+	if len(p.matches) == 0 {
+		return
+	}
+	p.matchIdx = (p.matchIdx + d + len(p.matches)) % len(p.matches)
+	i := p.matches[p.matchIdx]
+	it := p.items[i]
+	if it.kind == kTool && it.result != nil && !p.expanded[it.key] &&
+		!strings.Contains(strings.ToLower(it.label), strings.ToLower(p.query)) {
+		p.expanded[it.key] = true
+		p.rebuildKeep()
+		if j := p.matchIdxOf(it.key); j >= 0 {
+			i = j
+		}
+	}
+	p.setCursor(i, true)
+}
+
+func (p *readerPane) matchIdxOf(key string) int {
+	for i := range p.items {
+		if p.items[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (p *readerPane) scroll(m *Model, n int) { p.scrollLines(m, n, p.viewH(m)) }
+
+func (p *readerPane) viewH(m *Model) int {
+	h := m.h - 3 - 1 // body minus the reader's status line
+	if p.finding {
+		h--
+	}
+	return max(1, h)
+}
+
+func (p *readerPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	p.find, cmd = p.find.Update(msg)
+	return cmd
+}
+
+func (p *readerPane) help(k *KeyMap) []key.Binding {
+	if p.finding {
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "find"))}
+	}
+	return []key.Binding{k.Down, k.Expand, k.NextPrompt, k.Thinking, k.Find, k.CopyID, k.Export, k.Resume}
+}
+
+func (p *readerPane) view(m *Model, w, h int) string {
+	s := m.sty
+	switch {
+	case p.loading != "":
+		return s.Muted.Render(" loading session " + p.loading + "…")
+	case p.err != nil:
+		return strings.Join([]string{"", s.Error.Render(" Could not open the session: " + sanitizeLine(p.err.Error())),
+			s.Muted.Render(" esc goes back; if the store is damaged, `cairn index --rebuild` rebuilds the indexes.")}, "\n")
+	case p.conv == nil:
+		return strings.Join([]string{"", s.Muted.Render(" No session open."),
+			s.Muted.Render(" Pick one in the timeline (2) or search (/) and press enter.")}, "\n")
+	}
+	p.setWidth(w)
+	vh := h - 1
+	if p.finding {
+		vh--
+	}
+	p.lastH = vh
+	p.applyVisible(m, vh)
+	p.clampBottom(m, vh)
+	gut := s.Gutter.Render("▌")
+	matchSet := map[int]bool{}
+	for _, i := range p.matches {
+		matchSet[i] = true
+	}
+	var out []string
+	skip := p.topLine
+	for i := p.topItem; i < len(p.items) && len(out) < vh; i++ {
+		ls := p.lines(m, i)
+		for j := skip; j < len(ls) && len(out) < vh; j++ {
+			g := " "
+			if i == p.cur && ls[j] != "" {
+				g = gut
+			} else if matchSet[i] && ls[j] != "" {
+				g = s.Highlight.Render("›")
+			}
+			line := ls[j]
+			if matchSet[i] && p.query != "" {
+				line = highlightPlain(line, p.query, s.Highlight)
+			}
+			out = append(out, g+" "+line)
+		}
+		skip = 0
+	}
+	for len(out) < vh {
+		out = append(out, "")
+	}
+	// Status line of the reader.
+	pos := fmt.Sprintf("%d/%d", min(p.cur+1, len(p.items)), len(p.items))
+	info := []string{pos}
+	if p.thinking {
+		info = append(info, "thinking shown")
+	}
+	if p.query != "" {
+		if len(p.matches) == 0 {
+			info = append(info, fmt.Sprintf("no match for %q", p.query))
+		} else {
+			info = append(info, fmt.Sprintf("%q %d/%d", p.query, p.matchIdx+1, len(p.matches)))
+		}
+	}
+	out = append(out, s.Muted.Render(pad(" "+strings.Join(info, " · "), w)))
+	if p.finding {
+		p.find.SetWidth(w - 10)
+		out = append(out, " "+p.find.View())
+	}
+	return strings.Join(out, "\n")
+}
+
+// highlightPlain marks q in a line that has no styles of its own (lines
+// with ANSI styles are left alone rather than risk breaking them).
+func highlightPlain(line, q string, st lipgloss.Style) string {
+	if strings.Contains(line, "\x1b") || q == "" {
+		return line
+	}
+	lo, lq := strings.ToLower(line), strings.ToLower(q)
+	if len(lo) != len(line) {
+		return line
+	}
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(lo[i:], lq)
+		if j < 0 {
+			b.WriteString(line[i:])
+			return b.String()
+		}
+		b.WriteString(line[i : i+j])
+		b.WriteString(st.Render(line[i+j : i+j+len(q)]))
+		i += j + len(q)
+	}
+}
+
+// export writes the session as Markdown.
+func (p *readerPane) export(m *Model) tea.Cmd {
+	c := p.conv
+	path := m.exportPath(c.Session.ID)
+	thinking := p.thinking
+	return func() tea.Msg {
+		md := ExportMarkdown(c, thinking)
+		if err := os.WriteFile(path, []byte(md), 0o600); err != nil {
+			return flashMsg{text: fmt.Sprintf("could not export to %s: %v (is the folder writable?)", path, err), err: true}
+		}
+		return flashMsg{text: "exported to " + path}
+	}
+}
+
+// ExportMarkdown renders a conversation as a Markdown document: prompts,
+// replies, one line per tool call with a shortened output, subagents nested.
+func ExportMarkdown(c *transcripts.Conversation, thinking bool) string {
+	var b strings.Builder
+	s := c.Session
+	title := s.Title
+	if title == "" {
+		title = transcripts.OneLine(s.FirstPrompt, 100)
+	}
+	fmt.Fprintf(&b, "# %s\n\n", oneLineMD(title))
+	fmt.Fprintf(&b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", s.ID, s.ProjectPath,
+		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
+	if len(s.Models) > 0 {
+		fmt.Fprintf(&b, "- Models: %s\n", strings.Join(s.Models, ", "))
+	}
+	if len(s.Branches) > 0 {
+		fmt.Fprintf(&b, "- Branch: %s\n", strings.Join(s.Branches, ", "))
+	}
+	results := map[string]*transcripts.Block{}
+	for _, es := range append([][]transcripts.Entry{c.Entries}, mapValues(c.Agents)...) {
+		for i := range es {
+			for bi := range es[i].Blocks {
+				if bl := &es[i].Blocks[bi]; bl.Type == transcripts.BlockToolResult {
+					results[bl.ToolUseID] = bl
+				}
+			}
+		}
+	}
+	var walk func(es []transcripts.Entry, quote string)
+	walk = func(es []transcripts.Entry, quote string) {
+		w := func(format string, a ...any) {
+			for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
+				b.WriteString(quote + l + "\n")
+			}
+		}
+		for i := range es {
+			e := &es[i]
+			switch {
+			case e.Type == "system" && e.Subtype == "compact_boundary":
+				w("\n---\n*conversation compacted*\n")
+			case e.Type == "user" && transcripts.IsRealPrompt(e):
+				w("\n## You · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.CleanPrompt(e.PromptText())))
+			case e.Type == "assistant":
+				for bi := range e.Blocks {
+					bl := &e.Blocks[bi]
+					switch bl.Type {
+					case transcripts.BlockText:
+						w("\n%s\n", sanitize(bl.Text))
+					case transcripts.BlockThinking:
+						if thinking && strings.TrimSpace(bl.Text) != "" {
+							w("\n> *thinking:* %s\n", strings.ReplaceAll(sanitize(bl.Text), "\n", "\n> "))
+						}
+					case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+						w("\n- **%s**(`%s`)", bl.ToolName, strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
+						if r := results[bl.ToolID]; r != nil {
+							out := strings.Split(strings.TrimRight(sanitize(r.Text), "\n"), "\n")
+							if len(out) > 8 {
+								out = append(out[:8], fmt.Sprintf("… %d more lines", len(out)-8))
+							}
+							w("  ```\n  %s\n  ```", strings.Join(out, "\n  "))
+						}
+						if id := c.SpawnedBy[bl.ToolID]; id != "" && len(c.Agents[id]) > 0 {
+							walk(c.Agents[id], quote+"> ")
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(c.Entries, "")
+	return b.String()
+}
+
+func oneLineMD(s string) string { return sanitizeLine(transcripts.OneLine(s, 200)) }
+
+func mapValues(m map[string][]transcripts.Entry) [][]transcripts.Entry {
+	out := make([][]transcripts.Entry, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,0 +1,369 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/index"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// Debounce is how long search waits after the last keystroke.
+const Debounce = 80 * time.Millisecond
+
+type (
+	searchDebounceMsg struct{ seq int }
+	searchResultMsg   struct {
+		seq     int
+		resp    *index.SearchResponse
+		err     error
+		elapsed time.Duration // from the query starting to results
+	}
+)
+
+var (
+	searchModes = []string{index.ModeHybrid, index.ModeText, index.ModeVector}
+	searchKinds = []string{"all", "messages", "memories", "summaries"}
+)
+
+// Highlights travel through snippets as private-use characters and become
+// styles only after the snippet is sanitised.
+const markOn, markOff = "\uE000", "\uE001"
+
+// searchPane is type-as-you-search over everything in the store.
+type searchPane struct {
+	input    textinput.Model
+	inInput  bool
+	seq      int // the latest query
+	shown    int // the query whose results are shown
+	results  []index.SearchResult
+	resp     *index.SearchResponse
+	list     listState
+	scope    int // 0: this project, 1: everything
+	mode     int
+	kind     int
+	err      error
+	running  bool
+	latency  time.Duration // search time of the shown results, after the debounce
+	lastText string
+}
+
+func newSearchPane(m *Model) *searchPane {
+	ti := textinput.New()
+	ti.Prompt = "› "
+	ti.Placeholder = "search every session, memory and summary"
+	ti.CharLimit = 500
+	p := &searchPane{input: ti, scope: 1}
+	return p
+}
+
+func (p *searchPane) restyle(m *Model) {}
+
+func (p *searchPane) focusInput() tea.Cmd {
+	p.inInput = true
+	return p.input.Focus()
+}
+
+func (p *searchPane) typing() bool { return p.inInput }
+
+// scopeProject is the project "this project" means: the open session's,
+// else the one chosen in the timeline, else the selected project.
+func (m *Model) scopeProject() string {
+	if c := m.reader.conv; c != nil {
+		return c.Session.ProjectPath
+	}
+	if t := m.timeline.project; t != nil {
+		return t.Path
+	}
+	if s := m.projects.selected(); s != nil {
+		return s.Path
+	}
+	return ""
+}
+
+func (p *searchPane) query(m *Model) index.SearchQuery {
+	q := index.SearchQuery{
+		Text:      strings.TrimSpace(p.input.Value()),
+		Mode:      searchModes[p.mode],
+		Limit:     50,
+		Highlight: func(s string) string { return markOn + s + markOff },
+	}
+	if p.scope == 0 {
+		if pr := m.scopeProject(); pr != "" {
+			q.Projects = []string{pr}
+		}
+	}
+	if k := searchKinds[p.kind]; k != "all" {
+		q.Kinds = []string{k}
+	}
+	return q
+}
+
+// changed schedules a search for the current text after the debounce.
+func (p *searchPane) changed() tea.Cmd {
+	p.seq++
+	seq := p.seq
+	return tea.Tick(Debounce, func(time.Time) tea.Msg { return searchDebounceMsg{seq: seq} })
+}
+
+// run searches now; results carry the sequence number so stale ones are
+// dropped.
+func (p *searchPane) run(m *Model, seq int) tea.Cmd {
+	q := p.query(m)
+	if q.Text == "" {
+		p.results, p.resp, p.err, p.running = nil, nil, nil, false
+		p.shown = seq
+		p.list.setLen(0)
+		return nil
+	}
+	p.running = true
+	hub := m.hub
+	return func() tea.Msg {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, err := hub.Search(ctx, q)
+		return searchResultMsg{seq: seq, resp: resp, err: err, elapsed: time.Since(start)}
+	}
+}
+
+func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case searchDebounceMsg:
+		if msg.seq != p.seq {
+			return nil // more typing came
+		}
+		return p.run(m, msg.seq)
+	case searchResultMsg:
+		if msg.seq != p.seq {
+			return nil // stale: a newer query is on its way
+		}
+		p.running = false
+		p.shown = msg.seq
+		p.err = msg.err
+		p.latency = msg.elapsed
+		if msg.err != nil {
+			return nil
+		}
+		p.resp = msg.resp
+		p.results = msg.resp.Results
+		p.list = listState{}
+		p.list.setLen(len(p.results))
+	}
+	return nil
+}
+
+func (p *searchPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := &m.keys
+	switch {
+	case key.Matches(k, km.Scope):
+		p.scope = 1 - p.scope
+		return true, p.changed()
+	case key.Matches(k, km.Mode):
+		p.mode = (p.mode + 1) % len(searchModes)
+		return true, p.changed()
+	case key.Matches(k, km.Kind):
+		p.kind = (p.kind + 1) % len(searchKinds)
+		return true, p.changed()
+	case key.Matches(k, km.ResultUp):
+		p.list.move(-1)
+		return true, nil
+	case key.Matches(k, km.ResultDown):
+		p.list.move(1)
+		return true, nil
+	case k.String() == "enter":
+		if r := p.selected(); r != nil {
+			return true, m.openResult(r)
+		}
+		if p.inInput {
+			return true, p.run(m, p.seq)
+		}
+		return true, nil
+	}
+	if p.inInput {
+		if key.Matches(k, km.Back) {
+			p.inInput = false
+			p.input.Blur()
+			if len(p.results) == 0 {
+				return false, nil // nothing to browse: go back
+			}
+			return true, nil
+		}
+		if s := k.String(); s == "pgdown" || s == "pgup" {
+			p.list.move(map[string]int{"pgdown": 5, "pgup": -5}[s])
+			return true, nil
+		}
+		var cmd tea.Cmd
+		p.input, cmd = p.input.Update(k)
+		if v := p.input.Value(); v != p.lastText {
+			p.lastText = v
+			return true, tea.Batch(cmd, p.changed())
+		}
+		return true, cmd
+	}
+	switch {
+	case key.Matches(k, km.Up):
+		p.list.move(-1)
+	case key.Matches(k, km.Down):
+		p.list.move(1)
+	case key.Matches(k, km.PageUp):
+		p.list.move(-5)
+	case key.Matches(k, km.PageDown):
+		p.list.move(5)
+	case key.Matches(k, km.Top):
+		p.list.cursor = 0
+	case key.Matches(k, km.Bottom):
+		p.list.cursor = p.list.n - 1
+	case key.Matches(k, km.Filter), k.String() == "i":
+		return true, p.focusInput()
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (p *searchPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	p.lastText = p.input.Value()
+	return tea.Batch(cmd, p.changed())
+}
+
+func (p *searchPane) selected() *index.SearchResult {
+	if c := p.list.cursor; c >= 0 && c < len(p.results) {
+		return &p.results[c]
+	}
+	return nil
+}
+
+// openResult opens a hit: a message at its exact turn in the reader, a
+// memory in the memories pane, a summary at the top of its session.
+func (m *Model) openResult(r *index.SearchResult) tea.Cmd {
+	if r.Kind == "memory" && r.SessionID == "" {
+		m.back = append(m.back, m.focus)
+		m.focus = paneMemories
+		return m.mems.selectID(m, r.UUID)
+	}
+	if r.SessionID == "" {
+		return nil
+	}
+	m.search.inInput = false
+	m.search.input.Blur()
+	return m.openSession(r.SessionID, r.UUID)
+}
+
+func (p *searchPane) scroll(m *Model, n int) {
+	if n > 0 {
+		p.list.move(1)
+	} else {
+		p.list.move(-1)
+	}
+}
+
+func (p *searchPane) help(k *KeyMap) []key.Binding {
+	return []key.Binding{k.ResultDown, k.Open, k.Scope, k.Mode, k.Kind}
+}
+
+func (p *searchPane) view(m *Model, w, h int) string {
+	s := m.sty
+	p.input.SetWidth(w - 6)
+	scope := "everything"
+	if p.scope == 0 {
+		if pr := m.scopeProject(); pr != "" {
+			scope = "project " + lastElem(pr)
+		}
+	}
+	opts := fmt.Sprintf("scope: %s · mode: %s · kind: %s", scope, searchModes[p.mode], searchKinds[p.kind])
+	box := " " + p.input.View()
+	lines := []string{s.Title.Render(" Search"), box, s.Muted.Render(trunc(" "+opts, w))}
+	status := ""
+	switch {
+	case p.err != nil:
+		lines = append(lines, s.Error.Render(trunc(" "+sanitizeLine(p.err.Error()), w)))
+	case p.running:
+		status = "searching…"
+	case p.resp != nil:
+		status = fmt.Sprintf("%d results · %s in %s", len(p.results), p.resp.Mode, fmtMs(p.latency))
+		if p.resp.Notice != "" {
+			status += " · " + sanitizeLine(p.resp.Notice)
+		}
+	case strings.TrimSpace(p.input.Value()) == "":
+		status = "type to search; ctrl+s scope, ctrl+t mode, ctrl+k kind; enter opens at that turn"
+	}
+	if status != "" {
+		lines = append(lines, s.Muted.Render(trunc(" "+status, w)))
+	}
+	lines = append(lines, "")
+	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
+		lines = append(lines, s.Muted.Render(" No results. Try other words, ctrl+s for every project, or ctrl+t for another mode."))
+		return strings.Join(lines, "\n")
+	}
+	per := 3
+	rows := max(1, (h-len(lines))/per)
+	from, to := p.list.window(rows)
+	for i := from; i < to; i++ {
+		r := p.results[i]
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		tag := r.Kind
+		if r.Role != "" && r.Kind == "message" {
+			tag = r.Role
+			if r.Block != "" && r.Block != "text" {
+				tag += " " + r.Block
+			}
+		}
+		if r.Subagent {
+			tag += " · subagent"
+		}
+		if r.Archived {
+			tag += " · archived"
+		}
+		head := fmt.Sprintf(" %2d. %s", i+1, sanitizeLine(title))
+		meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + m.fmtTime(r.Timestamp) + " · " + tag
+		snip := "     " + p.snippet(m, r.Snippet, w-6)
+		if i == p.list.cursor {
+			lines = append(lines, m.rowStyle(true, pad(head, w)))
+		} else {
+			lines = append(lines, s.Bold.Render(trunc(head, w)))
+		}
+		lines = append(lines, s.Muted.Render(trunc(meta, w)), trunc(snip, w))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// snippet sanitises a snippet and turns its highlight marks into styles.
+func (p *searchPane) snippet(m *Model, snip string, w int) string {
+	snip = sanitizeLine(snip)
+	var b strings.Builder
+	for {
+		i := strings.Index(snip, markOn)
+		if i < 0 {
+			b.WriteString(strings.ReplaceAll(snip, markOff, ""))
+			break
+		}
+		b.WriteString(strings.ReplaceAll(snip[:i], markOff, ""))
+		rest := snip[i+len(markOn):]
+		j := strings.Index(rest, markOff)
+		if j < 0 {
+			b.WriteString(m.sty.Highlight.Render(rest))
+			break
+		}
+		b.WriteString(m.sty.Highlight.Render(rest[:j]))
+		snip = rest[j+len(markOff):]
+	}
+	return trunc(b.String(), w)
+}
+
+func fmtMs(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+}
+
+var _ = lipgloss.Width
