@@ -22,7 +22,7 @@ store_mb=$(du -sm "$data" | cut -f1)
 echo "store: ${store_mb} MB on disk ($(awk "BEGIN{printf \"%.0f\", 100*$store_mb/$corpus_mb}")% of the corpus): $(du -sh "$data"/* | tr '\n' ' ')"
 
 # Incremental: grow one session by 50 entries, re-index, 10 times.
-f=$(find "$dir/projects" -name '*.jsonl' -not -path '*subagents*' | head -1)
+f=$(find "$dir/projects" -name '*.jsonl' -not -path '*subagents*' -print -quit)
 sid=$(basename "$f" .jsonl)
 for i in $(seq 10); do
   python3 - "$f" "$sid" "$i" <<'PY'

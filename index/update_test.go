@@ -1,0 +1,191 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/index/embed"
+
+	"github.com/ollama/ollama/api"
+)
+
+func sampleClaude(t *testing.T) string {
+	t.Helper()
+	return copyTree(t, filepath.Join(evalRepoRoot(), "testdata", "claude"))
+}
+
+// TestUpdateFillsEveryIndex: after one Update the queues are empty, every
+// searchable entry is in the full-text index and has been embedded.
+func TestUpdateFillsEveryIndex(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	st, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.FTSBusy || st.EmbedErr != nil {
+		t.Fatalf("busy %v, embed error %v", st.FTSBusy, st.EmbedErr)
+	}
+	if n := count(t, s, `SELECT count(*) FROM fts_queue`); n != 0 {
+		t.Fatalf("%d documents still queued for full-text", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM embed_queue`); n != 0 {
+		t.Fatalf("%d documents still queued for vectors", n)
+	}
+	want := count(t, s, `SELECT count(*) FROM entries WHERE trim(text) != ''`) + count(t, s, `SELECT count(*) FROM sessions WHERE entries > 0`)
+	if st.FTSDocs != want {
+		t.Fatalf("full-text got %d documents, store has %d", st.FTSDocs, want)
+	}
+	if !strings.HasPrefix(st.Embedder, "cairn-lsa:") || st.Embedded == 0 {
+		t.Fatalf("embedder %q embedded %d", st.Embedder, st.Embedded)
+	}
+	// A second run finds nothing to do.
+	st2, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st2.Sync.EntriesAdded != 0 || st2.FTSDocs != 0 || st2.Embedded != 0 {
+		t.Fatalf("second update did work: %+v, %v", st2, err)
+	}
+	sr, err := s.OpenSearcher(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	resp, err := sr.Search(ctx, SearchQuery{Text: "dialyzer", Mode: ModeText})
+	if err != nil || len(resp.Results) == 0 {
+		t.Fatalf("search after update: %v, %d results", err, len(resp.Results))
+	}
+}
+
+// TestUpdateLeavesWorkQueuedWhenIndexBusy: another holder of the full-text
+// index makes Update store everything and leave the documents queued; the
+// next Update that gets the index drains them.
+func TestUpdateLeavesWorkQueuedWhenIndexBusy(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	holder, err := s.OpenFTS(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Update(ctx, claude, UpdateOptions{LockWait: 20 * time.Millisecond, NoEmbed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.FTSBusy || st.Sync.EntriesAdded == 0 {
+		t.Fatalf("busy %v, entries %d", st.FTSBusy, st.Sync.EntriesAdded)
+	}
+	queued := count(t, s, `SELECT count(*) FROM fts_queue`)
+	if queued == 0 {
+		t.Fatal("nothing queued while the index was busy")
+	}
+	holder.Close()
+	st, err = s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
+	if err != nil || st.FTSDocs != queued {
+		t.Fatalf("drained %d of %d queued: %v", st.FTSDocs, queued, err)
+	}
+}
+
+// ollamaServer speaks the parts of Ollama's wire format the store uses
+// (/api/tags, /api/show, /api/embed) with deterministic 8-dim vectors.
+type ollamaServer struct{ down bool }
+
+func (o *ollamaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o.down {
+		http.Error(w, `{"error":"llama runner process has terminated"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch r.URL.Path {
+	case "/api/tags":
+		json.NewEncoder(w).Encode(api.ListResponse{Models: []api.ListModelResponse{{Name: "nomic-embed-text:latest", Model: "nomic-embed-text:latest", Digest: "0a109f422b47"}}})
+	case "/api/show":
+		json.NewEncoder(w).Encode(map[string]any{"model_info": map[string]any{"nomic-bert.embedding_length": 8}, "capabilities": []string{"embedding"}})
+	case "/api/embed":
+		var req api.EmbedRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		inputs, _ := req.Input.([]any)
+		resp := api.EmbedResponse{Model: req.Model}
+		for _, in := range inputs {
+			s, _ := in.(string)
+			v := make([]float32, 8)
+			for _, w := range strings.Fields(strings.ToLower(s)) {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				v[h.Sum32()%8]++
+			}
+			v[0] += 0.01
+			resp.Embeddings = append(resp.Embeddings, v)
+		}
+		json.NewEncoder(w).Encode(resp)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestOllamaEmbedderThroughTheStore: with Ollama configured, Update embeds
+// with it (its own vector space), search uses it, and when the server goes
+// away search falls back — saying so — and Update keeps the work queued.
+func TestOllamaEmbedderThroughTheStore(t *testing.T) {
+	fake := &ollamaServer{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	s.SetEmbedder(EmbedderConfig{Kind: EmbedOllama, Ollama: embed.OllamaConfig{Host: srv.URL, MaxRetries: -1}})
+	st, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st.EmbedErr != nil {
+		t.Fatalf("update: %v / %v", err, st.EmbedErr)
+	}
+	if st.Embedder != "ollama:nomic-embed-text:8" || st.Embedded == 0 {
+		t.Fatalf("embedder %q embedded %d", st.Embedder, st.Embedded)
+	}
+	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder); n == 0 {
+		t.Fatal("no Ollama vectors stored")
+	}
+	search := func() *SearchResponse {
+		t.Helper()
+		sr, err := s.OpenSearcher(ctx, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sr.Close()
+		resp, err := sr.Search(ctx, SearchQuery{Text: "dialyzer warnings"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := search(); resp.Embedder != st.Embedder || resp.Mode != ModeHybrid || len(resp.Results) == 0 {
+		t.Fatalf("search with Ollama: embedder %q mode %s, %d results, notice %q", resp.Embedder, resp.Mode, len(resp.Results), resp.Notice)
+	}
+
+	fake.down = true
+	resp := search()
+	if resp.Mode != ModeText || !strings.Contains(resp.Notice, "text search only") || len(resp.Results) == 0 {
+		t.Fatalf("search with Ollama down: mode %s notice %q, %d results", resp.Mode, resp.Notice, len(resp.Results))
+	}
+	// New lines arrive while Ollama is down: stored and searchable by text,
+	// their vectors queued for later.
+	appendFile(t, filepath.Join(claude, "projects", "-path-to-Demo", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"),
+		[]byte(`{"type":"user","uuid":"1f4b2a1e-0000-4000-8000-00000000abcd","sessionId":"fe5e1c67-53e7-4862-81ae-d0e013e3270b","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":"the zeppelin websocket reconnects twice"}}`+"\n"))
+	st, err = s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st.EmbedErr == nil || st.Sync.EntriesAdded != 1 {
+		t.Fatalf("update with Ollama down: err %v, embed error %v, added %d", err, st.EmbedErr, st.Sync.EntriesAdded)
+	}
+	if n := count(t, s, `SELECT count(*) FROM embed_queue`); n == 0 {
+		t.Fatal("the new entry's vector was not left queued")
+	}
+	fake.down = false
+	st, err = s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st.EmbedErr != nil || st.Embedded == 0 {
+		t.Fatalf("resumed embedding: %v / %v, embedded %d", err, st.EmbedErr, st.Embedded)
+	}
+}
