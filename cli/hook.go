@@ -9,6 +9,7 @@ import (
 	"cairn/config"
 	"cairn/hook"
 	"cairn/index"
+	"cairn/memories"
 
 	"github.com/spf13/cobra"
 )
@@ -83,3 +84,80 @@ CAIRN_DISABLE=1 turns it off.`,
 	cmd.Flags().MarkHidden("session")
 	return cmd
 }
+
+func init() {
+	hookMemories = func(st *index.Store, cfg config.Config) hook.Memories {
+		return hookMem{memories.New(st, cfg)}
+	}
+}
+
+// hookMem adapts the memory service to what the hooks need.
+type hookMem struct{ s *memories.Service }
+
+func toHookMemories(rs []memories.Ranked) []hook.Memory {
+	out := make([]hook.Memory, len(rs))
+	for i, r := range rs {
+		out[i] = hook.Memory{ID: r.ID, Type: string(r.Type), Content: r.Content, Importance: r.Importance, Score: r.Score}
+	}
+	return out
+}
+
+func (m hookMem) Top(ctx context.Context, project string, limit int) ([]hook.Memory, error) {
+	rs, err := m.s.Top(ctx, project, limit)
+	return toHookMemories(rs), err
+}
+
+func (m hookMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]hook.Memory, error) {
+	if threshold <= 0 {
+		threshold = 1e-9 // 0 would mean memories.min_relevance
+	}
+	rs, err := m.s.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true})
+	return toHookMemories(rs), err
+}
+
+func (m hookMem) Summaries(ctx context.Context, project string, limit int) ([]hook.Summary, error) {
+	ss, err := m.s.Summaries(ctx, project, limit)
+	out := make([]hook.Summary, len(ss))
+	for i, s := range ss {
+		out[i] = hook.Summary{SessionID: s.SessionID, Created: s.Created, Sections: s.Sections}
+	}
+	return out, err
+}
+
+func (m hookMem) Pending(ctx context.Context) (int, int, error) {
+	c, err := m.s.Counts(ctx)
+	return c.PendingMemories, c.PendingDrafts, err
+}
+
+func (m hookMem) Injected(ctx context.Context, session string) ([]string, error) {
+	return m.s.Injected(ctx, session)
+}
+
+func (m hookMem) RecordInjection(ctx context.Context, session, event string, ids []string) error {
+	return m.s.RecordInjection(ctx, session, event, ids)
+}
+
+func (m hookMem) ScoreUsage(ctx context.Context, session string) (int, int, error) {
+	return m.s.ScoreUsage(ctx, session)
+}
+
+func (m hookMem) ExtractSession(ctx context.Context, session string) (int, error) {
+	r, err := m.s.ExtractSession(ctx, session, memories.ExtractOptions{MaxEntries: hookExtractMax})
+	n := 0
+	for _, p := range r.Proposed {
+		if p.Action == "added" {
+			n++
+		}
+	}
+	return n, err
+}
+
+func (m hookMem) StoreSummary(ctx context.Context, session string) error {
+	_, err := m.s.StoreSummary(ctx, session)
+	return err
+}
+
+// hookExtractMax caps the entries one hook extracts from (the rest is
+// extracted by the next Stop): it bounds the hook's time on a session that
+// was never extracted.
+const hookExtractMax = 400

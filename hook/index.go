@@ -71,18 +71,20 @@ func (h *handler) index(ctx context.Context) error {
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		h.env.Log.Printf("%s: scoring memory use: %v", h.in.Event, err)
 	}
-	if h.cfg.Memories.Extractor == "ollama" {
+	switch {
+	case h.cfg.Memories.Extractor == "ollama":
 		// A model call takes seconds: hand it to a detached process.
 		h.res.Spawned = h.spawn("extract", h.in.SessionID)
-		return nil
+	case ctx.Err() == nil:
+		n, err := mem.ExtractSession(ctx, h.in.SessionID)
+		h.res.Proposed = n
+		if err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
+			h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
+		}
 	}
-	if h.in.Event == SessionEnd && ctx.Err() != nil {
-		return nil
-	}
-	n, err := mem.ExtractSession(ctx, h.in.SessionID)
-	h.res.Proposed = n
-	if err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
-		h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
+	if h.in.Event == SessionEnd || h.in.Event == PreCompact {
+		// The session's summary reads all of it: not inside the hook.
+		h.res.Spawned = h.spawn("summary", h.in.SessionID) || h.res.Spawned
 	}
 	return nil
 }
@@ -91,19 +93,23 @@ func (h *handler) index(ctx context.Context) error {
 const spawnEvery = 15 * time.Second
 
 // spawn starts `cairn hook --background <what> --session <id>` detached from
-// Claude Code (its own session, output to the hook log), at most once per
-// spawnEvery. It never waits for it.
+// Claude Code (its own session, output to the hook log); extraction at most
+// once per spawnEvery. It never waits for it.
 func (h *handler) spawn(what, session string) bool {
 	if h.env.Executable == "" {
 		h.env.Log.Printf("%s: no executable to run %s in the background", h.in.Event, what)
 		return false
 	}
-	stamp := filepath.Join(h.env.DataDir, "hook-background.stamp")
-	if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
-		return false
+	if what == "extract" {
+		// Extraction is cursor-based: a skipped run is caught up by the
+		// next one.
+		stamp := filepath.Join(h.env.DataDir, "hook-background-"+what+".stamp")
+		if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+			return false
+		}
+		_ = os.WriteFile(stamp, nil, 0o600)
+		_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
 	}
-	_ = os.WriteFile(stamp, nil, 0o600)
-	_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
 	pid, err := startDetached(h.env.Executable, []string{"hook", "--data", h.env.DataDir, "--claude-dir", h.env.ClaudeDir,
 		"--background", what, "--session", session}, filepath.Join(h.env.DataDir, LogName))
 	if err != nil {
@@ -134,12 +140,20 @@ func Background(ctx context.Context, env Env, what, session string) error {
 	} else if c, err := config.Load(env.DataDir); err == nil {
 		cfg = c
 	}
-	if what == "extract" && env.Memories != nil && validSessionID(session) {
-		n, err := env.Memories(st, cfg).ExtractSession(ctx, session)
-		if err != nil {
-			env.Log.Printf("extract %s: %v", shortID(session), err)
-		} else {
-			env.Log.Printf("extract %s: %d memories proposed", shortID(session), n)
+	if env.Memories != nil && validSessionID(session) {
+		mem := env.Memories(st, cfg)
+		switch what {
+		case "extract":
+			n, err := mem.ExtractSession(ctx, session)
+			if err != nil {
+				env.Log.Printf("extract %s: %v", shortID(session), err)
+			} else {
+				env.Log.Printf("extract %s: %d memories proposed", shortID(session), n)
+			}
+		case "summary":
+			if err := mem.StoreSummary(ctx, session); err != nil {
+				env.Log.Printf("summary %s: %v", shortID(session), err)
+			}
 		}
 	}
 	ix, err := st.OpenFTS(2 * time.Second)

@@ -28,6 +28,9 @@ type Memories interface {
 	// ExtractSession proposes pending memories from the session's entries
 	// past its extraction cursor.
 	ExtractSession(ctx context.Context, session string) (proposed int, err error)
+	// StoreSummary builds and stores the session's heuristic summary (it
+	// reads the whole session: background only).
+	StoreSummary(ctx context.Context, session string) error
 }
 
 // Memory is a memory as injected.
