@@ -43,7 +43,7 @@ var userRules = []rule{
 }
 
 var claudeRules = []rule{
-	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|this (happens|happened) because)`)},
+	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because)`)},
 	{"issue-is", Bugfix, 2, regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
 	{"gotcha", Gotcha, 3, regexp.MustCompile(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:`)},
 	{"decision", Decision, 3, regexp.MustCompile(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
@@ -118,9 +118,9 @@ func proseLines(text string, onHeading func(h string), fn func(line string)) {
 			}
 			continue
 		}
-		if b := strings.TrimSpace(strings.Trim(t, "*_")); strings.HasSuffix(b, ":") && len(b) < 40 && !strings.Contains(b, " ") || isHeadingLine(t) {
+		if isHeadingLine(t) {
 			if onHeading != nil {
-				onHeading(strings.TrimSpace(strings.Trim(t, "*_: ")))
+				onHeading(strings.TrimSpace(strings.Trim(strings.ReplaceAll(t, "**", ""), "*_: ")))
 			}
 			continue
 		}
@@ -132,7 +132,7 @@ func proseLines(text string, onHeading func(h string), fn func(line string)) {
 }
 
 func isHeadingLine(t string) bool {
-	b := strings.TrimSpace(strings.Trim(t, "*_"))
+	b := strings.TrimSpace(strings.ReplaceAll(strings.Trim(t, "*_"), "**", ""))
 	if !strings.HasSuffix(b, ":") || len(b) > 40 {
 		return false
 	}
@@ -143,7 +143,7 @@ func isListLine(t string) bool {
 	return listItem(t) != t
 }
 
-var progressHeading = regexp.MustCompile(`(?i)^(optional )?(next steps?|remaining( tasks| work)?|todo|to do|open (questions|items|tasks)|follow[- ]ups?|pending( tasks)?)$`)
+var progressHeading = regexp.MustCompile(`(?i)^(optional )?(next steps?|remaining( tasks| work)?|todo|to do|open (questions|items|tasks)|follow[- ]ups?|pending( tasks)?)(\s|:|$)`)
 
 var todoLine = regexp.MustCompile(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
 
@@ -268,7 +268,13 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 			if !specific(content) {
 				continue
 			}
-			if c.rule == "issue-is" && firstPerson.MatchString(content) && !e.Compact {
+			if hedge.MatchString(content) {
+				continue
+			}
+			if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
+				continue
+			}
+			if c.typ == Decision && len(strings.Fields(content)) < 7 {
 				continue
 			}
 			c.content = content
@@ -277,6 +283,12 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 		}
 	})
 }
+
+// hedge marks a guess, not a finding.
+var hedge = regexp.MustCompile(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be|i think|i suspect|seems? to|likely)\b`)
+
+// issueWhere is "the error is in <file>": where, not why.
+var issueWhere = regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is) (in|on|at|still|now|clear\.?$)\b`)
 
 var fixStart = regexp.MustCompile(`(?i)^(fixed|resolved|solved) (it |this |that )?by\b`)
 
@@ -326,7 +338,7 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 		if !ok || c.key == "" {
 			continue
 		}
-		if e.IsError || failedOutput(e.Text) {
+		if (e.IsError || failedOutput(e.Text)) && invocationError.MatchString(e.Text) {
 			if _, seen := failed[c.key]; !seen {
 				failed[c.key] = call{cmd: c.cmd, key: c.key, uuid: c.uuid}
 			}
@@ -341,6 +353,10 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 	}
 	return out
 }
+
+// invocationError is output saying the command itself was wrong (not that
+// the tests it ran failed): worth remembering what worked instead.
+var invocationError = regexp.MustCompile(`(?i)command not found|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
 
 func failedOutput(s string) bool {
 	head := s

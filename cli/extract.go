@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"cairn/index"
+	"cairn/memories"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newExtractCmd) }
+
+func newExtractCmd(o *Options) *cobra.Command {
+	var session, since string
+	var dry, noNative, noSummaries bool
+	cmd := &cobra.Command{
+		Use:   "extract",
+		Short: "Propose memories from new session entries (and Claude's own memory files)",
+		Long: `extract indexes new transcript lines, then reads every session's entries
+past its extraction cursor (so nothing is read twice) and proposes memories:
+explicit instructions and preferences, decisions, bug causes and fixes,
+commands that worked after failures, and open to-dos. They land pending:
+review them with ` + "`cairn memories list`" + ` and approve or reject them.
+It also stores each session's heuristic summary and imports Claude Code's
+own memory files (projects/<P>/memory/*.md) as pending memories.
+
+The extractor is memories.extractor in the config: builtin (default, no
+model) or ollama (ollama.chat_model); when Ollama cannot be reached the
+built-in extractor is used and a notice says so.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := memories.ExtractOptions{Session: session, DryRun: dry, Summaries: !noSummaries}
+			if since != "" {
+				if session != "" {
+					return usageError{fmt.Errorf("give --session or --since, not both")}
+				}
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return usageError{err}
+				}
+				opts.Since = t
+			}
+			claude, err := o.ResolveClaudeDir()
+			if err != nil {
+				return err
+			}
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+				start := time.Now()
+				res, err := svc.Extract(cmd.Context(), opts)
+				if err != nil {
+					return err
+				}
+				var native memories.NativeImport
+				if !noNative && session == "" {
+					native, err = svc.ImportClaudeMemory(cmd.Context(), claude, dry)
+					if err != nil {
+						fmt.Fprintln(o.Stderr, "cairn: warning: importing Claude's memory files:", err)
+					}
+					res.Proposed = append(res.Proposed, native.Proposed...)
+				}
+				if res.Notice != "" {
+					fmt.Fprintln(o.Stderr, "cairn:", res.Notice)
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, res)
+				}
+				printProposed(o, res.Proposed, dry)
+				fmt.Fprintf(o.Stdout, "read %d new entries of %d session(s) with the %s extractor in %s\n",
+					res.Entries, res.Sessions, res.Extractor, time.Since(start).Round(time.Millisecond))
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&session, "session", "", "only this session (an id or 8+ characters of one)")
+	f.StringVar(&since, "since", "", "only sessions active since: 7d, 24h, 2w or a date")
+	f.BoolVar(&dry, "dry-run", false, "show what would be proposed; store nothing and move no cursor")
+	f.BoolVar(&noNative, "no-claude-memory", false, "do not import Claude Code's memory files")
+	f.BoolVar(&noSummaries, "no-summaries", false, "do not store heuristic session summaries")
+	addJSONFlag(cmd, o)
+	return cmd
+}

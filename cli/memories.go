@@ -1,0 +1,659 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn/index"
+	"cairn/memories"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newMemoriesCmd) }
+
+// openMemories opens the store (without syncing) and the memory service.
+func openMemories(o *Options) (*memories.Service, *index.Store, error) {
+	st, err := openStore(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := loadConfig(o)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return memories.New(st, cfg), st, nil
+}
+
+// withMemories runs fn with the memory service; sync first indexes new
+// transcript lines (quietly).
+func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service, st *index.Store) error) error {
+	run := func(st *index.Store) error {
+		cfg, err := loadConfig(o)
+		if err != nil {
+			return err
+		}
+		return fn(memories.New(st, cfg), st)
+	}
+	if sync {
+		return withStore(ctx, o, run)
+	}
+	st, err := openStore(o)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return run(st)
+}
+
+// resolveProject turns --project into one stored project path: "." is the
+// current directory; otherwise an exact path or a unique part of one.
+func resolveProject(st *index.Store, p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return "", nil
+	}
+	if p == "." {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		p = wd
+	}
+	ps, err := st.Projects()
+	if err != nil {
+		return "", err
+	}
+	var cands []string
+	for _, x := range ps {
+		if x.Path == p {
+			return p, nil
+		}
+		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
+			cands = append(cands, x.Path)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p), nil // a project cairn has not seen yet
+		}
+		return "", fmt.Errorf("no project matches %q (see `cairn projects`)", p)
+	case 1:
+		return cands[0], nil
+	}
+	return "", usageError{fmt.Errorf("%q matches several projects: %s; give more of the path", p, strings.Join(cands, ", "))}
+}
+
+func newMemoriesCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "memories",
+		Aliases: []string{"memory", "mem"},
+		Short:   "Review and curate memories: list, show, approve, reject, edit, rm, merge, add, undo, import-claude",
+		Long: `Memories are the distilled facts cairn extracts from your sessions (see
+` + "`cairn extract`" + `) or that you add. They land pending; approved memories are
+recalled, injected by the hooks and synced into CLAUDE.md (` + "`cairn sync`" + `).
+
+Ids are "m-" and 8 hex characters; any 4+ characters of one will do.`,
+	}
+	cmd.AddCommand(newMemListCmd(o), newMemShowCmd(o), newMemStatusCmd(o, "approve", memories.Approved),
+		newMemStatusCmd(o, "reject", memories.Rejected), newMemStatusCmd(o, "archive", memories.Archived),
+		newMemEditCmd(o), newMemRmCmd(o), newMemMergeCmd(o), newMemAddCmd(o), newMemUndoCmd(o), newMemImportClaudeCmd(o))
+	return cmd
+}
+
+func newMemListCmd(o *Options) *cobra.Command {
+	var status, typ, project string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List memories (pending first, then newest)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+				f := memories.Filter{Limit: limit}
+				for _, s := range splitList(status) {
+					if s == "all" {
+						f.Statuses = nil
+						break
+					}
+					st, err := memories.ParseStatus(s)
+					if err != nil {
+						return usageError{err}
+					}
+					f.Statuses = append(f.Statuses, st)
+				}
+				for _, s := range splitList(typ) {
+					t, err := memories.ParseType(s)
+					if err != nil {
+						return usageError{err}
+					}
+					f.Types = append(f.Types, t)
+				}
+				p, err := resolveProject(st, project)
+				if err != nil {
+					return err
+				}
+				f.Project, f.IncludeGlobal = p, p != ""
+				ms, err := svc.List(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, ms)
+				}
+				if len(ms) == 0 {
+					fmt.Fprintln(o.Stdout, "no memories (run `cairn extract` to propose some from your sessions)")
+					return nil
+				}
+				printMemories(o, ms)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&status, "status", "pending,approved", "statuses to list (comma-separated): pending, approved, rejected, superseded, archived or all")
+	f.StringVar(&typ, "type", "", "types to list (comma-separated): decision, architecture, pattern, gotcha, preference, fact, bugfix, progress, context")
+	f.StringVar(&project, "project", "", "only this project's memories (and global ones); a path, part of one, or .")
+	f.IntVar(&limit, "limit", 0, "at most this many")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func printMemories(o *Options, ms []memories.Memory) {
+	t := newTable(o.Stdout)
+	t.header("ID", "STATUS", "TYPE", "IMP", "PROJECT", "UPDATED", "CONTENT")
+	width := 70
+	if t.width > 0 {
+		width = max(30, t.width-75)
+	}
+	now := time.Now()
+	for _, m := range ms {
+		proj := "global"
+		if m.Project != "" {
+			proj = truncate(filepath.Base(m.Project), 18)
+		}
+		t.row(m.ID, string(m.Status), string(m.Type), strconv.Itoa(m.Importance), proj, fmtAgo(m.Updated, now),
+			truncate(strings.Join(strings.Fields(m.Content), " "), width))
+	}
+	t.flush()
+}
+
+func newMemShowCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a memory with its source and links",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				m, err := svc.Get(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, m)
+				}
+				printMemory(o.Stdout, m)
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func printMemory(w io.Writer, m *memories.Memory) {
+	proj := m.Project
+	if proj == "" {
+		proj = "(global)"
+	}
+	fmt.Fprintf(w, "%s  %s %s  importance %d  confidence %.2f\n", m.ID, m.Status, m.Type, m.Importance, m.Confidence)
+	fmt.Fprintf(w, "project:  %s\n", sanitize(proj))
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(w, "tags:     %s\n", sanitize(strings.Join(m.Tags, ", ")))
+	}
+	fmt.Fprintf(w, "origin:   %s", m.Origin)
+	if m.SourceSession != "" {
+		fmt.Fprintf(w, "  session %s", m.SourceSession)
+	}
+	fmt.Fprintln(w)
+	if len(m.SourceUUIDs) > 0 {
+		fmt.Fprintf(w, "entries:  %s\n", strings.Join(m.SourceUUIDs, ", "))
+	}
+	fmt.Fprintf(w, "created:  %s  updated %s\n", fmtTime(m.Created), fmtTime(m.Updated))
+	fmt.Fprintf(w, "used:     accessed %d, injected %d, used %d\n", m.AccessCount, m.Injected, m.Used)
+	for _, l := range m.Links {
+		fmt.Fprintf(w, "link:     %s %s\n", l.Kind, l.Target)
+	}
+	fmt.Fprintln(w)
+	for _, line := range strings.Split(m.Content, "\n") {
+		fmt.Fprintln(w, "  "+sanitize(line))
+	}
+}
+
+func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   verb + " ID...",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " memories",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				var out []*memories.Memory
+				for _, id := range args {
+					m, err := svc.SetStatus(cmd.Context(), id, st)
+					if err != nil {
+						return err
+					}
+					out = append(out, m)
+					if !o.JSON {
+						fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(sanitize(oneLineText(m.Content)), 80))
+					}
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, out)
+				}
+				return nil
+			})
+		},
+	}
+	if verb == "approve" {
+		cmd.Long = "Approve memories: they are recalled, injected and synced. A memory that supersedes others marks them superseded."
+	}
+	if verb == "reject" {
+		cmd.Long = "Reject memories: they are kept (so extraction never proposes them again) but never used."
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func newMemEditCmd(o *Options) *cobra.Command {
+	var content, typ, tags, project string
+	var importance int
+	cmd := &cobra.Command{
+		Use:   "edit ID",
+		Short: "Edit a memory in $EDITOR, or with --content/--type/--importance/--tags",
+		Long: `edit changes a memory. With --content, --type, --importance, --tags or
+--project it changes those fields; with none of them it opens the memory in
+$VISUAL or $EDITOR (vi when unset): header lines "# type:", "# importance:"
+and "# tags:" can be changed too, other lines starting with # are ignored,
+and an empty file leaves the memory unchanged.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				m, err := svc.Get(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				var u memories.Update
+				f := cmd.Flags()
+				if f.Changed("content") {
+					u.Content = &content
+				}
+				if f.Changed("type") {
+					t, err := memories.ParseType(typ)
+					if err != nil {
+						return usageError{err}
+					}
+					u.Type = &t
+				}
+				if f.Changed("importance") {
+					u.Importance = &importance
+				}
+				if f.Changed("tags") {
+					tl := splitList(tags)
+					u.Tags = &tl
+				}
+				if f.Changed("project") {
+					u.Project = &project
+				}
+				if u == (memories.Update{}) {
+					u, err = editInEditor(o, m)
+					if err != nil {
+						return err
+					}
+					if u == (memories.Update{}) {
+						fmt.Fprintln(o.Stderr, "cairn: nothing changed")
+						return nil
+					}
+				}
+				m, err = svc.Update(cmd.Context(), m.ID, u)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, m)
+				}
+				fmt.Fprintf(o.Stdout, "%s updated\n", m.ID)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&content, "content", "", "new content")
+	f.StringVar(&typ, "type", "", "new type")
+	f.IntVar(&importance, "importance", 3, "new importance, 1 (minor) to 5 (critical)")
+	f.StringVar(&tags, "tags", "", "new tags, comma-separated (empty: none)")
+	f.StringVar(&project, "project", "", "new project path (empty: global)")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// editInEditor opens the memory in the user's editor and returns what changed.
+func editInEditor(o *Options, m *memories.Memory) (memories.Update, error) {
+	var u memories.Update
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", "cairn-memory-*.md")
+	if err != nil {
+		return u, err
+	}
+	defer os.Remove(f.Name())
+	fmt.Fprintf(f, "# type: %s\n# importance: %d\n# tags: %s\n# Edit the memory below. Lines starting with # are ignored; an empty file changes nothing.\n%s\n",
+		m.Type, m.Importance, strings.Join(m.Tags, ", "), m.Content)
+	f.Close()
+	parts := strings.Fields(editor)
+	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, o.Stdout, o.Stderr
+	if err := c.Run(); err != nil {
+		return u, fmt.Errorf("editor %q failed: %w (set $EDITOR, or pass --content)", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return u, err
+	}
+	return parseEdited(string(b), m)
+}
+
+// parseEdited reads the edited file back into an update of what changed.
+func parseEdited(text string, m *memories.Memory) (memories.Update, error) {
+	var u memories.Update
+	var body []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "#") {
+			k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":")
+			if !ok {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			switch strings.TrimSpace(k) {
+			case "type":
+				t, err := memories.ParseType(v)
+				if err != nil {
+					return u, err
+				}
+				if t != m.Type {
+					u.Type = &t
+				}
+			case "importance":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return u, fmt.Errorf("importance %q is not a number", v)
+				}
+				if n != m.Importance {
+					u.Importance = &n
+				}
+			case "tags":
+				tl := splitList(v)
+				if strings.Join(tl, ",") != strings.Join(m.Tags, ",") {
+					u.Tags = &tl
+				}
+			}
+			continue
+		}
+		body = append(body, line)
+	}
+	content := strings.TrimSpace(strings.Join(body, "\n"))
+	if content == "" {
+		return memories.Update{}, nil
+	}
+	if content != m.Content {
+		u.Content = &content
+	}
+	return u, nil
+}
+
+func newMemRmCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "rm ID...",
+		Aliases: []string{"delete"},
+		Short:   "Delete memories (undo with `cairn memories undo`)",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				var ids []string
+				for _, id := range args {
+					m, err := svc.Get(cmd.Context(), id)
+					if err != nil {
+						return err
+					}
+					if err := svc.Delete(cmd.Context(), m.ID); err != nil {
+						return err
+					}
+					ids = append(ids, m.ID)
+					if !o.JSON {
+						fmt.Fprintf(o.Stdout, "deleted %s (undo: cairn memories undo)\n", m.ID)
+					}
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, map[string]any{"deleted": ids})
+				}
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newMemUndoCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Restore the most recently deleted memory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				m, err := svc.Undo(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, m)
+				}
+				fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(sanitize(oneLineText(m.Content)), 80))
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newMemMergeCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "merge KEEP OTHER",
+		Short: "Merge OTHER into KEEP: KEEP gains its sources and tags, OTHER becomes superseded",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				m, err := svc.Merge(cmd.Context(), args[0], args[1])
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, m)
+				}
+				fmt.Fprintf(o.Stdout, "merged into %s\n", m.ID)
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newMemAddCmd(o *Options) *cobra.Command {
+	var typ, tags, project, status, session string
+	var importance int
+	var global bool
+	cmd := &cobra.Command{
+		Use:   "add CONTENT",
+		Short: "Add a memory by hand (pending unless --status approved)",
+		Long: `add stores a memory you write. CONTENT "-" reads it from stdin. It is
+checked for duplicates like extracted ones: a near-copy bumps the existing
+memory instead. Secrets are redacted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			content := args[0]
+			if content == "-" {
+				b, err := io.ReadAll(io.LimitReader(o.Stdin, 1<<20))
+				if err != nil {
+					return err
+				}
+				content = string(b)
+			}
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+				t, err := memories.ParseType(typ)
+				if err != nil {
+					return usageError{err}
+				}
+				n := memories.NewMemory{Type: t, Content: content, Tags: splitList(tags), Importance: importance,
+					Origin: memories.OriginManual, SourceSession: session}
+				if status != "" {
+					s, err := memories.ParseStatus(status)
+					if err != nil {
+						return usageError{err}
+					}
+					n.Status = s
+				}
+				if !global {
+					p := project
+					if p == "" {
+						p = "."
+					}
+					if n.Project, err = resolveProject(st, p); err != nil {
+						return err
+					}
+				}
+				r, err := svc.Add(cmd.Context(), n)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, r)
+				}
+				fmt.Fprintf(o.Stdout, "%s %s (%s)\n", r.Action, r.Memory.ID, r.Memory.Status)
+				for _, c := range r.Conflicts {
+					fmt.Fprintf(o.Stdout, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&typ, "type", "fact", "type: decision, architecture, pattern, gotcha, preference, fact, bugfix, progress, context")
+	f.StringVar(&tags, "tags", "", "tags, comma-separated")
+	f.IntVar(&importance, "importance", 3, "1 (minor) to 5 (critical)")
+	f.StringVar(&project, "project", "", "project path or part of one (default: the current directory)")
+	f.BoolVar(&global, "global", false, "a memory for every project")
+	f.StringVar(&status, "status", "", "pending (default) or approved")
+	f.StringVar(&session, "session", "", "the session it comes from")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newMemImportClaudeCmd(o *Options) *cobra.Command {
+	var dry bool
+	cmd := &cobra.Command{
+		Use:   "import-claude",
+		Short: "Import Claude Code's own memory files (projects/<P>/memory/*.md) as pending memories",
+		Long: `import-claude reads the memory files Claude Code keeps per project
+(<claude-dir>/projects/<P>/memory/*.md) and proposes each entry as a pending
+memory of that project, de-duplicated against what cairn already has. The
+files are only read, never changed. ` + "`cairn extract`" + ` runs this too.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			claude, err := o.ResolveClaudeDir()
+			if err != nil {
+				return err
+			}
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+				res, err := svc.ImportClaudeMemory(cmd.Context(), claude, dry)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, res)
+				}
+				printProposed(o, res.Proposed, dry)
+				fmt.Fprintf(o.Stdout, "%d memory file(s) read\n", res.Files)
+				for _, p := range res.Problems {
+					fmt.Fprintln(o.Stderr, "cairn: warning:", p)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be imported without storing it")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// printProposed lists extraction results grouped by action.
+func printProposed(o *Options, rs []memories.AddResult, dry bool) {
+	counts := map[string]int{}
+	t := newTable(o.Stdout)
+	if len(rs) > 0 {
+		t.header("ACTION", "ID", "TYPE", "CONTENT")
+	}
+	for _, r := range rs {
+		counts[r.Action]++
+		id := r.Memory.ID
+		if dry && r.Action == memories.ActionAdded {
+			id = "(new)"
+		}
+		t.row(r.Action, id, string(r.Memory.Type), truncate(oneLineText(r.Memory.Content), 90))
+	}
+	t.flush()
+	var parts []string
+	for _, a := range []string{memories.ActionAdded, memories.ActionMerged, memories.ActionBumped, memories.ActionSkippedRejected} {
+		if counts[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[a], a))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"nothing new"}
+	}
+	prefix := ""
+	if dry {
+		prefix = "dry run, nothing stored: "
+	}
+	fmt.Fprintf(o.Stdout, "%s%s\n", prefix, strings.Join(parts, ", "))
+}
+
+var errNoTarget = errors.New("no target")

@@ -1,0 +1,151 @@
+package memories
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"cairn/index"
+	"cairn/transcripts"
+)
+
+// NativeImport says what ImportClaudeMemory read and proposed.
+type NativeImport struct {
+	Files     int         `json:"files"`
+	Summaries int         `json:"summaries"` // session-memory summaries stored
+	Proposed  []AddResult `json:"proposed"`
+	Problems  []string    `json:"problems"`
+}
+
+// maxNativeFile is the largest memory file read.
+const maxNativeFile = 1 << 20
+
+var mdLinkOnly = regexp.MustCompile(`^\[[^\]]*\]\([^)]*\)\s*(—|-|:)?\s*$`)
+
+// ImportClaudeMemory proposes the entries of Claude Code's own memory files
+// (<claudeDir>/projects/<P>/memory/*.md) as pending memories of project P,
+// de-duplicated like any other, and stores each session's
+// session-memory/summary.md as that session's summary when it has none.
+// The files are only read.
+func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryRun bool) (NativeImport, error) {
+	res := NativeImport{Proposed: []AddResult{}, Problems: []string{}}
+	tree, err := transcripts.Discover(claudeDir)
+	if err != nil {
+		return res, err
+	}
+	paths := map[string]string{}
+	if ps, err := s.st.Projects(); err == nil {
+		for _, p := range ps {
+			paths[p.Name] = p.Path
+		}
+	}
+	for _, p := range tree.Projects {
+		project := paths[p.Name]
+		if project == "" {
+			project = p.DecodedPath
+		}
+		for _, f := range p.MemoryFiles {
+			b, err := readSmall(f)
+			if err != nil {
+				res.Problems = append(res.Problems, err.Error())
+				continue
+			}
+			res.Files++
+			for _, n := range nativeMemories(string(b), project, f) {
+				s.mu.Lock()
+				r, err := s.add(ctx, n, dryRun)
+				s.mu.Unlock()
+				if err != nil {
+					res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", f, err))
+					continue
+				}
+				res.Proposed = append(res.Proposed, r)
+			}
+		}
+		for sid, f := range p.SessionMemory {
+			if dryRun {
+				continue
+			}
+			stored, err := s.st.Summaries(ctx, sid, "", 1)
+			if err != nil || len(stored) > 0 {
+				continue
+			}
+			b, err := readSmall(f)
+			if err != nil {
+				res.Problems = append(res.Problems, err.Error())
+				continue
+			}
+			if checkDraft(string(b)) != nil {
+				continue
+			}
+			md := cleanMarkdown(string(b))
+			sec, _ := ParseSections(md)
+			if err := s.st.SummarySave(ctx, &index.SummaryRow{Session: sid, Project: project, Source: "claude-session-memory",
+				Markdown: md, Sections: sec, Created: s.now().UTC()}); err != nil {
+				return res, err
+			}
+			res.Summaries++
+		}
+	}
+	return res, nil
+}
+
+func readSmall(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if fi.Size() > maxNativeFile {
+		return nil, fmt.Errorf("%s is %d KB: larger than the %d KB a memory file may have; skipped", path, fi.Size()>>10, maxNativeFile>>10)
+	}
+	return os.ReadFile(path)
+}
+
+// nativeMemories turns a memory file into memories: each list item or
+// paragraph line is one, typed by the rules (or by its heading), tagged
+// with the file's name.
+func nativeMemories(md, project, path string) []NewMemory {
+	var out []NewMemory
+	heading := ""
+	tag := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	proseLines(md, func(h string) { heading = h }, func(line string) {
+		item := stripMarkdown(line)
+		if len(item) < 12 || mdLinkOnly.MatchString(item) {
+			return
+		}
+		t := headingType(heading)
+		if c, ok := classifyLine(item); ok && t == "" {
+			t = c
+		}
+		if t == "" {
+			t = Fact
+		}
+		tags := []string{"claude-memory"}
+		if tag != "memory" {
+			tags = append(tags, tag)
+		}
+		out = append(out, NewMemory{Project: project, Type: t, Content: item, Tags: tags, Origin: OriginClaudeMemory, Status: Pending})
+	})
+	return out
+}
+
+func headingType(h string) Type {
+	h = strings.ToLower(h)
+	for _, t := range Types {
+		if strings.Contains(h, string(t)) {
+			return t
+		}
+	}
+	switch {
+	case strings.Contains(h, "prefer") || strings.Contains(h, "style") || strings.Contains(h, "convention"):
+		return Preference
+	case strings.Contains(h, "bug") || strings.Contains(h, "fix"):
+		return Bugfix
+	case strings.Contains(h, "pitfall") || strings.Contains(h, "caveat") || strings.Contains(h, "gotcha"):
+		return Gotcha
+	}
+	return ""
+}
