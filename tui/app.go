@@ -35,7 +35,7 @@ type Config struct {
 	Dark     *bool            // background; nil = ask the terminal
 
 	NoIndex  bool          // do not index in the background (tests)
-	Poll     time.Duration // how often to look for entries written by hooks (default 1s)
+	Poll     time.Duration // how often to look for entries written by hooks (default 1s; <0 never)
 	Resync   time.Duration // how often to re-read transcripts (default 20s; <0 never)
 	LookPath func(string) (string, error)
 	// ExportDir is where sessions are exported to (default: the current folder).
@@ -124,7 +124,7 @@ func New(cfg Config) *Model {
 	if cfg.Location == nil {
 		cfg.Location = time.Local
 	}
-	if cfg.Poll <= 0 {
+	if cfg.Poll == 0 {
 		cfg.Poll = time.Second
 	}
 	if cfg.Resync == 0 {
@@ -170,7 +170,10 @@ func (m *Model) Close() {
 
 // Init starts loading and background indexing.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadProjects(), m.loadStats(), m.pollTick(), m.loadMemories(), m.loadDrafts()}
+	cmds := []tea.Cmd{m.loadProjects(), m.loadStats(), m.loadMemories(), m.loadDrafts()}
+	if m.cfg.Poll > 0 {
+		cmds = append(cmds, m.pollTick())
+	}
 	if m.cfg.Dark == nil {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -190,8 +193,8 @@ type (
 		embedder string
 		err      error
 	}
-	pollMsg   struct{ lastSync string }
-	resyncMsg struct{}
+	pollMsg    struct{ lastSync string }
+	resyncMsg  struct{}
 	resumedMsg struct {
 		cmd string
 		err error
@@ -307,6 +310,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case pollMsg:
 		cmds := []tea.Cmd{m.pollTick()}
+		if m.cfg.Poll < 0 {
+			cmds = nil
+		}
 		if m.lastSync != "" && msg.lastSync != m.lastSync {
 			cmds = append(cmds, m.refreshAll())
 		}

@@ -37,7 +37,9 @@ func (m *Model) openEditor(t editTarget, title, text string) tea.Cmd {
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
-	ta.SetStyles(textarea.DefaultStyles(m.dark))
+	sty := textarea.DefaultStyles(m.dark)
+	sty.Cursor.Blink = false
+	ta.SetStyles(sty)
 	ta.SetValue(text)
 	ed := &editor{target: t, title: title, ta: ta, orig: text}
 	m.editor = ed

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -186,4 +187,16 @@ func (l *listState) window(h int) (int, int) {
 		l.offset = max(0, l.n-h)
 	}
 	return l.offset, min(l.n, l.offset+h)
+}
+
+// newInput is a one-line text input with a steady cursor (blinking needs
+// a timer message loop for no benefit).
+func newInput(prompt, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = prompt
+	ti.Placeholder = placeholder
+	st := ti.Styles()
+	st.Cursor.Blink = false
+	ti.SetStyles(st)
+	return ti
 }

@@ -7,7 +7,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global
 	Quit, ForceQuit, Back, Help, Search, NextPane, PrevPane, Refresh key.Binding
-	Panes                                                         [6]key.Binding
+	Panes                                                            [6]key.Binding
 
 	// Moving in lists and the reader
 	Up, Down, PageUp, PageDown, Top, Bottom, Open, Filter key.Binding

@@ -41,8 +41,8 @@ type (
 		err    error
 	}
 	memActionMsg struct {
-		text   string
-		err    error
+		text    string
+		err     error
 		select_ string // memory id to put the cursor on
 	}
 	sourceMsg struct {
@@ -233,7 +233,11 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 					}
 				}
 			}
-			out = append(out, who+": "+sanitize(strings.TrimSpace(text)))
+			text = strings.TrimSpace(text)
+			if ls := strings.Split(text, "\n"); len(ls) > 8 {
+				text = strings.Join(ls[:8], "\n") + fmt.Sprintf("\n… %d more lines (enter opens the session)", len(ls)-8)
+			}
+			out = append(out, who+": "+sanitize(text))
 		}
 	}
 	add(c.Entries)
@@ -436,7 +440,7 @@ func (p *memoriesPane) view(m *Model, w, h int) string {
 	var listW, detW int
 	side := w >= 100
 	if side {
-		listW = w * 2 / 5
+		listW = w / 2
 		detW = w - listW - 1
 	} else {
 		listW, detW = w, w

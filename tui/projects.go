@@ -35,9 +35,7 @@ type projectsPane struct {
 }
 
 func newProjectsPane() *projectsPane {
-	ti := textinput.New()
-	ti.Prompt = "filter: "
-	ti.Placeholder = "part of a path"
+	ti := newInput("filter: ", "part of a path")
 	return &projectsPane{filter: ti}
 }
 

@@ -74,20 +74,18 @@ type readerPane struct {
 	glam    map[int]*glamour.TermRenderer
 	glamSty string
 
-	find      textinput.Model
-	finding   bool
-	query     string
-	matches   []int
-	matchIdx  int
+	find        textinput.Model
+	finding     bool
+	query       string
+	matches     []int
+	matchIdx    int
 	lastH       int
 	wantTop     bool // the next scroll-into-view puts the cursor at the top
 	needVisible bool // the cursor moved: scroll it into view when drawing
 }
 
 func newReaderPane() *readerPane {
-	ti := textinput.New()
-	ti.Prompt = "find: "
-	ti.Placeholder = "words in this session"
+	ti := newInput("find: ", "words in this session")
 	return &readerPane{expanded: map[string]bool{}, cache: map[string][]string{}, glam: map[int]*glamour.TermRenderer{}, find: ti}
 }
 
@@ -194,7 +192,7 @@ func (p *readerPane) jumpTo(uuid string) {
 				if e.UUID == uuid {
 					for tool, a := range p.conv.SpawnedBy {
 						if a == agent {
-							p.expanded[tool] = true
+							p.expanded["t:"+tool] = true
 						}
 					}
 					p.expanded["agent:"+agent] = true
@@ -205,7 +203,7 @@ func (p *readerPane) jumpTo(uuid string) {
 			if e.UUID == uuid {
 				for _, b := range e.Blocks {
 					if b.Type == transcripts.BlockToolResult {
-						p.expanded[b.ToolUseID] = true
+						p.expanded["t:"+b.ToolUseID] = true
 					}
 				}
 			}

@@ -55,9 +55,7 @@ type searchPane struct {
 }
 
 func newSearchPane(m *Model) *searchPane {
-	ti := textinput.New()
-	ti.Prompt = "› "
-	ti.Placeholder = "search every session, memory and summary"
+	ti := newInput("› ", "search every session, memory and summary")
 	ti.CharLimit = 500
 	p := &searchPane{input: ti, scope: 1}
 	return p

@@ -53,7 +53,7 @@ var dateRanges = []struct {
 }{{"any time", 0}, {"today", 24 * time.Hour}, {"last 7 days", 7 * 24 * time.Hour}, {"last 30 days", 30 * 24 * time.Hour}}
 
 type tlRow struct {
-	day string              // a day header when sess is nil
+	day string               // a day header when sess is nil
 	s   *transcripts.Session // a session row
 }
 
@@ -72,9 +72,7 @@ type timelinePane struct {
 }
 
 func newTimelinePane() *timelinePane {
-	ti := textinput.New()
-	ti.Prompt = "filter: "
-	ti.Placeholder = "words in titles, prompts or branches"
+	ti := newInput("filter: ", "words in titles, prompts or branches")
 	return &timelinePane{filter: ti}
 }
 
