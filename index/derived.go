@@ -112,15 +112,12 @@ const builtinModelKey = "embed.builtin.model"
 // grown to twice the entries it was trained on (retrain forces it). A new
 // model is a new vector space: every document is queued for embedding again.
 func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model, error) {
-	if b, ok, err := s.Setting(builtinModelKey); err != nil {
-		return nil, err
-	} else if ok && !retrain {
-		m, err := embed.LoadModel(b)
-		if err == nil {
-			trainedOn := m.Info().TrainDocs
-			n, cerr := s.embeddableCount(ctx)
-			if cerr != nil || n < 2*trainedOn+1000 {
-				return m, nil
+	if !retrain {
+		m, ok, err := s.LoadBuiltinEmbedder()
+		if err == nil && ok {
+			grown, err := s.grownSinceTraining(ctx)
+			if err != nil || !grown {
+				return m, err
 			}
 		}
 	}
@@ -139,7 +136,7 @@ func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model
 	if err != nil {
 		return nil, err
 	}
-	if err := s.SetSetting(builtinModelKey, b); err != nil {
+	if err := s.saveBuiltinModel(ctx, m, b); err != nil {
 		return nil, err
 	}
 	// Older built-in spaces are useless now; vectors of other embedders
@@ -171,20 +168,6 @@ func (s *Store) ActivateEmbedder(ctx context.Context, id string) error {
 }
 
 var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
-
-// LoadBuiltinEmbedder returns the stored built-in model without training;
-// ok is false when there is none.
-func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
-	b, ok, err := s.Setting(builtinModelKey)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	m, err := embed.LoadModel(b)
-	if err != nil {
-		return nil, false, err
-	}
-	return m, true, nil
-}
 
 // EmbedQueued embeds every queued document with e and stores the vectors.
 func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
@@ -222,7 +205,13 @@ func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func
 				vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v})
 			}
 		}
-		if err := s.PutEmbeddings(e.ID(), vecs); err != nil {
+		added, err := s.putEmbeddings(ctx, e.ID(), vecs)
+		if err != nil {
+			return done, err
+		}
+		// Keep an existing cache current in place (cheap); a missing or
+		// foreign one is written whole by RefreshVecCache.
+		if err := AppendVecCache(s.vecCachePath(), e.ID(), e.Dims(), added); err != nil {
 			return done, err
 		}
 		if err := s.AckEmbeds(skip); err != nil {
@@ -238,7 +227,7 @@ func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func
 // RefreshVecCache rewrites the memory-mapped vector cache when it does not
 // hold exactly the stored vectors of embedder.
 func (s *Store) RefreshVecCache(ctx context.Context, embedder string, dims int) error {
-	n, err := s.embeddingCount(ctx, embedder)
+	n, err := s.vecCount(ctx, embedder)
 	if err != nil {
 		return err
 	}

@@ -18,12 +18,6 @@ func (s *Store) embeddableCount(ctx context.Context) (int, error) {
 	return n, s.wrap(err)
 }
 
-func (s *Store) embeddingCount(ctx context.Context, embedder string) (int, error) {
-	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM embeddings WHERE embedder = ?`, embedder).Scan(&n)
-	return n, s.wrap(err)
-}
-
 // trainingSample returns up to max embeddable texts spread evenly over the
 // store (every k-th entry), so training sees all projects and periods.
 func (s *Store) trainingSample(ctx context.Context, max int) ([]string, error) {
@@ -52,8 +46,10 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]string, error) {
 // except keep: a retrained built-in model makes the old space useless.
 func (s *Store) dropEmbeddingsLike(ctx context.Context, pattern, keep string) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder LIKE ? AND embedder != ?`, pattern, keep)
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder LIKE ? AND embedder != ?`, pattern, keep); err != nil {
+			return err
+		}
+		return forgetVecCounts(ctx, tx)
 	})
 }
 

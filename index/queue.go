@@ -141,30 +141,51 @@ func (s *Store) ack(ctx context.Context, table string, ids []string) error {
 // dimensions and version: vectors of different embedders never mix) and
 // removes their documents from the embedding queue, in one transaction.
 func (s *Store) PutEmbeddings(embedder string, vecs []VecRow) error {
-	ctx := context.Background()
+	_, err := s.putEmbeddings(context.Background(), embedder, vecs)
+	return err
+}
+
+// putEmbeddings is PutEmbeddings returning the vectors that were new (not
+// replacing a stored one), for appending to the vector cache.
+func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRow) ([]VecRow, error) {
 	now := time.Now().UnixMilli()
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		put, err := tx.PrepareContext(ctx, `INSERT INTO embeddings(doc, embedder, dims, vector, created) VALUES (?,?,?,?,?)
-			ON CONFLICT(embedder, doc) DO UPDATE SET dims=excluded.dims, vector=excluded.vector, created=excluded.created`)
+	var added []VecRow
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		added = added[:0]
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings(doc, embedder, dims, vector, created) VALUES (?,?,?,?,?)
+			ON CONFLICT(embedder, doc) DO NOTHING`)
 		if err != nil {
 			return err
 		}
-		defer put.Close()
+		defer ins.Close()
+		upd, err := tx.PrepareContext(ctx, `UPDATE embeddings SET dims = ?, vector = ?, created = ? WHERE embedder = ? AND doc = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
 		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc = ?`)
 		if err != nil {
 			return err
 		}
 		defer del.Close()
 		for _, v := range vecs {
-			if _, err := put.ExecContext(ctx, v.ID, embedder, len(v.Vec), encodeVector(v.Vec), now); err != nil {
+			blob := encodeVector(v.Vec)
+			res, err := ins.ExecContext(ctx, v.ID, embedder, len(v.Vec), blob, now)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				added = append(added, v)
+			} else if _, err := upd.ExecContext(ctx, len(v.Vec), blob, now, embedder, v.ID); err != nil {
 				return err
 			}
 			if _, err := del.ExecContext(ctx, v.ID); err != nil {
 				return err
 			}
 		}
-		return nil
+		return addVecCount(ctx, tx, embedder, len(added))
 	})
+	return added, err
 }
 
 // Embeddings loads every vector of embedder (e.g. to write the vector

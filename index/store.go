@@ -25,7 +25,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
+
+	"cairn/index/embed"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -62,6 +65,9 @@ type Store struct {
 	// embedCfg is the embedder this process builds vectors with and
 	// searches by (SetEmbedder); the zero value is the built-in one.
 	embedCfg EmbedderConfig
+	// model is the decoded built-in embedder (see LoadBuiltinEmbedder).
+	modelMu sync.Mutex
+	model   *embed.Model
 }
 
 // ErrNewerSchema is returned by Open for a store written by a newer cairn.

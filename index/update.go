@@ -99,6 +99,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		return stats, 0, false, errors.Join(serr, err)
 	}
 	var syncDone atomic.Bool
+	finishedCh := make(chan struct{})
 	type drained struct {
 		n   int
 		err error
@@ -121,13 +122,15 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 				case <-ctx.Done():
 					result <- drained{total, ctx.Err()}
 					return
-				case <-time.After(50 * time.Millisecond):
+				case <-finishedCh:
+				case <-time.After(100 * time.Millisecond):
 				}
 			}
 		}
 	}()
 	stats, serr := s.Sync(ctx, claudeDir, so)
 	syncDone.Store(true)
+	close(finishedCh)
 	r := <-result
 	cerr := ix.Close()
 	return stats, r.n, false, errors.Join(serr, r.err, cerr)

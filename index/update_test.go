@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,4 +189,56 @@ func TestOllamaEmbedderThroughTheStore(t *testing.T) {
 	if err != nil || st.EmbedErr != nil || st.Embedded == 0 {
 		t.Fatalf("resumed embedding: %v / %v, embedded %d", err, st.EmbedErr, st.Embedded)
 	}
+}
+
+// TestIncrementalVectorsAppendToTheCache: new vectors are appended to the
+// memory-mapped cache in place (no rewrite of the whole file) and the cache
+// stays exactly the stored vectors; a cache that disagrees is rewritten.
+func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
+	s, dir := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	st, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cachePath := filepath.Join(dir, "vectors.bin")
+	before, err := os.Stat(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(claude, "projects", "-path-to-Demo", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"),
+		[]byte(`{"type":"user","uuid":"1f4b2a1e-0000-4000-8000-00000000abce","sessionId":"fe5e1c67-53e7-4862-81ae-d0e013e3270b","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":"run the dialyzer again on the demo project"}}`+"\n"))
+	st2, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st2.Embedded != 1 {
+		t.Fatalf("incremental update: %v, embedded %d", err, st2.Embedded)
+	}
+	after, err := os.Stat(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Fatal("the vector cache was rewritten for one new vector")
+	}
+	stored := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder)
+	c, err := OpenVecCache(cachePath, st.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != stored {
+		t.Fatalf("cache holds %d vectors, store %d", c.Len(), stored)
+	}
+	c.Close()
+	// A cache that lost rows (say, written before a crash) is rewritten.
+	if err := WriteVecCache(cachePath, st.Embedder, 256, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RefreshVecCache(ctx, st.Embedder, 256); err != nil {
+		t.Fatal(err)
+	}
+	c, err = OpenVecCache(cachePath, st.Embedder)
+	if err != nil || c.Len() != stored {
+		t.Fatalf("after refresh: %v, %d of %d vectors", err, c.Len(), stored)
+	}
+	c.Close()
 }

@@ -73,27 +73,10 @@ func WriteVecCache(path, embedder string, dims int, rows []VecRow) error {
 	row := make([]byte, vecIDBytes+4+dims)
 	n := 0
 	for _, r := range rows {
-		if len(r.Vec) != dims || len(r.ID) > vecIDBytes {
-			continue
+		if encodeVecRow(row, r, dims) {
+			w.Write(row)
+			n++
 		}
-		for i := range row[:vecIDBytes] {
-			row[i] = 0
-		}
-		copy(row, r.ID)
-		var maxAbs float32
-		for _, x := range r.Vec {
-			maxAbs = float32(math.Max(float64(maxAbs), math.Abs(float64(x))))
-		}
-		if maxAbs == 0 {
-			continue // a zero vector matches nothing
-		}
-		scale := maxAbs / 127
-		binary.LittleEndian.PutUint32(row[vecIDBytes:], math.Float32bits(scale))
-		for i, x := range r.Vec {
-			row[vecIDBytes+4+i] = byte(int8(math.Round(float64(x / scale))))
-		}
-		w.Write(row)
-		n++
 	}
 	if err := w.Flush(); err != nil {
 		tmp.Close()

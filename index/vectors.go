@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -174,4 +175,98 @@ func ollamaDims(id string) (int, bool) {
 	i := strings.LastIndexByte(id, ':')
 	d, err := strconv.Atoi(id[i+1:])
 	return d, err == nil && d > 0
+}
+
+// Keys beside the built-in model blob: its id (to tell whether a model held
+// in memory is still current without reading the blob) and the highest
+// entry id when it was trained (to tell, in O(1), when the store has grown
+// enough to retrain).
+const (
+	builtinIDKey      = "embed.builtin.id"
+	builtinTrainedKey = "embed.builtin.trained_at_entry"
+)
+
+// LoadBuiltinEmbedder returns the stored built-in model without training;
+// ok is false when there is none. The decoded model is kept for the life
+// of the Store and re-read only when another process stored a new one.
+func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
+	id, haveID, err := s.Setting(builtinIDKey)
+	if err != nil {
+		return nil, false, err
+	}
+	s.modelMu.Lock()
+	defer s.modelMu.Unlock()
+	if haveID && s.model != nil && s.model.ID() == string(id) {
+		return s.model, true, nil
+	}
+	b, ok, err := s.Setting(builtinModelKey)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	m, err := embed.LoadModel(b)
+	if err != nil {
+		return nil, false, err
+	}
+	s.model = m
+	if !haveID && !s.readOnly {
+		// A store from before the id key: remember it from now on.
+		if err := s.SetSetting(builtinIDKey, []byte(m.ID())); err != nil {
+			return nil, false, err
+		}
+	}
+	return m, true, nil
+}
+
+// saveBuiltinModel stores a newly trained model with its id and the entry
+// high-water mark it was trained at.
+func (s *Store) saveBuiltinModel(ctx context.Context, m *embed.Model, blob []byte) error {
+	top, err := s.maxEntryID(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		for k, v := range map[string][]byte{
+			builtinModelKey:   blob,
+			builtinIDKey:      []byte(m.ID()),
+			builtinTrainedKey: []byte(strconv.FormatInt(top, 10)),
+		} {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO kv(key, value) VALUES (?, ?)`, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap(err)
+	}
+	s.modelMu.Lock()
+	s.model = m
+	s.modelMu.Unlock()
+	return nil
+}
+
+// grownSinceTraining reports whether the store holds more than twice the
+// entries the built-in model was trained on (plus 5,000), by entry ids:
+// a primary-key lookup, not a count.
+func (s *Store) grownSinceTraining(ctx context.Context) (bool, error) {
+	top, err := s.maxEntryID(ctx)
+	if err != nil {
+		return false, err
+	}
+	b, ok, err := s.Setting(builtinTrainedKey)
+	if err != nil {
+		return false, err
+	}
+	at, perr := strconv.ParseInt(string(b), 10, 64)
+	if !ok || perr != nil {
+		// A model from before the mark: count it as trained now.
+		return false, s.SetSetting(builtinTrainedKey, []byte(strconv.FormatInt(top, 10)))
+	}
+	return top >= 2*at+5000, nil
+}
+
+func (s *Store) maxEntryID(ctx context.Context) (int64, error) {
+	var top sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT max(id) FROM entries`).Scan(&top)
+	return top.Int64, s.wrap(err)
 }
