@@ -115,7 +115,7 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		}
 		if e.Role == "assistant" && e.Block == "tool_use" {
 			switch e.ToolName {
-			case "Grep", "Glob", "WebSearch", "WebFetch", "Task", "Agent":
+			case "Grep", "WebSearch", "WebFetch", "Task", "Agent":
 				addLine("Investigated", e.Text, 8)
 			}
 		}
@@ -129,8 +129,8 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		}
 	}
 	for _, c := range ss.Commands {
-		if strings.Contains(c, "git commit") {
-			addLine("Completed", c, 5)
+		if subj := commitSubject(c); subj != "" {
+			addLine("Completed", "Committed: "+subj, 5)
 		}
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
@@ -148,12 +148,51 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	}
 	addLine("Notes", fmt.Sprintf("%d prompts, %d tool calls, %d errors, %s", ss.Prompts, ss.ToolCalls, ss.Errors,
 		ss.End.Sub(ss.Start).Round(time.Minute)), 3)
+	created := ss.End.UTC()
+	if created.IsZero() {
+		created = s.now().UTC()
+	}
 	title := ss.Title
 	if title == "" {
 		title = "Session " + sid
 	}
 	return &Summary{SessionID: sid, Project: ss.ProjectPath, Source: "heuristic",
-		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: s.now().UTC()}, nil
+		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: created}, nil
+}
+
+// commitSubject is the subject line of a `git commit` command's message
+// (-m "…" or a heredoc), "" for other commands.
+func commitSubject(cmd string) string {
+	i := strings.Index(cmd, "git commit")
+	if i < 0 {
+		return ""
+	}
+	rest := cmd[i:]
+	if h := strings.Index(rest, "<<"); h >= 0 {
+		lines := strings.Split(rest[h:], "\n")
+		for _, l := range lines[1:] {
+			if l = strings.TrimSpace(l); l != "" {
+				return cut(l, 160)
+			}
+		}
+		return ""
+	}
+	m := strings.Index(rest, "-m ")
+	if m < 0 {
+		return ""
+	}
+	msg := strings.TrimSpace(rest[m+3:])
+	if msg == "" {
+		return ""
+	}
+	if q := msg[0]; q == '"' || q == '\'' {
+		if end := strings.IndexByte(msg[1:], q); end >= 0 {
+			msg = msg[1 : end+1]
+		} else {
+			msg = msg[1:]
+		}
+	}
+	return cut(strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0]), 160)
 }
 
 func relPath(p, root string) string {

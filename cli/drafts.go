@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"cairn/index"
+	"cairn/memories"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDraftsCmd) }
+
+func newDraftsCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "drafts",
+		Aliases: []string{"draft"},
+		Short:   "Session summary drafts (from /summarize): add, list, show, approve, reject, edit",
+		Long: `Drafts are session summaries written by Claude (the /summarize command
+pipes them to ` + "`cairn drafts add --session ID`" + `). They wait as pending until you
+approve them: approving stores the draft as the session's summary and
+proposes pending memories from its Decisions, Discoveries and Learned lines.`,
+	}
+	cmd.AddCommand(newDraftAddCmd(o), newDraftListCmd(o), newDraftShowCmd(o), newDraftApproveCmd(o),
+		newDraftRejectCmd(o), newDraftEditCmd(o))
+	return cmd
+}
+
+func newDraftAddCmd(o *Options) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "add --session ID",
+		Short: "Store a summary draft (Markdown on stdin) as pending",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if session == "" {
+				return usageError{fmt.Errorf("--session is required (the session the summary is about; see `cairn sessions`)")}
+			}
+			b, err := io.ReadAll(io.LimitReader(o.Stdin, memories.MaxDraftBytes+1))
+			if err != nil {
+				return fmt.Errorf("reading the draft from stdin: %w", err)
+			}
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+				d, err := svc.AddDraft(cmd.Context(), session, string(b))
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, d)
+				}
+				fmt.Fprintf(o.Stdout, "draft %s stored for session %s (pending: cairn drafts show %s)\n", d.ID, d.SessionID, d.ID)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "the session the summary is about (id or 8+ characters)")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newDraftListCmd(o *Options) *cobra.Command {
+	var status string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List drafts (newest first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				ds, err := svc.Drafts(cmd.Context(), status)
+				if err != nil {
+					return usageError{err}
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, ds)
+				}
+				if len(ds) == 0 {
+					fmt.Fprintln(o.Stdout, "no drafts")
+					return nil
+				}
+				t := newTable(o.Stdout)
+				t.header("ID", "STATUS", "SESSION", "CREATED", "FIRST LINE")
+				now := time.Now()
+				for _, d := range ds {
+					t.row(d.ID, d.Status, d.SessionID[:min(8, len(d.SessionID))], fmtAgo(d.Created, now), truncate(firstLine(d.Markdown), 60))
+				}
+				return t.flush()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&status, "status", "pending", "pending, approved, rejected or all")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func firstLine(md string) string {
+	for _, l := range strings.Split(md, "\n") {
+		if l = strings.TrimSpace(strings.TrimLeft(l, "#-* ")); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func newDraftShowCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a draft",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				d, err := svc.Draft(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, d)
+				}
+				fmt.Fprintf(o.Stdout, "%s  %s  session %s  %s\n\n", d.ID, d.Status, d.SessionID, fmtTime(d.Created))
+				for _, l := range strings.Split(strings.TrimRight(d.Markdown, "\n"), "\n") {
+					fmt.Fprintln(o.Stdout, sanitizeLine(l))
+				}
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newDraftApproveCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Store the draft as its session's summary and propose memories from it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				d, rs, err := svc.ApproveDraft(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, map[string]any{"draft": d, "proposed": nonNilResults(rs)})
+				}
+				fmt.Fprintf(o.Stdout, "draft %s approved: stored as the summary of session %s\n", d.ID, d.SessionID)
+				printProposed(o, rs, false)
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func nonNilResults(rs []memories.AddResult) []memories.AddResult {
+	if rs == nil {
+		return []memories.AddResult{}
+	}
+	return rs
+}
+
+func newDraftRejectCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reject ID",
+		Short: "Reject a draft (it is kept, marked rejected)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				if err := svc.RejectDraft(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+				d, err := svc.Draft(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, d)
+				}
+				fmt.Fprintf(o.Stdout, "draft %s rejected\n", d.ID)
+				return nil
+			})
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+func newDraftEditCmd(o *Options) *cobra.Command {
+	var stdin bool
+	cmd := &cobra.Command{
+		Use:   "edit ID",
+		Short: "Edit a draft in $EDITOR (or replace it with Markdown on stdin: --stdin)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				d, err := svc.Draft(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				var md string
+				if stdin {
+					b, err := io.ReadAll(io.LimitReader(o.Stdin, memories.MaxDraftBytes+1))
+					if err != nil {
+						return err
+					}
+					md = string(b)
+				} else {
+					md, err = editText(o, d.Markdown, "cairn-draft-*.md")
+					if err != nil {
+						return err
+					}
+					if md == d.Markdown {
+						fmt.Fprintln(o.Stderr, "cairn: nothing changed")
+						return nil
+					}
+				}
+				d, err = svc.EditDraft(cmd.Context(), d.ID, md)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, d)
+				}
+				fmt.Fprintf(o.Stdout, "draft %s updated\n", d.ID)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&stdin, "stdin", false, "read the new Markdown from stdin instead of opening an editor")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// editText opens text in $VISUAL/$EDITOR and returns what was saved.
+func editText(o *Options, text, pattern string) (string, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	f.WriteString(text)
+	f.Close()
+	parts := strings.Fields(editor)
+	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, o.Stdout, o.Stderr
+	if err := c.Run(); err != nil {
+		return "", fmt.Errorf("editor %q failed: %w (set $EDITOR)", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	return string(b), err
+}

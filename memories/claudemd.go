@@ -1,0 +1,333 @@
+package memories
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The markers around the block cairn manages in a CLAUDE.md.
+const (
+	MarkerStart = "<!-- cairn:start -->"
+	MarkerEnd   = "<!-- cairn:end -->"
+)
+
+// ErrMarkers is wrapped when a file's cairn markers are broken or repeated.
+var ErrMarkers = errors.New("broken cairn markers")
+
+// FindBlock locates the cairn block of doc: the byte offsets of the start
+// marker and of the end of the end marker. found is false when doc has
+// neither marker. A file with one marker but not the other, markers out of
+// order, or more than one of either is refused with an explanation: cairn
+// will not guess which part of a file it owns.
+func FindBlock(doc string) (start, end int, found bool, err error) {
+	starts := indexAll(doc, MarkerStart)
+	ends := indexAll(doc, MarkerEnd)
+	line := func(off int) int { return strings.Count(doc[:off], "\n") + 1 }
+	lines := func(offs []int) string {
+		var s []string
+		for _, o := range offs {
+			s = append(s, fmt.Sprint(line(o)))
+		}
+		return strings.Join(s, ", ")
+	}
+	switch {
+	case len(starts) == 0 && len(ends) == 0:
+		return 0, 0, false, nil
+	case len(starts) > 1:
+		return 0, 0, false, fmt.Errorf("%w: %q appears %d times (lines %s); keep exactly one start and one end marker", ErrMarkers, MarkerStart, len(starts), lines(starts))
+	case len(ends) > 1:
+		return 0, 0, false, fmt.Errorf("%w: %q appears %d times (lines %s); keep exactly one start and one end marker", ErrMarkers, MarkerEnd, len(ends), lines(ends))
+	case len(ends) == 0:
+		return 0, 0, false, fmt.Errorf("%w: %q on line %d has no %q after it; add the end marker where cairn's block should stop, or remove the start marker", ErrMarkers, MarkerStart, line(starts[0]), MarkerEnd)
+	case len(starts) == 0:
+		return 0, 0, false, fmt.Errorf("%w: %q on line %d has no %q before it; add the start marker or remove the end marker", ErrMarkers, MarkerEnd, line(ends[0]), MarkerStart)
+	case ends[0] < starts[0]:
+		return 0, 0, false, fmt.Errorf("%w: the end marker (line %d) comes before the start marker (line %d); swap them", ErrMarkers, line(ends[0]), line(starts[0]))
+	}
+	return starts[0], ends[0] + len(MarkerEnd), true, nil
+}
+
+func indexAll(s, sub string) []int {
+	var out []int
+	for off := 0; ; {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			return out
+		}
+		out = append(out, off+i)
+		off += i + len(sub)
+	}
+}
+
+// ReplaceBlock puts block (which must hold the markers) into doc: in place
+// of the existing block, or appended after a blank line. Every byte outside
+// the markers is kept.
+func ReplaceBlock(doc, block string) (string, error) {
+	start, end, found, err := FindBlock(doc)
+	if err != nil {
+		return "", err
+	}
+	if found {
+		return doc[:start] + block + doc[end:], nil
+	}
+	switch {
+	case doc == "":
+		return block + "\n", nil
+	case strings.HasSuffix(doc, "\n\n"):
+		return doc + block + "\n", nil
+	case strings.HasSuffix(doc, "\n"):
+		return doc + "\n" + block + "\n", nil
+	}
+	return doc + "\n\n" + block + "\n", nil
+}
+
+// SyncOptions choose what Sync writes where.
+type SyncOptions struct {
+	Project string // project path; its approved memories and global ones
+	Target  string // file to write; "" = <Project>/CLAUDE.md
+	DryRun  bool   // compute the diff, write nothing
+	Lines   int    // line budget of the block; 0 = memories.sync_lines (150)
+}
+
+// SyncResult says what Sync did.
+type SyncResult struct {
+	Target   string `json:"target"`
+	Changed  bool   `json:"changed"`
+	Written  bool   `json:"written"`
+	Diff     string `json:"diff"`
+	Memories int    `json:"memories"` // memories in the block
+	Omitted  int    `json:"omitted"`  // approved memories left out by the budget
+}
+
+// typeHeadings are the block's section titles, in order.
+var typeHeadings = map[Type]string{Decision: "Decisions", Architecture: "Architecture", Pattern: "Patterns",
+	Gotcha: "Gotchas", Preference: "Preferences", Fact: "Facts", Bugfix: "Bug fixes", Progress: "In progress", Context: "Context"}
+
+// syncTypeOrder puts what Claude must follow first.
+var syncTypeOrder = []Type{Preference, Decision, Architecture, Gotcha, Pattern, Bugfix, Fact, Context, Progress}
+
+// Sync writes the project's approved memories between the cairn markers
+// of the target file, atomically, holding a lock so concurrent syncs of the
+// same file take turns.
+func (s *Service) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+	if o.Target == "" {
+		if o.Project == "" {
+			return SyncResult{}, errors.New("no project or target file: pass --project or --target")
+		}
+		o.Target = filepath.Join(o.Project, "CLAUDE.md")
+	}
+	target, err := filepath.Abs(o.Target)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	res := SyncResult{Target: target}
+	if o.Lines <= 0 {
+		o.Lines = s.cfg.Memories.SyncLines
+	}
+	if o.Lines <= 0 {
+		o.Lines = 150
+	}
+	block, n, omitted, err := s.syncBlock(ctx, o.Project, o.Lines)
+	if err != nil {
+		return res, err
+	}
+	res.Memories, res.Omitted = n, omitted
+	unlock := func() {}
+	if !o.DryRun {
+		if unlock, err = lockFile(target); err != nil {
+			return res, err
+		}
+	}
+	defer unlock()
+	for attempt := 0; ; attempt++ {
+		old, mode, err := readTarget(target)
+		if err != nil {
+			return res, err
+		}
+		doc, err := ReplaceBlock(old, block)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", target, err)
+		}
+		res.Diff = lineDiff(target, target+" (cairn sync)", old, doc)
+		res.Changed = doc != old
+		if o.DryRun || !res.Changed {
+			return res, nil
+		}
+		err = writeAtomic(target, doc, mode, old)
+		if errors.Is(err, errChangedMeanwhile) && attempt < 3 {
+			continue // someone else (an editor) wrote it: merge into theirs
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Written = true
+		return res, nil
+	}
+}
+
+func readTarget(path string) (string, os.FileMode, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			return "", 0, fmt.Errorf("cannot write %s: its folder does not exist (pass --target)", path)
+		}
+		return "", 0o644, nil
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > 4<<20 {
+		return "", 0, fmt.Errorf("%s is %d MB: too large for a CLAUDE.md; refusing to rewrite it", path, fi.Size()>>20)
+	}
+	b, err := os.ReadFile(path)
+	return string(b), fi.Mode().Perm(), err
+}
+
+var errChangedMeanwhile = errors.New("file changed while syncing")
+
+// writeAtomic writes doc to path through a temporary file in the same
+// folder and a rename, after checking the file still holds old.
+func writeAtomic(path, doc string, mode os.FileMode, old string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".cairn-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.WriteString(doc); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	if cur, _, err := readTarget(path); err != nil || cur != old {
+		return errChangedMeanwhile
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	return nil
+}
+
+// lockPath is the lock file of a target: in the temp dir, so the user's
+// repository gets no stray file.
+func lockPath(target string) string {
+	h := sha256.Sum256([]byte(target))
+	return filepath.Join(os.TempDir(), "cairn-sync-"+hex.EncodeToString(h[:8])+".lock")
+}
+
+func lockFile(target string) (func(), error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		unlock, ok, err := tryLock(lockPath(target))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return unlock, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("another cairn sync of %s has held its lock (%s) for 10s; try again", target, lockPath(target))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type syncItem struct {
+	m     Memory
+	score float64
+}
+
+// syncBlock renders the block for project within the line budget.
+func (s *Service) syncBlock(ctx context.Context, project string, budget int) (string, int, int, error) {
+	ms, err := s.List(ctx, Filter{Statuses: []Status{Approved}, Project: project, IncludeGlobal: true})
+	if err != nil {
+		return "", 0, 0, err
+	}
+	var items []syncItem
+	for _, m := range ms {
+		if m.Confidence <= 0 {
+			continue
+		}
+		items = append(items, syncItem{m, m.Confidence * (1 + float64(m.AccessCount)/10)})
+	}
+	slices.SortStableFunc(items, func(a, b syncItem) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		case a.m.Importance != b.m.Importance:
+			return b.m.Importance - a.m.Importance
+		}
+		return strings.Compare(a.m.ID, b.m.ID)
+	})
+	header := []string{MarkerStart,
+		"<!-- Written by `cairn sync` from approved memories; edits here are replaced. Curate with `cairn memories`. -->",
+		"## Project memory (cairn)"}
+	// Fixed lines: markers, note, title, overflow line.
+	room := budget - len(header) - 2
+	perType := map[Type][]string{}
+	used, n := 0, 0
+	capPerType := max(3, room/2)
+	for _, it := range items {
+		cost := 1
+		if len(perType[it.m.Type]) == 0 {
+			cost = 3 // blank line and heading
+		}
+		if used+cost > room || len(perType[it.m.Type]) >= capPerType {
+			continue
+		}
+		used += cost
+		n++
+		perType[it.m.Type] = append(perType[it.m.Type], "- "+syncLine(it.m))
+	}
+	var b strings.Builder
+	for _, l := range header {
+		b.WriteString(l + "\n")
+	}
+	for _, t := range syncTypeOrder {
+		if len(perType[t]) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n", typeHeadings[t])
+		for _, l := range perType[t] {
+			b.WriteString(l + "\n")
+		}
+	}
+	omitted := len(items) - n
+	if omitted > 0 {
+		fmt.Fprintf(&b, "\n_%d more approved memories: `cairn search --kind memories <words>` or `cairn memories list --project .`_\n", omitted)
+	}
+	b.WriteString(MarkerEnd)
+	return b.String(), n, omitted, nil
+}
+
+// syncLine is a memory on one line, redacted, without anything that could
+// be read as a marker.
+func syncLine(m Memory) string {
+	c := oneLine(clean(m.Content))
+	c = strings.ReplaceAll(c, "<!--", "<!‐‐")
+	c = strings.ReplaceAll(c, "-->", "‐‐>")
+	return cut(c, 300)
+}

@@ -1,0 +1,366 @@
+package memories
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"cairn/index"
+	"cairn/redact"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// ExportVersion is the version of the JSONL export format.
+const ExportVersion = 1
+
+// exportRecord is one JSONL line: a header, a memory, a summary or a draft.
+type exportRecord struct {
+	Kind    string            `json:"kind"` // cairn-export | memory | summary | draft
+	Version int               `json:"version,omitzero"`
+	Written *time.Time        `json:"written,omitzero"`
+	Memory  *index.MemRow     `json:"memory,omitzero"`
+	Summary *exportSummary    `json:"summary,omitzero"`
+	Draft   *exportDraft      `json:"draft,omitzero"`
+	Extra   map[string]string `json:"extra,omitzero"`
+}
+
+type exportSummary struct {
+	Session  string              `json:"session"`
+	Project  string              `json:"project"`
+	Source   string              `json:"source"`
+	Markdown string              `json:"markdown"`
+	Sections map[string][]string `json:"sections"`
+	Created  time.Time           `json:"created"`
+}
+
+type exportDraft struct {
+	ID       string    `json:"id"`
+	Session  string    `json:"session"`
+	Project  string    `json:"project"`
+	Markdown string    `json:"markdown"`
+	Status   string    `json:"status"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+}
+
+// ExportCounts says how much was exported or imported.
+type ExportCounts struct {
+	Memories  int `json:"memories"`
+	Links     int `json:"links"`
+	Summaries int `json:"summaries"`
+	Drafts    int `json:"drafts"`
+	Replaced  int `json:"replaced"` // imported records that replaced existing ones
+}
+
+func (s *Service) exportData(ctx context.Context) ([]*index.MemRow, []*index.SummaryRow, []*index.DraftRow, error) {
+	mems, err := s.st.MemQuery(ctx, index.MemFilter{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slices.SortFunc(mems, func(a, b *index.MemRow) int { return strings.Compare(a.ID, b.ID) })
+	sums, err := s.st.Summaries(ctx, "", "", 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slices.SortFunc(sums, func(a, b *index.SummaryRow) int { return strings.Compare(a.Session, b.Session) })
+	drafts, err := s.st.Drafts(ctx, "", "")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slices.SortFunc(drafts, func(a, b *index.DraftRow) int { return strings.Compare(a.ID, b.ID) })
+	return mems, sums, drafts, nil
+}
+
+// ExportJSONL writes every memory (with its links), session summary and
+// draft as JSON lines, after a header line. `cairn import` reads it back
+// exactly.
+func (s *Service) ExportJSONL(ctx context.Context, w io.Writer) (ExportCounts, error) {
+	var c ExportCounts
+	mems, sums, drafts, err := s.exportData(ctx)
+	if err != nil {
+		return c, err
+	}
+	bw := bufio.NewWriter(w)
+	enc := func(r exportRecord) error {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		return bw.WriteByte('\n')
+	}
+	now := s.now().UTC()
+	if err := enc(exportRecord{Kind: "cairn-export", Version: ExportVersion, Written: &now}); err != nil {
+		return c, err
+	}
+	for _, m := range mems {
+		if m.Tags == nil {
+			m.Tags = []string{}
+		}
+		if m.SourceUUIDs == nil {
+			m.SourceUUIDs = []string{}
+		}
+		if m.Links == nil {
+			m.Links = []index.MemLink{}
+		}
+		if err := enc(exportRecord{Kind: "memory", Memory: m}); err != nil {
+			return c, err
+		}
+		c.Memories++
+		c.Links += len(m.Links)
+	}
+	for _, sm := range sums {
+		if err := enc(exportRecord{Kind: "summary", Summary: &exportSummary{Session: sm.Session, Project: sm.Project,
+			Source: sm.Source, Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created}}); err != nil {
+			return c, err
+		}
+		c.Summaries++
+	}
+	for _, d := range drafts {
+		if err := enc(exportRecord{Kind: "draft", Draft: &exportDraft{ID: d.ID, Session: d.Session, Project: d.Project,
+			Markdown: d.Markdown, Status: d.Status, Created: d.Created, Updated: d.Updated}}); err != nil {
+			return c, err
+		}
+		c.Drafts++
+	}
+	return c, bw.Flush()
+}
+
+// ExportMarkdown writes memories by project and type, then summaries, for
+// reading (import reads the JSONL export).
+func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer) (ExportCounts, error) {
+	var c ExportCounts
+	mems, sums, _, err := s.exportData(ctx)
+	if err != nil {
+		return c, err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# cairn memories\n\nExported %s. Statuses in brackets; ids let you find them with `cairn memories show`.\n", s.now().UTC().Format(time.RFC3339))
+	byProject := map[string][]*index.MemRow{}
+	for _, m := range mems {
+		byProject[m.Project] = append(byProject[m.Project], m)
+	}
+	projects := make([]string, 0, len(byProject))
+	for p := range byProject {
+		projects = append(projects, p)
+	}
+	slices.Sort(projects)
+	for _, p := range projects {
+		name := p
+		if name == "" {
+			name = "Global"
+		}
+		fmt.Fprintf(bw, "\n## %s\n", name)
+		for _, t := range Types {
+			var ms []*index.MemRow
+			for _, m := range byProject[p] {
+				if m.Type == string(t) {
+					ms = append(ms, m)
+				}
+			}
+			if len(ms) == 0 {
+				continue
+			}
+			fmt.Fprintf(bw, "\n### %s\n\n", typeHeadings[t])
+			for _, m := range ms {
+				fmt.Fprintf(bw, "- [%s] %s (%s, importance %d", m.Status, oneLine(m.Content), m.ID, m.Importance)
+				if len(m.Tags) > 0 {
+					fmt.Fprintf(bw, ", tags %s", strings.Join(m.Tags, ", "))
+				}
+				for _, l := range m.Links {
+					fmt.Fprintf(bw, ", %s %s", l.Kind, l.Target)
+				}
+				bw.WriteString(")\n")
+				c.Memories++
+				c.Links += len(m.Links)
+			}
+		}
+	}
+	if len(sums) > 0 {
+		bw.WriteString("\n## Session summaries\n")
+		for _, sm := range sums {
+			fmt.Fprintf(bw, "\n### Session %s (%s, %s)\n\n", sm.Session, sm.Source, sm.Created.Format("2006-01-02"))
+			md := strings.TrimSpace(sm.Markdown)
+			// Demote the summary's headings below ours.
+			for _, line := range strings.Split(md, "\n") {
+				if strings.HasPrefix(line, "#") {
+					line = "###" + line
+				}
+				bw.WriteString(line + "\n")
+			}
+			c.Summaries++
+		}
+	}
+	return c, bw.Flush()
+}
+
+// ErrBadImport is wrapped by import errors; nothing is written then.
+var ErrBadImport = errors.New("cannot import")
+
+// maxImportLine is the longest JSONL line accepted.
+const maxImportLine = 8 << 20
+
+// Import reads a JSONL export. Every line is checked before anything is
+// written: a bad line is reported with its number and nothing changes.
+// Records with an id already stored replace it (so importing twice is
+// harmless). Text passes through the redactor again.
+func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error) {
+	var c ExportCounts
+	br := bufio.NewReaderSize(r, 64<<10)
+	var mems []*index.MemRow
+	var sums []*index.SummaryRow
+	var drafts []*index.DraftRow
+	lineNo := 0
+	header := false
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > maxImportLine {
+			return c, fmt.Errorf("%w: line %d is longer than %d MB", ErrBadImport, lineNo+1, maxImportLine>>20)
+		}
+		if line != "" {
+			lineNo++
+			if t := strings.TrimSpace(line); t != "" {
+				if lineNo == 1 && strings.HasPrefix(t, "#") {
+					return c, fmt.Errorf("%w: this looks like a Markdown export, which is for reading; import the JSONL export (`cairn export --format jsonl`)", ErrBadImport)
+				}
+				var rec exportRecord
+				if err := json.Unmarshal([]byte(t), &rec); err != nil {
+					return c, fmt.Errorf("%w: line %d is not a cairn export record: %v", ErrBadImport, lineNo, err)
+				}
+				switch rec.Kind {
+				case "cairn-export":
+					if rec.Version > ExportVersion {
+						return c, fmt.Errorf("%w: the export has format version %d; this cairn reads up to %d (upgrade cairn)", ErrBadImport, rec.Version, ExportVersion)
+					}
+					header = true
+				case "memory":
+					m := rec.Memory
+					if err := checkImportedMemory(m); err != nil {
+						return c, fmt.Errorf("%w: line %d: %v", ErrBadImport, lineNo, err)
+					}
+					mems = append(mems, m)
+				case "summary":
+					sm := rec.Summary
+					if sm == nil || sm.Session == "" || strings.TrimSpace(sm.Markdown) == "" {
+						return c, fmt.Errorf("%w: line %d: a summary needs a session and Markdown", ErrBadImport, lineNo)
+					}
+					sums = append(sums, &index.SummaryRow{Session: sm.Session, Project: sm.Project, Source: sm.Source,
+						Markdown: redactOnly(sm.Markdown), Sections: redactSections(sm.Sections), Created: sm.Created})
+				case "draft":
+					d := rec.Draft
+					if d == nil || !strings.HasPrefix(d.ID, "d-") || d.Session == "" {
+						return c, fmt.Errorf("%w: line %d: a draft needs an id (d-…) and a session", ErrBadImport, lineNo)
+					}
+					switch d.Status {
+					case "pending", "approved", "rejected":
+					default:
+						return c, fmt.Errorf("%w: line %d: draft status %q", ErrBadImport, lineNo, d.Status)
+					}
+					drafts = append(drafts, &index.DraftRow{ID: d.ID, Session: d.Session, Project: d.Project,
+						Markdown: redactOnly(d.Markdown), Status: d.Status, Created: d.Created, Updated: d.Updated})
+				default:
+					return c, fmt.Errorf("%w: line %d has unknown kind %q", ErrBadImport, lineNo, rec.Kind)
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if !header {
+		if lineNo == 0 {
+			return c, fmt.Errorf("%w: the input is empty", ErrBadImport)
+		}
+		return c, fmt.Errorf("%w: no cairn-export header line: is this a file written by `cairn export --format jsonl`?", ErrBadImport)
+	}
+	existing, err := s.st.MemQuery(ctx, index.MemFilter{})
+	if err != nil {
+		return c, err
+	}
+	have := map[string]bool{}
+	for _, m := range existing {
+		have[m.ID] = true
+	}
+	for _, m := range mems {
+		if have[m.ID] {
+			c.Replaced++
+		}
+		c.Links += len(m.Links)
+	}
+	for i := 0; i < len(mems); i += 500 {
+		if err := s.st.MemSave(ctx, mems[i:min(i+500, len(mems))]...); err != nil {
+			return c, err
+		}
+	}
+	c.Memories = len(mems)
+	for _, sm := range sums {
+		if err := s.st.SummarySave(ctx, sm); err != nil {
+			return c, err
+		}
+	}
+	c.Summaries = len(sums)
+	for _, d := range drafts {
+		if err := s.st.DraftSave(ctx, d); err != nil {
+			return c, err
+		}
+	}
+	c.Drafts = len(drafts)
+	s.mu.Lock()
+	s.cache = nil
+	s.mu.Unlock()
+	return c, nil
+}
+
+func checkImportedMemory(m *index.MemRow) error {
+	if m == nil {
+		return errors.New("a memory record without a memory")
+	}
+	if !strings.HasPrefix(m.ID, "m-") || len(m.ID) < 6 {
+		return fmt.Errorf("memory id %q: ids look like m-1a2b3c4d", m.ID)
+	}
+	if _, err := ParseType(m.Type); err != nil || Type(m.Type) != Type(strings.ToLower(m.Type)) {
+		return fmt.Errorf("memory %s: type %q", m.ID, m.Type)
+	}
+	if _, err := ParseStatus(m.Status); err != nil {
+		return fmt.Errorf("memory %s: %v", m.ID, err)
+	}
+	if strings.TrimSpace(m.Content) == "" {
+		return fmt.Errorf("memory %s has no content", m.ID)
+	}
+	if m.Importance < 1 || m.Importance > 5 {
+		return fmt.Errorf("memory %s: importance %d (1-5)", m.ID, m.Importance)
+	}
+	for _, l := range m.Links {
+		switch LinkKind(l.Kind) {
+		case Related, Supersedes, Contradicts, Elaborates:
+		default:
+			return fmt.Errorf("memory %s: link kind %q", m.ID, l.Kind)
+		}
+	}
+	m.Content = redactOnly(m.Content)
+	return nil
+}
+
+func redactOnly(s string) string {
+	r, _ := redact.Redact(s)
+	return r
+}
+
+func redactSections(sec map[string][]string) map[string][]string {
+	for k, v := range sec {
+		for i := range v {
+			v[i] = redactOnly(v[i])
+		}
+		sec[k] = v
+	}
+	return sec
+}
