@@ -16,11 +16,13 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if max <= 0 {
 		return nil, nil
 	}
+	trace("start")
 	st, err := h.openStore()
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
+	trace("store open")
 	project := h.project()
 	b := &budget{max: max}
 	head := "cairn: session id " + h.in.SessionID
@@ -41,6 +43,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 			h.env.Log.Printf("%s: counting pending reviews: %v", h.in.Event, err)
 		}
 		review = reviewLine(pm, pd)
+		trace("pending counted")
 	}
 	reserve := 0
 	if review != "" {
@@ -54,6 +57,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading memories: %w", err)
 		}
+		trace("top memories")
 		// Memories get up to two thirds of the budget, summaries the rest.
 		memMax := b.used + (b.max-b.used)*2/3
 		if len(ms) > 0 {
@@ -75,6 +79,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		}
 	}
 	h.addSummaries(ctx, st, mem, project, b)
+	trace("summaries")
 	b.max += reserve
 	if review != "" {
 		b.add("")
@@ -209,16 +214,19 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	defer st.Close()
+	trace("store open")
 	mem := h.env.Memories(st, h.cfg)
 	seen, err := mem.Injected(ctx, h.in.SessionID)
 	if err != nil {
 		return nil, fmt.Errorf("reading what this session received: %w", err)
 	}
+	trace("injected read")
 	threshold := h.cfg.Hooks.PromptThreshold
 	ms, err := mem.Rank(ctx, prompt, h.project(), 5, threshold, seen)
 	if err != nil {
 		return nil, fmt.Errorf("ranking memories: %w", err)
 	}
+	trace("ranked")
 	b := &budget{max: max}
 	b.add("Possibly relevant memories from earlier sessions (cairn; approved):")
 	var injected []string

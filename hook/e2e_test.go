@@ -22,8 +22,9 @@ import (
 	"cairn/memories"
 )
 
-// bin is the cairn binary built once for the subprocess tests.
-var bin string
+// bin and hookBin are the cairn and cairn-hook binaries, built once for
+// the subprocess tests.
+var bin, hookBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cairn-hook-test")
@@ -31,7 +32,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "cairn")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	hookBin = filepath.Join(dir, "cairn-hook")
+	cmd := exec.Command("go", "build", "-o", dir, ".", "./cmd/cairn-hook")
 	cmd.Dir = repoRoot()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -101,10 +103,21 @@ type result struct {
 	took   time.Duration
 }
 
-// run pipes stdin into `cairn hook args...`.
+// run pipes stdin into `cairn-hook args...`.
 func (e *env) run(t testing.TB, stdin string, extraEnv []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"hook", "--data", e.data, "--claude-dir", e.claude}, args...)...)
+	return e.runBin(t, hookBin, stdin, extraEnv, append([]string{"--data", e.data, "--claude-dir", e.claude}, args...)...)
+}
+
+// runMain pipes stdin into `cairn hook args...`.
+func (e *env) runMain(t testing.TB, stdin string, extraEnv []string, args ...string) result {
+	t.Helper()
+	return e.runBin(t, bin, stdin, extraEnv, append([]string{"hook", "--data", e.data, "--claude-dir", e.claude}, args...)...)
+}
+
+func (e *env) runBin(t testing.TB, exe, stdin string, extraEnv []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -595,5 +608,30 @@ func TestConcurrentHooks(t *testing.T) {
 	}
 	if busy := strings.Count(e.logText(), "left for later"); busy > 0 {
 		t.Logf("%d hooks found the store busy and left their work to the next one", busy)
+	}
+}
+
+// `cairn hook` (the subcommand of the full binary) behaves as cairn-hook.
+func TestCairnHookSubcommand(t *testing.T) {
+	e := newEnv(t)
+	e.sync(t)
+	id := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
+	in := input("SessionStart", "55555555-2222-3333-4444-555555555555", "", map[string]any{"source": "startup"})
+	lean := e.run(t, in, nil)
+	full := e.runMain(t, in, nil, "SessionStart")
+	if full.code != 0 || lean.code != 0 || full.stdout != lean.stdout || !strings.Contains(full.stdout, id) {
+		t.Fatalf("cairn hook and cairn-hook differ:\n%s\n%s", full.stdout, lean.stdout)
+	}
+	for _, stdin := range []string{"", "garbage"} {
+		if r := e.runMain(t, stdin, nil, "--unknown-flag", "Stop"); r.code != 0 || r.stdout != "" {
+			t.Fatalf("cairn hook with %q: exit %d stdout %q stderr %q", stdin, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	a := hook.ParseArgs([]string{"--data=/d", "Stop", "--x", "--claude-dir", "/c", "extra"})
+	if a.Event != "Stop" || a.DataDir != "/d" || a.ClaudeDir != "/c" {
+		t.Fatalf("%+v", a)
 	}
 }

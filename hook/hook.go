@@ -151,6 +151,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 
 func run(ctx context.Context, env *Env) (Result, []byte) {
 	var res Result
+	trace("main")
 	b, err := io.ReadAll(io.LimitReader(env.Stdin, MaxInput+1))
 	if err != nil {
 		res.Ignored = fmt.Sprintf("reading stdin: %v", err)

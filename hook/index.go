@@ -34,11 +34,13 @@ func (h *handler) index(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	trace("start")
 	st, err := h.openStore()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	trace("store open")
 	stats, err := st.Sync(ctx, h.env.ClaudeDir, index.SyncOptions{
 		Projects: []string{h.folder},
 		Workers:  1,
@@ -50,6 +52,7 @@ func (h *handler) index(ctx context.Context) error {
 		ToolTail:     h.cfg.Index.ToolOutputTail,
 	})
 	h.res.Synced = stats.EntriesAdded
+	trace("synced")
 	for _, p := range stats.Problems {
 		h.env.Log.Printf("%s: indexing: %v", h.in.Event, p)
 	}
@@ -68,6 +71,7 @@ func (h *handler) index(ctx context.Context) error {
 	mem := h.env.Memories(st, h.cfg)
 	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
 	h.res.Checked, h.res.Used = checked, used
+	trace("usage scored")
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		h.env.Log.Printf("%s: scoring memory use: %v", h.in.Event, err)
 	}
@@ -78,6 +82,7 @@ func (h *handler) index(ctx context.Context) error {
 	case ctx.Err() == nil:
 		n, err := mem.ExtractSession(ctx, h.in.SessionID)
 		h.res.Proposed = n
+		trace("extracted")
 		if err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
 			h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
 		}

@@ -35,9 +35,11 @@ type Options struct {
 	ClaudeDir  string // Claude Code's config dir (user scope: settings.json, commands/)
 	ClaudeJSON string // the user-scope MCP file (~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json)
 	ProjectDir string // project scope root
-	// Exe is the absolute path of the cairn binary the hooks and the MCP
-	// server run.
+	// Exe is the absolute path of the cairn binary the MCP server runs.
 	Exe string
+	// HookExe, when set, is the lean cairn-hook binary the hooks run
+	// (`HookExe EVENT`); else they run `Exe hook EVENT`.
+	HookExe string
 	// CommandName is how the slash commands call cairn: "cairn" when it is
 	// on PATH, else Exe.
 	CommandName string
@@ -93,6 +95,9 @@ var Timeouts = map[string]int{
 // HookCommand is the command line a hook runs for event.
 func (o *Options) HookCommand(event string) string {
 	c := shellQuote(o.Exe) + " hook " + event
+	if o.HookExe != "" {
+		c = shellQuote(o.HookExe) + " " + event
+	}
 	if o.DataDir != "" {
 		c += " --data " + shellQuote(o.DataDir)
 	}
@@ -348,7 +353,18 @@ func (o *Options) isOurs(h any) bool {
 	}
 	c, _ := obj.Get("command")
 	cmd, _ := c.(string)
-	return o.IsCairnCommand(cmd, "hook")
+	return o.IsHookCommand(cmd)
+}
+
+// HookProgram is the lean hook binary's name.
+const HookProgram = "cairn-hook"
+
+// IsHookCommand reports whether a hook command runs cairn's hook handler:
+// `cairn hook ...` or `cairn-hook ...`.
+func (o *Options) IsHookCommand(cmd string) bool {
+	prog, _ := firstWord(strings.TrimSpace(cmd))
+	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
+	return base == HookProgram || (o.HookExe != "" && prog == o.HookExe) || o.IsCairnCommand(cmd, "hook")
 }
 
 // IsCairnCommand reports whether a command line runs cairn (by the name

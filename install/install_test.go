@@ -280,6 +280,31 @@ func TestBrokenSettingsRefused(t *testing.T) {
 	}
 }
 
+func TestLeanHookBinary(t *testing.T) {
+	h := newHome(t)
+	o := h.opts()
+	o.HookExe = "/opt/bin/cairn-hook"
+	_, err := Install(o)
+	must(t, err)
+	b, _ := os.ReadFile(filepath.Join(h.claude, "settings.json"))
+	if strings.Count(string(b), `"/opt/bin/cairn-hook `) != len(hook.Events) || strings.Contains(string(b), " hook Stop") {
+		t.Fatalf("hooks do not use cairn-hook:\n%s", b)
+	}
+	// Switching back to `cairn hook` replaces them, and uninstall finds both forms.
+	o.HookExe = ""
+	_, err = Install(o)
+	must(t, err)
+	b, _ = os.ReadFile(filepath.Join(h.claude, "settings.json"))
+	if strings.Contains(string(b), "cairn-hook") {
+		t.Fatalf("old cairn-hook handlers left:\n%s", b)
+	}
+	_, err = Uninstall(o)
+	must(t, err)
+	if got, want := plainFile(t, filepath.Join(h.claude, "settings.json")), func() any { o, _ := ParseObject([]byte(userSettings)); return Plain(o) }(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after uninstall: %v", got)
+	}
+}
+
 func TestProjectScope(t *testing.T) {
 	d := t.TempDir()
 	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/usr/bin/cairn", CommandName: "/usr/bin/cairn"}
@@ -315,7 +340,7 @@ func TestPluginHooksMatchInstall(t *testing.T) {
 	for _, ev := range hook.Events {
 		v, _ := hooks.Get(ev)
 		h := Plain(v).([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)
-		if h["command"] != "cairn hook "+ev || !o.IsCairnCommand(h["command"].(string), "hook") {
+		if h["command"] != "cairn-hook "+ev+" || cairn hook "+ev || !o.IsHookCommand(h["command"].(string)) {
 			t.Errorf("%s: command %v", ev, h["command"])
 		}
 		want := Timeouts[ev]

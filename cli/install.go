@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"cairn/install"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	register(newInstallCmd)
+	register(newUninstallCmd)
+}
+
+// installOptions resolves where cairn is installed for a scope.
+func installOptions(o *Options, scope string, dry bool) (install.Options, error) {
+	claude, err := o.ResolveClaudeDir()
+	if err != nil {
+		return install.Options{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return install.Options{}, fmt.Errorf("cannot find the cairn binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	io := install.Options{Scope: scope, ClaudeDir: claude, Exe: exe, CommandName: exe, DryRun: dry}
+	// The lean hook binary, when it was installed beside this one.
+	if hp := filepath.Join(filepath.Dir(exe), install.HookProgram); isExecutable(hp) {
+		io.HookExe = hp
+	}
+	if p, err := exec.LookPath("cairn"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r == exe {
+			io.CommandName = "cairn"
+		}
+	}
+	// ~/.claude.json sits beside ~/.claude; with CLAUDE_CONFIG_DIR (or
+	// --claude-dir) Claude Code keeps it inside that dir.
+	home, _ := os.UserHomeDir()
+	if o.ClaudeDir == "" && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
+		io.ClaudeJSON = filepath.Join(home, ".claude.json")
+	} else {
+		io.ClaudeJSON = filepath.Join(claude, ".claude.json")
+	}
+	if o.DataDir != "" || os.Getenv("CAIRN_HOME") != "" {
+		// Claude Code may not have this environment: pass it along.
+		if io.DataDir, err = o.ResolveDataDir(); err != nil {
+			return io, err
+		}
+	}
+	if scope == install.ScopeProject {
+		if io.ProjectDir = os.Getenv("CLAUDE_PROJECT_DIR"); io.ProjectDir == "" {
+			if io.ProjectDir, err = os.Getwd(); err != nil {
+				return io, err
+			}
+		}
+	}
+	return io, nil
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+func printChanges(o *Options, changes []install.Change, dry bool) {
+	tty := isTerminal(o.Stdout)
+	for _, c := range changes {
+		verb := c.Action
+		if dry && (verb == "created" || verb == "updated" || verb == "removed") {
+			verb = "would be " + verb
+		}
+		line := fmt.Sprintf("%-22s %s", verb, c.Path)
+		if c.Backup != "" {
+			line += "  (backup: " + filepath.Base(c.Backup) + ")"
+		}
+		fmt.Fprintln(o.Stdout, line)
+		if c.Note != "" {
+			fmt.Fprintln(o.Stdout, "  "+c.Note)
+		}
+		if c.Diff != "" && !strings.HasSuffix(c.Path, ".md") {
+			for _, l := range strings.Split(strings.TrimRight(c.Diff, "\n"), "\n") {
+				if tty && strings.HasPrefix(l, "+ ") {
+					l = "\x1b[32m" + l + "\x1b[0m"
+				} else if tty && strings.HasPrefix(l, "- ") {
+					l = "\x1b[31m" + l + "\x1b[0m"
+				}
+				fmt.Fprintln(o.Stdout, "    "+l)
+			}
+		}
+	}
+}
+
+func newInstallCmd(o *Options) *cobra.Command {
+	var scope string
+	var dry bool
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Add cairn's hooks, MCP server and slash commands to Claude Code",
+		Long: `install merges cairn into Claude Code's configuration:
+  - hooks (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact,
+    SessionEnd) into settings.json, keeping every other setting and hook;
+  - the MCP server (user scope: ~/.claude.json; project scope: .mcp.json);
+  - the slash commands /summarize, /recall, /synthesize and /remember.
+Every file is backed up before it changes and the diff is shown. Running it
+again changes nothing; cairn uninstall removes exactly what it added.
+--scope user (default) installs for every project; --scope project into the
+current project's .claude/ folder and .mcp.json.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if scope != install.ScopeUser && scope != install.ScopeProject {
+				return usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
+			}
+			io, err := installOptions(o, scope, dry)
+			if err != nil {
+				return err
+			}
+			changes, err := install.Install(io)
+			printChanges(o, changes, dry)
+			if err != nil {
+				return err
+			}
+			if dry {
+				fmt.Fprintln(o.Stdout, "dry run: nothing was written")
+				return nil
+			}
+			if io.HookExe == "" {
+				fmt.Fprintf(o.Stdout, "note: hooks run `%s hook`; install cairn-hook beside it (go install ./...) for ~5x faster hooks, then run cairn install again\n", io.Exe)
+			}
+			if io.CommandName != "cairn" {
+				fmt.Fprintln(o.Stdout, "note: cairn is not on your PATH: the slash commands call", io.Exe)
+			}
+			fmt.Fprintln(o.Stdout, "done: restart Claude Code (or run /hooks and /mcp in it) to load cairn; `cairn doctor` checks everything")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", install.ScopeUser, "user (every project) or project (this project's .claude/ and .mcp.json)")
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the changes without writing anything")
+	return cmd
+}
+
+func newUninstallCmd(o *Options) *cobra.Command {
+	var scope string
+	var dry bool
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove what cairn install added to Claude Code (your data stays)",
+		Long: `uninstall removes cairn's hooks, MCP server registration and slash commands
+from the scope's Claude Code configuration, keeping everything else (files
+are backed up first). Slash command files you changed are left in place.
+cairn's data dir (the store, memories) is not touched.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if scope != install.ScopeUser && scope != install.ScopeProject {
+				return usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
+			}
+			io, err := installOptions(o, scope, dry)
+			if err != nil {
+				return err
+			}
+			changes, err := install.Uninstall(io)
+			printChanges(o, changes, dry)
+			if err == nil && dry {
+				fmt.Fprintln(o.Stdout, "dry run: nothing was written")
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", install.ScopeUser, "user or project")
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the changes without writing anything")
+	return cmd
+}

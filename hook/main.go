@@ -1,0 +1,126 @@
+package hook
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Watchdog is the longest a hook process lives, whatever happens.
+const Watchdog = 8 * time.Second
+
+// Args are a hook process's command line.
+type Args struct {
+	Event      string
+	DataDir    string // --data
+	ClaudeDir  string // --claude-dir
+	Background string // --background extract|summary (internal)
+	Session    string // --session (with --background)
+}
+
+// ParseArgs reads `[EVENT] [--data DIR] [--claude-dir DIR]` in any order.
+// Unknown flags are ignored: Claude Code must never see a usage error.
+func ParseArgs(args []string) Args {
+	var a Args
+	for i := 0; i < len(args); i++ {
+		s := args[i]
+		if !strings.HasPrefix(s, "-") {
+			if a.Event == "" {
+				a.Event = strings.TrimSpace(s)
+			}
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		var dst *string
+		switch name {
+		case "data":
+			dst = &a.DataDir
+		case "claude-dir":
+			dst = &a.ClaudeDir
+		case "background":
+			dst = &a.Background
+		case "session":
+			dst = &a.Session
+		default:
+			continue
+		}
+		if !hasVal && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		*dst = val
+	}
+	return a
+}
+
+// DataDir is --data, else $CAIRN_HOME, else $XDG_DATA_HOME/cairn, else
+// ~/.local/share/cairn (as the cairn command line resolves it).
+func DataDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if d := os.Getenv("CAIRN_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "cairn"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share", "cairn"), nil
+}
+
+// ClaudeDir is --claude-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ClaudeDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// Main runs a hook process (`cairn hook` and the lean `cairn-hook` binary)
+// and returns its exit code: always 0.
+func Main(args []string, stdin io.Reader, stdout io.Writer) int {
+	if os.Getenv("CAIRN_DISABLE") == "1" {
+		return 0
+	}
+	a := ParseArgs(args)
+	dataDir, err := DataDir(a.DataDir)
+	if err != nil {
+		return 0
+	}
+	claudeDir, err := ClaudeDir(a.ClaudeDir)
+	if err != nil {
+		NewLogger(dataDir).Printf("hook: %v", err)
+		return 0
+	}
+	exe, _ := os.Executable()
+	env := Env{Stdin: stdin, Stdout: stdout, Event: a.Event, DataDir: dataDir, ClaudeDir: claudeDir,
+		ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR"), Executable: exe, Memories: ServiceMemories}
+	ctx := context.Background()
+	if a.Background != "" {
+		_ = Background(ctx, env, a.Background, a.Session)
+		return 0
+	}
+	// Whatever happens below, this process ends in time and with exit
+	// code 0.
+	t := time.AfterFunc(Watchdog, func() {
+		NewLogger(dataDir).Printf("hook: still running after %s: exiting", Watchdog)
+		os.Exit(0)
+	})
+	defer t.Stop()
+	Run(ctx, env)
+	return 0
+}
