@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -206,11 +207,29 @@ func keyMsg(k string) tea.KeyPressMsg {
 // screen is the rendered screen without styles.
 func screen(m *Model) string { return ansi.Strip(m.render()) }
 
+var (
+	timingRe = regexp.MustCompile(`\d+\.\d ms`)
+	idRe     = regexp.MustCompile(`\b([md])-[0-9a-z]{8}\b`)
+)
+
+// typeQuery types s as one burst: only the last keystroke's debounced
+// search runs, as when typing fast.
+func typeQuery(t testing.TB, m *Model, s string) {
+	t.Helper()
+	var last tea.Cmd
+	for _, r := range s {
+		_, last = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	run(t, m, last)
+}
+
 // golden compares the screen with testdata/<name>.golden (-update rewrites).
 func golden(t *testing.T, name string, m *Model) {
 	t.Helper()
 	got := screen(m)
 	checkSize(t, got, m.w, m.h)
+	got = timingRe.ReplaceAllString(got, "N.N ms") // timings vary
+	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx")   // ids are random
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)

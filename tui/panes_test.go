@@ -16,6 +16,7 @@ func TestProjectsPane(t *testing.T) {
 			t.Fatalf("%d projects, want 4", n)
 		}
 		golden(t, "projects_"+sizeName(sz.w, sz.h), m)
+		m.Close()
 	}
 	m := newTestModel(t, 80, 24, st, nil)
 	first := m.projects.selected().Path
@@ -68,6 +69,7 @@ func TestTimelinePane(t *testing.T) {
 		}
 		press(t, m, "enter")
 		golden(t, "timeline_"+sizeName(sz.w, sz.h), m)
+		m.Close()
 	}
 	m := newTestModel(t, 80, 24, st, nil)
 	press(t, m, "2") // all projects

@@ -215,7 +215,35 @@ func (p *readerPane) jumpTo(uuid string) {
 		return
 	}
 	// A tool result lives in its call's item.
+	if p.conv != nil && p.jumpToolResult(uuid) {
+		return
+	}
+	// An entry the reader does not show (injected text, a command's
+	// output): the nearest shown entry before it, else after it.
 	if p.conv != nil {
+		es := p.conv.Entries
+		for i := range es {
+			if es[i].UUID != uuid {
+				continue
+			}
+			for j := i - 1; j >= 0; j-- {
+				if k := p.indexOf(es[j].UUID); k >= 0 {
+					p.setCursor(k, true)
+					return
+				}
+			}
+			for j := i + 1; j < len(es); j++ {
+				if k := p.indexOf(es[j].UUID); k >= 0 {
+					p.setCursor(k, true)
+					return
+				}
+			}
+		}
+	}
+}
+
+func (p *readerPane) jumpToolResult(uuid string) bool {
+	{
 		for _, e := range p.conv.Entries {
 			if e.UUID == uuid {
 				for _, b := range e.Blocks {
@@ -223,7 +251,7 @@ func (p *readerPane) jumpTo(uuid string) {
 						for i := range p.items {
 							if p.items[i].tool != nil && p.items[i].tool.ToolID == b.ToolUseID {
 								p.setCursor(i, true)
-								return
+								return true
 							}
 						}
 					}
@@ -231,6 +259,7 @@ func (p *readerPane) jumpTo(uuid string) {
 			}
 		}
 	}
+	return false
 }
 
 func (p *readerPane) indexOf(uuid string) int {

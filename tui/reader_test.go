@@ -30,6 +30,7 @@ func TestReaderPane(t *testing.T) {
 		m := newTestModel(t, sz.w, sz.h, st, nil)
 		openFirst(t, m, "create the beads")
 		golden(t, "reader_"+sizeName(sz.w, sz.h), m)
+		m.Close()
 	}
 	m := newTestModel(t, 80, 24, st, nil)
 	openFirst(t, m, "spotter-4te")

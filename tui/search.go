@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -151,6 +152,18 @@ func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
 		}
 		p.resp = msg.resp
 		p.results = msg.resp.Results
+		// Equal scores come back in the index's internal order, which
+		// moves as segments merge: break ties the same way every time.
+		sort.SliceStable(p.results, func(i, j int) bool {
+			a, b := p.results[i], p.results[j]
+			if a.Score != b.Score {
+				return a.Score > b.Score
+			}
+			if !a.Timestamp.Equal(b.Timestamp) {
+				return a.Timestamp.After(b.Timestamp)
+			}
+			return a.UUID < b.UUID
+		})
 		p.list = listState{}
 		p.list.setLen(len(p.results))
 	}

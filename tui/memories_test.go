@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"cairn/index"
+	"cairn/memories"
+)
+
+// seedMemories adds three memories with sources in the sample and returns
+// their ids (pending decision, pending gotcha, approved preference).
+func seedMemories(t *testing.T, st *index.Store, svc *memories.Service) (sid, uuid string, ids []string) {
+	t.Helper()
+	ctx := context.Background()
+	ss, err := st.Sessions(index.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proj string
+	for _, s := range ss {
+		if strings.Contains(s.Title, "create the beads") {
+			sid, proj = s.ID, s.ProjectPath
+		}
+	}
+	c, err := st.Conversation(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.Entries {
+		if e.Type == "user" && strings.Contains(e.JoinedText(), "igniter") {
+			uuid = e.UUID
+		}
+	}
+	add := func(n memories.NewMemory) string {
+		n.Project, n.SourceSession, n.SourceUUIDs, n.Origin = proj, sid, []string{uuid}, memories.OriginManual
+		r, err := svc.Add(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Memory.ID
+	}
+	ids = append(ids,
+		add(memories.NewMemory{Type: memories.Decision, Content: "Use igniter installers to set up credo, dialyxir and mix_audit", Importance: 4}),
+		add(memories.NewMemory{Type: memories.Gotcha, Content: "mix phx.server does not start when port 4000 is taken by another beam", Importance: 3}),
+		add(memories.NewMemory{Type: memories.Preference, Content: "The user prefers beads drafted before any code is written", Importance: 2, Status: memories.Approved}),
+	)
+	return sid, uuid, ids
+}
+
+func TestMemoriesPane(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	sid, uuid, ids := seedMemories(t, st, svc)
+	for _, sz := range sizes() {
+		m := newTestModel(t, sz.w, sz.h, st, svc)
+		press(t, m, "5")
+		golden(t, "memories_"+sizeName(sz.w, sz.h), m)
+		m.Close()
+	}
+	m := newTestModel(t, 80, 24, st, svc)
+	p := m.mems
+	press(t, m, "5")
+	if len(p.list) != 3 || p.list[0].Status != memories.Pending || p.list[2].Status != memories.Approved {
+		t.Fatalf("inbox order: %+v", p.list)
+	}
+	if m.pending != 2 {
+		t.Fatalf("pending count %d, want 2", m.pending)
+	}
+	get := func(id string) *memories.Memory {
+		mm, err := svc.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mm
+	}
+	sel := func(id string) {
+		for i := range p.list {
+			if p.list[i].ID == id {
+				p.ls.cursor = i
+				return
+			}
+		}
+		t.Fatalf("%s not listed", id)
+	}
+	// Source turn is loaded for the side panel.
+	sel(ids[0])
+	run(t, m, p.loadSource(m))
+	mustContain(t, screen(m), "source: session "+sid[:8], "igniter")
+	// approve
+	press(t, m, "a")
+	if get(ids[0]).Status != memories.Approved {
+		t.Fatal("a did not approve")
+	}
+	// importance and type
+	sel(ids[1])
+	press(t, m, "+")
+	if get(ids[1]).Importance != 4 {
+		t.Fatalf("+ gave importance %d", get(ids[1]).Importance)
+	}
+	press(t, m, "-", "-")
+	if get(ids[1]).Importance != 2 {
+		t.Fatalf("- - gave importance %d", get(ids[1]).Importance)
+	}
+	press(t, m, "t")
+	if get(ids[1]).Type != memories.Preference { // gotcha → preference
+		t.Fatalf("t gave type %s", get(ids[1]).Type)
+	}
+	// edit with the multi-line editor
+	sel(ids[1])
+	press(t, m, "e")
+	if m.editor == nil {
+		t.Fatal("e did not open the editor")
+	}
+	press(t, m, "end")
+	typeText(t, m, " (use PORT=4001)")
+	press(t, m, "ctrl+s")
+	if m.editor != nil || !strings.HasSuffix(get(ids[1]).Content, "(use PORT=4001)") {
+		t.Fatalf("edit not saved: %q (flash %q)", get(ids[1]).Content, m.flash)
+	}
+	// esc cancels an edit
+	sel(ids[1])
+	press(t, m, "e")
+	typeText(t, m, "garbage")
+	press(t, m, "esc")
+	if m.editor != nil || strings.Contains(get(ids[1]).Content, "garbage") {
+		t.Fatal("esc saved the edit")
+	}
+	// reject
+	sel(ids[2])
+	press(t, m, "x")
+	if get(ids[2]).Status != memories.Rejected {
+		t.Fatal("x did not reject")
+	}
+	// delete, then undo
+	press(t, m, "s", "s", "s", "s", "s", "s") // back to "pending + approved"
+	sel(ids[1])
+	press(t, m, "d")
+	if _, err := svc.Get(context.Background(), ids[1]); err == nil {
+		t.Fatal("d did not delete")
+	}
+	press(t, m, "u")
+	if get(ids[1]).ID != ids[1] {
+		t.Fatal("u did not restore")
+	}
+	// merge: mark one, merge into another
+	sel(ids[1])
+	press(t, m, "m")
+	if p.marked != ids[1] {
+		t.Fatal("m did not mark")
+	}
+	sel(ids[0])
+	press(t, m, "M")
+	if get(ids[1]).Status != memories.Superseded {
+		t.Fatalf("merge left %s %s", ids[1], get(ids[1]).Status)
+	}
+	// filters: status cycles; type filter; project filter
+	press(t, m, "s", "s")
+	if memStatusFilters[p.statusIdx].name != "pending" {
+		t.Fatalf("s did not cycle the status filter: %s", memStatusFilters[p.statusIdx].name)
+	}
+	for _, mm := range p.list {
+		if mm.Status != memories.Pending {
+			t.Fatalf("pending filter listed a %s memory", mm.Status)
+		}
+	}
+	press(t, m, "s", "s", "s", "s", "s", "s")
+	press(t, m, "T")
+	for _, mm := range p.list {
+		if mm.Type != memories.Decision {
+			t.Fatalf("type filter decision listed a %s", mm.Type)
+		}
+	}
+	press(t, m, "T", "T", "T", "T", "T", "T", "T", "T", "T")
+	// enter opens the source turn in the reader
+	sel(ids[0])
+	press(t, m, "enter")
+	if m.focus != paneReader || m.reader.conv == nil || m.reader.conv.Session.ID != sid {
+		t.Fatal("enter did not open the source session")
+	}
+	screen(m)
+	// The source is the skill text injected after a /command: the reader
+	// does not show injected text and lands on the command prompt.
+	if it := m.reader.items[m.reader.cur]; it.uuid != uuid && it.kind != kPrompt {
+		t.Fatalf("reader at %s (kind %d), want the source turn %s", it.uuid, it.kind, uuid)
+	}
+}
+
+// The side panel shows what a memory supersedes or contradicts.
+func TestMemoriesLinksSideBySide(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 120, 40, st, testService(t, st))
+	press(t, m, "5")
+	old := memories.Memory{ID: "m-00000001", Type: memories.Decision, Content: "Deploy with Fly.io machines", Status: memories.Superseded, Importance: 3}
+	cur := memories.Memory{ID: "m-00000002", Type: memories.Decision, Content: "Deploy with Kamal on Hetzner", Status: memories.Pending, Importance: 3,
+		Links: []memories.Link{{Kind: memories.Supersedes, Target: old.ID}, {Kind: memories.Contradicts, Target: "m-00000003"}}}
+	other := memories.Memory{ID: "m-00000003", Type: memories.Fact, Content: "Production runs on Render", Status: memories.Approved, Importance: 3}
+	send(t, m, memoriesMsg{list: []memories.Memory{cur}, linked: map[string]memories.Memory{old.ID: old, other.ID: other}})
+	s := screen(m)
+	mustContain(t, s, "supersedes m-00000001", "Deploy with Fly.io machines", "contradicts m-00000003", "Production runs on Render", "Deploy with Kamal")
+}
+
+func TestDraftsPane(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	sid, _, _ := seedMemories(t, st, svc)
+	ctx := context.Background()
+	md := "# Beads for the Elixir tooling\n\n## Decisions\n- Decision: use igniter to install credo\n\n## Next steps\n- set up mix_audit in CI\n"
+	d, err := svc.AddDraft(ctx, sid, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := svc.AddDraft(ctx, sid, "# Second draft\n\nnothing new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range sizes() {
+		m := newTestModel(t, sz.w, sz.h, st, svc)
+		press(t, m, "6")
+		for i := range m.drafts.list {
+			if m.drafts.list[i].ID == d.ID {
+				m.drafts.ls.cursor = i
+			}
+		}
+		golden(t, "drafts_"+sizeName(sz.w, sz.h), m)
+		m.Close()
+	}
+	m := newTestModel(t, 80, 24, st, svc)
+	press(t, m, "6")
+	p := m.drafts
+	if len(p.list) != 2 || m.draftsN != 2 {
+		t.Fatalf("%d drafts listed, %d pending counted", len(p.list), m.draftsN)
+	}
+	sel := func(id string) {
+		for i := range p.list {
+			if p.list[i].ID == id {
+				p.ls.cursor = i
+			}
+		}
+	}
+	sel(d.ID)
+	mustContain(t, screen(m), "Beads for the Elixir tooling", "set up mix_audit in CI")
+	press(t, m, "e")
+	typeText(t, m, "- added in the editor")
+	press(t, m, "ctrl+s")
+	got, err := svc.Draft(ctx, d.ID)
+	if err != nil || !strings.Contains(got.Markdown, "- added in the editor") {
+		t.Fatalf("edit: %v %q", err, got.Markdown)
+	}
+	press(t, m, "a")
+	if got, _ := svc.Draft(ctx, d.ID); got.Status != "approved" {
+		t.Fatalf("a left the draft %s (flash %q)", got.Status, m.flash)
+	}
+	sel(d2.ID)
+	press(t, m, "x")
+	if got, _ := svc.Draft(ctx, d2.ID); got.Status != "rejected" {
+		t.Fatalf("x left the draft %s", got.Status)
+	}
+	if len(p.list) != 0 {
+		t.Fatalf("pending filter still lists %d drafts", len(p.list))
+	}
+	press(t, m, "s")
+	if len(p.list) != 1 || p.list[0].ID != d.ID {
+		t.Fatal("approved filter does not list the approved draft")
+	}
+}
