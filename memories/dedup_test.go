@@ -1,0 +1,113 @@
+package memories
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+func TestDedupBumpMergeSupersede(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	a := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "The websocket test is flaky because of a reconnect race",
+		SourceUUIDs: []string{"u1"}, Importance: 2})
+	// The same memory again: bumped, sources merged, importance raised.
+	b := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "The websocket test is flaky because of a reconnect race.",
+		SourceUUIDs: []string{"u2"}, Importance: 4})
+	if b.Action != ActionBumped || b.Memory.ID != a.Memory.ID || b.Memory.Importance != 4 ||
+		!slices.Equal(b.Memory.SourceUUIDs, []string{"u1", "u2"}) {
+		t.Fatalf("bump: %+v", b)
+	}
+	// Similar wording of a pending memory: merged (newer wording kept).
+	c := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of a reconnect race; fixed by awaiting open",
+		SourceUUIDs: []string{"u3"}})
+	if c.Action != ActionMerged || c.Memory.ID != a.Memory.ID || c.Memory.Content != "websocket test flaky because of a reconnect race; fixed by awaiting open" {
+		t.Fatalf("merge: %+v", c)
+	}
+	// Another type is not a duplicate.
+	d := mustAdd(t, s, NewMemory{Project: "/p", Type: Bugfix, Content: "websocket test flaky because of a reconnect race; fixed by awaiting open"})
+	if d.Action != ActionAdded {
+		t.Fatalf("other type: %+v", d)
+	}
+	// Another project is not a duplicate.
+	e := mustAdd(t, s, NewMemory{Project: "/q", Type: Gotcha, Content: "The websocket test is flaky because of a reconnect race"})
+	if e.Action != ActionAdded {
+		t.Fatalf("other project: %+v", e)
+	}
+	// An approved memory said differently: a new pending memory that
+	// supersedes it once approved.
+	if _, err := s.SetStatus(ctx, a.Memory.ID, Approved); err != nil {
+		t.Fatal(err)
+	}
+	f := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of reconnect race; fix: await open event in client"})
+	if f.Action != ActionAdded || f.Memory.Status != Pending || !slices.Contains(f.Memory.Links, Link{Supersedes, a.Memory.ID}) {
+		t.Fatalf("supersede proposal: %+v", f)
+	}
+	if _, err := s.SetStatus(ctx, f.Memory.ID, Approved); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := s.Get(ctx, a.Memory.ID)
+	if old.Status != Superseded {
+		t.Fatalf("approving the replacement left the old one %s", old.Status)
+	}
+}
+
+func TestRejectedNeverProposedAgain(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	a := mustAdd(t, s, NewMemory{Type: Preference, Content: "Always use tabs for indentation in YAML files"})
+	if _, err := s.SetStatus(ctx, a.Memory.ID, Rejected); err != nil {
+		t.Fatal(err)
+	}
+	r := mustAdd(t, s, NewMemory{Type: Preference, Content: "always use tabs for indentation in yaml files!"})
+	if r.Action != ActionSkippedRejected || r.Memory.ID != a.Memory.ID {
+		t.Fatalf("rejected memory proposed again: %+v", r)
+	}
+	if ms, _ := s.List(ctx, Filter{}); len(ms) != 1 {
+		t.Fatalf("%d memories stored", len(ms))
+	}
+}
+
+func TestContradictionFlagged(t *testing.T) {
+	s := newService(t)
+	a := mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "Use mocks for the payment gateway in unit tests"})
+	b := mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "Never use mocks for the payment gateway; use the sandbox"})
+	if b.Action != ActionAdded || !slices.Contains(b.Conflicts, a.Memory.ID) || !slices.Contains(b.Memory.Links, Link{Contradicts, a.Memory.ID}) {
+		t.Fatalf("contradiction not flagged: %+v", b)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	a := mustAdd(t, s, NewMemory{Type: Fact, Content: "The API rate limit is 100 requests per minute", Tags: []string{"api"}, SourceUUIDs: []string{"u1"}})
+	b := mustAdd(t, s, NewMemory{Type: Fact, Content: "Staging shares production's rate limiter", Tags: []string{"staging"}, SourceUUIDs: []string{"u2"}, Importance: 5})
+	m, err := s.Merge(ctx, a.Memory.ID, b.Memory.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Importance != 5 || !slices.Equal(m.Tags, []string{"api", "staging"}) || !slices.Equal(m.SourceUUIDs, []string{"u1", "u2"}) ||
+		!slices.Contains(m.Links, Link{Supersedes, b.Memory.ID}) {
+		t.Fatalf("merged: %+v", m)
+	}
+	other, _ := s.Get(ctx, b.Memory.ID)
+	if other.Status != Superseded {
+		t.Fatalf("other is %s", other.Status)
+	}
+	if _, err := s.Merge(ctx, a.Memory.ID, a.Memory.ID); err == nil {
+		t.Fatal("merged a memory into itself")
+	}
+}
+
+// TestCacheSeesOtherWriters: a second service (another process) writing
+// makes the first reload before dedup.
+func TestCacheSeesOtherWriters(t *testing.T) {
+	s1 := newService(t)
+	s2 := New(s1.st, s1.cfg)
+	mustAdd(t, s1, NewMemory{Type: Fact, Content: "Builds run on the self-hosted runner pool"})
+	mustAdd(t, s2, NewMemory{Type: Fact, Content: "Release notes live in docs/releases"})
+	r := mustAdd(t, s1, NewMemory{Type: Fact, Content: "Release notes live in docs/releases"})
+	if r.Action != ActionBumped {
+		t.Fatalf("s1 did not see s2's memory: %+v", r)
+	}
+}

@@ -1,0 +1,175 @@
+package memories
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"cairn/index"
+)
+
+func userEntry(uuid, text string) index.MemEntry {
+	return index.MemEntry{UUID: uuid, Role: "user", Block: "text", Text: text}
+}
+
+func claudeEntry(uuid, text string) index.MemEntry {
+	return index.MemEntry{UUID: uuid, Role: "assistant", Block: "text", Text: text}
+}
+
+// TestExtractorRules checks each rule on what it must find and on what it
+// must leave alone.
+func TestExtractorRules(t *testing.T) {
+	cases := []struct {
+		name string
+		e    index.MemEntry
+		typ  Type   // "" = nothing expected
+		want string // substring of the content
+	}{
+		{"always", userEntry("u1", "Always use table-driven tests for the parser package."), Preference, "table-driven tests"},
+		{"never", userEntry("u2", "never commit generated files in dist/ to git"), Preference, "generated files"},
+		{"remember", userEntry("u3", "Remember that the staging DB needs the VPN to be up."), Preference, "staging DB needs the VPN"},
+		{"prefer", userEntry("u4", "I prefer small focused commits over big ones."), Preference, "small focused commits"},
+		{"dont rule", userEntry("u5", "Don't use mocks for the database layer in integration tests."), Preference, "mocks for the database"},
+		{"dont one-off", userEntry("u6", "don't run that yet, wait for me"), "", ""},
+		{"from now on", userEntry("u7", "From now on run go vet before every commit please."), Preference, "go vet"},
+		{"lets go with", userEntry("u8", "OK let's go with Postgres for the event store."), Decision, "Postgres"},
+		{"use instead of", userEntry("u9", "Use pnpm instead of npm in this repo."), Decision, "pnpm instead of npm"},
+		{"question", userEntry("u10", "Should we always use tabs?"), "", ""},
+		{"plain request", userEntry("u11", "fix the failing test in parser_test.go"), "", ""},
+		{"root cause", claudeEntry("a1", "The root cause was a race in `reconnect()` when the socket closed before the open event."), Bugfix, "race in `reconnect()`"},
+		{"fixed by with context", claudeEntry("a2", "The websocket test was flaky under load. Fixed by awaiting the `open` event before sending."), Bugfix, "flaky under load. Fixed by awaiting"},
+		{"fixed by alone", claudeEntry("a3", "Fixed by adding it."), "", ""},
+		{"caused by", claudeEntry("a4", "The 502s were caused by `nginx` buffering the SSE stream."), Bugfix, "nginx"},
+		{"gotcha", claudeEntry("a5", "Note: `mix ash.codegen` migrations must always be reviewed for SQLite compatibility."), Gotcha, "ash.codegen"},
+		{"doesnt work with", claudeEntry("a6", "The `--race` flag doesn't work with CGO_ENABLED=0 builds on this runner."), Gotcha, "--race"},
+		{"decision", claudeEntry("a7", "We decided to use `sqlc` instead of an ORM for the billing service queries."), Decision, "sqlc"},
+		{"narration", claudeEntry("a8", "Let me check the root cause in `server.go` first."), "", ""},
+		{"hedge", claudeEntry("a9", "The issue might be caused by `Tracer.current_span_ctx()` returning nil."), "", ""},
+		{"vague", claudeEntry("a10", "The problem was caused by something in the setup of the tests here."), "", ""},
+		{"first person issue", claudeEntry("a11", "The issue is that I need to make `with_span` work with do blocks in every test module."), "", ""},
+		{"code fence", claudeEntry("a12", "```\n// the root cause was `x` being nil\n```"), "", ""},
+		{"next steps", claudeEntry("a13", "Done for now.\n\n## Next steps\n- Add retries to `fetchInvoices`\n- Document the `BILLING_URL` setting"), Progress, "retries to `fetchInvoices`"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := extractCandidates([]index.MemEntry{c.e})
+			if c.typ == "" {
+				if len(got) != 0 {
+					t.Fatalf("proposed %+v", got)
+				}
+				return
+			}
+			if len(got) == 0 {
+				t.Fatalf("nothing proposed from %q", c.e.Text)
+			}
+			g := got[0]
+			if g.typ != c.typ || !strings.Contains(g.content, c.want) {
+				t.Fatalf("got %s %q, want %s containing %q", g.typ, g.content, c.typ, c.want)
+			}
+			if !slices.Contains(g.uuids, c.e.UUID) {
+				t.Fatalf("source uuids %v miss %s", g.uuids, c.e.UUID)
+			}
+			// Quotes its source: every word of the memory is in the entry.
+			for _, w := range strings.Fields(g.content) {
+				if !strings.Contains(c.e.Text, strings.Trim(w, "*")) {
+					t.Fatalf("memory word %q is not in the source %q", w, c.e.Text)
+				}
+			}
+		})
+	}
+}
+
+func TestCommandAfterFailureAndTodos(t *testing.T) {
+	s := newService(t)
+	claude := t.TempDir()
+	tr := newTranscript("11111111-2222-4333-8444-555555555555", "/work/proj")
+	tr.user("run the tests")
+	failed := tr.bash("go test ./... -run TestX -racey", "flag provided but not defined: -racey\nusage: go test [build/test flags]", true)
+	ok := tr.bash("go test ./... -run TestX -race", "ok  proj 0.1s", false)
+	tr.bash("ls nowhere", "ls: nowhere: No such file or directory", true)
+	tr.bash("ls .", "a b", false)
+	tr.todos(map[string]string{"Write the migration for invoices": "pending", "Read the code": "completed"})
+	tr.write(t, s, claude)
+	res, err := s.ExtractSession(context.Background(), tr.sid, ExtractOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd, todo *Memory
+	for _, r := range res.Proposed {
+		switch r.Memory.Type {
+		case Pattern:
+			cmd = r.Memory
+		case Progress:
+			todo = r.Memory
+		}
+	}
+	if cmd == nil || !strings.Contains(cmd.Content, "-race`") || !strings.Contains(cmd.Content, "-racey") ||
+		!slices.Contains(cmd.SourceUUIDs, failed) || !slices.Contains(cmd.SourceUUIDs, ok) {
+		t.Fatalf("command memory: %+v (all: %+v)", cmd, res.Proposed)
+	}
+	if todo == nil || !strings.Contains(todo.Content, "migration for invoices") {
+		t.Fatalf("todo memory: %+v", todo)
+	}
+	if len(res.Proposed) != 2 {
+		t.Fatalf("ls retry must not be proposed: %d proposals", len(res.Proposed))
+	}
+	if todo.SourceSession != tr.sid || todo.Project != "/work/proj" || todo.Origin != OriginExtractor || todo.Status != Pending {
+		t.Fatalf("source fields: %+v", todo)
+	}
+}
+
+func TestExtractCursorAndDryRun(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	claude := t.TempDir()
+	tr := newTranscript("21111111-2222-4333-8444-555555555555", "/work/proj")
+	tr.user("Always run gofmt before committing Go code.")
+	tr.assistant("Sure.")
+	tr.write(t, s, claude)
+	dry, err := s.Extract(ctx, ExtractOptions{DryRun: true})
+	if err != nil || len(dry.Proposed) != 1 {
+		t.Fatalf("dry run: %v %+v", err, dry)
+	}
+	if n, _ := s.List(ctx, Filter{}); len(n) != 0 {
+		t.Fatal("dry run stored memories")
+	}
+	first, err := s.Extract(ctx, ExtractOptions{})
+	if err != nil || len(first.Proposed) != 1 || first.Entries != 2 {
+		t.Fatalf("first: %v %+v", err, first)
+	}
+	again, err := s.Extract(ctx, ExtractOptions{})
+	if err != nil || again.Entries != 0 || len(again.Proposed) != 0 {
+		t.Fatalf("second run re-read entries: %+v", again)
+	}
+	// New entries: only they are read.
+	tr.user("Never push directly to the main branch.")
+	tr.write(t, s, claude)
+	third, err := s.ExtractSession(ctx, tr.sid[:8], ExtractOptions{})
+	if err != nil || third.Entries != 1 || len(third.Proposed) != 1 || !strings.Contains(third.Proposed[0].Memory.Content, "main branch") {
+		t.Fatalf("increment: %v %+v", err, third)
+	}
+	if _, err := s.ExtractSession(ctx, "99999999-0000", ExtractOptions{}); err == nil || !strings.Contains(err.Error(), "99999999") {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// TestExtractSample runs the extractor over the bundled sample: it must
+// propose something, and every proposal must quote a source entry.
+func TestExtractSample(t *testing.T) {
+	ctx := context.Background()
+	s := sampleService(t)
+	res, err := s.Extract(ctx, ExtractOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sessions == 0 || res.Entries == 0 || len(res.Proposed) == 0 {
+		t.Fatalf("nothing extracted from the sample: %+v", res)
+	}
+	for _, r := range res.Proposed {
+		m := r.Memory
+		if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
+			t.Errorf("%s has no source: %+v", m.ID, m)
+		}
+	}
+}

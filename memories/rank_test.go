@@ -1,0 +1,164 @@
+package memories
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func approve(t *testing.T, s *Service, n NewMemory) string {
+	t.Helper()
+	n.Status = Approved
+	return mustAdd(t, s, n).Memory.ID
+}
+
+func TestRankOrder(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := fixedClock(s, now.Add(-100*24*time.Hour))
+	old := approve(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Payments go through Stripe Checkout sessions"})
+	*clock = now
+	fresh := approve(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Stripe webhooks are verified with the signing secret"})
+	important := approve(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Never store card numbers; Stripe holds them", Importance: 5})
+	other := approve(t, s, NewMemory{Project: "/other", Type: Decision, Content: "Stripe is used for billing there too"})
+	global := approve(t, s, NewMemory{Type: Preference, Content: "Prefer Stripe test clocks for subscription tests"})
+	mustAdd(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Stripe pending memory is not recalled"})
+	progress := approve(t, s, NewMemory{Project: "/p", Type: Progress, Content: "Migrating Stripe customers to the new schema"})
+
+	rs, err := s.Rank(ctx, "stripe", RankOptions{Project: "/p", Limit: 10, Threshold: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := map[string]int{}
+	for i, r := range rs {
+		pos[r.ID] = i + 1
+		if r.Status != Approved {
+			t.Fatalf("ranked a %s memory", r.Status)
+		}
+	}
+	if pos[other] != 0 {
+		t.Fatal("another project's memory was ranked")
+	}
+	if pos[global] == 0 || pos[important] == 0 || pos[fresh] == 0 || pos[old] == 0 || pos[progress] == 0 {
+		t.Fatalf("missing results: %v", pos)
+	}
+	if !(pos[important] < pos[fresh]) {
+		t.Fatalf("importance 5 should outrank importance 3: %v", pos)
+	}
+	if !(pos[fresh] < pos[old]) {
+		t.Fatalf("a 100-day-old memory should rank below a fresh one: %v", pos)
+	}
+	// Progress decays: after 7 days it is gone.
+	*clock = now.Add(8 * 24 * time.Hour)
+	rs, _ = s.Rank(ctx, "stripe customers", RankOptions{Project: "/p", Threshold: 0.01})
+	for _, r := range rs {
+		if r.ID == progress {
+			t.Fatal("decayed progress memory still ranked")
+		}
+	}
+	*clock = now
+	// Threshold and exclusion.
+	rs, _ = s.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 10})
+	if len(rs) != 0 {
+		t.Fatalf("threshold 10 let %d through", len(rs))
+	}
+	rs, _ = s.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 0.01, Exclude: []string{important}})
+	for _, r := range rs {
+		if r.ID == important {
+			t.Fatal("excluded memory ranked")
+		}
+	}
+	// Nothing in common: nothing ranked.
+	if rs, _ := s.Rank(ctx, "kubernetes helm chart", RankOptions{Project: "/p", Threshold: 0.01}); len(rs) != 0 {
+		t.Fatalf("unrelated query ranked %d", len(rs))
+	}
+	// Touch counts accesses.
+	rs, err = s.Rank(ctx, "card numbers", RankOptions{Project: "/p", Threshold: 0.01, Touch: true})
+	if err != nil || len(rs) == 0 || rs[0].ID != important || rs[0].AccessCount != 1 {
+		t.Fatalf("touch: %v %+v", err, rs)
+	}
+	m, _ := s.Get(ctx, important)
+	if m.AccessCount != 1 || m.LastAccess.IsZero() {
+		t.Fatalf("access not stored: %+v", m)
+	}
+}
+
+func TestTopAndSearch(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	a := approve(t, s, NewMemory{Project: "/p", Type: Architecture, Content: "Services talk over NATS subjects", Importance: 5})
+	b := approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: "The NATS cluster has three nodes", Importance: 2})
+	pend := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "NATS JetStream is enabled", Tags: []string{"nats"}}).Memory.ID
+	rej := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "NATS is deprecated here"}).Memory.ID
+	if _, err := s.SetStatus(ctx, rej, Rejected); err != nil {
+		t.Fatal(err)
+	}
+	top, err := s.Top(ctx, "/p", 10)
+	if err != nil || len(top) != 2 || top[0].ID != a || top[1].ID != b {
+		t.Fatalf("top: %v %+v", err, top)
+	}
+	rs, err := s.Search(ctx, "nats", nil, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.ID] = true
+	}
+	if !seen[pend] || seen[rej] || !seen[a] {
+		t.Fatalf("search: pending must be found, rejected not: %v", seen)
+	}
+	rs, _ = s.Search(ctx, "nats", []Type{Fact}, []string{"nats"}, 10)
+	if len(rs) != 1 || rs[0].ID != pend {
+		t.Fatalf("search by type and tag: %+v", rs)
+	}
+	rel, err := s.Related(ctx, b, nil, 5)
+	if err != nil || len(rel) == 0 {
+		t.Fatalf("related: %v %+v", err, rel)
+	}
+	for _, m := range rel {
+		if m.ID == rej || m.ID == b {
+			t.Fatalf("related returned %s", m.ID)
+		}
+	}
+}
+
+func TestInjectionsAndUsage(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	claude := t.TempDir()
+	used := approve(t, s, NewMemory{Type: Gotcha, Content: "Run migrations with `make migrate-up` before integration tests"})
+	unused := approve(t, s, NewMemory{Type: Fact, Content: "The design system lives in the figma workspace"})
+	tr := newTranscript("31111111-2222-4333-8444-555555555555", "/work/proj")
+	tr.user("run the integration tests")
+	tr.write(t, s, claude)
+	if err := s.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used, unused, used}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := s.Injected(ctx, tr.sid)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("injected: %v %v", err, ids)
+	}
+	m, _ := s.Get(ctx, used)
+	if m.Injected != 1 {
+		t.Fatalf("injected counted %d times", m.Injected)
+	}
+	tr.t0 = time.Now().Add(time.Minute) // written after the injection
+	tr.assistant("First I run `make migrate-up` so the migrations are applied, then the integration tests.")
+	tr.write(t, s, claude)
+	checked, n, err := s.ScoreUsage(ctx, tr.sid)
+	if err != nil || checked != 2 || n != 1 {
+		t.Fatalf("usage: %v checked %d used %d", err, checked, n)
+	}
+	m, _ = s.Get(ctx, used)
+	if m.Used != 1 {
+		t.Fatalf("used = %d", m.Used)
+	}
+	if checked, _, _ := s.ScoreUsage(ctx, tr.sid); checked != 0 {
+		t.Fatal("usage scored twice")
+	}
+}
