@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"cairn/config"
+	"cairn/index"
+	"cairn/install"
+	"cairn/memories"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDoctorCmd) }
+
+func newDoctorCmd(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check cairn's installation: hooks, MCP server, store, index lag, embedder, Ollama, reviews, hook errors",
+		Long: `doctor checks everything cairn needs and says what to do about what is
+wrong: the binary and its version, where the hooks, the MCP server and the
+slash commands are installed, the store's health and size, how far the
+derived indexes lag behind, the embedder in use and whether Ollama answers,
+what awaits review, and the last problems the hooks logged. It changes
+nothing. Exit status 1 when a check failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			uo, err := installOptions(o, install.ScopeUser, true)
+			if err != nil {
+				return err
+			}
+			po, err := installOptions(o, install.ScopeProject, true)
+			if err != nil {
+				po = install.Options{}
+			}
+			dataDir, err := o.ResolveDataDir()
+			if err != nil {
+				return err
+			}
+			cfg, cerr := config.Load(dataDir)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			rep := install.Doctor(ctx, install.DoctorOptions{User: uo, Project: po, DataDir: dataDir, Version: VersionString(),
+				Config: cfg, ConfigErr: cerr,
+				Pending: func(ctx context.Context, st *index.Store) (int, int, error) {
+					c, err := memories.New(st, cfg).Counts(ctx)
+					return c.PendingMemories, c.PendingDrafts, err
+				}})
+			if o.JSON {
+				if err := writeJSON(o.Stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(o, rep)
+			}
+			if !rep.Healthy() {
+				return errSilentFailure
+			}
+			return nil
+		},
+	}
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// errSilentFailure makes the command exit 1 after it printed its own
+// report.
+var errSilentFailure = fmt.Errorf("some checks failed (see above)")
+
+func printDoctor(o *Options, r *install.Report) {
+	tty := isTerminal(o.Stdout)
+	mark := map[string]string{install.OK: "ok  ", install.Warn: "WARN", install.Fail: "FAIL", install.Info: "info"}
+	color := map[string]string{install.OK: "\x1b[32m", install.Warn: "\x1b[33m", install.Fail: "\x1b[31m", install.Info: "\x1b[2m"}
+	for _, c := range r.Checks {
+		m := mark[c.Status]
+		if tty {
+			m = color[c.Status] + m + "\x1b[0m"
+		}
+		fmt.Fprintf(o.Stdout, "%s  %-15s %s\n", m, c.Name, sanitize(c.Detail))
+		if c.Fix != "" && c.Status != install.OK {
+			fmt.Fprintf(o.Stdout, "      %-15s → %s\n", "", c.Fix)
+		}
+	}
+	for _, l := range r.HookLog {
+		fmt.Fprintf(o.Stdout, "      %s\n", sanitize(truncate(l, 220)))
+	}
+	_ = os.Stdout
+}

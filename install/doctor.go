@@ -1,0 +1,466 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/config"
+	"cairn/hook"
+	"cairn/index"
+)
+
+// Check statuses.
+const (
+	OK   = "ok"
+	Warn = "warn"
+	Fail = "fail"
+	Info = "info"
+)
+
+// Check is one line of `cairn doctor`.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail, info
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Report is what `cairn doctor` found.
+type Report struct {
+	Binary  string   `json:"binary"`
+	Version string   `json:"version"`
+	DataDir string   `json:"data_dir"`
+	Claude  string   `json:"claude_dir"`
+	Checks  []Check  `json:"checks"`
+	HookLog []string `json:"hook_log_errors"`
+}
+
+// Healthy reports whether nothing failed.
+func (r *Report) Healthy() bool {
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return false
+		}
+	}
+	return true
+}
+
+// DoctorOptions are the inputs of Doctor.
+type DoctorOptions struct {
+	User    Options // user scope (ClaudeDir, ClaudeJSON, Exe)
+	Project Options // project scope (ProjectDir); skipped when ProjectDir is ""
+	DataDir string
+	Version string
+	Config  config.Config
+	// ConfigErr is the error loading config.toml, if any.
+	ConfigErr error
+	// Pending counts memories and drafts awaiting review (nil: skipped).
+	Pending func(ctx context.Context, st *index.Store) (memories, drafts int, err error)
+	// OllamaTimeout bounds the reachability probe (0: 500 ms).
+	OllamaTimeout time.Duration
+	Now           func() time.Time
+}
+
+// Doctor checks cairn's installation and store. It never changes anything.
+func Doctor(ctx context.Context, o DoctorOptions) *Report {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	r := &Report{Binary: o.User.Exe, Version: o.Version, DataDir: o.DataDir, Claude: o.User.ClaudeDir, HookLog: []string{}}
+	add := func(c Check) { r.Checks = append(r.Checks, c) }
+
+	add(Check{Name: "binary", Status: OK, Detail: fmt.Sprintf("%s (%s)", o.User.Exe, o.Version)})
+	if hp := filepath.Join(filepath.Dir(o.User.Exe), HookProgram); fileExists(hp) {
+		add(Check{Name: "hook binary", Status: OK, Detail: hp})
+	} else {
+		add(Check{Name: "hook binary", Status: Info, Detail: "cairn-hook is not installed beside cairn: hooks run `cairn hook` (slower start)",
+			Fix: "go install ./... (installs cairn-hook), then cairn install"})
+	}
+	if o.ConfigErr != nil {
+		add(Check{Name: "config", Status: Fail, Detail: o.ConfigErr.Error(), Fix: "fix the file (cairn config prints every setting)"})
+	}
+
+	// Hooks, MCP and commands in every place Claude Code reads them.
+	hooksFound := false
+	scopes := []struct {
+		name string
+		o    Options
+	}{{"user", o.User}}
+	if o.Project.ProjectDir != "" {
+		scopes = append(scopes, struct {
+			name string
+			o    Options
+		}{"project", o.Project})
+	}
+	for _, sc := range scopes {
+		p, err := sc.o.Paths()
+		if err != nil {
+			continue
+		}
+		files := []string{p.Settings}
+		if sc.name == "project" {
+			files = append(files, filepath.Join(sc.o.ProjectDir, ".claude", "settings.local.json"))
+		}
+		for _, f := range files {
+			c, found := checkHooks(&sc.o, f)
+			if c != nil {
+				add(*c)
+			}
+			hooksFound = hooksFound || found
+		}
+		if c := checkMCP(&sc.o, p.MCP, sc.name); c != nil {
+			add(*c)
+		}
+		if c := checkCommands(&sc.o, p.Commands, sc.name); c != nil {
+			add(*c)
+		}
+	}
+	if plugin := pluginInstalled(o.User.ClaudeDir); plugin != "" {
+		hooksFound = true
+		add(Check{Name: "plugin", Status: OK, Detail: "cairn plugin installed (" + plugin + ")"})
+	}
+	if !hooksFound {
+		add(Check{Name: "hooks", Status: Warn, Detail: "cairn's hooks are not installed anywhere: Claude Code gets no memories",
+			Fix: "cairn install (or /plugin install cairn@cairn inside Claude Code)"})
+	}
+
+	// The store.
+	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
+	if err != nil {
+		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index"})
+	} else {
+		defer st.Close()
+		checkStore(ctx, &o, st, add)
+	}
+
+	// Ollama.
+	add(checkOllama(ctx, o.Config, o.OllamaTimeout))
+
+	// The hook log.
+	r.HookLog = hookErrors(o.DataDir, 5)
+	if len(r.HookLog) == 0 {
+		add(Check{Name: "hook log", Status: OK, Detail: "no hook problems logged"})
+	} else {
+		st := Info
+		if t, err := time.Parse(time.RFC3339, strings.SplitN(r.HookLog[len(r.HookLog)-1], " ", 2)[0]); err == nil && o.Now().Sub(t) < 24*time.Hour {
+			st = Warn
+		}
+		add(Check{Name: "hook log", Status: st, Detail: fmt.Sprintf("%d recent problem(s) in %s (latest below)", len(r.HookLog), filepath.Join(o.DataDir, hook.LogName))})
+	}
+	return r
+}
+
+func checkHooks(o *Options, path string) (*Check, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	root, err := ParseObject(b)
+	if err != nil {
+		return &Check{Name: "hooks", Status: Fail, Detail: fmt.Sprintf("%s is not valid JSON: %v", path, err), Fix: "fix the file; Claude Code ignores it too"}, false
+	}
+	var have []string
+	var progs []string
+	if hv, ok := root.Get("hooks"); ok {
+		if hooks, ok := hv.(*Object); ok {
+			for _, ev := range hook.Events {
+				list, _ := mustList(hooks, ev)
+				for _, g := range list {
+					group, ok := g.(*Object)
+					if !ok {
+						continue
+					}
+					hl, _ := mustList(group, "hooks")
+					for _, h := range hl {
+						if o.isOurs(h) {
+							have = append(have, ev)
+							c, _ := h.(*Object).Get("command")
+							cmd, _ := c.(string)
+							prog, _ := firstWord(strings.TrimSpace(cmd))
+							progs = append(progs, prog)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(have) == 0 {
+		return nil, false
+	}
+	c := &Check{Name: "hooks", Status: OK, Detail: fmt.Sprintf("%d/%d events in %s", len(have), len(hook.Events), path)}
+	if len(have) < len(hook.Events) {
+		c.Status, c.Fix = Warn, "cairn install (adds the missing events)"
+	}
+	for _, p := range progs {
+		if filepath.IsAbs(p) && !fileExists(p) {
+			c.Status, c.Detail, c.Fix = Fail, fmt.Sprintf("the hooks in %s run %s, which does not exist", path, p), "cairn install (points them at this binary)"
+			break
+		}
+	}
+	if v, ok := root.Get("disableAllHooks"); ok && v == true {
+		c.Status, c.Detail = Warn, c.Detail+" — but disableAllHooks is true there"
+	}
+	return c, true
+}
+
+func checkMCP(o *Options, path, scope string) *Check {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if scope == "user" {
+			return &Check{Name: "mcp", Status: Info, Detail: "MCP server not registered for the user (" + path + " absent)", Fix: "cairn install"}
+		}
+		return nil
+	}
+	root, err := ParseObject(b)
+	if err != nil {
+		return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s is not valid JSON: %v", path, err)}
+	}
+	if sv, ok := root.Get("mcpServers"); ok {
+		if servers, ok := sv.(*Object); ok {
+			if e, ok := servers.Get(MCPName); ok && o.isOurMCP(e) {
+				c, _ := e.(*Object).Get("command")
+				cmd, _ := c.(string)
+				if filepath.IsAbs(cmd) && !fileExists(cmd) {
+					return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s registers %s, which does not exist", path, cmd), Fix: "cairn install"}
+				}
+				return &Check{Name: "mcp", Status: OK, Detail: "registered in " + path}
+			}
+		}
+	}
+	if scope == "user" {
+		return &Check{Name: "mcp", Status: Info, Detail: "MCP server not registered in " + path, Fix: "cairn install"}
+	}
+	return nil
+}
+
+func checkCommands(o *Options, dir, scope string) *Check {
+	n := 0
+	var names []string
+	for name := range o.CommandFiles() {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && o.isOurCommandFile(b) {
+			n++
+			names = append(names, "/"+strings.TrimSuffix(name, ".md"))
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &Check{Name: "slash commands", Status: OK, Detail: fmt.Sprintf("%s in %s (%s scope)", strings.Join(sortedStrings(names), " "), dir, scope)}
+}
+
+// pluginInstalled reports the cairn plugin entry of Claude Code's plugin
+// registry, if any.
+func pluginInstalled(claudeDir string) string {
+	b, err := os.ReadFile(filepath.Join(claudeDir, "plugins", "installed_plugins.json"))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		Plugins map[string]json.RawMessage `json:"plugins"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	for k := range v.Plugins {
+		if strings.HasPrefix(k, "cairn@") {
+			return k
+		}
+	}
+	return ""
+}
+
+func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func(Check)) {
+	s, err := st.Stats()
+	if err != nil {
+		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index (or move the damaged store aside and re-index)"})
+		return
+	}
+	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
+	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
+		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human(size), s.SchemaVersion)})
+	lag := Check{Name: "index lag", Status: OK}
+	lag.Detail = fmt.Sprintf("%d documents waiting for the full-text index, %d for embeddings", s.FTSQueue, s.EmbedQueue)
+	if s.LastSync.IsZero() {
+		lag.Detail += "; never synced"
+		lag.Status, lag.Fix = Warn, "cairn index"
+	} else {
+		age := o.Now().Sub(s.LastSync)
+		lag.Detail += "; last sync " + ago(age)
+		if age > 7*24*time.Hour {
+			lag.Status, lag.Fix = Warn, "cairn index (hooks keep it fresh once installed)"
+		}
+	}
+	if s.FTSQueue > 20000 || s.EmbedQueue > 50000 {
+		lag.Status, lag.Fix = Warn, "cairn index (drains the queues)"
+	}
+	add(lag)
+	emb := Check{Name: "embedder", Status: OK}
+	switch o.Config.Embedder.Kind {
+	case "none":
+		emb.Status, emb.Detail = Info, "none configured: search is text-only"
+	case "ollama":
+		emb.Detail = fmt.Sprintf("ollama (%s)", o.Config.Ollama.EmbedModel)
+	default:
+		if m, ok, err := st.LoadBuiltinEmbedder(); err == nil && ok {
+			emb.Detail = "built-in " + m.ID()
+		} else {
+			emb.Status, emb.Detail, emb.Fix = Warn, "built-in, not trained yet: search is text-only until then", "cairn index"
+		}
+	}
+	emb.Detail += fmt.Sprintf("; %d vectors", s.Embeddings)
+	add(emb)
+	if o.Pending != nil {
+		m, d, err := o.Pending(ctx, st)
+		switch {
+		case err != nil:
+			add(Check{Name: "reviews", Status: Warn, Detail: "cannot count pending reviews: " + err.Error()})
+		case m+d > 0:
+			add(Check{Name: "reviews", Status: Info, Detail: fmt.Sprintf("%d memories and %d summary drafts await review", m, d), Fix: "cairn (or cairn memories list --status pending)"})
+		default:
+			add(Check{Name: "reviews", Status: OK, Detail: "nothing awaits review"})
+		}
+	}
+}
+
+// checkOllama probes the Ollama server with a short timeout.
+func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) Check {
+	if timeout <= 0 {
+		timeout = 500 * time.Millisecond
+	}
+	host := cfg.Ollama.Host
+	if host == "" {
+		host = "http://127.0.0.1:11434"
+	}
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	needed := cfg.Embedder.Kind == "ollama" || cfg.Memories.Extractor == "ollama"
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(host, "/")+"/api/version", nil)
+	if err == nil {
+		var resp *http.Response
+		resp, err = http.DefaultClient.Do(req)
+		if err == nil {
+			defer resp.Body.Close()
+			var v struct {
+				Version string `json:"version"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&v)
+			if resp.StatusCode == http.StatusOK {
+				return Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, orDash(v.Version))}
+			}
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+	}
+	c := Check{Name: "ollama", Status: Info, Detail: fmt.Sprintf("not reachable at %s (%v); not needed with the built-in embedder and extractor", host, shortErr(err))}
+	if needed {
+		c.Status, c.Fix = Warn, "start Ollama (ollama serve) or set embedder.kind / memories.extractor back to builtin"
+		c.Detail = fmt.Sprintf("not reachable at %s (%v), but the config uses it (cairn falls back to built-in)", host, shortErr(err))
+	}
+	return c
+}
+
+// hookErrors returns the last n problem lines of the hook log (background
+// starts are not problems).
+func hookErrors(dataDir string, n int) []string {
+	var out []string
+	for _, l := range hook.LastLines(dataDir, 500) {
+		if strings.Contains(l, "background") && strings.Contains(l, "started") {
+			continue
+		}
+		out = append(out, l)
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shortErr(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && len(s) > 80 {
+		s = s[i+2:]
+	}
+	return s
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

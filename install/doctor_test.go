@@ -1,0 +1,96 @@
+package install
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/config"
+	"cairn/hook"
+	"cairn/index"
+)
+
+func TestDoctor(t *testing.T) {
+	h := newHome(t)
+	exe := filepath.Join(t.TempDir(), "cairn")
+	must(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
+	o := h.opts()
+	o.Exe = exe
+	data := t.TempDir()
+	find := func(r *Report, name string) Check {
+		for _, c := range r.Checks {
+			if c.Name == name {
+				return c
+			}
+		}
+		return Check{}
+	}
+	// Nothing installed, no store.
+	r := Doctor(context.Background(), DoctorOptions{User: o, DataDir: data, Version: "test", Config: config.Default()})
+	if c := find(r, "hooks"); c.Status != Warn || !strings.Contains(c.Fix, "cairn install") {
+		t.Fatalf("hooks: %+v", c)
+	}
+	if c := find(r, "store"); c.Status != Fail || r.Healthy() {
+		t.Fatalf("store: %+v", c)
+	}
+
+	_, err := Install(o)
+	must(t, err)
+	st, err := index.Open(data)
+	must(t, err)
+	sample := filepath.Join(filepath.Dir(must2(os.Getwd())), "testdata", "claude")
+	if _, err := os.Stat(sample); err == nil {
+		_, err = st.Sync(context.Background(), sample, index.SyncOptions{})
+		must(t, err)
+	}
+	st.Close()
+	hook.NewLogger(data).Printf("Stop: failed open after 3ms: something broke")
+	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" {
+			w.Write([]byte(`{"version":"0.9.9"}`))
+		}
+	}))
+	defer ollama.Close()
+	cfg := config.Default()
+	cfg.Ollama.Host = ollama.URL
+	r = Doctor(context.Background(), DoctorOptions{User: o, DataDir: data, Version: "test", Config: cfg,
+		Pending: func(context.Context, *index.Store) (int, int, error) { return 3, 1, nil }})
+	for name, want := range map[string]string{"hooks": OK, "mcp": OK, "slash commands": OK, "store": OK, "index lag": OK, "ollama": OK, "reviews": Info, "hook log": Warn} {
+		if c := find(r, name); c.Status != want {
+			t.Errorf("%s: %+v (want %s)", name, c, want)
+		}
+	}
+	if c := find(r, "ollama"); !strings.Contains(c.Detail, "0.9.9") {
+		t.Errorf("ollama: %+v", c)
+	}
+	if len(r.HookLog) != 1 || !strings.Contains(r.HookLog[0], "something broke") {
+		t.Errorf("hook log: %v", r.HookLog)
+	}
+	if !r.Healthy() {
+		t.Errorf("unhealthy: %+v", r.Checks)
+	}
+	// The binary the hooks run disappears: a failure that says what to do.
+	os.Remove(exe)
+	r = Doctor(context.Background(), DoctorOptions{User: o, DataDir: data, Version: "test", Config: cfg})
+	if c := find(r, "hooks"); c.Status != Fail || !strings.Contains(c.Detail, "does not exist") {
+		t.Errorf("missing binary: %+v", c)
+	}
+	// Ollama configured but down.
+	cfg.Embedder.Kind = "ollama"
+	cfg.Ollama.Host = "http://127.0.0.1:1"
+	r = Doctor(context.Background(), DoctorOptions{User: o, DataDir: data, Version: "test", Config: cfg})
+	if c := find(r, "ollama"); c.Status != Warn {
+		t.Errorf("ollama down: %+v", c)
+	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
