@@ -228,8 +228,8 @@ func golden(t *testing.T, name string, m *Model) {
 	t.Helper()
 	got := screen(m)
 	checkSize(t, got, m.w, m.h)
-	got = timingRe.ReplaceAllString(got, "N.N ms") // timings vary
-	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx")   // ids are random
+	got = timingRe.ReplaceAllString(got, "N.N ms")    // timings vary
+	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx") // ids are random
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)

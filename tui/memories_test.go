@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/index"
 	"cairn/memories"
@@ -33,7 +34,12 @@ func seedMemories(t *testing.T, st *index.Store, svc *memories.Service) (sid, uu
 			uuid = e.UUID
 		}
 	}
+	step := 0
 	add := func(n memories.NewMemory) string {
+		step++
+		at := fixedNow.Add(-time.Duration(10-step) * time.Hour)
+		svc.SetClock(func() time.Time { return at })
+		defer svc.SetClock(func() time.Time { return fixedNow })
 		n.Project, n.SourceSession, n.SourceUUIDs, n.Origin = proj, sid, []string{uuid}, memories.OriginManual
 		r, err := svc.Add(ctx, n)
 		if err != nil {
@@ -207,11 +213,14 @@ func TestDraftsPane(t *testing.T) {
 	sid, _, _ := seedMemories(t, st, svc)
 	ctx := context.Background()
 	md := "# Beads for the Elixir tooling\n\n## Decisions\n- Decision: use igniter to install credo\n\n## Next steps\n- set up mix_audit in CI\n"
+	svc.SetClock(func() time.Time { return fixedNow.Add(-2 * time.Hour) })
 	d, err := svc.AddDraft(ctx, sid, md)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc.SetClock(func() time.Time { return fixedNow.Add(-time.Hour) })
 	d2, err := svc.AddDraft(ctx, sid, "# Second draft\n\nnothing new")
+	svc.SetClock(func() time.Time { return fixedNow })
 	if err != nil {
 		t.Fatal(err)
 	}
