@@ -69,7 +69,7 @@ type SummaryRow struct {
 // SummarySave stores a session's summary (replacing an older one) and
 // queues it for search.
 func (s *Store) SummarySave(ctx context.Context, r *SummaryRow) error {
-	sec, err := json.Marshal(r.Sections)
+	sec, err := json.Marshal(r.Sections, json.Deterministic(true))
 	if err != nil {
 		return err
 	}

@@ -285,8 +285,9 @@ func (s *Service) syncBlock(ctx context.Context, project string, budget int) (st
 	header := []string{MarkerStart,
 		"<!-- Written by `cairn sync` from approved memories; edits here are replaced. Curate with `cairn memories`. -->",
 		"## Project memory (cairn)"}
-	// Fixed lines: markers, note, title, overflow line.
-	room := budget - len(header) - 2
+	// Fixed lines: the header, the end marker, the overflow line and its
+	// blank line.
+	room := budget - len(header) - 3
 	perType := map[Type][]string{}
 	used, n := 0, 0
 	capPerType := max(3, room/2)

@@ -88,7 +88,7 @@ func (s *Service) ExportJSONL(ctx context.Context, w io.Writer) (ExportCounts, e
 	}
 	bw := bufio.NewWriter(w)
 	enc := func(r exportRecord) error {
-		b, err := json.Marshal(r)
+		b, err := json.Marshal(r, json.Deterministic(true))
 		if err != nil {
 			return err
 		}
