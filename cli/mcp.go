@@ -10,15 +10,12 @@ import (
 	"cairn/config"
 	"cairn/index"
 	"cairn/mcpserver"
+	"cairn/memories"
 
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newMCPCmd) }
-
-// mcpMemories wires the memory service into the MCP server (set by the file
-// that adapts cairn/memories; nil: the memory tools say they are missing).
-var mcpMemories func(st *index.Store, cfg config.Config) mcpserver.MemoryService
 
 func newMCPCmd(o *Options) *cobra.Command {
 	return &cobra.Command{
@@ -52,9 +49,10 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			if err != nil {
 				claude = ""
 			}
-			opts := mcpserver.Options{Store: st, Config: cfg, ClaudeDir: claude, Version: strings.TrimPrefix(VersionString(), "cairn ")}
-			if mcpMemories != nil {
-				opts.Memories = mcpMemories(st, cfg)
+			opts := mcpserver.Options{Store: st, Config: cfg, ClaudeDir: claude, Version: strings.TrimPrefix(VersionString(), "cairn "),
+				Memories: memories.New(st, cfg), Project: os.Getenv("CLAUDE_PROJECT_DIR"), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
+			if opts.Project == "" {
+				opts.Project, _ = os.Getwd()
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

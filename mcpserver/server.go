@@ -34,6 +34,10 @@ type Options struct {
 	// Memories is the memory service; nil leaves the memory_* tools that
 	// need it answering with an error that says so.
 	Memories MemoryService
+	// Project is the project memory_remember files memories under
+	// ($CLAUDE_PROJECT_DIR or the working directory); SessionID the session
+	// they come from ($CLAUDE_CODE_SESSION_ID), when known.
+	Project, SessionID string
 	// SyncEvery is the least time between two incremental syncs (0: 30s).
 	SyncEvery time.Duration
 	// LockWait is how long a search waits for the full-text index (0: 3s).

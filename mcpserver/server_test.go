@@ -11,6 +11,7 @@ import (
 
 	"cairn/config"
 	"cairn/index"
+	"cairn/memories"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +30,15 @@ type fixture struct {
 	schemas map[string]*jsonschema.Resolved
 }
 
+func newMemFixture(t *testing.T) *fixture {
+	return newFixtureWith(t, func(st *index.Store) MemoryService { return memories.New(st, config.Default()) })
+}
+
 func newFixture(t *testing.T, mem MemoryService) *fixture {
+	return newFixtureWith(t, func(*index.Store) MemoryService { return mem })
+}
+
+func newFixtureWith(t *testing.T, mem func(st *index.Store) MemoryService) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := index.Open(t.TempDir())
@@ -41,7 +50,7 @@ func newFixture(t *testing.T, mem MemoryService) *fixture {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
-	srv := New(Options{Store: st, Config: config.Default(), ClaudeDir: sample(), Memories: mem, LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }})
+	srv := New(Options{Store: st, Config: config.Default(), ClaudeDir: sample(), Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }})
 	ct, stt := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, stt, nil)
 	if err != nil {
@@ -282,5 +291,81 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	f.call(t, "memory_recall", map[string]any{"query": "CLAUDE.md"}, &out, false)
 	if len(out.Results) == 0 {
 		t.Fatal("no results after the index was released")
+	}
+}
+
+func TestMemoryTools(t *testing.T) {
+	f := newMemFixture(t)
+	var rem RememberOut
+	f.call(t, "memory_remember", map[string]any{"content": "The websocket reconnect test is flaky: await the open event before sending", "type": "gotcha", "tags": []string{"tests", "websocket"}, "importance": 4}, &rem, false)
+	if rem.Action != "added" || rem.Memory.Status != "pending" || rem.Memory.Project != "/path/to/Demo" || !strings.Contains(rem.Message, "review") {
+		t.Fatalf("remember: %+v", rem)
+	}
+	var again RememberOut
+	f.call(t, "memory_remember", map[string]any{"content": "The websocket reconnect test is flaky: await the open event before sending", "type": "gotcha"}, &again, false)
+	if again.Action == "added" || again.Memory.ID != rem.Memory.ID {
+		t.Fatalf("a duplicate was added: %+v", again)
+	}
+	var other RememberOut
+	f.call(t, "memory_remember", map[string]any{"content": "The websocket reconnect test sits in test/spotter_web/channels and waits for the open event", "type": "architecture", "tags": []string{"websocket"}, "global": true}, &other, false)
+	if other.Memory.Project != "" {
+		t.Fatalf("global memory has project %q", other.Memory.Project)
+	}
+	f.call(t, "memory_remember", map[string]any{"content": "x", "type": "opinion"}, &rem, true)
+	f.call(t, "memory_remember", map[string]any{"content": "  ", "type": "fact"}, &rem, true)
+	f.call(t, "memory_remember", map[string]any{"content": strings.Repeat("long ", 1000), "type": "fact"}, &rem, true)
+	f.call(t, "memory_remember", map[string]any{"content": "fine", "type": "fact", "importance": 9}, &rem, true)
+
+	var s MemListOut
+	f.call(t, "memory_search", map[string]any{"query": "flaky websocket test"}, &s, false)
+	if s.Total == 0 || s.Memories[0].ID != rem.Memory.ID {
+		t.Fatalf("search: %+v", s)
+	}
+	f.call(t, "memory_search", map[string]any{"query": "websocket", "type": "architecture"}, &s, false)
+	if s.Total != 1 || s.Memories[0].ID != other.Memory.ID {
+		t.Fatalf("type filter: %+v", s)
+	}
+	f.call(t, "memory_search", map[string]any{"query": "websocket", "tags": []string{"tests"}}, &s, false)
+	if s.Total != 1 || s.Memories[0].ID != rem.Memory.ID {
+		t.Fatalf("tag filter: %+v", s)
+	}
+	f.call(t, "memory_search", map[string]any{"query": "zzqxj"}, &s, false)
+	if s.Total != 0 || s.Hint == "" {
+		t.Fatalf("empty search: %+v", s)
+	}
+	msg := f.call(t, "memory_search", map[string]any{"query": "x", "type": "nope"}, &s, true)
+	if !strings.Contains(msg, "decision") {
+		t.Errorf("type error should list the types: %s", msg)
+	}
+	var rel MemListOut
+	f.call(t, "memory_related", map[string]any{"memory_id": rem.Memory.ID}, &rel, false)
+	found := false
+	for _, m := range rel.Memories {
+		found = found || m.ID == other.Memory.ID
+		if m.ID == rem.Memory.ID {
+			t.Errorf("a memory is not related to itself")
+		}
+	}
+	if !found {
+		t.Errorf("related: %+v", rel)
+	}
+	f.call(t, "memory_related", map[string]any{"tags": []string{"websocket"}}, &rel, false)
+	if rel.Total != 2 {
+		t.Errorf("related by tag: %+v", rel)
+	}
+	msg = f.call(t, "memory_related", map[string]any{"memory_id": "m-zzzzzzzz"}, &rel, true)
+	if !strings.Contains(msg, "memory_search") {
+		t.Errorf("unknown id message: %s", msg)
+	}
+	f.call(t, "memory_related", map[string]any{}, &rel, true)
+}
+
+// Without the memory service the memory tools say so.
+func TestMemoryToolsUnavailable(t *testing.T) {
+	f := newFixture(t, nil)
+	var s MemListOut
+	msg := f.call(t, "memory_search", map[string]any{"query": "x"}, &s, true)
+	if !strings.Contains(msg, "memory_recall") {
+		t.Errorf("message: %s", msg)
 	}
 }

@@ -1,0 +1,218 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"cairn/memories"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MemoryService is what the memory tools need from cairn/memories
+// (*memories.Service).
+type MemoryService interface {
+	Search(ctx context.Context, query string, types []memories.Type, tags []string, limit int) ([]memories.Ranked, error)
+	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
+	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
+}
+
+const (
+	maxMemories      = 10
+	maxMemoryChars   = 1200
+	maxRememberChars = memories.MaxContent
+)
+
+// MemoryOut is a memory as the tools return it.
+type MemoryOut struct {
+	ID         string   `json:"id"`
+	Type       string   `json:"type"`
+	Status     string   `json:"status" jsonschema:"approved memories were reviewed by the user; pending ones were not"`
+	Content    string   `json:"content"`
+	Tags       []string `json:"tags"`
+	Importance int      `json:"importance"`
+	Project    string   `json:"project" jsonschema:"empty for a global memory"`
+	Updated    string   `json:"updated"`
+	Score      float64  `json:"score,omitempty"`
+}
+
+func memoryOut(m memories.Memory, score float64) MemoryOut {
+	tags := m.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return MemoryOut{ID: m.ID, Type: string(m.Type), Status: string(m.Status), Content: clip(m.Content, maxMemoryChars),
+		Tags: tags, Importance: m.Importance, Project: m.Project, Updated: rfc3339(m.Updated), Score: round(score, 3)}
+}
+
+func typeNames() string {
+	names := make([]string, len(memories.Types))
+	for i, t := range memories.Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *Server) registerMemoryTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_search", Description: "Search cairn's curated memories (decisions, gotchas, preferences, facts... " +
+		"extracted from past sessions and reviewed by the user) by words and meaning, optionally of one type and carrying all the given tags. " +
+		"Rejected memories are never returned; check `status` (approved = confirmed by the user).",
+		Annotations: readOnly("Search memories")}, s.memSearch)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_related", Description: "Memories related to one memory (by its links, shared words or tags), or all memories carrying the given tags.",
+		Annotations: readOnly("Related memories")}, s.memRelated)
+	mcp.AddTool(srv, &mcp.Tool{Name: "memory_remember", Description: "Propose a new memory for future sessions: one self-contained sentence " +
+		"(keep paths and identifiers verbatim, never secrets). It lands pending until the user approves it in cairn (unless configured otherwise). " +
+		"Near-duplicates are merged instead of added.",
+		Annotations: &mcp.ToolAnnotations{Title: "Remember", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memRemember)
+}
+
+func (s *Server) needMemories() error {
+	if s.o.Memories == nil {
+		return toolError("cairn's memory service is not available in this server; memory_recall still searches past sessions")
+	}
+	return nil
+}
+
+type MemSearchIn struct {
+	Query string   `json:"query" jsonschema:"words or a description of what to find; empty lists the newest"`
+	Type  string   `json:"type,omitempty" jsonschema:"only this type: decision, architecture, pattern, gotcha, preference, fact, bugfix, progress or context"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"only memories carrying all these tags"`
+}
+
+type MemListOut struct {
+	Memories []MemoryOut `json:"memories"`
+	Total    int         `json:"total" jsonschema:"memories returned (at most 10)"`
+	Hint     string      `json:"hint,omitempty"`
+}
+
+func (s *Server) memSearch(ctx context.Context, _ *mcp.CallToolRequest, in MemSearchIn) (*mcp.CallToolResult, MemListOut, error) {
+	out := MemListOut{Memories: []MemoryOut{}}
+	if err := s.needMemories(); err != nil {
+		return nil, out, err
+	}
+	var types []memories.Type
+	if t := strings.TrimSpace(in.Type); t != "" {
+		pt, err := memories.ParseType(t)
+		if err != nil {
+			return nil, out, toolError("type %q is not a memory type: use one of %s", t, typeNames())
+		}
+		types = append(types, pt)
+	}
+	rs, err := s.o.Memories.Search(ctx, strings.TrimSpace(in.Query), types, in.Tags, maxMemories)
+	if err != nil {
+		return nil, out, toolError("searching memories failed: %v", err)
+	}
+	for _, r := range rs {
+		out.Memories = append(out.Memories, memoryOut(r.Memory, r.Score))
+	}
+	out.Total = len(out.Memories)
+	if out.Total == 0 {
+		out.Hint = "No memory matches. Try other words, drop the type or tag filter, or search past sessions with memory_recall."
+	}
+	return nil, out, nil
+}
+
+type MemRelatedIn struct {
+	MemoryID string   `json:"memory_id,omitempty" jsonschema:"a memory id (m-...; 4+ characters of it are enough)"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"with no memory_id: the memories carrying all these tags"`
+}
+
+func (s *Server) memRelated(ctx context.Context, _ *mcp.CallToolRequest, in MemRelatedIn) (*mcp.CallToolResult, MemListOut, error) {
+	out := MemListOut{Memories: []MemoryOut{}}
+	if err := s.needMemories(); err != nil {
+		return nil, out, err
+	}
+	id := strings.TrimSpace(in.MemoryID)
+	if id == "" && len(in.Tags) == 0 {
+		return nil, out, toolError("pass memory_id (from memory_search) or tags")
+	}
+	if id == "" {
+		rs, err := s.o.Memories.Search(ctx, "", nil, in.Tags, maxMemories)
+		if err != nil {
+			return nil, out, toolError("searching memories failed: %v", err)
+		}
+		for _, r := range rs {
+			out.Memories = append(out.Memories, memoryOut(r.Memory, 0))
+		}
+	} else {
+		ms, err := s.o.Memories.Related(ctx, id, in.Tags, maxMemories)
+		if errors.Is(err, memories.ErrNotFound) {
+			return nil, out, toolError("no memory %s: memory_search lists memory ids (%v)", id, err)
+		}
+		if err != nil {
+			return nil, out, toolError("finding related memories failed: %v", err)
+		}
+		for _, m := range ms {
+			out.Memories = append(out.Memories, memoryOut(m, 0))
+		}
+	}
+	out.Total = len(out.Memories)
+	if out.Total == 0 {
+		out.Hint = "Nothing related found."
+	}
+	return nil, out, nil
+}
+
+type RememberIn struct {
+	Content    string   `json:"content" jsonschema:"one self-contained sentence to remember (no secrets)"`
+	Type       string   `json:"type" jsonschema:"decision, architecture, pattern, gotcha, preference, fact, bugfix, progress or context"`
+	Tags       []string `json:"tags,omitempty"`
+	Importance int      `json:"importance,omitempty" jsonschema:"1 (minor) to 5 (critical); default 3"`
+	Global     bool     `json:"global,omitempty" jsonschema:"true: for every project, not only this one"`
+}
+
+type RememberOut struct {
+	Memory    MemoryOut `json:"memory"`
+	Action    string    `json:"action" jsonschema:"added, merged (into a similar memory), bumped (an identical one) or skipped-rejected (the user rejected it before)"`
+	Conflicts []string  `json:"conflicts" jsonschema:"ids of memories it may contradict (the user reviews them)"`
+	Message   string    `json:"message"`
+}
+
+func (s *Server) memRemember(ctx context.Context, _ *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, RememberOut, error) {
+	out := RememberOut{Conflicts: []string{}, Memory: MemoryOut{Tags: []string{}}}
+	if err := s.needMemories(); err != nil {
+		return nil, out, err
+	}
+	content := strings.TrimSpace(in.Content)
+	if content == "" {
+		return nil, out, toolError("content is empty: pass the sentence to remember")
+	}
+	if len(content) > maxRememberChars {
+		return nil, out, toolError("content is %d characters: keep a memory under %d (one or two sentences)", len(content), maxRememberChars)
+	}
+	t, err := memories.ParseType(in.Type)
+	if err != nil {
+		return nil, out, toolError("type %q is not a memory type: use one of %s", in.Type, typeNames())
+	}
+	if in.Importance != 0 && (in.Importance < 1 || in.Importance > 5) {
+		return nil, out, toolError("importance %d is out of range: use 1 (minor) to 5 (critical)", in.Importance)
+	}
+	n := memories.NewMemory{Type: t, Content: content, Tags: in.Tags, Importance: in.Importance,
+		Origin: memories.OriginRemember, SourceSession: s.o.SessionID}
+	if !in.Global {
+		n.Project = s.o.Project
+	}
+	r, err := s.o.Memories.Add(ctx, n)
+	if err != nil {
+		return nil, out, toolError("storing the memory failed: %v", err)
+	}
+	if r.Memory != nil {
+		out.Memory = memoryOut(*r.Memory, 0)
+	}
+	out.Action = r.Action
+	if r.Conflicts != nil {
+		out.Conflicts = r.Conflicts
+	}
+	switch {
+	case r.Action == memories.ActionAdded && out.Memory.Status == string(memories.Pending):
+		out.Message = "Saved as " + out.Memory.ID + "; it awaits the user's review in cairn before it is used."
+	case r.Action == memories.ActionAdded:
+		out.Message = "Saved as " + out.Memory.ID + "."
+	case r.Action == memories.ActionSkippedRejected:
+		out.Message = "Not saved: the user rejected this memory before."
+	default:
+		out.Message = "A similar memory exists (" + out.Memory.ID + "): " + r.Action + " instead of adding a new one."
+	}
+	return nil, out, nil
+}
