@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -154,6 +155,9 @@ type Service struct {
 
 	embOnce sync.Once
 	emb     *embed.Model
+
+	// ollamaHTTP replaces the HTTP client of Ollama calls (tests).
+	ollamaHTTP *http.Client
 }
 
 // New returns a service over st.

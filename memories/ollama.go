@@ -3,14 +3,280 @@ package memories
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"cairn/index"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/envconfig"
 )
 
-// ErrOllamaUnavailable is wrapped when Ollama cannot be reached; extraction
-// then falls back to the built-in extractor.
+// ErrOllamaUnavailable is wrapped when Ollama cannot be used (unreachable,
+// model missing, timeout, an unusable answer); extraction then falls back
+// to the built-in extractor and says why.
 var ErrOllamaUnavailable = errors.New("ollama is unavailable")
 
+// Chunking of transcripts sent to the model.
+const (
+	chunkChars   = 6000
+	chunkOverlap = 500
+	maxEntryText = 1500 // of one entry within a chunk
+)
+
+// ollamaSchema is the JSON schema the model must answer with.
+var ollamaSchema = string(`{"type":"object","properties":{"memories":{"type":"array","items":{"type":"object","properties":{` +
+	`"type":{"type":"string","enum":["decision","architecture","pattern","gotcha","preference","fact","bugfix","progress","context"]},` +
+	`"content":{"type":"string"},"importance":{"type":"integer","minimum":1,"maximum":5},` +
+	`"tags":{"type":"array","items":{"type":"string"}},` +
+	`"sources":{"type":"array","items":{"type":"string"}},` +
+	`"supersedes":{"type":"array","items":{"type":"string"}}},` +
+	`"required":["type","content","sources"]}}},"required":["memories"]}`)
+
+const ollamaSystem = `You extract durable memories from a coding session transcript for a developer's knowledge base.
+A memory is a fact worth knowing in a later session: an explicit instruction or preference of the user,
+a decision (and what it replaced), an architecture fact, a pattern or command that works, a gotcha,
+a bug's cause and fix, or an open to-do (type progress). Precision over recall: propose nothing rather
+than something vague. Each memory is one or two sentences that quote or closely paraphrase the transcript,
+and lists in "sources" the entry refs (like "#3") it comes from. Never include secrets, tokens or passwords.
+Existing memories are listed with ids: do not repeat them; if the transcript updates or contradicts one,
+write the new memory and put the old id in "supersedes". Answer with JSON only.`
+
+// ollamaChunk is a slice of transcript text with the entries it holds.
+type ollamaChunk struct {
+	text string
+	refs map[string]string // "#n" -> entry uuid
+}
+
+// chunkEntries renders entries as "#n role: text" lines in chunks of about
+// chunkChars characters, each starting about chunkOverlap characters before
+// the previous one ended (at an entry boundary).
+func chunkEntries(entries []index.MemEntry) []ollamaChunk {
+	type line struct{ ref, uuid, text string }
+	var lines []line
+	for i, e := range entries {
+		var role string
+		switch {
+		case e.Role == "user" && !e.Meta:
+			role = "user"
+		case e.Role == "assistant" && e.Block == "text":
+			role = "assistant"
+		case e.Role == "assistant" && e.Block == "tool_use":
+			role = "tool call"
+		case e.Role == "tool" && e.IsError:
+			role = "tool error"
+		case e.Role == "system" && e.Compact:
+			role = "earlier summary"
+		default:
+			continue
+		}
+		t := strings.TrimSpace(e.Text)
+		if t == "" {
+			continue
+		}
+		if len(t) > maxEntryText {
+			t = cut(t, maxEntryText)
+		}
+		ref := "#" + strconv.Itoa(i+1)
+		lines = append(lines, line{ref, e.UUID, ref + " " + role + ": " + t + "\n"})
+	}
+	var out []ollamaChunk
+	for start := 0; start < len(lines); {
+		c := ollamaChunk{refs: map[string]string{}}
+		var b strings.Builder
+		end := start
+		for end < len(lines) && (b.Len() == 0 || b.Len()+len(lines[end].text) <= chunkChars) {
+			b.WriteString(lines[end].text)
+			c.refs[lines[end].ref] = lines[end].uuid
+			end++
+		}
+		c.text = b.String()
+		out = append(out, c)
+		if end >= len(lines) {
+			break
+		}
+		// Step back over about chunkOverlap characters of the chunk's end.
+		next, back := end, 0
+		for next-1 > start && back+len(lines[next-1].text) <= chunkOverlap {
+			next--
+			back += len(lines[next].text)
+		}
+		start = next
+	}
+	return out
+}
+
+type ollamaAnswer struct {
+	Memories []struct {
+		Type       string   `json:"type"`
+		Content    string   `json:"content"`
+		Importance int      `json:"importance"`
+		Tags       []string `json:"tags"`
+		Sources    []string `json:"sources"`
+		Supersedes []string `json:"supersedes"`
+	} `json:"memories"`
+}
+
+// ollamaClient builds the client from the config.
+func (s *Service) ollamaClient() (*api.Client, string, error) {
+	host := s.cfg.Ollama.Host
+	var base *url.URL
+	if host == "" {
+		base = envconfig.Host()
+	} else {
+		if !strings.Contains(host, "://") {
+			host = "http://" + host
+		}
+		u, err := url.Parse(host)
+		if err != nil || u.Host == "" {
+			return nil, "", fmt.Errorf("ollama.host %q is not a host address (write e.g. 127.0.0.1:11434)", s.cfg.Ollama.Host)
+		}
+		if u.Port() == "" && u.Scheme == "http" {
+			u.Host += ":11434"
+		}
+		base = u
+	}
+	hc := s.ollamaHTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return api.NewClient(base, hc), base.String(), nil
+}
+
+// ollamaExtract asks the configured chat model for memories, chunk by
+// chunk, showing it the existing memories closest to each chunk.
 func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entries []index.MemEntry) ([]NewMemory, error) {
-	return nil, ErrOllamaUnavailable
+	model := s.cfg.Ollama.ChatModel
+	if model == "" {
+		return nil, fmt.Errorf("%w: memories.extractor is ollama but ollama.chat_model is empty", ErrOllamaUnavailable)
+	}
+	client, base, err := s.ollamaClient()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
+	}
+	timeout := s.cfg.Ollama.Timeout.Duration
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	var out []NewMemory
+	for _, c := range chunkEntries(entries) {
+		existing, err := s.similarForPrompt(ctx, c.text, project)
+		if err != nil {
+			return nil, err
+		}
+		ans, err := s.chat(ctx, client, base, model, timeout, c.text, existing)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ans.Memories {
+			t, err := ParseType(m.Type)
+			if err != nil || strings.TrimSpace(m.Content) == "" {
+				continue
+			}
+			var uuids []string
+			for _, ref := range m.Sources {
+				ref = strings.TrimSpace(ref)
+				if !strings.HasPrefix(ref, "#") {
+					ref = "#" + ref
+				}
+				if u, ok := c.refs[ref]; ok {
+					uuids = append(uuids, u)
+				}
+			}
+			if len(uuids) == 0 {
+				continue // unsourced: precision first
+			}
+			imp := m.Importance
+			if imp < 1 || imp > 5 {
+				imp = 3
+			}
+			var sup []string
+			for _, id := range m.Supersedes {
+				if slices.ContainsFunc(existing, func(e Memory) bool { return e.ID == id }) {
+					sup = append(sup, id)
+				}
+			}
+			out = append(out, NewMemory{Project: project, Type: t, Content: m.Content, Tags: m.Tags, Importance: imp,
+				SourceSession: sid, SourceUUIDs: uniq(uuids), Origin: OriginOllama, Supersedes: sup})
+		}
+	}
+	return out, nil
+}
+
+// similarForPrompt returns up to 8 memories of the project close to text.
+func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([]Memory, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mc, err := s.memories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	toks, _ := tokens(text)
+	var out []Memory
+	now := s.now()
+	for _, m := range mc.similar(toks, nil, project, "", 30) {
+		st := Status(m.c.row.Status)
+		if st == Approved || st == Pending {
+			out = append(out, fromRow(m.c.row, now))
+		}
+		if len(out) == 8 {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) chat(ctx context.Context, client *api.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
+	var prompt strings.Builder
+	prompt.WriteString("Existing memories:\n")
+	if len(existing) == 0 {
+		prompt.WriteString("(none)\n")
+	}
+	for _, m := range existing {
+		fmt.Fprintf(&prompt, "%s [%s] %s\n", m.ID, m.Type, oneLine(m.Content))
+	}
+	prompt.WriteString("\nTranscript:\n")
+	prompt.WriteString(chunk)
+	stream := false
+	req := &api.ChatRequest{Model: model, Stream: &stream, Format: []byte(ollamaSchema),
+		Options: map[string]any{"temperature": 0},
+		Messages: []api.Message{{Role: "system", Content: ollamaSystem}, {Role: "user", Content: prompt.String()}}}
+	var content strings.Builder
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := client.Chat(rctx, req, func(r api.ChatResponse) error {
+		content.WriteString(r.Message.Content)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ollamaFailure(err, base, model, timeout)
+	}
+	var ans ollamaAnswer
+	if err := json.Unmarshal([]byte(content.String()), &ans); err != nil {
+		return nil, fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, base, err)
+	}
+	return &ans, nil
+}
+
+// ollamaFailure turns a client error into one that says what to do.
+func ollamaFailure(err error, base, model string, timeout time.Duration) error {
+	var se api.StatusError
+	switch {
+	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("%w: model %s is not available at %s (%s): run `ollama pull %s`", ErrOllamaUnavailable, model, base, strings.TrimSpace(se.ErrorMessage), model)
+	case errors.As(err, &se):
+		return fmt.Errorf("%w: ollama at %s failed with HTTP %d: %s", ErrOllamaUnavailable, base, se.StatusCode, strings.TrimSpace(se.ErrorMessage))
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: ollama at %s did not answer within %v (model %s may be loading; raise ollama.timeout)", ErrOllamaUnavailable, base, timeout, model)
+	}
+	return fmt.Errorf("%w: Ollama is not reachable at %s (%v): start it with `ollama serve` or set memories.extractor = \"builtin\"", ErrOllamaUnavailable, base, err)
 }
