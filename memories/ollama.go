@@ -245,7 +245,7 @@ func (s *Service) chat(ctx context.Context, client *api.Client, base, model stri
 	prompt.WriteString(chunk)
 	stream := false
 	req := &api.ChatRequest{Model: model, Stream: &stream, Format: []byte(ollamaSchema),
-		Options: map[string]any{"temperature": 0},
+		Options:  map[string]any{"temperature": 0},
 		Messages: []api.Message{{Role: "system", Content: ollamaSystem}, {Role: "user", Content: prompt.String()}}}
 	var content strings.Builder
 	rctx, cancel := context.WithTimeout(ctx, timeout)
