@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cairn/index"
+	"cairn/memories"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	register(newRememberCmd)
+	register(newRecallCmd)
+}
+
+// currentProject is the project the slash commands act on: Claude Code's
+// launch root ($CLAUDE_PROJECT_DIR), else the working directory.
+func currentProject() string {
+	if p := os.Getenv("CLAUDE_PROJECT_DIR"); p != "" && filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
+}
+
+func newRememberCmd(o *Options) *cobra.Command {
+	var typ, tags, project string
+	var importance int
+	var global bool
+	cmd := &cobra.Command{
+		Use:   "remember [TEXT...]",
+		Short: "Remember something for future sessions (what /remember runs; pending review unless configured)",
+		Long: `remember adds a memory for the current project (or --global) from its
+arguments, or from stdin when there are none. It lands pending review unless
+memories.remember_status = "approved" in the config. Near-duplicates bump
+the existing memory instead of adding another; secrets are redacted.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			content := strings.Join(args, " ")
+			if len(args) == 0 || content == "-" {
+				b, err := io.ReadAll(io.LimitReader(o.Stdin, 1<<20))
+				if err != nil {
+					return err
+				}
+				content = string(b)
+			}
+			if strings.TrimSpace(content) == "" {
+				return usageError{fmt.Errorf("nothing to remember: pass the text as arguments or on stdin")}
+			}
+			t, err := memories.ParseType(typ)
+			if err != nil {
+				return usageError{err}
+			}
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+				n := memories.NewMemory{Type: t, Content: content, Tags: splitList(tags), Importance: importance,
+					Origin: memories.OriginRemember, SourceSession: os.Getenv("CLAUDE_CODE_SESSION_ID")}
+				if !global {
+					n.Project = currentProject()
+					if project != "" {
+						if n.Project, err = resolveProject(st, project); err != nil {
+							return err
+						}
+					}
+				}
+				r, err := svc.Add(cmd.Context(), n)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, r)
+				}
+				m := r.Memory
+				switch {
+				case r.Action == memories.ActionSkippedRejected:
+					fmt.Fprintf(o.Stdout, "not saved: you rejected this memory before (%s)\n", m.ID)
+				case r.Action != memories.ActionAdded:
+					fmt.Fprintf(o.Stdout, "%s %s: a similar memory exists (%s)\n", r.Action, m.ID, m.Status)
+				case m.Status == memories.Pending:
+					fmt.Fprintf(o.Stdout, "remembered %s (%s), pending review: run `cairn` or `cairn memories approve %s`\n", m.ID, m.Type, m.ID)
+				default:
+					fmt.Fprintf(o.Stdout, "remembered %s (%s, %s)\n", m.ID, m.Type, m.Status)
+				}
+				for _, c := range r.Conflicts {
+					fmt.Fprintf(o.Stdout, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&typ, "type", "fact", "decision, architecture, pattern, gotcha, preference, fact, bugfix, progress or context")
+	f.StringVar(&tags, "tags", "", "tags, comma-separated")
+	f.IntVar(&importance, "importance", 3, "1 (minor) to 5 (critical)")
+	f.StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
+	f.BoolVar(&global, "global", false, "a memory for every project")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// recallChars bounds what /recall puts into the conversation.
+const recallChars = 12000
+
+func newRecallCmd(o *Options) *cobra.Command {
+	var project string
+	cmd := &cobra.Command{
+		Use:   "recall [QUERY...]",
+		Short: "Print the project's memory, or memories and past sessions matching a query, as Markdown (what /recall runs)",
+		Long: `recall prints, as Markdown for Claude to read: with no query, the current
+project's approved memories (best first) and its latest session summaries;
+with a query, the approved memories and the past sessions that match it.
+Output is bounded (about 3,000 tokens).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			query := strings.TrimSpace(strings.Join(args, " "))
+			ctx := cmd.Context()
+			proj := currentProject()
+			return withMemories(ctx, o, false, func(svc *memories.Service, st *index.Store) error {
+				if project != "" {
+					var err error
+					if proj, err = resolveProject(st, project); err != nil {
+						return err
+					}
+				}
+				if _, err := syncStore(ctx, o, st, false); err != nil {
+					fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
+				}
+				var b strings.Builder
+				line := func(format string, a ...any) {
+					if b.Len() < recallChars {
+						fmt.Fprintf(&b, format+"\n", a...)
+					}
+				}
+				if query == "" {
+					line("# cairn: memory of %s", proj)
+					top, err := svc.Top(ctx, proj, 40)
+					if err != nil {
+						return err
+					}
+					line("\n## Approved memories (best first)")
+					if len(top) == 0 {
+						line("None yet. Memories are extracted when sessions end and approved in `cairn`; /remember adds one.")
+					}
+					for _, m := range top {
+						line("- [%s] %s (%s)", m.Type, oneLineMD(m.Content, 400), m.ID)
+					}
+					sums, err := svc.Summaries(ctx, proj, 3)
+					if err == nil && len(sums) > 0 {
+						line("\n## Latest session summaries")
+						for _, s := range sums {
+							line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
+							line("%s", truncate(sanitizeBlock(s.Markdown), 1500))
+						}
+					}
+				} else {
+					line("# cairn: recall %q in %s", oneLineMD(query, 200), proj)
+					rs, err := svc.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
+					if err != nil {
+						return err
+					}
+					line("\n## Matching approved memories")
+					if len(rs) == 0 {
+						line("None.")
+					}
+					for _, m := range rs {
+						line("- [%s] %s (%s, relevance %.2f)", m.Type, oneLineMD(m.Content, 400), m.ID, m.Score)
+					}
+					line("\n## Matching past sessions")
+					sr, err := st.OpenSearcher(ctx, 3e9)
+					if err != nil {
+						line("(search unavailable: %v)", err)
+					} else {
+						resp, err := sr.Search(ctx, index.SearchQuery{Text: query, Limit: 5, GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true})
+						sr.Close()
+						switch {
+						case err != nil:
+							line("(search failed: %v)", err)
+						case len(resp.Results) == 0:
+							line("None.")
+						default:
+							for _, r := range resp.Results {
+								line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), r.Project, r.SessionID,
+									oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
+							}
+						}
+					}
+				}
+				if c, err := svc.Counts(ctx); err == nil && c.PendingMemories+c.PendingDrafts > 0 {
+					line("\n%d memories and %d summary drafts await the user's review in `cairn`.", c.PendingMemories, c.PendingDrafts)
+				}
+				_, err := io.WriteString(o.Stdout, b.String())
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
+	return cmd
+}
+
+// oneLineMD flattens untrusted text to one safe line.
+func oneLineMD(s string, n int) string {
+	return truncate(strings.Join(strings.Fields(sanitize(s)), " "), n)
+}
