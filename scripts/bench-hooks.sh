@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Hook latency, whole process, on a big store: p50/p95/p99 of SessionStart,
+# UserPromptSubmit and Stop (cairn-hook), plus `cairn hook SessionStart`
+# (the full binary) for comparison.
+#
+# Usage: scripts/bench-hooks.sh [--data DIR] [--claude-dir DIR] [--runs N] [--sessions N]
+#   --data        an indexed store (default /tmp/cairn-bench-data); it is COPIED
+#                 first, never written
+#   --claude-dir  the corpus it was indexed from (default /tmp/cairn-bench-1g);
+#                 one project folder is copied, the corpus is never written
+#   --runs        runs per event (default 100)
+#   --sessions    sessions whose memories are extracted and approved first, so
+#                 that injection ranks real memories (default 60)
+# Budgets (issue 5): SessionStart and UserPromptSubmit p99 <= 50 ms, Stop p99 <= 100 ms.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=/tmp/cairn-bench-data
+claude=/tmp/cairn-bench-1g
+runs=100
+sessions=60
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --data) data=$2; shift 2 ;;
+    --claude-dir) claude=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --sessions) sessions=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+if [ ! -f "$data/cairn.db" ] || [ ! -d "$claude/projects" ]; then
+  echo "needs an indexed store in $data built from $claude (scripts/bench-index.sh makes both)" >&2
+  exit 2
+fi
+work=$(mktemp -d /tmp/cairn-bench-hooks.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+echo "building cairn and cairn-hook ..." >&2
+go build -o "$work/" . ./cmd/cairn-hook
+bin=$work/cairn
+hook=$work/cairn-hook
+echo "copying the store ($(du -sh "$data" | cut -f1)) ..." >&2
+cp -r "$data" "$work/data"
+d=$work/data
+
+# The project the hooks act on: the first project folder; it is copied so
+# Stop can grow one of its sessions without touching the corpus.
+folder=$(ls "$claude/projects" | head -1)
+mkdir -p "$work/claude/projects"
+cp -r "$claude/projects/$folder" "$work/claude/projects/"
+c=$work/claude
+transcript=$(ls "$c/projects/$folder"/*.jsonl | head -1)
+sid=$(basename "$transcript" .jsonl)
+project=$(grep -m1 -o '"cwd":"[^"]*"' "$transcript" | cut -d'"' -f4)
+export CLAUDE_PROJECT_DIR=$project
+
+# Memories: extract from the sessions of the first projects (stored paths)
+# and approve everything, so ranking works on real memories.
+echo "extracting memories from $sessions sessions ..." >&2
+n=0
+for f in $(ls "$claude"/projects/*/*.jsonl | head -"$sessions"); do
+  $bin extract --data "$d" --claude-dir "$claude" --session "$(basename "$f" .jsonl)" >/dev/null 2>&1 || true
+  n=$((n+1))
+done
+ids=$($bin memories list --data "$d" --status pending --json 2>/dev/null | grep -o '"id": *"m-[0-9a-z]*"' | grep -o 'm-[0-9a-z]*' || true)
+if [ -n "$ids" ]; then
+  # shellcheck disable=SC2086
+  $bin memories approve --data "$d" $ids >/dev/null
+fi
+echo "memories: $(echo "$ids" | grep -c m- || true) approved; store $(du -sh "$d" | cut -f1); project $project" >&2
+
+# Warm up: the copied project folder is new to the store (other paths),
+# so the first Stop reads it once; then every Stop reads only new lines.
+printf '{"hook_event_name":"Stop","session_id":"%s","transcript_path":"%s"}' "$sid" "$transcript" |
+  "$hook" --data "$d" --claude-dir "$c" >/dev/null
+
+prompts=("why is the websocket reconnect test flaky" "add a migration for the users table" "the build fails with undefined: handler"
+  "refactor the search ranking to use recency" "how do we deploy to staging" "fix the failing liveview test")
+
+ms() { # prints the wall time of a command in ms (fractional)
+  local s=$EPOCHREALTIME
+  "$@"
+  local e=$EPOCHREALTIME
+  echo "$s $e" >>"$work/t"
+}
+
+report() { # name
+  awk '{printf "%.3f\n", ($2-$1)*1000}' "$work/t" | sort -n >"$work/sorted"
+  local count p50 p95 p99 max
+  count=$(wc -l <"$work/sorted")
+  p50=$(sed -n "$(( (count*50+99)/100 ))p" "$work/sorted")
+  p95=$(sed -n "$(( (count*95+99)/100 ))p" "$work/sorted")
+  p99=$(sed -n "$(( (count*99+99)/100 ))p" "$work/sorted")
+  max=$(tail -1 "$work/sorted")
+  printf "%-34s runs %4d  p50 %7.1f ms  p95 %7.1f ms  p99 %7.1f ms  max %7.1f ms\n" "$1" "$count" "$p50" "$p95" "$p99" "$max"
+  rm -f "$work/t"
+}
+
+run_event() { # event exe... ; stdin from $work/in
+  "$@" <"$work/in" >"$work/out"
+}
+
+# SessionStart: a new session each time.
+for i in $(seq "$runs"); do
+  printf '{"hook_event_name":"SessionStart","session_id":"bench-start-%06d-0000","transcript_path":"%s","cwd":"%s","source":"startup"}' \
+    "$i" "$c/projects/$folder/bench-start-$i.jsonl" "$project" >"$work/in"
+  ms run_event "$hook" --data "$d" --claude-dir "$c"
+done
+tokens=$(wc -c <"$work/out")
+report "SessionStart (cairn-hook)"
+echo "  last SessionStart output: $tokens bytes"
+
+for i in $(seq "$runs"); do
+  printf '{"hook_event_name":"SessionStart","session_id":"bench-full-%06d-0000","cwd":"%s","source":"startup"}' "$i" "$project" >"$work/in"
+  ms run_event "$bin" hook --data "$d" --claude-dir "$c"
+done
+report "SessionStart (cairn hook, full)"
+
+# UserPromptSubmit: a new session every 3 prompts (injection is once per session).
+injected=0
+for i in $(seq "$runs"); do
+  p=${prompts[$((i % ${#prompts[@]}))]}
+  printf '{"hook_event_name":"UserPromptSubmit","session_id":"bench-prompt-%06d-0000","transcript_path":"%s","cwd":"%s","prompt":"%s"}' \
+    "$((i/3))" "$transcript" "$project" "$p" >"$work/in"
+  ms run_event "$hook" --data "$d" --claude-dir "$c"
+  if [ -s "$work/out" ]; then injected=$((injected+1)); fi
+done
+report "UserPromptSubmit (cairn-hook)"
+echo "  prompts that got memories injected: $injected of $runs"
+
+# Stop: the session grows by a prompt and a reply before each Stop.
+parent=""
+for i in $(seq "$runs"); do
+  ts=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+  u1=$(printf 'b0000000-0000-4000-8000-%012d' $((2*i)))
+  u2=$(printf 'b0000000-0000-4000-8000-%012d' $((2*i+1)))
+  printf '{"type":"user","uuid":"%s","parentUuid":%s,"sessionId":"%s","timestamp":"%s","cwd":"%s","message":{"role":"user","content":"%s (round %d)"}}\n' \
+    "$u1" "${parent:-null}" "$sid" "$ts" "$project" "${prompts[$((i % ${#prompts[@]}))]}" "$i" >>"$transcript"
+  printf '{"type":"assistant","uuid":"%s","parentUuid":"%s","sessionId":"%s","timestamp":"%s","cwd":"%s","message":{"id":"msg_b%d","role":"assistant","model":"bench","content":[{"type":"text","text":"Let us fix it: always await the open event before sending. We decided to use recency in ranking (round %d)."}]}}\n' \
+    "$u2" "$u1" "$sid" "$ts" "$project" "$i" "$i" >>"$transcript"
+  parent="\"$u2\""
+  printf '{"hook_event_name":"Stop","session_id":"%s","transcript_path":"%s","cwd":"%s","stop_hook_active":false}' "$sid" "$transcript" "$project" >"$work/in"
+  ms run_event "$hook" --data "$d" --claude-dir "$c"
+done
+report "Stop (cairn-hook, +2 entries each)"
+
+if [ -s "$d/hooks.log" ]; then
+  echo "hook log ($(wc -l <"$d/hooks.log") lines), last:"
+  tail -3 "$d/hooks.log"
+fi
