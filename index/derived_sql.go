@@ -56,6 +56,9 @@ func (s *Store) dropEmbeddingsLike(ctx context.Context, pattern, keep string) er
 // requeueAll queues every document again for one derived index.
 func (s *Store) requeueAll(ctx context.Context, table string) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := requeueMemDocs(ctx, tx, table); err != nil {
+			return err
+		}
 		if table == "embed_queue" {
 			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO embed_queue(doc) SELECT 'm:' || uuid FROM entries WHERE `+embeddableWhere)
 			return err
@@ -131,6 +134,9 @@ func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, er
 			out[h.ID] = h
 		}
 		rows.Close()
+	}
+	if err := s.memDocsByID(ctx, ids, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

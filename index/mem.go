@@ -278,8 +278,14 @@ func (s *Store) MemDelete(ctx context.Context, id string, trash []byte) error {
 		if err := queueDoc(ctx, tx, docMemoryPrefix+id); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id); err != nil {
+		res, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id)
+		if err != nil {
 			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if err := forgetVecCounts(ctx, tx); err != nil {
+				return err
+			}
 		}
 		return bumpMemGen(ctx, tx)
 	})

@@ -94,6 +94,12 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	// Memories and session summaries: full-text and vectors both.
+	more, err := s.queuedMemDocs(ctx, table, limit-len(out))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, more...)
 	if !sessions || len(out) >= limit {
 		return out, nil
 	}

@@ -214,19 +214,17 @@ func (s *Service) memories(ctx context.Context) (*memCache, error) {
 		if err != nil {
 			return nil, err
 		}
-		missing := map[string][]float32{}
 		for _, c := range mc.items {
 			if v, ok := vecs[c.row.ID]; ok && len(v) == m.Dims() {
 				c.vec = v
 				continue
 			}
+			// Not embedded by the index yet (it embeds queued documents
+			// and keeps the vector cache in step): embed here.
 			if v, ok := m.EmbedText(embed.Document, c.row.Content); ok {
 				c.vec = v
-				missing[c.row.ID] = v
 			}
 		}
-		// Best effort: the next process finds them stored.
-		_ = s.st.MemPutVectors(m.ID(), missing)
 	}
 	s.cache = mc
 	return mc, nil

@@ -185,7 +185,6 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, er
 			var vecs map[string][]float32
 			if action == ActionMerged && vec != nil {
 				vecs = map[string][]float32{old.ID: vec}
-				_ = s.st.MemPutVectors(mc.embedder, vecs)
 			}
 			s.wrote(ctx, 1, []*index.MemRow{&old}, vecs, nil)
 		}
@@ -231,7 +230,6 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, er
 	var vecs map[string][]float32
 	if vec != nil {
 		vecs = map[string][]float32{mem.ID: vec}
-		_ = s.st.MemPutVectors(mc.embedder, vecs)
 	}
 	s.wrote(ctx, 1, []*index.MemRow{row}, vecs, nil)
 	if mem.Status == Approved {
@@ -380,9 +378,6 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 	r.Updated = s.now().UTC()
 	if err := s.st.MemSave(ctx, r); err != nil {
 		return nil, err
-	}
-	if m := s.embedder(); m != nil && vecs != nil {
-		_ = s.st.MemPutVectors(m.ID(), vecs)
 	}
 	s.wrote(ctx, 1, []*index.MemRow{r}, vecs, nil)
 	m := fromRow(r, s.now())
