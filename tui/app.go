@@ -84,6 +84,7 @@ type Model struct {
 	back  []int
 
 	showHelp bool
+	helpOff  int
 	editor   *editor
 
 	projects *projectsPane
@@ -419,8 +420,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.editor.update(m, k)
 	}
 	if m.showHelp {
-		if key.Matches(k, m.keys.Help, m.keys.Back, m.keys.Quit) {
+		switch {
+		case key.Matches(k, m.keys.Help, m.keys.Back, m.keys.Quit):
 			m.showHelp = false
+		case key.Matches(k, m.keys.Down):
+			m.helpOff++
+		case key.Matches(k, m.keys.Up):
+			m.helpOff--
 		}
 		return nil
 	}
@@ -448,9 +454,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Search):
 		return m.focusPane(paneSearch, true)
 	case key.Matches(k, m.keys.NextPane):
-		return m.focusPane((m.focus+1)%numPanes, false)
+		return m.focusPane((m.focus+1)%numPanes, true)
 	case key.Matches(k, m.keys.PrevPane):
-		return m.focusPane((m.focus+numPanes-1)%numPanes, false)
+		return m.focusPane((m.focus+numPanes-1)%numPanes, true)
 	case key.Matches(k, m.keys.Refresh):
 		if m.cfg.ClaudeDir == "" {
 			return m.refreshAll()
@@ -459,7 +465,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	for i, b := range m.keys.Panes {
 		if key.Matches(k, b) {
-			return m.focusPane(i, false)
+			return m.focusPane(i, true)
 		}
 	}
 	handled, cmd := p.key(m, k)
@@ -743,42 +749,60 @@ func indexLine(ix *indexMsg) string {
 
 func (m *Model) helpView(w, h int) string {
 	groups := m.keys.FullHelp()
-	colW := 34
+	keyW := 12
+	colW := max(24, min(40, w/3))
 	cols := max(1, w/colW)
-	if cols > len(groups) {
-		cols = len(groups)
-	}
-	colW = w / cols
-	var blocks []string
+	avail := max(3, h-1)
+	// Pack groups into columns top to bottom, left to right.
+	var columns [][]string
+	var cur []string
 	for _, g := range groups {
 		lines := []string{m.sty.Title.Render(g.Title)}
-		seen := map[string]bool{}
+		keyW = 0
+		for _, b := range g.Keys {
+			keyW = max(keyW, lipgloss.Width(b.Help().Key))
+		}
 		for _, b := range g.Keys {
 			hp := b.Help()
-			if seen[hp.Key+hp.Desc] {
-				continue
+			lines = append(lines, trunc(m.sty.HelpKey.Render(padLeft(hp.Key, keyW))+" "+m.sty.HelpDesc.Render(hp.Desc), colW-1))
+		}
+		if len(cur) > 0 && len(cur)+1+len(lines) > avail {
+			columns = append(columns, cur)
+			cur = nil
+		}
+		if len(cur) > 0 {
+			cur = append(cur, "")
+		}
+		cur = append(cur, lines...)
+	}
+	columns = append(columns, cur)
+	// Bands of as many columns as fit side by side.
+	var out []string
+	for i := 0; i < len(columns); i += cols {
+		band := columns[i:min(len(columns), i+cols)]
+		height := 0
+		for _, c := range band {
+			height = max(height, len(c))
+		}
+		for r := 0; r < height; r++ {
+			var row strings.Builder
+			for _, c := range band {
+				cell := ""
+				if r < len(c) {
+					cell = c[r]
+				}
+				row.WriteString(pad(cell, colW))
 			}
-			seen[hp.Key+hp.Desc] = true
-			lines = append(lines, pad(m.sty.HelpKey.Render(padLeft(hp.Key, 13))+" "+m.sty.HelpDesc.Render(hp.Desc), colW-1))
+			out = append(out, row.String())
 		}
-		blocks = append(blocks, strings.Join(lines, "\n"))
 	}
-	var rows []string
-	for i := 0; i < len(blocks); i += cols {
-		end := min(len(blocks), i+cols)
-		cells := make([]string, 0, cols)
-		for _, b := range blocks[i:end] {
-			cells = append(cells, lipgloss.NewStyle().Width(colW).Render(b))
-		}
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cells...))
+	hint := " All keys — ? or esc closes"
+	if len(out) > avail {
+		m.helpOff = min(max(0, m.helpOff), len(out)-avail)
+		out = out[m.helpOff : m.helpOff+avail]
+		hint += " · j/k scroll"
 	}
-	out := strings.Join(rows, "\n\n")
-	lines := strings.Split(out, "\n")
-	if len(lines) > h-1 {
-		lines = lines[:h-1]
-	}
-	lines = append([]string{m.sty.Muted.Render(" All keys — press ? or esc to close")}, lines...)
-	return strings.Join(lines, "\n")
+	return strings.Join(append([]string{m.sty.Muted.Render(hint)}, out...), "\n")
 }
 
 // exportPath is where a session export is written.

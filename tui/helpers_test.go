@@ -23,7 +23,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// updating reports -update (the flag is defined by x/exp/golden, which
+// teatest imports): golden files are rewritten.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // fixedNow is the clock of every test: goldens must not move with time.
 var fixedNow = time.Date(2026, 2, 13, 9, 0, 0, 0, time.UTC)
@@ -231,7 +236,7 @@ func golden(t *testing.T, name string, m *Model) {
 	got = timingRe.ReplaceAllString(got, "N.N ms")    // timings vary
 	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx") // ids are random
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		os.MkdirAll("testdata", 0o755)
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -243,6 +248,7 @@ func golden(t *testing.T, name string, m *Model) {
 		t.Fatalf("%v (run go test ./tui/ -run %s -update to create it)", err, t.Name())
 	}
 	if string(want) != got {
+		os.WriteFile(filepath.Join(os.TempDir(), "cairn-tui-"+name+".got"), []byte(got), 0o644)
 		t.Errorf("screen differs from %s (-update rewrites it)\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }

@@ -46,8 +46,8 @@ func DefaultKeyMap() KeyMap {
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/ctrl+u", "page up"),
-		PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/ctrl+d/space", "page down"),
+		PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/^u", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/^d/spc", "page down"),
 		Top:      b([]string{"g", "home"}, "g/home", "top"),
 		Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
 		Open:     b([]string{"enter"}, "enter", "open"),
@@ -107,14 +107,15 @@ type helpGroup struct {
 // FullHelp lists every key, grouped, for the ? screen.
 func (k KeyMap) FullHelp() []helpGroup {
 	return []helpGroup{
-		{"Everywhere", []key.Binding{k.Panes[0], k.Panes[1], k.Panes[2], k.Panes[3], k.Panes[4], k.Panes[5],
+		{"Everywhere", []key.Binding{
+			key.NewBinding(key.WithKeys("1"), key.WithHelp("1…6", "projects timeline reader search memories drafts")),
 			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
 		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.DateFilter, k.Resume}},
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
 		{"Search", []key.Binding{k.ResultUp, k.ResultDown, k.Open, k.Scope, k.Mode, k.Kind}},
-		{"Memories", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
+		{"Memories & drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
 			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open}},
-		{"Drafts & editor", []key.Binding{k.Approve, k.Reject, k.Edit, k.Save, k.Cancel}},
+		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}
 }
