@@ -111,7 +111,7 @@ func Default() Config {
 			Timeout:    Duration{30 * time.Second},
 			BatchSize:  32,
 		},
-		Index:    Index{ToolOutputHead: 1500, ToolOutputTail: 500},
+		Index:    Index{ToolOutputHead: 1200, ToolOutputTail: 400},
 		Search:   Search{Fusion: "weighted"},
 		Memories: Memories{RememberStatus: "pending", Extractor: "builtin", MinRelevance: 0.2, SyncLines: 150},
 		Hooks: Hooks{

@@ -56,7 +56,7 @@ type SessionFilter struct {
 const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_source, s.first_prompt, s.start_ns, s.end_ns,
 	s.prompts, s.turns, s.tool_calls, s.errors, s.entries, s.compactions,
 	s.input_tokens, s.output_tokens, s.cache_creation_tokens, s.cache_read_tokens,
-	s.has_main_file, s.archived, s.detail`
+	s.has_main_file, s.archived, cairn_unz(s.detail)`
 
 // Sessions lists sessions newest first (by start), as transcripts.Scan does.
 // Sessions without a user or assistant entry are not listed.

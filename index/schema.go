@@ -229,6 +229,15 @@ CREATE TABLE synthesis (
 	updated  INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 3: long entry text and render data are stored compressed (see
+	// compress.go): the rows move to entries_raw and entries becomes a view
+	// that inflates them, so readers are unchanged. Existing rows stay as
+	// they are (the view passes plain values through).
+	`
+ALTER TABLE entries RENAME TO entries_raw;
+CREATE VIEW entries AS SELECT id, uuid, session, file, line, agent, parent, type, subtype, role, block, ts, flags,
+	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
+`,
 }
 
 // SchemaVersion is the schema this build writes.

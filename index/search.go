@@ -198,6 +198,17 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	if err != nil {
 		return nil, err
 	}
+	// The full-text filter is coarse in time (whole hours): check every
+	// hit exactly, as the vector hits are.
+	if !q.Since.IsZero() || !q.Until.IsZero() {
+		exact := textRank[:0]
+		for _, r := range textRank {
+			if d := docs[r.ID]; d == nil || q.accepts(d) {
+				exact = append(exact, r)
+			}
+		}
+		textRank = exact
+	}
 	kept := vecRank[:0]
 	for _, r := range vecRank {
 		if d := docs[r.ID]; d != nil && q.accepts(d) {

@@ -27,7 +27,7 @@ type SyncOptions struct {
 
 	// Tool results (and long tool input values and system text) are stored
 	// as their first ToolHead and last ToolTail bytes: the full output stays
-	// in the transcript and would dominate the store. 0 = 1500 and 500
+	// in the transcript and would dominate the store. 0 = 1200 and 400
 	// (config: index.tool_output_head/tail).
 	ToolHead, ToolTail int
 
@@ -79,10 +79,10 @@ func (o *SyncOptions) defaults() {
 		o.BatchBytes = 64 << 20
 	}
 	if o.ToolHead <= 0 {
-		o.ToolHead = 1500
+		o.ToolHead = 1200
 	}
 	if o.ToolTail <= 0 {
-		o.ToolTail = 500
+		o.ToolTail = 400
 	}
 }
 

@@ -117,7 +117,7 @@ func sameConversation(t *testing.T, got, want *transcripts.Conversation) {
 				gb, wb := &ge.Blocks[bi], &we.Blocks[bi]
 				wantText := wb.Text
 				if wb.Type == transcripts.BlockToolResult {
-					wantText = transcripts.HeadTail(wb.Text, 1500, 500)
+					wantText = transcripts.HeadTail(wb.Text, 1200, 400)
 				}
 				if gb.Type != wb.Type || gb.Text != wantText || gb.ToolName != wb.ToolName || gb.ToolID != wb.ToolID ||
 					gb.ToolUseID != wb.ToolUseID || gb.IsError != wb.IsError {

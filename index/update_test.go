@@ -230,10 +230,11 @@ func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
 	}
 	c.Close()
 	// A cache that lost rows (say, written before a crash) is rewritten.
-	if err := WriteVecCache(cachePath, st.Embedder, 256, nil); err != nil {
+	dims := c.Dims()
+	if err := WriteVecCache(cachePath, st.Embedder, dims, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RefreshVecCache(ctx, st.Embedder, 256); err != nil {
+	if err := s.RefreshVecCache(ctx, st.Embedder, dims); err != nil {
 		t.Fatal(err)
 	}
 	c, err = OpenVecCache(cachePath, st.Embedder)
@@ -241,4 +242,45 @@ func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
 		t.Fatalf("after refresh: %v, %d of %d vectors", err, c.Len(), stored)
 	}
 	c.Close()
+}
+
+// TestTimeFiltersAreExact: the full-text index knows times by the hour, but
+// search results honour Since to the second.
+func TestTimeFiltersAreExact(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	if _, err := s.Update(ctx, sampleClaude(t), UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	sr, err := s.OpenSearcher(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	all, err := sr.Search(ctx, SearchQuery{Text: "dialyzer", Mode: ModeText, Limit: 50})
+	if err != nil || len(all.Results) < 2 {
+		t.Fatalf("%v, %d results", err, len(all.Results))
+	}
+	hit := all.Results[len(all.Results)/2]
+	since := hit.Timestamp.Add(time.Second)
+	later, err := sr.Search(ctx, SearchQuery{Text: "dialyzer", Mode: ModeText, Limit: 50, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range later.Results {
+		if r.UUID == hit.UUID || r.Timestamp.Before(since) {
+			t.Fatalf("result at %v passed Since %v", r.Timestamp, since)
+		}
+	}
+	at, err := sr.Search(ctx, SearchQuery{Text: "dialyzer", Mode: ModeText, Limit: 50, Since: hit.Timestamp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range at.Results {
+		found = found || r.UUID == hit.UUID
+	}
+	if !found {
+		t.Fatalf("the hit at exactly Since (%v) was dropped", hit.Timestamp)
+	}
 }

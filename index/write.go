@@ -71,7 +71,7 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 		st  **sql.Stmt
 		sql string
 	}{
-		{&w.insEntry, `INSERT OR IGNORE INTO entries(uuid, session, file, line, agent, parent, type, subtype, role, block, ts, flags, text, data)
+		{&w.insEntry, `INSERT OR IGNORE INTO entries_raw(uuid, session, file, line, agent, parent, type, subtype, role, block, ts, flags, text, data)
 			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insFTS, `INSERT OR IGNORE INTO fts_queue(doc) VALUES (?)`},
 		{&w.insEmbed, `INSERT OR IGNORE INTO embed_queue(doc) VALUES (?)`},
@@ -81,7 +81,7 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 			ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=excluded.mtime,
 				cur_offset=excluded.cur_offset, cur_line=excluded.cur_line, cur_fp=excluded.cur_fp, present=1
 			RETURNING id`},
-		{&w.selSession, `SELECT s.id, s.state, s.detail, s.state_version, p.name, s.title, s.first_prompt
+		{&w.selSession, `SELECT s.id, cairn_unz(s.state), cairn_unz(s.detail), s.state_version, p.name, s.title, s.first_prompt
 			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`},
 		{&w.insSession, `INSERT INTO sessions(sid, project) VALUES (?, ?) RETURNING id`},
 		{&w.updSession, `UPDATE sessions SET project_path=?, title=?, title_source=?, first_prompt=?, start_ns=?, end_ns=?,
@@ -155,7 +155,7 @@ func (w *txWriter) file(pf *preparedFile) error {
 		var entryID int64
 		if r := pe.row; r != nil {
 			res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
-				r.role, r.block, r.ts, r.flags, r.text, nullBytes(r.data))
+				r.role, r.block, r.ts, r.flags, packText(r.text), packData(r.data))
 			if err != nil {
 				return fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
 			}
@@ -264,7 +264,7 @@ func (w *txWriter) flushSessions() error {
 		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.Title, fin.TitleSource, fin.FirstPrompt,
 			unixNano(fin.Start), unixNano(fin.End), fin.Prompts, fin.AssistantTurns, fin.ToolCalls, fin.Errors, fin.Entries,
 			fin.Compactions, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens,
-			fin.HasMainFile, len(sr.files) > 0, detail, blob, transcripts.StateVersion, sr.id); err != nil {
+			fin.HasMainFile, len(sr.files) > 0, packData(detail), packBlob(blob), transcripts.StateVersion, sr.id); err != nil {
 			return fmt.Errorf("updating session %s: %w", sr.sid, err)
 		}
 		for fid := range sr.files {
@@ -355,13 +355,6 @@ func (w *txWriter) setLastSync() error {
 	_, err := w.tx.ExecContext(w.ctx, `INSERT INTO kv(key, value) VALUES ('last_sync', ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, fmt.Appendf(nil, "%d", w.y.now.UnixMilli()))
 	return err
-}
-
-func nullBytes(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
 }
 
 func unixNano(t time.Time) int64 {

@@ -48,7 +48,7 @@ const sigmaPow = 0.0
 
 func (o *TrainOptions) withDefaults(nDocs int) {
 	if o.Dims <= 0 {
-		o.Dims = 256
+		o.Dims = 192
 	}
 	if o.MaxDocs <= 0 {
 		o.MaxDocs = 50_000

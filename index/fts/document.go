@@ -52,7 +52,7 @@ func toDocument(d Doc) *document.Document {
 	// Times outside 1970–2106 cannot be encoded (see timefield.go); such a
 	// document has no time, like a zero one.
 	if secs, ok := unixSeconds(d.Time); ok {
-		doc.AddField(document.NewTextFieldCustom(fieldTime, nil, strconv.AppendInt(nil, secs, 10), optKeyword, timeAnalyzer{}))
+		doc.AddField(document.NewTextFieldCustom(fieldTime, nil, strconv.AppendInt(nil, floorGrain(secs), 10), optKeyword, timeAnalyzer{}))
 	}
 	return doc
 }

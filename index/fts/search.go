@@ -18,7 +18,7 @@ type Filter struct {
 	ExcludeBlocks []string
 	Blocks        []string
 	Subagents     *bool     // nil: both; otherwise only docs with that value
-	Since, Until  time.Time // inclusive bounds on Doc.Time, to the second
+	Since, Until  time.Time // inclusive bounds on Doc.Time, widened to whole hours (callers filter exactly)
 }
 
 // Hit is one result: the document ID and its BM25 score.

@@ -131,7 +131,10 @@ func TestFilters(t *testing.T) {
 		{"since", Filter{Since: t0.Add(2 * time.Hour)}, []string{"path", "snake", "memory", "cats"}},
 		{"until", Filter{Until: t0.Add(time.Hour)}, []string{"camel", "prose"}},
 		{"since+until", Filter{Since: t0.Add(time.Hour), Until: t0.Add(3 * time.Hour)}, []string{"prose", "path", "snake"}},
-		{"since to the second", Filter{Since: t0.Add(time.Hour + time.Second)}, []string{"path", "snake", "memory", "cats"}},
+		// Times are indexed by the hour: a bound inside an hour takes the
+		// whole hour in (index.Searcher then filters exactly).
+		{"since inside an hour", Filter{Since: t0.Add(time.Hour + time.Second)}, []string{"prose", "path", "snake", "memory", "cats"}},
+		{"until inside an hour", Filter{Until: t0.Add(time.Hour - time.Second)}, []string{"camel"}},
 		{"until before 1970", Filter{Until: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)}, nil},
 		{"since after 2106", Filter{Since: time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)}, nil},
 		{"since after until", Filter{Since: t0.Add(time.Hour), Until: t0}, nil},

@@ -34,6 +34,15 @@ func init() {
 	}))
 }
 
+// timeGrain is the resolution of indexed times, in seconds. Second-level
+// terms were nearly unique per document and made up a fifth of the index on
+// disk; hour-level terms are shared by every entry of the hour. Filters are
+// exact all the same: the range covers whole hours and callers (index.
+// Searcher) check each hit's exact time from the store.
+const timeGrain = 3600
+
+func floorGrain(secs int64) int64 { return secs - secs%timeGrain }
+
 // unixSeconds maps t into the indexed domain; ok is false outside it.
 func unixSeconds(t time.Time) (int64, bool) {
 	s := t.Unix()
@@ -69,11 +78,13 @@ type timeRangeQuery struct{ lo, hi int64 }
 // is one second: both document times and bounds are truncated to seconds.
 func newTimeRange(since, until time.Time) timeRangeQuery {
 	q := timeRangeQuery{lo: 0, hi: 1<<timeBits - 1}
+	// Documents carry the hour they fall in (see timeGrain): widen the
+	// bounds to whole hours so the range is a superset of the exact one.
 	if !since.IsZero() {
-		q.lo = max(since.Unix(), q.lo)
+		q.lo = max(floorGrain(since.Unix()), q.lo)
 	}
 	if !until.IsZero() {
-		q.hi = min(until.Unix(), q.hi)
+		q.hi = min(floorGrain(until.Unix())+timeGrain-1, q.hi)
 	}
 	return q // lo > hi (an empty or out-of-domain range) matches nothing
 }

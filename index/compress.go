@@ -1,0 +1,104 @@
+package index
+
+import (
+	"bytes"
+	"compress/flate"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"sync"
+
+	"modernc.org/sqlite"
+)
+
+// Long entry text and render data are stored DEFLATE-compressed: tool
+// output, long replies and tool input JSON are most of the store's bytes
+// and shrink about 2x. Compression is invisible above the table: the rows
+// live in entries_raw, and entries is a view that inflates both columns
+// through the SQL function cairn_unz, so every query (including those of
+// other packages' SQL in index/) reads plain text.
+//
+// A compressed value is a BLOB starting with zMagic. Anything else (TEXT,
+// or a BLOB without the magic, as render data written before compression
+// was added) is returned unchanged.
+
+const (
+	zMagic = "\x00cz1"
+	// zMin is the shortest value worth compressing: below it DEFLATE's
+	// overhead eats the gain.
+	zMin = 96
+)
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("cairn_unz", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		b, ok := args[0].([]byte)
+		if !ok || !bytes.HasPrefix(b, []byte(zMagic)) {
+			return args[0], nil
+		}
+		out, err := inflate(b[len(zMagic):])
+		if err != nil {
+			return nil, fmt.Errorf("%w: a compressed value does not inflate (%v); restore a backup or index into a new data dir", ErrCorrupt, err)
+		}
+		return string(out), nil
+	})
+}
+
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return w
+}}
+
+// packText returns what to store for s: s itself when short or when
+// compression does not pay, else the compressed BLOB.
+func packText(s string) any {
+	if len(s) < zMin {
+		return s
+	}
+	if b := deflate([]byte(s)); b != nil {
+		return b
+	}
+	return s
+}
+
+// packData is packText for render data (JSON bytes; nil stays NULL).
+func packData(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return packText(string(b))
+}
+
+// packBlob is packData for binary values: stored as a BLOB either way.
+func packBlob(b []byte) any {
+	if len(b) >= zMin {
+		if z := deflate(b); z != nil {
+			return z
+		}
+	}
+	return b
+}
+
+// deflate compresses b behind zMagic, or returns nil when that would not
+// save at least an eighth.
+func deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(b)/2 + len(zMagic))
+	buf.WriteString(zMagic)
+	w := deflaters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	_, err := w.Write(b)
+	if err == nil {
+		err = w.Close()
+	}
+	deflaters.Put(w)
+	if err != nil || buf.Len() > len(b)-len(b)/8 {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+func inflate(b []byte) ([]byte, error) {
+	r := flate.NewReader(bytes.NewReader(b))
+	defer r.Close()
+	return io.ReadAll(r)
+}
