@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -23,62 +24,12 @@ indexes away and rebuilds them from the store; the store itself is never
 deleted. Interrupted runs resume where they stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// A bulk run allocates a lot of short-lived memory: collect less
-			// often, but within a bound, so peak RSS stays ~250 MB on 1 GB.
-			debug.SetGCPercent(300)
-			debug.SetMemoryLimit(160 << 20)
-			ctx := cmd.Context()
 			st, err := openStore(o)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			claude, err := o.ResolveClaudeDir()
-			if err != nil {
-				return err
-			}
-			so, bar, err := syncOptions(o, true)
-			if err != nil {
-				return err
-			}
-			tty := isTerminal(o.Stderr)
-			// Phase messages share the terminal line with the progress bar:
-			// they show once the bar is done (the full-text index catches up
-			// while the store is written, then the vectors).
-			var mu sync.Mutex
-			barDone := false
-			status := func(msg string) {
-				mu.Lock()
-				defer mu.Unlock()
-				if tty && barDone {
-					fmt.Fprintf(o.Stderr, "\r%s\x1b[K", msg)
-				}
-			}
-			inner := so.Progress
-			so.Progress = func(p index.Progress) {
-				if inner != nil {
-					inner(p)
-				}
-				if p.FilesDone == p.FilesTotal && bar != nil {
-					mu.Lock()
-					bar.done()
-					barDone = true
-					mu.Unlock()
-				}
-			}
-			stats, err := st.Update(ctx, claude, index.UpdateOptions{
-				Sync: so, Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed, Status: status,
-			})
-			mu.Lock()
-			if bar != nil && !barDone {
-				bar.done()
-			}
-			barDone = false
-			if tty {
-				fmt.Fprint(o.Stderr, "\r\x1b[K")
-			}
-			mu.Unlock()
-			reportSync(o, stats.Sync)
+			stats, err := updateStore(cmd.Context(), o, st, index.UpdateOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed})
 			if err != nil {
 				return err
 			}
@@ -101,4 +52,60 @@ deleted. Interrupted runs resume where they stopped.`,
 	cmd.Flags().BoolVar(&retrain, "retrain", false, "retrain the built-in embedder on the current store")
 	cmd.Flags().BoolVar(&noEmbed, "no-embed", false, "leave the vectors for a later run (they stay queued)")
 	return cmd
+}
+
+// updateStore brings the store, the full-text index and the vectors up to
+// date (index.Store.Update), drawing a progress bar on a terminal stderr and
+// then the phase that follows (full-text catching up, embeddings). It
+// reports what could not be read; the caller reports the rest.
+func updateStore(ctx context.Context, o *Options, st *index.Store, uo index.UpdateOptions) (index.UpdateStats, error) {
+	// A bulk run allocates a lot of short-lived memory: collect less often,
+	// but within a bound, so peak RSS stays ~250 MB on a 1 GB corpus.
+	defer debug.SetGCPercent(debug.SetGCPercent(300))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(160 << 20))
+	claude, err := o.ResolveClaudeDir()
+	if err != nil {
+		return index.UpdateStats{}, err
+	}
+	so, bar, err := syncOptions(o, true)
+	if err != nil {
+		return index.UpdateStats{}, err
+	}
+	tty := isTerminal(o.Stderr)
+	// Phase messages share the terminal line with the progress bar: they
+	// show once the bar is done.
+	var mu sync.Mutex
+	barDone := false
+	uo.Status = func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if tty && barDone {
+			fmt.Fprintf(o.Stderr, "\r%s\x1b[K", msg)
+		}
+	}
+	inner := so.Progress
+	so.Progress = func(p index.Progress) {
+		if inner != nil {
+			inner(p)
+		}
+		if p.FilesDone == p.FilesTotal && bar != nil {
+			mu.Lock()
+			bar.done()
+			barDone = true
+			mu.Unlock()
+		}
+	}
+	uo.Sync = so
+	stats, err := st.Update(ctx, claude, uo)
+	mu.Lock()
+	if bar != nil && !barDone {
+		bar.done()
+	}
+	if tty && barDone {
+		fmt.Fprint(o.Stderr, "\r\x1b[K")
+	}
+	barDone = false
+	mu.Unlock()
+	reportSync(o, stats.Sync)
+	return stats, err
 }

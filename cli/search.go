@@ -74,30 +74,38 @@ func newSearchCmd(o *Options) *cobra.Command {
 				q.Highlight = func(s string) string { return markOn + s + markOff }
 			}
 			ctx := cmd.Context()
-			return withStore(ctx, o, func(st *index.Store) error {
-				// Bring the vectors up to date (the first search on a machine
-				// trains the built-in embedder); a failure only means text
-				// search, which the response's notice reports.
-				if _, _, err := st.EmbedPending(ctx, false, nil); err != nil {
-					fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", err)
-				}
-				sr, err := st.OpenSearcher(ctx, 3*time.Second)
-				if err != nil {
+			st, err := openStore(o)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			// Index what is new first (everything, with progress, on a
+			// machine that never indexed); a failure leaves what is stored
+			// searchable, which the response's notice explains.
+			if stats, err := updateStore(ctx, o, st, index.UpdateOptions{LockWait: 3 * time.Second}); err != nil {
+				if s, serr := st.Stats(); serr != nil || s.Sessions == 0 {
 					return err
 				}
-				defer sr.Close()
-				if project != "" {
-					q.Projects = resolveProjects(st, project)
-				}
-				resp, err := sr.Search(ctx, q)
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, searchJSON(q.Text, resp))
-				}
-				return printSearch(o, resp, tty)
-			})
+				fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
+			} else if stats.EmbedErr != nil {
+				fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
+			}
+			sr, err := st.OpenSearcher(ctx, 3*time.Second)
+			if err != nil {
+				return err
+			}
+			defer sr.Close()
+			if project != "" {
+				q.Projects = resolveProjects(st, project)
+			}
+			resp, err := sr.Search(ctx, q)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.Stdout, searchJSON(q.Text, resp))
+			}
+			return printSearch(o, resp, tty)
 		},
 	}
 	f := cmd.Flags()
