@@ -122,34 +122,87 @@ func queueDoc(ctx context.Context, tx *sql.Tx, doc string) error {
 	return err
 }
 
-func putMem(ctx context.Context, tx *sql.Tx, r *MemRow) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO memories(`+memCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+// memStmts are the statements of memory writes, prepared once per
+// transaction (modernc parses unprepared SQL on every call).
+type memStmts struct {
+	put, delLinks, link, fts, emb *sql.Stmt
+}
+
+func prepareMem(ctx context.Context, tx *sql.Tx) (*memStmts, error) {
+	var m memStmts
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = tx.PrepareContext(ctx, q)
+		return st
+	}
+	m.put = prep(`INSERT INTO memories(` + memCols + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(id) DO UPDATE SET project=excluded.project, type=excluded.type, content=excluded.content,
 		tags=excluded.tags, importance=excluded.importance, status=excluded.status, source_session=excluded.source_session,
 		source_uuids=excluded.source_uuids, origin=excluded.origin, created=excluded.created, updated=excluded.updated,
-		access_count=excluded.access_count, last_access=excluded.last_access, injected=excluded.injected, used=excluded.used`,
-		r.ID, r.Project, r.Type, r.Content, jsonList(r.Tags), r.Importance, r.Status, r.SourceSession, jsonList(r.SourceUUIDs),
-		r.Origin, msOf(r.Created), msOf(r.Updated), r.AccessCount, msOf(r.LastAccess), r.Injected, r.Used)
+		access_count=excluded.access_count, last_access=excluded.last_access, injected=excluded.injected, used=excluded.used`)
+	m.delLinks = prep(`DELETE FROM memory_links WHERE src = ?`)
+	m.link = prep(`INSERT OR IGNORE INTO memory_links(src, kind, dst) VALUES (?,?,?)`)
+	m.fts = prep(`INSERT OR IGNORE INTO fts_queue(doc) VALUES (?)`)
+	m.emb = prep(`INSERT OR IGNORE INTO embed_queue(doc) VALUES (?)`)
 	if err != nil {
+		m.close()
+		return nil, err
+	}
+	return &m, nil
+}
+
+func (m *memStmts) close() {
+	for _, st := range []*sql.Stmt{m.put, m.delLinks, m.link, m.fts, m.emb} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (m *memStmts) save(ctx context.Context, r *MemRow) error {
+	if _, err := m.put.ExecContext(ctx, r.ID, r.Project, r.Type, r.Content, jsonList(r.Tags), r.Importance, r.Status, r.SourceSession,
+		jsonList(r.SourceUUIDs), r.Origin, msOf(r.Created), msOf(r.Updated), r.AccessCount, msOf(r.LastAccess), r.Injected, r.Used); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_links WHERE src = ?`, r.ID); err != nil {
+	if _, err := m.delLinks.ExecContext(ctx, r.ID); err != nil {
 		return err
 	}
 	for _, l := range r.Links {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_links(src, kind, dst) VALUES (?,?,?)`, r.ID, l.Kind, l.Target); err != nil {
+		if _, err := m.link.ExecContext(ctx, r.ID, l.Kind, l.Target); err != nil {
 			return err
 		}
 	}
-	return queueDoc(ctx, tx, docMemoryPrefix+r.ID)
+	if _, err := m.fts.ExecContext(ctx, docMemoryPrefix+r.ID); err != nil {
+		return err
+	}
+	_, err := m.emb.ExecContext(ctx, docMemoryPrefix+r.ID)
+	return err
+}
+
+func putMem(ctx context.Context, tx *sql.Tx, r *MemRow) error {
+	m, err := prepareMem(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	return m.save(ctx, r)
 }
 
 // MemSave inserts or replaces memories (with their outgoing links) in one
 // transaction and queues them for the full-text and vector indexes.
 func (s *Store) MemSave(ctx context.Context, rows ...*MemRow) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		m, err := prepareMem(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer m.close()
 		for _, r := range rows {
-			if err := putMem(ctx, tx, r); err != nil {
+			if err := m.save(ctx, r); err != nil {
 				return err
 			}
 		}

@@ -137,12 +137,13 @@ type cached struct {
 // memCache holds every memory of the store, reloaded when another write
 // bumped the store's memory generation.
 type memCache struct {
-	gen      int64
-	embedder string
-	items    []*cached
-	byID     map[string]*cached
-	post     map[uint32][]int32 // token -> items holding it
-	counts   []int32            // scratch for candidate counting
+	gen          int64
+	approvedOnly bool // holds only approved memories (recall)
+	embedder     string
+	items        []*cached
+	byID         map[string]*cached
+	post         map[uint32][]int32 // token -> items holding it
+	counts       []int32            // scratch for candidate counting
 }
 
 func newCached(r *index.MemRow) *cached {
@@ -191,20 +192,32 @@ func (mc *memCache) remove(id string) {
 	}
 }
 
-// memories returns the cache, loading it when the store changed since.
+// memories returns the cache of every memory, loading it when the store
+// changed since.
 func (s *Service) memories(ctx context.Context) (*memCache, error) {
+	return s.loadCache(ctx, false)
+}
+
+// loadCache returns the cache; approvedOnly accepts (or loads) a cache of
+// the approved memories alone, which is all recall needs: a hook process
+// then skips the pending and rejected ones.
+func (s *Service) loadCache(ctx context.Context, approvedOnly bool) (*memCache, error) {
 	gen, err := s.st.MemGeneration(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s.cache != nil && s.cache.gen == gen {
+	if s.cache != nil && s.cache.gen == gen && (approvedOnly || !s.cache.approvedOnly) {
 		return s.cache, nil
 	}
-	rows, err := s.st.MemQuery(ctx, index.MemFilter{})
+	f := index.MemFilter{}
+	if approvedOnly {
+		f.Statuses = []string{string(Approved)}
+	}
+	rows, err := s.st.MemQuery(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	mc := &memCache{gen: gen, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
+	mc := &memCache{gen: gen, approvedOnly: approvedOnly, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
 	for _, r := range rows {
 		mc.add(newCached(r))
 	}
@@ -260,9 +273,14 @@ type match struct {
 func sameScope(a, b string) bool { return a == b || a == "" || b == "" }
 
 // similar returns memories of the same scope that share words with (or are
-// close in vector space to) toks/vec, best first. typ limits the lexical
-// rule to one type ("" = any).
-func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ string, limit int) []match {
+// close in vector space to) toks/vec, best first: those with a Jaccard of
+// at least minSimilarJaccard or a cosine of at least dupCosine. typ limits
+// the lexical rule to one type ("" = any).
+//
+// Without shared words only memories of vecType ("" = any) are compared by
+// vector: the dedup rule needs the same type, and it keeps a check against
+// 10,000 memories at a tenth of the dot products.
+func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType string, limit int) []match {
 	counts := mc.counts
 	var touched []int32
 	for _, t := range toks {
@@ -274,34 +292,41 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ st
 		}
 	}
 	var out []match
-	seen := map[int32]bool{}
-	for _, i := range touched {
-		n := counts[i]
-		counts[i] = 0
-		c := mc.items[i]
+	consider := func(i int32, c *cached, n int32) {
 		if c.row.ID == "" || !sameScope(c.row.Project, project) {
-			continue
+			return
 		}
-		j := float64(n) / float64(len(toks)+len(c.toks)-int(n))
-		m := match{c: c, jaccard: j}
+		m := match{c: c}
+		if n > 0 {
+			m.jaccard = float64(n) / float64(len(toks)+len(c.toks)-int(n))
+		}
 		if vec != nil && c.vec != nil {
 			m.cosine = float64(embed.Dot(vec, c.vec))
 		}
-		if typ != "" && c.row.Type != typ && m.cosine < dupCosine {
-			continue
+		if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
+			return
 		}
-		seen[i] = true
+		if typ != "" && c.row.Type != typ && m.cosine < dupCosine {
+			return
+		}
 		out = append(out, m)
 	}
-	// Vector-only neighbours: no shared word, but close in meaning.
 	if vec != nil {
+		// Every memory with a vector, in one pass: no shared word needed.
 		for i, c := range mc.items {
-			if seen[int32(i)] || c.vec == nil || c.row.ID == "" || !sameScope(c.row.Project, project) {
+			if counts[i] == 0 && vecType != "" && c.row.Type != vecType {
 				continue
 			}
-			if cs := float64(embed.Dot(vec, c.vec)); cs >= dupCosine {
-				out = append(out, match{c: c, cosine: cs})
-			}
+			consider(int32(i), c, counts[i])
+		}
+		for _, i := range touched {
+			counts[i] = 0
+		}
+	} else {
+		for _, i := range touched {
+			n := counts[i]
+			counts[i] = 0
+			consider(i, mc.items[i], n)
 		}
 	}
 	slices.SortFunc(out, func(a, b match) int {
@@ -319,6 +344,10 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ st
 	}
 	return out
 }
+
+// minSimilarJaccard is the least word overlap that makes two memories
+// candidates for linking or merging.
+const minSimilarJaccard = 0.15
 
 // isDuplicate applies the dedup rule to a match of the same type.
 func (m match) isDuplicate(sameType bool) bool {

@@ -115,15 +115,21 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 		}
 	}
 	s.mu.Lock()
+	var ws writeSet
 	for _, n := range news {
-		r, err := s.add(ctx, n, o.DryRun)
+		r, err := s.add(ctx, n, o.DryRun, &ws)
 		if err != nil {
+			s.cache = nil
 			s.mu.Unlock()
 			return res, err
 		}
 		res.Proposed = append(res.Proposed, r)
 	}
+	err = s.flush(ctx, &ws)
 	s.mu.Unlock()
+	if err != nil {
+		return res, err
+	}
 	if o.DryRun {
 		return res, nil
 	}

@@ -56,7 +56,44 @@ const maxSourceUUIDs = 64
 func (s *Service) Add(ctx context.Context, n NewMemory) (AddResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(ctx, n, false)
+	return s.add(ctx, n, false, nil)
+}
+
+// writeSet collects the rows of several adds so they are written in one
+// transaction (an extraction's proposals).
+type writeSet struct {
+	rows []*index.MemRow
+	vecs map[string][]float32
+}
+
+func (ws *writeSet) put(r *index.MemRow, vec []float32) {
+	if vec != nil {
+		if ws.vecs == nil {
+			ws.vecs = map[string][]float32{}
+		}
+		ws.vecs[r.ID] = vec
+	}
+	for i, x := range ws.rows {
+		if x.ID == r.ID {
+			ws.rows[i] = r
+			return
+		}
+	}
+	ws.rows = append(ws.rows, r)
+}
+
+// flush writes what ws collected; the cache already holds it.
+func (s *Service) flush(ctx context.Context, ws *writeSet) error {
+	if len(ws.rows) == 0 {
+		return nil
+	}
+	if err := s.st.MemSave(ctx, ws.rows...); err != nil {
+		s.cache = nil
+		return err
+	}
+	s.wrote(ctx, 1, nil, nil, nil)
+	ws.rows, ws.vecs = nil, nil
+	return nil
 }
 
 func (s *Service) validate(n *NewMemory) error {
@@ -117,8 +154,10 @@ func (s *Service) vectorOf(text string) []float32 {
 	return nil
 }
 
-// add is Add under s.mu; dry computes the result without writing.
-func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, error) {
+// add is Add under s.mu; dry computes the result without writing. With a
+// write set, the rows go to it (and to the cache, so the next add sees
+// them) and the caller flushes it.
+func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) (AddResult, error) {
 	if err := s.validate(&n); err != nil {
 		return AddResult{}, err
 	}
@@ -134,7 +173,7 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, er
 			mc.embedder = m.ID()
 		}
 	}
-	cands := mc.similar(toks, vec, n.Project, "", 12)
+	cands := mc.similar(toks, vec, n.Project, "", string(n.Type), 12)
 	res := AddResult{Conflicts: []string{}}
 
 	// A duplicate of an existing memory: the best one of the same type.
@@ -179,14 +218,19 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, er
 			break
 		}
 		if !dry {
-			if err := s.st.MemSave(ctx, &old); err != nil {
-				return AddResult{}, err
+			var v []float32
+			if action == ActionMerged {
+				v = vec
 			}
-			var vecs map[string][]float32
-			if action == ActionMerged && vec != nil {
-				vecs = map[string][]float32{old.ID: vec}
+			if ws != nil {
+				ws.put(&old, v)
+				mc.put(&old, v)
+			} else {
+				if err := s.st.MemSave(ctx, &old); err != nil {
+					return AddResult{}, err
+				}
+				s.wrote(ctx, 1, []*index.MemRow{&old}, map[string][]float32{old.ID: v}, nil)
 			}
-			s.wrote(ctx, 1, []*index.MemRow{&old}, vecs, nil)
 		}
 		mem := fromRow(&old, now)
 		res.Memory, res.Action = &mem, action
@@ -224,6 +268,22 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool) (AddResult, er
 		return res, nil
 	}
 	row := toRow(&mem)
+	if ws != nil {
+		ws.put(row, vec)
+		mc.put(row, vec)
+		if mem.Status == Approved {
+			for _, l := range mem.Links {
+				if c := mc.byID[l.Target]; c != nil && l.Kind == Supersedes &&
+					(c.row.Status == string(Approved) || c.row.Status == string(Pending)) {
+					old := *c.row
+					old.Status, old.Updated = string(Superseded), now
+					ws.put(&old, nil)
+					mc.put(&old, nil)
+				}
+			}
+		}
+		return res, nil
+	}
 	if err := s.st.MemSave(ctx, row); err != nil {
 		return AddResult{}, err
 	}

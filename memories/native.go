@@ -56,7 +56,7 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 			res.Files++
 			for _, n := range nativeMemories(string(b), project, f) {
 				s.mu.Lock()
-				r, err := s.add(ctx, n, dryRun)
+				r, err := s.add(ctx, n, dryRun, nil)
 				s.mu.Unlock()
 				if err != nil {
 					res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", f, err))

@@ -220,7 +220,7 @@ func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([
 	toks, _ := tokens(text)
 	var out []Memory
 	now := s.now()
-	for _, m := range mc.similar(toks, nil, project, "", 30) {
+	for _, m := range mc.similar(toks, nil, project, "", "", 30) {
 		st := Status(m.c.row.Status)
 		if st == Approved || st == Pending {
 			out = append(out, fromRow(m.c.row, now))

@@ -41,7 +41,7 @@ func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Rank
 		o.Threshold = s.cfg.Memories.MinRelevance
 	}
 	s.mu.Lock()
-	mc, err := s.memories(ctx)
+	mc, err := s.loadCache(ctx, true)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -174,7 +174,7 @@ func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked,
 		limit = 10
 	}
 	s.mu.Lock()
-	mc, err := s.memories(ctx)
+	mc, err := s.loadCache(ctx, true)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ func (s *Service) Related(ctx context.Context, id string, tags []string, limit i
 	if c := mc.byID[m.ID]; c != nil {
 		vec = c.vec
 	}
-	for _, x := range mc.similar(toks, vec, m.Project, "", 3*limit) {
+	for _, x := range mc.similar(toks, vec, m.Project, "", "", 3*limit) {
 		if seen[x.c.row.ID] || x.c.row.Status == string(Rejected) || (x.jaccard < 0.15 && x.cosine < 0.7) {
 			continue
 		}
