@@ -178,4 +178,3 @@ func TestProgram(t *testing.T) {
 		t.Fatalf("final state: pane %d, session open %v", fm.focus, fm.reader.conv != nil)
 	}
 }
-
