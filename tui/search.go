@@ -302,7 +302,7 @@ func (p *searchPane) view(m *Model, w, h int) string {
 	case p.resp != nil:
 		status = fmt.Sprintf("%d results · %s in %s", len(p.results), p.resp.Mode, fmtMs(p.latency))
 		if p.resp.Notice != "" {
-			status += " · " + sanitizeLine(p.resp.Notice)
+			lines = append(lines, s.Muted.Render(trunc(" "+sanitizeLine(p.resp.Notice), w)))
 		}
 	case strings.TrimSpace(p.input.Value()) == "":
 		status = "type to search; ctrl+s scope, ctrl+t mode, ctrl+k kind; enter opens at that turn"
