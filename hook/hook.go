@@ -130,8 +130,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 			env.Log.Printf("%s: internal error (ignored): %v %s", orDash(res.Event), r, firstFrames(debug.Stack()))
 		}
 	}()
-	var out []byte
-	res, out = run(ctx, &env)
+	out := run(ctx, &env, &res)
 	took := env.Now().Sub(start)
 	switch {
 	case res.Err != nil:
@@ -149,17 +148,16 @@ func Run(ctx context.Context, env Env) (res Result) {
 	return res
 }
 
-func run(ctx context.Context, env *Env) (Result, []byte) {
-	var res Result
+func run(ctx context.Context, env *Env, res *Result) []byte {
 	trace("main")
 	b, err := io.ReadAll(io.LimitReader(env.Stdin, MaxInput+1))
 	if err != nil {
 		res.Ignored = fmt.Sprintf("reading stdin: %v", err)
-		return res, nil
+		return nil
 	}
 	if len(b) > MaxInput {
 		res.Ignored = fmt.Sprintf("input larger than %d bytes", MaxInput)
-		return res, nil
+		return nil
 	}
 	in, err := ParseInput(b)
 	res.Event = in.Event
@@ -169,41 +167,41 @@ func run(ctx context.Context, env *Env) (Result, []byte) {
 	}
 	if err != nil {
 		res.Ignored = err.Error()
-		return res, nil
+		return nil
 	}
 	env.Log.Prefix = ""
 	if in.SessionID != "" {
 		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
-	h := &handler{env: env, in: in, res: &res}
+	h := &handler{env: env, in: in, res: res}
 	switch in.Event {
 	case SessionStart, UserPromptSubmit:
 		if err := h.checkTranscript(false); err != nil {
 			res.Ignored = err.Error()
-			return res, nil
+			return nil
 		}
 	case Stop, SubagentStop, PreCompact, SessionEnd:
 		if err := h.checkTranscript(true); err != nil {
 			res.Ignored = err.Error()
-			return res, nil
+			return nil
 		}
 	case "":
 		res.Ignored = "no hook_event_name in the input and no event argument"
-		return res, nil
+		return nil
 	default:
-		res.Ignored = fmt.Sprintf("unknown event %q", in.Event)
-		return res, nil
+		res.Ignored = fmt.Sprintf("unknown event %q", oneLine(in.Event, 60))
+		return nil
 	}
 	if !validSessionID(in.SessionID) {
 		res.Ignored = fmt.Sprintf("session_id %q is not a session id", oneLine(in.SessionID, 80))
-		return res, nil
+		return nil
 	}
 	out, err := h.handle(ctx)
 	if err != nil {
 		res.Err = err
-		return res, nil
+		return nil
 	}
-	return res, out
+	return out
 }
 
 // ParseInput reads the hook JSON leniently: a field of an unexpected type

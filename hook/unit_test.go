@@ -1,0 +1,83 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+)
+
+func TestTokensIsConservative(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "abc": 1, "abcdefg": 2, strings.Repeat("x", 35): 10, "日本語": 3, "é": 1} {
+		if got := Tokens(s); got != want {
+			t.Errorf("Tokens(%q) = %d, want %d", s, got, want)
+		}
+	}
+	// Never below chars/4 for English text (real tokenizers average ~4).
+	text := strings.Repeat("The websocket reconnect test is flaky. ", 50)
+	if Tokens(text) < len(text)/4 {
+		t.Fatalf("estimate %d below len/4", Tokens(text))
+	}
+}
+
+func TestBudgetNeverExceeded(t *testing.T) {
+	b := &budget{max: 50}
+	added := 0
+	for i := 0; i < 100; i++ {
+		if b.add(strings.Repeat("word ", i%13)) {
+			added++
+		}
+	}
+	if Tokens(b.String()) > 50 || added == 0 {
+		t.Fatalf("budget: %d tokens, %d lines", Tokens(b.String()), added)
+	}
+}
+
+func TestOneLineStripsControls(t *testing.T) {
+	got := oneLine("a\x1b[31m red\n\tline\x07 end", 100)
+	if strings.ContainsAny(got, "\x1b\x07\n\t") || got != "a[31m red line end" {
+		t.Fatalf("%q", got)
+	}
+	if got := oneLine(strings.Repeat("é", 50), 10); len([]rune(got)) != 10 || !strings.HasSuffix(got, "…") {
+		t.Fatalf("cut: %q", got)
+	}
+}
+
+func TestParseInputLenient(t *testing.T) {
+	in, err := ParseInput([]byte(`{"hook_event_name":" Stop ","session_id":"abcdefgh-1","stop_hook_active":"yes","extra":{"x":1}}`))
+	if err != nil || in.Event != "Stop" || in.SessionID != "abcdefgh-1" {
+		t.Fatalf("%+v %v", in, err)
+	}
+	for _, bad := range []string{"", "  ", "null", "[]", "{", `"x"`} {
+		if _, err := ParseInput([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// fakeMem panics on use: a panic inside a hook must fail open.
+type fakeMem struct{ Memories }
+
+func (fakeMem) Pending(context.Context) (int, int, error) { panic("boom") }
+
+func TestPanicFailsOpen(t *testing.T) {
+	data := t.TempDir()
+	var out bytes.Buffer
+	cfg := config.Default()
+	res := Run(context.Background(), Env{
+		Stdin:  strings.NewReader(`{"hook_event_name":"SessionStart","session_id":"abcdefgh-1234","cwd":"/p"}`),
+		Stdout: &out, DataDir: data, ClaudeDir: t.TempDir(), Config: &cfg,
+		Memories: func(*index.Store, config.Config) Memories { return fakeMem{} },
+		Now:      func() time.Time { return time.Unix(0, 0) },
+	})
+	if out.Len() != 0 || res.Err == nil {
+		t.Fatalf("stdout %q err %v", out.String(), res.Err)
+	}
+	if lines := LastLines(data, 5); len(lines) != 1 || !strings.Contains(lines[0], "SessionStart: internal error (ignored): boom") {
+		t.Fatalf("log: %v", lines)
+	}
+}
