@@ -235,6 +235,11 @@ func golden(t *testing.T, name string, m *Model) {
 	checkSize(t, got, m.w, m.h)
 	got = timingRe.ReplaceAllString(got, "N.N ms")    // timings vary
 	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx") // ids are random
+	lines := strings.Split(got, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	got = strings.Join(lines, "\n")
 	path := filepath.Join("testdata", name+".golden")
 	if updating() {
 		os.MkdirAll("testdata", 0o755)
