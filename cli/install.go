@@ -30,6 +30,9 @@ func installOptions(o *Options, scope string, dry bool) (install.Options, error)
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
+	if !dry && (strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()+string(filepath.Separator))) {
+		return install.Options{}, fmt.Errorf("%s is a temporary build (go run?): install cairn first (go install ./...) and run that binary's install, so the hooks keep working", exe)
+	}
 	io := install.Options{Scope: scope, ClaudeDir: claude, Exe: exe, CommandName: exe, DryRun: dry}
 	// The lean hook binary, when it was installed beside this one.
 	if hp := filepath.Join(filepath.Dir(exe), install.HookProgram); isExecutable(hp) {

@@ -133,7 +133,9 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 
 	// The store.
 	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
-	if err != nil {
+	if !fileExists(filepath.Join(o.DataDir, index.DBName)) {
+		add(Check{Name: "store", Status: Warn, Detail: "no store yet in " + o.DataDir, Fix: "cairn index (the hooks also fill it as you use Claude Code)"})
+	} else if err != nil {
 		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index"})
 	} else {
 		defer st.Close()

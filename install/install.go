@@ -180,7 +180,18 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 	} else if root.Len() == 0 {
 		return ch, nil
 	}
-	ch.Diff = Diff(path, old, neu)
+	// The diff shows what changed in meaning: the old file as cairn would
+	// format it against the new one.
+	before := old
+	if exists {
+		if b, err := ParseObject(old); err == nil {
+			before = b.Marshal()
+		}
+	}
+	ch.Diff = Diff(path, before, neu)
+	if exists && !bytes.Equal(before, old) {
+		ch.Note = "reformatted with two-space indentation (the backup keeps the original)"
+	}
 	ch.Action = "updated"
 	if !exists {
 		ch.Action = "created"
@@ -193,7 +204,7 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 		if fi, err := os.Stat(path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ch.Backup = path + ".cairn-backup-" + o.now().UTC().Format("20060102-150405")
+		ch.Backup = backupName(path, o.now())
 		if err := os.WriteFile(ch.Backup, old, mode); err != nil {
 			return ch, fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
 		}
@@ -202,6 +213,17 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 		return ch, err
 	}
 	return ch, nil
+}
+
+// backupName is a backup path that does not exist yet: an older backup is
+// never overwritten.
+func backupName(path string, now time.Time) string {
+	base := path + ".cairn-backup-" + now.UTC().Format("20060102-150405")
+	p := base
+	for i := 2; fileExists(p); i++ {
+		p = fmt.Sprintf("%s-%d", base, i)
+	}
+	return p
 }
 
 func (o *Options) now() time.Time {

@@ -98,6 +98,9 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 	if sc.Action != "updated" || sc.Backup == "" || !strings.Contains(sc.Diff, "+ ") {
 		t.Fatalf("settings change: %+v", sc)
 	}
+	if strings.Contains(sc.Diff, "\n- ") {
+		t.Fatalf("install only adds, but the diff removes lines:\n%s", sc.Diff)
+	}
 	if b, err := os.ReadFile(sc.Backup); err != nil || string(b) != userSettings {
 		t.Fatalf("backup does not hold the old file: %v", err)
 	}
@@ -148,6 +151,14 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 		}
 	}
 
+	// Backups are never overwritten, even within the same second.
+	if b1, b2 := backupName(settings, time.Unix(0, 0)), backupName(settings, time.Unix(0, 0)); b1 != b2 {
+		t.Fatal("backupName is not deterministic for a free name")
+	}
+	must(t, os.WriteFile(backupName(settings, time.Unix(0, 0)), []byte("x"), 0o600))
+	if backupName(settings, time.Unix(0, 0)) == settings+".cairn-backup-19700101-000000" {
+		t.Fatal("an existing backup would be overwritten")
+	}
 	// Again: nothing changes, no new backup.
 	again, err := Install(o)
 	must(t, err)
