@@ -20,6 +20,8 @@ import (
 	"cairn/hook"
 	"cairn/index"
 	"cairn/memories"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // bin and hookBin are the cairn and cairn-hook binaries, built once for
@@ -633,5 +635,61 @@ func TestParseArgs(t *testing.T) {
 	a := hook.ParseArgs([]string{"--data=/d", "Stop", "--x", "--claude-dir", "/c", "extra"})
 	if a.Event != "Stop" || a.DataDir != "/d" || a.ClaudeDir != "/c" {
 		t.Fatalf("%+v", a)
+	}
+}
+
+// The MCP server as Claude Code runs it: `cairn mcp` as a subprocess over
+// stdio, driven by the SDK's client.
+func TestMCPOverStdio(t *testing.T) {
+	e := newEnv(t)
+	e.sync(t)
+	id := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
+	cmd := exec.Command(bin, "mcp", "--data", e.data, "--claude-dir", e.claude)
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+demoProject)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	sort.Strings(names)
+	want := []string{"memory_projects", "memory_recall", "memory_related", "memory_remember", "memory_search", "memory_timeline", "session_read"}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	res := call("memory_search", map[string]any{"query": "React context state"})
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(b), id) {
+		t.Fatalf("memory_search: %s", b)
+	}
+	res = call("memory_remember", map[string]any{"content": "Run npm test with NODE_ENV=test", "type": "gotcha"})
+	b, _ = json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(b), `"pending"`) || !strings.Contains(string(b), demoProject) {
+		t.Fatalf("memory_remember: %s", b)
+	}
+	res = call("memory_recall", map[string]any{"query": "CLAUDE.md"})
+	b, _ = json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(b), demoSession[:8]) {
+		t.Fatalf("memory_recall: %s", b)
+	}
+	if res := call("session_read", map[string]any{"session_id": "nope"}); !res.IsError {
+		t.Fatal("session_read of an unknown id must be a tool error")
 	}
 }
