@@ -580,6 +580,7 @@ func (m *Model) View() tea.View {
 	v.WindowTitle = "cairn"
 	if m.firstFrame.IsZero() && m.projects.ready {
 		m.firstFrame = time.Now()
+		trace("first-frame-ms %.1f projects %d", float64(m.firstFrame.Sub(processStart).Microseconds())/1000, len(m.projects.all))
 	}
 	return v
 }

@@ -90,7 +90,7 @@ func (p *searchPane) query(m *Model) index.SearchQuery {
 	q := index.SearchQuery{
 		Text:      strings.TrimSpace(p.input.Value()),
 		Mode:      searchModes[p.mode],
-		Limit:     50,
+		Limit:     30,
 		Highlight: func(s string) string { return markOn + s + markOff },
 	}
 	if p.scope == 0 {
@@ -147,6 +147,7 @@ func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
 		p.shown = msg.seq
 		p.err = msg.err
 		p.latency = msg.elapsed
+		trace("search-ms %.1f results %d query %q", float64(msg.elapsed.Microseconds())/1000, resultsLen(msg.resp), p.input.Value())
 		if msg.err != nil {
 			return nil
 		}
@@ -378,3 +379,10 @@ func fmtMs(d time.Duration) string {
 }
 
 var _ = lipgloss.Width
+
+func resultsLen(r *index.SearchResponse) int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Results)
+}
