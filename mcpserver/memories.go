@@ -16,6 +16,33 @@ type MemoryService interface {
 	Search(ctx context.Context, query string, types []memories.Type, tags []string, limit int) ([]memories.Ranked, error)
 	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
 	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
+	Summaries(ctx context.Context, project string, limit int) ([]memories.Summary, error)
+}
+
+// storedSummaries maps session ids to a one-line version of their stored
+// summaries (reviewed drafts, or the heuristic ones written when sessions
+// end); nil without the memory service.
+func (s *Server) storedSummaries(ctx context.Context) map[string]string {
+	if s.o.Memories == nil {
+		return nil
+	}
+	sums, err := s.o.Memories.Summaries(ctx, "", 1000)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]string, len(sums))
+	for _, sm := range sums {
+		var parts []string
+		for _, sec := range []string{"Request", "Completed", "Learned"} {
+			if items := sm.Sections[sec]; len(items) > 0 {
+				parts = append(parts, sec+": "+items[0])
+			}
+		}
+		if len(parts) > 0 {
+			out[sm.SessionID] = strings.Join(parts, " · ")
+		}
+	}
+	return out
 }
 
 const (

@@ -294,6 +294,25 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	}
 }
 
+func TestTimelineUsesStoredSummaries(t *testing.T) {
+	f := newMemFixture(t)
+	svc := memories.New(f.st, config.Default())
+	if _, err := svc.StoreSummary(context.Background(), "fe5e1c67-53e7-4862-81ae-d0e013e3270b"); err != nil {
+		t.Fatal(err)
+	}
+	var out TimelineOut
+	f.call(t, "memory_timeline", map[string]any{"days": 365, "project": "/path/to/Demo"}, &out, false)
+	found := false
+	for _, s := range out.Sessions {
+		if s.SessionID == "fe5e1c67-53e7-4862-81ae-d0e013e3270b" {
+			found = strings.HasPrefix(s.Summary, "Request: ")
+		}
+	}
+	if !found {
+		t.Fatalf("the stored summary is not used: %+v", out.Sessions)
+	}
+}
+
 func TestMemoryTools(t *testing.T) {
 	f := newMemFixture(t)
 	var rem RememberOut

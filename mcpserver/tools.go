@@ -101,6 +101,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		lists = append(lists, ids)
 	}
 	fused := index.FuseRRF(index.RRFK, nil, lists...)
+	sums := s.storedSummaries(ctx)
 	top := float64(len(lists)) / float64(index.RRFK+1) // first in every list
 	for _, f := range fused {
 		if len(out.Results) == maxRecall {
@@ -108,6 +109,9 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		}
 		r := best[f.ID]
 		summary := r.Title
+		if sm := sums[r.SessionID]; sm != "" {
+			summary = sm
+		}
 		out.Results = append(out.Results, RecallResult{
 			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
 			Timestamp: rfc3339(r.Timestamp), Relevance: math.Round(f.Score/top*1000) / 1000,
@@ -206,6 +210,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	if err != nil {
 		return nil, out, toolError("reading sessions failed: %v", err)
 	}
+	sums := s.storedSummaries(ctx)
 	for _, x := range ss {
 		if len(projects) > 0 && !contains(projects, x.ProjectPath) {
 			continue
@@ -218,8 +223,12 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		if len(x.Models) > 0 {
 			model = x.Models[len(x.Models)-1]
 		}
+		summary := sums[x.ID]
+		if summary == "" {
+			summary = sessionSummary(x)
+		}
 		out.Sessions = append(out.Sessions, TimelineSession{SessionID: x.ID, Project: x.ProjectPath,
-			Summary: clip(sessionSummary(x), maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
+			Summary: clip(summary, maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
 	}
 	return nil, out, nil
 }
