@@ -95,36 +95,42 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	return output(SessionStart, text)
 }
 
-// addSummaries adds the project's latest session summaries (or, without a
-// memory service, the titles of its latest sessions).
+// addSummaries adds the project's latest session summaries, completed
+// with the titles of its latest sessions when there are fewer summaries.
 func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memories, project string, b *budget) {
 	limit := h.cfg.Hooks.Summaries
 	if limit <= 0 || project == "" {
 		return
 	}
 	var lines []string
+	covered := map[string]bool{h.in.SessionID: true}
 	if mem != nil {
 		sums, err := mem.Summaries(ctx, project, limit+1)
 		if err != nil {
 			h.env.Log.Printf("%s: loading summaries: %v", h.in.Event, err)
 		}
 		for _, s := range sums {
-			if s.SessionID == h.in.SessionID || len(lines) >= limit {
+			if covered[s.SessionID] || len(lines) >= limit {
 				continue
+			}
+			covered[s.SessionID] = true
+			// The session's own date, not the summary's.
+			if ss, err := st.Session(s.SessionID); err == nil && !ss.Start.IsZero() {
+				s.Created = ss.Start
 			}
 			lines = append(lines, summaryLine(s))
 		}
 	}
-	if mem == nil || len(lines) == 0 {
+	if len(lines) < limit {
 		ss, err := st.Sessions(index.SessionFilter{Project: project, Limit: 20})
 		if err != nil {
 			h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
-			return
 		}
 		for _, s := range ss {
-			if s.ID == h.in.SessionID || s.ProjectPath != project || len(lines) >= limit {
+			if covered[s.ID] || s.ProjectPath != project || len(lines) >= limit {
 				continue
 			}
+			covered[s.ID] = true
 			title := s.Title
 			if title == "" {
 				title = s.FirstPrompt
