@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"cairn/index"
 	"cairn/memories"
@@ -93,6 +94,9 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		OnIndexed: onIndexed,
 	})
 	defer m.Close()
+	// A soft heap limit keeps the long-running TUI small while indexing in
+	// the background (the collector works harder near it).
+	debug.SetMemoryLimit(96 << 20)
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

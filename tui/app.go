@@ -167,11 +167,14 @@ func (m *Model) setTheme(dark bool) {
 func (m *Model) Close() {
 	m.cancel()
 	m.hub.Close()
+	if m.cfg.Store != nil {
+		m.saveProjectsCache()
+	}
 }
 
 // Init starts loading and background indexing.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadProjects(), m.loadStats(), m.loadMemories(), m.loadDrafts()}
+	cmds := []tea.Cmd{m.loadCachedProjects(), m.loadProjects(), m.loadStats(), m.loadMemories(), m.loadDrafts()}
 	if m.cfg.Poll > 0 {
 		cmds = append(cmds, m.pollTick())
 	}
@@ -179,7 +182,8 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
 	if !m.cfg.NoIndex && m.cfg.ClaudeDir != "" {
-		cmds = append(cmds, m.startIndex(false))
+		// Indexing waits for the first frame: it competes for the cores.
+		cmds = append(cmds, tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return startIndexMsg{} }))
 	}
 	if m.cfg.Resync > 0 && !m.cfg.NoIndex && m.cfg.ClaudeDir != "" {
 		cmds = append(cmds, tea.Tick(m.cfg.Resync, func(time.Time) tea.Msg { return resyncMsg{} }))
@@ -204,7 +208,8 @@ type (
 		text string
 		err  bool
 	}
-	onIndexedMsg struct{ text string }
+	onIndexedMsg  struct{ text string }
+	startIndexMsg struct{}
 )
 
 func (m *Model) loadStats() tea.Cmd {
@@ -322,6 +327,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.flash = ""
 		}
 		return m, tea.Batch(cmds...)
+	case startIndexMsg:
+		return m, m.startIndex(false)
 	case resyncMsg:
 		return m, tea.Batch(m.startIndex(true),
 			tea.Tick(m.cfg.Resync, func(time.Time) tea.Msg { return resyncMsg{} }))

@@ -127,6 +127,11 @@ func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir st
 	}
 	stats, err := st.Sync(ctx, claudeDir, index.SyncOptions{
 		Workers: workers(), // leave a core to the UI
+		// Small batches: the TUI's memory stays low and readers are never
+		// kept waiting behind a long transaction.
+		Budget:       16 << 20,
+		BatchEntries: 2000,
+		BatchBytes:   16 << 20,
 		Progress: func(p index.Progress) {
 			send(indexMsg{stage: "reading transcripts", p: p})
 		},

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,8 +13,38 @@ import (
 )
 
 type projectsMsg struct {
-	list []transcripts.ProjectSummary
-	err  error
+	list   []transcripts.ProjectSummary
+	cached bool // from the last run's list, while the store is asked
+	err    error
+}
+
+// projectsCacheKey holds the project list of the last run, so the first
+// frame can show it before the (slower, on a big store) query returns.
+const projectsCacheKey = "tui.projects"
+
+func (m *Model) loadCachedProjects() tea.Cmd {
+	st := m.cfg.Store
+	return func() tea.Msg {
+		b, ok, err := st.Setting(projectsCacheKey)
+		if err != nil || !ok {
+			return nil
+		}
+		var l []transcripts.ProjectSummary
+		if json.Unmarshal(b, &l) != nil {
+			return nil
+		}
+		return projectsMsg{list: l, cached: true}
+	}
+}
+
+// saveProjectsCache stores the project list for the next start.
+func (m *Model) saveProjectsCache() {
+	if !m.projects.fresh || m.projects.all == nil {
+		return
+	}
+	if b, err := json.Marshal(m.projects.all); err == nil {
+		_ = m.cfg.Store.SetSetting(projectsCacheKey, b)
+	}
 }
 
 func (m *Model) loadProjects() tea.Cmd {
@@ -31,6 +62,7 @@ type projectsPane struct {
 	filter     textinput.Model
 	filtering  bool
 	ready      bool
+	fresh      bool // the list came from the store (not the cache)
 	err        error
 }
 
@@ -40,6 +72,12 @@ func newProjectsPane() *projectsPane {
 }
 
 func (p *projectsPane) loaded(m *Model, msg projectsMsg) tea.Cmd {
+	if msg.cached && p.fresh {
+		return nil // the store already answered
+	}
+	if !msg.cached && msg.err == nil {
+		p.fresh = true
+	}
 	p.ready = true
 	p.err = msg.err
 	if msg.err != nil {
