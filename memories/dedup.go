@@ -300,7 +300,7 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 		if n > 0 {
 			m.jaccard = float64(n) / float64(len(toks)+len(c.toks)-int(n))
 		}
-		if vec != nil && c.vec != nil {
+		if vec != nil && c.vec != nil && (vecType == "" || c.row.Type == vecType) {
 			m.cosine = float64(embed.Dot(vec, c.vec))
 		}
 		if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
@@ -329,7 +329,7 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 			consider(i, mc.items[i], n)
 		}
 	}
-	slices.SortFunc(out, func(a, b match) int {
+	better := func(a, b match) int {
 		sa, sb := max(a.jaccard, a.cosine*0.7), max(b.jaccard, b.cosine*0.7)
 		switch {
 		case sa > sb:
@@ -338,7 +338,23 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 			return 1
 		}
 		return strings.Compare(a.c.row.ID, b.c.row.ID)
-	})
+	}
+	if limit > 0 && len(out) > 4*limit {
+		// Keep the best limit without sorting everything.
+		top := make([]match, 0, limit+1)
+		for _, m := range out {
+			if len(top) == limit && better(m, top[limit-1]) >= 0 {
+				continue
+			}
+			i, _ := slices.BinarySearchFunc(top, m, better)
+			top = slices.Insert(top, i, m)
+			if len(top) > limit {
+				top = top[:limit]
+			}
+		}
+		return top
+	}
+	slices.SortFunc(out, better)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
