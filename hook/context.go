@@ -90,6 +90,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 			h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
 		}
 	}
+	trace("injection recorded")
 	text := b.String()
 	h.res.Injected, h.res.Tokens = injected, Tokens(text)
 	return output(SessionStart, text)

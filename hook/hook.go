@@ -131,6 +131,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 		}
 	}()
 	out := run(ctx, &env, &res)
+	trace("handled (store closed)")
 	took := env.Now().Sub(start)
 	switch {
 	case res.Err != nil:
@@ -170,7 +171,7 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		return nil
 	}
 	env.Log.Prefix = ""
-	if in.SessionID != "" {
+	if validSessionID(in.SessionID) {
 		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
 	h := &handler{env: env, in: in, res: res}

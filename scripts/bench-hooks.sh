@@ -43,22 +43,25 @@ d=$work/data
 
 # The project the hooks act on: the first project folder; it is copied so
 # Stop can grow one of its sessions without touching the corpus.
-folder=$(ls "$claude/projects" | head -1)
+folder=""
+for f in "$claude"/projects/*/; do
+  if compgen -G "$f*.jsonl" >/dev/null; then folder=$(basename "$f"); break; fi
+done
 mkdir -p "$work/claude/projects"
 cp -r "$claude/projects/$folder" "$work/claude/projects/"
 c=$work/claude
-transcript=$(ls "$c/projects/$folder"/*.jsonl | head -1)
+files=("$c/projects/$folder"/*.jsonl)
+transcript=${files[0]}
 sid=$(basename "$transcript" .jsonl)
-project=$(grep -m1 -o '"cwd":"[^"]*"' "$transcript" | cut -d'"' -f4)
+project=$(grep -m1 -o '"cwd":"[^"]*"' "$transcript" | cut -d'"' -f4 || true)
 export CLAUDE_PROJECT_DIR=$project
 
 # Memories: extract from the sessions of the first projects (stored paths)
 # and approve everything, so ranking works on real memories.
 echo "extracting memories from $sessions sessions ..." >&2
-n=0
-for f in $(ls "$claude"/projects/*/*.jsonl | head -"$sessions"); do
+all=("$claude"/projects/*/*.jsonl)
+for f in "${all[@]:0:$sessions}"; do
   $bin extract --data "$d" --claude-dir "$claude" --session "$(basename "$f" .jsonl)" >/dev/null 2>&1 || true
-  n=$((n+1))
 done
 ids=$($bin memories list --data "$d" --status pending --json 2>/dev/null | grep -o '"id": *"m-[0-9a-z]*"' | grep -o 'm-[0-9a-z]*' || true)
 if [ -n "$ids" ]; then
