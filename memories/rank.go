@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"cairn/index"
 	"cairn/index/embed"
 )
 
@@ -348,18 +349,14 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	if err != nil || len(inj) == 0 {
 		return 0, 0, err
 	}
-	entries, err := s.st.MemEntries(ctx, sessionID, 0, 0)
+	texts, err := s.st.MemAssistantText(ctx, sessionID, inj[0].Time)
 	if err != nil {
 		return 0, 0, err
 	}
-	first := inj[0].Time
 	var said []uint32
-	for _, e := range entries {
-		if e.Role != "assistant" || (!e.Time.IsZero() && e.Time.Before(first)) {
-			continue
-		}
-		t, _ := tokens(e.Text)
-		said = append(said, t...)
+	for _, t := range texts {
+		tt, _ := tokens(t)
+		said = append(said, tt...)
 	}
 	slices.Sort(said)
 	said = slices.Compact(said)
@@ -372,13 +369,13 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	if len(ids) == 0 {
 		return 0, 0, nil
 	}
-	mems, err := s.List(ctx, Filter{})
+	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: ids})
 	if err != nil {
 		return 0, 0, err
 	}
-	byID := map[string]Memory{}
-	for _, m := range mems {
-		byID[m.ID] = m
+	byID := map[string]*index.MemRow{}
+	for _, r := range rows {
+		byID[r.ID] = r
 	}
 	var usedIDs []string
 	for _, id := range ids {
