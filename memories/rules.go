@@ -35,11 +35,11 @@ type rule struct {
 
 var userRules = []rule{
 	{"remember", Preference, 4, regexp.MustCompile(`(?i)^(please\s+)?(also\s+)?(remember|note|keep in mind|make a note)\b`)},
-	{"always-never", Preference, 4, regexp.MustCompile(`(?i)^(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
+	{"always-never", Preference, 4, regexp.MustCompile(`(?i)^(in this (repo|repository|project|codebase),?\s+)?(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
 	{"from-now-on", Preference, 4, regexp.MustCompile(`(?i)\b(from now on|going forward|in (the )?future|every time you|whenever you)\b`)},
 	{"dont", Preference, 3, regexp.MustCompile(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
 	{"prefer", Preference, 3, regexp.MustCompile(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
-	{"decision", Decision, 3, regexp.MustCompile(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b`)},
+	{"decision", Decision, 3, regexp.MustCompile(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
 }
 
 var claudeRules = []rule{
@@ -268,7 +268,7 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 			if !specific(content) {
 				continue
 			}
-			if hedge.MatchString(content) {
+			if hedge.MatchString(content) || noise.MatchString(content) {
 				continue
 			}
 			if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
@@ -283,6 +283,9 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 		}
 	})
 }
+
+// noise marks sentences about the moment, not something lasting.
+var noise = regexp.MustCompile(`(?i)\b(expected (during|while|since|because)|as expected|for now|temporarily)\b`)
 
 // hedge marks a guess, not a finding.
 var hedge = regexp.MustCompile(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be|i think|i suspect|seems? to|likely)\b`)
