@@ -97,7 +97,9 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 		return res, nil
 	}
 	var news []NewMemory
-	if s.cfg.Memories.Extractor == "ollama" {
+	if s.cfg.Memories.Extractor == "ollama" && !roomForModel(ctx) {
+		res.Notice = "no time for Ollama within this call's deadline; used the built-in extractor (`cairn extract` uses Ollama)"
+	} else if s.cfg.Memories.Extractor == "ollama" {
 		news, err = s.ollamaExtract(ctx, sid, project, entries)
 		if err == nil {
 			res.Extractor = "ollama"
@@ -140,6 +142,13 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	}
 	last := entries[len(entries)-1].ID
 	return res, s.st.SetExtractCursor(ctx, sid, last)
+}
+
+// roomForModel reports whether ctx leaves time for a model call: hooks run
+// with deadlines of a second or two and must not wait for a model.
+func roomForModel(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= 10*time.Second
 }
 
 // entriesForTest is a seam for tests that build entries by hand.

@@ -280,3 +280,75 @@ func ollamaFailure(err error, base, model string, timeout time.Duration) error {
 	}
 	return fmt.Errorf("%w: Ollama is not reachable at %s (%v): start it with `ollama serve` or set memories.extractor = \"builtin\"", ErrOllamaUnavailable, base, err)
 }
+
+var summarySchema = `{"type":"object","properties":{` +
+	`"request":{"type":"array","items":{"type":"string"}},"investigated":{"type":"array","items":{"type":"string"}},` +
+	`"learned":{"type":"array","items":{"type":"string"}},"completed":{"type":"array","items":{"type":"string"}},` +
+	`"next_steps":{"type":"array","items":{"type":"string"}}},"required":["request","learned","completed","next_steps"]}`
+
+const summarySystem = `You summarise a coding session transcript for the developer's records. Answer with JSON only:
+short bullet sentences for what the user asked (request), what was looked into (investigated), what was
+learned (facts, causes, decisions), what was completed, and the open next steps. Quote names and commands
+exactly. Never include secrets, tokens or passwords.`
+
+// ollamaSummary asks the chat model for a session's summary sections from
+// the start and the end of the session (about 18,000 characters).
+func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (map[string][]string, error) {
+	model := s.cfg.Ollama.ChatModel
+	client, base, err := s.ollamaClient()
+	if err != nil || model == "" {
+		return nil, fmt.Errorf("%w: no usable ollama.host / ollama.chat_model", ErrOllamaUnavailable)
+	}
+	chunks := chunkEntries(entries)
+	var text string
+	switch {
+	case len(chunks) == 0:
+		return nil, fmt.Errorf("%w: the session has no text", ErrOllamaUnavailable)
+	case len(chunks) <= 3:
+		for _, c := range chunks {
+			text += c.text
+		}
+	default:
+		text = chunks[0].text + "\n[…]\n" + chunks[len(chunks)-2].text + chunks[len(chunks)-1].text
+	}
+	timeout := s.cfg.Ollama.Timeout.Duration
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	stream := false
+	req := &api.ChatRequest{Model: model, Stream: &stream, Format: []byte(summarySchema),
+		Options:  map[string]any{"temperature": 0},
+		Messages: []api.Message{{Role: "system", Content: summarySystem}, {Role: "user", Content: "Transcript:\n" + text}}}
+	var content strings.Builder
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := client.Chat(rctx, req, func(r api.ChatResponse) error {
+		content.WriteString(r.Message.Content)
+		return nil
+	}); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ollamaFailure(err, base, model, timeout)
+	}
+	var ans struct {
+		Request      []string `json:"request"`
+		Investigated []string `json:"investigated"`
+		Learned      []string `json:"learned"`
+		Completed    []string `json:"completed"`
+		NextSteps    []string `json:"next_steps"`
+	}
+	if err := json.Unmarshal([]byte(content.String()), &ans); err != nil {
+		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, err)
+	}
+	sec := map[string][]string{}
+	for name, lines := range map[string][]string{"Request": ans.Request, "Investigated": ans.Investigated,
+		"Learned": ans.Learned, "Completed": ans.Completed, "Next steps": ans.NextSteps} {
+		for _, l := range lines {
+			if l = cut(oneLine(clean(l)), 300); l != "" && len(sec[name]) < 12 {
+				sec[name] = append(sec[name], l)
+			}
+		}
+	}
+	return sec, nil
+}

@@ -208,3 +208,28 @@ func TestChunkEntries(t *testing.T) {
 		t.Fatal("last entry missing")
 	}
 }
+
+func TestOllamaSummary(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChat{answer: func(req api.ChatRequest) string {
+		if !strings.Contains(string(req.Format), "next_steps") {
+			return `{"memories":[]}`
+		}
+		return `{"request":["Switch installs to pnpm"],"investigated":[],"learned":["SSE stalled because nginx buffered it"],` +
+			`"completed":["Set proxy_buffering off"],"next_steps":["Add a test for streaming"]}`
+	}}
+	s, tr := ollamaService(t, f)
+	sum, err := s.StoreSummary(ctx, tr.sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Source != "ollama" || sum.Sections["Learned"][0] != "SSE stalled because nginx buffered it" || len(sum.Sections["Notes"]) != 1 ||
+		!strings.Contains(sum.Markdown, "## Next steps") {
+		t.Fatalf("summary: %+v", sum)
+	}
+	f.status = 500
+	s.st.SummarySave(ctx, &index.SummaryRow{Session: tr.sid, Source: "heuristic", Markdown: "x", Created: time.Now()})
+	if sum, err = s.StoreSummary(ctx, tr.sid); err != nil || sum.Source != "heuristic" {
+		t.Fatalf("fallback: %v %+v", err, sum)
+	}
+}

@@ -71,13 +71,29 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) > 0 && rows[0].Source != "heuristic" {
+	if len(rows) > 0 && rows[0].Source != "heuristic" && rows[0].Source != "ollama" {
 		sm := summaryOf(rows[0])
 		return &sm, nil
 	}
 	sm, err := s.buildSummary(ctx, sid)
 	if err != nil {
 		return nil, err
+	}
+	if s.cfg.Memories.Extractor == "ollama" && roomForModel(ctx) {
+		// The model writes the prose sections; files and notes stay
+		// heuristic. Unreachable: the heuristic summary stands.
+		if entries, err := s.st.MemEntries(ctx, sid, 0, 0); err == nil {
+			if sec, err := s.ollamaSummary(ctx, entries); err == nil {
+				for _, k := range []string{"Files read", "Files edited", "Notes"} {
+					if v := sm.Sections[k]; len(v) > 0 {
+						sec[k] = v
+					}
+				}
+				title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
+				sm.Sections, sm.Source = sec, "ollama"
+				sm.Markdown = renderSummary(title, sec, nil)
+			}
+		}
 	}
 	err = s.st.SummarySave(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
 		Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created})
