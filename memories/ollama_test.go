@@ -233,3 +233,20 @@ func TestOllamaSummary(t *testing.T) {
 		t.Fatalf("fallback: %v %+v", err, sum)
 	}
 }
+
+// TestOllamaSkippedUnderHookDeadline: a hook's short deadline never waits
+// for a model.
+func TestOllamaSkippedUnderHookDeadline(t *testing.T) {
+	f := &fakeChat{sleep: 5 * time.Second}
+	s, tr := ollamaService(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := s.ExtractSession(ctx, tr.sid, ExtractOptions{})
+	if err != nil || res.Extractor != "builtin" || !strings.Contains(res.Notice, "deadline") || time.Since(start) > time.Second {
+		t.Fatalf("%v %+v after %v", err, res, time.Since(start))
+	}
+	if len(f.requests) != 0 {
+		t.Fatal("the model was called")
+	}
+}
