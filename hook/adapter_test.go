@@ -1,0 +1,55 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"cairn/config"
+	"cairn/index"
+	"cairn/memories"
+)
+
+// The hooks' fast Top ranks exactly as memories.Service.Top.
+func TestTopMatchesService(t *testing.T) {
+	ctx := context.Background()
+	st, err := index.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now()
+	svc := memories.New(st, config.Default())
+	types := []memories.Type{memories.Decision, memories.Progress, memories.Context, memories.Gotcha, memories.Fact}
+	for i := range 60 {
+		svc.SetClock(func() time.Time { return now.Add(-time.Duration(i*37) * time.Hour) })
+		project := []string{"/p", "/q", ""}[i%3]
+		status := memories.Approved
+		if i%7 == 0 {
+			status = memories.Pending
+		}
+		_, err := svc.Add(ctx, memories.NewMemory{Project: project, Type: types[i%len(types)], Importance: 1 + i%5, Status: status,
+			Content: fmt.Sprintf("memory %d about module%d and function f%d with detail d%d", i, i, i, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc.SetClock(func() time.Time { return now })
+	want, err := svc.Top(ctx, "/p", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := serviceMem{svc}.Top(ctx, "/p", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("got %d memories, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || fmt.Sprintf("%.6f", got[i].Score) != fmt.Sprintf("%.6f", want[i].Score) {
+			t.Fatalf("rank %d: got %s %.4f, want %s %.4f", i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
+		}
+	}
+}
