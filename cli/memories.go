@@ -213,6 +213,14 @@ func newMemShowCmd(o *Options) *cobra.Command {
 					return writeJSON(o.Stdout, m)
 				}
 				printMemory(o.Stdout, m)
+				for _, l := range m.Links {
+					if x, err := svc.Get(cmd.Context(), l.Target); err == nil {
+						fmt.Fprintf(o.Stdout, "\n%s %s (%s, %s): %s", l.Kind, x.ID, x.Type, x.Status, truncate(sanitize(oneLineText(x.Content)), 100))
+					}
+				}
+				if len(m.Links) > 0 {
+					fmt.Fprintln(o.Stdout)
+				}
 				return nil
 			})
 		},
