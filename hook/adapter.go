@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -98,6 +99,21 @@ func recency(updated, now time.Time) float64 {
 func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error) {
 	if threshold <= 0 {
 		threshold = 1e-9 // 0 would mean memories.min_relevance
+	}
+	// Rank loads every memory of every project: skip it when this project
+	// has no approved memory (nor a global one) that is not excluded.
+	ms, err := m.s.List(ctx, memories.Filter{Statuses: []memories.Status{memories.Approved}, Project: project, IncludeGlobal: true})
+	if err != nil {
+		return nil, err
+	}
+	candidates := 0
+	for _, x := range ms {
+		if !slices.Contains(exclude, x.ID) {
+			candidates++
+		}
+	}
+	if candidates == 0 {
+		return nil, nil
 	}
 	rs, err := m.s.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true})
 	return toMemories(rs), err
