@@ -98,6 +98,9 @@ type Env struct {
 	Config *config.Config
 	Now    func() time.Time
 	Log    *Logger
+	// OnEvent, when set, is told the event once the input is read (the
+	// process tightens its watchdog for SessionEnd).
+	OnEvent func(event string)
 }
 
 // Result says what a run did (for tests and the log).
@@ -169,6 +172,9 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 	if err != nil {
 		res.Ignored = err.Error()
 		return nil
+	}
+	if env.OnEvent != nil {
+		env.OnEvent(in.Event)
 	}
 	env.Log.Prefix = ""
 	if validSessionID(in.SessionID) {

@@ -9,8 +9,12 @@ import (
 	"time"
 )
 
-// Watchdog is the longest a hook process lives, whatever happens.
-const Watchdog = 8 * time.Second
+// Watchdog is the longest a hook process lives, whatever happens;
+// SessionEndWatchdog for SessionEnd, whose hooks share a 1.5 s budget.
+const (
+	Watchdog           = 8 * time.Second
+	SessionEndWatchdog = 1300 * time.Millisecond
+)
 
 // Args are a hook process's command line.
 type Args struct {
@@ -116,11 +120,18 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 	}
 	// Whatever happens below, this process ends in time and with exit
 	// code 0.
+	start := time.Now()
 	t := time.AfterFunc(Watchdog, func() {
-		NewLogger(dataDir).Printf("hook: still running after %s: exiting", Watchdog)
+		NewLogger(dataDir).Printf("hook: still running after %s: exiting", time.Since(start).Round(time.Millisecond))
 		os.Exit(0)
 	})
 	defer t.Stop()
+	env.OnEvent = func(event string) {
+		if event == SessionEnd {
+			// SessionEnd hooks share a 1.5 s budget.
+			t.Reset(SessionEndWatchdog - time.Since(start))
+		}
+	}
 	Run(ctx, env)
 	return 0
 }
