@@ -328,6 +328,10 @@ func (s *Store) MemDelete(ctx context.Context, id string, trash []byte) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_trash(id, deleted, data) VALUES (?,?,?)`, id, time.Now().UnixMilli(), string(trash)); err != nil {
 			return err
 		}
+		// Keep the last 200 deletions for undo.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE seq <= (SELECT max(seq) - 200 FROM memory_trash)`); err != nil {
+			return err
+		}
 		if err := queueDoc(ctx, tx, docMemoryPrefix+id); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"unicode"
@@ -93,12 +92,20 @@ func tokens(s string) ([]uint32, bool) {
 		if len(w) < 2 || stopwords[w] {
 			continue
 		}
-		h := fnv.New32a()
-		h.Write([]byte(stemWord(w)))
-		out = append(out, h.Sum32())
+		out = append(out, fnv32a(stemWord(w)))
 	}
 	slices.Sort(out)
 	return slices.Compact(out), neg
+}
+
+// fnv32a hashes s (FNV-1a) without allocating.
+func fnv32a(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
 }
 
 func intersect(a, b []uint32) int {
