@@ -74,6 +74,20 @@ func newSearchCmd(o *Options) *cobra.Command {
 				q.Highlight = func(s string) string { return markOn + s + markOff }
 			}
 			ctx := cmd.Context()
+			// Ranking flags not given default to the [search] settings.
+			cfg, err := loadConfig(o)
+			if err != nil {
+				return err
+			}
+			if fl := cmd.Flags(); !fl.Changed("fusion") {
+				q.Fusion = cfg.Search.Fusion
+			}
+			if fl := cmd.Flags(); !fl.Changed("vector-weight") {
+				q.VectorWeight = cfg.Search.VectorWeight
+			}
+			if fl := cmd.Flags(); !fl.Changed("recency") {
+				q.Recency = cfg.Search.Recency
+			}
 			st, err := openStore(o)
 			if err != nil {
 				return err
@@ -122,8 +136,8 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
 	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
 	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
-	f.BoolVar(&q.Recency, "recency", false, "favour recent results")
-	f.StringVar(&q.Fusion, "fusion", "weighted", "how text and vector rankings are fused: weighted or rrf (k=60)")
+	f.BoolVar(&q.Recency, "recency", false, "favour recent results (default: search.recency)")
+	f.StringVar(&q.Fusion, "fusion", "weighted", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
 	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
 	return cmd
 }
