@@ -75,10 +75,11 @@ for ((r = 1; r <= RUNS; r++)); do
 		sleep 0.5
 		tmux send-keys -t "$SESSION" G
 		sleep 0.5
-		echo "rss after search and reading: $(grep -E 'VmRSS|VmHWM' /proc/$PID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
+		echo "rss after search and reading: $(grep -E 'VmRSS|VmHWM|RssAnon|RssFile' /proc/$PID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
 		sleep 5
-		echo "rss after 5 s more (background indexing): $(grep -E 'VmRSS|VmHWM' /proc/$PID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
+		echo "rss after 5 s more (background indexing): $(grep -E 'VmRSS|VmHWM|RssAnon|RssFile' /proc/$PID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
 		tmux capture-pane -p -t "$SESSION" | tail -1 | sed 's/^/status bar: /'
 	fi
 	stop
+	grep index "$TRACE" | sed "s/^/    /" || true
 done

@@ -141,7 +141,7 @@ func New(cfg Config) *Model {
 		dark = *cfg.Dark
 	}
 	m.setTheme(dark)
-	m.hub = newSearchHub(cfg.Store, 1500*time.Millisecond)
+	m.hub = newSearchHub(cfg.Store, 3*time.Second)
 	m.projects = newProjectsPane()
 	m.timeline = newTimelinePane()
 	m.reader = newReaderPane()

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -49,12 +50,35 @@ func (h *searchHub) Search(ctx context.Context, q index.SearchQuery) (*index.Sea
 	return resp, err
 }
 
+// Warm opens the searcher ahead of the first query (when the search box
+// gets focus), so the open is paid while the user types.
+func (h *searchHub) Warm(ctx context.Context) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sr == nil {
+		sr, err := h.st.OpenSearcher(ctx, 50*time.Millisecond)
+		if err != nil {
+			return // the query will say why
+		}
+		h.sr = sr
+	}
+	h.last = time.Now()
+	if h.timer == nil {
+		h.timer = time.AfterFunc(h.idle, h.closeIfIdle)
+	} else {
+		h.timer.Reset(h.idle)
+	}
+}
+
 func (h *searchHub) closeIfIdle() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sr != nil && time.Since(h.last) >= h.idle-10*time.Millisecond {
 		h.sr.Close()
 		h.sr = nil
+		// The searcher held the embedder's model and bleve's caches: give
+		// the memory back while the user reads.
+		go debug.FreeOSMemory()
 	}
 }
 
@@ -125,6 +149,8 @@ func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir st
 		case <-ctx.Done():
 		}
 	}
+	t0 := time.Now()
+	defer func() { trace("index-ms %.1f quiet %v", float64(time.Since(t0).Microseconds())/1000, quiet) }()
 	stats, err := st.Sync(ctx, claudeDir, index.SyncOptions{
 		Workers: workers(), // leave a core to the UI
 		// Small batches: the TUI's memory stays low and readers are never
@@ -140,13 +166,22 @@ func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir st
 		final(indexMsg{stats: stats, err: err})
 		return
 	}
+	trace("index-sync-ms %.1f entries %d", float64(time.Since(t0).Microseconds())/1000, stats.EntriesAdded)
 	if _, err := hub.Drain(ctx, func(n int) { send(indexMsg{stage: "full-text", done: n}) }); err != nil {
 		final(indexMsg{stats: stats, err: err})
 		return
 	}
 	if embed {
+		// The embedder's model is large: load it only when there is work.
+		if ss, err := st.Stats(); err == nil && ss.EmbedQueue == 0 {
+			embed = false
+		}
+	}
+	if embed {
 		if m, err := st.BuiltinEmbedder(ctx, false); err == nil {
-			if _, err := st.EmbedQueued(ctx, m, func(n int) { send(indexMsg{stage: "embeddings", done: n}) }); err == nil {
+			n, err := st.EmbedQueued(ctx, m, func(n int) { send(indexMsg{stage: "embeddings", done: n}) })
+			trace("index-embedded %d", n)
+			if err == nil {
 				err = st.RefreshVecCache(ctx, m.ID(), m.Dims())
 				if err != nil {
 					final(indexMsg{stats: stats, err: err})
@@ -157,5 +192,6 @@ func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir st
 		// Not enough text to train the built-in embedder is normal on a new
 		// machine: search says it uses text only.
 	}
+	debug.FreeOSMemory() // indexing buffers and the embedder's model are garbage now
 	final(indexMsg{stats: stats})
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -53,12 +54,13 @@ type searchPane struct {
 	running  bool
 	latency  time.Duration // search time of the shown results, after the debounce
 	lastText string
+	hub      *searchHub
 }
 
 func newSearchPane(m *Model) *searchPane {
 	ti := newInput("› ", "search every session, memory and summary")
 	ti.CharLimit = 500
-	p := &searchPane{input: ti, scope: 1}
+	p := &searchPane{input: ti, scope: 1, hub: m.hub}
 	return p
 }
 
@@ -66,7 +68,12 @@ func (p *searchPane) restyle(m *Model) {}
 
 func (p *searchPane) focusInput() tea.Cmd {
 	p.inInput = true
-	return p.input.Focus()
+	hub := p.hub
+	warm := func() tea.Msg {
+		hub.Warm(context.Background())
+		return nil
+	}
+	return tea.Batch(p.input.Focus(), warm)
 }
 
 func (p *searchPane) typing() bool { return p.inInput }
@@ -157,8 +164,8 @@ func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
 		// moves as segments merge: break ties the same way every time.
 		sort.SliceStable(p.results, func(i, j int) bool {
 			a, b := p.results[i], p.results[j]
-			if a.Score != b.Score {
-				return a.Score > b.Score
+			if sa, sb := roundScore(a.Score), roundScore(b.Score); sa != sb {
+				return sa > sb
 			}
 			if !a.Timestamp.Equal(b.Timestamp) {
 				return a.Timestamp.After(b.Timestamp)
@@ -385,4 +392,13 @@ func resultsLen(r *index.SearchResponse) int {
 		return 0
 	}
 	return len(r.Results)
+}
+
+// roundScore drops float noise (sums in another order) before tie-breaks.
+func roundScore(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	e := math.Pow(10, math.Floor(math.Log10(math.Abs(f)))-5)
+	return math.Round(f/e) * e
 }

@@ -11,7 +11,7 @@ func TestSearchPane(t *testing.T) {
 	for _, sz := range sizes() {
 		m := newTestModel(t, sz.w, sz.h, st, nil)
 		press(t, m, "/")
-		typeQuery(t, m, "opentelemetry tracing")
+		typeQuery(t, m, "credo dialyxir")
 		golden(t, "search_"+sizeName(sz.w, sz.h), m)
 		m.Close()
 	}
