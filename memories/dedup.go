@@ -145,7 +145,8 @@ type cached struct {
 // bumped the store's memory generation.
 type memCache struct {
 	gen          int64
-	approvedOnly bool // holds only approved memories (recall)
+	approvedOnly bool   // holds only approved memories (recall)
+	project      string // holds only this project's and global memories; "" = all
 	embedder     string
 	items        []*cached
 	byID         map[string]*cached
@@ -202,21 +203,23 @@ func (mc *memCache) remove(id string) {
 // memories returns the cache of every memory, loading it when the store
 // changed since.
 func (s *Service) memories(ctx context.Context) (*memCache, error) {
-	return s.loadCache(ctx, false)
+	return s.loadCache(ctx, false, "")
 }
 
-// loadCache returns the cache; approvedOnly accepts (or loads) a cache of
-// the approved memories alone, which is all recall needs: a hook process
-// then skips the pending and rejected ones.
-func (s *Service) loadCache(ctx context.Context, approvedOnly bool) (*memCache, error) {
+// loadCache returns a cache that holds at least what is asked: with
+// approvedOnly the approved memories alone (all that recall needs), with a
+// project that project's memories and the global ones (all that dedup of a
+// project's memory compares with). A hook process so skips loading what it
+// cannot use; a broader cache already loaded serves narrower asks.
+func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project string) (*memCache, error) {
 	gen, err := s.st.MemGeneration(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s.cache != nil && s.cache.gen == gen && (approvedOnly || !s.cache.approvedOnly) {
-		return s.cache, nil
+	if c := s.cache; c != nil && c.gen == gen && (approvedOnly || !c.approvedOnly) && (c.project == "" || c.project == project) {
+		return c, nil
 	}
-	f := index.MemFilter{}
+	f := index.MemFilter{Project: project, IncludeGlobal: true}
 	if approvedOnly {
 		f.Statuses = []string{string(Approved)}
 	}
@@ -224,7 +227,7 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool) (*memCache, 
 	if err != nil {
 		return nil, err
 	}
-	mc := &memCache{gen: gen, approvedOnly: approvedOnly, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
+	mc := &memCache{gen: gen, approvedOnly: approvedOnly, project: project, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
 	for _, r := range rows {
 		mc.add(newCached(r))
 	}

@@ -111,3 +111,28 @@ func TestCacheSeesOtherWriters(t *testing.T) {
 		t.Fatalf("s1 did not see s2's memory: %+v", r)
 	}
 }
+
+// TestScopedCache: dedup of a project's memory loads only that project's
+// and global memories; a global memory is compared with every project's.
+func TestScopedCache(t *testing.T) {
+	s := newService(t)
+	mustAdd(t, s, NewMemory{Project: "/q", Type: Fact, Content: "Queue workers restart nightly at two"})
+	mustAdd(t, s, NewMemory{Type: Fact, Content: "Everyone uses UTC timestamps in logs"})
+	s.cache = nil
+	r := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "Queue workers restart nightly at two"})
+	if r.Action != ActionAdded {
+		t.Fatalf("another project's memory deduplicated: %+v", r)
+	}
+	if s.cache == nil || s.cache.project != "/p" {
+		t.Fatalf("cache scope: %+v", s.cache)
+	}
+	for _, c := range s.cache.items {
+		if c.row.Project == "/q" {
+			t.Fatal("the /p cache loaded /q's memory")
+		}
+	}
+	g := mustAdd(t, s, NewMemory{Type: Fact, Content: "Queue workers restart nightly at two"})
+	if g.Action != ActionBumped || s.cache.project != "" {
+		t.Fatalf("global memory not compared with every project: %+v", g)
+	}
+}

@@ -161,7 +161,9 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 	if err := s.validate(&n); err != nil {
 		return AddResult{}, err
 	}
-	mc, err := s.memories(ctx)
+	// A project's memory is compared with that project's and global ones
+	// only; a global one with every memory.
+	mc, err := s.loadCache(ctx, false, n.Project)
 	if err != nil {
 		return AddResult{}, err
 	}

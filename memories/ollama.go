@@ -213,7 +213,7 @@ func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entrie
 func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([]Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	mc, err := s.memories(ctx)
+	mc, err := s.loadCache(ctx, false, project)
 	if err != nil {
 		return nil, err
 	}

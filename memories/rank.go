@@ -42,7 +42,7 @@ func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Rank
 		o.Threshold = s.cfg.Memories.MinRelevance
 	}
 	s.mu.Lock()
-	mc, err := s.loadCache(ctx, true)
+	mc, err := s.loadCache(ctx, true, o.Project)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -175,7 +175,7 @@ func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked,
 		limit = 10
 	}
 	s.mu.Lock()
-	mc, err := s.loadCache(ctx, true)
+	mc, err := s.loadCache(ctx, true, project)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
