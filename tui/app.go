@@ -104,6 +104,8 @@ type Model struct {
 	statsOK    bool
 	embedder   string
 	lastSync   string
+	memSig     string
+	lastReload time.Time // projects re-read while a first index runs
 	indexing   *indexMsg
 	indexStart time.Time
 	indexBusy  bool
@@ -198,7 +200,10 @@ type (
 		embedder string
 		err      error
 	}
-	pollMsg    struct{ lastSync string }
+	pollMsg struct {
+		lastSync string
+		memSig   string // memory and draft counts: another process changed them
+	}
 	resyncMsg  struct{}
 	resumedMsg struct {
 		cmd string
@@ -226,9 +231,16 @@ func (m *Model) loadStats() tea.Cmd {
 
 func (m *Model) pollTick() tea.Cmd {
 	st := m.cfg.Store
+	svc := m.cfg.Memories
 	return tea.Tick(m.cfg.Poll, func(time.Time) tea.Msg {
 		v, _, _ := st.Setting("last_sync")
-		return pollMsg{lastSync: string(v)}
+		msg := pollMsg{lastSync: string(v)}
+		if svc != nil {
+			if c, err := svc.Counts(context.Background()); err == nil {
+				msg.memSig = fmt.Sprint(c.PendingMemories, c.PendingDrafts, c.ByStatus)
+			}
+		}
+		return msg
 	})
 }
 
@@ -321,8 +333,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if m.lastSync != "" && msg.lastSync != m.lastSync {
 			cmds = append(cmds, m.refreshAll())
+		} else if m.memSig != "" && msg.memSig != m.memSig {
+			cmds = append(cmds, m.loadMemories(), m.loadDrafts())
 		}
-		m.lastSync = msg.lastSync
+		m.lastSync, m.memSig = msg.lastSync, msg.memSig
 		if m.flash != "" && m.cfg.Now().After(m.flashUntil) {
 			m.flash = ""
 		}
@@ -363,6 +377,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !msg.quiet {
 			cp := msg
 			m.indexing = &cp
+			// Projects appear while a long first index runs.
+			if time.Since(m.lastReload) > 2*time.Second && msg.stage == "reading transcripts" {
+				m.lastReload = time.Now()
+				return m, tea.Batch(waitIndex(msg.ch), m.loadProjects())
+			}
 		}
 		return m, waitIndex(msg.ch)
 	case resumedMsg:

@@ -274,3 +274,22 @@ func TestDraftsPane(t *testing.T) {
 		t.Fatal("approved filter does not list the approved draft")
 	}
 }
+
+// Memories another process adds (cairn extract, a hook) appear on the next
+// poll.
+func TestMemoriesPickedUp(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	m := newTestModel(t, 80, 24, st, svc)
+	send(t, m, pollMsg{lastSync: "x", memSig: "before"})
+	if len(m.mems.list) != 0 {
+		t.Fatal("inbox not empty at start")
+	}
+	if _, err := svc.Add(context.Background(), memories.NewMemory{Type: memories.Fact, Content: "The staging database is reset every Monday"}); err != nil {
+		t.Fatal(err)
+	}
+	send(t, m, pollMsg{lastSync: "x", memSig: "after"})
+	if len(m.mems.list) != 1 || m.pending != 1 {
+		t.Fatalf("after another process added a memory: %d listed, %d pending", len(m.mems.list), m.pending)
+	}
+}
