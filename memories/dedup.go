@@ -139,6 +139,21 @@ type cached struct {
 	toks []uint32
 	neg  bool
 	vec  []float32 // nil without an embedder
+	lazy bool      // vec is still to be computed
+}
+
+// vecOf returns c's vector, embedding it on first use when the index has
+// not stored one yet.
+func (mc *memCache) vecOf(c *cached) []float32 {
+	if c.lazy {
+		c.lazy = false
+		if mc.model != nil {
+			if v, ok := mc.model.EmbedText(embed.Document, c.row.Content); ok {
+				c.vec = v
+			}
+		}
+	}
+	return c.vec
 }
 
 // memCache holds every memory of the store, reloaded when another write
@@ -148,6 +163,7 @@ type memCache struct {
 	approvedOnly bool   // holds only approved memories (recall)
 	project      string // holds only this project's and global memories; "" = all
 	embedder     string
+	model        *embed.Model // embeds memories the index has not embedded yet
 	items        []*cached
 	byID         map[string]*cached
 	post         map[uint32][]int32 // token -> items holding it
@@ -237,15 +253,15 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 		if err != nil {
 			return nil, err
 		}
+		mc.model = m
 		for _, c := range mc.items {
 			if v, ok := vecs[c.row.ID]; ok && len(v) == m.Dims() {
 				c.vec = v
-				continue
-			}
-			// Not embedded by the index yet (it embeds queued documents
-			// and keeps the vector cache in step): embed here.
-			if v, ok := m.EmbedText(embed.Document, c.row.Content); ok {
-				c.vec = v
+			} else {
+				// Not embedded by the index yet (it embeds queued
+				// documents and keeps the vector cache in step): embedded
+				// here when first compared.
+				c.lazy = true
 			}
 		}
 	}
@@ -310,8 +326,10 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 		if n > 0 {
 			m.jaccard = float64(n) / float64(len(toks)+len(c.toks)-int(n))
 		}
-		if vec != nil && c.vec != nil && (vecType == "" || c.row.Type == vecType) {
-			m.cosine = float64(embed.Dot(vec, c.vec))
+		if vec != nil && (vecType == "" || c.row.Type == vecType) {
+			if cv := mc.vecOf(c); cv != nil {
+				m.cosine = float64(embed.Dot(vec, cv))
+			}
 		}
 		if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
 			return

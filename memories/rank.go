@@ -119,8 +119,10 @@ func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cac
 			lex = 0.75*cover + 0.25*dens
 		}
 		vs := 0.0
-		if qv != nil && c.vec != nil {
-			vs = max(0, float64(embed.Dot(qv, c.vec)))
+		if qv != nil {
+			if cv := mc.vecOf(c); cv != nil {
+				vs = max(0, float64(embed.Dot(qv, cv)))
+			}
 		}
 		sim := lex
 		if qv != nil {
@@ -260,7 +262,7 @@ func (s *Service) Related(ctx context.Context, id string, tags []string, limit i
 	toks, _ := tokens(m.Content + " " + strings.Join(append(slices.Clone(m.Tags), tags...), " "))
 	var vec []float32
 	if c := mc.byID[m.ID]; c != nil {
-		vec = c.vec
+		vec = mc.vecOf(c)
 	}
 	for _, x := range mc.similar(toks, vec, m.Project, "", "", 3*limit) {
 		if seen[x.c.row.ID] || x.c.row.Status == string(Rejected) || (x.jaccard < 0.15 && x.cosine < 0.7) {

@@ -208,7 +208,7 @@ func userCandidates(e index.MemEntry, add func(candidate)) {
 		line = stripMarkdown(line)
 		for _, s := range sentences(line) {
 			words := len(strings.Fields(s))
-			if words < 4 || words > 80 || strings.HasSuffix(s, "?") {
+			if words < 4 || words > 80 || strings.HasSuffix(s, "?") || !mayMatch(s, userTriggers) {
 				continue
 			}
 			for _, r := range userRules {
@@ -250,9 +250,12 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 			add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{e.UUID}, rule: "todo"})
 			return
 		}
+		if !mayMatch(plain, claudeTriggers) {
+			return
+		}
 		ss := sentences(plain)
 		for i, s := range ss {
-			if narration.MatchString(s) || len(strings.Fields(s)) < 5 {
+			if !mayMatch(s, claudeTriggers) || narration.MatchString(s) || len(strings.Fields(s)) < 5 {
 				continue
 			}
 			c, ok := classifyClaude(s)
@@ -292,6 +295,29 @@ var hedge = regexp.MustCompile(`(?i)\b(might|maybe|probably|perhaps|possibly|cou
 
 // issueWhere is "the error is in <file>": where, not why.
 var issueWhere = regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is) (in|on|at|still|now|clear\.?$)\b`)
+
+// claudeTriggers are words one of claudeRules needs: sentences without any
+// skip the regular expressions (most of a transcript).
+var claudeTriggers = []string{"cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
+	"happen", "gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should",
+	"need", "work", "important", "decid", "decision", "go with", "going with", "opted", "chose", "switched",
+	"instead of", "rather than", "prefer"}
+
+// userTriggers are the same for userRules.
+var userTriggers = []string{"remember", "note", "keep in mind", "always", "never", "from now on", "going forward",
+	"future", "every time", "whenever", "don", "do not", "stop", "prefer", "rather", "like it", "hate", "dislike",
+	"let", "we", "decid", "decision", "instead of", "use"}
+
+// mayMatch reports whether s contains one of the words (ASCII case-folded).
+func mayMatch(s string, words []string) bool {
+	l := strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
 
 var fixStart = regexp.MustCompile(`(?i)^(fixed|resolved|solved) (it |this |that )?by\b`)
 
