@@ -123,20 +123,16 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memorie
 		}
 	}
 	if len(lines) < limit {
-		ss, err := st.Sessions(index.SessionFilter{Project: project, Limit: 20})
+		rs, err := recentSessions(st, project)
 		if err != nil {
 			h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
 		}
-		for _, s := range ss {
-			if covered[s.ID] || s.ProjectPath != project || len(lines) >= limit {
+		for _, s := range rs {
+			if covered[s.ID] || len(lines) >= limit {
 				continue
 			}
 			covered[s.ID] = true
-			title := s.Title
-			if title == "" {
-				title = s.FirstPrompt
-			}
-			lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(title, 200), shortID(s.ID)))
+			lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(s.Title, 200), shortID(s.ID)))
 		}
 	}
 	if len(lines) == 0 {

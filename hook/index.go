@@ -65,6 +65,11 @@ func (h *handler) index(ctx context.Context) error {
 		}
 		return fmt.Errorf("indexing %s: %w", h.folder, err)
 	}
+	if stats.Sessions > 0 {
+		if err := noteRecent(st, h.in.SessionID); err != nil && !errors.Is(err, index.ErrBusy) {
+			h.env.Log.Printf("%s: noting the session: %v", h.in.Event, err)
+		}
+	}
 	if h.env.Memories == nil {
 		return nil
 	}
