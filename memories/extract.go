@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"cairn/index"
@@ -127,6 +128,9 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 		}
 		res.Proposed = append(res.Proposed, r)
 	}
+	if !o.DryRun {
+		s.archiveDone(ctx, project, entries, &ws)
+	}
 	err = s.flush(ctx, &ws)
 	s.mu.Unlock()
 	if err != nil {
@@ -142,6 +146,32 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	}
 	last := entries[len(entries)-1].ID
 	return res, s.st.SetExtractCursor(ctx, sid, last)
+}
+
+// archiveDone archives the to-do memories whose items the session's last
+// to-do list marks completed: the work is done, the memory is history.
+// Called under s.mu.
+func (s *Service) archiveDone(ctx context.Context, project string, entries []index.MemEntry, ws *writeSet) {
+	done := doneTodos(entries)
+	if len(done) == 0 {
+		return
+	}
+	mc, err := s.loadCache(ctx, false, project)
+	if err != nil {
+		return
+	}
+	now := s.now().UTC()
+	for _, c := range mc.items {
+		r := c.row
+		if r.ID == "" || r.Type != string(Progress) || r.Project != project || !slices.Contains(done, r.Content) ||
+			(r.Status != string(Pending) && r.Status != string(Approved)) {
+			continue
+		}
+		old := *r
+		old.Status, old.Updated = string(Archived), now
+		ws.put(&old, nil)
+		mc.put(&old, nil)
+	}
 }
 
 // roomForModel reports whether ctx leaves time for a model call: hooks run

@@ -116,6 +116,15 @@ func TestCommandAfterFailureAndTodos(t *testing.T) {
 	if len(res.Proposed) != 2 {
 		t.Fatalf("ls retry must not be proposed: %d proposals", len(res.Proposed))
 	}
+	// The item done: its memory is archived by the next extraction.
+	tr.todos(map[string]string{"Write the migration for invoices": "completed", "Read the code": "completed"})
+	tr.write(t, s, claude)
+	if _, err := s.ExtractSession(context.Background(), tr.sid, ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := s.Get(context.Background(), todo.ID); m.Status != Archived {
+		t.Fatalf("done to-do is %s", m.Status)
+	}
 	if todo.SourceSession != tr.sid || todo.Project != "/work/proj" || todo.Origin != OriginExtractor || todo.Status != Pending {
 		t.Fatalf("source fields: %+v", todo)
 	}

@@ -438,6 +438,37 @@ func isNumber(s string) bool {
 	return s != ""
 }
 
+// todoPrefix starts the content of memories made from to-do lists.
+const todoPrefix = "Open to-do: "
+
+// doneTodos returns the contents of the to-do items marked completed in the
+// last to-do list of entries, as the memories of their open state read.
+func doneTodos(entries []index.MemEntry) []string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.ToolName != "TodoWrite" || e.Sidechain {
+			continue
+		}
+		var in struct {
+			Todos []struct {
+				Content string `json:"content"`
+				Status  string `json:"status"`
+			} `json:"todos"`
+		}
+		if json.Unmarshal(e.Input, &in) != nil {
+			return nil
+		}
+		var out []string
+		for _, t := range in.Todos {
+			if t.Status == "completed" {
+				out = append(out, todoPrefix+oneLine(t.Content))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // todoCandidates proposes the open items of the last to-do list written.
 func todoCandidates(entries []index.MemEntry) ([]candidate, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
@@ -460,7 +491,7 @@ func todoCandidates(entries []index.MemEntry) ([]candidate, bool) {
 				continue
 			}
 			out = append(out, candidate{typ: Progress, importance: 2, rule: "todo-list",
-				content: "Open to-do: " + oneLine(t.Content), uuids: []string{e.UUID}, tags: []string{"todo"}})
+				content: todoPrefix + oneLine(t.Content), uuids: []string{e.UUID}, tags: []string{"todo"}})
 			if len(out) == 5 {
 				break
 			}
