@@ -105,6 +105,10 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memorie
 	}
 	var lines []string
 	covered := map[string]bool{h.in.SessionID: true}
+	recent, err := recentSessions(st, project)
+	if err != nil {
+		h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
+	}
 	if mem != nil {
 		sums, err := mem.Summaries(ctx, project, limit+1)
 		if err != nil {
@@ -116,18 +120,16 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memorie
 			}
 			covered[s.SessionID] = true
 			// The session's own date, not the summary's.
-			if ss, err := st.Session(s.SessionID); err == nil && !ss.Start.IsZero() {
-				s.Created = ss.Start
+			for _, r := range recent {
+				if r.ID == s.SessionID && !r.Start.IsZero() {
+					s.Created = r.Start
+				}
 			}
 			lines = append(lines, summaryLine(s))
 		}
 	}
 	if len(lines) < limit {
-		rs, err := recentSessions(st, project)
-		if err != nil {
-			h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
-		}
-		for _, s := range rs {
+		for _, s := range recent {
 			if covered[s.ID] || len(lines) >= limit {
 				continue
 			}
