@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"cairn/config"
+	"cairn/index"
 )
 
 func TestFindBlock(t *testing.T) {
@@ -219,4 +223,71 @@ func TestSyncLockExcludesOthers(t *testing.T) {
 		t.Fatalf("lock not released: %v", err)
 	}
 	u2()
+}
+
+// TestSyncChild is the child of TestSyncConcurrentProcesses.
+func TestSyncChild(t *testing.T) {
+	data, dir := os.Getenv("CAIRN_SYNC_CHILD_DATA"), os.Getenv("CAIRN_SYNC_CHILD_PROJECT")
+	if data == "" {
+		t.Skip("child process only")
+	}
+	st, err := index.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := New(st, config.Default())
+	for i := range 5 {
+		// Each child adds its own memory, so the blocks differ.
+		if i == 0 {
+			approve(t, s, NewMemory{Project: dir, Type: Fact, Content: fmt.Sprintf("Child process %d was here", os.Getpid())})
+		}
+		if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSyncConcurrentProcesses runs syncs of one CLAUDE.md from several
+// processes at once, while the user's text sits around the block.
+func TestSyncConcurrentProcesses(t *testing.T) {
+	s, dir := syncFixture(t)
+	target := filepath.Join(dir, "CLAUDE.md")
+	head, tail := "# Rules\n\nkeep me\n\n", "\n\n## Footer\nalso keep me"
+	os.WriteFile(target, []byte(head+MarkerStart+"\n"+MarkerEnd+tail), 0o644)
+	data := s.st.Dir()
+	var cmds []*exec.Cmd
+	for range 5 {
+		c := exec.Command(os.Args[0], "-test.run", "^TestSyncChild$", "-test.count", "1")
+		c.Env = append(os.Environ(), "CAIRN_SYNC_CHILD_DATA="+data, "CAIRN_SYNC_CHILD_PROJECT="+dir)
+		var out strings.Builder
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log(out.String())
+			}
+		})
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	}
+	// A last sync sees every child's memory; the text around is intact.
+	if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(target)
+	got := string(b)
+	if !strings.HasPrefix(got, head+MarkerStart) || !strings.HasSuffix(got, MarkerEnd+tail) || strings.Count(got, "Child process") != 5 {
+		t.Fatalf("after concurrent processes:\n%s", got)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("leftover files: %v", ents)
+	}
 }
