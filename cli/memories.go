@@ -648,6 +648,12 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 		t.row(r.Action, id, string(r.Memory.Type), truncate(oneLineText(r.Memory.Content), 90))
 	}
 	t.flush()
+	for _, r := range rs {
+		for _, c := range r.Conflicts {
+			fmt.Fprintf(o.Stdout, "note: %q may contradict %s; review both (cairn memories show %s)\n",
+				truncate(oneLineText(r.Memory.Content), 60), c, c)
+		}
+	}
 	var parts []string
 	for _, a := range []string{memories.ActionAdded, memories.ActionMerged, memories.ActionBumped, memories.ActionSkippedRejected} {
 		if counts[a] > 0 {
