@@ -79,6 +79,7 @@ type memoriesPane struct {
 	err       error
 	sources   map[string]sourceMsg
 	wantID    string
+	keepPos   bool // after approve/reject/delete: keep the cursor's row
 }
 
 func newMemoriesPane() *memoriesPane {
@@ -139,9 +140,14 @@ func (p *memoriesPane) data(m *Model, msg tea.Msg) tea.Cmd {
 		}
 		p.list, p.linked = msg.list, msg.linked
 		p.ls.setLen(len(p.list))
-		for i := range p.list {
-			if keep != "" && (p.list[i].ID == keep || strings.HasPrefix(p.list[i].ID, keep)) {
-				p.ls.cursor = i
+		if p.keepPos {
+			// Reviewed: the cursor stays put and lands on the next one.
+			p.keepPos = false
+		} else {
+			for i := range p.list {
+				if keep != "" && (p.list[i].ID == keep || strings.HasPrefix(p.list[i].ID, keep)) {
+					p.ls.cursor = i
+				}
 			}
 		}
 		m.pending = msg.counts.PendingMemories
@@ -316,16 +322,19 @@ func (p *memoriesPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, km.Approve):
+		p.keepPos = true
 		return true, p.act(m, "approve "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Approved)
 			return "approved " + id, "", err
 		})
 	case key.Matches(k, km.Reject):
+		p.keepPos = true
 		return true, p.act(m, "reject "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Rejected)
 			return "rejected " + id + " (it will not be proposed again)", "", err
 		})
 	case key.Matches(k, km.Delete):
+		p.keepPos = true
 		return true, p.act(m, "delete "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			err := svc.Delete(ctx, id)
 			return "deleted " + id + " — u undoes", "", err

@@ -80,8 +80,10 @@ type readerPane struct {
 	matches     []int
 	matchIdx    int
 	lastH       int
-	wantTop     bool // the next scroll-into-view puts the cursor at the top
-	needVisible bool // the cursor moved: scroll it into view when drawing
+	carryQuery  string // search words to mark once the session is loaded
+	userFind    bool   // the query came from f (esc clears it), not from search
+	wantTop     bool   // the next scroll-into-view puts the cursor at the top
+	needVisible bool   // the cursor moved: scroll it into view when drawing
 }
 
 func newReaderPane() *readerPane {
@@ -172,6 +174,10 @@ func (p *readerPane) loaded(m *Model, msg convMsg) tea.Cmd {
 	p.query, p.matches = "", nil
 	p.cur, p.topItem, p.topLine = 0, 0, 0
 	p.build()
+	if p.carryQuery != "" {
+		p.runFind(p.carryQuery, false)
+		p.carryQuery = ""
+	}
 	if msg.uuid != "" {
 		p.jumpTo(msg.uuid)
 	}
@@ -757,6 +763,7 @@ func (p *readerPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 		case k.String() == "enter":
 			p.finding = false
 			p.find.Blur()
+			p.userFind = true
 			p.runFind(p.find.Value(), true)
 			return true, nil
 		case key.Matches(k, km.Back):
@@ -848,8 +855,8 @@ func (p *readerPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, p.export(m)
 	case key.Matches(k, km.Resume):
 		return true, m.resume(p.conv.Session)
-	case key.Matches(k, km.Back) && p.query != "":
-		p.query, p.matches = "", nil
+	case key.Matches(k, km.Back) && p.query != "" && p.userFind:
+		p.query, p.matches, p.userFind = "", nil, false
 	default:
 		return false, nil
 	}
@@ -1037,6 +1044,9 @@ func (p *readerPane) view(m *Model, w, h int) string {
 		} else {
 			info = append(info, fmt.Sprintf("%q %d/%d", p.query, p.matchIdx+1, len(p.matches)))
 		}
+	}
+	if t := p.conv.Session.Title; t != "" {
+		info = append(info, sanitizeLine(transcripts.OneLine(t, 60)))
 	}
 	out = append(out, s.Muted.Render(pad(" "+strings.Join(info, " · "), w)))
 	if p.finding {

@@ -274,6 +274,12 @@ func (m *Model) openResult(r *index.SearchResult) tea.Cmd {
 	}
 	m.search.inInput = false
 	m.search.input.Blur()
+	// The reader marks the words searched for (n/N step through them).
+	if m.reader.conv == nil || m.reader.conv.Session.ID != r.SessionID {
+		m.reader.carryQuery = strings.TrimSpace(m.search.input.Value())
+	} else {
+		m.reader.runFind(strings.TrimSpace(m.search.input.Value()), false)
+	}
 	return m.openSession(r.SessionID, r.UUID)
 }
 
