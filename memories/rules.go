@@ -277,7 +277,9 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 			if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
 				continue
 			}
-			if c.typ == Decision && len(strings.Fields(content)) < 7 {
+			if c.typ == Decision && (len(strings.Fields(content)) < 7 || e.Sidechain) {
+				// A subagent reports what it found; decisions are the main
+				// conversation's.
 				continue
 			}
 			c.content = content
