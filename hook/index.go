@@ -53,6 +53,7 @@ func (h *handler) index(ctx context.Context) error {
 	})
 	h.res.Synced = stats.EntriesAdded
 	trace("synced")
+	defer trace("done")
 	for _, p := range stats.Problems {
 		h.env.Log.Printf("%s: indexing: %v", h.in.Event, p)
 	}
@@ -66,13 +67,14 @@ func (h *handler) index(ctx context.Context) error {
 		return fmt.Errorf("indexing %s: %w", h.folder, err)
 	}
 	if stats.Sessions > 0 {
-		if err := noteRecent(st, h.in.SessionID); err != nil && !errors.Is(err, index.ErrBusy) {
+		if err := noteRecent(st, h.project(), h.in.SessionID); err != nil && !errors.Is(err, index.ErrBusy) {
 			h.env.Log.Printf("%s: noting the session: %v", h.in.Event, err)
 		}
 	}
 	if h.env.Memories == nil {
 		return nil
 	}
+	trace("session noted")
 	mem := h.env.Memories(st, h.cfg)
 	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
 	h.res.Checked, h.res.Used = checked, used

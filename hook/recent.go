@@ -47,24 +47,27 @@ func saveRecent(st *index.Store, project string, rs []recentSession) error {
 	return st.SetSetting(recentKey+project, b)
 }
 
-// noteRecent records a session in its project's list.
-func noteRecent(st *index.Store, sid string) error {
+// noteRecent records a session in the list of project (the key SessionStart
+// reads), once: a session already listed costs one read.
+func noteRecent(st *index.Store, project, sid string) error {
+	if project == "" {
+		return nil
+	}
+	rs, _ := loadRecent(st, project)
+	for _, r := range rs {
+		if r.ID == sid {
+			return nil
+		}
+	}
 	s, err := st.Session(sid)
-	if err != nil || s.ProjectPath == "" {
+	if err != nil {
 		return err
 	}
 	title := s.Title
 	if title == "" {
 		title = s.FirstPrompt
 	}
-	rs, _ := loadRecent(st, s.ProjectPath)
-	out := []recentSession{{ID: s.ID, Start: s.Start, Title: oneLine(title, 200)}}
-	for _, r := range rs {
-		if r.ID != s.ID {
-			out = append(out, r)
-		}
-	}
-	return saveRecent(st, s.ProjectPath, out)
+	return saveRecent(st, project, append([]recentSession{{ID: s.ID, Start: s.Start, Title: oneLine(title, 200)}}, rs...))
 }
 
 // recentSessions returns a project's latest sessions: from the stored list,
