@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"syscall"
 
 	"cairn/index"
 	"cairn/memories"
@@ -37,6 +39,10 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// A closed terminal or a kill ends the program normally, so the demo's
+	// temporary store is removed and the project list cached.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
+	defer stop()
 	if !isTerminal(o.Stdout) {
 		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
 	}
