@@ -259,14 +259,42 @@ func printMemory(w io.Writer, m *memories.Memory) {
 }
 
 func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command {
+	var all bool
+	var typ, project string
 	cmd := &cobra.Command{
-		Use:   verb + " ID...",
+		Use:   verb + " ID... | " + verb + " --all [--type T] [--project P]",
 		Short: strings.ToUpper(verb[:1]) + verb[1:] + " memories",
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				var out []*memories.Memory
-				for _, id := range args {
+			if all == (len(args) > 0) {
+				return usageError{fmt.Errorf("give memory ids, or --all (with --type/--project) for every pending one")}
+			}
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, store *index.Store) error {
+				ids := args
+				if all {
+					f := memories.Filter{Statuses: []memories.Status{memories.Pending}}
+					for _, s := range splitList(typ) {
+						t, err := memories.ParseType(s)
+						if err != nil {
+							return usageError{err}
+						}
+						f.Types = append(f.Types, t)
+					}
+					p, err := resolveProject(store, project)
+					if err != nil {
+						return err
+					}
+					f.Project = p
+					ms, err := svc.List(cmd.Context(), f)
+					if err != nil {
+						return err
+					}
+					ids = nil
+					for _, m := range ms {
+						ids = append(ids, m.ID)
+					}
+				}
+				out := []*memories.Memory{}
+				for _, id := range ids {
 					m, err := svc.SetStatus(cmd.Context(), id, st)
 					if err != nil {
 						return err
@@ -279,10 +307,17 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 				if o.JSON {
 					return writeJSON(o.Stdout, out)
 				}
+				if all {
+					fmt.Fprintf(o.Stdout, "%d memories %s\n", len(out), st)
+				}
 				return nil
 			})
 		},
 	}
+	f := cmd.Flags()
+	f.BoolVar(&all, "all", false, "every pending memory (narrowed by --type and --project)")
+	f.StringVar(&typ, "type", "", "with --all: only these types (comma-separated)")
+	f.StringVar(&project, "project", "", "with --all: only this project's memories")
 	if verb == "approve" {
 		cmd.Long = "Approve memories: they are recalled, injected and synced. A memory that supersedes others marks them superseded."
 	}

@@ -76,8 +76,13 @@ func TestMemoriesCommands(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &m) != nil || m.Importance != 5 || m.Content != "Use Stripe Checkout for all payments" {
 		t.Fatalf("edit: %v %s", err, out)
 	}
-	if _, _, err := runIn(t, data, "", "memories", "approve", id); err != nil {
-		t.Fatal(err)
+	if _, _, err := runIn(t, data, "", "memories", "approve"); err == nil {
+		t.Fatal("approve without ids or --all accepted")
+	}
+	out, _, err = runIn(t, data, "", "memories", "approve", "--all", "--type", "decision", "--json")
+	var approved []memJSON
+	if err != nil || json.Unmarshal([]byte(out), &approved) != nil || len(approved) != 1 || approved[0].ID != id {
+		t.Fatalf("approve --all --type decision: %v %s", err, out)
 	}
 	// Sync into the project's CLAUDE.md, then check the block.
 	os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("# Mine\n"), 0o644)
