@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -176,5 +177,23 @@ func TestProgram(t *testing.T) {
 	fm := tm.FinalModel(t).(*Model)
 	if fm.focus != paneReader || fm.reader.conv == nil {
 		t.Fatalf("final state: pane %d, session open %v", fm.focus, fm.reader.conv != nil)
+	}
+}
+
+// The theme follows the terminal's background, unless it was given.
+func TestBackgroundColour(t *testing.T) {
+	st := testStore(t)
+	m := New(Config{Store: st, NoIndex: true, Poll: -1, Resync: -1})
+	defer m.Close()
+	if cmd := m.Init(); cmd == nil {
+		t.Fatal("no init commands")
+	}
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.dark || m.sty.Theme.Dark {
+		t.Fatal("a white background did not switch to the light theme")
+	}
+	m.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if !m.dark {
+		t.Fatal("a black background did not switch to the dark theme")
 	}
 }
