@@ -245,7 +245,7 @@ func (m *Model) pollTick() tea.Cmd {
 }
 
 func (m *Model) startIndex(quiet bool) tea.Cmd {
-	if m.indexBusy {
+	if m.indexBusy || m.cfg.NoIndex || m.cfg.ClaudeDir == "" {
 		return nil
 	}
 	m.indexBusy = true

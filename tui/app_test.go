@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -196,4 +197,23 @@ func TestBackgroundColour(t *testing.T) {
 	if !m.dark {
 		t.Fatal("a black background did not switch to the dark theme")
 	}
+}
+
+// With claude on PATH, r hands the terminal to `claude --resume ID` in the
+// session's folder; without, it shows the command (tested in the timeline).
+func TestResumeExecs(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 80, 24, st, nil)
+	m.cfg.LookPath = func(string) (string, error) { return "/bin/true", nil }
+	press(t, m, "2")
+	s := m.timeline.selected()
+	_, cmd := m.Update(keyMsg("r"))
+	if cmd == nil || m.flash != "" {
+		t.Fatalf("resume with claude on PATH: cmd %v, flash %q", cmd != nil, m.flash)
+	}
+	if msg := cmd(); fmt.Sprintf("%T", msg) != "tea.execMsg" {
+		t.Fatalf("resume did not exec a process: %T", msg)
+	}
+	send(t, m, resumedMsg{cmd: "claude --resume " + s.ID})
+	mustContain(t, m.flash, "back from claude")
 }
