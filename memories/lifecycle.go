@@ -64,6 +64,7 @@ func (s *Service) Add(ctx context.Context, n NewMemory) (AddResult, error) {
 type writeSet struct {
 	rows []*index.MemRow
 	vecs map[string][]float32
+	mc   *memCache // the cache the batch reads and updates
 }
 
 func (ws *writeSet) put(r *index.MemRow, vec []float32) {
@@ -163,9 +164,17 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 	}
 	// A project's memory is compared with that project's and global ones
 	// only; a global one with every memory.
-	mc, err := s.loadCache(ctx, false, n.Project)
-	if err != nil {
-		return AddResult{}, err
+	var mc *memCache
+	if ws != nil && ws.mc != nil && (ws.mc.project == "" || ws.mc.project == n.Project) {
+		mc = ws.mc // a batch owns the cache until it flushes
+	} else {
+		var err error
+		if mc, err = s.loadCache(ctx, false, n.Project); err != nil {
+			return AddResult{}, err
+		}
+		if ws != nil {
+			ws.mc = mc
+		}
 	}
 	now := s.now().UTC()
 	toks, neg := tokens(n.Content + " " + strings.Join(n.Tags, " "))

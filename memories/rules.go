@@ -33,6 +33,15 @@ type rule struct {
 	re   *regexp.Regexp
 }
 
+// ruleTriggers are words one of which must appear (lower case) for a
+// Claude rule's expression to be tried: most sentences have none.
+var ruleTriggers = map[string][]string{
+	"root-cause": {"cause", "issue", "problem", "bug", "culprit", "fix", "turned out", "resolved", "happen"},
+	"issue-is":   {"issue", "problem", "bug", "error"},
+	"gotcha":     {"gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should", "need", "work", "important"},
+	"decision":   {"decid", "decision", "go with", "going with", "opted", "chose", "switched", "instead of", "rather than", "prefer"},
+}
+
 var userRules = []rule{
 	{"remember", Preference, 4, regexp.MustCompile(`(?i)^(please\s+)?(also\s+)?(remember|note|keep in mind|make a note)\b`)},
 	{"always-never", Preference, 4, regexp.MustCompile(`(?i)^(in this (repo|repository|project|codebase),?\s+)?(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
@@ -310,6 +319,15 @@ var userTriggers = []string{"remember", "note", "keep in mind", "always", "never
 	"future", "every time", "whenever", "don", "do not", "stop", "prefer", "rather", "like it", "hate", "dislike",
 	"let", "we", "decid", "decision", "instead of", "use"}
 
+func containsAny(lower string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // mayMatch reports whether s contains one of the words (ASCII case-folded).
 func mayMatch(s string, words []string) bool {
 	l := strings.ToLower(s)
@@ -326,7 +344,11 @@ var fixStart = regexp.MustCompile(`(?i)^(fixed|resolved|solved) (it |this |that 
 func startsWithFix(s string) bool { return fixStart.MatchString(s) }
 
 func classifyClaude(s string) (candidate, bool) {
+	lower := strings.ToLower(s)
 	for _, r := range claudeRules {
+		if !containsAny(lower, ruleTriggers[r.name]) {
+			continue
+		}
 		if r.re.MatchString(s) {
 			return candidate{typ: r.typ, importance: r.imp, rule: "claude:" + r.name}, true
 		}
