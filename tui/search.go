@@ -97,7 +97,7 @@ func (p *searchPane) query(m *Model) index.SearchQuery {
 	q := index.SearchQuery{
 		Text:      strings.TrimSpace(p.input.Value()),
 		Mode:      searchModes[p.mode],
-		Limit:     30,
+		Limit:     20,
 		Highlight: func(s string) string { return markOn + s + markOff },
 	}
 	if p.scope == 0 {
