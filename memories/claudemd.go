@@ -128,6 +128,11 @@ func (s *Service) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	if err != nil {
 		return SyncResult{}, err
 	}
+	// A symlinked CLAUDE.md (dotfiles) is written through: the rename
+	// replaces the file it points to, not the link.
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
 	res := SyncResult{Target: target}
 	if o.Lines <= 0 {
 		o.Lines = s.cfg.Memories.SyncLines

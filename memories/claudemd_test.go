@@ -291,3 +291,23 @@ func TestSyncConcurrentProcesses(t *testing.T) {
 		t.Fatalf("leftover files: %v", ents)
 	}
 }
+
+func TestSyncThroughSymlink(t *testing.T) {
+	s, dir := syncFixture(t)
+	real := filepath.Join(t.TempDir(), "shared-CLAUDE.md")
+	os.WriteFile(real, []byte("# shared\n"), 0o644)
+	link := filepath.Join(dir, "CLAUDE.md")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced by a file")
+	}
+	b, _ := os.ReadFile(real)
+	if !strings.HasPrefix(string(b), "# shared\n") || !strings.Contains(string(b), MarkerStart) {
+		t.Fatalf("target:\n%s", b)
+	}
+}
