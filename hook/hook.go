@@ -15,6 +15,7 @@
 package hook
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,13 +155,9 @@ func Run(ctx context.Context, env Env) (res Result) {
 
 func run(ctx context.Context, env *Env, res *Result) []byte {
 	trace("main")
-	b, err := io.ReadAll(io.LimitReader(env.Stdin, MaxInput+1))
+	b, err := readInput(env.Stdin)
 	if err != nil {
-		res.Ignored = fmt.Sprintf("reading stdin: %v", err)
-		return nil
-	}
-	if len(b) > MaxInput {
-		res.Ignored = fmt.Sprintf("input larger than %d bytes", MaxInput)
+		res.Ignored = err.Error()
 		return nil
 	}
 	in, err := ParseInput(b)
@@ -209,6 +206,40 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		return nil
 	}
 	return out
+}
+
+// readInput reads the hook JSON from stdin: one JSON value, without waiting
+// for the end of stdin when it is a well-formed object (a runner that keeps
+// stdin open must not stall the hook); anything else is read to the end
+// (up to MaxInput) so the error can show it.
+func readInput(r io.Reader) ([]byte, error) {
+	br := bufio.NewReader(io.LimitReader(r, MaxInput+1))
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return nil, nil // empty: ParseInput says so
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %v", err)
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		_ = br.UnreadByte()
+		if c != '{' {
+			b, _ := io.ReadAll(br)
+			return b, nil
+		}
+		var raw json.RawMessage
+		dec := json.NewDecoder(br)
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
+			}
+			return nil, fmt.Errorf("stdin is not valid JSON: %v", err)
+		}
+		return raw, nil
+	}
 }
 
 // ParseInput reads the hook JSON leniently: a field of an unexpected type

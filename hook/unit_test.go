@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,24 @@ func TestPanicFailsOpen(t *testing.T) {
 	}
 	if lines := LastLines(data, 5); len(lines) != 1 || !strings.Contains(lines[0], "SessionStart: internal error (ignored): boom") {
 		t.Fatalf("log: %v", lines)
+	}
+}
+
+// A runner that keeps stdin open after the JSON must not stall the hook.
+func TestInputWithoutEOF(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write([]byte(`{"hook_event_name":"Bogus","session_id":"abcdefgh-1"}` + "\n"))
+	done := make(chan Result, 1)
+	go func() {
+		done <- Run(context.Background(), Env{Stdin: pr, Stdout: io.Discard, DataDir: t.TempDir(), ClaudeDir: t.TempDir()})
+	}()
+	select {
+	case r := <-done:
+		if !strings.Contains(r.Ignored, "unknown event") {
+			t.Fatalf("%+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hook waited for the end of stdin")
 	}
 }
