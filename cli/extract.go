@@ -82,3 +82,41 @@ built-in extractor is used and a notice says so.`,
 	addJSONFlag(cmd, o)
 	return cmd
 }
+
+func init() { register(newSummaryCmd) }
+
+func newSummaryCmd(o *Options) *cobra.Command {
+	var store bool
+	cmd := &cobra.Command{
+		Use:   "summary SESSION",
+		Short: "Print a session's summary (the stored one, else built from the transcript)",
+		Long: `summary prints the structured summary of a session (Request, Investigated,
+Learned, Completed, Next steps, Files read, Files edited, Notes): the approved
+draft or stored summary when there is one, else one built from the
+transcript (--store keeps it; ` + "`cairn extract`" + ` stores them too).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+				var sum *memories.Summary
+				var err error
+				if store {
+					sum, err = svc.StoreSummary(cmd.Context(), args[0])
+				} else {
+					sum, err = svc.Summary(cmd.Context(), args[0])
+				}
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, sum)
+				}
+				fmt.Fprintf(o.Stdout, "session %s · %s summary · %s\n\n", sum.SessionID, sum.Source, fmtTime(sum.Created))
+				fmt.Fprint(o.Stdout, sanitizeBlock(sum.Markdown))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&store, "store", false, "store the built summary (search finds it with --kind summaries)")
+	addJSONFlag(cmd, o)
+	return cmd
+}

@@ -132,7 +132,11 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		if e.Role == "assistant" && e.Block == "tool_use" {
 			switch e.ToolName {
 			case "Grep", "WebSearch", "WebFetch", "Task", "Agent":
-				addLine("Investigated", e.Text, 8)
+				t := e.Text
+				if ss.ProjectPath != "" {
+					t = strings.ReplaceAll(t, ss.ProjectPath+"/", "")
+				}
+				addLine("Investigated", cut(oneLine(t), 160), 8)
 			}
 		}
 	}
