@@ -156,6 +156,10 @@ func TestDraftsCommands(t *testing.T) {
 			t.Errorf("%s accepted", name)
 		}
 	}
+	out, _, err = runIn(t, data, "", "summary", sid[:8])
+	if err != nil || !strings.Contains(out, "heuristic summary") || !strings.Contains(out, "## Request") {
+		t.Fatalf("summary: %v %s", err, out)
+	}
 	if _, _, err := runIn(t, data, md, "drafts", "add"); err == nil || !strings.Contains(err.Error(), "--session") {
 		t.Fatalf("no session: %v", err)
 	}
@@ -166,6 +170,10 @@ func TestDraftsCommands(t *testing.T) {
 	out, _, err = runIn(t, data, "", "drafts", "approve", d.ID)
 	if err != nil || !strings.Contains(out, "2 added") {
 		t.Fatalf("approve: %v %s", err, out)
+	}
+	out, _, _ = runIn(t, data, "", "summary", sid, "--json")
+	if !strings.Contains(out, `"source": "draft"`) {
+		t.Fatalf("approved draft is not the summary: %s", out)
 	}
 	out, _, _ = runIn(t, data, "", "memories", "list", "--json")
 	var list []memJSON
