@@ -83,6 +83,14 @@ printf '{"hook_event_name":"Stop","session_id":"%s","transcript_path":"%s"}' "$s
 prompts=("why is the websocket reconnect test flaky" "add a migration for the users table" "the build fails with undefined: handler"
   "refactor the search ranking to use recency" "how do we deploy to staging" "fix the failing liveview test")
 
+# CPU seconds (user+sys) of finished children: `times` must run in this
+# shell (not in a $(...) subshell), so it writes a file.
+cpu_read() {
+  tail -1 "$work/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1]*60 + a[2] } printf "%.4f", n }'
+}
+times >"$work/times"
+cpu0=$(cpu_read)
+
 ms() { # prints the wall time of a command in ms (fractional)
   local s=$EPOCHREALTIME
   "$@"
@@ -98,7 +106,12 @@ report() { # name
   p95=$(sed -n "$(( (count*95+99)/100 ))p" "$work/sorted")
   p99=$(sed -n "$(( (count*99+99)/100 ))p" "$work/sorted")
   max=$(tail -1 "$work/sorted")
-  printf "%-34s runs %4d  p50 %7.1f ms  p95 %7.1f ms  p99 %7.1f ms  max %7.1f ms\n" "$1" "$count" "$p50" "$p95" "$p99" "$max"
+  local cpu1 cpu
+  times >"$work/times"
+  cpu1=$(cpu_read)
+  cpu=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$count" 'BEGIN { printf "%.1f", 1000*(b-a)/n }')
+  cpu0=$cpu1
+  printf "%-34s runs %4d  p50 %6.1f ms  p95 %6.1f ms  p99 %6.1f ms  max %6.1f ms  cpu %5.1f ms/run\n" "$1" "$count" "$p50" "$p95" "$p99" "$max" "$cpu"
   rm -f "$work/t"
 }
 
@@ -106,6 +119,7 @@ run_event() { # event exe... ; stdin from $work/in
   "$@" <"$work/in" >"$work/out"
 }
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?), $(nproc 2>/dev/null || echo ?) cores"
 # SessionStart: a new session each time.
 for i in $(seq "$runs"); do
   printf '{"hook_event_name":"SessionStart","session_id":"bench-start-%06d-0000","transcript_path":"%s","cwd":"%s","source":"startup"}' \
