@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/index"
+	"cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -329,7 +330,9 @@ func (p *searchPane) view(m *Model, w, h int) string {
 		lines = append(lines, s.Muted.Render(" No results. Try other words, ctrl+s for every project, or ctrl+t for another mode."))
 		return strings.Join(lines, "\n")
 	}
-	per := 3
+	// Two lines a result: the matching text first (what was looked for),
+	// then where it is.
+	per := 2
 	rows := max(1, (h-len(lines))/per)
 	from, to := p.list.window(rows)
 	for i := from; i < to; i++ {
@@ -351,15 +354,17 @@ func (p *searchPane) view(m *Model, w, h int) string {
 		if r.Archived {
 			tag += " · archived"
 		}
-		head := fmt.Sprintf(" %2d. %s", i+1, sanitizeLine(title))
-		meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + m.fmtTime(r.Timestamp) + " · " + tag
-		snip := "     " + p.snippet(m, r.Snippet, w-6)
+		num := fmt.Sprintf("%2d. ", i+1)
+		gutter := " "
 		if i == p.list.cursor {
-			lines = append(lines, m.rowStyle(true, pad(head, w)))
+			gutter = s.Gutter.Render("▌")
+			num = s.Selected.Render(num)
 		} else {
-			lines = append(lines, s.Bold.Render(trunc(head, w)))
+			num = s.Bold.Render(num)
 		}
-		lines = append(lines, s.Muted.Render(trunc(meta, w)), trunc(snip, w))
+		snip := p.snippet(m, r.Snippet, w-6)
+		meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + m.fmtTime(r.Timestamp) + " · " + tag + " · " + sanitizeLine(transcripts.OneLine(title, 200))
+		lines = append(lines, trunc(gutter+num+snip, w), s.Muted.Render(trunc(meta, w)))
 	}
 	return strings.Join(lines, "\n")
 }
