@@ -37,6 +37,8 @@ func TestExtractorRules(t *testing.T) {
 		{"use instead of", userEntry("u9", "Use pnpm instead of npm in this repo."), Decision, "pnpm instead of npm"},
 		{"we use x not y", userEntry("u12", "We use Stripe Checkout, not custom payment forms."), Decision, "Stripe Checkout, not custom"},
 		{"in this repo always", userEntry("u13", "In this repo, always squash-merge pull requests."), Preference, "squash-merge"},
+		{"we dont use", userEntry("u14", "We don't use ORMs in this codebase, plain SQL only."), Preference, "ORMs"},
+		{"use instead", userEntry("u15", "No, use `errors.Join` instead of wrapping twice."), Decision, "errors.Join"},
 		{"question", userEntry("u10", "Should we always use tabs?"), "", ""},
 		{"plain request", userEntry("u11", "fix the failing test in parser_test.go"), "", ""},
 		{"root cause", claudeEntry("a1", "The root cause was a race in `reconnect()` when the socket closed before the open event."), Bugfix, "race in `reconnect()`"},

@@ -48,6 +48,8 @@ var userRules = []rule{
 	{"from-now-on", Preference, 4, regexp.MustCompile(`(?i)\b(from now on|going forward|in (the )?future|every time you|whenever you)\b`)},
 	{"dont", Preference, 3, regexp.MustCompile(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
 	{"prefer", Preference, 3, regexp.MustCompile(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
+	{"we-dont", Preference, 3, regexp.MustCompile(`(?i)\b(we|i)\s+(don'?t|do not|never)\s+(use|want|like|allow|need)\b`)},
+	{"use-instead", Decision, 3, regexp.MustCompile(`(?i)^(no,?\s+|actually,?\s+|please\s+)?(use|switch to|go with)\s+\S.{0,50}\s+instead\b`)},
 	{"decision", Decision, 3, regexp.MustCompile(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
 }
 
