@@ -2,6 +2,7 @@ package memories
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +82,32 @@ func TestExtractorRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExtractorIgnoresChatter: everyday prompts and Claude's narration
+// propose nothing.
+func TestExtractorIgnoresChatter(t *testing.T) {
+	var es []index.MemEntry
+	for i, txt := range []string{
+		"can you fix the failing test?", "run the build", "Never mind, let's do the other thing first",
+		"Always the same error with this command", "Don't worry about it, just continue", "thanks, looks good",
+		"ok let's continue with the next task", "why does the parser hang on empty input?",
+	} {
+		es = append(es, userEntry(fmt.Sprint("u", i), txt))
+	}
+	for i, txt := range []string{
+		"Let me check the file first.", "I'll now update the config in `app.toml`.", "Great, all 42 tests pass.",
+		"Now let me look at the root cause in `server.go`.", "I need to fix the import in `main.go`.",
+		"The build is failing on `make test`.", "Here is the updated `Parser` struct with the new field.",
+		"I think the problem is caused by `cache.go` but I am not sure.",
+	} {
+		es = append(es, claudeEntry(fmt.Sprint("a", i), txt))
+	}
+	if got := extractCandidates(es); len(got) != 0 {
+		for _, c := range got {
+			t.Errorf("proposed %s %q (%s)", c.typ, c.content, c.rule)
+		}
 	}
 }
 

@@ -232,11 +232,31 @@ func userCandidates(e index.MemEntry, add func(candidate)) {
 				if r.name == "dont" && transient.MatchString(s) {
 					continue
 				}
+				if r.name == "always-never" && !imperativeAfter(s) {
+					continue
+				}
 				add(candidate{typ: r.typ, content: s, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
 				break
 			}
 		}
 	})
+}
+
+// imperativeAfter reports whether the word after "always"/"never" can
+// start an instruction ("always use…"), not a remark ("never mind", "always
+// the same error").
+func imperativeAfter(s string) bool {
+	f := strings.Fields(strings.ToLower(s))
+	for i, w := range f {
+		if (w == "always" || w == "never") && i+1 < len(f) {
+			switch strings.Trim(f[i+1], ",.!") {
+			case "mind", "the", "a", "an", "this", "that", "same", "been", "had", "was", "is", "seems", "happens", "again", "ever":
+				return false
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // transient words make a "don't …" a one-off request, not a rule.
