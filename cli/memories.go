@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -705,4 +704,3 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 	fmt.Fprintf(o.Stdout, "%s%s\n", prefix, strings.Join(parts, ", "))
 }
 
-var errNoTarget = errors.New("no target")

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/index"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -115,4 +114,3 @@ func TestImportBadInput(t *testing.T) {
 	}
 }
 
-var _ = index.MemRow{}

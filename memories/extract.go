@@ -180,6 +180,3 @@ func roomForModel(ctx context.Context) bool {
 	dl, ok := ctx.Deadline()
 	return !ok || time.Until(dl) >= 10*time.Second
 }
-
-// entriesForTest is a seam for tests that build entries by hand.
-var _ = index.MemEntry{}

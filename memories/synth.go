@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/index"
 
 	json "github.com/go-json-experiment/json"
 )
@@ -275,4 +274,3 @@ func short(id string) string {
 	return id
 }
 
-var _ = index.MemRow{}
