@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -15,6 +16,10 @@ const (
 	Watchdog           = 8 * time.Second
 	SessionEndWatchdog = 1300 * time.Millisecond
 )
+
+// hookMemoryLimit is the heap size at which a hook process collects
+// garbage (it never does below).
+const hookMemoryLimit = 256 << 20
 
 // Args are a hook process's command line.
 type Args struct {
@@ -118,6 +123,12 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 		_ = Background(ctx, env, a.Background, a.Session)
 		return 0
 	}
+	// A hook lives for milliseconds with a small heap: collecting garbage
+	// costs more than it frees (measured: 48 → 29 ms of CPU for a
+	// UserPromptSubmit ranking 500 memories). The soft limit still
+	// collects when a big first sync grows the heap.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(hookMemoryLimit)
 	// Whatever happens below, this process ends in time and with exit
 	// code 0.
 	start := time.Now()
