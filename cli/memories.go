@@ -703,4 +703,3 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 	}
 	fmt.Fprintf(o.Stdout, "%s%s\n", prefix, strings.Join(parts, ", "))
 }
-

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -113,4 +112,3 @@ func TestImportBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-
 	json "github.com/go-json-experiment/json"
 )
 
@@ -273,4 +272,3 @@ func short(id string) string {
 	}
 	return id
 }
-
