@@ -316,18 +316,11 @@ func (s *Service) Resolve(ctx context.Context, prefix string) (string, error) {
 
 // Get returns the memory whose id starts with idPrefix.
 func (s *Service) Get(ctx context.Context, idPrefix string) (*Memory, error) {
-	id, err := s.Resolve(ctx, idPrefix)
+	r, err := s.row(ctx, idPrefix)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: []string{id}})
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("memory %s: %w", idPrefix, ErrNotFound)
-	}
-	m := fromRow(rows[0], s.now())
+	m := fromRow(r, s.now())
 	return &m, nil
 }
 

@@ -487,62 +487,56 @@ func isNumber(s string) bool {
 // todoPrefix starts the content of memories made from to-do lists.
 const todoPrefix = "Open to-do: "
 
-// doneTodos returns the contents of the to-do items marked completed in the
-// last to-do list of entries, as the memories of their open state read.
-func doneTodos(entries []index.MemEntry) []string {
+type todoItem struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// lastTodos returns the items of the last to-do list written in entries
+// (the main conversation's) and the entry that wrote it.
+func lastTodos(entries []index.MemEntry) ([]todoItem, string, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.ToolName != "TodoWrite" || e.Sidechain {
 			continue
 		}
 		var in struct {
-			Todos []struct {
-				Content string `json:"content"`
-				Status  string `json:"status"`
-			} `json:"todos"`
+			Todos []todoItem `json:"todos"`
 		}
 		if json.Unmarshal(e.Input, &in) != nil {
-			return nil
+			return nil, "", false
 		}
-		var out []string
-		for _, t := range in.Todos {
-			if t.Status == "completed" {
-				out = append(out, todoPrefix+oneLine(t.Content))
-			}
-		}
-		return out
+		return in.Todos, e.UUID, true
 	}
-	return nil
+	return nil, "", false
+}
+
+// doneTodos returns the to-do items the last list marks completed, as the
+// memories of their open state read.
+func doneTodos(entries []index.MemEntry) []string {
+	todos, _, _ := lastTodos(entries)
+	var out []string
+	for _, t := range todos {
+		if t.Status == "completed" {
+			out = append(out, todoPrefix+oneLine(t.Content))
+		}
+	}
+	return out
 }
 
 // todoCandidates proposes the open items of the last to-do list written.
 func todoCandidates(entries []index.MemEntry) ([]candidate, bool) {
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.ToolName != "TodoWrite" || e.Sidechain {
+	todos, uuid, ok := lastTodos(entries)
+	var out []candidate
+	for _, t := range todos {
+		if t.Status == "completed" || strings.TrimSpace(t.Content) == "" {
 			continue
 		}
-		var in struct {
-			Todos []struct {
-				Content string `json:"content"`
-				Status  string `json:"status"`
-			} `json:"todos"`
+		out = append(out, candidate{typ: Progress, importance: 2, rule: "todo-list",
+			content: todoPrefix + oneLine(t.Content), uuids: []string{uuid}, tags: []string{"todo"}})
+		if len(out) == 5 {
+			break
 		}
-		if json.Unmarshal(e.Input, &in) != nil {
-			return nil, false
-		}
-		var out []candidate
-		for _, t := range in.Todos {
-			if t.Status == "completed" || strings.TrimSpace(t.Content) == "" {
-				continue
-			}
-			out = append(out, candidate{typ: Progress, importance: 2, rule: "todo-list",
-				content: todoPrefix + oneLine(t.Content), uuids: []string{e.UUID}, tags: []string{"todo"}})
-			if len(out) == 5 {
-				break
-			}
-		}
-		return out, true
 	}
-	return nil, false
+	return out, ok
 }

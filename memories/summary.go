@@ -32,19 +32,26 @@ func summaryOf(r *index.SummaryRow) Summary {
 // Summary returns a session's stored summary, or builds one from the
 // transcript with the heuristic pipeline (not stored; see StoreSummary).
 func (s *Service) Summary(ctx context.Context, sessionID string) (*Summary, error) {
-	sid, _, err := s.session(sessionID)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.st.Summaries(ctx, sid, "", 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) > 0 {
-		sm := summaryOf(rows[0])
-		return &sm, nil
+	sid, stored, err := s.storedSummary(ctx, sessionID)
+	if err != nil || stored != nil {
+		return stored, err
 	}
 	return s.buildSummary(ctx, sid)
+}
+
+// storedSummary resolves a session and returns its stored summary (nil
+// when there is none).
+func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, *Summary, error) {
+	sid, _, err := s.session(sessionID)
+	if err != nil {
+		return "", nil, err
+	}
+	rows, err := s.st.Summaries(ctx, sid, "", 1)
+	if err != nil || len(rows) == 0 {
+		return sid, nil, err
+	}
+	sm := summaryOf(rows[0])
+	return sid, &sm, nil
 }
 
 // Summaries lists stored summaries of a project ("" = all), newest first.
@@ -63,17 +70,12 @@ func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]S
 // StoreSummary builds a session's heuristic summary and stores it, unless
 // a reviewed one (a draft or Ollama's) is already stored.
 func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary, error) {
-	sid, _, err := s.session(sessionID)
+	sid, stored, err := s.storedSummary(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.st.Summaries(ctx, sid, "", 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) > 0 && rows[0].Source != "heuristic" && rows[0].Source != "ollama" {
-		sm := summaryOf(rows[0])
-		return &sm, nil
+	if stored != nil && stored.Source != "heuristic" && stored.Source != "ollama" {
+		return stored, nil // reviewed: kept
 	}
 	sm, err := s.buildSummary(ctx, sid)
 	if err != nil {
