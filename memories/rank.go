@@ -177,8 +177,8 @@ func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked,
 		limit = 10
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	mc, err := s.loadCache(ctx, true, project)
-	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
