@@ -2,6 +2,8 @@ package memories
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -161,4 +163,40 @@ func TestInjectionsAndUsage(t *testing.T) {
 	if checked, _, _ := s.ScoreUsage(ctx, tr.sid); checked != 0 {
 		t.Fatal("usage scored twice")
 	}
+}
+
+// TestConcurrentUse: one service used from several goroutines (the TUI, an
+// MCP server) stays consistent (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	for i := range 20 {
+		approve(t, s, NewMemory{Project: "/p", Type: Types[i%len(Types)], Content: fmt.Sprintf("Fact number %d about the billing queue", i)})
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 10 {
+				switch (g + i) % 4 {
+				case 0:
+					if _, err := s.Rank(ctx, "billing queue", RankOptions{Project: "/p", Threshold: 0.01, Touch: i%2 == 0}); err != nil {
+						t.Error(err)
+					}
+				case 1:
+					if _, err := s.Add(ctx, NewMemory{Project: "/p", Type: Fact, Content: fmt.Sprintf("Goroutine %d note %d on invoices", g, i)}); err != nil {
+						t.Error(err)
+					}
+				case 2:
+					if _, err := s.Top(ctx, "/p", 5); err != nil {
+						t.Error(err)
+					}
+				case 3:
+					if _, err := s.Search(ctx, "invoices", nil, nil, 5); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
