@@ -220,3 +220,38 @@ func TestExtractCommand(t *testing.T) {
 		t.Logf("no memory hit for Dialyzer (sample dependent): %s", out)
 	}
 }
+
+// TestMemoriesEditInEditor: edit opens $EDITOR on the memory with its
+// header; what is saved is applied.
+func TestMemoriesEditInEditor(t *testing.T) {
+	data := t.TempDir()
+	out, _, err := runIn(t, data, "", "memories", "add", "Deploys need the VPN", "--global", "--type", "fact", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added struct {
+		Memory memJSON `json:"memory"`
+	}
+	json.Unmarshal([]byte(out), &added)
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	script := "#!/bin/sh\nsed -i -e 's/^# type: fact/# type: gotcha/' -e 's/^# importance: 3/# importance: 5/' -e 's/Deploys need the VPN/Deploys to staging need the VPN/' \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", editor)
+	if _, _, err := runIn(t, data, "", "memories", "edit", added.Memory.ID); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runIn(t, data, "", "memories", "show", added.Memory.ID, "--json")
+	var m memJSON
+	json.Unmarshal([]byte(out), &m)
+	if m.Type != "gotcha" || m.Importance != 5 || m.Content != "Deploys to staging need the VPN" {
+		t.Fatalf("after editing: %+v", m)
+	}
+	// An editor that empties the file changes nothing.
+	os.WriteFile(editor, []byte("#!/bin/sh\n: > \"$1\"\n"), 0o755)
+	if _, errOut, err := runIn(t, data, "", "memories", "edit", added.Memory.ID); err != nil || !strings.Contains(errOut, "nothing changed") {
+		t.Fatalf("empty edit: %v %s", err, errOut)
+	}
+}
