@@ -82,8 +82,9 @@ type readerPane struct {
 	lastH       int
 	carryQuery  string // search words to mark once the session is loaded
 	userFind    bool   // the query came from f (esc clears it), not from search
-	wantTop     bool   // the next scroll-into-view puts the cursor at the top
-	needVisible bool   // the cursor moved: scroll it into view when drawing
+	terms       []string
+	wantTop     bool // the next scroll-into-view puts the cursor at the top
+	needVisible bool // the cursor moved: scroll it into view when drawing
 }
 
 func newReaderPane() *readerPane {
@@ -912,14 +913,27 @@ func (p *readerPane) runFind(q string, jump bool) {
 	if p.query == "" {
 		return
 	}
-	lq := strings.ToLower(p.query)
+	// f finds the text as typed; words carried from search match each.
+	p.terms = []string{strings.ToLower(p.query)}
+	if !p.userFind {
+		p.terms = p.terms[:0]
+		for _, w := range strings.Fields(strings.ToLower(p.query)) {
+			if len(w) >= 3 {
+				p.terms = append(p.terms, w)
+			}
+		}
+	}
 	for i, it := range p.items {
 		hay := it.text + " " + it.label
 		if it.result != nil {
 			hay += " " + it.result.Text
 		}
-		if strings.Contains(strings.ToLower(hay), lq) {
-			p.matches = append(p.matches, i)
+		hay = strings.ToLower(hay)
+		for _, t := range p.terms {
+			if strings.Contains(hay, t) {
+				p.matches = append(p.matches, i)
+				break
+			}
 		}
 	}
 	if !jump {
@@ -1022,8 +1036,10 @@ func (p *readerPane) view(m *Model, w, h int) string {
 				g = s.Highlight.Render("›")
 			}
 			line := ls[j]
-			if matchSet[i] && p.query != "" {
-				line = highlightPlain(line, p.query, s.Highlight)
+			if matchSet[i] {
+				for _, t := range p.terms {
+					line = highlightPlain(line, t, s.Highlight)
+				}
 			}
 			out = append(out, g+" "+line)
 		}
@@ -1038,7 +1054,7 @@ func (p *readerPane) view(m *Model, w, h int) string {
 	if p.thinking {
 		info = append(info, "thinking shown")
 	}
-	if p.query != "" {
+	if p.query != "" && (p.userFind || len(p.matches) > 0) {
 		if len(p.matches) == 0 {
 			info = append(info, fmt.Sprintf("no match for %q", p.query))
 		} else {

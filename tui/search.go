@@ -279,6 +279,7 @@ func (m *Model) openResult(r *index.SearchResult) tea.Cmd {
 	if m.reader.conv == nil || m.reader.conv.Session.ID != r.SessionID {
 		m.reader.carryQuery = strings.TrimSpace(m.search.input.Value())
 	} else {
+		m.reader.userFind = false
 		m.reader.runFind(strings.TrimSpace(m.search.input.Value()), false)
 	}
 	return m.openSession(r.SessionID, r.UUID)
