@@ -9,7 +9,7 @@
 #   --claude-dir  the corpus it was indexed from (default /tmp/cairn-bench-1g);
 #                 one project folder is copied, the corpus is never written
 #   --runs        runs per event (default 100)
-#   --memories    approved memories imported first (default 2000; a tenth in the
+#   --memories    approved memories imported first (default 500; a tenth in the
 #                 benchmarked project, a tenth global, the rest spread over 50
 #                 other projects), so injection ranks a realistic memory store
 # Budgets (issue 5): SessionStart and UserPromptSubmit p99 <= 50 ms, Stop p99 <= 100 ms.
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 data=/tmp/cairn-bench-data
 claude=/tmp/cairn-bench-1g
 runs=100
-nmem=2000
+nmem=500
 while [ $# -gt 0 ]; do
   case "$1" in
     --data) data=$2; shift 2 ;;
