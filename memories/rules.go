@@ -36,9 +36,9 @@ type rule struct {
 // ruleTriggers are words one of which must appear (lower case) for a
 // Claude rule's expression to be tried: most sentences have none.
 var ruleTriggers = map[string][]string{
-	"root-cause": {"cause", "issue", "problem", "bug", "culprit", "fix", "turned out", "resolved", "happen"},
+	"root-cause": {"cause", "issue", "problem", "bug", "culprit", "fix", "turned out", "resolved", "happen", "because"},
 	"issue-is":   {"issue", "problem", "bug", "error"},
-	"gotcha":     {"gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should", "need", "work", "important"},
+	"gotcha":     {"gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should", "need", "work", "important", "support", "has to"},
 	"decision":   {"decid", "decision", "go with", "going with", "opted", "chose", "switched", "instead of", "rather than", "prefer"},
 }
 
@@ -54,14 +54,14 @@ var userRules = []rule{
 }
 
 var claudeRules = []rule{
-	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because)`)},
+	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because|\b(fails?|failed|failing|breaks|broke|crash(es|ed)?|hangs?|hung) because\b)`)},
 	{"issue-is", Bugfix, 2, regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
-	{"gotcha", Gotcha, 3, regexp.MustCompile(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:`)},
+	{"gotcha", Gotcha, 3, regexp.MustCompile(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|needs? to|has to) be [a-z]+(-[a-z]+)?ed\b`)},
 	{"decision", Decision, 3, regexp.MustCompile(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
 }
 
 // narration is Claude talking about what it is doing, not a finding.
-var narration = regexp.MustCompile(`(?i)^(let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
+var narration = regexp.MustCompile(`(?i)^((since|as|because) (we|i)('re|'m| are| am)?\b|let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
 
 // firstPerson marks Claude's tentative reasoning ("my function might…").
 var firstPerson = regexp.MustCompile(`(?i)\b(i'm|i am|i've|i'll|my|me|i)\b`)
@@ -331,7 +331,7 @@ var issueWhere = regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue
 
 // claudeTriggers are words one of claudeRules needs: sentences without any
 // skip the regular expressions (most of a transcript).
-var claudeTriggers = []string{"cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
+var claudeTriggers = []string{"because", "support", "has to", "cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
 	"happen", "gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should",
 	"need", "work", "important", "decid", "decision", "go with", "going with", "opted", "chose", "switched",
 	"instead of", "rather than", "prefer"}
