@@ -165,7 +165,7 @@ func TestProgram(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), what) },
 			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	}
-	waitFor("Projects (4)")
+	waitFor("/path/to/Demo") // the list has loaded (the screen is drawn as diffs)
 	tm.Send(tea.KeyPressMsg{Code: '/', Text: "/"})
 	tm.Type("dialyzer")
 	waitFor("results")
