@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,12 +107,13 @@ Ids are "m-" and 8 hex characters; any 4+ characters of one will do.`,
 	}
 	cmd.AddCommand(newMemListCmd(o), newMemShowCmd(o), newMemStatusCmd(o, "approve", memories.Approved),
 		newMemStatusCmd(o, "reject", memories.Rejected), newMemStatusCmd(o, "archive", memories.Archived),
-		newMemEditCmd(o), newMemRmCmd(o), newMemMergeCmd(o), newMemAddCmd(o), newMemUndoCmd(o), newMemImportClaudeCmd(o))
+		newMemEditCmd(o), newMemRmCmd(o), newMemMergeCmd(o), newMemAddCmd(o), newMemUndoCmd(o), newMemImportClaudeCmd(o),
+		newMemSearchCmd(o))
 	return cmd
 }
 
 func newMemListCmd(o *Options) *cobra.Command {
-	var status, typ, project string
+	var status, typ, project, tag string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -143,9 +145,18 @@ func newMemListCmd(o *Options) *cobra.Command {
 					return err
 				}
 				f.Project, f.IncludeGlobal = p, p != ""
+				if tag != "" {
+					f.Limit = 0 // filtered below
+				}
 				ms, err := svc.List(cmd.Context(), f)
 				if err != nil {
 					return err
+				}
+				if tags := splitList(tag); len(tags) > 0 {
+					ms = withTags(ms, tags)
+					if limit > 0 && len(ms) > limit {
+						ms = ms[:limit]
+					}
 				}
 				if o.JSON {
 					return writeJSON(o.Stdout, ms)
@@ -164,6 +175,74 @@ func newMemListCmd(o *Options) *cobra.Command {
 	f.StringVar(&typ, "type", "", "types to list (comma-separated): decision, architecture, pattern, gotcha, preference, fact, bugfix, progress, context")
 	f.StringVar(&project, "project", "", "only this project's memories (and global ones); a path, part of one, or .")
 	f.IntVar(&limit, "limit", 0, "at most this many")
+	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
+	addJSONFlag(cmd, o)
+	return cmd
+}
+
+// withTags keeps the memories that carry every tag.
+func withTags(ms []memories.Memory, tags []string) []memories.Memory {
+	out := ms[:0]
+	for _, m := range ms {
+		ok := true
+		for _, t := range tags {
+			ok = ok && slices.Contains(m.Tags, strings.ToLower(t))
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func newMemSearchCmd(o *Options) *cobra.Command {
+	var typ, tag string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Find memories (any status but rejected) by words and meaning",
+		Long: `search ranks memories of every status but rejected by how well they match
+QUERY (shared words, and the built-in vectors when trained), without the
+full-text index: fast, and it works while another cairn holds the index.
+` + "`cairn search --kind memories`" + ` searches them with the hybrid search.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var types []memories.Type
+			for _, s := range splitList(typ) {
+				t, err := memories.ParseType(s)
+				if err != nil {
+					return usageError{err}
+				}
+				types = append(types, t)
+			}
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+				rs, err := svc.Search(cmd.Context(), strings.Join(args, " "), types, splitList(tag), limit)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					if rs == nil {
+						rs = []memories.Ranked{}
+					}
+					return writeJSON(o.Stdout, rs)
+				}
+				if len(rs) == 0 {
+					fmt.Fprintln(o.Stdout, "no memory matches")
+					return nil
+				}
+				ms := make([]memories.Memory, len(rs))
+				for i, r := range rs {
+					ms[i] = r.Memory
+				}
+				printMemories(o, ms)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&typ, "type", "", "only these types (comma-separated)")
+	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
+	f.IntVar(&limit, "limit", 10, "at most this many")
 	addJSONFlag(cmd, o)
 	return cmd
 }

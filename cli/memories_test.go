@@ -64,6 +64,15 @@ func TestMemoriesCommands(t *testing.T) {
 	if _, _, err := runIn(t, data, "", "memories", "list", "--type", "opinion"); err == nil || !strings.Contains(err.Error(), "opinion") {
 		t.Fatalf("bad type: %v", err)
 	}
+	out, _, err = runIn(t, data, "", "memories", "search", "stripe", "payments", "--json")
+	var found []memJSON
+	if err != nil || json.Unmarshal([]byte(out), &found) != nil || len(found) != 1 || found[0].ID != id {
+		t.Fatalf("search: %v %s", err, out)
+	}
+	out, _, _ = runIn(t, data, "", "memories", "list", "--tag", "stripe", "--json")
+	if json.Unmarshal([]byte(out), &found) != nil || len(found) != 1 || found[0].ID != id {
+		t.Fatalf("list --tag: %s", out)
+	}
 	out, _, err = runIn(t, data, "", "memories", "show", id[2:8])
 	if err != nil || !strings.Contains(out, "Stripe Checkout") || !strings.Contains(out, "payments, stripe") {
 		t.Fatalf("show: %v %s", err, out)
