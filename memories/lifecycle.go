@@ -213,11 +213,14 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 		switch {
 		case m.jaccard >= sameJaccard || normalized(old.Content) == normalized(n.Content):
 		case Status(old.Status) == Pending:
-			// The newer wording of a fact still in review replaces the older.
+			// The newer wording of a fact still in review replaces the
+			// older, unless it says much less.
 			action = ActionMerged
-			old.Content = n.Content
-			if n.SourceSession != "" {
-				old.SourceSession = n.SourceSession
+			if len(n.Content)*5 >= len(old.Content)*4 {
+				old.Content = n.Content
+				if n.SourceSession != "" {
+					old.SourceSession = n.SourceSession
+				}
 			}
 		default:
 			// An approved memory said differently: propose the new wording
