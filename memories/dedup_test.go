@@ -24,6 +24,11 @@ func TestDedupBumpMergeSupersede(t *testing.T) {
 	if c.Action != ActionMerged || c.Memory.ID != a.Memory.ID || c.Memory.Content != "websocket test flaky because of a reconnect race; fixed by awaiting open" {
 		t.Fatalf("merge: %+v", c)
 	}
+	// A much shorter wording is merged but does not replace the fuller one.
+	short := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of reconnect race"})
+	if short.Action != ActionMerged || short.Memory.Content != c.Memory.Content {
+		t.Fatalf("short merge: %+v", short)
+	}
 	// Another type is not a duplicate.
 	d := mustAdd(t, s, NewMemory{Project: "/p", Type: Bugfix, Content: "websocket test flaky because of a reconnect race; fixed by awaiting open"})
 	if d.Action != ActionAdded {
