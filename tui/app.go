@@ -449,12 +449,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(k, m.keys.Help, m.keys.Back, m.keys.Quit):
 			m.showHelp = false
+			return nil
 		case key.Matches(k, m.keys.Down):
 			m.helpOff++
+			return nil
 		case key.Matches(k, m.keys.Up):
 			m.helpOff--
+			return nil
 		}
-		return nil
+		m.showHelp = false // any other key closes the help and acts
 	}
 	p := m.panes[m.focus]
 	if p.typing() {
@@ -628,9 +631,24 @@ func (m *Model) render() string {
 	return strings.Join([]string{m.tabBar(w), body, m.helpLine(w), m.statusBar(w)}, "\n")
 }
 
+var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Find", "Mem", "Drafts"}
+
+// tabLabels are the tab titles, shortened when they do not fit.
 func (m *Model) tabLabels() []string {
+	out := m.labels(paneNames)
+	total := lipgloss.Width(m.brand())
+	for _, l := range out {
+		total += lipgloss.Width(l) + 2
+	}
+	if total > m.w {
+		out = m.labels(shortPaneNames)
+	}
+	return out
+}
+
+func (m *Model) labels(names [numPanes]string) []string {
 	out := make([]string, numPanes)
-	for i, n := range paneNames {
+	for i, n := range names {
 		l := fmt.Sprintf("%d %s", i+1, n)
 		switch {
 		case i == paneMemories && m.pending > 0:
@@ -643,12 +661,16 @@ func (m *Model) tabLabels() []string {
 	return out
 }
 
+func (m *Model) brand() string {
+	if m.cfg.Banner != "" {
+		return " cairn " + m.cfg.Banner + " "
+	}
+	return " cairn "
+}
+
 func (m *Model) tabBar(w int) string {
 	var b strings.Builder
-	brand := " cairn "
-	if m.cfg.Banner != "" {
-		brand = " cairn " + m.cfg.Banner + " "
-	}
+	brand := m.brand()
 	b.WriteString(m.sty.Title.Render(brand))
 	for i, l := range m.tabLabels() {
 		if i == m.focus {
@@ -662,11 +684,7 @@ func (m *Model) tabBar(w int) string {
 
 // tabAt maps a column of the tab bar to a pane (-1: none).
 func (m *Model) tabAt(x int) int {
-	brand := len(" cairn ")
-	if m.cfg.Banner != "" {
-		brand = lipgloss.Width(" cairn " + m.cfg.Banner + " ")
-	}
-	pos := brand
+	pos := lipgloss.Width(m.brand())
 	for i, l := range m.tabLabels() {
 		wl := lipgloss.Width(l) + 2
 		if x >= pos && x < pos+wl {

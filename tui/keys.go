@@ -108,7 +108,7 @@ type helpGroup struct {
 func (k KeyMap) FullHelp() []helpGroup {
 	return []helpGroup{
 		{"Everywhere", []key.Binding{
-			key.NewBinding(key.WithKeys("1"), key.WithHelp("1…6", "projects timeline reader search memories drafts")),
+			key.NewBinding(key.WithKeys("1"), key.WithHelp("1…6", "switch pane")),
 			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
 		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.DateFilter, k.Resume}},
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindNext, k.FindPrev,
