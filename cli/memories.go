@@ -749,10 +749,14 @@ files are only read, never changed. ` + "`cairn extract`" + ` runs this too.`,
 func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 	counts := map[string]int{}
 	t := newTable(o.Stdout)
-	if len(rs) > 0 {
+	if slices.ContainsFunc(rs, func(r memories.AddResult) bool { return !r.Unchanged }) {
 		t.header("ACTION", "ID", "TYPE", "CONTENT")
 	}
 	for _, r := range rs {
+		if r.Unchanged {
+			counts["unchanged"]++
+			continue
+		}
 		counts[r.Action]++
 		id := r.Memory.ID
 		if dry && r.Action == memories.ActionAdded {
@@ -768,7 +772,7 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 		}
 	}
 	var parts []string
-	for _, a := range []string{memories.ActionAdded, memories.ActionMerged, memories.ActionBumped, memories.ActionSkippedRejected} {
+	for _, a := range []string{memories.ActionAdded, memories.ActionMerged, memories.ActionBumped, memories.ActionSkippedRejected, "unchanged"} {
 		if counts[a] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[a], a))
 		}

@@ -36,6 +36,9 @@ type AddResult struct {
 	Memory    *Memory  `json:"memory"`
 	Action    string   `json:"action"`    // added | merged | bumped | skipped-rejected
 	Conflicts []string `json:"conflicts"` // ids of memories it likely contradicts
+	// Unchanged is set on a bump that found nothing new to record (the
+	// same sources, tags and importance): nothing was written.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // Add actions.
@@ -201,6 +204,7 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 		case Superseded, Archived:
 			continue
 		}
+		before := m.c.row
 		old.SourceUUIDs = append(slices.Clone(old.SourceUUIDs), n.SourceUUIDs...)
 		old.SourceUUIDs = uniq(old.SourceUUIDs)
 		if len(old.SourceUUIDs) > maxSourceUUIDs {
@@ -212,6 +216,12 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 		action := ActionBumped
 		switch {
 		case m.jaccard >= sameJaccard || normalized(old.Content) == normalized(n.Content):
+			if slices.Equal(old.SourceUUIDs, before.SourceUUIDs) && slices.Equal(old.Tags, before.Tags) && old.Importance == before.Importance {
+				// Seen before, nothing new (a memory file imported
+				// again): no write, and its age stays.
+				mem := fromRow(before, now)
+				return AddResult{Memory: &mem, Action: ActionBumped, Conflicts: []string{}, Unchanged: true}, nil
+			}
 		case Status(old.Status) == Pending:
 			// The newer wording of a fact still in review replaces the
 			// older, unless it says much less.
