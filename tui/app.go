@@ -408,6 +408,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // refreshAll reloads what every pane shows (new entries arrived).
 func (m *Model) refreshAll() tea.Cmd {
+	m.hub.Reopen()
 	cmds := []tea.Cmd{m.loadProjects(), m.loadStats(), m.loadMemories(), m.loadDrafts()}
 	if m.timeline.project != nil || m.timeline.loaded {
 		cmds = append(cmds, m.loadSessions())

@@ -105,6 +105,19 @@ func (h *searchHub) Drain(ctx context.Context, progress func(int)) (int, error) 
 	return n, err
 }
 
+// Reopen closes an open searcher so the next query drains what was
+// written since (new entries become searchable at once).
+func (h *searchHub) Reopen() {
+	go func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.sr != nil {
+			h.sr.Close()
+			h.sr = nil
+		}
+	}()
+}
+
 // Close releases the index.
 func (h *searchHub) Close() {
 	h.mu.Lock()
