@@ -160,9 +160,6 @@ func (m *Model) setTheme(dark bool) {
 	if m.reader != nil {
 		m.reader.invalidate()
 	}
-	if m.search != nil {
-		m.search.restyle(m)
-	}
 }
 
 // Close stops background work and releases the index.
@@ -274,7 +271,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = max(msg.Width, 20), max(msg.Height, 6)
-		m.reader.resized()
 		if m.editor != nil {
 			m.editor.resize(m)
 		}

@@ -94,10 +94,6 @@ func (p *projectsPane) loaded(m *Model, msg projectsMsg) tea.Cmd {
 			p.list.cursor = i
 		}
 	}
-	// The timeline follows the first project until one is chosen.
-	if m.timeline.project == nil && len(p.shown) > 0 && !m.timeline.loaded {
-		return nil
-	}
 	return nil
 }
 

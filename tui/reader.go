@@ -97,8 +97,6 @@ func (p *readerPane) invalidate() {
 	p.glam = map[int]*glamour.TermRenderer{}
 }
 
-func (p *readerPane) resized() {}
-
 func (p *readerPane) open(m *Model, id, uuid string) tea.Cmd {
 	if p.conv != nil && p.conv.Session.ID == id && p.loading == "" {
 		if uuid != "" {

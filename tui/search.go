@@ -14,7 +14,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 )
 
 // Debounce is how long search waits after the last keystroke.
@@ -64,8 +63,6 @@ func newSearchPane(m *Model) *searchPane {
 	p := &searchPane{input: ti, scope: 1, hub: m.hub}
 	return p
 }
-
-func (p *searchPane) restyle(m *Model) {}
 
 func (p *searchPane) focusInput() tea.Cmd {
 	p.inInput = true
@@ -396,8 +393,6 @@ func (p *searchPane) snippet(m *Model, snip string, w int) string {
 func fmtMs(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
 }
-
-var _ = lipgloss.Width
 
 func resultsLen(r *index.SearchResponse) int {
 	if r == nil {

@@ -21,9 +21,9 @@ type sessionsMsg struct {
 
 func (m *Model) loadSessions() tea.Cmd {
 	st := m.cfg.Store
-	var name, path string
+	var name string
 	if p := m.timeline.project; p != nil {
-		name, path = p.Name, p.Path
+		name = p.Name
 	}
 	m.timeline.loading = true
 	return func() tea.Msg {
@@ -42,7 +42,6 @@ func (m *Model) loadSessions() tea.Cmd {
 			}
 			l = out
 		}
-		_ = path
 		return sessionsMsg{project: name, list: l, err: err}
 	}
 }
