@@ -38,6 +38,20 @@ func TestReaderPane(t *testing.T) {
 	if r.items[0].kind != kHeader {
 		t.Fatal("first item is not the session header")
 	}
+	// The session was compacted: the reader marks where.
+	screen(m)
+	compact := -1
+	for i, it := range r.items {
+		if it.kind == kCompact {
+			compact = i
+		}
+	}
+	if compact < 0 {
+		t.Fatal("no compaction marker in a compacted session")
+	}
+	if l := r.lines(m, compact); !strings.Contains(strings.Join(l, ""), "conversation compacted") {
+		t.Fatalf("compaction marker renders as %q", l)
+	}
 	// ] jumps from prompt to prompt.
 	press(t, m, "]")
 	if it := r.items[r.cur]; it.kind != kPrompt {
