@@ -140,6 +140,8 @@ type cached struct {
 	neg  bool
 	vec  []float32 // nil without an embedder
 	lazy bool      // vec is still to be computed
+	// weight is the summed rarity of toks (rank.go), 0 until computed.
+	weight float64
 }
 
 // vecOf returns c's vector, embedding it on first use when the index has

@@ -2,6 +2,7 @@ package memories
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 
@@ -76,6 +77,19 @@ func (s *Service) touch(ctx context.Context, rs []Ranked) error {
 	return nil
 }
 
+// weight is the summed rarity of c's words (for dens), computed once.
+func (mc *memCache) weight(c *cached, n float64) float64 {
+	if c.weight == 0 {
+		for _, t := range c.toks {
+			c.weight += math.Log(1 + n/float64(len(mc.post[t])+1))
+		}
+		if c.weight == 0 {
+			c.weight = 1
+		}
+	}
+	return c.weight
+}
+
 // queryTokens are the query's content words, for the lexical score.
 func queryTokens(q string) []uint32 {
 	t, _ := tokens(q)
@@ -92,12 +106,22 @@ func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cac
 			qv = v
 		}
 	}
-	// Lexical overlap from the postings: the share of the query's words a
-	// memory holds, softened by the memory's length.
-	overlap := map[int32]int32{}
+	// Lexical overlap from the postings, each word weighted by how rare it
+	// is among the memories (a word every memory has says little).
+	n := float64(len(mc.items)) + 1
+	overlap := map[int32]float64{}
+	qw := 0.0
 	for _, t := range qt {
-		for _, i := range mc.post[t] {
-			overlap[i]++
+		post := mc.post[t]
+		if len(post) == 0 {
+			// No memory has the word: it cannot tell memories apart, and
+			// a long prompt's many such words must not drown the rest.
+			continue
+		}
+		w := math.Log(1 + n/float64(len(post)+1))
+		qw += w
+		for _, i := range post {
+			overlap[i] += w
 		}
 	}
 	type scored struct {
@@ -113,9 +137,12 @@ func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cac
 			return
 		}
 		lex := 0.0
-		if n := overlap[i]; n > 0 && len(qt) > 0 {
-			cover := float64(n) / float64(len(qt))
-			dens := float64(n) / float64(len(c.toks))
+		if shared := overlap[i]; shared > 0 && qw > 0 {
+			// cover: how much of the query (its words that memories have)
+			// the memory answers; dens: how much of the memory the query
+			// is about.
+			cover := min(1, shared/qw)
+			dens := min(1, shared/mc.weight(c, n))
 			lex = 0.75*cover + 0.25*dens
 		}
 		vs := 0.0

@@ -200,3 +200,32 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRankLongPrompt: a long prompt (what UserPromptSubmit sends) still
+// finds the memory it is about, above the hook's default threshold, well
+// ahead of memories sharing only common words.
+func TestRankLongPrompt(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	want := approve(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "The websocket test is flaky because of a reconnect race; await the open event"})
+	// Distinct facts that share only common words with the prompt.
+	for i := range 15 {
+		w := benchVocab[200+3*i : 203+3*i]
+		approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: fmt.Sprintf("The %s %s test run in CI covers the %s module", w[0], w[1], w[2])})
+	}
+	prompt := `I'm looking at the CI run from this morning and the test job failed again. Could you go through the logs,
+figure out whether it's the websocket reconnect thing we saw last week or something new in the billing module, and then
+update the changelog and the docs for the release? Also check whether the staging deploy picked up the new config.`
+	rs, err := s.Rank(ctx, prompt, RankOptions{Project: "/p", Threshold: 0.35, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) == 0 || rs[0].ID != want {
+		t.Fatalf("long prompt: %+v", rs)
+	}
+	for _, r := range rs[1:] {
+		if r.Score > 0.8*rs[0].Score {
+			t.Fatalf("a common-words memory scored close to the one the prompt is about: %.3f vs %.3f", r.Score, rs[0].Score)
+		}
+	}
+}
