@@ -306,10 +306,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.MouseClickMsg:
-		if msg.Y == 0 && msg.Button == tea.MouseLeft && m.editor == nil {
+		if msg.Button != tea.MouseLeft || m.editor != nil || m.showHelp {
+			return m, nil
+		}
+		if msg.Y == 0 {
 			if i := m.tabAt(msg.X); i >= 0 {
-				return m, m.focusPane(i, false)
+				return m, m.focusPane(i, true)
 			}
+			return m, nil
+		}
+		if c, ok := m.panes[m.focus].(interface {
+			click(m *Model, y int) tea.Cmd
+		}); ok && msg.Y < m.h-2 {
+			return m, c.click(m, msg.Y)
 		}
 		return m, nil
 	case statsMsg:

@@ -217,3 +217,49 @@ func TestResumeExecs(t *testing.T) {
 	send(t, m, resumedMsg{cmd: "claude --resume " + s.ID})
 	mustContain(t, m.flash, "back from claude")
 }
+
+// Clicks select rows; a click on the selected row opens it; a click on a
+// tab switches panes.
+func TestMouseClicks(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 100, 30, st, nil)
+	screen(m)
+	// Projects: title, header, then rows from screen line 3.
+	send(t, m, tea.MouseClickMsg{X: 5, Y: 5, Button: tea.MouseLeft})
+	if m.projects.list.cursor != 2 {
+		t.Fatalf("click on the third row selected %d", m.projects.list.cursor)
+	}
+	send(t, m, tea.MouseClickMsg{X: 5, Y: 5, Button: tea.MouseLeft})
+	if m.focus != paneTimeline {
+		t.Fatal("a click on the selected project did not open it")
+	}
+	x := strings.Index(screen(m), "4 Search")
+	send(t, m, tea.MouseClickMsg{X: x, Y: 0, Button: tea.MouseLeft})
+	if m.focus != paneSearch {
+		t.Fatalf("a click on the Search tab focused %d", m.focus)
+	}
+	press(t, m, "esc")
+	m.timeline.project = nil
+	run(t, m, m.loadSessions())
+	openFirst(t, m, "create the beads")
+	screen(m)
+	r := m.reader
+	y := -1
+	for i, it := range r.lineItem {
+		if r.items[it].kind == kTool && it != r.cur {
+			y = i + 1
+			break
+		}
+	}
+	if y < 0 {
+		t.Fatal("no tool call on screen")
+	}
+	send(t, m, tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
+	if r.items[r.cur].kind != kTool {
+		t.Fatal("a click did not move the reader's cursor to the tool call")
+	}
+	send(t, m, tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
+	if !r.expanded[r.items[r.cur].key] {
+		t.Fatal("a second click did not expand the tool call")
+	}
+}

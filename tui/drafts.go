@@ -32,6 +32,7 @@ type draftsPane struct {
 	loaded    bool
 	err       error
 	scrollOff int // lines of the selected draft scrolled off
+	clicks    clickMap
 }
 
 func newDraftsPane() *draftsPane { return &draftsPane{} }
@@ -140,6 +141,13 @@ func (p *draftsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
+func (p *draftsPane) click(m *Model, y int) tea.Cmd {
+	if i := p.clicks.row(y); i >= 0 {
+		p.ls.cursor, p.scrollOff = i, 0
+	}
+	return nil
+}
+
 func (p *draftsPane) scroll(m *Model, n int) { p.scrollOff = max(0, p.scrollOff+n) }
 
 func (p *draftsPane) help(k *KeyMap) []key.Binding {
@@ -167,6 +175,7 @@ func (p *draftsPane) view(m *Model, w, h int) string {
 	}
 	listH := min(len(p.list), max(2, h/4))
 	from, to := p.ls.window(listH)
+	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		d := p.list[i]
 		row := fmt.Sprintf(" %s  %s  %s  %s  %s", d.ID, d.Status, m.fmtTime(d.Created), lastElem(sanitizeLine(d.Project)),

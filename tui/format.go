@@ -200,3 +200,22 @@ func newInput(prompt, placeholder string) textinput.Model {
 	ti.SetStyles(st)
 	return ti
 }
+
+// clickMap remembers where a list was drawn, to map a mouse click to a row.
+type clickMap struct {
+	top      int // screen line of the first row
+	from, to int // rows shown
+	per      int // screen lines per row
+}
+
+// row returns the list row at screen line y, or -1.
+func (c clickMap) row(y int) int {
+	if c.per <= 0 || y < c.top {
+		return -1
+	}
+	i := c.from + (y-c.top)/c.per
+	if i >= c.to {
+		return -1
+	}
+	return i
+}

@@ -80,6 +80,7 @@ type memoriesPane struct {
 	sources   map[string]sourceMsg
 	wantID    string
 	keepPos   bool // after approve/reject/delete: keep the cursor's row
+	clicks    clickMap
 }
 
 func newMemoriesPane() *memoriesPane {
@@ -395,6 +396,14 @@ func (p *memoriesPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
+func (p *memoriesPane) click(m *Model, y int) tea.Cmd {
+	if i := p.clicks.row(y); i >= 0 {
+		p.ls.cursor = i
+		return p.loadSource(m)
+	}
+	return nil
+}
+
 func (p *memoriesPane) scroll(m *Model, n int) {
 	if n > 0 {
 		p.ls.move(1)
@@ -460,6 +469,7 @@ func (p *memoriesPane) view(m *Model, w, h int) string {
 	}
 	var rows []string
 	from, to := p.ls.window(listH)
+	p.clicks = clickMap{top: 1 + len(head), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		mm := p.list[i]
 		mark := statusMark(mm.Status)

@@ -63,6 +63,7 @@ type projectsPane struct {
 	filtering  bool
 	ready      bool
 	fresh      bool // the list came from the store (not the cache)
+	clicks     clickMap
 	err        error
 }
 
@@ -171,6 +172,21 @@ func (p *projectsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 
 func (p *projectsPane) scroll(m *Model, n int) { p.list.move(n) }
 
+// click selects the row under the mouse; a click on the selected row opens it.
+func (p *projectsPane) click(m *Model, y int) tea.Cmd {
+	i := p.clicks.row(y)
+	if i < 0 {
+		return nil
+	}
+	if i == p.list.cursor {
+		if s := p.selected(); s != nil {
+			return m.openProject(s)
+		}
+	}
+	p.list.cursor = i
+	return nil
+}
+
 func (p *projectsPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.filter, cmd = p.filter.Update(msg)
@@ -221,6 +237,7 @@ func (p *projectsPane) view(m *Model, w, h int) string {
 	lines = append(lines, s.Muted.Render(pad(hdr, w)))
 	rows := h - len(lines)
 	from, to := p.list.window(rows)
+	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		ps := p.shown[i]
 		size := fmtBytes(ps.Size)

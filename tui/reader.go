@@ -83,8 +83,9 @@ type readerPane struct {
 	carryQuery  string // search words to mark once the session is loaded
 	userFind    bool   // the query came from f (esc clears it), not from search
 	terms       []string
-	wantTop     bool // the next scroll-into-view puts the cursor at the top
-	needVisible bool // the cursor moved: scroll it into view when drawing
+	lineItem    []int // the item drawn on each line of the view, for clicks
+	wantTop     bool  // the next scroll-into-view puts the cursor at the top
+	needVisible bool  // the cursor moved: scroll it into view when drawing
 }
 
 func newReaderPane() *readerPane {
@@ -976,6 +977,22 @@ func (p *readerPane) matchIdxOf(key string) int {
 
 func (p *readerPane) scroll(m *Model, n int) { p.scrollLines(m, n, p.viewH(m)) }
 
+// click moves the cursor to the item under the mouse; a click on the
+// cursor's item expands or collapses it.
+func (p *readerPane) click(m *Model, y int) tea.Cmd {
+	y-- // the tab bar
+	if y < 0 || y >= len(p.lineItem) {
+		return nil
+	}
+	i := p.lineItem[y]
+	if i == p.cur {
+		p.toggle(i)
+		return nil
+	}
+	p.cur = i
+	return nil
+}
+
 func (p *readerPane) viewH(m *Model) int {
 	h := m.h - 3 - 1 // body minus the reader's status line
 	if p.finding {
@@ -1023,6 +1040,7 @@ func (p *readerPane) view(m *Model, w, h int) string {
 		matchSet[i] = true
 	}
 	var out []string
+	p.lineItem = p.lineItem[:0]
 	skip := p.topLine
 	for i := p.topItem; i < len(p.items) && len(out) < vh; i++ {
 		ls := p.lines(m, i)
@@ -1040,6 +1058,7 @@ func (p *readerPane) view(m *Model, w, h int) string {
 				}
 			}
 			out = append(out, g+" "+line)
+			p.lineItem = append(p.lineItem, i)
 		}
 		skip = 0
 	}

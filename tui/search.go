@@ -55,6 +55,7 @@ type searchPane struct {
 	latency  time.Duration // search time of the shown results, after the debounce
 	lastText string
 	hub      *searchHub
+	clicks   clickMap
 }
 
 func newSearchPane(m *Model) *searchPane {
@@ -282,6 +283,18 @@ func (m *Model) openResult(r *index.SearchResult) tea.Cmd {
 	return m.openSession(r.SessionID, r.UUID)
 }
 
+func (p *searchPane) click(m *Model, y int) tea.Cmd {
+	i := p.clicks.row(y)
+	if i < 0 {
+		return nil
+	}
+	if i == p.list.cursor {
+		return m.openResult(&p.results[i])
+	}
+	p.list.cursor = i
+	return nil
+}
+
 func (p *searchPane) scroll(m *Model, n int) {
 	if n > 0 {
 		p.list.move(1)
@@ -333,6 +346,7 @@ func (p *searchPane) view(m *Model, w, h int) string {
 	per := 2
 	rows := max(1, (h-len(lines))/per)
 	from, to := p.list.window(rows)
+	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: per}
 	for i := from; i < to; i++ {
 		r := p.results[i]
 		title := r.Title

@@ -68,6 +68,7 @@ type timelinePane struct {
 	loaded    bool
 	loading   bool
 	err       error
+	clicks    clickMap
 }
 
 func newTimelinePane() *timelinePane {
@@ -229,6 +230,18 @@ func (p *timelinePane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 
 func (p *timelinePane) scroll(m *Model, n int) { p.move(n) }
 
+func (p *timelinePane) click(m *Model, y int) tea.Cmd {
+	i := p.clicks.row(y)
+	if i < 0 || p.rows[i].s == nil {
+		return nil
+	}
+	if i == p.list.cursor {
+		return m.openSession(p.rows[i].s.ID, "")
+	}
+	p.list.cursor = i
+	return nil
+}
+
 func (p *timelinePane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.filter, cmd = p.filter.Update(msg)
@@ -297,6 +310,7 @@ func (p *timelinePane) view(m *Model, w, h int) string {
 	lines = append(lines, s.Muted.Render(pad(hdr, w)))
 	rows := h - len(lines) - 1 // one line for the selected session's details
 	from, to := p.list.window(rows)
+	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		r := p.rows[i]
 		if r.s == nil {
