@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"cairn/index"
@@ -14,7 +15,7 @@ func init() { register(newSyncCmd) }
 
 func newSyncCmd(o *Options) *cobra.Command {
 	var project, target string
-	var dry bool
+	var dry, all bool
 	var lines int
 	cmd := &cobra.Command{
 		Use:   "sync",
@@ -34,6 +35,12 @@ memories.sync_lines lines (150), grouped by type, ordered by
 confidence × (1 + accesses/10); a last line says how many more are searchable.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if all {
+				if project != "" || target != "" {
+					return usageError{fmt.Errorf("--all syncs every project's own CLAUDE.md: give it without --project or --target")}
+				}
+				return syncAll(cmd, o, dry, lines)
+			}
 			if project == "" && target == "" {
 				project = "."
 			}
@@ -67,8 +74,58 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 	f.StringVar(&target, "target", "", "file to write (default: <project>/CLAUDE.md)")
 	f.BoolVar(&dry, "dry-run", false, "print the diff and change nothing")
 	f.IntVar(&lines, "lines", 0, "line budget of the block (default memories.sync_lines)")
+	f.BoolVar(&all, "all", false, "every project that has approved memories and whose folder exists")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// syncAll syncs the CLAUDE.md of every project with approved memories
+// whose folder still exists.
+func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
+	return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+		ms, err := svc.List(cmd.Context(), memories.Filter{Statuses: []memories.Status{memories.Approved}})
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		var results []memories.SyncResult
+		for _, m := range ms {
+			if m.Project == "" || seen[m.Project] {
+				continue
+			}
+			seen[m.Project] = true
+			if fi, err := os.Stat(m.Project); err != nil || !fi.IsDir() {
+				fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", m.Project)
+				continue
+			}
+			res, err := svc.Sync(cmd.Context(), memories.SyncOptions{Project: m.Project, DryRun: dry, Lines: lines})
+			if err != nil {
+				fmt.Fprintln(o.Stderr, "cairn:", err)
+				continue
+			}
+			results = append(results, res)
+			if !o.JSON {
+				switch {
+				case !res.Changed:
+					fmt.Fprintf(o.Stdout, "%s is up to date\n", res.Target)
+				case dry:
+					fmt.Fprint(o.Stdout, sanitizeBlock(res.Diff))
+				default:
+					fmt.Fprintf(o.Stdout, "wrote %d memories to %s\n", res.Memories, res.Target)
+				}
+			}
+		}
+		if o.JSON {
+			if results == nil {
+				results = []memories.SyncResult{}
+			}
+			return writeJSON(o.Stdout, results)
+		}
+		if len(seen) == 0 {
+			fmt.Fprintln(o.Stdout, "no project has approved memories")
+		}
+		return nil
+	})
 }
 
 // sanitizeBlock neutralises control characters line by line.

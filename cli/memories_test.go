@@ -106,6 +106,10 @@ func TestMemoriesCommands(t *testing.T) {
 	if !strings.HasPrefix(string(b), "# Mine\n") || !strings.Contains(string(b), "Prefer table-driven tests") {
 		t.Fatalf("CLAUDE.md:\n%s", b)
 	}
+	out, _, err = runIn(t, data, "", "sync", "--all", "--json")
+	if err != nil || !strings.Contains(out, `"changed": false`) {
+		t.Fatalf("sync --all after sync: %v %s", err, out)
+	}
 	out, _, err = runIn(t, data, "", "synthesize", "--project", proj)
 	if err != nil || !strings.Contains(out, "+- Use Stripe Checkout") {
 		t.Fatalf("synthesize: %v %s", err, out)
