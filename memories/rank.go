@@ -332,12 +332,23 @@ func (s *Service) Search(ctx context.Context, query string, types []Type, tags [
 		return true
 	}
 	if strings.TrimSpace(query) == "" {
+		// No query: the newest matching memories.
 		now := s.now()
-		var out []Ranked
-		for i := len(mc.items) - 1; i >= 0 && len(out) < limit; i-- {
-			if c := mc.items[i]; c.row.ID != "" && keep(c) {
-				out = append(out, Ranked{Memory: fromRow(c.row, now), Score: 1, Similarity: 1})
+		var hits []*cached
+		for _, c := range mc.items {
+			if c.row.ID != "" && keep(c) {
+				hits = append(hits, c)
 			}
+		}
+		slices.SortFunc(hits, func(a, b *cached) int {
+			if c := b.row.Updated.Compare(a.row.Updated); c != 0 {
+				return c
+			}
+			return strings.Compare(a.row.ID, b.row.ID)
+		})
+		out := []Ranked{}
+		for _, c := range hits[:min(limit, len(hits))] {
+			out = append(out, Ranked{Memory: fromRow(c.row, now), Score: 1, Similarity: 1})
 		}
 		return out, nil
 	}

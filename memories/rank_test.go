@@ -111,6 +111,12 @@ func TestTopAndSearch(t *testing.T) {
 	if !seen[pend] || seen[rej] || !seen[a] {
 		t.Fatalf("search: pending must be found, rejected not: %v", seen)
 	}
+	clock := fixedClock(s, time.Now().Add(time.Hour))
+	newest := mustAdd(t, s, NewMemory{Project: "/p", Type: Context, Content: "Quarter closes on Friday"}).Memory.ID
+	*clock = time.Now()
+	if rs, _ := s.Search(ctx, "", nil, nil, 2); len(rs) != 2 || rs[0].ID != newest {
+		t.Fatalf("search without a query: newest first: %+v", rs)
+	}
 	rs, _ = s.Search(ctx, "nats", []Type{Fact}, []string{"nats"}, 10)
 	if len(rs) != 1 || rs[0].ID != pend {
 		t.Fatalf("search by type and tag: %+v", rs)
