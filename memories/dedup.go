@@ -207,6 +207,7 @@ func (mc *memCache) put(r *index.MemRow, vec []float32) {
 	}
 	c := newCached(r)
 	c.vec = vec
+	c.lazy = vec == nil && mc.model != nil
 	mc.add(c)
 }
 
