@@ -322,6 +322,9 @@ func (s *Service) syncBlock(ctx context.Context, project string, budget int) (st
 		}
 	}
 	omitted := len(items) - n
+	if len(items) == 0 {
+		b.WriteString("\n_No approved memories yet: review them with `cairn memories list`._\n")
+	}
 	if omitted > 0 {
 		fmt.Fprintf(&b, "\n_%d more approved memories: `cairn search --kind memories <words>` or `cairn memories list --project .`_\n", omitted)
 	}
