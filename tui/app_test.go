@@ -163,7 +163,7 @@ func TestProgram(t *testing.T) {
 	waitFor := func(what string) {
 		t.Helper()
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), what) },
-			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	}
 	waitFor("/path/to/Demo") // the list has loaded (the screen is drawn as diffs)
 	tm.Send(tea.KeyPressMsg{Code: '/', Text: "/"})
@@ -172,7 +172,7 @@ func TestProgram(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	posRe := regexp.MustCompile(` \d+/\d+`) // the reader's position line
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return posRe.Match(b) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+		teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	fm := tm.FinalModel(t).(*Model)
