@@ -29,6 +29,7 @@ import (
 
 	"cairn/config"
 	"cairn/index"
+	"cairn/transcripts"
 )
 
 // Events cairn handles.
@@ -343,10 +344,23 @@ func (h *handler) project() string {
 	if h.env.ProjectDir != "" {
 		return filepath.Clean(h.env.ProjectDir)
 	}
-	if h.in.CWD != "" {
-		return filepath.Clean(h.in.CWD)
+	if h.in.CWD == "" {
+		return ""
 	}
-	return ""
+	cwd := filepath.Clean(h.in.CWD)
+	// cwd follows `cd`: the launch root is the ancestor whose encoding
+	// names the transcript's project folder.
+	if h.folder != "" {
+		for p := cwd; ; p = filepath.Dir(p) {
+			if transcripts.EncodeProjectPath(p) == h.folder {
+				return p
+			}
+			if filepath.Dir(p) == p {
+				break
+			}
+		}
+	}
+	return cwd
 }
 
 func (h *handler) config() config.Config {

@@ -101,3 +101,18 @@ func TestInputWithoutEOF(t *testing.T) {
 		t.Fatal("the hook waited for the end of stdin")
 	}
 }
+
+func TestProjectFromCwd(t *testing.T) {
+	h := &handler{env: &Env{}, in: Input{CWD: "/home/me/proj/sub/dir"}, folder: "-home-me-proj"}
+	if got := h.project(); got != "/home/me/proj" {
+		t.Fatalf("project %q", got)
+	}
+	h.folder = "-elsewhere"
+	if got := h.project(); got != "/home/me/proj/sub/dir" {
+		t.Fatalf("fallback %q", got)
+	}
+	h.env.ProjectDir = "/launch/root/"
+	if got := h.project(); got != "/launch/root" {
+		t.Fatalf("CLAUDE_PROJECT_DIR %q", got)
+	}
+}
