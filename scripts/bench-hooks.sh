@@ -73,6 +73,8 @@ awk -v n="$nmem" -v proj="$project" -v now="$now" 'BEGIN {
   }
 }' >"$work/memories.jsonl"
 $bin import --data "$d" "$work/memories.jsonl" >&2
+# What a user's background `cairn index` does: embed the new memories.
+$bin index --data "$d" --claude-dir "$claude" >/dev/null 2>&1 || echo "warning: cairn index failed" >&2
 echo "store $(du -sh "$d" | cut -f1); project $project" >&2
 
 # Warm up: the copied project folder is new to the store (other paths),
