@@ -58,6 +58,11 @@ func installOptions(o *Options, scope string, dry bool) (install.Options, error)
 		}
 	}
 	if scope == install.ScopeProject {
+		// Project files are shared: name the programs when PATH finds them.
+		if io.CommandName == "cairn" && io.DataDir == "" {
+			_, herr := exec.LookPath(install.HookProgram)
+			io.Portable = io.HookExe == "" || herr == nil
+		}
 		if io.ProjectDir = os.Getenv("CLAUDE_PROJECT_DIR"); io.ProjectDir == "" {
 			if io.ProjectDir, err = os.Getwd(); err != nil {
 				return io, err

@@ -45,6 +45,9 @@ type Options struct {
 	CommandName string
 	// DataDir, when set, is passed to the hooks and the server as --data.
 	DataDir string
+	// Portable writes bare program names (cairn, cairn-hook: found on
+	// PATH) instead of absolute paths, for project files a team shares.
+	Portable bool
 	DryRun  bool
 	Now     func() time.Time
 }
@@ -94,9 +97,16 @@ var Timeouts = map[string]int{
 
 // HookCommand is the command line a hook runs for event.
 func (o *Options) HookCommand(event string) string {
-	c := shellQuote(o.Exe) + " hook " + event
-	if o.HookExe != "" {
-		c = shellQuote(o.HookExe) + " " + event
+	exe, hookExe := o.Exe, o.HookExe
+	if o.Portable {
+		exe = "cairn"
+		if hookExe != "" {
+			hookExe = HookProgram
+		}
+	}
+	c := shellQuote(exe) + " hook " + event
+	if hookExe != "" {
+		c = shellQuote(hookExe) + " " + event
 	}
 	if o.DataDir != "" {
 		c += " --data " + shellQuote(o.DataDir)
@@ -435,7 +445,11 @@ func shellQuote(s string) string {
 func (o *Options) mcpEntry() *Object {
 	e := NewObject()
 	e.Set("type", "stdio")
-	e.Set("command", o.Exe)
+	if o.Portable {
+		e.Set("command", "cairn")
+	} else {
+		e.Set("command", o.Exe)
+	}
 	args := []any{"mcp"}
 	if o.DataDir != "" {
 		args = append(args, "--data", o.DataDir)

@@ -316,6 +316,23 @@ func TestLeanHookBinary(t *testing.T) {
 	}
 }
 
+func TestPortableProjectInstall(t *testing.T) {
+	d := t.TempDir()
+	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/home/me/go/bin/cairn", HookExe: "/home/me/go/bin/cairn-hook", CommandName: "cairn", Portable: true}
+	_, err := Install(o)
+	must(t, err)
+	b, _ := os.ReadFile(filepath.Join(d, ".claude", "settings.json"))
+	m, _ := os.ReadFile(filepath.Join(d, ".mcp.json"))
+	if strings.Contains(string(b)+string(m), "/home/me") || !strings.Contains(string(b), `"cairn-hook Stop"`) || !strings.Contains(string(m), `"command": "cairn"`) {
+		t.Fatalf("not portable:\n%s\n%s", b, m)
+	}
+	_, err = Uninstall(o)
+	must(t, err)
+	if got := plainFile(t, filepath.Join(d, ".mcp.json")); !reflect.DeepEqual(got, map[string]any{}) {
+		t.Fatalf(".mcp.json left: %v", got)
+	}
+}
+
 func TestProjectScope(t *testing.T) {
 	d := t.TempDir()
 	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/usr/bin/cairn", CommandName: "/usr/bin/cairn"}
