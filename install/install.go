@@ -48,8 +48,8 @@ type Options struct {
 	// Portable writes bare program names (cairn, cairn-hook: found on
 	// PATH) instead of absolute paths, for project files a team shares.
 	Portable bool
-	DryRun  bool
-	Now     func() time.Time
+	DryRun   bool
+	Now      func() time.Time
 }
 
 // Paths are the files an install touches.
