@@ -206,6 +206,9 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// maxPromptBytes is how much of a prompt is ranked against.
+const maxPromptBytes = 4000
+
 // userPrompt injects the approved memories relevant to the prompt that the
 // session has not received yet, within hooks.prompt_tokens.
 func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
@@ -227,6 +230,10 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 	}
 	trace("injected read")
 	threshold := h.cfg.Hooks.PromptThreshold
+	if len(prompt) > maxPromptBytes {
+		// A pasted file or log: its start says what it is about.
+		prompt = strings.ToValidUTF8(prompt[:maxPromptBytes], "")
+	}
 	ms, err := mem.Rank(ctx, prompt, h.project(), 5, threshold, seen)
 	if err != nil {
 		return nil, fmt.Errorf("ranking memories: %w", err)
