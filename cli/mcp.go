@@ -36,7 +36,7 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			if err != nil {
 				return err
 			}
-			st, err := index.OpenWith(dir, index.OpenOptions{BusyTimeout: 2 * time.Second})
+			st, err := index.OpenWith(dir, index.OpenOptions{BusyTimeout: 2 * time.Second, SmallCache: true})
 			if err != nil {
 				return err
 			}
@@ -45,6 +45,7 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			if err != nil {
 				fmt.Fprintln(o.Stderr, "cairn:", err, "(using the defaults)")
 			}
+			st.SetEmbedder(embedderConfig(cfg))
 			claude, err := o.ResolveClaudeDir()
 			if err != nil {
 				claude = ""

@@ -19,6 +19,12 @@ func init() {
 
 // openStore opens the store in the data dir.
 func openStore(o *Options) (*index.Store, error) {
+	return openStoreWith(o, index.OpenOptions{})
+}
+
+// openStoreWith is openStore with options (e.g. a small page cache for the
+// long-running TUI).
+func openStoreWith(o *Options, oo index.OpenOptions) (*index.Store, error) {
 	dir, err := o.ResolveDataDir()
 	if err != nil {
 		return nil, err
@@ -27,7 +33,7 @@ func openStore(o *Options) (*index.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := index.Open(dir)
+	st, err := index.OpenWith(dir, oo)
 	if err != nil {
 		return nil, err
 	}

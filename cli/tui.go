@@ -61,7 +61,8 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		o.ClaudeDir, o.DataDir = claude, filepath.Join(tmp, "data")
 		banner = "demo"
 	}
-	st, err := openStore(o)
+	// A long-running process: small SQLite caches keep RSS low.
+	st, err := openStoreWith(o, index.OpenOptions{SmallCache: true})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,10 @@ type OpenOptions struct {
 	BusyTimeout time.Duration
 	// ReadOnly opens without creating or migrating anything; writes fail.
 	ReadOnly bool
+	// SmallCache gives every connection a 2 MB page cache instead of 32 MB
+	// (writer) and 8 MB (each reader): for long-running processes (the
+	// TUI, the MCP server) that should stay small and do little bulk work.
+	SmallCache bool
 }
 
 // Store is an open cairn database. Its methods are safe for concurrent use.
@@ -123,7 +127,7 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 	}
 	var err error
 	if !o.ReadOnly {
-		if s.w, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, false)); err != nil {
+		if s.w, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, false, o.SmallCache)); err != nil {
 			return nil, err
 		}
 		s.w.SetMaxOpenConns(1)
@@ -131,7 +135,7 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 		s.w.SetConnMaxLifetime(0)
 		s.w.SetConnMaxIdleTime(0)
 	}
-	if s.r, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, true)); err != nil {
+	if s.r, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, true, o.SmallCache)); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -178,19 +182,25 @@ func initPageSize(path string, busy time.Duration) error {
 // busy handler. synchronous=NORMAL is durable across application crashes
 // in WAL mode (only an OS crash can lose the last transactions, which the
 // next sync re-reads from the transcripts anyway).
-func dsn(path string, busy time.Duration, readOnly bool) string {
+func dsn(path string, busy time.Duration, readOnly, small bool) string {
+	cache := func(kb int) string {
+		if small {
+			kb = 2000
+		}
+		return fmt.Sprintf("cache_size(-%d)", kb)
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
-		q.Add("_pragma", "cache_size(-8000)")
+		q.Add("_pragma", cache(8000))
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
 		// Bulk sync touches the entries index all over: a 32 MB page cache
 		// (the default is 2 MB) keeps it in memory.
-		q.Add("_pragma", "cache_size(-32000)")
+		q.Add("_pragma", cache(32000))
 		// Keep the WAL from staying huge after a cold index.
 		q.Add("_pragma", "journal_size_limit(67108864)")
 		q.Set("_txlock", "immediate")
