@@ -419,6 +419,25 @@ func TestStopIndexesProjectExtractsAndScoresUse(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	waitBackground(t, e)
+}
+
+// waitBackground waits for the detached processes the hooks started to
+// exit, so they do not write into a temporary dir being removed.
+func waitBackground(t *testing.T, e *env) {
+	t.Helper()
+	for _, l := range strings.Split(e.logText(), "\n") {
+		i := strings.Index(l, "started (pid ")
+		if i < 0 {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(l[i+len("started (pid "):], "%d", &pid)
+		deadline := time.Now().Add(15 * time.Second)
+		for pid > 0 && processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
 
 // Every failure mode exits 0, prints nothing and (unless disabled) logs
