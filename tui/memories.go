@@ -226,7 +226,10 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 				continue
 			}
 			who := "Claude"
-			if e.Type == "user" {
+			switch {
+			case e.Type == "user" && e.IsToolResultOnly():
+				who = "Output" // tool results arrive as user-type entries
+			case e.Type == "user":
 				who = "You"
 			}
 			text := e.JoinedText()
