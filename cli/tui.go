@@ -91,6 +91,18 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			}
 			return fmt.Sprintf("demo: %d memories proposed from %d sessions; review them in 5, drafts in 6", len(r.Proposed), r.Sessions), nil
 		}
+	} else if cfg.Memories.Extractor == "builtin" {
+		// The built-in extractor is free and reads only entries past each
+		// session's cursor: run it after each background index so the
+		// inbox fills without a separate `cairn extract`. (Ollama
+		// extraction stays with `cairn extract` and the hooks.)
+		onIndexed = func(ctx context.Context) (string, error) {
+			r, err := svc.Extract(ctx, memories.ExtractOptions{})
+			if err != nil || len(r.Proposed) == 0 {
+				return "", err
+			}
+			return fmt.Sprintf("%d memories proposed from new entries: review them in 5", len(r.Proposed)), nil
+		}
 	}
 	m := tui.New(tui.Config{
 		Store:     st,
