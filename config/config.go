@@ -82,7 +82,6 @@ type Hooks struct {
 	SessionStartTokens int     `toml:"session_start_tokens"`
 	PromptTokens       int     `toml:"prompt_tokens"`
 	PromptThreshold    float64 `toml:"prompt_threshold" comment:"minimum relevance for a memory to be injected on a prompt"`
-	IncludeSessions    bool    `toml:"include_sessions" comment:"also inject related past sessions on a prompt"`
 	Summaries          int     `toml:"summaries" comment:"session summaries shown at session start"`
 }
 
