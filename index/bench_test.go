@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -111,4 +112,45 @@ func BenchmarkIncremental(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+}
+
+// BenchmarkSearchStore runs hybrid top-10 searches in-process on an existing
+// store (CAIRN_BENCH_DATA, e.g. the 1 GB reference corpus indexed by
+// scripts/bench-index.sh) and reports the median and p95 latency. The store
+// is opened read-write once, as a long-running process would.
+func BenchmarkSearchStore(b *testing.B) {
+	dir := os.Getenv("CAIRN_BENCH_DATA")
+	if dir == "" {
+		b.Skip("set CAIRN_BENCH_DATA to an indexed data dir")
+	}
+	s, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	sr, err := s.OpenSearcher(ctx, 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sr.Close()
+	queries := []string{"websocket reconnect", "mix phx.server", "how did I get the dev server to start",
+		"dialyzer PLT", "credo nesting depth", "opentelemetry span", "sandbox isolation liveview", "git push upstream"}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		t := time.Now()
+		resp, err := sr.Search(ctx, SearchQuery{Text: queries[i%len(queries)], Limit: 10})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(resp.Results) == 0 {
+			b.Fatalf("no results for %q", queries[i%len(queries)])
+		}
+		lat = append(lat, time.Since(t))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }
