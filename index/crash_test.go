@@ -135,6 +135,15 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 	mustSync(t, fresh, claude, SyncOptions{})
 	want := count(t, fresh, `SELECT count(*) FROM entries`)
 
+	// Time one uninterrupted child run, so kills are spread over a real
+	// sync's duration: fixed delays all landed before the first commit
+	// under the race detector (a child there is ~10x slower).
+	start := time.Now()
+	if out, err := childSync(filepath.Join(t.TempDir(), "timing"), claude, 60).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted child: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+
 	// Kill the child at random moments until six kills have landed in the
 	// middle of a sync (each run resumes where the last one died).
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
@@ -148,7 +157,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(15+r.IntN(120)) * time.Millisecond)
+		time.Sleep(time.Duration(float64(full) * (0.05 + 0.9*r.Float64())))
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		s, err := Open(data)
