@@ -236,28 +236,62 @@ type vecCand struct {
 }
 
 // scan returns the best k rows in [lo, hi) by dot product with qi (scores
-// still to be multiplied by the query's scale).
+// still to be multiplied by the query's scale), unordered. The running best
+// are a min-heap, so a row that beats the worst costs O(log k).
 func (c *VecCache) scan(qi []int16, lo, hi, k int, keep func(string) bool) []vecCand {
-	top := make([]vecCand, 0, k+1)
-	minS := float32(math.Inf(-1))
+	top := make(candHeap, 0, k)
 	for i := lo; i < hi; i++ {
 		off := c.base + i*c.rowSize
 		scale := math.Float32frombits(binary.LittleEndian.Uint32(c.data[off+vecIDBytes:]))
 		s := float32(dotI8(qi, c.data[off+vecIDBytes+4:off+c.rowSize])) * scale
-		if len(top) == k && s <= minS {
+		if len(top) == k && s <= top[0].s {
 			continue
 		}
 		if keep != nil && !keep(c.id(i)) {
 			continue
 		}
-		top = append(top, vecCand{i, s})
-		if len(top) > k {
-			sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
-			top = top[:k]
-			minS = top[k-1].s
+		if len(top) < k {
+			top.push(vecCand{i, s})
+		} else {
+			top[0] = vecCand{i, s}
+			top.down(0)
 		}
 	}
 	return top
+}
+
+// candHeap is a min-heap of candidates by score.
+type candHeap []vecCand
+
+func (h *candHeap) push(c vecCand) {
+	*h = append(*h, c)
+	a := *h
+	for j := len(a) - 1; j > 0; {
+		p := (j - 1) / 2
+		if a[p].s <= a[j].s {
+			break
+		}
+		a[p], a[j] = a[j], a[p]
+		j = p
+	}
+}
+
+func (h candHeap) down(j int) {
+	for {
+		l := 2*j + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].s < h[l].s {
+			m = r
+		}
+		if h[j].s <= h[m].s {
+			return
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
+	}
 }
 
 // dotI8 is the dot product of q and row (int8 components), len(row) ==
