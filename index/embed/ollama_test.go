@@ -319,14 +319,16 @@ func TestOllamaModelNotFound(t *testing.T) {
 
 func TestOllamaTimeout(t *testing.T) {
 	f, srv := newFakeOllama(t)
-	f.sleep = 300 * time.Millisecond
+	// The server would take 5 s a call (it stops when the client gives
+	// up): two 50 ms attempts finishing well under 2 s prove the timeout.
+	f.sleep = 5 * time.Second
 	o := newTestOllama(t, srv, OllamaConfig{Timeout: 50 * time.Millisecond, MaxRetries: 1})
 	start := time.Now()
 	_, err := o.Embed(context.Background(), Document, []string{"a"})
 	if !errors.Is(err, ErrOllamaTimeout) {
 		t.Fatalf("want ErrOllamaTimeout, got %v", err)
 	}
-	if el := time.Since(start); el > 250*time.Millisecond {
+	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("timeout not enforced: took %v", el)
 	}
 	if f.embedCalls() != 2 || !strings.Contains(err.Error(), "50ms") {

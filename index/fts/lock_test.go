@@ -84,7 +84,9 @@ func assertLockedWithin(t *testing.T, dir string, wait time.Duration) {
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("Open while held: %v, want ErrLocked", err)
 	}
-	if el < wait || el > wait+100*time.Millisecond {
+	// The upper bound catches waiting in bbolt's coarse 50 ms steps or
+	// forever, with room for a loaded machine under the race detector.
+	if el < wait || el > wait+time.Second {
 		t.Errorf("ErrLocked after %v, want about %v", el, wait)
 	}
 }
