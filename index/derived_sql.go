@@ -26,7 +26,12 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]string, error) {
 		return nil, err
 	}
 	step := n/max + 1
-	rows, err := s.r.QueryContext(ctx, `SELECT text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+	return s.queryStrings(ctx, `SELECT text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+}
+
+// queryStrings runs a query of one text column and returns its values.
+func (s *Store) queryStrings(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, s.wrap(err)
 	}

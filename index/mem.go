@@ -295,20 +295,7 @@ func (s *Store) MemQuery(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 
 // MemIDsWithPrefix returns the ids starting with prefix (at most 10).
 func (s *Store) MemIDsWithPrefix(ctx context.Context, prefix string) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM memories WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 10`, len(prefix), prefix)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryStrings(ctx, `SELECT id FROM memories WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 10`, len(prefix), prefix)
 }
 
 // MemDelete removes a memory and its outgoing links, keeping trash (the

@@ -344,20 +344,7 @@ func (s *Store) SetSynthesis(ctx context.Context, project, markdown, state strin
 // MemAssistantText returns the text a session's assistant wrote (main
 // thread) at or after since, in order.
 func (s *Store) MemAssistantText(ctx context.Context, session string, since time.Time) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT e.text FROM entries e JOIN sessions s ON s.id = e.session
+	return s.queryStrings(ctx, `SELECT e.text FROM entries e JOIN sessions s ON s.id = e.session
 		WHERE s.sid = ? AND e.role = 'assistant' AND e.block = 'text' AND (e.flags & ?) = 0 AND e.ts >= ? ORDER BY e.id`,
 		session, flagAgentThread, msOf(since))
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
 }
