@@ -39,6 +39,7 @@ type preparedFile struct {
 	cursor    transcripts.Cursor
 	stats     transcripts.ReadStats
 	err       error
+	warning   error // a side file could not be read; the entries were
 	entries   []preparedEntry
 	summaries []summaryLine
 	bytes     int64
@@ -100,7 +101,7 @@ type preparer struct {
 
 // prepare turns a file's read into rows.
 func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
-	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, bytes: r.Stats.Bytes}
+	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, warning: r.Warning, bytes: r.Stats.Bytes}
 	f := &pf.file
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
 	for i := range r.Entries {

@@ -105,14 +105,26 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 	start := time.Now()
 	opts.defaults()
 	var st SyncStats
+	// Listing the tree (syscalls) and loading the cursors (SQLite) overlap:
+	// together they are most of an incremental sync.
+	type knownResult struct {
+		files map[string]knownFile
+		err   error
+	}
+	knownCh := make(chan knownResult, 1)
+	go func() {
+		k, err := s.knownFiles(ctx, opts.Projects)
+		knownCh <- knownResult{k, err}
+	}()
 	tree, err := discover(claudeDir, opts.Projects)
+	kr := <-knownCh
 	if err != nil {
 		// Without the projects folder nothing can be compared: do not mark
 		// every file missing because of a wrong --claude-dir.
 		return st, err
 	}
 	st.Problems = append(st.Problems, tree.Problems...)
-	known, err := s.knownFiles(ctx, opts.Projects)
+	known, err := kr.files, kr.err
 	if err != nil {
 		return st, err
 	}
@@ -338,6 +350,9 @@ func (y *syncer) apply(ctx context.Context, batch []*preparedFile, final func(*t
 		}
 		if pf.err != nil {
 			st.Problems = append(st.Problems, pf.err)
+		}
+		if pf.warning != nil {
+			st.Problems = append(st.Problems, pf.warning)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,16 +48,25 @@ type UpdateStats struct {
 // transaction leaves, so the two costs overlap instead of adding up.
 func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (UpdateStats, error) {
 	start := time.Now()
-	status := o.Status
-	if status == nil {
-		status = func(string) {}
-	}
+	status, embedStatus := phaseStatus(o.Status)
 	lockWait := o.LockWait
 	if lockWait <= 0 {
 		lockWait = 2 * time.Second
 	}
 	var st UpdateStats
 	var err error
+	// Vectors are made once the store is written, while the full-text
+	// index catches up (on a cold index it lags the store by seconds): the
+	// two use different cores.
+	embedNow := func() {
+		if o.NoEmbed {
+			return
+		}
+		embedStatus("embeddings")
+		st.Embedded, st.Embedder, st.EmbedErr = s.EmbedPending(ctx, o.Retrain, func(n int) {
+			embedStatus(fmt.Sprintf("embeddings: %d documents", n))
+		})
+	}
 	if o.Rebuild {
 		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
 		if err != nil {
@@ -64,20 +74,17 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 		}
 		status("rebuilding the full-text index")
 		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		if err == nil {
+			embedNow()
+		}
 	} else {
-		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, lockWait, status)
+		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, lockWait, status, embedNow)
+	}
+	if err == nil && errors.Is(st.EmbedErr, context.Canceled) {
+		err = st.EmbedErr
 	}
 	if err != nil {
 		return st, err
-	}
-	if !o.NoEmbed {
-		status("embeddings")
-		st.Embedded, st.Embedder, st.EmbedErr = s.EmbedPending(ctx, o.Retrain, func(n int) {
-			status(fmt.Sprintf("embeddings: %d documents", n))
-		})
-		if errors.Is(st.EmbedErr, context.Canceled) {
-			err = st.EmbedErr
-		}
 	}
 	st.Duration = time.Since(start)
 	return st, err
@@ -86,16 +93,22 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 // syncAndDrain runs Sync while a second goroutine moves what it queues
 // into the full-text index. When another process holds that index, Sync
 // runs alone and the documents stay queued.
-func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string)) (SyncStats, int, bool, error) {
+func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func()) (SyncStats, int, bool, error) {
 	ix, err := s.OpenFTS(lockWait)
 	if errors.Is(err, fts.ErrLocked) {
 		stats, err := s.Sync(ctx, claudeDir, so)
+		if err == nil {
+			afterSync()
+		}
 		return stats, 0, true, err
 	}
 	if err != nil {
 		// A damaged full-text index must not stop the store from being
 		// updated: sync, then report what to do about the index.
 		stats, serr := s.Sync(ctx, claudeDir, so)
+		if serr == nil {
+			afterSync()
+		}
 		return stats, 0, false, errors.Join(serr, err)
 	}
 	var syncDone atomic.Bool
@@ -131,7 +144,33 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	stats, serr := s.Sync(ctx, claudeDir, so)
 	syncDone.Store(true)
 	close(finishedCh)
+	if serr == nil {
+		afterSync()
+	}
 	r := <-result
 	cerr := ix.Close()
 	return stats, r.n, false, errors.Join(serr, r.err, cerr)
+}
+
+// phaseStatus splits one status callback in two, for the full-text index and
+// the embeddings, which run at once: each message shows the latest of both.
+func phaseStatus(out func(string)) (fts, emb func(string)) {
+	if out == nil {
+		out = func(string) {}
+	}
+	var mu sync.Mutex
+	var a, b string
+	show := func() {
+		switch {
+		case a == "":
+			out(b)
+		case b == "":
+			out(a)
+		default:
+			out(a + " · " + b)
+		}
+	}
+	fts = func(m string) { mu.Lock(); defer mu.Unlock(); a = m; show() }
+	emb = func(m string) { mu.Lock(); defer mu.Unlock(); b = m; show() }
+	return fts, emb
 }

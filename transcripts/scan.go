@@ -21,6 +21,7 @@ type Result struct {
 	Cursor  Cursor
 	Stats   ReadStats
 	Err     error // the file could not be read (the other files still are)
+	Warning error // a side file could not be read (a subagent's meta.json): the entries still are
 }
 
 // DefaultBudget bounds the bytes of files being parsed at once by ReadAll.
@@ -80,6 +81,7 @@ func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func
 			for i := range work {
 				j := jobs[i]
 				r := &Result{Job: j}
+				r.Warning = r.Job.File.loadMeta()
 				r.Cursor, r.Stats, r.Err = ReadFile(j.File.Path, j.Cursor, func(e *Entry) error {
 					r.Entries = append(r.Entries, *e)
 					return ctx.Err()
@@ -193,6 +195,9 @@ func Scan(ctx context.Context, t *Tree, workers int) (*ScanResult, error) {
 		}
 		if r.Err != nil {
 			res.Problems = append(res.Problems, r.Err)
+		}
+		if r.Warning != nil {
+			res.Problems = append(res.Problems, r.Warning)
 		}
 		for i := range r.Entries {
 			b.Add(&r.Job.File, &r.Entries[i])

@@ -202,3 +202,19 @@ func TestLoadConversationSample(t *testing.T) {
 		t.Fatalf("legacy agents: %v", err)
 	}
 }
+
+func TestSubagentMetaBrokenIsReportedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-app")
+	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
+	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.jsonl"),
+		`{"type":"user","uuid":"x1","sessionId":"s1","isSidechain":true,"agentId":"abc","message":{"role":"user","content":"find x"}}`+"\n")
+	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.meta.json"), `{"agentType":`)
+	res := scanDir(t, dir)
+	if len(res.Sessions) != 1 || len(res.Sessions[0].Subagents) != 1 || res.Sessions[0].Subagents[0].Entries != 1 {
+		t.Fatalf("the subagent's entries must still be read: %+v", res.Sessions)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Error(), "agent-abc.meta.json: not valid JSON") {
+		t.Fatalf("problems: %v", res.Problems)
+	}
+}
