@@ -129,15 +129,3 @@ func (t Theme) Styles() Styles {
 		Gutter:      s().Foreground(t.Accent).Bold(true),
 	}
 }
-
-// GlamourStyle names the glamour style that suits the theme: "notty" for no
-// colour, else "dark" or "light".
-func (t Theme) GlamourStyle() string {
-	switch {
-	case t.NoColor:
-		return "notty"
-	case t.Dark:
-		return "dark"
-	}
-	return "light"
-}

@@ -14,7 +14,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -71,8 +70,6 @@ type readerPane struct {
 	topLine int // lines of topItem scrolled off
 	width   int // content width the cache is for
 	cache   map[string][]string
-	glam    map[int]*glamour.TermRenderer
-	glamSty string
 
 	find        textinput.Model
 	finding     bool
@@ -90,12 +87,11 @@ type readerPane struct {
 
 func newReaderPane() *readerPane {
 	ti := newInput("find: ", "words in this session")
-	return &readerPane{expanded: map[string]bool{}, cache: map[string][]string{}, glam: map[int]*glamour.TermRenderer{}, find: ti}
+	return &readerPane{expanded: map[string]bool{}, cache: map[string][]string{}, find: ti}
 }
 
 func (p *readerPane) invalidate() {
 	p.cache = map[string][]string{}
-	p.glam = map[int]*glamour.TermRenderer{}
 }
 
 func (p *readerPane) open(m *Model, id, uuid string) tea.Cmd {
@@ -408,37 +404,15 @@ func (p *readerPane) lines(m *Model, i int) []string {
 	return l
 }
 
-func (p *readerPane) renderer(m *Model, w int) *glamour.TermRenderer {
-	sty := m.sty.Theme.GlamourStyle()
-	if sty != p.glamSty {
-		p.glam = map[int]*glamour.TermRenderer{}
-		p.glamSty = sty
-	}
-	if r := p.glam[w]; r != nil {
-		return r
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(sty), glamour.WithWordWrap(w))
-	if err != nil {
-		return nil
-	}
-	p.glam[w] = r
-	return r
-}
-
+// markdown renders Markdown in w cells, indented by two like the prompts.
 func (p *readerPane) markdown(m *Model, text string, w int) []string {
-	if r := p.renderer(m, w); r != nil {
-		if out, err := r.Render(text); err == nil {
-			ls := strings.Split(strings.TrimRight(out, "\n "), "\n")
-			for len(ls) > 0 && strings.TrimSpace(ansi.Strip(ls[0])) == "" {
-				ls = ls[1:]
-			}
-			for i := range ls {
-				ls[i] = strings.TrimRight(ls[i], " ")
-			}
-			return ls
+	ls := renderMarkdown(text, w-2, mdStylesFor(m.sty.Theme))
+	for i, l := range ls {
+		if l != "" {
+			ls[i] = "  " + l
 		}
 	}
-	return wrap(text, w, "  ")
+	return ls
 }
 
 // wrap hard-wraps plain text to w cells with an indent.

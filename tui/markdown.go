@@ -1,0 +1,992 @@
+package tui
+
+// Markdown → styled terminal lines, for Claude's replies in the reader and
+// drafts in the drafts pane.
+//
+// goldmark parses the text to an AST and this file walks it. GFM tables,
+// task lists and ~~strikethrough~~ are parsed by the small parsers below
+// rather than by goldmark's extension package, whose package init (linkify
+// and typographer regexps) costs ~2 ms in every cairn process; glamour, which
+// this replaces, cost ~27 ms of init (chroma lexers and styles, bluemonday).
+//
+// The renderer is a pure function of (text, width, styles). It lays out
+// words itself, so every line closes its own styles and no line is wider
+// than the width, whatever the input.
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+
+	"cairn/theme"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// mdStyles are the SGR sequences that switch each Markdown style on; a span
+// is drawn as on + text + sgrOff. With NoColor every sequence is empty and
+// Markdown's own markers (**, `, ~~) stay visible instead.
+type mdStyles struct {
+	noColor bool
+
+	strong, em, strike, code string
+	link, url, muted, subtle string
+	h1, h2, h3, hmark        string
+	bullet, check, uncheck   string
+	quote, codeText, lang    string
+	thead, html              string
+}
+
+const sgrOff = "\x1b[m"
+
+// newMDStyles derives the Markdown styles from the theme.
+func newMDStyles(t theme.Theme) *mdStyles {
+	if t.NoColor {
+		return &mdStyles{noColor: true}
+	}
+	on := func(s lipgloss.Style) string {
+		r := s.Render("x")
+		if i := strings.IndexByte(r, 'x'); i > 0 {
+			return r[:i]
+		}
+		return ""
+	}
+	s := lipgloss.NewStyle
+	return &mdStyles{
+		strong:   on(s().Bold(true)),
+		em:       on(s().Italic(true)),
+		strike:   on(s().Strikethrough(true)),
+		code:     on(s().Foreground(t.Warn)),
+		link:     on(s().Foreground(t.Accent).Underline(true)),
+		url:      on(s().Foreground(t.Muted)),
+		muted:    on(s().Foreground(t.Muted)),
+		subtle:   on(s().Foreground(t.Subtle)),
+		h1:       on(s().Foreground(t.Accent).Bold(true).Underline(true)),
+		h2:       on(s().Foreground(t.Accent).Bold(true)),
+		h3:       on(s().Foreground(t.AccentAlt).Bold(true)),
+		hmark:    on(s().Foreground(t.Subtle)),
+		bullet:   on(s().Foreground(t.Accent)),
+		check:    on(s().Foreground(t.OK).Bold(true)),
+		uncheck:  on(s().Foreground(t.Muted)),
+		quote:    on(s().Foreground(t.Muted)),
+		codeText: on(s().Foreground(t.Text)),
+		lang:     on(s().Foreground(t.Muted).Italic(true)),
+		thead:    on(s().Bold(true)),
+		html:     on(s().Foreground(t.Muted)),
+	}
+}
+
+// The styles for the two backgrounds and for no colour are built once.
+var (
+	mdStylesMu    sync.Mutex
+	mdStylesCache = map[[2]bool]*mdStyles{}
+)
+
+func mdStylesFor(t theme.Theme) *mdStyles {
+	k := [2]bool{t.Dark, t.NoColor}
+	mdStylesMu.Lock()
+	defer mdStylesMu.Unlock()
+	if s := mdStylesCache[k]; s != nil {
+		return s
+	}
+	s := newMDStyles(t)
+	mdStylesCache[k] = s
+	return s
+}
+
+// renderMarkdown renders Markdown as lines of at most w cells (w ≥ 1). The
+// text is sanitised here too: control sequences never reach the output.
+func renderMarkdown(src string, w int, st *mdStyles) []string {
+	w = max(1, w)
+	src = sanitize(src)
+	if strings.TrimSpace(src) == "" {
+		return nil
+	}
+	b := []byte(src)
+	doc := mdParser().Parse(text.NewReader(b))
+	r := mdRenderer{src: b, st: st}
+	out := r.blocks(doc, w, false)
+	for i, l := range out {
+		if ansi.StringWidth(l) > w {
+			out[i] = ansi.Truncate(l, w, "…")
+		}
+	}
+	return out
+}
+
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+			util.Prioritized(mdTaskParser{}, 0), util.Prioritized(mdStrikeParser{}, 500))...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+			util.Prioritized(mdTableTransformer{}, 200))...),
+	)
+})
+
+type mdRenderer struct {
+	src   []byte
+	st    *mdStyles
+	depth int // list nesting
+}
+
+// blocks renders the block children of parent, a blank line between them
+// unless tight (the items of a tight list).
+func (r *mdRenderer) blocks(parent ast.Node, w int, tight bool) []string {
+	var out []string
+	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
+		ls := r.block(c, w)
+		if len(ls) == 0 {
+			continue
+		}
+		if len(out) > 0 && !tight {
+			out = append(out, "")
+		}
+		out = append(out, ls...)
+	}
+	return out
+}
+
+func (r *mdRenderer) block(n ast.Node, w int) []string {
+	st := r.st
+	switch n := n.(type) {
+	case *ast.Heading:
+		mark := strings.Repeat("#", n.Level) + " "
+		sgr := st.h3
+		switch n.Level {
+		case 1:
+			sgr = st.h1
+		case 2:
+			sgr = st.h2
+		}
+		ls := r.layout(r.inline(n, sgr, nil), w-len(mark))
+		return hang(ls, mark, st.hmark, len(mark))
+	case *ast.Paragraph, *ast.TextBlock:
+		return r.layout(r.inline(n, "", nil), w)
+	case *ast.ThematicBreak:
+		return []string{paint(st.subtle, strings.Repeat("─", min(w, 80)))}
+	case *ast.FencedCodeBlock:
+		var lang string
+		if n.Info != nil {
+			lang = sanitizeLine(string(n.Language(r.src)))
+		}
+		return r.code(n.Lines(), lang, w)
+	case *ast.CodeBlock:
+		return r.code(n.Lines(), "", w)
+	case *ast.Blockquote:
+		bar := paint(st.subtle, "▎")
+		ls := r.blocks(n, w-2, false)
+		for i, l := range ls {
+			if l == "" {
+				ls[i] = bar
+			} else {
+				ls[i] = bar + " " + l
+			}
+		}
+		return ls
+	case *ast.List:
+		return r.list(n, w)
+	case *ast.HTMLBlock:
+		var out []string
+		add := func(seg text.Segment) {
+			l := strings.TrimRight(string(seg.Value(r.src)), "\n ")
+			for _, p := range hardWrap(l, w) {
+				out = append(out, paint(st.html, p))
+			}
+		}
+		ls := n.Lines()
+		for i := 0; i < ls.Len(); i++ {
+			add(ls.At(i))
+		}
+		if n.HasClosure() {
+			add(n.ClosureLine)
+		}
+		return trimBlank(out)
+	case *mdTable:
+		return r.table(n, w)
+	}
+	if n.Type() == ast.TypeBlock && n.FirstChild() != nil {
+		if n.FirstChild().Type() == ast.TypeInline {
+			return r.layout(r.inline(n, "", nil), w)
+		}
+		return r.blocks(n, w, false)
+	}
+	return nil
+}
+
+// code renders a code block: a bar on the left, the language above, lines
+// hard-wrapped (a dotted bar marks the continuation), never word-wrapped.
+func (r *mdRenderer) code(segs *text.Segments, lang string, w int) []string {
+	st := r.st
+	var out []string
+	if lang != "" {
+		out = append(out, paint(st.subtle, "╭ ")+paint(st.lang, lang))
+	}
+	var ls []string
+	for i := 0; i < segs.Len(); i++ {
+		seg := segs.At(i)
+		ls = append(ls, strings.TrimRight(string(seg.Value(r.src)), "\n"))
+	}
+	for len(ls) > 0 && strings.TrimSpace(ls[len(ls)-1]) == "" {
+		ls = ls[:len(ls)-1]
+	}
+	bar, cont := paint(st.subtle, "│"), paint(st.subtle, "┆")
+	for _, l := range ls {
+		l = strings.TrimRight(l, " ")
+		if l == "" {
+			out = append(out, bar)
+			continue
+		}
+		for j, p := range hardWrap(l, w-2) {
+			b := bar
+			if j > 0 {
+				b = cont
+			}
+			out = append(out, b+" "+paint(st.codeText, p))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, bar)
+	}
+	return out
+}
+
+var mdBullets = []string{"•", "◦", "▪", "▫"}
+
+func (r *mdRenderer) list(l *ast.List, w int) []string {
+	st := r.st
+	bullet := mdBullets[r.depth%len(mdBullets)]
+	r.depth++
+	defer func() { r.depth-- }()
+	markW := 2
+	if l.IsOrdered() {
+		last := l.Start + l.ChildCount() - 1
+		markW = max(len(strconv.Itoa(l.Start)), len(strconv.Itoa(last))) + 2
+	}
+	var out []string
+	i := 0
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		mark := bullet + " "
+		if l.IsOrdered() {
+			num := strconv.Itoa(l.Start+i) + string(l.Marker)
+			mark = strings.Repeat(" ", max(0, markW-1-len(num))) + num + " "
+		}
+		i++
+		body := r.blocks(it, w-markW, l.IsTight)
+		if len(body) == 0 {
+			body = []string{""}
+		}
+		if len(out) > 0 && !l.IsTight {
+			out = append(out, "")
+		}
+		out = append(out, hang(body, mark, st.bullet, markW)...)
+	}
+	return out
+}
+
+// hang prefixes the first line with mark (painted with sgr) and indents
+// the others by n spaces: wrapped lines align under the text.
+func hang(ls []string, mark, sgr string, n int) []string {
+	if len(ls) == 0 || ls[0] == "" {
+		ls = append([]string{""}, ls[min(1, len(ls)):]...)
+		ls[0] = paint(sgr, strings.TrimRight(mark, " "))
+	} else {
+		ls[0] = paint(sgr, mark) + ls[0]
+	}
+	pad := strings.Repeat(" ", n)
+	for i := 1; i < len(ls); i++ {
+		if ls[i] != "" {
+			ls[i] = pad + ls[i]
+		}
+	}
+	return ls
+}
+
+func paint(sgr, s string) string {
+	if sgr == "" || s == "" {
+		return s
+	}
+	return sgr + s + sgrOff
+}
+
+func trimBlank(ls []string) []string {
+	for len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// ---- inlines ----
+
+// span is a run of text in one style; brk is a hard line break.
+type span struct {
+	s   string
+	sgr string
+	brk bool
+}
+
+func (r *mdRenderer) inline(parent ast.Node, sgr string, out []span) []span {
+	st := r.st
+	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
+		switch n := c.(type) {
+		case *ast.Text:
+			s := string(n.Segment.Value(r.src))
+			if !n.IsRaw() {
+				s = mdUnescape(s)
+			}
+			out = append(out, span{s: s, sgr: sgr})
+			if n.HardLineBreak() {
+				out = append(out, span{brk: true})
+			} else if n.SoftLineBreak() {
+				out = append(out, span{s: " ", sgr: sgr})
+			}
+		case *ast.String:
+			s := string(n.Value)
+			if !n.IsRaw() && !n.IsCode() {
+				s = mdUnescape(s)
+			}
+			out = append(out, span{s: s, sgr: sgr})
+		case *ast.CodeSpan:
+			var sb strings.Builder
+			for t := n.FirstChild(); t != nil; t = t.NextSibling() {
+				if t, ok := t.(*ast.Text); ok {
+					sb.Write(bytes.TrimSuffix(t.Segment.Value(r.src), []byte("\n")))
+					if t.SoftLineBreak() || bytes.HasSuffix(t.Segment.Value(r.src), []byte("\n")) {
+						sb.WriteByte(' ')
+					}
+				}
+			}
+			s := sanitizeLine(sb.String())
+			if st.noColor {
+				s = "`" + s + "`"
+			}
+			out = append(out, span{s: s, sgr: sgr + st.code})
+		case *ast.Emphasis:
+			mark, add := "*", st.em
+			if n.Level >= 2 {
+				mark, add = "**", st.strong
+			}
+			out = r.marked(n, sgr, add, mark, out)
+		case *mdStrike:
+			out = r.marked(n, sgr, st.strike, "~~", out)
+		case *ast.Link:
+			k := len(out)
+			out = r.inline(n, sgr+st.link, out)
+			dest := sanitizeLine(string(n.Destination))
+			if dest != "" && dest != spansText(out[k:]) && "mailto:"+spansText(out[k:]) != dest {
+				out = append(out, span{s: " ", sgr: sgr}, span{s: "(" + dest + ")", sgr: st.url})
+			}
+		case *ast.Image:
+			alt := spansText(r.inline(n, "", nil))
+			if alt == "" {
+				alt = "image"
+			} else {
+				alt = "image: " + alt
+			}
+			out = append(out, span{s: "[" + alt + "]", sgr: sgr + st.muted})
+			if dest := sanitizeLine(string(n.Destination)); dest != "" {
+				out = append(out, span{s: " ", sgr: sgr}, span{s: "(" + dest + ")", sgr: st.url})
+			}
+		case *ast.AutoLink:
+			out = append(out, span{s: sanitizeLine(string(n.Label(r.src))), sgr: sgr + st.link})
+		case *ast.RawHTML:
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				out = append(out, span{s: sanitizeLine(string(seg.Value(r.src))), sgr: sgr + st.html})
+			}
+		case *mdTask:
+			if n.checked {
+				out = append(out, span{s: "[x]", sgr: st.check}, span{s: " "})
+			} else {
+				out = append(out, span{s: "[ ]", sgr: st.uncheck}, span{s: " "})
+			}
+		default:
+			out = r.inline(n, sgr, out)
+		}
+	}
+	return out
+}
+
+// marked renders emphasis: styled, or between its Markdown markers without
+// colour.
+func (r *mdRenderer) marked(n ast.Node, sgr, add, mark string, out []span) []span {
+	if r.st.noColor {
+		out = append(out, span{s: mark})
+		out = r.inline(n, sgr, out)
+		return append(out, span{s: mark})
+	}
+	return r.inline(n, sgr+add, out)
+}
+
+func spansText(sp []span) string {
+	var sb strings.Builder
+	for _, s := range sp {
+		sb.WriteString(s.s)
+	}
+	return sb.String()
+}
+
+// mdUnescape resolves backslash escapes and entities; an entity that names
+// a control character is neutralised again.
+func mdUnescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	b := []byte(s)
+	if bytes.IndexByte(b, '\\') >= 0 {
+		b = util.UnescapePunctuations(b)
+	}
+	if bytes.IndexByte(b, '&') >= 0 {
+		b = util.ResolveEntityNames(util.ResolveNumericReferences(b))
+	}
+	return sanitizeLine(string(b))
+}
+
+// ---- layout ----
+
+// word is text without spaces, possibly in several styles.
+type word struct {
+	parts []span
+	w     int
+	sp    string // style of the space before it ("" for none)
+	brk   bool   // a hard break, not a word
+	lead  bool   // a space came before it
+}
+
+// words splits spans into words at spaces (runs of spaces collapse).
+func words(sp []span) []word {
+	var out []word
+	var cur word
+	space, spaceSgr := false, ""
+	flush := func() {
+		if len(cur.parts) > 0 {
+			cur.lead = space
+			cur.sp = spaceSgr
+			out = append(out, cur)
+			space = false
+		}
+		cur = word{}
+	}
+	for _, s := range sp {
+		if s.brk {
+			flush()
+			out = append(out, word{brk: true})
+			space = false
+			continue
+		}
+		t := s.s
+		for t != "" {
+			i := strings.IndexAny(t, " \n")
+			if i < 0 {
+				cur.parts = append(cur.parts, span{s: t, sgr: s.sgr})
+				cur.w += textWidth(t)
+				break
+			}
+			if i > 0 {
+				cur.parts = append(cur.parts, span{s: t[:i], sgr: s.sgr})
+				cur.w += textWidth(t[:i])
+			}
+			if len(cur.parts) > 0 {
+				flush()
+			}
+			space, spaceSgr = true, s.sgr
+			t = t[i+1:]
+		}
+	}
+	flush()
+	return out
+}
+
+// line accumulates styled runs.
+type line struct {
+	sb  strings.Builder
+	sgr string // style of the open run
+	w   int
+}
+
+func (l *line) add(s, sgr string) {
+	if s == "" {
+		return
+	}
+	if sgr != l.sgr {
+		if l.sgr != "" {
+			l.sb.WriteString(sgrOff)
+		}
+		l.sb.WriteString(sgr)
+		l.sgr = sgr
+	}
+	l.sb.WriteString(s)
+}
+
+func (l *line) String() string {
+	if l.sgr != "" {
+		l.sb.WriteString(sgrOff)
+		l.sgr = ""
+	}
+	s := l.sb.String()
+	l.sb.Reset()
+	l.w = 0
+	return s
+}
+
+// layout word-wraps spans to w cells.
+func (r *mdRenderer) layout(sp []span, w int) []string {
+	w = max(1, w)
+	var out []string
+	var ln line
+	for _, wd := range words(sp) {
+		if wd.brk {
+			out = append(out, ln.String())
+			continue
+		}
+		if ln.w > 0 && ln.w+1+wd.w > w {
+			out = append(out, ln.String())
+		}
+		if ln.w > 0 && wd.lead {
+			sgr := wd.sp
+			if len(wd.parts) > 0 && wd.parts[0].sgr != sgr {
+				sgr = "" // no underline reaching past a link
+			}
+			ln.add(" ", sgr)
+			ln.w++
+		}
+		if ln.w+wd.w <= w {
+			for _, p := range wd.parts {
+				ln.add(p.s, p.sgr)
+			}
+			ln.w += wd.w
+			continue
+		}
+		// A word longer than the line: cut it by cells.
+		for _, p := range wd.parts {
+			s := p.s
+			for s != "" {
+				room := w - ln.w
+				sw := textWidth(s)
+				if sw <= room {
+					ln.add(s, p.sgr)
+					ln.w += sw
+					break
+				}
+				head := ansi.Truncate(s, room, "")
+				if head == "" && ln.w == 0 {
+					_, n := firstGrapheme(s)
+					head = s[:n]
+				}
+				if head != "" {
+					ln.add(head, p.sgr)
+					ln.w += textWidth(head)
+					s = s[len(head):]
+				}
+				if s != "" {
+					out = append(out, ln.String())
+				}
+			}
+		}
+	}
+	if ln.w > 0 || ln.sb.Len() > 0 {
+		out = append(out, ln.String())
+	}
+	return out
+}
+
+// hardWrap cuts plain text into pieces of at most w cells.
+func hardWrap(s string, w int) []string {
+	w = max(1, w)
+	if textWidth(s) <= w {
+		return []string{s}
+	}
+	var out []string
+	for s != "" {
+		if textWidth(s) <= w {
+			out = append(out, s)
+			break
+		}
+		head := ansi.Truncate(s, w, "")
+		if head == "" {
+			_, n := firstGrapheme(s)
+			head = s[:n]
+		}
+		out = append(out, head)
+		s = s[len(head):]
+	}
+	return out
+}
+
+func firstGrapheme(s string) (string, int) {
+	for i := range s {
+		if i > 0 {
+			return s[:i], i
+		}
+	}
+	return s, len(s)
+}
+
+// textWidth is the width of plain text in cells (fast for ASCII).
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// ---- tables ----
+
+// table lays out a GFM table: columns as wide as their text, narrowed
+// (widest first) to fit the width, cells word-wrapped within them.
+func (r *mdRenderer) table(t *mdTable, w int) []string {
+	st := r.st
+	nc := len(t.align)
+	var rows [][][]span
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		var cells [][]span
+		hdr := row.(*mdRow).header
+		for c := row.FirstChild(); c != nil && len(cells) < nc; c = c.NextSibling() {
+			sgr := ""
+			if hdr {
+				sgr = st.thead
+			}
+			cells = append(cells, r.inline(c, sgr, nil))
+		}
+		for len(cells) < nc {
+			cells = append(cells, nil)
+		}
+		rows = append(rows, cells)
+	}
+	nat := make([]int, nc)
+	for _, row := range rows {
+		for j, c := range row {
+			for _, l := range r.layout(c, 1<<30) {
+				nat[j] = max(nat[j], ansi.StringWidth(l))
+			}
+		}
+	}
+	for j := range nat {
+		nat[j] = max(1, nat[j])
+	}
+	const sepW = 3
+	avail := max(nc, w-sepW*(nc-1))
+	widths := fitColumns(nat, avail)
+	sep := paint(st.subtle, " │ ")
+	var out []string
+	for i, row := range rows {
+		cl := make([][]string, nc)
+		h := 1
+		for j, c := range row {
+			cl[j] = r.layout(c, widths[j])
+			h = max(h, len(cl[j]))
+		}
+		for k := 0; k < h; k++ {
+			var sb strings.Builder
+			for j := range row {
+				if j > 0 {
+					sb.WriteString(sep)
+				}
+				var s string
+				if k < len(cl[j]) {
+					s = cl[j][k]
+				}
+				sb.WriteString(align(s, widths[j], t.align[j]))
+			}
+			out = append(out, strings.TrimRight(sb.String(), " "))
+		}
+		if i == 0 {
+			var sb strings.Builder
+			for j := range widths {
+				if j > 0 {
+					sb.WriteString("─┼─")
+				}
+				sb.WriteString(strings.Repeat("─", widths[j]))
+			}
+			out = append(out, paint(st.subtle, sb.String()))
+		}
+	}
+	return out
+}
+
+// fitColumns narrows the widest columns until they fit in avail cells.
+func fitColumns(nat []int, avail int) []int {
+	ws := append([]int(nil), nat...)
+	sum := 0
+	for _, n := range nat {
+		sum += n
+	}
+	if sum <= avail {
+		return ws
+	}
+	// The largest cap c with Σ min(nat, c) ≤ avail.
+	lo, hi := 1, 1
+	for _, n := range nat {
+		hi = max(hi, n)
+	}
+	capped := func(c int) int {
+		s := 0
+		for _, n := range nat {
+			s += min(n, c)
+		}
+		return s
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if capped(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	left := avail - capped(lo)
+	for j, n := range nat {
+		ws[j] = min(n, lo)
+		if n > lo && left > 0 {
+			ws[j]++
+			left--
+		}
+	}
+	return ws
+}
+
+func align(s string, w int, a byte) string {
+	n := w - ansi.StringWidth(s)
+	if n <= 0 {
+		return s
+	}
+	switch a {
+	case 'r':
+		return strings.Repeat(" ", n) + s
+	case 'c':
+		return strings.Repeat(" ", n/2) + s + strings.Repeat(" ", n-n/2)
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+// ---- parsers for GFM tables, task lists and strikethrough ----
+
+var (
+	kindMDTable  = ast.NewNodeKind("CairnTable")
+	kindMDRow    = ast.NewNodeKind("CairnTableRow")
+	kindMDCell   = ast.NewNodeKind("CairnTableCell")
+	kindMDTask   = ast.NewNodeKind("CairnTask")
+	kindMDStrike = ast.NewNodeKind("CairnStrike")
+)
+
+type mdTable struct {
+	ast.BaseBlock
+	align []byte // 'l', 'r', 'c' or 0 per column
+}
+
+func (n *mdTable) Kind() ast.NodeKind         { return kindMDTable }
+func (n *mdTable) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+type mdRow struct {
+	ast.BaseBlock
+	header bool
+}
+
+func (n *mdRow) Kind() ast.NodeKind         { return kindMDRow }
+func (n *mdRow) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+type mdCell struct{ ast.BaseBlock }
+
+func (n *mdCell) Kind() ast.NodeKind         { return kindMDCell }
+func (n *mdCell) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+type mdTask struct {
+	ast.BaseInline
+	checked bool
+}
+
+func (n *mdTask) Kind() ast.NodeKind         { return kindMDTask }
+func (n *mdTask) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+type mdStrike struct{ ast.BaseInline }
+
+func (n *mdStrike) Kind() ast.NodeKind         { return kindMDStrike }
+func (n *mdStrike) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+// mdTableTransformer turns a paragraph holding a header row, a delimiter
+// row (|---|:--:|) and body rows into a table, as GFM does.
+type mdTableTransformer struct{}
+
+func (mdTableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	lines := node.Lines()
+	if lines.Len() < 2 {
+		return
+	}
+	src := reader.Source()
+	for i := 1; i < lines.Len(); i++ {
+		dl := lines.At(i)
+		al := tableDelim(dl.Value(src))
+		if al == nil {
+			continue
+		}
+		hdr := tableCells(lines.At(i-1), src)
+		if len(hdr) != len(al) {
+			return
+		}
+		t := &mdTable{align: al}
+		t.AppendChild(t, tableRow(hdr, len(al), true))
+		for j := i + 1; j < lines.Len(); j++ {
+			t.AppendChild(t, tableRow(tableCells(lines.At(j), src), len(al), false))
+		}
+		node.Parent().InsertAfter(node.Parent(), node, t)
+		if i-1 == 0 {
+			node.Parent().RemoveChild(node.Parent(), node)
+		} else {
+			node.Lines().SetSliced(0, i-1)
+			last := node.Lines().At(i - 2)
+			last.Stop = max(last.Start, last.Stop-1) // the newline
+			node.Lines().Set(i-2, last)
+		}
+		return
+	}
+}
+
+func tableRow(cells []text.Segment, n int, header bool) *mdRow {
+	row := &mdRow{header: header}
+	for j := 0; j < n; j++ {
+		c := &mdCell{}
+		if j < len(cells) {
+			c.Lines().Append(cells[j])
+		}
+		row.AppendChild(row, c)
+	}
+	return row
+}
+
+// tableCells splits a row at unescaped pipes into trimmed cell segments.
+func tableCells(seg text.Segment, src []byte) []text.Segment {
+	seg = seg.TrimLeftSpace(src)
+	seg = seg.TrimRightSpace(src)
+	line := seg.Value(src)
+	pos, limit := 0, len(line)
+	if limit > 0 && line[0] == '|' {
+		pos++
+	}
+	if limit > pos && line[limit-1] == '|' && (limit < 2 || line[limit-2] != '\\') {
+		limit--
+	}
+	var out []text.Segment
+	for pos <= limit {
+		end := pos
+		for end < limit && !(line[end] == '|' && (end == 0 || line[end-1] != '\\')) {
+			end++
+		}
+		c := text.NewSegment(seg.Start+pos, seg.Start+end)
+		c = c.TrimLeftSpace(src)
+		c = c.TrimRightSpace(src)
+		out = append(out, c)
+		pos = end + 1
+		if end == limit {
+			break
+		}
+	}
+	return out
+}
+
+// tableDelim parses a delimiter row into column alignments (nil if it is
+// not one).
+func tableDelim(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || bytes.IndexByte(line, '-') < 0 {
+		return nil
+	}
+	if w, _ := util.IndentWidth(line, 0); w > 3 {
+		return nil
+	}
+	cols := bytes.Split(line, []byte{'|'})
+	if len(cols) > 0 && len(bytes.TrimSpace(cols[0])) == 0 {
+		cols = cols[1:]
+	}
+	if len(cols) > 0 && len(bytes.TrimSpace(cols[len(cols)-1])) == 0 {
+		cols = cols[:len(cols)-1]
+	}
+	if len(cols) == 0 || (len(cols) == 1 && bytes.IndexByte(line, '|') < 0) {
+		return nil
+	}
+	al := make([]byte, 0, len(cols))
+	for _, c := range cols {
+		c = bytes.TrimSpace(c)
+		l, r := bytes.HasPrefix(c, []byte(":")), bytes.HasSuffix(c, []byte(":"))
+		d := bytes.Trim(c, ":")
+		if len(d) == 0 || len(bytes.Trim(d, "-")) != 0 {
+			return nil
+		}
+		switch {
+		case l && r && len(c) > 1:
+			al = append(al, 'c')
+		case r:
+			al = append(al, 'r')
+		case l:
+			al = append(al, 'l')
+		default:
+			al = append(al, 0)
+		}
+	}
+	return al
+}
+
+// mdTaskParser reads [ ] and [x] at the start of a list item.
+type mdTaskParser struct{}
+
+func (mdTaskParser) Trigger() []byte { return []byte{'['} }
+
+func (mdTaskParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	if parent.Parent() == nil || parent.Parent().FirstChild() != parent || parent.HasChildren() {
+		return nil
+	}
+	if _, ok := parent.Parent().(*ast.ListItem); !ok {
+		return nil
+	}
+	line, _ := block.PeekLine()
+	if len(line) < 4 || line[0] != '[' || line[2] != ']' || (line[3] != ' ' && line[3] != '\n') {
+		return nil
+	}
+	c := line[1]
+	if c != ' ' && c != 'x' && c != 'X' {
+		return nil
+	}
+	block.Advance(3)
+	// The space after the box.
+	if l, _ := block.PeekLine(); len(l) > 0 && l[0] == ' ' {
+		block.Advance(1)
+	}
+	return &mdTask{checked: c != ' '}
+}
+
+func (mdTaskParser) CloseBlock(parent ast.Node, pc parser.Context) {}
+
+// mdStrikeParser reads ~~strikethrough~~ (and ~single~) as GFM does.
+type mdStrikeParser struct{}
+
+type mdStrikeDelim struct{}
+
+func (mdStrikeDelim) IsDelimiter(b byte) bool { return b == '~' }
+func (mdStrikeDelim) CanOpenCloser(o, c *parser.Delimiter) bool {
+	return o.Char == c.Char
+}
+func (mdStrikeDelim) OnMatch(consumes int) ast.Node { return &mdStrike{} }
+
+func (mdStrikeParser) Trigger() []byte { return []byte{'~'} }
+
+func (mdStrikeParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	before := block.PrecendingCharacter()
+	line, seg := block.PeekLine()
+	d := parser.ScanDelimiter(line, before, 1, mdStrikeDelim{})
+	if d == nil || d.OriginalLength > 2 || before == '~' {
+		return nil
+	}
+	d.Segment = seg.WithStop(seg.Start + d.OriginalLength)
+	block.Advance(d.OriginalLength)
+	pc.PushDelimiter(d)
+	return d
+}
+
+func (mdStrikeParser) CloseBlock(parent ast.Node, pc parser.Context) {}
