@@ -51,37 +51,49 @@ func (s *Store) DrainFTS(ctx context.Context, ix *fts.Index, progress func(done 
 		if err != nil || len(rows) == 0 {
 			return done, err
 		}
-		var docs []fts.Doc
-		var gone, ids []string
-		for _, r := range rows {
-			ids = append(ids, r.ID)
-			if r.Gone {
-				gone = append(gone, r.ID)
-				continue
-			}
-			text := r.Text
-			if r.Block == "tool_result" {
-				text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
-			}
-			docs = append(docs, fts.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: r.Title, Project: r.Project,
-				Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time})
-		}
-		if err := ix.Index(docs); err != nil {
+		if err := s.indexRows(ix, rows); err != nil {
 			return done, err
 		}
-		if len(gone) > 0 {
-			if err := ix.Delete(gone); err != nil {
-				return done, err
-			}
-		}
-		if err := s.AckQueued(ids); err != nil {
-			return done, err
-		}
-		done += len(ids)
+		done += len(rows)
 		if progress != nil {
 			progress(done)
 		}
 	}
+}
+
+// indexRows puts queued documents into the full-text index (or takes the
+// gone ones out), then takes them off the queue.
+func (s *Store) indexRows(ix *fts.Index, rows []DocRow) error {
+	docs := make([]fts.Doc, 0, len(rows))
+	var gone []string
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		ids = append(ids, r.ID)
+		if r.Gone {
+			gone = append(gone, r.ID)
+			continue
+		}
+		docs = append(docs, ftsDoc(r))
+	}
+	if err := ix.Index(docs); err != nil {
+		return err
+	}
+	if len(gone) > 0 {
+		if err := ix.Delete(gone); err != nil {
+			return err
+		}
+	}
+	return s.AckQueued(ids)
+}
+
+// ftsDoc is what the full-text index gets of a document.
+func ftsDoc(r DocRow) fts.Doc {
+	text := r.Text
+	if r.Block == "tool_result" {
+		text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
+	}
+	return fts.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: r.Title, Project: r.Project,
+		Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time}
 }
 
 // RebuildFTS throws the full-text index away and indexes every document of

@@ -85,9 +85,7 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 		}
 		d.Kind = DocMessage
 		d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
-		if ts != 0 {
-			d.Time = unixMilli(ts)
-		}
+		d.Time = docTime(ts)
 		out = append(out, d)
 	}
 	rows.Close()
@@ -258,4 +256,12 @@ func (s *Store) SetSetting(key string, value []byte) error {
 		_, err := tx.Exec(`INSERT INTO kv(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})
+}
+
+// docTime is an entry's time from its ts column (unix ms; 0 = unknown).
+func docTime(ts int64) time.Time {
+	if ts == 0 {
+		return time.Time{}
+	}
+	return unixMilli(ts)
 }

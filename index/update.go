@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"cairn/index/fts"
@@ -111,39 +110,63 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		}
 		return stats, 0, false, errors.Join(serr, err)
 	}
-	var syncDone atomic.Bool
-	finishedCh := make(chan struct{})
+	// The documents each sync transaction commits come straight to the
+	// drainer; what else is queued (left by an interrupted run or another
+	// process, sessions, memories) is drained from the store once the sync
+	// is done. A full hand-off channel makes the sync wait: the two move at
+	// the pace of the slower one, with bounded memory.
+	h := newHandoff(1)
+	so.handoff = h
+	syncDone := make(chan struct{})
 	type drained struct {
 		n   int
 		err error
 	}
 	result := make(chan drained, 1)
 	go func() {
+		defer close(h.gone)
 		total := 0
-		for {
-			// Read the flag before draining: a drain that starts after Sync
-			// finished sees every document it queued.
-			finished := syncDone.Load()
-			n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
-			total += n
-			if err != nil || finished {
-				result <- drained{total, err}
-				return
+		index := func(rows []DocRow) error {
+			h.label(rows)
+			if err := s.indexRows(ix, rows); err != nil {
+				return err
 			}
-			if n == 0 {
-				select {
-				case <-ctx.Done():
-					result <- drained{total, ctx.Err()}
+			total += len(rows)
+			status(fmt.Sprintf("full-text index: %d documents", total))
+			return nil
+		}
+		for {
+			select {
+			case rows := <-h.ch:
+				if err := index(rows); err != nil {
+					result <- drained{total, err}
 					return
-				case <-finishedCh:
-				case <-time.After(100 * time.Millisecond):
 				}
+			case <-syncDone:
+				// Every hand-off has been received or sits in the channel.
+				for {
+					select {
+					case rows := <-h.ch:
+						if err := index(rows); err != nil {
+							result <- drained{total, err}
+							return
+						}
+						continue
+					default:
+					}
+					break
+				}
+				n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
+				result <- drained{total + n, err}
+				return
+			case <-ctx.Done():
+				result <- drained{total, ctx.Err()}
+				return
 			}
 		}
 	}()
 	stats, serr := s.Sync(ctx, claudeDir, so)
-	syncDone.Store(true)
-	close(finishedCh)
+	close(syncDone)
 	if serr == nil {
 		afterSync()
 	}

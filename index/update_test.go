@@ -284,3 +284,54 @@ func TestTimeFiltersAreExact(t *testing.T) {
 		t.Fatalf("the hit at exactly Since (%v) was dropped", hit.Timestamp)
 	}
 }
+
+// TestHandoffDocsMatchQueue: the documents a sync hands its own drainer are
+// exactly what the drainer would have read back from the queue (same text,
+// title, project, role, block, flags and time), and all of them.
+func TestHandoffDocsMatchQueue(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	h := newHandoff(1000)
+	st := mustSync(t, s, claude, SyncOptions{BatchEntries: 300, handoff: h})
+	var handed []DocRow
+	for len(h.ch) > 0 {
+		handed = append(handed, <-h.ch...)
+	}
+	h.label(handed)
+	if st.Transactions < 2 {
+		t.Fatalf("want several transactions, got %d", st.Transactions)
+	}
+	queued, err := s.QueuedDocs(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]DocRow{}
+	for _, d := range queued {
+		if d.Kind == DocMessage {
+			want[d.ID] = d
+		}
+	}
+	if len(handed) != len(want) || len(handed) == 0 {
+		t.Fatalf("handed %d documents, %d message documents queued", len(handed), len(want))
+	}
+	titled := 0
+	for _, d := range handed {
+		w, ok := want[d.ID]
+		if !ok {
+			t.Fatalf("%s handed but not queued", d.ID)
+		}
+		if !d.Time.Equal(w.Time) {
+			t.Fatalf("%s time %v, queue %v", d.ID, d.Time, w.Time)
+		}
+		d.Time, w.Time = time.Time{}, time.Time{}
+		if d != w {
+			t.Fatalf("%s differs:\nhanded %+v\nqueued %+v", d.ID, d, w)
+		}
+		if d.Title != "" {
+			titled++
+		}
+	}
+	if titled == 0 {
+		t.Fatal("no handed document carries its session's title")
+	}
+}

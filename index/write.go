@@ -26,6 +26,12 @@ type txWriter struct {
 	dirty    []*sessionRow // in first-touched order
 
 	added, dups, redactions, summaries, sessionsWritten int
+
+	// fresh are the documents this transaction queued for the full-text
+	// index, handed to the process's own drainer once it commits (see
+	// SyncOptions.handoff) so it need not read them back from the store.
+	fresh   []DocRow
+	flushed []*sessionRow // sessions written by this transaction
 }
 
 // sessionRow is a session being updated in this transaction.
@@ -39,6 +45,8 @@ type sessionRow struct {
 	// what the search index last saw, to re-queue the session's document
 	// only when it changes
 	title, firstPrompt string
+	// the title and project path as written by this transaction
+	curTitle, curPath string
 }
 
 // sessionDetail is sessions.detail: the lists of a finished Session.
@@ -169,6 +177,11 @@ func (w *txWriter) file(pf *preparedFile) error {
 				if _, err := w.insFTS.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
 					return err
 				}
+				if w.y.opts.handoff != nil {
+					w.fresh = append(w.fresh, DocRow{ID: docEntryPrefix + r.uuid, Kind: DocMessage, Text: r.text,
+						Session: pe.sid, Role: r.role, Block: r.block, Subagent: r.flags&(flagSidechain|flagAgentThread) != 0,
+						Time: docTime(r.ts)})
+				}
 			}
 			if r.embed {
 				if _, err := w.insEmbed.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
@@ -259,6 +272,10 @@ func (w *txWriter) flushSessions() error {
 		blob, err := transcripts.MarshalState(&bare)
 		if err != nil {
 			return err
+		}
+		sr.curTitle, sr.curPath = fin.Title, fin.ProjectPath
+		if w.y.opts.handoff != nil {
+			w.flushed = append(w.flushed, sr)
 		}
 		u := fin.Usage
 		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.Title, fin.TitleSource, fin.FirstPrompt,
