@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"cairn/theme"
 
@@ -110,15 +111,21 @@ func renderMarkdown(src string, w int, st *mdStyles) []string {
 	}
 	b := []byte(src)
 	doc := mdParser().Parse(text.NewReader(b))
-	r := mdRenderer{src: b, st: st}
+	buf := fragPool.Get().(*[]frag)
+	r := mdRenderer{src: b, str: src, st: st, fr: *buf}
 	out := r.blocks(doc, w, false)
+	clear(r.fr[:cap(r.fr)])
+	*buf = r.fr[:0]
+	fragPool.Put(buf)
 	for i, l := range out {
-		if ansi.StringWidth(l) > w {
+		if styledWidth(l) > w {
 			out[i] = ansi.Truncate(l, w, "…")
 		}
 	}
 	return out
 }
+
+var fragPool = sync.Pool{New: func() any { return new([]frag) }}
 
 var mdParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(
@@ -132,8 +139,18 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 
 type mdRenderer struct {
 	src   []byte
+	str   string // src
 	st    *mdStyles
-	depth int // list nesting
+	depth int    // list nesting
+	fr    []frag // layout's buffer
+}
+
+// text is the source text of a segment.
+func (r *mdRenderer) text(seg text.Segment) string {
+	if seg.Padding == 0 && seg.Start >= 0 && seg.Start <= seg.Stop && seg.Stop <= len(r.str) {
+		return r.str[seg.Start:seg.Stop]
+	}
+	return string(seg.Value(r.src))
 }
 
 // blocks renders the block children of parent, a blank line between them
@@ -195,7 +212,7 @@ func (r *mdRenderer) block(n ast.Node, w int) []string {
 	case *ast.HTMLBlock:
 		var out []string
 		add := func(seg text.Segment) {
-			l := strings.TrimRight(string(seg.Value(r.src)), "\n ")
+			l := strings.TrimRight(r.text(seg), "\n ")
 			for _, p := range hardWrap(l, w) {
 				out = append(out, paint(st.html, p))
 			}
@@ -231,7 +248,7 @@ func (r *mdRenderer) code(segs *text.Segments, lang string, w int) []string {
 	var ls []string
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
-		ls = append(ls, strings.TrimRight(string(seg.Value(r.src)), "\n"))
+		ls = append(ls, strings.TrimRight(r.text(seg), "\n"))
 	}
 	for len(ls) > 0 && strings.TrimSpace(ls[len(ls)-1]) == "" {
 		ls = ls[:len(ls)-1]
@@ -248,7 +265,11 @@ func (r *mdRenderer) code(segs *text.Segments, lang string, w int) []string {
 			if j > 0 {
 				b = cont
 			}
-			out = append(out, b+" "+paint(st.codeText, p))
+			if p = strings.TrimRight(p, " "); p == "" {
+				out = append(out, b)
+			} else {
+				out = append(out, b+" "+paint(st.codeText, p))
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -299,13 +320,22 @@ func hang(ls []string, mark, sgr string, n int) []string {
 	} else {
 		ls[0] = paint(sgr, mark) + ls[0]
 	}
-	pad := strings.Repeat(" ", n)
+	pad := spaces(n)
 	for i := 1; i < len(ls); i++ {
 		if ls[i] != "" {
 			ls[i] = pad + ls[i]
 		}
 	}
 	return ls
+}
+
+const manySpaces = "                                                                "
+
+func spaces(n int) string {
+	if n <= len(manySpaces) {
+		return manySpaces[:max(0, n)]
+	}
+	return strings.Repeat(" ", n)
 }
 
 func paint(sgr, s string) string {
@@ -336,7 +366,7 @@ func (r *mdRenderer) inline(parent ast.Node, sgr string, out []span) []span {
 	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
 		switch n := c.(type) {
 		case *ast.Text:
-			s := string(n.Segment.Value(r.src))
+			s := r.text(n.Segment)
 			if !n.IsRaw() {
 				s = mdUnescape(s)
 			}
@@ -398,7 +428,7 @@ func (r *mdRenderer) inline(parent ast.Node, sgr string, out []span) []span {
 		case *ast.RawHTML:
 			for i := 0; i < n.Segments.Len(); i++ {
 				seg := n.Segments.At(i)
-				out = append(out, span{s: sanitizeLine(string(seg.Value(r.src))), sgr: sgr + st.html})
+				out = append(out, span{s: sanitizeLine(r.text(seg)), sgr: sgr + st.html})
 			}
 		case *mdTask:
 			if n.checked {
@@ -450,56 +480,43 @@ func mdUnescape(s string) string {
 
 // ---- layout ----
 
-// word is text without spaces, possibly in several styles.
-type word struct {
-	parts []span
-	w     int
-	sp    string // style of the space before it ("" for none)
-	brk   bool   // a hard break, not a word
-	lead  bool   // a space came before it
+// frag is text without spaces in one style; a word is a frag and the frags
+// that continue it (next).
+type frag struct {
+	s, sgr string
+	w      int
+	sp     string // style of the space before the word
+	lead   bool   // a space came before the word
+	next   bool   // continues the previous frag's word
+	brk    bool   // a hard break
 }
 
-// words splits spans into words at spaces (runs of spaces collapse).
-func words(sp []span) []word {
-	var out []word
-	var cur word
-	space, spaceSgr := false, ""
-	flush := func() {
-		if len(cur.parts) > 0 {
-			cur.lead = space
-			cur.sp = spaceSgr
-			out = append(out, cur)
-			space = false
-		}
-		cur = word{}
-	}
+// frags splits spans into words at spaces (runs of spaces collapse).
+func frags(sp []span, out []frag) []frag {
+	space, spaceSgr, inWord := false, "", false
 	for _, s := range sp {
 		if s.brk {
-			flush()
-			out = append(out, word{brk: true})
-			space = false
+			out = append(out, frag{brk: true})
+			space, inWord = false, false
 			continue
 		}
 		t := s.s
 		for t != "" {
 			i := strings.IndexAny(t, " \n")
-			if i < 0 {
-				cur.parts = append(cur.parts, span{s: t, sgr: s.sgr})
-				cur.w += textWidth(t)
-				break
+			if i != 0 {
+				if i < 0 {
+					i = len(t)
+				}
+				out = append(out, frag{s: t[:i], sgr: s.sgr, w: textWidth(t[:i]), sp: spaceSgr, lead: space, next: inWord})
+				space, inWord = false, true
+				if i == len(t) {
+					break
+				}
 			}
-			if i > 0 {
-				cur.parts = append(cur.parts, span{s: t[:i], sgr: s.sgr})
-				cur.w += textWidth(t[:i])
-			}
-			if len(cur.parts) > 0 {
-				flush()
-			}
-			space, spaceSgr = true, s.sgr
+			space, spaceSgr, inWord = true, s.sgr, false
 			t = t[i+1:]
 		}
 	}
-	flush()
 	return out
 }
 
@@ -513,6 +530,9 @@ type line struct {
 func (l *line) add(s, sgr string) {
 	if s == "" {
 		return
+	}
+	if l.sb.Cap() == 0 {
+		l.sb.Grow(128)
 	}
 	if sgr != l.sgr {
 		if l.sgr != "" {
@@ -540,31 +560,41 @@ func (r *mdRenderer) layout(sp []span, w int) []string {
 	w = max(1, w)
 	var out []string
 	var ln line
-	for _, wd := range words(sp) {
-		if wd.brk {
+	fr := frags(sp, r.fr[:0])
+	r.fr = fr
+	for i := 0; i < len(fr); {
+		if fr[i].brk {
 			out = append(out, ln.String())
+			i++
 			continue
 		}
-		if ln.w > 0 && ln.w+1+wd.w > w {
+		j, ww := i+1, fr[i].w
+		for j < len(fr) && fr[j].next {
+			ww += fr[j].w
+			j++
+		}
+		wd := fr[i:j]
+		i = j
+		if ln.w > 0 && ln.w+1+ww > w {
 			out = append(out, ln.String())
 		}
-		if ln.w > 0 && wd.lead {
-			sgr := wd.sp
-			if len(wd.parts) > 0 && wd.parts[0].sgr != sgr {
+		if ln.w > 0 && wd[0].lead {
+			sgr := wd[0].sp
+			if wd[0].sgr != sgr {
 				sgr = "" // no underline reaching past a link
 			}
 			ln.add(" ", sgr)
 			ln.w++
 		}
-		if ln.w+wd.w <= w {
-			for _, p := range wd.parts {
+		if ln.w+ww <= w {
+			for _, p := range wd {
 				ln.add(p.s, p.sgr)
 			}
-			ln.w += wd.w
+			ln.w += ww
 			continue
 		}
 		// A word longer than the line: cut it by cells.
-		for _, p := range wd.parts {
+		for _, p := range wd {
 			s := p.s
 			for s != "" {
 				room := w - ln.w
@@ -628,14 +658,54 @@ func firstGrapheme(s string) (string, int) {
 	return s, len(s)
 }
 
-// textWidth is the width of plain text in cells (fast for ASCII).
+// textWidth is the width of plain text in cells: fast for ASCII and the
+// punctuation, arrows and box drawing replies are full of, exact (grapheme
+// clusters, wide and zero-width characters) otherwise.
 func textWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c < 0x20 {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			if c < 0x20 || c == 0x7f {
+				return ansi.StringWidth(s)
+			}
+			i++
+			n++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r >= 0xa0 && r < 0x300, // Latin-1, Latin Extended
+			r >= 0x2010 && r < 0x2028, // dashes, quotes, bullets, ellipsis
+			r >= 0x2030 && r < 0x205f,
+			r >= 0x2190 && r < 0x2200, // arrows
+			r >= 0x2500 && r < 0x25a0: // box drawing, blocks
+			i += size
+			n++
+		default:
 			return ansi.StringWidth(s)
 		}
 	}
-	return len(s)
+	return n
+}
+
+// styledWidth is the width of a rendered line: its only escape sequences
+// are the renderer's own SGR (the input is sanitised).
+func styledWidth(l string) int {
+	n := 0
+	for l != "" {
+		i := strings.IndexByte(l, 0x1b)
+		if i < 0 {
+			return n + textWidth(l)
+		}
+		n += textWidth(l[:i])
+		j := strings.IndexByte(l[i:], 'm')
+		if j < 0 {
+			return ansi.StringWidth(l) + n
+		}
+		l = l[i+j+1:]
+	}
+	return n
 }
 
 // ---- tables ----
@@ -760,11 +830,11 @@ func align(s string, w int, a byte) string {
 	}
 	switch a {
 	case 'r':
-		return strings.Repeat(" ", n) + s
+		return spaces(n) + s
 	case 'c':
-		return strings.Repeat(" ", n/2) + s + strings.Repeat(" ", n-n/2)
+		return spaces(n/2) + s + spaces(n-n/2)
 	}
-	return s + strings.Repeat(" ", n)
+	return s + spaces(n)
 }
 
 // ---- parsers for GFM tables, task lists and strikethrough ----
