@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"cairn/index"
@@ -23,7 +22,7 @@ type NativeImport struct {
 // maxNativeFile is the largest memory file read.
 const maxNativeFile = 1 << 20
 
-var mdLinkOnly = regexp.MustCompile(`^\[[^\]]*\]\([^)]*\)\s*(—|-|:)?\s*$`)
+var mdLinkOnly = lazyRE(`^\[[^\]]*\]\([^)]*\)\s*(—|-|:)?\s*$`)
 
 // ImportClaudeMemory proposes the entries of Claude Code's own memory files
 // (<claudeDir>/projects/<P>/memory/*.md) as pending memories of project P,

@@ -1,7 +1,6 @@
 package memories
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +29,7 @@ type rule struct {
 	name string
 	typ  Type
 	imp  int
-	re   *regexp.Regexp
+	re   *lazyRegexp
 }
 
 // ruleTriggers are words one of which must appear (lower case) for a
@@ -43,36 +42,36 @@ var ruleTriggers = map[string][]string{
 }
 
 var userRules = []rule{
-	{"remember", Preference, 4, regexp.MustCompile(`(?i)^(please\s+)?(also\s+)?(remember|note|keep in mind|make a note)\b`)},
-	{"always-never", Preference, 4, regexp.MustCompile(`(?i)^(in this (repo|repository|project|codebase),?\s+)?(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
-	{"from-now-on", Preference, 4, regexp.MustCompile(`(?i)\b(from now on|going forward|in (the )?future|every time you|whenever you)\b`)},
-	{"dont", Preference, 3, regexp.MustCompile(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
-	{"prefer", Preference, 3, regexp.MustCompile(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
-	{"we-dont", Preference, 3, regexp.MustCompile(`(?i)\b(we|i)\s+(don'?t|do not|never)\s+(use|want|like|allow|need)\b`)},
-	{"use-instead", Decision, 3, regexp.MustCompile(`(?i)^(no,?\s+|actually,?\s+|please\s+)?(use|switch to|go with)\s+\S.{0,50}\s+instead\b`)},
-	{"decision", Decision, 3, regexp.MustCompile(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
+	{"remember", Preference, 4, lazyRE(`(?i)^(please\s+)?(also\s+)?(remember|note|keep in mind|make a note)\b`)},
+	{"always-never", Preference, 4, lazyRE(`(?i)^(in this (repo|repository|project|codebase),?\s+)?(please\s+|and\s+|also\s+)?(always|never)\s+\w+`)},
+	{"from-now-on", Preference, 4, lazyRE(`(?i)\b(from now on|going forward|in (the )?future|every time you|whenever you)\b`)},
+	{"dont", Preference, 3, lazyRE(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
+	{"prefer", Preference, 3, lazyRE(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
+	{"we-dont", Preference, 3, lazyRE(`(?i)\b(we|i)\s+(don'?t|do not|never)\s+(use|want|like|allow|need)\b`)},
+	{"use-instead", Decision, 3, lazyRE(`(?i)^(no,?\s+|actually,?\s+|please\s+)?(use|switch to|go with)\s+\S.{0,50}\s+instead\b`)},
+	{"decision", Decision, 3, lazyRE(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
 }
 
 var claudeRules = []rule{
-	{"root-cause", Bugfix, 3, regexp.MustCompile(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because|\b(fails?|failed|failing|breaks|broke|crash(es|ed)?|hangs?|hung) because\b)`)},
-	{"issue-is", Bugfix, 2, regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
-	{"gotcha", Gotcha, 3, regexp.MustCompile(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|needs? to|has to) be [a-z]+(-[a-z]+)?ed\b`)},
-	{"decision", Decision, 3, regexp.MustCompile(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
+	{"root-cause", Bugfix, 3, lazyRE(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because|\b(fails?|failed|failing|breaks|broke|crash(es|ed)?|hangs?|hung) because\b)`)},
+	{"issue-is", Bugfix, 2, lazyRE(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
+	{"gotcha", Gotcha, 3, lazyRE(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|needs? to|has to) be [a-z]+(-[a-z]+)?ed\b`)},
+	{"decision", Decision, 3, lazyRE(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
 }
 
 // narration is Claude talking about what it is doing, not a finding.
-var narration = regexp.MustCompile(`(?i)^((since|as|because) (we|i)('re|'m| are| am)?\b|let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
+var narration = lazyRE(`(?i)^((since|as|because) (we|i)('re|'m| are| am)?\b|let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
 
 // firstPerson marks Claude's tentative reasoning ("my function might…").
-var firstPerson = regexp.MustCompile(`(?i)\b(i'm|i am|i've|i'll|my|me|i)\b`)
+var firstPerson = lazyRE(`(?i)\b(i'm|i am|i've|i'll|my|me|i)\b`)
 
 // specific reports whether s names something concrete: code, a path, an
 // identifier, a quoted string, a version or a number.
-var specificRe = regexp.MustCompile("`[^`]+`|\"[^\"]{3,}\"|\\b[A-Za-z]+[_.:/][A-Za-z0-9_./:-]+|\\b[a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z]{2,}[a-z]*\\b|\\d")
+var specificRe = lazyRE("`[^`]+`|\"[^\"]{3,}\"|\\b[A-Za-z]+[_.:/][A-Za-z0-9_./:-]+|\\b[a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\\b|\\b[A-Z]{2,}[a-z]*\\b|\\d")
 
 func specific(s string) bool { return specificRe.MatchString(s) }
 
-var backtickRe = regexp.MustCompile("`([^`\\s]{2,40})`")
+var backtickRe = lazyRE("`([^`\\s]{2,40})`")
 
 // sentenceEnd splits prose into sentences at ". ", "! " and "? " followed
 // by an upper-case letter, a backtick or a quote.
@@ -154,9 +153,9 @@ func isListLine(t string) bool {
 	return listItem(t) != t
 }
 
-var progressHeading = regexp.MustCompile(`(?i)^(optional )?(next steps?|remaining( tasks| work)?|todo|to do|open (questions|items|tasks)|follow[- ]ups?|pending( tasks)?)(\s|:|$)`)
+var progressHeading = lazyRE(`(?i)^(optional )?(next steps?|remaining( tasks| work)?|todo|to do|open (questions|items|tasks)|follow[- ]ups?|pending( tasks)?)(\s|:|$)`)
 
-var todoLine = regexp.MustCompile(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
+var todoLine = lazyRE(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
 
 // extractCandidates runs the rules over entries (in order).
 func extractCandidates(entries []index.MemEntry) []candidate {
@@ -203,7 +202,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	return out
 }
 
-var commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+var commandArgs = lazyRE(`(?s)<command-args>(.*?)</command-args>`)
 
 func userCandidates(e index.MemEntry, add func(candidate)) {
 	text := e.Text
@@ -260,7 +259,7 @@ func imperativeAfter(s string) bool {
 }
 
 // transient words make a "don't …" a one-off request, not a rule.
-var transient = regexp.MustCompile(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b`)
+var transient = lazyRE(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b`)
 
 func claudeCandidates(e index.MemEntry, add func(candidate)) {
 	heading := ""
@@ -321,13 +320,13 @@ func claudeCandidates(e index.MemEntry, add func(candidate)) {
 }
 
 // noise marks sentences about the moment, not something lasting.
-var noise = regexp.MustCompile(`(?i)\b(expected (during|while|since|because)|as expected|for now|temporarily)\b`)
+var noise = lazyRE(`(?i)\b(expected (during|while|since|because)|as expected|for now|temporarily)\b`)
 
 // hedge marks a guess, not a finding.
-var hedge = regexp.MustCompile(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be|i think|i suspect|seems? to|likely)\b`)
+var hedge = lazyRE(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be|i think|i suspect|seems? to|likely)\b`)
 
 // issueWhere is "the error is in <file>": where, not why.
-var issueWhere = regexp.MustCompile(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is) (in|on|at|still|now|clear\.?$)\b`)
+var issueWhere = lazyRE(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is) (in|on|at|still|now|clear\.?$)\b`)
 
 // claudeTriggers are words one of claudeRules needs: sentences without any
 // skip the regular expressions (most of a transcript).
@@ -361,7 +360,7 @@ func mayMatch(s string, words []string) bool {
 	return false
 }
 
-var fixStart = regexp.MustCompile(`(?i)^(fixed|resolved|solved) (it |this |that )?by\b`)
+var fixStart = lazyRE(`(?i)^(fixed|resolved|solved) (it |this |that )?by\b`)
 
 func startsWithFix(s string) bool { return fixStart.MatchString(s) }
 
@@ -431,7 +430,7 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 
 // invocationError is output saying the command itself was wrong (not that
 // the tests it ran failed): worth remembering what worked instead.
-var invocationError = regexp.MustCompile(`(?i)command not found|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
+var invocationError = lazyRE(`(?i)command not found|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
 
 func failedOutput(s string) bool {
 	head := s
