@@ -597,21 +597,13 @@ func (r *mdRenderer) layout(sp []span, w int) []string {
 		for _, p := range wd {
 			s := p.s
 			for s != "" {
-				room := w - ln.w
-				sw := textWidth(s)
-				if sw <= room {
-					ln.add(s, p.sgr)
-					ln.w += sw
-					break
-				}
-				head := ansi.Truncate(s, room, "")
+				head, hw := cutCells(s, w-ln.w)
 				if head == "" && ln.w == 0 {
-					_, n := firstGrapheme(s)
-					head = s[:n]
+					head, hw = firstCluster(s)
 				}
 				if head != "" {
 					ln.add(head, p.sgr)
-					ln.w += textWidth(head)
+					ln.w += hw
 					s = s[len(head):]
 				}
 				if s != "" {
@@ -629,19 +621,11 @@ func (r *mdRenderer) layout(sp []span, w int) []string {
 // hardWrap cuts plain text into pieces of at most w cells.
 func hardWrap(s string, w int) []string {
 	w = max(1, w)
-	if textWidth(s) <= w {
-		return []string{s}
-	}
 	var out []string
 	for s != "" {
-		if textWidth(s) <= w {
-			out = append(out, s)
-			break
-		}
-		head := ansi.Truncate(s, w, "")
+		head, _ := cutCells(s, w)
 		if head == "" {
-			_, n := firstGrapheme(s)
-			head = s[:n]
+			head, _ = firstCluster(s)
 		}
 		out = append(out, head)
 		s = s[len(head):]
@@ -649,13 +633,37 @@ func hardWrap(s string, w int) []string {
 	return out
 }
 
-func firstGrapheme(s string) (string, int) {
-	for i := range s {
-		if i > 0 {
-			return s[:i], i
+// cutCells returns the longest head of s that fits in room cells, and its
+// width, in one pass over s's grapheme clusters.
+func cutCells(s string, room int) (string, int) {
+	i, w := 0, 0
+	for i < len(s) {
+		if c := s[i]; c >= 0x20 && c < 0x7f && (i+1 == len(s) || s[i+1] < 0x80) {
+			if w+1 > room {
+				break
+			}
+			i++
+			w++
+			continue
 		}
+		cl, cw := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+		if cl == "" || w+cw > room {
+			break
+		}
+		i += len(cl)
+		w += cw
 	}
-	return s, len(s)
+	return s[:i], w
+}
+
+// firstCluster is the first grapheme cluster of s and its width.
+func firstCluster(s string) (string, int) {
+	cl, cw := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+	if cl == "" {
+		_, n := utf8.DecodeRuneInString(s)
+		return s[:n], textWidth(s[:n])
+	}
+	return cl, cw
 }
 
 // textWidth is the width of plain text in cells: fast for ASCII and the

@@ -1018,11 +1018,17 @@ func (p *readerPane) view(m *Model, w, h int) string {
 	skip := p.topLine
 	for i := p.topItem; i < len(p.items) && len(out) < vh; i++ {
 		ls := p.lines(m, i)
+		// The gutter spans the item from its first text line on: blank
+		// lines between paragraphs are inside it, the one before is not.
+		first := 0
+		for first < len(ls) && ls[first] == "" {
+			first++
+		}
 		for j := skip; j < len(ls) && len(out) < vh; j++ {
 			g := " "
-			if i == p.cur && ls[j] != "" {
+			if i == p.cur && j >= first {
 				g = gut
-			} else if matchSet[i] && ls[j] != "" {
+			} else if matchSet[i] && j >= first {
 				g = s.Highlight.Render("›")
 			}
 			line := ls[j]
