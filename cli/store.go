@@ -9,6 +9,7 @@ import (
 	"cairn/config"
 	"cairn/index"
 	"cairn/index/embed"
+	_ "cairn/index/fts" // the full-text engine: index, search
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"cairn/index/embed"
-	"cairn/index/fts"
+	"cairn/index/ftsapi"
 )
 
 // The derived indexes (bleve, vectors, the vector cache) live beside the
@@ -24,9 +24,9 @@ func (s *Store) ftsDir() string { return filepath.Join(s.Dir(), "bleve") }
 func (s *Store) vecCachePath() string { return filepath.Join(s.Dir(), "vectors.bin") }
 
 // OpenFTS opens the full-text index, waiting up to lockWait for another
-// process that holds it (fts.ErrLocked otherwise).
-func (s *Store) OpenFTS(lockWait time.Duration) (*fts.Index, error) {
-	return fts.Open(s.ftsDir(), lockWait)
+// process that holds it (ftsapi.ErrLocked otherwise).
+func (s *Store) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
+	return ftsapi.Open(s.ftsDir(), lockWait)
 }
 
 // Tool output is indexed for full-text search as its first ftsToolHead and
@@ -41,7 +41,7 @@ const (
 
 // DrainFTS moves every queued document into the full-text index. Documents
 // stay queued until indexed, so a process killed midway loses nothing.
-func (s *Store) DrainFTS(ctx context.Context, ix *fts.Index, progress func(done int)) (int, error) {
+func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (int, error) {
 	done := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -63,8 +63,8 @@ func (s *Store) DrainFTS(ctx context.Context, ix *fts.Index, progress func(done 
 
 // indexRows puts queued documents into the full-text index (or takes the
 // gone ones out), then takes them off the queue.
-func (s *Store) indexRows(ix *fts.Index, rows []DocRow) error {
-	docs := make([]fts.Doc, 0, len(rows))
+func (s *Store) indexRows(ix ftsapi.Index, rows []DocRow) error {
+	docs := make([]ftsapi.Doc, 0, len(rows))
 	var gone []string
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
@@ -87,19 +87,19 @@ func (s *Store) indexRows(ix *fts.Index, rows []DocRow) error {
 }
 
 // ftsDoc is what the full-text index gets of a document.
-func ftsDoc(r DocRow) fts.Doc {
+func ftsDoc(r DocRow) ftsapi.Doc {
 	text := r.Text
 	if r.Block == "tool_result" {
 		text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
 	}
-	return fts.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: r.Title, Project: r.Project,
+	return ftsapi.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: r.Title, Project: r.Project,
 		Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time}
 }
 
 // RebuildFTS throws the full-text index away and indexes every document of
 // the store again.
 func (s *Store) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
-	if err := fts.Remove(s.ftsDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := ftsapi.Remove(s.ftsDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("removing the full-text index: %w", err)
 	}
 	if err := s.requeueAll(ctx, "fts_queue"); err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"cairn/index/embed"
-	"cairn/index/fts"
+	"cairn/index/ftsapi"
 )
 
 // Search modes.
@@ -91,7 +91,7 @@ type SearchResponse struct {
 // short-lived process) and Close it.
 type Searcher struct {
 	Store    *Store
-	FTS      *fts.Index
+	FTS      ftsapi.Index
 	Embedder embed.Embedder // nil: no vectors
 	Vectors  *VecCache
 	notice   string
@@ -103,7 +103,7 @@ type Searcher struct {
 func (s *Store) OpenSearcher(ctx context.Context, lockWait time.Duration) (*Searcher, error) {
 	ix, err := s.OpenFTS(lockWait)
 	if err != nil {
-		if errors.Is(err, fts.ErrLocked) {
+		if errors.Is(err, ftsapi.ErrLocked) {
 			return nil, fmt.Errorf("the full-text index is in use by another cairn process for more than %s: try again in a moment (%w)", lockWait, err)
 		}
 		return nil, err
@@ -250,7 +250,7 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 		}
 		sort.SliceStable(fused, func(i, j int) bool { return fused[i].Score > fused[j].Score })
 	}
-	terms := fts.QueryTerms(q.Text)
+	terms := ftsapi.QueryTerms(q.Text)
 	seen := map[string]bool{}
 	for _, f := range fused {
 		d := docs[f.ID]
@@ -266,7 +266,7 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 		resp.Results = append(resp.Results, SearchResult{
 			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
 			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
-			Snippet: fts.Snippet(d.Text, terms, 160, q.Highlight),
+			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight),
 		})
 		if len(resp.Results) == q.Limit {
 			break
@@ -312,12 +312,12 @@ func docKinds(kinds []string) ([]string, error) {
 	return out, nil
 }
 
-func (q *SearchQuery) ftsFilter() (fts.Filter, error) {
+func (q *SearchQuery) ftsFilter() (ftsapi.Filter, error) {
 	kinds, err := docKinds(q.Kinds)
 	if err != nil {
-		return fts.Filter{}, err
+		return ftsapi.Filter{}, err
 	}
-	f := fts.Filter{Kinds: kinds, Projects: q.Projects, Roles: q.Roles, Since: q.Since, Until: q.Until, Subagents: q.Subagents}
+	f := ftsapi.Filter{Kinds: kinds, Projects: q.Projects, Roles: q.Roles, Since: q.Since, Until: q.Until, Subagents: q.Subagents}
 	if q.Session != "" {
 		f.Sessions = []string{q.Session}
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn/index/fts"
+	"cairn/index/ftsapi"
 )
 
 // UpdateOptions tune Update. The zero value is an incremental update.
@@ -94,7 +94,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 // runs alone and the documents stay queued.
 func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func()) (SyncStats, int, bool, error) {
 	ix, err := s.OpenFTS(lockWait)
-	if errors.Is(err, fts.ErrLocked) {
+	if errors.Is(err, ftsapi.ErrLocked) {
 		stats, err := s.Sync(ctx, claudeDir, so)
 		if err == nil {
 			afterSync()

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"cairn/index"
+	_ "cairn/index/fts" // the full-text engine: memory_recall searches
 	"cairn/transcripts"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

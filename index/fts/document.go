@@ -1,30 +1,19 @@
 package fts
 
 import (
+	"cairn/index/ftsapi"
+
 	"strconv"
-	"time"
 
 	"github.com/blevesearch/bleve/v2/document"
 )
 
-// Doc is one searchable unit. Only ID comes back from a search; everything
-// else is indexed (not stored) because SQLite holds the source of truth.
-type Doc struct {
-	ID       string    // e.g. "m:<entry-uuid>#<n>", "mem:<id>", "sum:<session-id>"; unique
-	Kind     string    // "message" | "memory" | "summary"
-	Text     string    // searchable text (already redacted); not stored
-	Title    string    // session title, memory type…; searchable, not stored
-	Project  string    // project path; exact-match filter
-	Session  string    // session id; exact-match filter
-	Role     string    // "user" | "assistant" | "tool" | "system" …; exact-match filter
-	Block    string    // "text" | "thinking" | "tool_use" | "tool_result" | "summary" | "memory" …; exact-match filter
-	Subagent bool      // written by a subagent (sidechain)
-	Time     time.Time // zero: the document never matches a Since/Until filter
-}
-
 // toDocument builds the bleve document directly instead of letting the
 // mapping reflect over a struct: it is faster and makes every field's
 // analyzer and options explicit (they mirror newMapping).
+// Doc is one searchable unit (see ftsapi.Doc).
+type Doc = ftsapi.Doc
+
 func toDocument(d Doc) *document.Document {
 	a := analyzers()
 	doc := document.NewDocument(d.ID)

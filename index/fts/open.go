@@ -1,6 +1,8 @@
 package fts
 
 import (
+	"cairn/index/ftsapi"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,12 +19,12 @@ import (
 // ErrLocked means another process holds the index (bleve allows one process
 // at a time, readers included). Callers leave their work queued in SQLite
 // for whichever process gets the index next.
-var ErrLocked = errors.New("fts: full-text index is in use by another process")
+var ErrLocked = ftsapi.ErrLocked
 
 // ErrNeedsRebuild means the index cannot be used as it is: its files are
 // damaged, or it was written by a different schema. The index is derived
 // from SQLite, so the fix is always `cairn index --rebuild`.
-var ErrNeedsRebuild = errors.New("fts: full-text index needs a rebuild")
+var ErrNeedsRebuild = ftsapi.ErrNeedsRebuild
 
 // Index is an open full-text index. It holds the index's lock until Close:
 // open late, close early. Searches and writes may run concurrently from

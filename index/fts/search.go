@@ -1,31 +1,19 @@
 package fts
 
 import (
+	"cairn/index/ftsapi"
+
 	"fmt"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Filter narrows a search. Empty lists and zero times mean "no constraint";
-// several values in one list are alternatives (OR); lists combine with AND.
-type Filter struct {
-	Kinds         []string
-	Projects      []string
-	Sessions      []string
-	Roles         []string
-	ExcludeBlocks []string
-	Blocks        []string
-	Subagents     *bool     // nil: both; otherwise only docs with that value
-	Since, Until  time.Time // inclusive bounds on Doc.Time, widened to whole hours (callers filter exactly)
-}
+// Filter narrows a search (see ftsapi.Filter).
+type Filter = ftsapi.Filter
 
 // Hit is one result: the document ID and its BM25 score.
-type Hit struct {
-	ID    string
-	Score float64
-}
+type Hit = ftsapi.Hit
 
 // Limits on how many hits one search returns.
 const (

@@ -1,0 +1,23 @@
+package fts
+
+import (
+	"time"
+
+	"cairn/index/ftsapi"
+)
+
+// Linking this package gives the store its full-text engine.
+func init() {
+	ftsapi.Register(ftsapi.Engine{
+		Open: func(dir string, lockWait time.Duration) (ftsapi.Index, error) {
+			ix, err := Open(dir, lockWait)
+			if err != nil {
+				return nil, err // never a typed nil in the interface
+			}
+			return ix, nil
+		},
+		Remove:     Remove,
+		QueryTerms: QueryTerms,
+		Snippet:    Snippet,
+	})
+}

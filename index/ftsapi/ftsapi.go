@@ -1,0 +1,132 @@
+// Package ftsapi is the full-text index as the store drives it, without the
+// engine: its document, filter and hit types, its errors, and the functions
+// the engine (package cairn/index/fts, on bleve) registers when a binary
+// links it.
+//
+// The split keeps bleve out of binaries that never search: cairn-hook runs
+// on every prompt with a 50 ms budget, and linking bleve alone costs ~6 ms
+// of package initialisation per process (scorch builds its Levenshtein
+// automata at init). Without an engine, Open returns ErrUnavailable, which
+// is an ErrLocked: the documents stay queued in the store for the next
+// process that has one, exactly as when another process holds the index.
+package ftsapi
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Doc is one searchable document.
+type Doc struct {
+	ID       string    // e.g. "m:<entry-uuid>", "mem:<id>", "s:<session-id>"; unique
+	Kind     string    // "message" | "memory" | "summary" | "session"
+	Text     string    // searchable text (already redacted); not stored
+	Title    string    // session title, memory type…; searchable, not stored
+	Project  string    // project path; exact-match filter
+	Session  string    // session id; exact-match filter
+	Role     string    // "user" | "assistant" | "tool" | "system" …; exact-match filter
+	Block    string    // "text" | "thinking" | "tool_use" | "tool_result" | "summary" | "memory" …; exact-match filter
+	Subagent bool      // written by a subagent (sidechain)
+	Time     time.Time // zero: the document never matches a Since/Until filter
+}
+
+// Filter narrows a search. Empty lists and zero times mean "no constraint";
+// several values in one list are alternatives (OR); lists combine with AND.
+type Filter struct {
+	Kinds         []string
+	Projects      []string
+	Sessions      []string
+	Roles         []string
+	ExcludeBlocks []string
+	Blocks        []string
+	Subagents     *bool     // nil: both; otherwise only docs with that value
+	Since, Until  time.Time // inclusive bounds on Doc.Time, widened to whole hours (callers filter exactly)
+}
+
+// Hit is one result: the document ID and its BM25 score.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Index is an open full-text index. It holds the index's lock until Close.
+type Index interface {
+	Index(docs []Doc) error
+	Delete(ids []string) error
+	Search(text string, f Filter, limit int) ([]Hit, uint64, error)
+	Close() error
+}
+
+// ErrLocked means another process holds the index (bleve allows one process
+// at a time, readers included). Callers leave their work queued in SQLite
+// for whichever process gets the index next.
+var ErrLocked = errors.New("fts: full-text index is in use by another process")
+
+// ErrNeedsRebuild means the index cannot be used as it is: its files are
+// damaged, or it was written by a different schema. The index is derived
+// from SQLite, so the fix is always `cairn index --rebuild`.
+var ErrNeedsRebuild = errors.New("fts: full-text index needs a rebuild")
+
+// ErrUnavailable means this binary has no full-text engine (cairn-hook):
+// the work stays queued for cairn. It is an ErrLocked.
+var ErrUnavailable = fmt.Errorf("%w: not in this binary (cairn-hook leaves full-text work queued for cairn)", ErrLocked)
+
+// Engine is what the full-text engine provides.
+type Engine struct {
+	// Open opens (creating when missing) the index in dir, waiting up to
+	// lockWait for another process that holds it.
+	Open func(dir string, lockWait time.Duration) (Index, error)
+	// Remove deletes the index in dir (only an index: never other files).
+	Remove func(dir string) error
+	// QueryTerms are the analysed terms of query text, for highlighting.
+	QueryTerms func(text string) []string
+	// Snippet is the window of at most width runes of text holding the most
+	// terms, each match passed through mark (nil: plain).
+	Snippet func(text string, terms []string, width int, mark func(string) string) string
+}
+
+var engine *Engine
+
+// Register installs the engine; package fts calls it at init.
+func Register(e Engine) { engine = &e }
+
+// Available reports whether this binary has a full-text engine.
+func Available() bool { return engine != nil }
+
+// Open opens the index in dir (ErrUnavailable without an engine).
+func Open(dir string, lockWait time.Duration) (Index, error) {
+	if engine == nil {
+		return nil, ErrUnavailable
+	}
+	return engine.Open(dir, lockWait)
+}
+
+// Remove deletes the index in dir (ErrUnavailable without an engine).
+func Remove(dir string) error {
+	if engine == nil {
+		return ErrUnavailable
+	}
+	return engine.Remove(dir)
+}
+
+// QueryTerms are the analysed terms of query text (none without an engine).
+func QueryTerms(text string) []string {
+	if engine == nil {
+		return nil
+	}
+	return engine.QueryTerms(text)
+}
+
+// Snippet is a window of text around the terms (the head of the text
+// without an engine).
+func Snippet(text string, terms []string, width int, mark func(string) string) string {
+	if engine == nil {
+		r := []rune(text)
+		if width > 0 && len(r) > width {
+			return string(r[:width]) + "…"
+		}
+		return text
+	}
+	return engine.Snippet(text, terms, width, mark)
+}
