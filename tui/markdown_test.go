@@ -71,6 +71,8 @@ func TestMarkdownBlocks(t *testing.T) {
 			[]string{"Text:", "", "a │ b", "──┼──", "1 │ 2"}},
 		{"table cells wrap to fit", "| name | description |\n|---|---|\n| x | a long description of the thing |", 24,
 			[]string{"name │ description", "─────┼──────────────────", "x    │ a long", "     │ description of", "     │ the thing"}},
+		{"code and tables inside list items hang", "- run:\n\n  ```sh\n  go test\n  ```\n- t:\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |", 40,
+			[]string{"• run:", "", "  ╭ sh", "  │ go test", "", "• t:", "", "  a │ b", "  ──┼──", "  1 │ 2"}},
 		{"pipes without a delimiter row stay text", "a | b\nc | d", 40, []string{"a | b c | d"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
