@@ -3,11 +3,13 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +335,66 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 	}
 	if titled == 0 {
 		t.Fatal("no handed document carries its session's title")
+	}
+}
+
+// TestModelCache: the built-in model is cached in model.bin and loaded
+// from it by id; a cache of another model, or a damaged one, is ignored
+// (the store's copy wins) and rewritten.
+func TestModelCache(t *testing.T) {
+	s, dir := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	if _, err := s.Update(ctx, claude, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id, _, _ := s.Setting(builtinIDKey)
+	cache := filepath.Join(dir, "model.bin")
+	b, err := os.ReadFile(cache)
+	if err != nil || !strings.HasPrefix(string(b), modelCacheMagic+string(id)+"\n") {
+		t.Fatalf("model.bin after training: %v, %.60q", err, b)
+	}
+	if fi, _ := os.Stat(cache); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("model.bin mode %v", fi.Mode())
+	}
+	load := func() (*embed.Model, error) {
+		t.Helper()
+		s2, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		m, ok, err := s2.LoadBuiltinEmbedder()
+		if err == nil && !ok {
+			t.Fatal("no model")
+		}
+		return m, err
+	}
+	// With the store's copy unreadable, only the cache can give the model.
+	good, _, _ := s.Setting(builtinModelKey)
+	if err := s.SetSetting(builtinModelKey, []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := load(); err != nil || m.ID() != string(id) {
+		t.Fatalf("from the cache: %v, %v", m, err)
+	}
+	// A damaged cache is not trusted: the store's (garbage) copy is read.
+	damaged := slices.Clone(b)
+	damaged[len(damaged)-10] ^= 0xff
+	os.WriteFile(cache, damaged, 0o600)
+	if _, err := load(); !errors.Is(err, embed.ErrCorruptModel) {
+		t.Fatalf("a damaged cache must not be used: %v", err)
+	}
+	// Another model's cache is ignored; the store's copy is loaded and
+	// the cache rewritten.
+	if err := s.SetSetting(builtinModelKey, good); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cache, []byte(modelCacheMagic+"cairn-lsa:v1:192:000000000000\n"+string(good)), 0o600)
+	if m, err := load(); err != nil || m.ID() != string(id) {
+		t.Fatalf("after a foreign cache: %v, %v", m, err)
+	}
+	if b2, _ := os.ReadFile(cache); !slices.Equal(b2, b) {
+		t.Fatal("the cache was not rewritten")
 	}
 }

@@ -199,6 +199,12 @@ func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
 	if haveID && s.model != nil && s.model.ID() == string(id) {
 		return s.model, true, nil
 	}
+	if haveID {
+		if m := s.loadModelCache(string(id)); m != nil {
+			s.model = m
+			return m, true, nil
+		}
+	}
 	b, ok, err := s.Setting(builtinModelKey)
 	if err != nil || !ok {
 		return nil, false, err
@@ -208,6 +214,7 @@ func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
 		return nil, false, err
 	}
 	s.model = m
+	s.writeModelCache(m.ID(), b)
 	if !haveID && !s.readOnly {
 		// A store from before the id key: remember it from now on.
 		if err := s.SetSetting(builtinIDKey, []byte(m.ID())); err != nil {
@@ -242,6 +249,7 @@ func (s *Store) saveBuiltinModel(ctx context.Context, m *embed.Model, blob []byt
 	s.modelMu.Lock()
 	s.model = m
 	s.modelMu.Unlock()
+	s.writeModelCache(m.ID(), blob)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"strings"
+	"unsafe"
 )
 
 // Binary format of the built-in model (all integers little-endian):
@@ -39,6 +41,7 @@ var ErrCorruptModel = errors.New("corrupt built-in embedding model")
 // and ID.
 func newModel(dims int, terms []string, index map[string]int32, proj []float32, sigma []float32, trainDocs int) (*Model, error) {
 	scales := make([]float32, len(terms))
+	q8 := make([]int8, len(terms)*dims)
 	for t := range terms {
 		row := proj[t*dims : (t+1)*dims]
 		var mx float32
@@ -52,10 +55,10 @@ func newModel(dims int, terms []string, index map[string]int32, proj []float32, 
 			if scale > 0 {
 				q = math.Round(float64(v / scale))
 			}
-			row[i] = float32(int8(q)) * scale
+			q8[t*dims+i] = int8(q)
 		}
 	}
-	m := &Model{dims: dims, terms: terms, index: index, proj: proj, scales: scales, sigma: sigma, trainDocs: trainDocs}
+	m := &Model{dims: dims, terms: terms, index: index, q: q8, scales: scales, sigma: sigma, trainDocs: trainDocs}
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -92,15 +95,8 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	for _, s := range m.scales {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
 	}
-	for t := range m.terms {
-		scale := m.scales[t]
-		for _, v := range m.proj[t*m.dims : (t+1)*m.dims] {
-			var q float64
-			if scale > 0 {
-				q = math.Round(float64(v / scale))
-			}
-			b = append(b, byte(int8(q)))
-		}
+	for _, v := range m.q {
+		b = append(b, byte(v))
 	}
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return b, nil
@@ -109,7 +105,19 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // LoadModel decodes bytes written by MarshalBinary, checking magic, version,
 // checksum and every length. Errors wrap ErrCorruptModel (or say the format
 // is newer than this build) and suggest retraining.
-func LoadModel(b []byte) (*Model, error) {
+func LoadModel(b []byte) (*Model, error) { return loadModel(b, "") }
+
+// LoadModelID is LoadModel for bytes known to be the model id (a cache cairn
+// wrote itself): the checksum is still verified, the digest is not
+// recomputed. b must not be modified afterwards.
+func LoadModelID(b []byte, id string) (*Model, error) {
+	if !strings.HasPrefix(id, "cairn-lsa:") || strings.Count(id, ":") != 3 {
+		return nil, fmt.Errorf("%w: %q is not a built-in model id", ErrCorruptModel, id)
+	}
+	return loadModel(b, id)
+}
+
+func loadModel(b []byte, trustedID string) (*Model, error) {
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s; retrain the built-in embedder to replace it", ErrCorruptModel, fmt.Sprintf(format, args...))
 	}
@@ -174,15 +182,13 @@ func LoadModel(b []byte) (*Model, error) {
 		m.scales[i] = s
 		off += 4
 	}
-	m.proj = make([]float32, vocab*dims)
-	for t := range vocab {
-		scale := m.scales[t]
-		row := m.proj[t*dims : (t+1)*dims]
-		for i := range row {
-			row[i] = float32(int8(body[off+i])) * scale
-		}
-		off += dims
+	// The rows stay int8, in the caller's bytes: nothing to decode.
+	m.q = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(body[off:]))), vocab*dims)
+	if trustedID != "" {
+		m.id = trustedID
+		m.hash = trustedID[strings.LastIndexByte(trustedID, ':')+1:]
+	} else {
+		m.setHash(b[:len(b)-4])
 	}
-	m.setHash(b[:len(b)-4])
 	return m, nil
 }

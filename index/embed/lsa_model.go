@@ -25,8 +25,8 @@ type Model struct {
 	dims      int
 	terms     []string
 	index     map[string]int32
-	proj      []float32 // len(terms)*dims; row t is term t's vector, idf folded in
-	scales    []float32 // per-row int8 quantisation scale, proj = q*scale
+	q         []int8    // len(terms)*dims; row t is term t's vector (idf folded in) in units of scales[t]
+	scales    []float32 // per-row int8 quantisation scale
 	sigma     []float32 // singular values of the training matrix (informational)
 	trainDocs int
 	hash      string
@@ -168,28 +168,28 @@ func (s *embedScratch) embed(kind Kind, text string, out []float32) bool {
 		return false
 	}
 	d := s.m.dims
-	proj := s.m.proj
+	q, scales := s.m.q, s.m.scales
 	for _, id := range s.touched {
 		w := float32(math.Log1p(float64(s.weight[id])))
 		s.weight[id] = 0
-		axpy32(out, w, proj[int(id)*d:int(id+1)*d])
+		axpyQ(out, w*scales[id], q[int(id)*d:int(id+1)*d])
 	}
 	Normalize(out)
 	return !IsZero(out)
 }
 
-// axpy32 computes y += a*x for equal-length slices.
-func axpy32(y []float32, a float32, x []float32) {
+// axpyQ computes y += a*x for equal-length slices, x quantised.
+func axpyQ(y []float32, a float32, x []int8) {
 	x = x[:len(y)]
 	i := 0
 	for ; i+4 <= len(y); i += 4 {
-		y[i] += a * x[i]
-		y[i+1] += a * x[i+1]
-		y[i+2] += a * x[i+2]
-		y[i+3] += a * x[i+3]
+		y[i] += a * float32(x[i])
+		y[i+1] += a * float32(x[i+1])
+		y[i+2] += a * float32(x[i+2])
+		y[i+3] += a * float32(x[i+3])
 	}
 	for ; i < len(y); i++ {
-		y[i] += a * x[i]
+		y[i] += a * float32(x[i])
 	}
 }
 

@@ -83,12 +83,27 @@ func TestLSARoundTripAndDeterminism(t *testing.T) {
 	if loaded.ID() != m1.ID() || loaded.Dims() != m1.Dims() {
 		t.Fatalf("loaded %s/%d, trained %s/%d", loaded.ID(), loaded.Dims(), m1.ID(), m1.Dims())
 	}
+	// A cache cairn wrote itself loads by id: same model, digest skipped,
+	// checksum still checked.
+	byID, err := LoadModelID(slices.Clone(b), m1.ID())
+	if err != nil || byID.ID() != m1.ID() || byID.Info().Hash != m1.Info().Hash {
+		t.Fatalf("LoadModelID: %v, %v", byID, err)
+	}
+	if _, err := LoadModelID(b, "not-an-id"); !errors.Is(err, ErrCorruptModel) {
+		t.Fatalf("a bad id: %v", err)
+	}
+	flipped := slices.Clone(b)
+	flipped[len(flipped)/2] ^= 1
+	if _, err := LoadModelID(flipped, m1.ID()); !errors.Is(err, ErrCorruptModel) {
+		t.Fatalf("a flipped byte under a trusted id: %v", err)
+	}
 	texts := append(slices.Clone(tinyCorpus), "socket drops", "nothing known here zzz")
 	for _, kind := range []Kind{Document, Query} {
 		a, _ := m1.Embed(context.Background(), kind, texts)
 		c, _ := loaded.Embed(context.Background(), kind, texts)
+		d, _ := byID.Embed(context.Background(), kind, texts)
 		for i := range a {
-			if !slices.Equal(a[i], c[i]) {
+			if !slices.Equal(a[i], c[i]) || !slices.Equal(a[i], d[i]) {
 				t.Fatalf("%v %d: vectors differ after round trip", kind, i)
 			}
 		}
