@@ -37,20 +37,25 @@ func (s *Store) loadModelCache(id string) *embed.Model {
 	return m
 }
 
-// writeModelCache writes model id's bytes to model.bin (atomically; best
-// effort: without it, models load from the store).
+// writeModelCache writes model id's bytes to model.bin (best effort:
+// without it, models load from the store).
 func (s *Store) writeModelCache(id string, blob []byte) {
 	if s.readOnly {
 		return
 	}
-	tmp, err := os.CreateTemp(s.Dir(), ".model-*.tmp")
+	writeFileAtomic(s.modelCachePath(), append([]byte(modelCacheMagic+id+"\n"), blob...))
+}
+
+// writeFileAtomic replaces path with data (mode 0600) through a temporary
+// file and a rename, so readers see the old or the new content, never a
+// part. Best effort: it is for derived caches, whose absence only costs
+// time.
+func writeFileAtomic(path string, data []byte) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cache-*.tmp")
 	if err != nil {
 		return
 	}
-	_, err = tmp.WriteString(modelCacheMagic + id + "\n")
-	if err == nil {
-		_, err = tmp.Write(blob)
-	}
+	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Chmod(0o600)
 	}
@@ -58,7 +63,7 @@ func (s *Store) writeModelCache(id string, blob []byte) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), s.modelCachePath())
+		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

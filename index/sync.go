@@ -122,7 +122,7 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 		k, err := s.knownFiles(ctx, opts.Projects)
 		knownCh <- knownResult{k, err}
 	}()
-	tree, err := discover(claudeDir, opts.Projects)
+	tree, err := s.discover(claudeDir, opts.Projects)
 	kr := <-knownCh
 	if err != nil {
 		// Without the projects folder nothing can be compared: do not mark
@@ -224,9 +224,25 @@ func (s *Store) summariesResolvable(ctx context.Context) bool {
 }
 
 // discover lists the transcript files of the tree, or of some projects.
-func discover(claudeDir string, projects []string) (*transcripts.Tree, error) {
+// A whole-tree listing skips the folders that have not changed since the
+// last one (dirs.cache beside the store: derived, rewritten every time).
+func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree, error) {
 	if len(projects) == 0 {
-		return transcripts.Discover(claudeDir)
+		path := filepath.Join(s.Dir(), "dirs.cache")
+		b, _ := os.ReadFile(path)
+		if string(b[:min(len(b), len(claudeDir)+1)]) != claudeDir+"\n" {
+			b = nil // another tree's listings
+		} else {
+			b = b[len(claudeDir)+1:]
+		}
+		c := transcripts.LoadDirCache(b)
+		tree, err := transcripts.DiscoverCached(claudeDir, c)
+		if err == nil && !s.readOnly {
+			if out, merr := c.MarshalBinary(); merr == nil {
+				writeFileAtomic(path, append([]byte(claudeDir+"\n"), out...))
+			}
+		}
+		return tree, err
 	}
 	tree := &transcripts.Tree{ClaudeDir: claudeDir}
 	for _, name := range projects {

@@ -83,10 +83,15 @@ func (t *Tree) Files() []File {
 // Discover lists projects and transcript files under claudeDir/projects.
 // It reads fixed folder depths only, so symlink loops cannot trap it; a
 // folder that cannot be read is recorded in Problems and skipped.
-func Discover(claudeDir string) (*Tree, error) {
+func Discover(claudeDir string) (*Tree, error) { return DiscoverCached(claudeDir, nil) }
+
+// DiscoverCached is Discover skipping folders that c says are unchanged
+// (c may be nil); c then holds this discovery's listings, for the next.
+func DiscoverCached(claudeDir string, c *DirCache) (*Tree, error) {
+	c.begin()
 	root := filepath.Join(claudeDir, "projects")
 	t := &Tree{ClaudeDir: claudeDir}
-	ents, err := os.ReadDir(root)
+	ents, err := c.readDir(root)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return t, fmt.Errorf("no Claude Code transcripts at %s: pass --claude-dir or set CLAUDE_CONFIG_DIR to the folder that holds projects/", root)
@@ -98,9 +103,8 @@ func Discover(claudeDir string) (*Tree, error) {
 	// a few goroutines, and gathered back in name order.
 	var projects []*Project
 	for _, de := range ents {
-		dir := filepath.Join(root, de.Name())
-		if isDir(dir, de) {
-			projects = append(projects, &Project{Name: de.Name(), Dir: dir, DecodedPath: DecodeProjectName(de.Name())})
+		if de.dir {
+			projects = append(projects, &Project{Name: de.name, Dir: filepath.Join(root, de.name), DecodedPath: DecodeProjectName(de.name)})
 		}
 	}
 	problems := make([][]error, len(projects))
@@ -111,7 +115,7 @@ func Discover(claudeDir string) (*Tree, error) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(projects); i = int(next.Add(1)) - 1 {
-				problems[i] = projects[i].scan()
+				problems[i] = projects[i].scan(c)
 			}
 		}()
 	}
@@ -142,17 +146,17 @@ func isDir(path string, de os.DirEntry) bool {
 	return err == nil && st.IsDir()
 }
 
-func (p *Project) scan() []error {
+func (p *Project) scan(c *DirCache) []error {
 	var problems []error
-	ents, err := os.ReadDir(p.Dir)
+	ents, err := c.readDir(p.Dir)
 	if err != nil {
 		return []error{fmt.Errorf("reading project folder %s: %w", p.Dir, err)}
 	}
 	for _, de := range ents {
-		name := de.Name()
+		name := de.name
 		path := filepath.Join(p.Dir, name)
 		switch {
-		case strings.HasSuffix(name, ".jsonl") && !isDir(path, de):
+		case strings.HasSuffix(name, ".jsonl") && !de.dir:
 			f := File{Path: path, Project: p.Name}
 			base := strings.TrimSuffix(name, ".jsonl")
 			if strings.HasPrefix(base, "agent-") {
@@ -167,15 +171,19 @@ func (p *Project) scan() []error {
 				continue
 			}
 			p.Files = append(p.Files, f)
-		case name == "memory" && isDir(path, de):
-			mds, err := filepath.Glob(filepath.Join(path, "*.md"))
+		case name == "memory" && de.dir:
+			mds, err := c.readDir(path)
 			if err != nil {
-				problems = append(problems, err)
+				problems = append(problems, fmt.Errorf("reading %s: %w", path, err))
 			}
-			sort.Strings(mds)
-			p.MemoryFiles = append(p.MemoryFiles, mds...)
-		case isDir(path, de):
-			problems = append(problems, p.scanSessionDir(name, path)...)
+			for _, md := range mds {
+				if strings.HasSuffix(md.name, ".md") && !md.dir {
+					p.MemoryFiles = append(p.MemoryFiles, filepath.Join(path, md.name))
+				}
+			}
+			sort.Strings(p.MemoryFiles)
+		case de.dir:
+			problems = append(problems, p.scanSessionDir(c, name, path)...)
 		}
 	}
 	// Oldest first: when two files hold the same entry uuid (older builds
@@ -191,36 +199,48 @@ func (p *Project) scan() []error {
 }
 
 // scanSessionDir reads <sid>/subagents/ and <sid>/session-memory/.
-func (p *Project) scanSessionDir(sid, dir string) []error {
+func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 	var problems []error
-	subDir := filepath.Join(dir, "subagents")
-	if ents, err := os.ReadDir(subDir); err == nil {
-		for _, de := range ents {
-			name := de.Name()
-			if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
-				continue
-			}
-			path := filepath.Join(subDir, name)
-			if isDir(path, de) {
-				continue
-			}
-			f := File{Path: path, Kind: SubagentFile, Project: p.Name, SessionID: sid,
-				AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
-			if err := stat(&f); err != nil {
-				problems = append(problems, err)
-				continue
-			}
-			p.Files = append(p.Files, f)
-		}
-	} else if !os.IsNotExist(err) {
-		problems = append(problems, fmt.Errorf("reading %s: %w", subDir, err))
+	ents, err := c.readDir(dir)
+	if err != nil {
+		return []error{fmt.Errorf("reading %s: %w", dir, err)}
 	}
-	sm := filepath.Join(dir, "session-memory", "summary.md")
-	if st, err := os.Stat(sm); err == nil && st.Mode().IsRegular() {
-		if p.SessionMemory == nil {
-			p.SessionMemory = map[string]string{}
+	for _, e := range ents {
+		switch {
+		case e.name == "subagents" && e.dir:
+			subDir := filepath.Join(dir, "subagents")
+			subs, err := c.readDir(subDir)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("reading %s: %w", subDir, err))
+			}
+			for _, se := range subs {
+				name := se.name
+				if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") || se.dir {
+					continue
+				}
+				f := File{Path: filepath.Join(subDir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid,
+					AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
+				if err := stat(&f); err != nil {
+					problems = append(problems, err)
+					continue
+				}
+				p.Files = append(p.Files, f)
+			}
+		case e.name == "session-memory" && e.dir:
+			smDir := filepath.Join(dir, "session-memory")
+			sms, err := c.readDir(smDir)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("reading %s: %w", smDir, err))
+			}
+			for _, sm := range sms {
+				if sm.name == "summary.md" && !sm.dir {
+					if p.SessionMemory == nil {
+						p.SessionMemory = map[string]string{}
+					}
+					p.SessionMemory[sid] = filepath.Join(smDir, sm.name)
+				}
+			}
 		}
-		p.SessionMemory[sid] = sm
 	}
 	return problems
 }

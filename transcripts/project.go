@@ -21,7 +21,7 @@ func DiscoverProject(claudeDir, name string) (*Tree, error) {
 		return t, fmt.Errorf("%s is not a folder", dir)
 	}
 	p := &Project{Name: name, Dir: dir, DecodedPath: DecodeProjectName(name)}
-	t.Problems = append(t.Problems, p.scan()...)
+	t.Problems = append(t.Problems, p.scan(nil)...)
 	if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
 		t.Projects = append(t.Projects, p)
 	}

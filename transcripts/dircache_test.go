@@ -1,0 +1,115 @@
+package transcripts
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func paths(t *Tree) []string {
+	var out []string
+	for _, f := range t.Files() {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// ageTree sets every folder's mtime an hour back, as if listed long ago.
+func ageTree(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+}
+
+func TestDirCacheSameTreeAsDiscover(t *testing.T) {
+	want, err := Discover(sampleDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := LoadDirCache(nil)
+	for round := range 3 {
+		got, err := DiscoverCached(sampleDir(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: cached discovery differs", round)
+		}
+		b, _ := c.MarshalBinary()
+		c = LoadDirCache(b)
+	}
+}
+
+func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-app")
+	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
+	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
+	ageTree(t, dir)
+	c := LoadDirCache(nil)
+	if _, err := DiscoverCached(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.MarshalBinary()
+
+	// A new file changes its folder's mtime: found.
+	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u2", "s2", "go"))
+	c = LoadDirCache(b)
+	tree, _ := DiscoverCached(dir, c)
+	if len(tree.Files()) != 3 {
+		t.Fatalf("new file missed: %v", paths(tree))
+	}
+
+	// A folder whose mtime did not move is not read again: its listing
+	// comes from the cache (shown by a file hidden behind a restored mtime).
+	ageTree(t, dir)
+	c = LoadDirCache(nil)
+	DiscoverCached(dir, c)
+	b, _ = c.MarshalBinary()
+	sub := filepath.Join(p, "s1", "subagents")
+	fi, _ := os.Stat(sub)
+	writeFile(t, filepath.Join(sub, "agent-b.jsonl"), userLine("x2", "s1", "sub"))
+	os.Chtimes(sub, fi.ModTime(), fi.ModTime())
+	tree, _ = DiscoverCached(dir, LoadDirCache(b))
+	if len(tree.Files()) != 3 {
+		t.Fatalf("an unchanged folder was read again: %v", paths(tree))
+	}
+	// Without the cache it is there.
+	if tree, _ := Discover(dir); len(tree.Files()) != 4 {
+		t.Fatalf("uncached: %v", paths(tree))
+	}
+
+	// A folder modified within a second of the discovery that listed it
+	// is read again even with the same mtime (racy listing).
+	now := time.Now()
+	os.Chtimes(sub, now, now)
+	c = LoadDirCache(nil)
+	DiscoverCached(dir, c)
+	b, _ = c.MarshalBinary()
+	writeFile(t, filepath.Join(sub, "agent-c.jsonl"), userLine("x3", "s1", "sub"))
+	os.Chtimes(sub, now, now)
+	if tree, _ := DiscoverCached(dir, LoadDirCache(b)); len(tree.Files()) != 5 {
+		t.Fatalf("a racy listing was trusted: %v", paths(tree))
+	}
+}
+
+func TestDirCacheGarbageIsEmpty(t *testing.T) {
+	want, _ := Discover(sampleDir())
+	for _, b := range []string{"", "garbage", "cairn-dirs v1 x\n", "cairn-dirs v1 5\n/a\tnotanumber\n", "cairn-dirs v1 5\n/a\t1\tzbad\n"} {
+		c := LoadDirCache([]byte(b))
+		if len(c.old) != 0 {
+			t.Fatalf("%q: loaded %d listings", b, len(c.old))
+		}
+		got, err := DiscoverCached(sampleDir(), c)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %v", b, err)
+		}
+	}
+}
