@@ -41,8 +41,20 @@ func (ix *Index) maybeCompact() error {
 	if err != nil || n <= maxSegments {
 		return err
 	}
-	return ix.merge(&mergeplan.DefaultMergePlanOptions)
+	return ix.merge(&smallMergePlan)
 }
+
+// smallMergePlan is the foreground merge: only segments under 20,000
+// documents take part (what short runs leave behind: a hook's or an
+// incremental index's few dozen documents each), so it costs milliseconds,
+// never a rewrite of the big segments a cold index made. Those are merged
+// by scorch's background merger in long-running processes, or Compact.
+var smallMergePlan = func() mergeplan.MergePlanOptions {
+	o := mergeplan.DefaultMergePlanOptions
+	o.MaxSegmentSize = 40_000 // eligible: live size < MaxSegmentSize/2
+	o.MaxSegmentsPerTier = 4
+	return o
+}()
 
 // Compact merges the whole index into as few segments as scorch allows,
 // for the fastest queries. It takes seconds on a large index: meant for the
