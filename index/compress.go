@@ -2,12 +2,12 @@ package index
 
 import (
 	"bytes"
-	"compress/flate"
 	"database/sql/driver"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/klauspost/compress/flate"
 	"modernc.org/sqlite"
 )
 
