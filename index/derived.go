@@ -68,7 +68,7 @@ func (s *Store) indexRows(ix ftsapi.Index, rows []DocRow) error {
 	var gone []string
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
-		ids = append(ids, r.ID)
+		ids = append(ids, r.key())
 		if r.Gone {
 			gone = append(gone, r.ID)
 			continue
@@ -197,7 +197,7 @@ func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func
 		var skip []string
 		for _, r := range rows {
 			if r.Gone || r.Text == "" {
-				skip = append(skip, r.ID)
+				skip = append(skip, r.key())
 				continue
 			}
 			live = append(live, r)

@@ -65,10 +65,10 @@ func (s *Store) requeueAll(ctx context.Context, table string) error {
 			return err
 		}
 		if table == "embed_queue" {
-			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO embed_queue(doc) SELECT 'm:' || uuid FROM entries WHERE `+embeddableWhere)
+			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO embed_queue(doc) SELECT printf('e:%013d', id) FROM entries WHERE `+embeddableWhere)
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT 'm:' || uuid FROM entries WHERE trim(text) != ''`); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT printf('e:%013d', id) FROM entries WHERE trim(text) != ''`); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT 's:' || sid FROM sessions WHERE entries > 0`)

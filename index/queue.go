@@ -14,6 +14,7 @@ import (
 // chunks); sessions are "s:<session id>" (title and first prompt).
 const (
 	docEntryPrefix   = "m:"
+	queueEntryPrefix = "e:" // an entry's queue key: "e:" + its row id in 13 digits
 	docSessionPrefix = "s:"
 )
 
@@ -38,6 +39,16 @@ type DocRow struct {
 	// Gone is set when the document no longer exists in the store: remove
 	// it from the index.
 	Gone bool
+
+	queueKey string // the queue row, when it is not ID (entries: "e:<row id>")
+}
+
+// key is the document's queue row.
+func (d *DocRow) key() string {
+	if d.queueKey != "" {
+		return d.queueKey
+	}
+	return d.ID
 }
 
 const docEntryCols = `q.doc, e.id IS NULL, coalesce(e.text, ''), coalesce(s.title, ''), coalesce(s.project_path, ''),
@@ -65,32 +76,41 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 	if limit <= 0 {
 		limit = 1000
 	}
-	// Entry ids sort before session ids ('m' < 's'); the range conditions
-	// let each query walk its part of the queue's primary key.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+docEntryCols+` FROM `+table+` q
-		LEFT JOIN entries e ON e.uuid = substr(q.doc, 3)
-		LEFT JOIN sessions s ON s.id = e.session
-		WHERE q.doc >= 'm:' AND q.doc < 'm;' LIMIT ?`, limit)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
+	// Queue keys sort "e:" (entries by row id) < "m:" (entries by uuid:
+	// removals, and rows from before schema 4) < "mem:" < "s:"; the range
+	// conditions let each query walk its part of the queue's primary key.
 	var out []DocRow
-	for rows.Next() {
-		var d DocRow
-		var flags int
-		var ts int64
-		if err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts); err != nil {
-			rows.Close()
+	for _, part := range []struct{ join, where string }{
+		{`LEFT JOIN entries e ON e.id = CAST(substr(q.doc, 3) AS INTEGER)`, `q.doc >= 'e:' AND q.doc < 'e;'`},
+		{`LEFT JOIN entries e ON e.uuid = substr(q.doc, 3)`, `q.doc >= 'm:' AND q.doc < 'm;'`},
+	} {
+		if len(out) >= limit {
+			break
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT CASE WHEN e.id IS NULL THEN q.doc ELSE 'm:' || e.uuid END, `+docEntryCols+` FROM `+table+` q
+		`+part.join+`
+		LEFT JOIN sessions s ON s.id = e.session
+		WHERE `+part.where+` LIMIT ?`, limit-len(out))
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		for rows.Next() {
+			var d DocRow
+			var flags int
+			var ts int64
+			if err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			d.Kind = DocMessage
+			d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
+			d.Time = docTime(ts)
+			out = append(out, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		d.Kind = DocMessage
-		d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
-		d.Time = docTime(ts)
-		out = append(out, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	// Memories and session summaries: full-text and vectors both.
 	more, err := s.queuedMemDocs(ctx, table, limit-len(out))
@@ -101,7 +121,7 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 	if !sessions || len(out) >= limit {
 		return out, nil
 	}
-	rows, err = s.r.QueryContext(ctx, `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
+	rows, err := s.r.QueryContext(ctx, `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
 		coalesce(s.project_path, ''), coalesce(s.sid, ''), coalesce(s.start_ns, 0)
 		FROM `+table+` q LEFT JOIN sessions s ON s.sid = substr(q.doc, 3)
 		WHERE q.doc >= 's:' AND q.doc < 's;' LIMIT ?`, limit-len(out))
@@ -127,7 +147,7 @@ func (s *Store) ack(ctx context.Context, table string, ids []string) error {
 		return nil
 	}
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `DELETE FROM `+table+` WHERE doc = ?`)
+		st, err := tx.PrepareContext(ctx, `DELETE FROM `+table+` WHERE doc IN (?1, `+entryKeyOf+`)`)
 		if err != nil {
 			return err
 		}
@@ -140,6 +160,11 @@ func (s *Store) ack(ctx context.Context, table string, ids []string) error {
 		return nil
 	})
 }
+
+// entryKeyOf is the "e:" queue key of the entry whose document id is ?1
+// ("m:<uuid>"), NULL for any other id or key: acknowledging by document id
+// (the public API) and by queue key both work.
+const entryKeyOf = `(SELECT printf('e:%013d', id) FROM entries_raw WHERE ?1 >= 'm:' AND ?1 < 'm;' AND uuid = substr(?1, 3))`
 
 // PutEmbeddings stores vectors made by embedder (a name that pins model,
 // dimensions and version: vectors of different embedders never mix) and
@@ -167,7 +192,7 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 			return err
 		}
 		defer upd.Close()
-		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc = ?`)
+		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc IN (?1, `+entryKeyOf+`)`)
 		if err != nil {
 			return err
 		}
@@ -265,3 +290,6 @@ func docTime(ts int64) time.Time {
 	}
 	return unixMilli(ts)
 }
+
+// entryQueueKey is how an entry waits in the queues.
+func entryQueueKey(id int64) string { return fmt.Sprintf("e:%013d", id) }

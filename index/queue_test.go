@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -227,5 +228,83 @@ func TestSessionLookup(t *testing.T) {
 	}
 	if len(recent) == 0 || len(recent) >= len(all) {
 		t.Errorf("since filter kept %d of %d", len(recent), len(all))
+	}
+}
+
+// TestQueueKeysMigration: a store from before schema 4 (entries queued by
+// uuid) opens with its entries queued by row id, nothing lost; a row for an
+// entry that is not stored stays a removal.
+func TestQueueKeysMigration(t *testing.T) {
+	s, dir := openStore(t)
+	mustSync(t, s, sampleDir, SyncOptions{})
+	before, err := s.QueuedDocs(1 << 20)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("queued: %d, %v", len(before), err)
+	}
+	// Back to the old layout.
+	for _, table := range []string{"fts_queue", "embed_queue"} {
+		for _, q := range []string{
+			`INSERT INTO ` + table + `(doc) SELECT 'm:' || e.uuid FROM ` + table + ` q JOIN entries_raw e ON q.doc = printf('e:%013d', e.id)`,
+			`DELETE FROM ` + table + ` WHERE doc >= 'e:' AND doc < 'e;'`,
+		} {
+			if _, err := s.w.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := s.w.Exec(`INSERT INTO fts_queue(doc) VALUES ('m:no-such-entry')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`PRAGMA user_version = 3`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if n := count(t, s2, `SELECT count(*) FROM fts_queue WHERE doc >= 'm:' AND doc < 'm;'`); n != 1 {
+		t.Fatalf("%d uuid-keyed rows left, want only the removal", n)
+	}
+	after, err := s2.QueuedDocs(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(rows []DocRow) map[string]DocRow {
+		m := map[string]DocRow{}
+		for _, r := range rows {
+			r.queueKey = ""
+			m[r.ID] = r
+		}
+		return m
+	}
+	b, a := ids(before), ids(after)
+	if gone, ok := a["m:no-such-entry"]; !ok || !gone.Gone {
+		t.Fatalf("the removal: %+v", gone)
+	}
+	delete(a, "m:no-such-entry")
+	if len(a) != len(b) {
+		t.Fatalf("%d queued after migrating, %d before", len(a), len(b))
+	}
+	for id, r := range b {
+		if !reflect.DeepEqual(a[id], r) {
+			t.Fatalf("%s changed:\n%+v\n%+v", id, a[id], r)
+		}
+	}
+	// Acknowledging by document id still takes an entry off either queue.
+	var first string
+	for id := range b {
+		if strings.HasPrefix(id, "m:") {
+			first = id
+			break
+		}
+	}
+	if err := s2.AckQueued([]string{first}); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := s2.QueuedDocs(1 << 20)
+	if len(left) != len(after)-1 {
+		t.Fatalf("ack by id: %d left of %d", len(left), len(after))
 	}
 }

@@ -174,17 +174,17 @@ func (w *txWriter) file(pf *preparedFile) error {
 			entryID, _ = res.LastInsertId()
 			w.added++
 			if blankFree(r.text) {
-				if _, err := w.insFTS.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
+				if _, err := w.insFTS.ExecContext(w.ctx, entryQueueKey(entryID)); err != nil {
 					return err
 				}
 				if w.y.opts.handoff != nil {
-					w.fresh = append(w.fresh, DocRow{ID: docEntryPrefix + r.uuid, Kind: DocMessage, Text: r.text,
+					w.fresh = append(w.fresh, DocRow{ID: docEntryPrefix + r.uuid, queueKey: entryQueueKey(entryID), Kind: DocMessage, Text: r.text,
 						Session: pe.sid, Role: r.role, Block: r.block, Subagent: r.flags&(flagSidechain|flagAgentThread) != 0,
 						Time: docTime(r.ts)})
 				}
 			}
 			if r.embed {
-				if _, err := w.insEmbed.ExecContext(w.ctx, docEntryPrefix+r.uuid); err != nil {
+				if _, err := w.insEmbed.ExecContext(w.ctx, entryQueueKey(entryID)); err != nil {
 					return err
 				}
 			}
