@@ -141,32 +141,32 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 			status(fmt.Sprintf("full-text index: %d documents", total))
 			return nil
 		}
+		synced := false
 		for {
-			select {
-			case rows := <-h.ch:
-				if err := index(rows); err != nil {
-					result <- drained{total, err}
+			var rows []DocRow
+			if !synced {
+				select {
+				case rows = <-h.ch:
+				case <-syncDone:
+					synced = true
+					continue
+				case <-ctx.Done():
+					result <- drained{total, ctx.Err()}
 					return
 				}
-			case <-syncDone:
-				// Every hand-off has been received or sits in the channel.
-				for {
-					select {
-					case rows := <-h.ch:
-						if err := index(rows); err != nil {
-							result <- drained{total, err}
-							return
-						}
-						continue
-					default:
-					}
-					break
+			} else {
+				// Every hand-off has been received or sits in the channel;
+				// after those, the rest of the queue.
+				select {
+				case rows = <-h.ch:
+				default:
+					n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
+					result <- drained{total + n, err}
+					return
 				}
-				n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
-				result <- drained{total + n, err}
-				return
-			case <-ctx.Done():
-				result <- drained{total, ctx.Err()}
+			}
+			if err := index(rows); err != nil {
+				result <- drained{total, err}
 				return
 			}
 		}
