@@ -19,6 +19,7 @@ import (
 	"cairn/config"
 	"cairn/hook"
 	"cairn/index"
+	_ "cairn/index/fts" // the test holds the full-text index as another process would
 	"cairn/memories"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
