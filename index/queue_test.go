@@ -308,3 +308,48 @@ func TestQueueKeysMigration(t *testing.T) {
 		t.Fatalf("ack by id: %d left of %d", len(left), len(after))
 	}
 }
+
+// TestEmbeddingsMigration: vectors of a store from before schema 5 (kept in
+// a table keyed by embedder and document) are all there after opening.
+func TestEmbeddingsMigration(t *testing.T) {
+	s, dir := openStore(t)
+	vecs := []VecRow{{ID: "m:a", Vec: []float32{1, 0}}, {ID: "m:b", Vec: []float32{0, 1}}, {ID: "mem:c", Vec: []float32{0.6, 0.8}}}
+	if err := s.PutEmbeddings("test-2", vecs); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE embeddings_v4 (doc TEXT NOT NULL, embedder TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL,
+			created INTEGER NOT NULL, PRIMARY KEY (embedder, doc)) WITHOUT ROWID`,
+		`INSERT INTO embeddings_v4 SELECT doc, embedder, dims, vector, created FROM embeddings`,
+		`DROP TABLE embeddings`,
+		`ALTER TABLE embeddings_v4 RENAME TO embeddings`,
+		`PRAGMA user_version = 4`,
+	} {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Embeddings("test-2")
+	if err != nil || len(got) != len(vecs) {
+		t.Fatalf("after migrating: %d vectors, %v", len(got), err)
+	}
+	slices.SortFunc(got, func(a, b VecRow) int { return strings.Compare(a.ID, b.ID) })
+	for i := range vecs {
+		if got[i].ID != vecs[i].ID || !slices.Equal(got[i].Vec, vecs[i].Vec) {
+			t.Fatalf("vector %d: %+v, want %+v", i, got[i], vecs[i])
+		}
+	}
+	// The unique key still holds: the same document again is an update.
+	if err := s2.PutEmbeddings("test-2", []VecRow{{ID: "m:a", Vec: []float32{0, 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s2, `SELECT count(*) FROM embeddings WHERE embedder = 'test-2'`); n != 3 {
+		t.Fatalf("%d vectors after an update, want 3", n)
+	}
+}

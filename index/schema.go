@@ -249,6 +249,24 @@ DELETE FROM fts_queue WHERE doc >= 'm:' AND doc < 'm;' AND substr(doc, 3) IN (SE
 INSERT OR IGNORE INTO embed_queue(doc) SELECT printf('e:%013d', e.id) FROM embed_queue q JOIN entries_raw e ON e.uuid = substr(q.doc, 3) WHERE q.doc >= 'm:' AND q.doc < 'm;';
 DELETE FROM embed_queue WHERE doc >= 'm:' AND doc < 'm;' AND substr(doc, 3) IN (SELECT uuid FROM entries_raw);
 `,
+	// 5: vectors live in insertion order, found through a unique index on
+	// (embedder, doc). Keyed by (embedder, doc) themselves, each new
+	// 800-byte vector landed on its own page at a random place: most of an
+	// incremental run's WAL, and slow bulk embedding.
+	`
+CREATE TABLE embeddings_v5 (
+	id       INTEGER PRIMARY KEY,
+	doc      TEXT NOT NULL,
+	embedder TEXT NOT NULL,     -- model, dims and version: vectors of different embedders never mix
+	dims     INTEGER NOT NULL,
+	vector   BLOB NOT NULL,     -- little-endian float32
+	created  INTEGER NOT NULL,  -- unix ms
+	UNIQUE (embedder, doc)
+);
+INSERT INTO embeddings_v5(doc, embedder, dims, vector, created) SELECT doc, embedder, dims, vector, created FROM embeddings;
+DROP TABLE embeddings;
+ALTER TABLE embeddings_v5 RENAME TO embeddings;
+`,
 }
 
 // SchemaVersion is the schema this build writes.
