@@ -113,3 +113,34 @@ func TestDirCacheGarbageIsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadDirCache: any bytes load without panicking into a cache whose
+// listings survive a round trip.
+func FuzzLoadDirCache(f *testing.F) {
+	c := LoadDirCache(nil)
+	DiscoverCached(sampleDir(), c)
+	b, _ := c.MarshalBinary()
+	f.Add(b)
+	f.Add([]byte("cairn-dirs v1 5\n/a\t1\tdx\tfy\n"))
+	f.Add([]byte("cairn-dirs v1 5\n/a\t1\t\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := LoadDirCache(b)
+		c.begin()
+		for path, l := range c.old {
+			c.record(path, l)
+		}
+		out, err := c.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := LoadDirCache(out)
+		if len(back.old) != len(c.cur) {
+			t.Fatalf("%d listings after a round trip, %d before", len(back.old), len(c.cur))
+		}
+		for path, l := range c.cur {
+			if got, ok := back.old[path]; !ok || !reflect.DeepEqual(got, l) {
+				t.Fatalf("%q: %+v, want %+v", path, got, l)
+			}
+		}
+	})
+}
