@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -251,4 +252,36 @@ func TestVectorHelpers(t *testing.T) {
 	if _, err := DecodeVector([]byte{1, 2, 3}); err == nil {
 		t.Fatal("DecodeVector accepted 3 bytes")
 	}
+}
+
+// FuzzLoadModel: any bytes either load into a model that embeds, or fail
+// with ErrCorruptModel (or a version error); never a panic. LoadModelID
+// (the model.bin cache) gives the same verdict.
+func FuzzLoadModel(f *testing.F) {
+	m, err := Train(tinyCorpus, TrainOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, _ := m.MarshalBinary()
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte("CAIRNLSA"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m1, err1 := LoadModel(slices.Clone(b))
+		m2, err2 := LoadModelID(slices.Clone(b), "cairn-lsa:v1:8:abcdef012345")
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("LoadModel %v, LoadModelID %v", err1, err2)
+		}
+		if err1 != nil {
+			if !errors.Is(err1, ErrCorruptModel) && !strings.Contains(err1.Error(), "not supported") {
+				t.Fatalf("unexpected error: %v", err1)
+			}
+			return
+		}
+		for _, m := range []*Model{m1, m2} {
+			if _, err := m.Embed(context.Background(), Query, []string{"socket drops reconnect", "zzzz"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
