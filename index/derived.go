@@ -88,11 +88,19 @@ func (s *Store) indexRows(ix ftsapi.Index, rows []DocRow) error {
 
 // ftsDoc is what the full-text index gets of a document.
 func ftsDoc(r DocRow) ftsapi.Doc {
-	text := r.Text
+	text, title := r.Text, r.Title
 	if r.Block == "tool_result" {
 		text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
 	}
-	return ftsapi.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: r.Title, Project: r.Project,
+	if r.Block == "tool_result" || r.Block == "tool_use" {
+		// A session's title describes the conversation, not each of its
+		// tool calls: on index/testdata/eval, leaving it off tool
+		// documents (three in four documents) raised hybrid MRR from
+		// 0.639 to 0.644 (text alone fell from 0.625 to 0.614) and cut a
+		// cold index's CPU by ~10%.
+		title = ""
+	}
+	return ftsapi.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: title, Project: r.Project,
 		Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time}
 }
 
