@@ -132,39 +132,56 @@ const builtinModelKey = "embed.builtin.model"
 // grown to twice the entries it was trained on (retrain forces it). A new
 // model is a new vector space: every document is queued for embedding again.
 func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model, error) {
+	m, _, err := s.builtinEmbedder(ctx, retrain)
+	return m, err
+}
+
+// builtinEmbedder is BuiltinEmbedder also returning, when it trained a new
+// model (so every document is queued again), the training sample: those
+// documents are embedded first, straight from memory, instead of being
+// read back (on a cold 1 GB index, the sample is every embeddable entry).
+func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model, []DocRow, error) {
 	if !retrain {
 		m, ok, err := s.LoadBuiltinEmbedder()
 		if err == nil && ok {
 			grown, err := s.grownSinceTraining(ctx)
 			if err != nil || !grown {
-				return m, err
+				return m, nil, err
 			}
 		}
 	}
-	docs, err := s.trainingSample(ctx, 50000)
+	sample, err := s.trainingSample(ctx, 50000)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(docs) < 20 {
-		return nil, errNotEnoughText
+	if len(sample) < 20 {
+		return nil, nil, errNotEnoughText
 	}
-	m, err := embed.Train(docs, embed.TrainOptions{})
+	texts := make([]string, len(sample))
+	for i, d := range sample {
+		texts[i] = d.Text
+	}
+	m, err := embed.Train(texts, embed.TrainOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := m.MarshalBinary()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.saveBuiltinModel(ctx, m, b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Older built-in spaces are useless now; vectors of other embedders
 	// (Ollama) are kept for when the user switches back.
 	if err := s.dropEmbeddingsLike(ctx, "cairn-lsa:%", m.ID()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, s.ActivateEmbedder(ctx, m.ID())
+	switched, err := s.activate(ctx, m.ID())
+	if err != nil || !switched {
+		return m, nil, err
+	}
+	return m, sample, nil
 }
 
 // activeEmbedderKey records which embedder the embedding queue is filled for.
@@ -174,74 +191,114 @@ const activeEmbedderKey = "embed.active"
 // with. Switching to another embedder queues every document again: vectors
 // of different embedders never mix, and each needs its own.
 func (s *Store) ActivateEmbedder(ctx context.Context, id string) error {
+	_, err := s.activate(ctx, id)
+	return err
+}
+
+// activate is ActivateEmbedder reporting whether it switched (and queued
+// every document again).
+func (s *Store) activate(ctx context.Context, id string) (bool, error) {
 	cur, _, err := s.Setting(activeEmbedderKey)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if string(cur) == id {
-		return nil
+		return false, nil
 	}
 	if err := s.requeueAll(ctx, "embed_queue"); err != nil {
-		return err
+		return false, err
 	}
-	return s.SetSetting(activeEmbedderKey, []byte(id))
+	return true, s.SetSetting(activeEmbedderKey, []byte(id))
 }
 
 var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
 
 // EmbedQueued embeds every queued document with e and stores the vectors.
 func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
-	done := 0
+	return s.embedQueued(ctx, e, 0, progress)
+}
+
+func (s *Store) embedQueued(ctx context.Context, e embed.Embedder, done int, progress func(done int)) (int, error) {
+	start := done
 	for {
 		if err := ctx.Err(); err != nil {
-			return done, err
+			return done - start, err
 		}
-		rows, err := s.QueuedEmbeds(512)
+		rows, err := s.QueuedEmbeds(embedBatchSize)
 		if err != nil || len(rows) == 0 {
-			return done, err
+			return done - start, err
 		}
-		texts := make([]string, 0, len(rows))
-		var live []DocRow
-		var skip []string
-		for _, r := range rows {
-			if r.Gone || r.Text == "" {
-				skip = append(skip, r.key())
-				continue
-			}
-			live = append(live, r)
-			texts = append(texts, r.Text)
-		}
-		var vecs []VecRow
-		if len(texts) > 0 {
-			out, err := e.Embed(ctx, embed.Document, texts)
-			if err != nil {
-				return done, err
-			}
-			for i, v := range out {
-				if embed.IsZero(v) {
-					skip = append(skip, live[i].ID)
-					continue
-				}
-				vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v})
-			}
-		}
-		added, err := s.putEmbeddings(ctx, e.ID(), vecs)
-		if err != nil {
-			return done, err
-		}
-		// Keep an existing cache current in place (cheap); a missing or
-		// foreign one is written whole by RefreshVecCache.
-		if err := AppendVecCache(s.vecCachePath(), e.ID(), e.Dims(), added); err != nil {
-			return done, err
-		}
-		if err := s.AckEmbeds(skip); err != nil {
-			return done, err
+		if err := s.embedBatch(ctx, e, rows); err != nil {
+			return done - start, err
 		}
 		done += len(rows)
 		if progress != nil {
 			progress(done)
 		}
 	}
+}
+
+// embedRows embeds documents given in memory (a training sample), in
+// batches, taking each off the embedding queue.
+func (s *Store) embedRows(ctx context.Context, e embed.Embedder, rows []DocRow, progress func(done int)) (int, error) {
+	done := 0
+	for len(rows) > 0 {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		batch := rows[:min(embedBatchSize, len(rows))]
+		rows = rows[len(batch):]
+		if err := s.embedBatch(ctx, e, batch); err != nil {
+			return done, err
+		}
+		done += len(batch)
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return done, nil
+}
+
+const embedBatchSize = 512
+
+// embedBatch embeds documents, stores their vectors (keeping an existing
+// vector cache current in place) and takes them off the embedding queue;
+// documents that are gone or yield no vector are just taken off.
+func (s *Store) embedBatch(ctx context.Context, e embed.Embedder, rows []DocRow) error {
+	texts := make([]string, 0, len(rows))
+	var live []DocRow
+	var skip []string
+	for _, r := range rows {
+		if r.Gone || r.Text == "" {
+			skip = append(skip, r.key())
+			continue
+		}
+		live = append(live, r)
+		texts = append(texts, r.Text)
+	}
+	var vecs []VecRow
+	if len(texts) > 0 {
+		out, err := e.Embed(ctx, embed.Document, texts)
+		if err != nil {
+			return err
+		}
+		for i, v := range out {
+			if embed.IsZero(v) {
+				skip = append(skip, live[i].key())
+				continue
+			}
+			vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v})
+		}
+	}
+	added, err := s.putEmbeddings(ctx, e.ID(), vecs)
+	if err != nil {
+		return err
+	}
+	// A missing or foreign cache is written whole by RefreshVecCache.
+	if err := AppendVecCache(s.vecCachePath(), e.ID(), e.Dims(), added); err != nil {
+		return err
+	}
+	return s.AckEmbeds(skip)
 }
 
 // RefreshVecCache rewrites the memory-mapped vector cache when it does not

@@ -20,13 +20,26 @@ func (s *Store) embeddableCount(ctx context.Context) (int, error) {
 
 // trainingSample returns up to max embeddable texts spread evenly over the
 // store (every k-th entry), so training sees all projects and periods.
-func (s *Store) trainingSample(ctx context.Context, max int) ([]string, error) {
+func (s *Store) trainingSample(ctx context.Context, max int) ([]DocRow, error) {
 	n, err := s.embeddableCount(ctx)
 	if err != nil {
 		return nil, err
 	}
 	step := n/max + 1
-	return s.queryStrings(ctx, `SELECT text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+	rows, err := s.r.QueryContext(ctx, `SELECT 'm:' || uuid, text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []DocRow
+	for rows.Next() {
+		d := DocRow{Kind: DocMessage}
+		if err := rows.Scan(&d.ID, &d.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 // queryStrings runs a query of one text column and returns its values.

@@ -398,3 +398,61 @@ func TestModelCache(t *testing.T) {
 		t.Fatal("the cache was not rewritten")
 	}
 }
+
+// TestTrainingSampleEmbeddedFirst: a cold update embeds its training sample
+// from memory; the vectors are the model's for each text, and nothing is
+// left queued or embedded twice.
+func TestTrainingSampleEmbeddedFirst(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	st, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st.EmbedErr != nil {
+		t.Fatal(err, st.EmbedErr)
+	}
+	sample, err := s.trainingSample(ctx, 50000)
+	if err != nil || len(sample) < 20 {
+		t.Fatalf("sample %d, %v", len(sample), err)
+	}
+	if st.Embedded < len(sample) {
+		t.Fatalf("embedded %d, sample %d", st.Embedded, len(sample))
+	}
+	if n := count(t, s, `SELECT count(*) FROM embed_queue`); n != 0 {
+		t.Fatalf("%d left queued", n)
+	}
+	m, ok, err := s.LoadBuiltinEmbedder()
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	stored, err := s.Embeddings(m.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string][]float32{}
+	for _, v := range stored {
+		if _, dup := byID[v.ID]; dup {
+			t.Fatalf("%s stored twice", v.ID)
+		}
+		byID[v.ID] = v.Vec
+	}
+	checked := 0
+	for _, d := range sample[:min(len(sample), 50)] {
+		want, ok := m.EmbedText(embed.Document, d.Text)
+		got, stored := byID[d.ID]
+		if !ok || embed.IsZero(want) {
+			continue
+		}
+		if !stored {
+			t.Fatalf("%s has no vector", d.ID)
+		}
+		for i := range want {
+			if diff := want[i] - got[i]; diff > 1e-6 || diff < -1e-6 {
+				t.Fatalf("%s: stored vector differs from the model's at %d", d.ID, i)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no vector checked")
+	}
+}

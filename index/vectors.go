@@ -68,11 +68,16 @@ func (s *Store) EmbedPending(ctx context.Context, retrain bool, progress func(do
 		}
 		return n, o.ID(), err
 	default:
-		m, err := s.BuiltinEmbedder(ctx, retrain)
+		m, sample, err := s.builtinEmbedder(ctx, retrain)
 		if err != nil {
 			return 0, "", err
 		}
-		n, err := s.EmbedQueued(ctx, m, progress)
+		n, err := s.embedRows(ctx, m, sample, progress)
+		if err != nil {
+			return n, m.ID(), err
+		}
+		k, err := s.embedQueued(ctx, m, n, progress)
+		n += k
 		if err != nil {
 			return n, m.ID(), err
 		}
