@@ -242,28 +242,14 @@ func TestQueueKeysMigration(t *testing.T) {
 		t.Fatalf("queued: %d, %v", len(before), err)
 	}
 	// Back to the old layout.
+	var old []string
 	for _, table := range []string{"fts_queue", "embed_queue"} {
-		for _, q := range []string{
-			`INSERT INTO ` + table + `(doc) SELECT 'm:' || e.uuid FROM ` + table + ` q JOIN entries_raw e ON q.doc = printf('e:%013d', e.id)`,
-			`DELETE FROM ` + table + ` WHERE doc >= 'e:' AND doc < 'e;'`,
-		} {
-			if _, err := s.w.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
+		old = append(old,
+			`INSERT INTO `+table+`(doc) SELECT 'm:' || e.uuid FROM `+table+` q JOIN entries_raw e ON q.doc = printf('e:%013d', e.id)`,
+			`DELETE FROM `+table+` WHERE doc >= 'e:' AND doc < 'e;'`)
 	}
-	if _, err := s.w.Exec(`INSERT INTO fts_queue(doc) VALUES ('m:no-such-entry')`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.w.Exec(`PRAGMA user_version = 3`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	old = append(old, `INSERT INTO fts_queue(doc) VALUES ('m:no-such-entry')`, `PRAGMA user_version = 3`)
+	s2 := reopenAfter(t, s, dir, old...)
 	if n := count(t, s2, `SELECT count(*) FROM fts_queue WHERE doc >= 'm:' AND doc < 'm;'`); n != 1 {
 		t.Fatalf("%d uuid-keyed rows left, want only the removal", n)
 	}
@@ -317,24 +303,13 @@ func TestEmbeddingsMigration(t *testing.T) {
 	if err := s.PutEmbeddings("test-2", vecs); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	s2 := reopenAfter(t, s, dir,
 		`CREATE TABLE embeddings_v4 (doc TEXT NOT NULL, embedder TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL,
 			created INTEGER NOT NULL, PRIMARY KEY (embedder, doc)) WITHOUT ROWID`,
 		`INSERT INTO embeddings_v4 SELECT doc, embedder, dims, vector, created FROM embeddings`,
 		`DROP TABLE embeddings`,
 		`ALTER TABLE embeddings_v4 RENAME TO embeddings`,
-		`PRAGMA user_version = 4`,
-	} {
-		if _, err := s.w.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	s2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+		`PRAGMA user_version = 4`)
 	got, err := s2.Embeddings("test-2")
 	if err != nil || len(got) != len(vecs) {
 		t.Fatalf("after migrating: %d vectors, %v", len(got), err)
@@ -352,4 +327,22 @@ func TestEmbeddingsMigration(t *testing.T) {
 	if n := count(t, s2, `SELECT count(*) FROM embeddings WHERE embedder = 'test-2'`); n != 3 {
 		t.Fatalf("%d vectors after an update, want 3", n)
 	}
+}
+
+// reopenAfter runs stmts on s (turning it into an older store), closes it
+// and opens dir again, which migrates it.
+func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	return s2
 }
