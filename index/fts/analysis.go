@@ -7,11 +7,13 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/length"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
+
+	// The pieces englishAnalyzer fuses stay registered, as before.
+	_ "github.com/blevesearch/bleve/v2/analysis/token/length"
+	_ "github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	_ "github.com/blevesearch/bleve/v2/analysis/token/porter"
+	_ "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
 
 // Names under which this package registers its analysis pieces with bleve's
@@ -66,31 +68,17 @@ func must(err error) {
 	}
 }
 
+// newEnglishAnalyzer builds analyzerEnglish: bleve's unicode tokenizer →
+// en possessive → lowercase → en stop words → length(0,
+// maxEnglishTokenRunes) (before stemming, so the limit applies to what was
+// written) → porter, fused into one pass by englishAnalyzer (english.go),
+// whose output is identical to that chain's.
 func newEnglishAnalyzer(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
-	tok, err := c.TokenizerNamed(unicode.Name)
+	stop, err := c.TokenMapNamed(en.StopName)
 	if err != nil {
 		return nil, err
 	}
-	named := func(name string) analysis.TokenFilter {
-		if err == nil {
-			var f analysis.TokenFilter
-			f, err = c.TokenFilterNamed(name)
-			return f
-		}
-		return nil
-	}
-	filters := []analysis.TokenFilter{
-		named(en.PossessiveName),
-		named(lowercase.Name),
-		named(en.StopName),
-		// Length before stemming so the limit applies to what was written.
-		length.NewLengthFilter(0, maxEnglishTokenRunes),
-		named(porter.Name),
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+	return newEnglishAnalyzerFused(stop), nil
 }
 
 func newCodeAnalyzer(c *registry.Cache, tokenizer string) (analysis.Analyzer, error) {

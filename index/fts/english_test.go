@@ -1,0 +1,305 @@
+package fts
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/length"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/go-porterstemmer"
+)
+
+// bleveEnglishChain is analyzerEnglish as it was built before
+// englishAnalyzer: bleve's own tokenizer and filters, one after another.
+// englishAnalyzer must produce exactly its output.
+var bleveEnglishChain = sync.OnceValue(func() analysis.Analyzer {
+	c := registry.NewCache()
+	tok, err := c.TokenizerNamed(unicode.Name)
+	if err != nil {
+		panic(err)
+	}
+	named := func(name string) analysis.TokenFilter {
+		f, err := c.TokenFilterNamed(name)
+		if err != nil {
+			panic(err)
+		}
+		return f
+	}
+	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{
+		named(en.PossessiveName),
+		named(lowercase.Name),
+		named(en.StopName),
+		length.NewLengthFilter(0, maxEnglishTokenRunes),
+		named(porter.Name),
+	}}
+})
+
+func fusedEnglish() analysis.Analyzer { return analyzers().english }
+
+// diffEnglish analyses in with both analyzers (each on its own copy: both
+// rewrite their input) and describes the first difference, or returns "".
+func diffEnglish(in []byte) string {
+	want := bleveEnglishChain().Analyze(bytes.Clone(in))
+	got := fusedEnglish().Analyze(bytes.Clone(in))
+	for i := range max(len(want), len(got)) {
+		var w, g *analysis.Token
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w == nil || g == nil || !bytes.Equal(w.Term, g.Term) || w.Start != g.Start || w.End != g.End ||
+			w.Position != g.Position || w.Type != g.Type || w.KeyWord != g.KeyWord {
+			return fmt.Sprintf("input %q: token %d (of %d/%d): bleve %s, fused %s", in, i, len(want), len(got), tokString(w), tokString(g))
+		}
+	}
+	return ""
+}
+
+func tokString(t *analysis.Token) string {
+	if t == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("{%q %d-%d pos %d type %d kw %v}", t.Term, t.Start, t.End, t.Position, t.Type, t.KeyWord)
+}
+
+// englishCases are hand-written inputs around every rule the fused
+// analyzer reimplements.
+var englishCases = []string{
+	"", " ", "a", "s", "'s", "I", "the", "The THE tHe", "a the of and",
+	"John's", "JOHN'S", "John’s", "John＇s", "Johns'", "it's", "its'", "'s's", "x's's", "James's",
+	"don't", "can't", "won't", "o'clock", "rock'n'roll", "a'", "'a", "a''b", "a'1", "1'a", "1'2",
+	"3.14", "1,000", "1,000.5", "1;2", "1:2", "1.a", "a.1", "1..2", "1,,2", ".5", "5.", "-5", "+5",
+	"e.g.", "e.g", "i.e.,", "foo.bar", "foo.bar.baz", "a.b.c", "a:b", "a:b:c", "a::b", "a;b", "a,b",
+	"foo_bar", "_foo", "foo_", "__", "_", "_1", "1_", "1_2", "a_1", "1_a", "a_.b", "a._b", "a_'s",
+	"trailing.", "trailing..", "...", "a...b", "end!", "(paren)", "[x]", "{y}", "\"quoted\"", "`code`",
+	"a\"b", "x=1", "k: v", "path/to/file.go", "https://example.com/a?b=c&d=e#f", "user@example.com",
+	"snake_case camelCase kebab-case PascalCase SCREAMING_CASE", "v1.2.3", "0x1F", "1e10", "1.5e-3",
+	"line1\nline2", "crlf\r\nline", "cr\ronly", "\r", "\n", "\r\n", "\n\r", "\v\f", "tab\tsep", "a\x00b",
+	"emoji 😀 here", "😀", "👍🏽", "🇫🇷", "naïve café", "naïve", "NAÏVE", "Ⱥlpha", "ȺȾ", "ΣΑΣ", "ὈΔΥΣΣΕΎΣ",
+	"combining e\u0301 a\u0301b", "\u0301", " \u0301x", "x \u0301", "a.\u0301b", "a\u00adb", "a\u200db",
+	"日本語のテキスト", "カタカナ", "ひらがな", "한국어 텍스트", "中文 text", "العربية نص", "עברית\"ס", "א'ב",
+	"Ελληνικά", "Русский текст", "ﬁle", "İstanbul", "ǅ", "１２３", "٣.١٤", "a·b", "a‧b", "a’b", "a‘b",
+	"\xff", "a\xffb", "a \xff b", "foo. \xff", "\xc3", "a\xc3", "\xcd ", "a\xcd b", "\xe0\xa4 x", "\xf0\x9f",
+	"abc\xe2\x80", "\xed\xa0\x80", "\xc0\x80", "a\xf4\x90\x80\x80b",
+	strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("é", 64), strings.Repeat("é", 65),
+	strings.Repeat("ab", 32) + "'s", strings.Repeat("ab", 33) + "'s", strings.Repeat("x", 200),
+	"running runs ran runner generalization relational conditional rational valency hesitancy",
+	"digitizer conformabli radicalli differentli vileli analogousli vietnamization predication",
+	"operator feudalism decisiveness hopefulness callousness formaliti sensitiviti sensibiliti",
+	"triplicate formative formalize electriciti electrical hopeful goodness revival allowance",
+	"inference airliner gyroscopic adjustable defensible irritant replacement adjustment dependent",
+	"adoption homologou communism activate angulariti homologous effective bowdlerize probate rate",
+	"cease controll roll caresses ponies ties caress cats feed agreed plastered bled motoring sing",
+	"conflated troubled sized hopping tanned falling hissing fizzed failing filing happy sky yyy",
+	"syzygy ay yay Y YY yes ey bye SSES sses ies eed ed ing",
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"Let's fix the bug in parse.go:42."}]}}`,
+	"It’s the user’s “quoted” text — with dashes… and ellipses.",
+}
+
+func TestEnglishAnalyzerMatchesBleveChainOnCases(t *testing.T) {
+	for _, c := range englishCases {
+		if d := diffEnglish([]byte(c)); d != "" {
+			t.Error(d)
+		}
+	}
+}
+
+// TestEnglishAnalyzerMatchesBleveChainOnTranscripts feeds every line of the
+// sample transcripts (raw JSONL: JSON punctuation, escapes, unicode, code)
+// and, without -short, the shared corpus when it is present.
+func TestEnglishAnalyzerMatchesBleveChainOnTranscripts(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
+	more, _ := filepath.Glob("../../testdata/claude/projects/*/*/subagents/*.jsonl")
+	files = append(files, more...)
+	if len(files) == 0 {
+		t.Fatal("no sample transcripts under ../../testdata")
+	}
+	if !testing.Short() {
+		shared, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
+		files = append(files, shared...)
+	}
+	lines, failures := 0, 0
+	for _, f := range files {
+		for _, line := range jsonlLines(t, f) {
+			lines++
+			if d := diffEnglish(line); d != "" {
+				if len(d) > 600 {
+					d = d[:600] + "…"
+				}
+				t.Errorf("%s line %d: %s", f, lines, d)
+				if failures++; failures > 10 {
+					t.Fatal("too many differences")
+				}
+			}
+		}
+	}
+	t.Logf("%d lines from %d files", lines, len(files))
+}
+
+func jsonlLines(t testing.TB, path string) [][]byte {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		out = append(out, bytes.Clone(sc.Bytes()))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// englishPieces are fragments that random inputs are glued from: the
+// joins between them (letter.letter, digit,digit, word + combining mark,
+// space + invalid byte) are where the fast path hands over to segment.
+var englishPieces = []string{
+	"a", "Z", "s", "'s", "S", "y", "ing", "ed", "ation", "word", "Runs", "the", "of", "_", "1", "42", "0",
+	".", ",", ";", ":", "'", "\"", "’", "＇", " ", "  ", "\t", "\n", "\r", "\r\n", "\v", "\f", "-", "/", "(", ")",
+	"é", "É", "\u0301", "\u00ad", "\u200d", "\u200b", "😀", "🏽", "🇫", "日", "本", "カ", "ひ", "한", "ا", "א", "Σ", "σ",
+	"Ⱥ", "ß", "ﬁ", "İ", "١", "１", "·", "‧", "\u2028", "\u0085", "\xff", "\xc3", "\xcd", "\xe0\xa4", "\xf0\x9f", "\x80",
+	"\x00", "\x7f",
+}
+
+func randomEnglishInput(rng *rand.Rand) []byte {
+	var b []byte
+	for range rng.IntN(24) {
+		b = append(b, englishPieces[rng.IntN(len(englishPieces))]...)
+	}
+	return b
+}
+
+func TestEnglishAnalyzerMatchesBleveChainOnRandomInputs(t *testing.T) {
+	n := 200000
+	if testing.Short() {
+		n = 20000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	failures := 0
+	for range n {
+		if d := diffEnglish(randomEnglishInput(rng)); d != "" {
+			t.Error(d)
+			if failures++; failures > 10 {
+				t.Fatal("too many differences")
+			}
+		}
+	}
+}
+
+// TestStemASCIIMatchesPorterStemmer compares the byte port with
+// go-porterstemmer on random lowercase words biased towards the suffixes
+// the steps look for, and on every ASCII word of the sample transcripts.
+func TestStemASCIIMatchesPorterStemmer(t *testing.T) {
+	check := func(w string) {
+		t.Helper()
+		want := string(porterstemmer.StemWithoutLowerCasing([]rune(w)))
+		if got := string(stemASCII([]byte(w))); got != want {
+			t.Errorf("stemASCII(%q) = %q, porterstemmer %q", w, got, want)
+		}
+	}
+	parts := []string{"a", "e", "i", "o", "u", "y", "b", "c", "l", "s", "t", "z", "w", "x", "r", "n", "g", "d",
+		"1", "_", "'", "Y", "S", "ss", "ll", "at", "bl", "iz", "ed", "ing", "eed", "ies", "sses", "ational",
+		"tional", "enci", "anci", "izer", "bli", "alli", "entli", "eli", "ousli", "ization", "ation", "ator",
+		"alism", "iveness", "fulness", "ousness", "aliti", "iviti", "biliti", "logi", "icate", "ative",
+		"alize", "iciti", "ical", "ful", "ness", "al", "ance", "ence", "er", "ic", "able", "ible", "ant",
+		"ement", "ment", "ent", "ion", "sion", "tion", "ou", "ism", "ate", "iti", "ous", "ive", "ize"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 300000
+	if testing.Short() {
+		n = 30000
+	}
+	for range n {
+		var sb strings.Builder
+		for range 1 + rng.IntN(5) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		check(sb.String())
+	}
+	for _, w := range strings.Fields("a ab abc yyy yyyy ay by eye sky ied eed sses ies ss s caresses ponies") {
+		check(w)
+	}
+}
+
+// FuzzEnglishAnalyzer holds the fused analyzer to bleve's chain on arbitrary
+// bytes, invalid UTF-8 included.
+func FuzzEnglishAnalyzer(f *testing.F) {
+	for _, c := range englishCases {
+		f.Add([]byte(c))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 50 {
+		f.Add(randomEnglishInput(rng))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if d := diffEnglish(in); d != "" {
+			t.Fatal(d)
+		}
+	})
+}
+
+// englishBenchText is realistic input: the sample transcripts' raw lines
+// (or the shared corpus when present), in documents of about 4 KB.
+func englishBenchText(b *testing.B) [][]byte {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
+	if len(files) == 0 {
+		files, _ = filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
+	}
+	var docs [][]byte
+	var cur []byte
+	for _, f := range files {
+		for _, text := range transcriptTexts(f) {
+			cur = append(cur, text...)
+			cur = append(cur, '\n')
+			if len(cur) >= 4096 {
+				docs = append(docs, cur)
+				cur = nil
+			}
+		}
+	}
+	if len(docs) == 0 {
+		b.Skip("no transcripts")
+	}
+	return docs
+}
+
+func BenchmarkEnglishAnalyzer(b *testing.B) {
+	docs := englishBenchText(b)
+	size := 0
+	for _, d := range docs {
+		size += len(d)
+	}
+	for _, bc := range []struct {
+		name string
+		a    analysis.Analyzer
+	}{{"bleve", bleveEnglishChain()}, {"fused", fusedEnglish()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 1<<16)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, d := range docs {
+					buf = append(buf[:0], d...)
+					bc.a.Analyze(buf)
+				}
+			}
+		})
+	}
+}
