@@ -287,7 +287,7 @@ func (s *Store) embedBatch(ctx context.Context, e embed.Embedder, rows []DocRow)
 				skip = append(skip, live[i].key())
 				continue
 			}
-			vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v})
+			vecs = append(vecs, VecRow{ID: live[i].ID, Vec: v, key: live[i].queueKey})
 		}
 	}
 	added, err := s.putEmbeddings(ctx, e.ID(), vecs)

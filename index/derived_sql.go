@@ -26,7 +26,7 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]DocRow, error) {
 		return nil, err
 	}
 	step := n/max + 1
-	rows, err := s.r.QueryContext(ctx, `SELECT 'm:' || uuid, text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
+	rows, err := s.r.QueryContext(ctx, `SELECT 'm:' || uuid, printf('e:%013d', id), text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
@@ -34,7 +34,7 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]DocRow, error) {
 	var out []DocRow
 	for rows.Next() {
 		d := DocRow{Kind: DocMessage}
-		if err := rows.Scan(&d.ID, &d.Text); err != nil {
+		if err := rows.Scan(&d.ID, &d.queueKey, &d.Text); err != nil {
 			return nil, err
 		}
 		out = append(out, d)

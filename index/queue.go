@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -192,23 +193,41 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 			return err
 		}
 		defer upd.Close()
-		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc IN (?1, `+entryKeyOf+`)`)
+		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc IN (?1, ?2)`)
 		if err != nil {
 			return err
 		}
 		defer del.Close()
+		keyOf, err := tx.PrepareContext(ctx, `SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = ?`)
+		if err != nil {
+			return err
+		}
+		defer keyOf.Close()
 		for _, v := range vecs {
+			// An entry's vector is stored under its "e:" key (see schema 6).
+			key := v.key
+			if key == "" {
+				key = v.ID
+				if uuid, ok := strings.CutPrefix(v.ID, docEntryPrefix); ok {
+					switch err := keyOf.QueryRowContext(ctx, uuid).Scan(&key); {
+					case errors.Is(err, sql.ErrNoRows):
+						key = v.ID // not a stored entry: kept under its id
+					case err != nil:
+						return err
+					}
+				}
+			}
 			blob := encodeVector(v.Vec)
-			res, err := ins.ExecContext(ctx, v.ID, embedder, len(v.Vec), blob, now)
+			res, err := ins.ExecContext(ctx, key, embedder, len(v.Vec), blob, now)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
 				added = append(added, v)
-			} else if _, err := upd.ExecContext(ctx, len(v.Vec), blob, now, embedder, v.ID); err != nil {
+			} else if _, err := upd.ExecContext(ctx, len(v.Vec), blob, now, embedder, key); err != nil {
 				return err
 			}
-			if _, err := del.ExecContext(ctx, v.ID); err != nil {
+			if _, err := del.ExecContext(ctx, v.ID, key); err != nil {
 				return err
 			}
 		}
@@ -220,7 +239,11 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 // Embeddings loads every vector of embedder (e.g. to write the vector
 // cache with WriteVecCache).
 func (s *Store) Embeddings(embedder string) ([]VecRow, error) {
-	rows, err := s.r.Query(`SELECT doc, dims, vector FROM embeddings WHERE embedder = ?`, embedder)
+	// Entries' vectors are stored under their "e:" key: read back by id.
+	rows, err := s.r.Query(`SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
+			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
+			ELSE v.doc END, v.dims, v.vector
+		FROM embeddings v WHERE v.embedder = ?`, embedder)
 	if err != nil {
 		return nil, s.wrap(err)
 	}

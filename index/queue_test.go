@@ -329,6 +329,65 @@ func TestEmbeddingsMigration(t *testing.T) {
 	}
 }
 
+// TestEntryVectorsByRow: entries' vectors are stored under the entries' row
+// keys (schema 6), read back under their document ids, and a vector put by
+// document id replaces the stored one instead of adding a second. A store
+// from schema 5 (vectors under document ids) is converted on opening.
+func TestEntryVectorsByRow(t *testing.T) {
+	s, dir := openStore(t)
+	ctx := context.Background()
+	st, err := s.Update(ctx, sampleClaude(t), UpdateOptions{})
+	if err != nil || st.EmbedErr != nil || st.Embedded == 0 {
+		t.Fatalf("update: %v / %v, %d embedded", err, st.EmbedErr, st.Embedded)
+	}
+	total := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder)
+	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE doc >= 'm:' AND doc < 'm;'`); n != 0 {
+		t.Fatalf("%d of %d vectors stored under document ids", n, total)
+	}
+	byID := func(s *Store) map[string][]float32 {
+		t.Helper()
+		rows, err := s.Embeddings(st.Embedder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]float32{}
+		for _, r := range rows {
+			if !strings.HasPrefix(r.ID, "m:") || count(t, s, `SELECT count(*) FROM entries_raw WHERE uuid = ?`, r.ID[2:]) != 1 {
+				t.Fatalf("vector read back as %q, not an entry's document id", r.ID)
+			}
+			out[r.ID] = r.Vec
+		}
+		if len(out) != total {
+			t.Fatalf("%d distinct ids for %d vectors", len(out), total)
+		}
+		return out
+	}
+	before := byID(s)
+	var id string
+	for id = range before {
+		break
+	}
+	if err := s.PutEmbeddings(st.Embedder, []VecRow{{ID: id, Vec: before[id]}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder); n != total {
+		t.Fatalf("%d vectors after putting one again by id, want %d", n, total)
+	}
+
+	s2 := reopenAfter(t, s, dir,
+		`UPDATE embeddings SET doc = (SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(embeddings.doc, 3) AS INTEGER)) WHERE doc >= 'e:' AND doc < 'e;'`,
+		`PRAGMA user_version = 5`)
+	if n := count(t, s2, `SELECT count(*) FROM embeddings WHERE doc >= 'e:' AND doc < 'e;'`); n != total {
+		t.Fatalf("after migrating: %d of %d vectors under row keys", n, total)
+	}
+	after := byID(s2)
+	for id, v := range before {
+		if !slices.Equal(after[id], v) {
+			t.Fatalf("vector of %s changed across the migration", id)
+		}
+	}
+}
+
 // reopenAfter runs stmts on s (turning it into an older store), closes it
 // and opens dir again, which migrates it.
 func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {

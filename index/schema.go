@@ -267,6 +267,16 @@ INSERT INTO embeddings_v5(doc, embedder, dims, vector, created) SELECT doc, embe
 DROP TABLE embeddings;
 ALTER TABLE embeddings_v5 RENAME TO embeddings;
 `,
+	// 6: an entry's vector is stored under the entry's "e:" key (its row
+	// id), not its document id ("m:<uuid>"): the unique (embedder, doc)
+	// index then grows at its end, where a run's new vectors share a page
+	// or two, instead of at 50 random places for 50 new entries (the
+	// biggest part of an incremental run's WAL and of the checkpoint that
+	// writes it back). Readers translate back (see Embeddings).
+	`
+UPDATE embeddings SET doc = (SELECT printf('e:%013d', e.id) FROM entries_raw e WHERE e.uuid = substr(embeddings.doc, 3))
+	WHERE doc >= 'm:' AND doc < 'm;' AND substr(doc, 3) IN (SELECT uuid FROM entries_raw);
+`,
 }
 
 // SchemaVersion is the schema this build writes.

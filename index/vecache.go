@@ -48,6 +48,7 @@ var ErrVecCacheStale = errors.New("vector cache is stale")
 type VecRow struct {
 	ID  string
 	Vec []float32
+	key string // where the store keeps it, when known and not ID (entries: "e:<row id>")
 }
 
 // WriteVecCache writes rows to path atomically (temp file + rename).
