@@ -237,7 +237,7 @@ func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree
 		}
 		c := transcripts.LoadDirCache(b)
 		tree, err := transcripts.DiscoverCached(claudeDir, c)
-		if err == nil && !s.readOnly {
+		if err == nil && !s.readOnly && c.Changed() {
 			if out, merr := c.MarshalBinary(); merr == nil {
 				writeFileAtomic(path, append([]byte(claudeDir+"\n"), out...))
 			}

@@ -28,6 +28,7 @@ type DirCache struct {
 	mu      sync.Mutex
 	started int64                 // unix ns: this discovery's start
 	cur     map[string]dirListing // what this discovery saw
+	read    bool                  // some folder was read from disk
 }
 
 type dirListing struct {
@@ -44,37 +45,39 @@ const dirCacheMagic = "cairn-dirs v1"
 
 // LoadDirCache reads what MarshalBinary wrote. Anything unreadable gives an
 // empty cache (every folder is read): it is only ever an optimisation.
+// Every name is a substring of one copy of b (an incremental sync loads
+// this on every run).
 func LoadDirCache(b []byte) *DirCache {
-	c := &DirCache{old: map[string]dirListing{}}
-	head, rest, ok := bytes.Cut(b, []byte("\n"))
-	fields := strings.Fields(string(head))
+	empty := &DirCache{old: map[string]dirListing{}}
+	head, rest, ok := strings.Cut(string(b), "\n")
+	fields := strings.Fields(head)
 	if !ok || len(fields) != 3 || fields[0]+" "+fields[1] != dirCacheMagic {
-		return c
+		return empty
 	}
 	started, err := strconv.ParseInt(fields[2], 10, 64)
 	if err != nil {
-		return c
+		return empty
 	}
-	c.trustBefore = started - int64(time.Second)
+	c := &DirCache{old: make(map[string]dirListing, strings.Count(rest, "\n")), trustBefore: started - int64(time.Second)}
 	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		parts := strings.Split(string(line), "\t")
-		if len(parts) < 2 {
-			return &DirCache{old: map[string]dirListing{}}
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		path, line, ok1 := strings.Cut(line, "\t")
+		mtime, line, hasEnts := strings.Cut(line, "\t")
+		m, err := strconv.ParseInt(mtime, 10, 64)
+		if !ok1 || err != nil {
+			return empty
 		}
-		m, err := strconv.ParseInt(parts[1], 10, 64)
-		if err != nil {
-			return &DirCache{old: map[string]dirListing{}}
-		}
-		l := dirListing{mtime: m, ents: make([]dirEnt, 0, len(parts)-2)}
-		for _, e := range parts[2:] {
+		l := dirListing{mtime: m, ents: make([]dirEnt, 0, strings.Count(line, "\t")+1)}
+		for hasMore := hasEnts; hasMore; {
+			var e string
+			e, line, hasMore = strings.Cut(line, "\t")
 			if len(e) < 2 || (e[0] != 'd' && e[0] != 'f') {
-				return &DirCache{old: map[string]dirListing{}}
+				return empty
 			}
 			l.ents = append(l.ents, dirEnt{name: e[1:], dir: e[0] == 'd'})
 		}
-		c.old[parts[0]] = l
+		c.old[path] = l
 	}
 	return c
 }
@@ -103,6 +106,17 @@ func (c *DirCache) MarshalBinary() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Changed reports whether this discovery's listings differ from the loaded
+// ones, i.e. whether MarshalBinary is worth writing. When every folder came
+// from the cache, unchanged, the old file is still right: each listing it
+// trusts is older than its own start time, and rewriting it would only move
+// that time.
+func (c *DirCache) Changed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.read || len(c.cur) != len(c.old)
+}
+
 // begin marks the start of a discovery.
 func (c *DirCache) begin() {
 	if c == nil {
@@ -110,7 +124,8 @@ func (c *DirCache) begin() {
 	}
 	c.mu.Lock()
 	c.started = time.Now().UnixNano()
-	c.cur = map[string]dirListing{}
+	c.cur = make(map[string]dirListing, len(c.old))
+	c.read = false
 	c.mu.Unlock()
 }
 
@@ -133,6 +148,9 @@ func (c *DirCache) readDir(path string) ([]dirEnt, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.read = true
+	c.mu.Unlock()
 	c.record(path, dirListing{mtime: m, ents: ents})
 	return ents, nil
 }

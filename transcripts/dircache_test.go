@@ -100,6 +100,56 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	}
 }
 
+// TestDirCacheChanged: a discovery that read every folder from the cache
+// reports no change (its file need not be rewritten); a new folder, a
+// changed one or a vanished one does.
+func TestDirCacheChanged(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-app")
+	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
+	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
+	ageTree(t, dir)
+	discover := func(b []byte) (*DirCache, []byte) {
+		t.Helper()
+		c := LoadDirCache(b)
+		if _, err := DiscoverCached(dir, c); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := c.MarshalBinary()
+		return c, out
+	}
+	c, b := discover(nil)
+	if !c.Changed() {
+		t.Fatal("a first discovery reports no change")
+	}
+	if c, _ = discover(b); c.Changed() {
+		t.Fatal("nothing moved, yet a change is reported")
+	}
+	// A grown file does not touch its folder: still no change.
+	f, err := os.OpenFile(filepath.Join(p, "s1.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(userLine("u2", "s1", "more"))
+	f.Close()
+	if c, _ = discover(b); c.Changed() {
+		t.Fatal("a grown file reported as a folder change")
+	}
+	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u3", "s2", "go"))
+	if c, _ = discover(b); !c.Changed() {
+		t.Fatal("a new file is not a change")
+	}
+	ageTree(t, dir)
+	_, b = discover(nil)
+	if err := os.RemoveAll(filepath.Join(p, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	ageTree(t, dir)
+	if c, _ = discover(b); !c.Changed() {
+		t.Fatal("a removed folder is not a change")
+	}
+}
+
 func TestDirCacheGarbageIsEmpty(t *testing.T) {
 	want, _ := Discover(sampleDir())
 	for _, b := range []string{"", "garbage", "cairn-dirs v1 x\n", "cairn-dirs v1 5\n/a\tnotanumber\n", "cairn-dirs v1 5\n/a\t1\tzbad\n"} {
