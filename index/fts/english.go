@@ -24,9 +24,10 @@ import (
 //   - Tokenizing: the unicode tokenizer runs github.com/blevesearch/segment
 //     (UAX#29 words) one segment at a time, each scan starting afresh at the
 //     end of the previous segment, so a segment is a function of the bytes
-//     from its start on. asciiSegment reproduces that function when the
-//     segment and the bytes that could still extend it are ASCII; anywhere
-//     else the real segment.SegmentWords is called for that one segment.
+//     from its start on. fastSegment reproduces that function when the
+//     segment and the bytes that could still extend it are ASCII (or a few
+//     common symbols); anywhere else the real segment.SegmentWords is called
+//     for that one segment.
 //   - Filters: ASCII terms are lowercased in place and stemmed by
 //     stemASCII, a byte port of go-porterstemmer's StemWithoutLowerCasing;
 //     other terms go through the same code as bleve's filters.
@@ -34,16 +35,34 @@ import (
 // Like bleve's chain it rewrites the token bytes of its input in place
 // (lowercasing, stemming); terms may alias the input.
 type englishAnalyzer struct {
-	stop       analysis.TokenMap
-	maxStopLen int // longest stop word, in bytes: longer terms skip the map
+	stop analysis.TokenMap
+	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
+	// starts with b: a term that misses it needs no map lookup.
+	stopLens [256]uint64
+	// stopOther: the map has words the bits cannot describe (empty, or 64
+	// bytes and longer), so terms the bits miss are looked up anyway.
+	stopOther bool
 }
 
 func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
 	a := &englishAnalyzer{stop: stop}
 	for w := range stop {
-		a.maxStopLen = max(a.maxStopLen, len(w))
+		if l := len(w); l > 0 && l < 64 {
+			a.stopLens[w[0]] |= 1 << l
+		} else {
+			a.stopOther = true
+		}
 	}
 	return a
+}
+
+// isStop is the stop_en filter's test.
+func (a *englishAnalyzer) isStop(term []byte) bool {
+	if l := len(term); l > 0 && l < 64 && a.stopLens[term[0]]&(1<<l) == 0 && !a.stopOther {
+		return false
+	}
+	_, stop := a.stop[string(term)]
+	return stop
 }
 
 // Segment types, as returned by github.com/blevesearch/segment.
@@ -60,7 +79,7 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	n := len(input)
 	// About one kept token per 8 bytes of transcript text; the stream grows
 	// by append if that is short.
-	out := make(analysis.TokenStream, 0, min(n/8+1, 1<<16))
+	out := make(analysis.TokenStream, 0, min(n/10+1, 1<<16))
 	var block []analysis.Token
 	var runes [maxEnglishTokenRunes]rune // stemming scratch for non-ASCII terms
 
@@ -70,15 +89,11 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	for p < n {
 		var seg []byte
 		var typ int
-		ascii := false
-		if input[p] < utf8.RuneSelf {
-			var q int
-			if q, typ, ascii = asciiSegment(input, p); ascii {
-				seg = input[p:q]
-				p = q
-			}
-		}
-		if !ascii {
+		q, t, fast := fastSegment(input, p)
+		if fast {
+			seg, typ = input[p:q], t
+			p = q
+		} else {
 			// What segment.Segmenter.Segment does for one segment of a
 			// direct (whole-buffer, at-EOF) segmenter: any error, a bad
 			// advance or no segment ends the stream.
@@ -91,12 +106,16 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		}
 		end := start + len(seg)
 		if typ != segNone {
-			if term, keep := a.filter(seg, ascii, &runes); keep {
+			if term, keep := a.filter(seg, fast, &runes); keep {
 				if len(block) == 0 {
-					// Like bleve's tokenizer: guess the remaining count
-					// from the average so far.
-					guess := (n - p) / (p/(pos+1) + 1)
-					block = make([]analysis.Token, min(max(guess, 16), tokenBlock))
+					// Enough for the rest of the input at the rate of
+					// kept tokens so far (first: one per 12 bytes, a
+					// little under what transcripts have).
+					guess := (n-p)/12 + 1
+					if len(out) > 16 {
+						guess = (n-p)/(p/len(out)+1) + 1
+					}
+					block = make([]analysis.Token, min(max(guess, 4), tokenBlock))
 				}
 				t := &block[0]
 				block = block[1:]
@@ -158,19 +177,21 @@ var asciiWB = func() (t [256]uint8) {
 	return t
 }()
 
-// asciiSegment returns the end and type of the segment that segment's word
-// segmenter cuts at s[p] (an ASCII byte), or ok=false when that depends on
-// non-ASCII bytes (which could extend the segment: a letter, a digit, a
-// combining mark; or, after a segment of type None, invalid UTF-8, which
-// stops the segmenter).
+// fastSegment returns the end and type of the segment that segment's word
+// segmenter cuts at s[p], or ok=false when that depends on bytes it does not
+// know (any non-ASCII byte but otherRune's: they could extend the segment,
+// as a letter, a digit or a combining mark can; or stop the segmenter, as
+// invalid UTF-8 after a segment of type None does).
 //
 // For ASCII the rules come down to: letters, digits and underscores run
 // together (WB5, WB8-10, WB13a/b); one of : . ' between two letters (WB6/7)
 // or one of , ; . ' between two digits (WB11/12) joins them; a run with no
 // letter and some digit is a Number (the numeric rule wins ties), otherwise
-// a Letter. CR LF is one segment (WB3); every other byte is a segment of its
-// own, of type None.
-func asciiSegment(s []byte, p int) (q int, typ int, ok bool) {
+// a Letter. CR LF is one segment (WB3); every other byte, and every
+// otherRune, is a segment of its own, of type None.
+//
+// A Letter or Number segment from here is all ASCII.
+func fastSegment(s []byte, p int) (q int, typ int, ok bool) {
 	n := len(s)
 	switch asciiWB[s[p]] {
 	case wbLetter, wbDigit, wbExtNumLet:
@@ -193,7 +214,10 @@ func asciiSegment(s []byte, p int) (q int, typ int, ok bool) {
 				}
 				prev, next := asciiWB[s[q-1]], asciiWB[s[q+1]]
 				if next == wbNonASCII {
-					return 0, 0, false
+					if otherRune(s, q+1) == 0 {
+						return 0, 0, false
+					}
+					break scan
 				}
 				if prev == next && (prev == wbLetter && c != wbMidNum || prev == wbDigit && c != wbMidLetter) {
 					q += 2
@@ -201,7 +225,10 @@ func asciiSegment(s []byte, p int) (q int, typ int, ok bool) {
 				}
 				break scan
 			case wbNonASCII:
-				return 0, 0, false
+				if otherRune(s, q) == 0 {
+					return 0, 0, false
+				}
+				break scan
 			default:
 				break scan
 			}
@@ -215,13 +242,51 @@ func asciiSegment(s []byte, p int) (q int, typ int, ok bool) {
 		if q < n && s[q] == '\n' {
 			q++
 		}
+	case wbNonASCII:
+		size := otherRune(s, p)
+		if size == 0 {
+			return 0, 0, false
+		}
+		q = p + size
 	default:
 		q = p + 1
 	}
-	if q < n && s[q] >= utf8.RuneSelf {
+	if q < n && s[q] >= utf8.RuneSelf && otherRune(s, q) == 0 {
 		return 0, 0, false
 	}
 	return q, segNone, true
+}
+
+// otherRune returns the size of the rune at s[i] if it is one of the
+// symbols common in transcripts that have no word-break property (WB
+// "Other": they never join a word or take part in a rule, so segment cuts
+// each on its own), else 0. Read tool output numbers every line "   12→",
+// and box drawing, arrows, bullets, check marks and dashes are common in
+// tables and plans. TestOtherRunesSegmentAlone checks every one of them
+// against segment in many contexts.
+//
+//	U+2013 U+2014   – —     E2 80 93..94
+//	U+2190..U+21FF  arrows  E2 86 90 .. E2 87 BF
+//	U+2300..U+23FF  misc technical (⎿)  E2 8C 80 .. E2 8F BF
+//	U+2500..U+25FF  box drawing, blocks, geometric shapes  E2 94 80 .. E2 97 BF
+//	U+2700..U+27BF  dingbats (✓ ✗ ❌)  E2 9C 80 .. E2 9E BF
+func otherRune(s []byte, i int) int {
+	if i+3 > len(s) || s[i] != 0xE2 {
+		return 0
+	}
+	b1, b2 := s[i+1], s[i+2]
+	if b2 < 0x80 || b2 > 0xBF {
+		return 0
+	}
+	switch {
+	case b1 == 0x80 && (b2 == 0x93 || b2 == 0x94),
+		b1 == 0x86 && b2 >= 0x90, b1 == 0x87,
+		0x8C <= b1 && b1 <= 0x8F,
+		0x94 <= b1 && b1 <= 0x97,
+		0x9C <= b1 && b1 <= 0x9E:
+		return 3
+	}
+	return 0
 }
 
 // filter runs possessive_en, to_lower, stop_en, the length filter and
@@ -240,10 +305,8 @@ func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishToke
 				term[i] = c + ('a' - 'A')
 			}
 		}
-		if len(term) <= a.maxStopLen {
-			if _, stop := a.stop[string(term)]; stop {
-				return nil, false
-			}
+		if a.isStop(term) {
+			return nil, false
 		}
 		if len(term) > maxEnglishTokenRunes {
 			return nil, false
@@ -262,7 +325,7 @@ func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishToke
 	// to_lower
 	term = toLowerDeferredCopy(term)
 	// stop_en
-	if _, stop := a.stop[string(term)]; stop {
+	if a.isStop(term) {
 		return nil, false
 	}
 	// length
@@ -407,7 +470,27 @@ outer:
 
 // psHasSuffix: s ends with suffix and is longer than it.
 func psHasSuffix(s []byte, suffix string) bool {
-	return len(s) > len(suffix) && string(s[len(s)-len(suffix):]) == suffix
+	if len(s) <= len(suffix) {
+		return false
+	}
+	s = s[len(s)-len(suffix):]
+	for i := len(suffix) - 1; i >= 0; i-- {
+		if s[i] != suffix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// byLastByte indexes suffixes by their last byte, keeping their order: a
+// suffix can only match a word ending in its last byte, so a step need only
+// try those, in the same order, to find the same first match.
+func byLastByte(n int, suffix func(int) string) (idx [256][]uint8) {
+	for i := range n {
+		b := suffix(i)[len(suffix(i))-1]
+		idx[b] = append(idx[b], uint8(i))
+	}
+	return idx
 }
 
 func psContainsVowel(s []byte) bool {
@@ -538,9 +621,12 @@ var psStep2Rules = [...]struct {
 	{"logi", 0, 0, 0, 0, 1},
 }
 
+var psStep2ByLast = byLastByte(len(psStep2Rules), func(i int) string { return psStep2Rules[i].suffix })
+
 func psStep2(s []byte) []byte {
 	n := len(s)
-	for _, r := range &psStep2Rules {
+	for _, i := range psStep2ByLast[s[n-1]] {
+		r := &psStep2Rules[i]
 		if !psHasSuffix(s, r.suffix) {
 			continue
 		}
@@ -573,9 +659,12 @@ var psStep3Rules = [...]struct {
 	{"ness", 4},
 }
 
+var psStep3ByLast = byLastByte(len(psStep3Rules), func(i int) string { return psStep3Rules[i].suffix })
+
 func psStep3(s []byte) []byte {
 	n := len(s)
-	for _, r := range &psStep3Rules {
+	for _, i := range psStep3ByLast[s[n-1]] {
+		r := &psStep3Rules[i]
 		if psHasSuffix(s, r.suffix) {
 			if psMeasure(s[:n-len(r.suffix)]) > 0 {
 				return s[:n-r.cut]
@@ -593,9 +682,12 @@ var psStep4Suffixes = [...]string{
 	"ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize",
 }
 
+var psStep4ByLast = byLastByte(len(psStep4Suffixes), func(i int) string { return psStep4Suffixes[i] })
+
 func psStep4(s []byte) []byte {
 	n := len(s)
-	for _, suffix := range &psStep4Suffixes {
+	for _, i := range psStep4ByLast[s[n-1]] {
+		suffix := psStep4Suffixes[i]
 		if psHasSuffix(s, suffix) {
 			sub := s[:n-len(suffix)]
 			if psMeasure(sub) > 1 {

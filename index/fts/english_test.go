@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -108,6 +109,8 @@ var englishCases = []string{
 	"syzygy ay yay Y YY yes ey bye SSES sses ies eed ed ing",
 	`{"type":"assistant","message":{"content":[{"type":"text","text":"Let's fix the bug in parse.go:42."}]}}`,
 	"It’s the user’s “quoted” text — with dashes… and ellipses.",
+	"     1→package main\n     2→\n     3→import \"fmt\"", "├── a.go\n│   └── b_test.go", "● Done ✓ ✗ ❌ ⎿  ok", "a→b", "1→2",
+	"x.→", "e.g.→", "a—b", "a–b", "don't→", "→\u0301", "a→\xff", "→\xff",
 }
 
 func TestEnglishAnalyzerMatchesBleveChainOnCases(t *testing.T) {
@@ -168,6 +171,42 @@ func jsonlLines(t testing.TB, path string) [][]byte {
 	return out
 }
 
+// TestOtherRunesSegmentAlone checks that every rune otherRune knows is cut
+// by segment the way fastSegment assumes (a None segment of its own, never
+// joining or extending a word), in every context that matters, and that
+// otherRune knows no rune outside its ranges.
+func TestOtherRunesSegmentAlone(t *testing.T) {
+	contexts := []string{"R", "RR", "R R", "aR", "Ra", "aRa", "ABC R xyz", "1R1", "1R", "R1", "_R_", "a_R",
+		"a.R", "R.a", "a'R", "R's", "a:R", "1,R", "1.R", "1;R", "R\r\n", "\rR", "\nR", "\tR\t",
+		"R\u0301", "aR\u0301", "R\u00ad", "R\u200d", "\u200dR", "R\xff", "R\xc3", "\xffR", "R\xe2", "R\xe2\x86",
+		"éR", "Ré", "日R", "Rカ", "ひRひ", "אR", "R\"", "R'", "R’s", "R—R→a│b", "x R. y"}
+	known := 0
+	for r := rune(0x80); r <= 0x10FFFF; r++ {
+		enc := []byte(string(r))
+		if !utf8.ValidRune(r) || otherRune(enc, 0) == 0 {
+			continue
+		}
+		if otherRune(enc, 0) != len(enc) {
+			t.Fatalf("otherRune(%U) = %d, want %d", r, otherRune(enc, 0), len(enc))
+		}
+		known++
+		for _, c := range contexts {
+			if d := diffEnglish([]byte(strings.ReplaceAll(c, "R", string(r)))); d != "" {
+				t.Errorf("%U: %s", r, d)
+			}
+		}
+	}
+	if known != 2+112+256+256+192 {
+		t.Errorf("otherRune knows %d runes", known)
+	}
+	// Truncated or invalid encodings are not otherRunes.
+	for _, b := range []string{"\xe2", "\xe2\x86", "\xe2\x86\x7f", "\xe2\x86\xc0", "\xe3\x86\x92", "\xe2\x86\x8f"} {
+		if otherRune([]byte(b), 0) != 0 {
+			t.Errorf("otherRune(%q) != 0", b)
+		}
+	}
+}
+
 // englishPieces are fragments that random inputs are glued from: the
 // joins between them (letter.letter, digit,digit, word + combining mark,
 // space + invalid byte) are where the fast path hands over to segment.
@@ -176,7 +215,7 @@ var englishPieces = []string{
 	".", ",", ";", ":", "'", "\"", "’", "＇", " ", "  ", "\t", "\n", "\r", "\r\n", "\v", "\f", "-", "/", "(", ")",
 	"é", "É", "\u0301", "\u00ad", "\u200d", "\u200b", "😀", "🏽", "🇫", "日", "本", "カ", "ひ", "한", "ا", "א", "Σ", "σ",
 	"Ⱥ", "ß", "ﬁ", "İ", "١", "１", "·", "‧", "\u2028", "\u0085", "\xff", "\xc3", "\xcd", "\xe0\xa4", "\xf0\x9f", "\x80",
-	"\x00", "\x7f",
+	"\x00", "\x7f", "→", "─", "│", "—", "–", "✓", "●", "⎿", "\u2015", "\u218f", "\u2400", "\u27c0", "\u2012",
 }
 
 func randomEnglishInput(rng *rand.Rand) []byte {
@@ -258,6 +297,14 @@ func FuzzEnglishAnalyzer(f *testing.F) {
 // englishBenchText is realistic input: the sample transcripts' raw lines
 // (or the shared corpus when present), in documents of about 4 KB.
 func englishBenchText(b *testing.B) [][]byte {
+	docs := englishBenchDocs()
+	if len(docs) == 0 {
+		b.Skip("no transcripts")
+	}
+	return docs
+}
+
+var englishBenchDocs = sync.OnceValue(func() [][]byte {
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
 	if len(files) == 0 {
 		files, _ = filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
@@ -274,11 +321,8 @@ func englishBenchText(b *testing.B) [][]byte {
 			}
 		}
 	}
-	if len(docs) == 0 {
-		b.Skip("no transcripts")
-	}
 	return docs
-}
+})
 
 func BenchmarkEnglishAnalyzer(b *testing.B) {
 	docs := englishBenchText(b)
