@@ -39,6 +39,8 @@ type englishAnalyzer struct {
 	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
 	// starts with b: a term that misses it needs no map lookup.
 	stopLens [256]uint64
+	// stopLast: the same by last byte.
+	stopLast [256]uint64
 	// stopOther: the map has words the bits cannot describe (empty, or 64
 	// bytes and longer), so terms the bits miss are looked up anyway.
 	stopOther bool
@@ -49,6 +51,7 @@ func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
 	for w := range stop {
 		if l := len(w); l > 0 && l < 64 {
 			a.stopLens[w[0]] |= 1 << l
+			a.stopLast[w[l-1]] |= 1 << l
 		} else {
 			a.stopOther = true
 		}
@@ -58,7 +61,8 @@ func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
 
 // isStop is the stop_en filter's test.
 func (a *englishAnalyzer) isStop(term []byte) bool {
-	if l := len(term); l > 0 && l < 64 && a.stopLens[term[0]]&(1<<l) == 0 && !a.stopOther {
+	if l := len(term); l > 0 && l < 64 && !a.stopOther &&
+		(a.stopLens[term[0]]&(1<<l) == 0 || a.stopLast[term[l-1]]&(1<<l) == 0) {
 		return false
 	}
 	_, stop := a.stop[string(term)]
@@ -87,6 +91,13 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	start := 0 // bleve's offset: the sum of the segments' lengths
 	pos := 1
 	for p < n {
+		// An ASCII byte that cannot start a word is a None segment of its
+		// own (CR LF is one of two bytes, the same to the offsets): skip
+		// runs of them while the byte after is ASCII as well.
+		for p+1 < n && asciiWB[input[p]]&(wbWord|wbNonASCII) == 0 && input[p+1] < utf8.RuneSelf {
+			p++
+			start++
+		}
 		var seg []byte
 		var typ int
 		q, t, fast := fastSegment(input, p)
@@ -145,15 +156,17 @@ func tokenType(segType int) analysis.TokenType {
 
 // Word-break classes of ASCII bytes (UAX#29 as compiled into segment).
 const (
-	wbOther     = iota
-	wbLetter    // ALetter: A-Z a-z
-	wbDigit     // Numeric: 0-9
-	wbExtNumLet // ExtendNumLet: _
-	wbMidLetter // MidLetter: joins letters only (:)
-	wbMidNumLet // MidNumLet and Single_Quote: join letters or digits (. ')
-	wbMidNum    // MidNum: joins digits only (, ;)
-	wbCR        // \r
-	wbNonASCII  // a byte >= 0x80
+	wbOther     = 0
+	wbLetter    = 1 << (iota - 1) // ALetter: A-Z a-z
+	wbDigit                       // Numeric: 0-9
+	wbExtNumLet                   // ExtendNumLet: _
+	wbMidLetter                   // MidLetter: joins letters only (:)
+	wbMidNumLet                   // MidNumLet and Single_Quote: join letters or digits (. ')
+	wbMidNum                      // MidNum: joins digits only (, ;)
+	wbCR                          // \r
+	wbNonASCII                    // a byte >= 0x80
+
+	wbWord = wbLetter | wbDigit | wbExtNumLet // the bytes a word is made of
 )
 
 var asciiWB = func() (t [256]uint8) {
@@ -193,21 +206,19 @@ var asciiWB = func() (t [256]uint8) {
 // A Letter or Number segment from here is all ASCII.
 func fastSegment(s []byte, p int) (q int, typ int, ok bool) {
 	n := len(s)
-	switch asciiWB[s[p]] {
-	case wbLetter, wbDigit, wbExtNumLet:
-		letters, digits := false, false
+	switch c0 := asciiWB[s[p]]; {
+	case c0&wbWord != 0:
+		seen := uint8(0) // the classes of the word's bytes
 		q = p
 	scan:
 		for q < n {
-			switch c := asciiWB[s[q]]; c {
-			case wbLetter:
-				letters = true
+			c := asciiWB[s[q]]
+			if c&wbWord != 0 {
+				seen |= c
 				q++
-			case wbDigit:
-				digits = true
-				q++
-			case wbExtNumLet:
-				q++
+				continue
+			}
+			switch c {
 			case wbMidLetter, wbMidNumLet, wbMidNum:
 				if q+1 >= n {
 					break scan
@@ -233,16 +244,16 @@ func fastSegment(s []byte, p int) (q int, typ int, ok bool) {
 				break scan
 			}
 		}
-		if !letters && digits {
+		if seen&(wbLetter|wbDigit) == wbDigit {
 			return q, segNumber, true
 		}
 		return q, segLetter, true
-	case wbCR:
+	case c0 == wbCR:
 		q = p + 1
 		if q < n && s[q] == '\n' {
 			q++
 		}
-	case wbNonASCII:
+	case c0 == wbNonASCII:
 		size := otherRune(s, p)
 		if size == 0 {
 			return 0, 0, false
@@ -427,12 +438,22 @@ func psIsConsonant(s []byte, i int) bool {
 	case 'a', 'e', 'i', 'o', 'u':
 		return false
 	case 'y':
-		if i == 0 {
-			return true
+		// The original recurses: y is a consonant first in the word,
+		// else iff the letter before is not. Over a run of ys
+		// s[j+1..i] that alternates from the first, which is a
+		// consonant iff it starts the word or follows one of aeiou.
+		j := i - 1
+		for j >= 0 && s[j] == 'y' {
+			j--
 		}
-		return !psIsConsonant(s, i-1)
+		first := j < 0 || psIsVowel5(s[j])
+		return first != ((i-j-1)&1 == 1)
 	}
 	return true
+}
+
+func psIsVowel5(c byte) bool {
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'
 }
 
 func psMeasure(s []byte) uint {
@@ -514,6 +535,9 @@ func psHasConsonantVowelConsonantSuffix(s []byte) bool {
 
 func psStep1a(s []byte) []byte {
 	n := len(s)
+	if s[n-1] != 's' { // every suffix below ends in s
+		return s
+	}
 	switch {
 	case psHasSuffix(s, "sses"):
 		return s[:n-2]
@@ -529,6 +553,9 @@ func psStep1a(s []byte) []byte {
 
 func psStep1b(s []byte) []byte {
 	n := len(s)
+	if last := s[n-1]; last != 'd' && last != 'g' { // every suffix below ends in d or g
+		return s
+	}
 	switch {
 	case psHasSuffix(s, "eed"):
 		if psMeasure(s[:n-3]) > 0 {
