@@ -2,6 +2,7 @@ package fts
 
 import (
 	"bytes"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,6 +36,13 @@ import (
 // Like bleve's chain it rewrites the token bytes of its input in place
 // (lowercasing, stemming); terms may alias the input.
 type englishAnalyzer struct {
+	// stems caches, for all-letter ASCII terms (lowercased, possessive
+	// gone), whether each is a stop word and else its stem: words repeat
+	// a lot, and a lookup is much cheaper than the stemmer. Slots are
+	// replaced on a miss; entries are immutable, so concurrent Analyze
+	// calls need nothing more than the atomic pointers.
+	stems [stemCacheSize]atomic.Pointer[stemEntry]
+
 	stop analysis.TokenMap
 	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
 	// starts with b: a term that misses it needs no map lookup.
@@ -57,6 +65,22 @@ func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
 		}
 	}
 	return a
+}
+
+const stemCacheSize = 1 << 16 // a power of two
+
+type stemEntry struct {
+	term, stem string
+	stop       bool
+}
+
+// stemHash is FNV-1a.
+func stemHash(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 // isStop is the stop_en filter's test.
@@ -311,18 +335,48 @@ func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishToke
 		if l := len(term); l >= 2 && term[l-2] == '\'' && (term[l-1] == 's' || term[l-1] == 'S') {
 			term = term[:l-2]
 		}
-		for i, c := range term {
-			if 'A' <= c && c <= 'Z' {
-				term[i] = c + ('a' - 'A')
-			}
-		}
-		if a.isStop(term) {
-			return nil, false
-		}
+		// A term over the limit goes whether or not it is a stop word.
 		if len(term) > maxEnglishTokenRunes {
 			return nil, false
 		}
-		return stemASCII(term), true
+		letters := true
+		for i, c := range term {
+			if 'A' <= c && c <= 'Z' {
+				term[i] = c + ('a' - 'A')
+			} else if c < 'a' || c > 'z' {
+				letters = false
+			}
+		}
+		if !letters {
+			// Numbers, identifiers, hashes: too varied to cache.
+			if a.isStop(term) {
+				return nil, false
+			}
+			return stemASCII(term), true
+		}
+		slot := &a.stems[stemHash(term)&(stemCacheSize-1)]
+		if e := slot.Load(); e != nil && e.term == string(term) {
+			if e.stop {
+				return nil, false
+			}
+			return term[:copy(term, e.stem)], true
+		}
+		// Miss: two allocations, the entry and its term and stem in one
+		// string.
+		var buf [2 * maxEnglishTokenRunes]byte
+		b := append(buf[:0], term...)
+		n := len(b)
+		stop := a.isStop(term)
+		if !stop {
+			term = stemASCII(term)
+			b = append(b, term...)
+		}
+		str := string(b)
+		slot.Store(&stemEntry{term: str[:n], stem: str[n:], stop: stop})
+		if stop {
+			return nil, false
+		}
+		return term, true
 	}
 
 	// possessive_en

@@ -54,6 +54,14 @@ func fusedEnglish() analysis.Analyzer { return analyzers().english }
 func diffEnglish(in []byte) string {
 	want := bleveEnglishChain().Analyze(bytes.Clone(in))
 	got := fusedEnglish().Analyze(bytes.Clone(in))
+	if d := diffStreams(want, got); d != "" {
+		return fmt.Sprintf("input %q: %s", in, d)
+	}
+	return ""
+}
+
+// diffStreams describes the first difference between two token streams.
+func diffStreams(want, got analysis.TokenStream) string {
 	for i := range max(len(want), len(got)) {
 		var w, g *analysis.Token
 		if i < len(want) {
@@ -64,7 +72,7 @@ func diffEnglish(in []byte) string {
 		}
 		if w == nil || g == nil || !bytes.Equal(w.Term, g.Term) || w.Start != g.Start || w.End != g.End ||
 			w.Position != g.Position || w.Type != g.Type || w.KeyWord != g.KeyWord {
-			return fmt.Sprintf("input %q: token %d (of %d/%d): bleve %s, fused %s", in, i, len(want), len(got), tokString(w), tokString(g))
+			return fmt.Sprintf("token %d (of %d/%d): bleve %s, fused %s", i, len(want), len(got), tokString(w), tokString(g))
 		}
 	}
 	return ""
@@ -204,6 +212,49 @@ func TestOtherRunesSegmentAlone(t *testing.T) {
 		if otherRune([]byte(b), 0) != 0 {
 			t.Errorf("otherRune(%q) != 0", b)
 		}
+	}
+}
+
+// TestEnglishAnalyzerConcurrent analyses the same lines from several
+// goroutines at once (the stem cache is shared; run with -race) and checks
+// every result, with the cache both cold and warm.
+func TestEnglishAnalyzerConcurrent(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
+	var lines [][]byte
+	for _, f := range files {
+		lines = append(lines, jsonlLines(t, f)...)
+	}
+	if len(lines) > 400 {
+		lines = lines[:400]
+	}
+	a := newEnglishAnalyzerFused(fusedEnglish().(*englishAnalyzer).stop) // cold cache
+	want := make([]analysis.TokenStream, len(lines))
+	for i, l := range lines {
+		want[i] = bleveEnglishChain().Analyze(bytes.Clone(l))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 2 {
+				for k := range lines {
+					i := (k + g*len(lines)/4) % len(lines)
+					got := a.Analyze(bytes.Clone(lines[i]))
+					if d := diffStreams(want[i], got); d != "" {
+						select {
+						case errs <- fmt.Sprintf("goroutine %d round %d line %d: %s", g, round, i, d):
+						default:
+						}
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 
