@@ -78,7 +78,7 @@ func newEnglishAnalyzer(_ map[string]interface{}, c *registry.Cache) (analysis.A
 	if err != nil {
 		return nil, err
 	}
-	return newEnglishAnalyzerFused(stop), nil
+	return newEnglishAnalyzerFused(stop, &englishStems), nil
 }
 
 func newCodeAnalyzer(c *registry.Cache, tokenizer string) (analysis.Analyzer, error) {

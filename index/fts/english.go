@@ -36,14 +36,8 @@ import (
 // Like bleve's chain it rewrites the token bytes of its input in place
 // (lowercasing, stemming); terms may alias the input.
 type englishAnalyzer struct {
-	// stems caches, for all-letter ASCII terms (lowercased, possessive
-	// gone), whether each is a stop word and else its stem: words repeat
-	// a lot, and a lookup is much cheaper than the stemmer. Slots are
-	// replaced on a miss; entries are immutable, so concurrent Analyze
-	// calls need nothing more than the atomic pointers.
-	stems [stemCacheSize]atomic.Pointer[stemEntry]
-
-	stop analysis.TokenMap
+	stems *stemCache
+	stop  analysis.TokenMap
 	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
 	// starts with b: a term that misses it needs no map lookup.
 	stopLens [256]uint64
@@ -54,8 +48,11 @@ type englishAnalyzer struct {
 	stopOther bool
 }
 
-func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
-	a := &englishAnalyzer{stop: stop}
+// newEnglishAnalyzerFused returns the analyzer for the stop list stop,
+// caching in stems, which must only be shared by analyzers with the same
+// stop list.
+func newEnglishAnalyzerFused(stop analysis.TokenMap, stems *stemCache) *englishAnalyzer {
+	a := &englishAnalyzer{stop: stop, stems: stems}
 	for w := range stop {
 		if l := len(w); l > 0 && l < 64 {
 			a.stopLens[w[0]] |= 1 << l
@@ -67,7 +64,18 @@ func newEnglishAnalyzerFused(stop analysis.TokenMap) *englishAnalyzer {
 	return a
 }
 
+// stemCache caches, for all-letter ASCII terms (lowercased, possessive
+// gone), whether each is a stop word and else its stem: words repeat a lot,
+// and a lookup is much cheaper than the stemmer. It is direct-mapped, a slot
+// replaced on a miss; entries are immutable, so concurrent Analyze calls
+// need nothing more than the atomic pointers.
+type stemCache [stemCacheSize]atomic.Pointer[stemEntry]
+
 const stemCacheSize = 1 << 16 // a power of two
+
+// englishStems is the cache of every analyzerEnglish (they all have the
+// stop_en list), so it is warm for each index and query in the process.
+var englishStems stemCache
 
 type stemEntry struct {
 	term, stem string

@@ -227,7 +227,7 @@ func TestEnglishAnalyzerConcurrent(t *testing.T) {
 	if len(lines) > 400 {
 		lines = lines[:400]
 	}
-	a := newEnglishAnalyzerFused(fusedEnglish().(*englishAnalyzer).stop) // cold cache
+	a := newEnglishAnalyzerFused(fusedEnglish().(*englishAnalyzer).stop, new(stemCache)) // cold cache
 	want := make([]analysis.TokenStream, len(lines))
 	for i, l := range lines {
 		want[i] = bleveEnglishChain().Analyze(bytes.Clone(l))
