@@ -55,10 +55,10 @@ func init() {
 	}))
 	must(registry.RegisterAnalyzer(analyzerEnglish, newEnglishAnalyzer))
 	must(registry.RegisterAnalyzer(analyzerCode, func(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
-		return newCodeAnalyzer(c, tokenizerCodeCompounds)
+		return newCodeAnalyzer(c, true)
 	}))
 	must(registry.RegisterAnalyzer(analyzerCodeQuery, func(_ map[string]interface{}, c *registry.Cache) (analysis.Analyzer, error) {
-		return newCodeAnalyzer(c, tokenizerCodeWords)
+		return newCodeAnalyzer(c, false)
 	}))
 }
 
@@ -81,22 +81,16 @@ func newEnglishAnalyzer(_ map[string]interface{}, c *registry.Cache) (analysis.A
 	return newEnglishAnalyzerFused(stop, &englishStems), nil
 }
 
-func newCodeAnalyzer(c *registry.Cache, tokenizer string) (analysis.Analyzer, error) {
-	tok, err := c.TokenizerNamed(tokenizer)
+// newCodeAnalyzer builds analyzerCode (compoundsOnly) or analyzerCodeQuery:
+// the code tokenizer (tokenizerCodeCompounds or tokenizerCodeWords) →
+// filterCodeParts → en stop words, fused into one pass by codeAnalyzer
+// (codesplit.go), whose output is identical to that chain's.
+func newCodeAnalyzer(c *registry.Cache, compoundsOnly bool) (analysis.Analyzer, error) {
+	stop, err := c.TokenMapNamed(en.StopName)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := c.TokenFilterNamed(filterCodeParts)
-	if err != nil {
-		return nil, err
-	}
-	stop, err := c.TokenFilterNamed(en.StopName)
-	if err != nil {
-		return nil, err
-	}
-	// The parts filter lowercases itself (cheaper than a separate pass, and
-	// it needs the original case to find camelCase boundaries).
-	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{parts, stop}}, nil
+	return newCodeAnalyzerFused(stop, compoundsOnly), nil
 }
 
 type analyzerSet struct{ english, code, codeQuery, keyword analysis.Analyzer }

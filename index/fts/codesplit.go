@@ -273,3 +273,413 @@ func allHexish(b []byte, pieces []span) bool {
 	}
 	return digit
 }
+
+// codeAnalyzer is the code analyzers (cairn_code, and cairn_code_query when
+// compoundsOnly is false) fused into one pass. Its output is exactly that of
+// the chain
+//
+//	codeTokenizer{compoundsOnly} → codePartsFilter → stop_en
+//
+// (same Term, Start, End, Position, Type and KeyWord for every token, in the
+// same order; the differential tests and FuzzCodeAnalyzer in
+// codefast_test.go hold it to that), but it allocates the tokens in blocks,
+// lowercases into one buffer per call (or not at all: a term that is
+// already lower-case ASCII is a slice of the input), splits compounds with
+// scratch space reused for the whole call, and drops stop words before they
+// become tokens. It never writes to its input.
+type codeAnalyzer struct {
+	compoundsOnly bool
+	stop          analysis.TokenMap
+	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
+	// starts with b; stopLast the same by last byte. A term either misses
+	// needs no map lookup.
+	stopLens, stopLast [256]uint64
+	// stopOther: the map has words the bits cannot describe (empty, or 64
+	// bytes and longer), so terms the bits miss are looked up anyway.
+	stopOther bool
+}
+
+func newCodeAnalyzerFused(stop analysis.TokenMap, compoundsOnly bool) *codeAnalyzer {
+	a := &codeAnalyzer{compoundsOnly: compoundsOnly, stop: stop}
+	for w := range stop {
+		if l := len(w); l > 0 && l < 64 {
+			a.stopLens[w[0]] |= 1 << l
+			a.stopLast[w[l-1]] |= 1 << l
+		} else {
+			a.stopOther = true
+		}
+	}
+	return a
+}
+
+// isStop is the stop_en filter's test.
+func (a *codeAnalyzer) isStop(term []byte) bool {
+	if l := len(term); l > 0 && l < 64 && !a.stopOther &&
+		(a.stopLens[term[0]]&(1<<l) == 0 || a.stopLast[term[l-1]]&(1<<l) == 0) {
+		return false
+	}
+	_, stop := a.stop[string(term)]
+	return stop
+}
+
+// Classes of bytes for the code tokenizer's scan.
+const (
+	ccWord  = 1 << iota // ASCII letter or digit
+	ccConn              // connector
+	ccUpper             // A-Z
+	ccHigh              // a byte >= 0x80: decode the rune
+)
+
+var codeClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = ccHigh
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = ccWord
+		case 'A' <= c && c <= 'Z':
+			t[c] = ccWord | ccUpper
+		case connectorLevel[c] != 0:
+			t[c] = ccConn
+		}
+	}
+	return t
+}()
+
+// codeTokenBlock bounds how many tokens are allocated at once.
+const codeTokenBlock = 512
+
+// codeRun is the state of one Analyze call.
+type codeRun struct {
+	a     *codeAnalyzer
+	input []byte
+	out   analysis.TokenStream
+	block []analysis.Token
+	buf   []byte // lowercased terms; only ever appended to
+	spans []span // pieces of the compounds being split, a stack
+	first int    // out[first:] are the current compound's tokens
+	pos   int
+	next  int // input offset the scan has reached (for size guesses)
+}
+
+func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	var spanSpace [64]span
+	r := codeRun{a: a, input: input, spans: spanSpace[:0], pos: 1}
+	n := len(input)
+	for i := 0; i < n; {
+		// Skip to the first word rune: a compound's leading connectors
+		// are trimmed anyway.
+		c := codeClass[input[i]]
+		if c&ccWord == 0 {
+			if c&ccHigh == 0 {
+				i++
+				continue
+			}
+			ru, size := utf8.DecodeRune(input[i:])
+			if !isWordRune(ru) {
+				i += size
+				continue
+			}
+		}
+		s, e := i, i // e: the end of the last word rune
+		conn := -1   // the offset of the first connector
+		upper := false
+		for i < n {
+			c := codeClass[input[i]]
+			if c&ccHigh == 0 {
+				if c&ccWord != 0 {
+					if c&ccUpper != 0 && i > s {
+						upper = true
+					}
+					i++
+					e = i
+					continue
+				}
+				if c&ccConn != 0 {
+					if conn < 0 {
+						conn = i
+					}
+					i++
+					continue
+				}
+				break
+			}
+			ru, size := utf8.DecodeRune(input[i:])
+			if !isWordRune(ru) {
+				break
+			}
+			if i > s && unicode.IsUpper(ru) {
+				upper = true
+			}
+			i += size
+			e = i
+		}
+		r.next = i
+		if e-s > maxCompoundBytes {
+			continue
+		}
+		if !upper && (conn < 0 || conn >= e) { // plain
+			if a.compoundsOnly {
+				continue
+			}
+			r.first = len(r.out)
+			r.emit(s, e) // lowercased if 2 to maxCodeTokenBytes long
+			r.pos++
+			continue
+		}
+		r.first = len(r.out)
+		r.emit(s, e)
+		r.split(s, e, 0)
+		r.pos++
+	}
+	return r.out
+}
+
+// add appends a token.
+func (r *codeRun) add(term []byte, start, end int) {
+	if len(r.block) == 0 {
+		if r.out == nil {
+			// Transcripts have about one code token per 40 bytes.
+			r.out = make(analysis.TokenStream, 0, min((len(r.input)-r.next)/40+8, 1<<14))
+		}
+		// Enough for the rest of the input at the rate so far.
+		guess := 16
+		if r.next > 0 {
+			guess = len(r.out)*(len(r.input)-r.next)/r.next + 16
+		}
+		r.block = make([]analysis.Token, min(guess, codeTokenBlock))
+	}
+	t := &r.block[0]
+	r.block = r.block[1:]
+	t.Term = term
+	t.Start = start
+	t.End = end
+	t.Position = r.pos
+	t.Type = analysis.AlphaNumeric
+	r.out = append(r.out, t)
+}
+
+// reserve makes room for n more bytes in buf without moving what it holds.
+func (r *codeRun) reserve(n int) {
+	if cap(r.buf)-len(r.buf) >= n {
+		return
+	}
+	size := max(n, min((len(r.input)-r.next)/4+64, 1<<14))
+	r.buf = make([]byte, 0, size)
+}
+
+// appendLower appends b lowercased as bytes.ToLower does (b is valid UTF-8:
+// compounds are made of decoded word runes and ASCII connectors).
+func appendLower(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		ru, size := utf8.DecodeRune(b[i:])
+		dst = utf8.AppendRune(dst, unicode.ToLower(ru))
+		i += size
+	}
+	return dst
+}
+
+// keep adds term unless it repeats one of the compound's tokens or is a
+// stop word. (The chain dedups before the stop filter, but a repeat of a
+// stop word is a stop word too.)
+func (r *codeRun) keep(term []byte, start, end int) bool {
+	for _, t := range r.out[r.first:] {
+		if len(t.Term) == len(term) && string(t.Term) == string(term) {
+			return false
+		}
+	}
+	if r.a.isStop(term) {
+		return false
+	}
+	r.add(term, start, end)
+	return true
+}
+
+// emit is expander.emit for input[s:e].
+func (r *codeRun) emit(s, e int) {
+	if e-s > maxCodeTokenBytes {
+		return
+	}
+	b := r.input[s:e]
+	lower, ascii := true, true
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			lower = false
+		}
+	}
+	if ascii {
+		if len(b) < 2 {
+			return
+		}
+		if lower {
+			r.keep(b, s, e)
+			return
+		}
+	} else if utf8.RuneCount(b) < 2 {
+		return
+	}
+	r.reserve(2 * len(b))
+	mark := len(r.buf)
+	r.buf = appendLower(r.buf, b)
+	if !r.keep(r.buf[mark:len(r.buf):len(r.buf)], s, e) {
+		r.buf = r.buf[:mark]
+	}
+}
+
+// split is expander.split for input[bs:be], with the pieces on r.spans.
+func (r *codeRun) split(bs, be, lvl int) {
+	for ; lvl <= camelLevel; lvl++ {
+		base := len(r.spans)
+		if lvl == camelLevel {
+			r.camelSplit(bs, be)
+		} else {
+			r.sepSplit(bs, be, lvl)
+		}
+		np := len(r.spans) - base
+		if np < 2 {
+			r.spans = r.spans[:base]
+			continue
+		}
+		if lvl == camelLevel-1 {
+			if allHexish(r.input, r.spans[base:]) {
+				r.spans = r.spans[:base]
+				return
+			}
+			r.emitJoined(bs, be, r.spans[base:])
+		}
+		for k := range np {
+			p := r.spans[base+k]
+			r.emit(p.s, p.e)
+			r.split(p.s, p.e, lvl+1)
+		}
+		r.spans = r.spans[:base]
+		return
+	}
+}
+
+// emitJoined emits the pieces of input[bs:be] joined, as expander.split
+// does for snake_case and kebab-case.
+func (r *codeRun) emitJoined(bs, be int, pieces []span) {
+	n, ascii := 0, true
+	for _, p := range pieces {
+		n += p.e - p.s
+	}
+	if n > maxCodeTokenBytes {
+		return
+	}
+	r.reserve(2 * n)
+	mark := len(r.buf)
+	for _, p := range pieces {
+		for _, c := range r.input[p.s:p.e] {
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+		}
+		r.buf = appendLower(r.buf, r.input[p.s:p.e])
+	}
+	// The rune count of the joined pieces (before lowercasing).
+	runes := n
+	if !ascii {
+		runes = 0
+		for _, p := range pieces {
+			runes += utf8.RuneCount(r.input[p.s:p.e])
+		}
+	}
+	if runes < 2 || !r.keep(r.buf[mark:len(r.buf):len(r.buf)], bs, be) {
+		r.buf = r.buf[:mark]
+	}
+}
+
+// sepSplit is sepSplit for input[bs:be], pushing the pieces (absolute
+// offsets) on r.spans.
+func (r *codeRun) sepSplit(bs, be, lvl int) {
+	b := r.input
+	sep := int8(lvl + 1)
+	start := bs
+	for i := bs; i <= be; i++ {
+		if i < be && (b[i] >= utf8.RuneSelf || connectorLevel[b[i]] != sep) {
+			continue
+		}
+		if s, e := trimConnectors(b, start, i); s < e {
+			r.spans = append(r.spans, span{s, e})
+		}
+		start = i + 1
+	}
+}
+
+// camelSplit is camelSplit for input[bs:be], pushing the pieces (absolute
+// offsets) on r.spans, or nothing.
+func (r *codeRun) camelSplit(bs, be int) {
+	b := r.input[:be]
+	base := len(r.spans)
+	start, runes := bs, 0
+	var prev rune
+	for i := bs; i < be; {
+		ru, size := rune(b[i]), 1
+		if ru >= utf8.RuneSelf {
+			ru, size = utf8.DecodeRune(b[i:])
+		}
+		runes++
+		if i > bs && isUpperRune(ru) {
+			if isLowerRune(prev) || isDigitRune(prev) {
+				r.spans = append(r.spans, span{start, i})
+				start = i
+			} else if isUpperRune(prev) {
+				// RuneError at the end: not lower.
+				if j := i + size; j < be {
+					next := rune(b[j])
+					if next >= utf8.RuneSelf {
+						next, _ = utf8.DecodeRune(b[j:])
+					}
+					if isLowerRune(next) {
+						r.spans = append(r.spans, span{start, i})
+						start = i
+					}
+				}
+			}
+		}
+		prev = ru
+		i += size
+	}
+	if len(r.spans) == base {
+		return
+	}
+	r.spans = append(r.spans, span{start, be})
+	if len(r.spans)-base > 1+runes/4 {
+		r.spans = r.spans[:base]
+	}
+}
+
+func isUpperRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLowerRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+func isDigitRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
+}
