@@ -30,7 +30,8 @@ import (
 //     common symbols); anywhere else the real segment.SegmentWords is called
 //     for that one segment.
 //   - Filters: ASCII terms are lowercased in place and stemmed by
-//     stemASCII, a byte port of go-porterstemmer's StemWithoutLowerCasing;
+//     stemASCII, a byte port of go-porterstemmer's StemWithoutLowerCasing,
+//     all-letter ones through a cache of stop/stem results (stemCache);
 //     other terms go through the same code as bleve's filters.
 //
 // Like bleve's chain it rewrites the token bytes of its input in place
@@ -113,8 +114,8 @@ const tokenBlock = 1024
 
 func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	n := len(input)
-	// About one kept token per 8 bytes of transcript text; the stream grows
-	// by append if that is short.
+	// Transcript text keeps about one token per 10 bytes; the stream
+	// grows by append if that is short.
 	out := make(analysis.TokenStream, 0, min(n/10+1, 1<<16))
 	var block []analysis.Token
 	var runes [maxEnglishTokenRunes]rune // stemming scratch for non-ASCII terms
