@@ -75,3 +75,21 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiscoverCached is an incremental sync's discovery of an unchanged
+// tree: the folder cache loaded, every folder and file stat-ed.
+func BenchmarkDiscoverCached(b *testing.B) {
+	dir := benchCorpus(b)
+	c := LoadDirCache(nil)
+	if _, err := DiscoverCached(dir, c); err != nil {
+		b.Fatal(err)
+	}
+	cache, _ := c.MarshalBinary()
+	b.ReportAllocs()
+	for b.Loop() {
+		c := LoadDirCache(cache)
+		if _, err := DiscoverCached(dir, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
