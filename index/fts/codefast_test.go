@@ -294,18 +294,15 @@ func FuzzCodeAnalyzer(f *testing.F) {
 	})
 }
 
-// codeBenchDocs is realistic input: the raw lines of the sample
+// codeBenchLines is realistic input: the raw lines of the sample
 // transcripts (or of the shared corpus when present), concatenated into
-// documents of about 4 KB. Raw JSONL holds what the indexer sees (text,
-// tool input and output, paths) plus JSON punctuation.
-var codeBenchDocs = sync.OnceValue(func() [][]byte {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
-	if len(files) == 0 {
-		files = codeTranscriptFiles()
-	}
+// documents of 3 to 4 KB. Raw JSONL has what the indexer sees (text, tool
+// input and output, paths) plus JSON keys, UUIDs and punctuation, which
+// makes it denser in compounds than what is indexed.
+var codeBenchLines = sync.OnceValue(func() [][]byte {
 	var docs [][]byte
 	var cur []byte
-	for _, f := range files {
+	for _, f := range codeBenchFiles() {
 		for _, line := range codeJSONLLines(nil, f) {
 			for len(line) > 0 {
 				k := min(len(line), 4096-len(cur))
@@ -331,35 +328,69 @@ var codeBenchDocs = sync.OnceValue(func() [][]byte {
 	return docs
 })
 
-func BenchmarkCodeAnalyzer(b *testing.B) {
-	docs := codeBenchDocs()
-	if len(docs) == 0 {
-		b.Skip("no transcripts")
-	}
-	size := 0
-	for _, d := range docs {
-		size += len(d)
-	}
-	for _, bc := range []struct {
-		name string
-		a    analysis.Analyzer
-	}{
-		{"chain", codeChain(true)},
-		{"fused", fusedCode(true)},
-		{"chain-query", codeChain(false)},
-		{"fused-query", fusedCode(false)},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			tokens := 0
-			for range b.N {
-				tokens = 0
-				for _, d := range docs {
-					tokens += len(bc.a.Analyze(d))
-				}
+// codeBenchTexts is what the indexer feeds the analyzer: the texts,
+// thinking and tool results of the same transcripts, in documents of about
+// 4 KB.
+var codeBenchTexts = sync.OnceValue(func() [][]byte {
+	var docs [][]byte
+	var cur []byte
+	for _, f := range codeBenchFiles() {
+		for _, text := range transcriptTexts(f) {
+			cur = append(cur, text...)
+			cur = append(cur, '\n')
+			if len(cur) >= 4096 {
+				docs = append(docs, cur)
+				cur = nil
 			}
-			b.ReportMetric(float64(tokens), "tokens/op")
-		})
+		}
+	}
+	return docs
+})
+
+func codeBenchFiles() []string {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
+	if len(files) == 0 {
+		files = codeTranscriptFiles()
+	}
+	return files
+}
+
+// BenchmarkCodeAnalyzer compares the chain and the fused analyzer, index
+// and query variants, on raw transcript lines and on transcript texts.
+func BenchmarkCodeAnalyzer(b *testing.B) {
+	for _, set := range []struct {
+		name string
+		docs func() [][]byte
+	}{{"lines", codeBenchLines}, {"texts", codeBenchTexts}} {
+		docs := set.docs()
+		if len(docs) == 0 {
+			b.Skip("no transcripts")
+		}
+		size := 0
+		for _, d := range docs {
+			size += len(d)
+		}
+		for _, bc := range []struct {
+			name string
+			a    analysis.Analyzer
+		}{
+			{"chain", codeChain(true)},
+			{"fused", fusedCode(true)},
+			{"chain-query", codeChain(false)},
+			{"fused-query", fusedCode(false)},
+		} {
+			b.Run(set.name+"/"+bc.name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				tokens := 0
+				for range b.N {
+					tokens = 0
+					for _, d := range docs {
+						tokens += len(bc.a.Analyze(d))
+					}
+				}
+				b.ReportMetric(float64(tokens), "tokens/op")
+			})
+		}
 	}
 }

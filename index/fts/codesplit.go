@@ -322,15 +322,23 @@ func (a *codeAnalyzer) isStop(term []byte) bool {
 	return stop
 }
 
-// Classes of bytes for the code tokenizer's scan.
+// Classes of bytes for the code analyzer's scans. The first bits are the
+// connector levels: ccLevel<<lvl for a separator of level lvl.
 const (
-	ccWord  = 1 << iota // ASCII letter or digit
-	ccConn              // connector
-	ccUpper             // A-Z
-	ccHigh              // a byte >= 0x80: decode the rune
+	ccLevel = 1 << iota // level 0; levels 1 and 2 are the next bits
+	_
+	_
+	ccWord  // ASCII letter or digit
+	ccUpper // A-Z
+	ccHigh  // a byte >= 0x80: decode the rune
+
+	ccConn = ccLevel<<3 - 1 // any connector (three levels)
 )
 
 var codeClass = func() (t [256]uint8) {
+	if len(separatorLevels) != 3 {
+		panic("fts: codeClass assumes three separator levels")
+	}
 	for c := range 256 {
 		switch {
 		case c >= utf8.RuneSelf:
@@ -340,11 +348,20 @@ var codeClass = func() (t [256]uint8) {
 		case 'A' <= c && c <= 'Z':
 			t[c] = ccWord | ccUpper
 		case connectorLevel[c] != 0:
-			t[c] = ccConn
+			t[c] = ccLevel << (connectorLevel[c] - 1)
 		}
 	}
 	return t
 }()
+
+// classMask returns the union of the classes of b's bytes.
+func classMask(b []byte) uint8 {
+	m := uint8(0)
+	for _, c := range b {
+		m |= codeClass[c]
+	}
+	return m
+}
 
 // codeTokenBlock bounds how many tokens are allocated at once.
 const codeTokenBlock = 512
@@ -384,8 +401,10 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		s, e := i, i // e: the end of the last word rune
 		conn := -1   // the offset of the first connector
 		upper := false
+		m := uint8(0) // classes of the bytes from s on
 		for i < n {
 			c := codeClass[input[i]]
+			m |= c
 			if c&ccHigh == 0 {
 				if c&ccWord != 0 {
 					if c&ccUpper != 0 && i > s {
@@ -418,18 +437,19 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		if e-s > maxCompoundBytes {
 			continue
 		}
+		r.first = len(r.out)
 		if !upper && (conn < 0 || conn >= e) { // plain
-			if a.compoundsOnly {
-				continue
+			if !a.compoundsOnly {
+				r.emit(s, e, m) // lowercased if 2 to maxCodeTokenBytes long
+				r.pos++
 			}
-			r.first = len(r.out)
-			r.emit(s, e) // lowercased if 2 to maxCodeTokenBytes long
-			r.pos++
 			continue
 		}
-		r.first = len(r.out)
-		r.emit(s, e)
-		r.split(s, e, 0)
+		// m may have connector bits of the trailing connectors trimmed
+		// off: more bits than input[s:e] has are harmless (split tries
+		// the level for nothing).
+		r.emit(s, e, m)
+		r.split(s, e, 0, m)
 		r.pos++
 	}
 	return r.out
@@ -471,13 +491,28 @@ func (r *codeRun) reserve(n int) {
 // appendLower appends b lowercased as bytes.ToLower does (b is valid UTF-8:
 // compounds are made of decoded word runes and ASCII connectors).
 func appendLower(dst, b []byte) []byte {
+	n := len(dst)
+	if cap(dst)-n >= len(b) {
+		// ASCII straight into place, as far as it goes.
+		out := dst[n : n+len(b)]
+		i := 0
+		for ; i < len(b); i++ {
+			c := b[i]
+			if c >= utf8.RuneSelf {
+				break
+			}
+			out[i] = asciiLower[c]
+		}
+		dst = dst[:n+i]
+		if i == len(b) {
+			return dst
+		}
+		b = b[i:]
+	}
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
+			dst = append(dst, asciiLower[c])
 			i++
 			continue
 		}
@@ -487,6 +522,16 @@ func appendLower(dst, b []byte) []byte {
 	}
 	return dst
 }
+
+var asciiLower = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // keep adds term unless it repeats one of the compound's tokens or is a
 // stop word. (The chain dedups before the stop filter, but a repeat of a
@@ -504,27 +549,18 @@ func (r *codeRun) keep(term []byte, start, end int) bool {
 	return true
 }
 
-// emit is expander.emit for input[s:e].
-func (r *codeRun) emit(s, e int) {
+// emit is expander.emit for input[s:e], whose bytes have the classes m
+// (or more).
+func (r *codeRun) emit(s, e int, m uint8) {
 	if e-s > maxCodeTokenBytes {
 		return
 	}
 	b := r.input[s:e]
-	lower, ascii := true, true
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-		if 'A' <= c && c <= 'Z' {
-			lower = false
-		}
-	}
-	if ascii {
+	if m&ccHigh == 0 {
 		if len(b) < 2 {
 			return
 		}
-		if lower {
+		if m&ccUpper == 0 {
 			r.keep(b, s, e)
 			return
 		}
@@ -539,13 +575,25 @@ func (r *codeRun) emit(s, e int) {
 	}
 }
 
-// split is expander.split for input[bs:be], with the pieces on r.spans.
-func (r *codeRun) split(bs, be, lvl int) {
+// split is expander.split for input[bs:be], whose bytes have the classes
+// m (or more), with the pieces on r.spans.
+//
+// input[bs:be] starts and ends with a word rune (compounds and pieces are
+// trimmed), so it has several pieces at a separator level exactly when it
+// has a separator of that level: m tells which levels to try.
+func (r *codeRun) split(bs, be, lvl int, m uint8) {
 	for ; lvl <= camelLevel; lvl++ {
 		base := len(r.spans)
 		if lvl == camelLevel {
+			// A case boundary is at an upper-case rune.
+			if m&(ccUpper|ccHigh) == 0 {
+				return
+			}
 			r.camelSplit(bs, be)
 		} else {
+			if m&(ccLevel<<lvl) == 0 {
+				continue
+			}
 			r.sepSplit(bs, be, lvl)
 		}
 		np := len(r.spans) - base
@@ -558,12 +606,15 @@ func (r *codeRun) split(bs, be, lvl int) {
 				r.spans = r.spans[:base]
 				return
 			}
-			r.emitJoined(bs, be, r.spans[base:])
+			r.emitJoined(bs, be, r.spans[base:], m)
 		}
 		for k := range np {
 			p := r.spans[base+k]
-			r.emit(p.s, p.e)
-			r.split(p.s, p.e, lvl+1)
+			pm := classMask(r.input[p.s:p.e])
+			r.emit(p.s, p.e, pm)
+			if lvl < camelLevel {
+				r.split(p.s, p.e, lvl+1, pm)
+			}
 		}
 		r.spans = r.spans[:base]
 		return
@@ -571,9 +622,9 @@ func (r *codeRun) split(bs, be, lvl int) {
 }
 
 // emitJoined emits the pieces of input[bs:be] joined, as expander.split
-// does for snake_case and kebab-case.
-func (r *codeRun) emitJoined(bs, be int, pieces []span) {
-	n, ascii := 0, true
+// does for snake_case and kebab-case. m is as for split.
+func (r *codeRun) emitJoined(bs, be int, pieces []span, m uint8) {
+	n := 0
 	for _, p := range pieces {
 		n += p.e - p.s
 	}
@@ -583,16 +634,11 @@ func (r *codeRun) emitJoined(bs, be int, pieces []span) {
 	r.reserve(2 * n)
 	mark := len(r.buf)
 	for _, p := range pieces {
-		for _, c := range r.input[p.s:p.e] {
-			if c >= utf8.RuneSelf {
-				ascii = false
-			}
-		}
 		r.buf = appendLower(r.buf, r.input[p.s:p.e])
 	}
 	// The rune count of the joined pieces (before lowercasing).
 	runes := n
-	if !ascii {
+	if m&ccHigh != 0 {
 		runes = 0
 		for _, p := range pieces {
 			runes += utf8.RuneCount(r.input[p.s:p.e])
