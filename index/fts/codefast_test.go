@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -124,6 +125,20 @@ var codeCases = []string{
 	`{"type":"assistant","message":{"content":[{"type":"text","text":"Let's fix parse.go:42 in index/fts."}]}}`,
 	"src/parse_transcript.go src/parse_transcript.go parseTranscript parse_transcript",
 	"a.b a.b A.B a-b-a-b the-the-the", "x_x_x", "ab_ab", "ab-AB", "Ab-aB", "foo_Bar-baz.Qux/quux",
+}
+
+// TestCodeRuneBits checks the bit tables against the functions they stand
+// for, for every rune (the tables cover the BMP; the rest falls through).
+func TestCodeRuneBits(t *testing.T) {
+	b := codeRuneBits()
+	for r := rune(-1); r <= unicode.MaxRune+1; r++ {
+		if got, want := b.isWord(r), isWordRune(r); got != want {
+			t.Fatalf("isWord(%U) = %v, want %v", r, got, want)
+		}
+		if got, want := b.isUpper(r), unicode.IsUpper(r); got != want {
+			t.Fatalf("isUpper(%U) = %v, want %v", r, got, want)
+		}
+	}
 }
 
 func TestCodeAnalyzerMatchesChainOnCases(t *testing.T) {
@@ -392,5 +407,12 @@ func BenchmarkCodeAnalyzer(b *testing.B) {
 				b.ReportMetric(float64(tokens), "tokens/op")
 			})
 		}
+	}
+}
+
+func BenchmarkCodeRuneBits(b *testing.B) {
+	for range b.N {
+		codeRuneBits = sync.OnceValue(codeRuneBitsBuild)
+		codeRuneBits()
 	}
 }

@@ -2,6 +2,7 @@ package fts
 
 import (
 	"bytes"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -322,6 +323,59 @@ func (a *codeAnalyzer) isStop(term []byte) bool {
 	return stop
 }
 
+// runeBits has, for each rune below 0x10000, whether isWordRune and
+// unicode.IsUpper hold: bit tables, one lookup instead of unicode's binary
+// searches for the non-ASCII runes of every scan (arrows, box drawing,
+// accented letters). TestCodeRuneBits checks every rune.
+type runeBits struct{ word, upper [1 << 16 / 64]uint64 }
+
+func (b *runeBits) isWord(r rune) bool {
+	if uint32(r) < 1<<16 {
+		return b.word[r>>6]&(1<<(r&63)) != 0
+	}
+	return isWordRune(r)
+}
+
+func (b *runeBits) isUpper(r rune) bool {
+	if uint32(r) < 1<<16 {
+		return b.upper[r>>6]&(1<<(r&63)) != 0
+	}
+	return unicode.IsUpper(r)
+}
+
+// codeRuneBits builds the tables on first use (from unicode's range
+// tables: about 60 000 bits to set), so that commands which never analyse
+// code do not pay for them.
+var codeRuneBits = sync.OnceValue(codeRuneBitsBuild)
+
+func codeRuneBitsBuild() *runeBits {
+	b := new(runeBits)
+	set := func(t *[1 << 16 / 64]uint64, tab *unicode.RangeTable) {
+		for _, rg := range tab.R16 {
+			for c := uint32(rg.Lo); c <= uint32(rg.Hi); c += uint32(rg.Stride) {
+				t[c>>6] |= 1 << (c & 63)
+			}
+		}
+	}
+	set(&b.word, unicode.Letter)
+	set(&b.word, unicode.Digit)
+	set(&b.word, unicode.Mark)
+	set(&b.upper, unicode.Upper)
+	// Below 0x100 the functions have their own table: ask them.
+	for c := range rune(0x100) {
+		w, u := uint64(0), uint64(0)
+		if isWordRune(c) {
+			w = 1
+		}
+		if unicode.IsUpper(c) {
+			u = 1
+		}
+		b.word[c>>6] = b.word[c>>6]&^(1<<(c&63)) | w<<(c&63)
+		b.upper[c>>6] = b.upper[c>>6]&^(1<<(c&63)) | u<<(c&63)
+	}
+	return b
+}
+
 // Classes of bytes for the code analyzer's scans. The first bits are the
 // connector levels: ccLevel<<lvl for a separator of level lvl.
 const (
@@ -382,6 +436,7 @@ type codeRun struct {
 func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	var spanSpace [64]span
 	r := codeRun{a: a, input: input, spans: spanSpace[:0], pos: 1}
+	bits := codeRuneBits()
 	n := len(input)
 	for i := 0; i < n; {
 		// Skip to the first word rune: a compound's leading connectors
@@ -393,7 +448,7 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 				continue
 			}
 			ru, size := utf8.DecodeRune(input[i:])
-			if !isWordRune(ru) {
+			if !bits.isWord(ru) {
 				i += size
 				continue
 			}
@@ -424,10 +479,10 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 				break
 			}
 			ru, size := utf8.DecodeRune(input[i:])
-			if !isWordRune(ru) {
+			if !bits.isWord(ru) {
 				break
 			}
-			if i > s && unicode.IsUpper(ru) {
+			if i > s && bits.isUpper(ru) {
 				upper = true
 			}
 			i += size
@@ -458,16 +513,23 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 // add appends a token.
 func (r *codeRun) add(term []byte, start, end int) {
 	if len(r.block) == 0 {
-		if r.out == nil {
-			// Transcripts have about one code token per 40 bytes.
-			r.out = make(analysis.TokenStream, 0, min((len(r.input)-r.next)/40+8, 1<<14))
-		}
 		// Enough for the rest of the input at the rate so far.
 		guess := 16
 		if r.next > 0 {
 			guess = len(r.out)*(len(r.input)-r.next)/r.next + 16
 		}
 		r.block = make([]analysis.Token, min(guess, codeTokenBlock))
+	}
+	if len(r.out) == cap(r.out) {
+		// Transcripts have about one code token per 10 bytes; after the
+		// first, the guess is the rate so far.
+		size := len(r.input)/16 + 16
+		if len(r.out) > 0 {
+			size = max(len(r.out)*len(r.input)/max(r.next, 1)+16, len(r.out)+len(r.out)/4+16)
+		}
+		out := make(analysis.TokenStream, len(r.out), size)
+		copy(out, r.out)
+		r.out = out
 	}
 	t := &r.block[0]
 	r.block = r.block[1:]
