@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -411,7 +412,7 @@ func (s *Store) MemStatusCounts(ctx context.Context) (map[string]int, int, error
 // MemVectors returns the stored vectors of memories made by embedder,
 // keyed by memory id.
 func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]float32, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT doc, vector FROM embeddings WHERE embedder = ? AND doc >= 'mem:' AND doc < 'mem;'`, embedder)
+	rows, err := s.r.QueryContext(ctx, `SELECT doc, dims, vector FROM embeddings WHERE embedder = ? AND doc >= 'mem:' AND doc < 'mem;'`, embedder)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
@@ -419,11 +420,16 @@ func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]f
 	out := map[string][]float32{}
 	for rows.Next() {
 		var doc string
+		var dims int
 		var blob []byte
-		if err := rows.Scan(&doc, &blob); err != nil {
+		if err := rows.Scan(&doc, &dims, &blob); err != nil {
 			return nil, err
 		}
-		out[strings.TrimPrefix(doc, docMemoryPrefix)] = decodeVector(blob)
+		v, err := decodeVector(blob, dims)
+		if err != nil {
+			return nil, fmt.Errorf("vector of memory %s: %w", strings.TrimPrefix(doc, docMemoryPrefix), err)
+		}
+		out[strings.TrimPrefix(doc, docMemoryPrefix)] = v
 	}
 	return out, rows.Err()
 }

@@ -299,7 +299,7 @@ func TestQueueKeysMigration(t *testing.T) {
 // a table keyed by embedder and document) are all there after opening.
 func TestEmbeddingsMigration(t *testing.T) {
 	s, dir := openStore(t)
-	vecs := []VecRow{{ID: "m:a", Vec: []float32{1, 0}}, {ID: "m:b", Vec: []float32{0, 1}}, {ID: "mem:c", Vec: []float32{0.6, 0.8}}}
+	vecs := []VecRow{{ID: "m:a", Vec: []float32{1, 0}}, {ID: "m:b", Vec: []float32{0, 1}}, {ID: "mem:c", Vec: []float32{0.625, 0.75}}}
 	if err := s.PutEmbeddings("test-2", vecs); err != nil {
 		t.Fatal(err)
 	}
