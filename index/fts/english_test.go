@@ -375,6 +375,12 @@ var englishBenchDocs = sync.OnceValue(func() [][]byte {
 	return docs
 })
 
+// BenchmarkEnglishAnalyzer compares bleve's chain with englishAnalyzer on
+// the shared corpus (233 documents, 2.2 MB). On the 2-core dev box (busy;
+// -cpu 1, min/median of 5): bleve 181/259 ms, 35.0 MB, 425,672 allocs per
+// pass; fused 34/45 ms, 16.9 MB, 2,379 allocs; fused with a cold stem cache
+// 37/48 ms, 17.1 MB, 10,269 allocs. User CPU per pass: 265 ms against
+// 31-37 ms.
 func BenchmarkEnglishAnalyzer(b *testing.B) {
 	docs := englishBenchText(b)
 	size := 0
