@@ -290,37 +290,57 @@ func allHexish(b []byte, pieces []span) bool {
 // become tokens. It never writes to its input.
 type codeAnalyzer struct {
 	compoundsOnly bool
-	stop          analysis.TokenMap
-	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
-	// starts with b; stopLast the same by last byte. A term either misses
-	// needs no map lookup.
-	stopLens, stopLast [256]uint64
-	// stopOther: the map has words the bits cannot describe (empty, or 64
-	// bytes and longer), so terms the bits miss are looked up anyway.
-	stopOther bool
+	// stop holds the stop words in an open-addressing table (probed
+	// from stopHash, compared in full): cheaper than the map's hash of
+	// the whole term for the many short pieces of compounds.
+	stop     []string
+	stopUsed []bool
+	stopMask uint32
 }
 
 func newCodeAnalyzerFused(stop analysis.TokenMap, compoundsOnly bool) *codeAnalyzer {
-	a := &codeAnalyzer{compoundsOnly: compoundsOnly, stop: stop}
+	a := &codeAnalyzer{compoundsOnly: compoundsOnly}
+	size := 64
+	for size < 4*len(stop) {
+		size *= 2
+	}
+	a.stop = make([]string, size)
+	a.stopUsed = make([]bool, size)
+	a.stopMask = uint32(size - 1)
 	for w := range stop {
-		if l := len(w); l > 0 && l < 64 {
-			a.stopLens[w[0]] |= 1 << l
-			a.stopLast[w[l-1]] |= 1 << l
-		} else {
-			a.stopOther = true
+		h := stopHash(w) & a.stopMask
+		for a.stopUsed[h] {
+			h = (h + 1) & a.stopMask
 		}
+		a.stop[h], a.stopUsed[h] = w, true
 	}
 	return a
 }
 
+// stopHash hashes a term's length and first, second, middle and last
+// bytes.
+func stopHash[T string | []byte](w T) uint32 {
+	l := len(w)
+	if l == 0 {
+		return 0
+	}
+	h := uint32(l)*0x9E3779B1 ^ uint32(w[0])<<24 ^ uint32(w[l-1])<<16 ^ uint32(w[l/2])<<8 ^ uint32(w[min(1, l-1)])
+	h ^= h >> 15
+	h *= 0x2C1B3C6D
+	h ^= h >> 12
+	return h
+}
+
 // isStop is the stop_en filter's test.
 func (a *codeAnalyzer) isStop(term []byte) bool {
-	if l := len(term); l > 0 && l < 64 && !a.stopOther &&
-		(a.stopLens[term[0]]&(1<<l) == 0 || a.stopLast[term[l-1]]&(1<<l) == 0) {
-		return false
+	h := stopHash(term) & a.stopMask
+	for a.stopUsed[h] {
+		if a.stop[h] == string(term) {
+			return true
+		}
+		h = (h + 1) & a.stopMask
 	}
-	_, stop := a.stop[string(term)]
-	return stop
+	return false
 }
 
 // runeBits has, for each rune below 0x10000, whether isWordRune and
@@ -417,6 +437,15 @@ func classMask(b []byte) uint8 {
 	return m
 }
 
+// codeScratch is the scratch space of an Analyze call: nothing in it
+// outlives the call.
+type codeScratch struct {
+	spans []span   // pieces of the compounds being split, a stack
+	fps   []uint64 // termPrint of the current compound's tokens
+}
+
+var codeScratches = sync.Pool{New: func() any { return new(codeScratch) }}
+
 // codeTokenBlock bounds how many tokens are allocated at once.
 const codeTokenBlock = 512
 
@@ -427,15 +456,21 @@ type codeRun struct {
 	out   analysis.TokenStream
 	block []analysis.Token
 	buf   []byte // lowercased terms; only ever appended to
-	spans []span // pieces of the compounds being split, a stack
+	spans []span   // pieces of the compounds being split, a stack
+	fps   []uint64 // termPrint of out[first:]
 	first int    // out[first:] are the current compound's tokens
 	pos   int
 	next  int // input offset the scan has reached (for size guesses)
 }
 
 func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	var spanSpace [64]span
-	r := codeRun{a: a, input: input, spans: spanSpace[:0], pos: 1}
+	r := codeRun{a: a, input: input, pos: 1}
+	sc := codeScratches.Get().(*codeScratch)
+	r.spans, r.fps = sc.spans[:0], sc.fps[:0]
+	defer func() {
+		sc.spans, sc.fps = r.spans[:0], r.fps[:0]
+		codeScratches.Put(sc)
+	}()
 	bits := codeRuneBits()
 	n := len(input)
 	for i := 0; i < n; {
@@ -459,6 +494,14 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		m := uint8(0) // classes of the bytes from s on
 		for i < n {
 			c := codeClass[input[i]]
+			if c == ccWord { // the common case: a run of a-z 0-9
+				i++
+				for i < n && codeClass[input[i]] == ccWord {
+					i++
+				}
+				e = i
+				continue
+			}
 			m |= c
 			if c&ccHigh == 0 {
 				if c&ccWord != 0 {
@@ -492,7 +535,7 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		if e-s > maxCompoundBytes {
 			continue
 		}
-		r.first = len(r.out)
+		r.first, r.fps = len(r.out), r.fps[:0]
 		if !upper && (conn < 0 || conn >= e) { // plain
 			if !a.compoundsOnly {
 				r.emit(s, e, m) // lowercased if 2 to maxCodeTokenBytes long
@@ -599,8 +642,9 @@ var asciiLower = func() (t [utf8.RuneSelf]byte) {
 // stop word. (The chain dedups before the stop filter, but a repeat of a
 // stop word is a stop word too.)
 func (r *codeRun) keep(term []byte, start, end int) bool {
-	for _, t := range r.out[r.first:] {
-		if len(t.Term) == len(term) && string(t.Term) == string(term) {
+	fp := termPrint(term)
+	for k, f := range r.fps {
+		if f == fp && string(r.out[r.first+k].Term) == string(term) {
 			return false
 		}
 	}
@@ -608,7 +652,18 @@ func (r *codeRun) keep(term []byte, start, end int) bool {
 		return false
 	}
 	r.add(term, start, end)
+	r.fps = append(r.fps, fp)
 	return true
+}
+
+// termPrint is a fingerprint of a term for keep: terms that differ in it
+// differ.
+func termPrint(b []byte) uint64 {
+	l := len(b)
+	if l == 0 {
+		return 0
+	}
+	return uint64(l)<<40 | uint64(b[0])<<32 | uint64(b[l-1])<<24 | uint64(b[l/2])<<16 | uint64(b[min(1, l-1)])<<8 | uint64(b[l*3/4])
 }
 
 // emit is expander.emit for input[s:e], whose bytes have the classes m
