@@ -51,6 +51,12 @@ func init() {
 		case bytes.HasPrefix(b, []byte(zMagic)):
 			out, err = inflate(b[len(zMagic):])
 		case bytes.HasPrefix(b, []byte(s2Magic)):
+			// Only values under s2Below are written as S2: a damaged header
+			// claiming more must not make the decoder allocate it.
+			if n, derr := s2.DecodedLen(b[len(s2Magic):]); derr != nil || n >= s2Below {
+				err = fmt.Errorf("S2 value claims %d bytes (%v)", n, derr)
+				break
+			}
 			out, err = s2.Decode(nil, b[len(s2Magic):])
 		default:
 			return args[0], nil

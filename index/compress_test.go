@@ -66,6 +66,10 @@ func TestCompressFormats(t *testing.T) {
 			t.Fatalf("%s damaged value: %v", c.magic, err)
 		}
 	}
+	// A damaged S2 header claiming a huge value is refused, not allocated.
+	if _, err := unz([]byte(s2Magic + "\xff\xff\xff\xff\x0f")); err == nil || !strings.Contains(err.Error(), "new data dir") {
+		t.Fatalf("S2 header claiming 4 GB: %v", err)
+	}
 	if got, err := unz("plain text"); err != nil || got != "plain text" {
 		t.Fatalf("plain value: %q, %v", got, err)
 	}

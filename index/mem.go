@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -425,11 +424,11 @@ func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]f
 		if err := rows.Scan(&doc, &dims, &blob); err != nil {
 			return nil, err
 		}
-		v, err := decodeVector(blob, dims)
-		if err != nil {
-			return nil, fmt.Errorf("vector of memory %s: %w", strings.TrimPrefix(doc, docMemoryPrefix), err)
+		// A damaged vector is left out: that memory is embedded again when
+		// needed, and one bad row does not stop deduplication.
+		if v, err := decodeVector(blob, dims); err == nil {
+			out[strings.TrimPrefix(doc, docMemoryPrefix)] = v
 		}
-		out[strings.TrimPrefix(doc, docMemoryPrefix)] = v
 	}
 	return out, rows.Err()
 }

@@ -206,7 +206,7 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 		for _, v := range vecs {
 			// An entry's vector is stored under its "e:" key (see schema 6).
 			key := v.key
-			if key == "" {
+			if !strings.HasPrefix(key, queueEntryPrefix) {
 				key = v.ID
 				if uuid, ok := strings.CutPrefix(v.ID, docEntryPrefix); ok {
 					switch err := keyOf.QueryRowContext(ctx, uuid).Scan(&key); {

@@ -277,6 +277,11 @@ ALTER TABLE embeddings_v5 RENAME TO embeddings;
 UPDATE embeddings SET doc = (SELECT printf('e:%013d', e.id) FROM entries_raw e WHERE e.uuid = substr(embeddings.doc, 3))
 	WHERE doc >= 'm:' AND doc < 'm;' AND substr(doc, 3) IN (SELECT uuid FROM entries_raw);
 `,
+	// 7: no table changes, only formats an older build cannot read: values
+	// under 2 KB are S2-compressed (compress.go) and vectors are stored as
+	// half floats (encodeVector). The version moves so such a build refuses
+	// the store instead of reading compressed bytes as text.
+	`SELECT 1;`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -225,7 +225,8 @@ func (s *Store) summariesResolvable(ctx context.Context) bool {
 
 // discover lists the transcript files of the tree, or of some projects.
 // A whole-tree listing skips the folders that have not changed since the
-// last one (dirs.cache beside the store: derived, rewritten every time).
+// last one (dirs.cache beside the store: derived, rewritten when a
+// listing changed).
 func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree, error) {
 	if len(projects) == 0 {
 		path := filepath.Join(s.Dir(), "dirs.cache")

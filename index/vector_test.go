@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -78,5 +79,21 @@ func TestVectorEncoding(t *testing.T) {
 	}
 	if _, err := decodeVector(make([]byte, 7), 3); err == nil {
 		t.Fatal("a 7-byte vector of 3 dims decoded")
+	}
+}
+
+// TestMemVectorsSkipDamaged: one damaged memory vector is left out (that
+// memory gets embedded again) instead of failing every deduplication.
+func TestMemVectorsSkipDamaged(t *testing.T) {
+	s, _ := openStore(t)
+	if err := s.MemPutVectors("test-2", map[string][]float32{"a": {1, 0}, "b": {0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`UPDATE embeddings SET vector = x'00' WHERE doc = 'mem:a'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MemVectors(context.Background(), "test-2")
+	if err != nil || len(got) != 1 || !slices.Equal(got["b"], []float32{0, 1}) {
+		t.Fatalf("after damaging one vector: %v, %v", got, err)
 	}
 }

@@ -124,8 +124,8 @@ func IsZero(v []float32) bool {
 	return true
 }
 
-// EncodeVector returns v as little-endian float32s, 4 bytes per component,
-// the BLOB layout the index stores.
+// EncodeVector returns v as little-endian float32s, 4 bytes per component
+// (the index stores vectors in its own, smaller layout: index.encodeVector).
 func EncodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
