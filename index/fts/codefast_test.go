@@ -14,6 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/registry"
 )
 
@@ -414,5 +415,24 @@ func BenchmarkCodeRuneBits(b *testing.B) {
 	for range b.N {
 		codeRuneBits = sync.OnceValue(codeRuneBitsBuild)
 		codeRuneBits()
+	}
+}
+
+// TestCodeAnalyzerOwnStopList checks that analyzers with other stop lists
+// do not replay each other's entries of the shared compound cache.
+func TestCodeAnalyzerOwnStopList(t *testing.T) {
+	in := []byte("parse_transcript parseTranscript the_and HTTPServer src/parse.go")
+	for _, stopWords := range []analysis.TokenMap{{}, {"parse": true, "go": true}, {"http": true, "": true}} {
+		want := (&analysis.DefaultAnalyzer{
+			Tokenizer:    codeTokenizer{compoundsOnly: true},
+			TokenFilters: []analysis.TokenFilter{codePartsFilter{}, stop.NewStopTokensFilter(stopWords)},
+		}).Analyze(in)
+		for range 2 { // a miss, then a hit
+			analyzers().code.Analyze(in)
+			got := newCodeAnalyzerFused(stopWords, true).Analyze(in)
+			if d := diffCodeStreams(want, got); d != "" {
+				t.Errorf("stop words %v: %s", stopWords, d)
+			}
+		}
 	}
 }

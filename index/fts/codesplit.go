@@ -2,7 +2,9 @@ package fts
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -296,6 +298,16 @@ type codeAnalyzer struct {
 	stop     []string
 	stopUsed []bool
 	stopMask uint32
+	// stopLens[b] has bit l set when a stop word of l bytes (0 < l < 64)
+	// starts with b; stopLast the same by last byte. A term either
+	// misses is no stop word: most terms need no lookup.
+	stopLens, stopLast [256]uint64
+	// stopOther: there are stop words the bits cannot describe (empty, or
+	// 64 bytes and longer), so terms the bits miss are looked up anyway.
+	stopOther bool
+	// stopID identifies the stop list in codeCompounds, which all code
+	// analyzers share.
+	stopID uint64
 }
 
 func newCodeAnalyzerFused(stop analysis.TokenMap, compoundsOnly bool) *codeAnalyzer {
@@ -313,6 +325,13 @@ func newCodeAnalyzerFused(stop analysis.TokenMap, compoundsOnly bool) *codeAnaly
 			h = (h + 1) & a.stopMask
 		}
 		a.stop[h], a.stopUsed[h] = w, true
+		a.stopID += compoundHash([]byte(w)) | 1 // order-independent
+		if l := len(w); l > 0 && l < 64 {
+			a.stopLens[w[0]] |= 1 << l
+			a.stopLast[w[l-1]] |= 1 << l
+		} else {
+			a.stopOther = true
+		}
 	}
 	return a
 }
@@ -333,6 +352,10 @@ func stopHash[T string | []byte](w T) uint32 {
 
 // isStop is the stop_en filter's test.
 func (a *codeAnalyzer) isStop(term []byte) bool {
+	if l := len(term); l > 0 && l < 64 && !a.stopOther &&
+		(a.stopLens[term[0]]&(1<<l) == 0 || a.stopLast[term[l-1]]&(1<<l) == 0) {
+		return false
+	}
 	h := stopHash(term) & a.stopMask
 	for a.stopUsed[h] {
 		if a.stop[h] == string(term) {
@@ -455,10 +478,10 @@ type codeRun struct {
 	input []byte
 	out   analysis.TokenStream
 	block []analysis.Token
-	buf   []byte // lowercased terms; only ever appended to
+	buf   []byte   // lowercased terms; only ever appended to
 	spans []span   // pieces of the compounds being split, a stack
 	fps   []uint64 // termPrint of out[first:]
-	first int    // out[first:] are the current compound's tokens
+	first int      // out[first:] are the current compound's tokens
 	pos   int
 	next  int // input offset the scan has reached (for size guesses)
 }
@@ -546,11 +569,128 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		// m may have connector bits of the trailing connectors trimmed
 		// off: more bits than input[s:e] has are harmless (split tries
 		// the level for nothing).
-		r.emit(s, e, m)
-		r.split(s, e, 0, m)
+		if e-s > maxCachedCompound {
+			r.emit(s, e, m)
+			r.split(s, e, 0, m)
+			r.pos++
+			continue
+		}
+		h := compoundHash(input[s:e])
+		slot := &codeCompounds[h&(codeCacheSize-1)]
+		if ce := slot.Load(); ce != nil && ce.stopID == a.stopID && ce.key() == string(input[s:e]) {
+			r.replay(ce, s)
+		} else {
+			r.emit(s, e, m)
+			r.split(s, e, 0, m)
+			if ce := r.record(s, e); ce != nil {
+				slot.Store(ce)
+			}
+		}
 		r.pos++
 	}
 	return r.out
+}
+
+// codeCompounds caches the tokens of compounds (not plain words), which
+// repeat a lot (paths, identifiers, JSON keys): replaying them skips the
+// splitting, lowercasing, dedup and stop-word tests. It is direct-mapped, a
+// slot replaced on a miss; entries are immutable, so concurrent Analyze
+// calls need nothing more than the atomic pointers. Terms are copied out
+// of it (or sliced from the input): no two calls share term bytes.
+var codeCompounds [codeCacheSize]atomic.Pointer[codeEntry]
+
+const (
+	codeCacheSize     = 1 << 16 // a power of two
+	maxCachedCompound = 128     // longer compounds are rarely repeated
+)
+
+// codeEntry is a compound and its tokens. data is the compound's bytes
+// followed by the tokens' terms that are not slices of the compound.
+type codeEntry struct {
+	stopID uint64
+	keyLen int
+	data   string
+	toks   []codeCachedToken
+}
+
+func (ce *codeEntry) key() string { return ce.data[:ce.keyLen] }
+
+// codeCachedToken is a token relative to its compound: Start and End are
+// offsets in it, and the term is data[off:off+n] (a slice of the compound
+// itself, where the term is found as it is in the input, when off < keyLen).
+type codeCachedToken struct {
+	start, end, off, n uint16
+}
+
+// compoundHash hashes b eight bytes at a time.
+func compoundHash(b []byte) uint64 {
+	h := uint64(len(b)) * 0x9E3779B97F4A7C15
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xBF58476D1CE4E5B9
+		h ^= h >> 29
+		b = b[8:]
+	}
+	var t uint64
+	for i, c := range b {
+		t |= uint64(c) << (8 * i)
+	}
+	h = (h ^ t) * 0x94D049BB133111EB
+	h ^= h >> 31
+	return h
+}
+
+// replay adds the cached tokens of the compound at input[s:].
+func (r *codeRun) replay(ce *codeEntry, s int) {
+	need := 0
+	for _, t := range ce.toks {
+		if int(t.off) >= ce.keyLen {
+			need += int(t.n)
+		}
+	}
+	if need > 0 {
+		r.reserve(need)
+	}
+	for _, t := range ce.toks {
+		var term []byte
+		if int(t.off) < ce.keyLen {
+			term = r.input[s+int(t.off) : s+int(t.off)+int(t.n)]
+		} else {
+			mark := len(r.buf)
+			r.buf = append(r.buf, ce.data[t.off:t.off+t.n]...)
+			term = r.buf[mark:len(r.buf):len(r.buf)]
+		}
+		r.add(term, s+int(t.start), s+int(t.end))
+	}
+}
+
+// record makes the cache entry for the compound input[s:e], whose tokens
+// are out[first:].
+func (r *codeRun) record(s, e int) *codeEntry {
+	toks := r.out[r.first:]
+	key := r.input[s:e]
+	n := len(key)
+	for _, t := range toks {
+		if string(t.Term) != string(r.input[t.Start:t.End]) {
+			n += len(t.Term)
+		}
+	}
+	if n > 1<<16-1 {
+		return nil
+	}
+	data := make([]byte, 0, n)
+	data = append(data, key...)
+	ct := make([]codeCachedToken, len(toks))
+	for i, t := range toks {
+		c := codeCachedToken{start: uint16(t.Start - s), end: uint16(t.End - s), n: uint16(len(t.Term))}
+		if string(t.Term) == string(r.input[t.Start:t.End]) {
+			c.off = c.start // the term is the input as it is
+		} else {
+			c.off = uint16(len(data))
+			data = append(data, t.Term...)
+		}
+		ct[i] = c
+	}
+	return &codeEntry{stopID: r.a.stopID, keyLen: len(key), data: string(data), toks: ct}
 }
 
 // add appends a token.
