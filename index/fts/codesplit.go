@@ -285,11 +285,23 @@ func allHexish(b []byte, pieces []span) bool {
 //
 // (same Term, Start, End, Position, Type and KeyWord for every token, in the
 // same order; the differential tests and FuzzCodeAnalyzer in
-// codefast_test.go hold it to that), but it allocates the tokens in blocks,
-// lowercases into one buffer per call (or not at all: a term that is
-// already lower-case ASCII is a slice of the input), splits compounds with
-// scratch space reused for the whole call, and drops stop words before they
-// become tokens. It never writes to its input.
+// codefast_test.go hold it to that), but:
+//
+//   - it allocates the tokens in blocks and the stream once or twice;
+//   - it lowercases into one buffer per call, or not at all: a term that is
+//     already lower-case ASCII is a slice of the input;
+//   - it finds compounds with a byte-class table (and bit tables for the
+//     non-ASCII runes), noting which separator levels each has, so that
+//     splitting only tries the levels that are there;
+//   - it splits with scratch space reused for the whole call, dedups by
+//     fingerprint and drops stop words before they become tokens;
+//   - it replays the tokens of compounds it has seen before from a shared
+//     cache (codeCompounds).
+//
+// It never writes to its input, and no two calls share term bytes.
+//
+// codeTokenizer and codePartsFilter stay registered, and are the reference
+// the tests compare it with.
 type codeAnalyzer struct {
 	compoundsOnly bool
 	// stop holds the stop words in an open-addressing table (probed
