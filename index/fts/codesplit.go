@@ -581,15 +581,29 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		// m may have connector bits of the trailing connectors trimmed
 		// off: more bits than input[s:e] has are harmless (split tries
 		// the level for nothing).
+		// Two slots a compound can be in, so that two compounds
+		// that share one do not keep evicting each other.
 		h := compoundHash(input[s:e])
-		slot := &codeCompounds[h&(codeCacheSize-1)]
-		if ce := slot.Load(); ce != nil && ce.stopID == a.stopID && ce.key() == string(input[s:e]) {
-			r.replay(ce, s)
+		slot1, slot2 := &codeCompounds[h&(codeCacheSize-1)], &codeCompounds[h>>32&(codeCacheSize-1)]
+		ce1, ce2 := slot1.Load(), slot2.Load()
+		if ce1 != nil && ce1.stopID == a.stopID && ce1.key() == string(input[s:e]) {
+			r.replay(ce1, s)
+		} else if ce2 != nil && ce2.stopID == a.stopID && ce2.key() == string(input[s:e]) {
+			r.replay(ce2, s)
 		} else {
 			r.emit(s, e, m)
 			r.split(s, e, 0, m)
 			if ce := r.record(s, e); ce != nil {
-				slot.Store(ce)
+				switch {
+				case ce1 == nil:
+					slot1.Store(ce)
+				case ce2 == nil:
+					slot2.Store(ce)
+				case h&(1<<16) == 0:
+					slot1.Store(ce)
+				default:
+					slot2.Store(ce)
+				}
 			}
 		}
 		r.pos++
@@ -599,8 +613,9 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 
 // codeCompounds caches the tokens of compounds (not plain words), which
 // repeat a lot (paths, identifiers, JSON keys): replaying them skips the
-// splitting, lowercasing, dedup and stop-word tests. It is direct-mapped, a
-// slot replaced on a miss; entries are immutable, so concurrent Analyze
+// splitting, lowercasing, dedup and stop-word tests. A compound can be in
+// one of two slots (from two parts of its hash), one of them replaced on a
+// miss; entries are immutable, so concurrent Analyze
 // calls need nothing more than the atomic pointers. Terms are copied out
 // of it (or sliced from the input): no two calls share term bytes.
 var codeCompounds [codeCacheSize]atomic.Pointer[codeEntry]
