@@ -585,10 +585,11 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		// that share one do not keep evicting each other.
 		h := compoundHash(input[s:e])
 		slot1, slot2 := &codeCompounds[h&(codeCacheSize-1)], &codeCompounds[h>>32&(codeCacheSize-1)]
-		ce1, ce2 := slot1.Load(), slot2.Load()
+		var ce2 *codeEntry
+		ce1 := slot1.Load()
 		if ce1 != nil && ce1.stopID == a.stopID && ce1.key() == string(input[s:e]) {
 			r.replay(ce1, s)
-		} else if ce2 != nil && ce2.stopID == a.stopID && ce2.key() == string(input[s:e]) {
+		} else if ce2 = slot2.Load(); ce2 != nil && ce2.stopID == a.stopID && ce2.key() == string(input[s:e]) {
 			r.replay(ce2, s)
 		} else {
 			r.emit(s, e, m)
