@@ -27,7 +27,7 @@ func codeChain(compoundsOnly bool) analysis.Analyzer {
 
 var codeChains = sync.OnceValue(func() map[bool]analysis.Analyzer {
 	c := registry.NewCache()
-	stop, err := c.TokenFilterNamed(en.StopName)
+	stopFilter, err := c.TokenFilterNamed(en.StopName)
 	if err != nil {
 		panic(err)
 	}
@@ -35,7 +35,7 @@ var codeChains = sync.OnceValue(func() map[bool]analysis.Analyzer {
 	for _, co := range []bool{true, false} {
 		m[co] = &analysis.DefaultAnalyzer{
 			Tokenizer:    codeTokenizer{compoundsOnly: co},
-			TokenFilters: []analysis.TokenFilter{codePartsFilter{}, stop},
+			TokenFilters: []analysis.TokenFilter{codePartsFilter{}, stopFilter},
 		}
 	}
 	return m
@@ -67,6 +67,9 @@ func diffCode(in []byte) string {
 }
 
 func diffCodeStreams(want, got analysis.TokenStream) string {
+	if (want == nil) != (got == nil) {
+		return fmt.Sprintf("chain stream nil %v, fused nil %v", want == nil, got == nil)
+	}
 	for i := range max(len(want), len(got)) {
 		var w, g *analysis.Token
 		if i < len(want) {

@@ -609,6 +609,9 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		}
 		r.pos++
 	}
+	if r.out == nil {
+		return analysis.TokenStream{} // as the chain: empty, not nil
+	}
 	return r.out
 }
 
