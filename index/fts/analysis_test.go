@@ -106,7 +106,7 @@ func TestParseQuery(t *testing.T) {
 func TestCodeAnalyzerPathologicalInputIsCheap(t *testing.T) {
 	best := func(in string) time.Duration {
 		var min time.Duration
-		for range 3 {
+		for range 7 { // best of 7: a busy machine (CI under -race) only ever adds time
 			start := time.Now()
 			analyzers().code.Analyze([]byte(in))
 			analyzers().codeQuery.Analyze([]byte(in))
@@ -118,7 +118,8 @@ func TestCodeAnalyzerPathologicalInputIsCheap(t *testing.T) {
 	}
 	for _, unit := range []string{"a/", "aB", "x_y.z "} {
 		small, large := best(strings.Repeat(unit, 25_000)), best(strings.Repeat(unit, 100_000))
-		if large > 10*small+5*time.Millisecond {
+		// Linear growth is 4x; quadratic would be 16x.
+		if large > 10*small+20*time.Millisecond {
 			t.Errorf("%q×100k took %v, ×25k %v: analysis grows faster than linearly", unit, large, small)
 		}
 	}
