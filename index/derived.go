@@ -47,7 +47,8 @@ func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(don
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		rows, err := s.QueuedDocs(2000)
+		const limit = 2000
+		rows, err := s.QueuedDocs(limit)
 		if err != nil || len(rows) == 0 {
 			return done, err
 		}
@@ -57,6 +58,11 @@ func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(don
 		done += len(rows)
 		if progress != nil {
 			progress(done)
+		}
+		if len(rows) < limit {
+			// That was all of it (what others queue meanwhile waits for
+			// the next drain): no second read to find the queue empty.
+			return done, nil
 		}
 	}
 }

@@ -16,6 +16,8 @@ type handoff struct {
 
 	mu       sync.Mutex
 	sessions map[string]sessionLabel // session id -> as last committed
+	pushes   int                     // transactions that handed documents off
+	first    []DocRow                // the documents of the first of them
 }
 
 type sessionLabel struct{ title, path string }
@@ -31,6 +33,13 @@ func (h *handoff) push(docs []DocRow, flushed []*sessionRow) {
 	h.mu.Lock()
 	for _, sr := range flushed {
 		h.sessions[sr.sid] = sessionLabel{sr.curTitle, sr.curPath}
+	}
+	if len(docs) > 0 {
+		if h.pushes++; h.pushes == 1 {
+			h.first = docs
+		} else {
+			h.first = nil
+		}
 	}
 	h.mu.Unlock()
 	if len(docs) == 0 {
@@ -51,4 +60,18 @@ func (h *handoff) label(docs []DocRow) {
 			docs[i].Title, docs[i].Project = l.title, l.path
 		}
 	}
+}
+
+// only returns the documents of a sync that committed them all in one
+// transaction, under smallHandoff of them (an incremental run), else nil.
+// Their queue keys are then a run of row ids no other process can have
+// queued anything in (one write transaction assigned them all), which
+// queuedOutside relies on. Call it once the sync is done.
+func (h *handoff) only() []DocRow {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pushes != 1 || len(h.first) >= smallHandoff {
+		return nil
+	}
+	return h.first
 }

@@ -42,6 +42,7 @@ type DocRow struct {
 	Gone bool
 
 	queueKey string // the queue row, when it is not ID (entries: "e:<row id>")
+	embed    bool   // handed off by a sync: the entry was queued for an embedding too
 }
 
 // key is the document's queue row.
@@ -399,3 +400,17 @@ func docTime(ts int64) time.Time {
 
 // entryQueueKey is how an entry waits in the queues.
 func entryQueueKey(id int64) string { return fmt.Sprintf("e:%013d", id) }
+
+// queuedOutside reports whether table (a queue) holds anything besides the
+// documents rows: anything with a key outside the range of theirs. Within
+// it there can be nothing else when rows are what one transaction queued
+// (handoff.only).
+func (s *Store) queuedOutside(ctx context.Context, table string, rows []DocRow) (bool, error) {
+	lo, hi := rows[0].key(), rows[0].key()
+	for _, r := range rows[1:] {
+		lo, hi = min(lo, r.key()), max(hi, r.key())
+	}
+	var outside bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE doc < ?) OR EXISTS (SELECT 1 FROM `+table+` WHERE doc > ?)`, lo, hi).Scan(&outside)
+	return outside, s.wrap(err)
+}

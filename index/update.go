@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,12 +58,12 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	// Vectors are made once the store is written, while the full-text
 	// index catches up (on a cold index it lags the store by seconds): the
 	// two use different cores.
-	embedNow := func() {
+	embedNow := func(fresh []DocRow) {
 		if o.NoEmbed {
 			return
 		}
 		embedStatus("embeddings")
-		st.Embedded, st.Embedder, st.EmbedErr = s.EmbedPending(ctx, o.Retrain, func(n int) {
+		st.Embedded, st.Embedder, st.EmbedErr = s.embedPending(ctx, o.Retrain, fresh, func(n int) {
 			embedStatus(fmt.Sprintf("embeddings: %d documents", n))
 		})
 	}
@@ -74,7 +75,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 		status("rebuilding the full-text index")
 		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
 		if err == nil {
-			embedNow()
+			embedNow(nil)
 		}
 	} else {
 		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, lockWait, status, embedNow)
@@ -92,12 +93,16 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 // syncAndDrain runs Sync while a second goroutine moves what it queues
 // into the full-text index. When another process holds that index, Sync
 // runs alone and the documents stay queued.
-func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func()) (SyncStats, int, bool, error) {
+//
+// afterSync runs once the sync is done, given the documents it committed
+// when they were few and all in one transaction (handoff.only), so the
+// embedder need not read them back either.
+func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func(fresh []DocRow)) (SyncStats, int, bool, error) {
 	ix, err := s.OpenFTS(lockWait)
 	if errors.Is(err, ftsapi.ErrLocked) {
 		stats, err := s.Sync(ctx, claudeDir, so)
 		if err == nil {
-			afterSync()
+			afterSync(nil)
 		}
 		return stats, 0, true, err
 	}
@@ -106,7 +111,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		// updated: sync, then report what to do about the index.
 		stats, serr := s.Sync(ctx, claudeDir, so)
 		if serr == nil {
-			afterSync()
+			afterSync(nil)
 		}
 		return stats, 0, false, errors.Join(serr, err)
 	}
@@ -160,6 +165,22 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 				select {
 				case rows = <-h.ch:
 				default:
+					// An incremental run's documents, when the queue holds
+					// nothing else, go in from memory: reading them back is
+					// most of the run's full-text work.
+					if only := h.only(); only != nil {
+						// A copy: the embedder reads the same documents meanwhile.
+						only = slices.Clone(only)
+						outside, err := s.queuedOutside(ctx, "fts_queue", only)
+						if err == nil && !outside {
+							h.label(only)
+							err = s.indexRows(ix, only)
+						}
+						if err != nil || !outside {
+							result <- drained{total + len(only), err}
+							return
+						}
+					}
 					n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
 					result <- drained{total + n, err}
 					return
@@ -174,7 +195,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	stats, serr := s.Sync(ctx, claudeDir, so)
 	close(syncDone)
 	if serr == nil {
-		afterSync()
+		afterSync(h.only())
 	}
 	r := <-result
 	cerr := ix.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"net/http"
@@ -247,6 +248,78 @@ func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
 	c.Close()
 }
 
+// TestIncrementalFromMemory: an incremental run's new entries reach the
+// full-text index and the vectors from memory when the queues hold nothing
+// else, and through the queues (with what else is there) when they do:
+// either way everything ends up indexed, embedded and off the queues.
+func TestIncrementalFromMemory(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	ctx := context.Background()
+	st, err := s.Update(ctx, claude, UpdateOptions{})
+	if err != nil || st.EmbedErr != nil {
+		t.Fatalf("first update: %v / %v", err, st.EmbedErr)
+	}
+	path := filepath.Join(claude, "projects", "-path-to-Demo", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+	grow := func(word string, n int) {
+		var b []byte
+		for i := range n {
+			b = fmt.Appendf(b, `{"type":"user","uuid":"2f4b2a1e-0000-4000-8000-%012d","sessionId":"fe5e1c67-53e7-4862-81ae-d0e013e3270b","timestamp":"2026-03-01T10:00:%02d.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":"please %s the flaky socket test %d"}}`+"\n", len(word)*1000+i, i, word, i)
+		}
+		appendFile(t, path, b)
+	}
+	check := func(word string, n, vectorsBefore int) {
+		t.Helper()
+		for _, q := range []string{"fts_queue", "embed_queue"} {
+			if left := count(t, s, `SELECT count(*) FROM `+q); left != 0 {
+				t.Fatalf("%s: %d documents left queued", q, left)
+			}
+		}
+		if v := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder); v != vectorsBefore+n {
+			t.Fatalf("%d vectors, want %d", v, vectorsBefore+n)
+		}
+		sr, err := s.OpenSearcher(ctx, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sr.Close()
+		resp, err := sr.Search(ctx, SearchQuery{Text: word, Mode: ModeText, Limit: 50})
+		if err != nil || len(resp.Results) != n {
+			t.Fatalf("search %q: %v, %d results, want %d", word, err, len(resp.Results), n)
+		}
+	}
+	vectors := func() int { return count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder) }
+
+	// Nothing else queued: the new entries go in from memory.
+	v := vectors()
+	grow("quarantine", 5)
+	if _, err := s.Update(ctx, claude, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("quarantine", 5, v)
+
+	// Something else waits in both queues (an older entry, as another
+	// process or an interrupted run leaves it): it is indexed too.
+	var old string
+	if err := s.r.QueryRow(`SELECT printf('e:%013d', min(id)) FROM entries WHERE ` + embeddableWhere).Scan(&old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`DELETE FROM embeddings WHERE doc = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"fts_queue", "embed_queue"} {
+		if _, err := s.w.Exec(`INSERT INTO `+q+`(doc) VALUES (?)`, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v = vectors()
+	grow("bisect", 3)
+	if _, err := s.Update(ctx, claude, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("bisect", 3, v+1)
+}
+
 // TestTimeFiltersAreExact: the full-text index knows times by the hour, but
 // search results honour Since to the second.
 func TestTimeFiltersAreExact(t *testing.T) {
@@ -327,6 +400,11 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 			t.Fatalf("%s time %v, queue %v", d.ID, d.Time, w.Time)
 		}
 		d.Time, w.Time = time.Time{}, time.Time{}
+		// embed (handed-off documents only) says the entry waits for a vector.
+		if inQueue := count(t, s, `SELECT count(*) FROM embed_queue WHERE doc = ?`, d.key()) == 1; d.embed != inQueue {
+			t.Fatalf("%s: embed %v, in the embedding queue %v", d.ID, d.embed, inQueue)
+		}
+		d.embed = false
 		if d != w {
 			t.Fatalf("%s differs:\nhanded %+v\nqueued %+v", d.ID, d, w)
 		}

@@ -45,6 +45,14 @@ const ollamaPing = 5 * time.Second
 // and the embedder's id. Queued documents stay queued on error, so the next
 // run resumes where this one stopped.
 func (s *Store) EmbedPending(ctx context.Context, retrain bool, progress func(done int)) (int, string, error) {
+	return s.embedPending(ctx, retrain, nil, progress)
+}
+
+// embedPending is EmbedPending given, when a sync just committed them in
+// one transaction, the documents it queued (handoff.only): when the
+// embedding queue holds nothing else, the built-in embedder takes them from
+// memory instead of reading the queue back.
+func (s *Store) embedPending(ctx context.Context, retrain bool, fresh []DocRow, progress func(done int)) (int, string, error) {
 	switch c := s.Embedder(); c.Kind {
 	case EmbedNone:
 		return 0, "", nil
@@ -71,6 +79,23 @@ func (s *Store) EmbedPending(ctx context.Context, retrain bool, progress func(do
 		m, sample, err := s.builtinEmbedder(ctx, retrain)
 		if err != nil {
 			return 0, "", err
+		}
+		if sample == nil && len(fresh) > 0 {
+			if outside, err := s.queuedOutside(ctx, "embed_queue", fresh); err != nil {
+				return 0, m.ID(), err
+			} else if !outside {
+				var rows []DocRow
+				for _, r := range fresh {
+					if r.embed {
+						rows = append(rows, r)
+					}
+				}
+				n, err := s.embedRows(ctx, m, rows, progress)
+				if err != nil {
+					return n, m.ID(), err
+				}
+				return n, m.ID(), s.RefreshVecCache(ctx, m.ID(), m.Dims())
+			}
 		}
 		n, err := s.embedRows(ctx, m, sample, progress)
 		if err != nil {

@@ -180,7 +180,7 @@ func (w *txWriter) file(pf *preparedFile) error {
 				if w.y.opts.handoff != nil {
 					w.fresh = append(w.fresh, DocRow{ID: docEntryPrefix + r.uuid, queueKey: entryQueueKey(entryID), Kind: DocMessage, Text: r.text,
 						Session: pe.sid, Role: r.role, Block: r.block, Subagent: r.flags&(flagSidechain|flagAgentThread) != 0,
-						Time: docTime(r.ts)})
+						Time: docTime(r.ts), embed: r.embed})
 				}
 			}
 			if r.embed {
