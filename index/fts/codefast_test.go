@@ -1,11 +1,9 @@
 package fts
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -139,69 +137,7 @@ func TestCodeAnalyzerMatchesChainOnCases(t *testing.T) {
 // sample transcripts (JSON punctuation, escapes, unicode, code, paths) and,
 // without -short, the shared corpus when it is present.
 func TestCodeAnalyzerMatchesChainOnTranscripts(t *testing.T) {
-	files := codeTranscriptFiles()
-	if len(files) == 0 {
-		t.Fatal("no sample transcripts under ../../testdata")
-	}
-	if !testing.Short() {
-		shared, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
-		files = append(files, shared...)
-	}
-	lines, failures := 0, 0
-	for _, f := range files {
-		for _, line := range codeJSONLLines(t, f) {
-			lines++
-			if d := diffCode(line); d != "" {
-				if len(d) > 600 {
-					d = d[:600] + "…"
-				}
-				t.Errorf("%s line %d: %s", f, lines, d)
-				if failures++; failures > 10 {
-					t.Fatal("too many differences")
-				}
-			}
-		}
-	}
-	if lines == 0 {
-		t.Fatal("no lines")
-	}
-	t.Logf("%d lines from %d files", lines, len(files))
-}
-
-// codeTranscriptFiles lists every .jsonl file under ../../testdata.
-func codeTranscriptFiles() []string {
-	var files []string
-	filepath.WalkDir("../../testdata", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	return files
-}
-
-func codeJSONLLines(t testing.TB, path string) [][]byte {
-	fail := func(err error) {
-		if t != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		fail(err)
-		return nil
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		out = append(out, bytes.Clone(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
-		fail(err)
-	}
-	return out
+	diffEveryLine(t, diffCode)
 }
 
 // randomCodeInput strings together pieces that exercise the splitter:
@@ -253,8 +189,8 @@ func TestCodeAnalyzerTermsAreNotShared(t *testing.T) {
 
 func TestCodeAnalyzerConcurrent(t *testing.T) {
 	var lines [][]byte
-	for _, f := range codeTranscriptFiles() {
-		lines = append(lines, codeJSONLLines(t, f)...)
+	for _, f := range transcriptFiles() {
+		lines = append(lines, jsonlLines(t, f)...)
 	}
 	if len(lines) > 400 {
 		lines = lines[:400]
@@ -304,7 +240,7 @@ var codeBenchLines = sync.OnceValue(func() [][]byte {
 	var docs [][]byte
 	var cur []byte
 	for _, f := range codeBenchFiles() {
-		for _, line := range codeJSONLLines(nil, f) {
+		for _, line := range jsonlLines(nil, f) {
 			for len(line) > 0 {
 				k := min(len(line), 4096-len(cur))
 				// Cut at a space so documents hold whole tokens.
@@ -351,7 +287,7 @@ var codeBenchTexts = sync.OnceValue(func() [][]byte {
 func codeBenchFiles() []string {
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
 	if len(files) == 0 {
-		files = codeTranscriptFiles()
+		files = transcriptFiles()
 	}
 	return files
 }

@@ -1,11 +1,9 @@
 package fts
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -133,50 +131,7 @@ func TestEnglishAnalyzerMatchesBleveChainOnCases(t *testing.T) {
 // sample transcripts (raw JSONL: JSON punctuation, escapes, unicode, code)
 // and, without -short, the shared corpus when it is present.
 func TestEnglishAnalyzerMatchesBleveChainOnTranscripts(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
-	more, _ := filepath.Glob("../../testdata/claude/projects/*/*/subagents/*.jsonl")
-	files = append(files, more...)
-	if len(files) == 0 {
-		t.Fatal("no sample transcripts under ../../testdata")
-	}
-	if !testing.Short() {
-		shared, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
-		files = append(files, shared...)
-	}
-	lines, failures := 0, 0
-	for _, f := range files {
-		for _, line := range jsonlLines(t, f) {
-			lines++
-			if d := diffEnglish(line); d != "" {
-				if len(d) > 600 {
-					d = d[:600] + "…"
-				}
-				t.Errorf("%s line %d: %s", f, lines, d)
-				if failures++; failures > 10 {
-					t.Fatal("too many differences")
-				}
-			}
-		}
-	}
-	t.Logf("%d lines from %d files", lines, len(files))
-}
-
-func jsonlLines(t testing.TB, path string) [][]byte {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		out = append(out, bytes.Clone(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	diffEveryLine(t, diffEnglish)
 }
 
 // TestOtherRunesSegmentAlone checks that every rune otherRune knows is cut
