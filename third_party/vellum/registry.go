@@ -24,6 +24,12 @@ type registry struct {
 	table           []registryCell
 	tableSize       uint
 	mruSize         uint
+	// used lists the buckets given a node since the last Reset (cairn's
+	// fork): Reset clears only those instead of all tableSize*mruSize
+	// cells. A small FST (a short segment's field dictionary) touches a
+	// few hundred of the default 20,000, and zapx resets a builder for
+	// every field of every segment it writes.
+	used []uint32
 }
 
 func newRegistry(p *builderNodePool, tableSize, mruSize int) *registry {
@@ -39,10 +45,14 @@ func newRegistry(p *builderNodePool, tableSize, mruSize int) *registry {
 
 func (r *registry) Reset() {
 	var empty registryCell
-	for i := range r.table {
-		r.builderNodePool.Put(r.table[i].node)
-		r.table[i] = empty
+	for _, bucket := range r.used {
+		start := r.mruSize * uint(bucket)
+		for i := start; i < start+r.mruSize; i++ {
+			r.builderNodePool.Put(r.table[i].node)
+			r.table[i] = empty
+		}
 	}
+	r.used = r.used[:0]
 }
 
 func (r *registry) entry(node *builderNode) (bool, int, *registryCell) {
@@ -52,6 +62,11 @@ func (r *registry) entry(node *builderNode) (bool, int, *registryCell) {
 	bucket := r.hash(node)
 	start := r.mruSize * uint(bucket)
 	end := start + r.mruSize
+	// Nodes are always promoted to the front of a bucket: an empty first
+	// cell means an empty bucket.
+	if r.table[start].node == nil {
+		r.used = append(r.used, uint32(bucket))
+	}
 	rc := registryCache(r.table[start:end])
 	return rc.entry(node, r.builderNodePool)
 }
