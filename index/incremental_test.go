@@ -211,3 +211,27 @@ func fileSize(t testing.TB, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// The passive checkpoint Update runs after the sync goes through the
+// reader pool (query_only connections): it must really copy the WAL back,
+// not fail quietly.
+func TestCheckpointPassiveFromReader(t *testing.T) {
+	claude := copyTree(t, sampleDir)
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	path := filepath.Join(claude, bigSession)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(freshLines(t, path, 50, "ckpt"))
+	f.Close()
+	mustSync(t, s, claude, SyncOptions{})
+	frames, copied, err := s.checkpointPassive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frames == 0 || copied != frames {
+		t.Fatalf("checkpoint copied %d of %d WAL frames, want all of them (and some)", copied, frames)
+	}
+}

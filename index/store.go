@@ -223,6 +223,23 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
+// checkpointPassive copies what the WAL holds back into the database file
+// without waiting for (or blocking) anyone, and says how many frames the WAL
+// has and how many of them are now in the database file. Update runs it once
+// the sync has committed, on a reader connection, while the full-text index
+// and the embedder are still busy: the checkpoint of the last connection to
+// close then has only their few pages left to copy (5 of the 7 ms it took
+// at the end of an incremental run on 1 GB). Update ignores errors: a
+// checkpoint is an optimisation, and the next one catches up.
+func (s *Store) checkpointPassive() (frames, copied int, err error) {
+	if s.readOnly {
+		return 0, 0, nil
+	}
+	var busy int
+	err = s.r.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	return frames, copied, err
+}
+
 // wrap turns SQLite result codes into errors that say what to do.
 func (s *Store) wrap(err error) error {
 	if err == nil {

@@ -58,7 +58,10 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	// Vectors are made once the store is written, while the full-text
 	// index catches up (on a cold index it lags the store by seconds): the
 	// two use different cores.
+	var ckpt sync.WaitGroup
+	defer ckpt.Wait()
 	embedNow := func(fresh []DocRow) {
+		ckpt.Go(func() { s.checkpointPassive() })
 		if o.NoEmbed {
 			return
 		}
