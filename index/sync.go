@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,6 +42,10 @@ type SyncOptions struct {
 	// Progress, when set, is called after each file is read (on the
 	// syncing goroutine: keep it quick).
 	Progress func(Progress)
+
+	// survey, when set, is this sync's listing and cursors, started ahead
+	// (Update) for the same claudeDir and Projects.
+	survey *survey
 
 	// handoff, when set, receives the documents each transaction queued
 	// for the full-text index once it has committed (Update's drainer:
@@ -111,29 +116,15 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 	start := time.Now()
 	opts.defaults()
 	var st SyncStats
-	// Listing the tree (syscalls) and loading the cursors (SQLite) overlap:
-	// together they are most of an incremental sync.
-	type knownResult struct {
-		files map[string]knownFile
-		err   error
+	sv := opts.survey
+	if sv == nil || sv.claudeDir != claudeDir {
+		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
 	}
-	knownCh := make(chan knownResult, 1)
-	go func() {
-		k, err := s.knownFiles(ctx, opts.Projects)
-		knownCh <- knownResult{k, err}
-	}()
-	tree, err := s.discover(claudeDir, opts.Projects)
-	kr := <-knownCh
+	tree, known, err := sv.wait()
 	if err != nil {
-		// Without the projects folder nothing can be compared: do not mark
-		// every file missing because of a wrong --claude-dir.
 		return st, err
 	}
 	st.Problems = append(st.Problems, tree.Problems...)
-	known, err := kr.files, kr.err
-	if err != nil {
-		return st, err
-	}
 	reappeared := 0
 	var jobs []transcripts.Job
 	var bytesTotal int64
@@ -213,6 +204,46 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
 	}
 	return st, err
+}
+
+// survey is the first step of a sync, started ahead (startSurvey): the
+// tree's listing (syscalls) and the stored cursors (SQLite), which overlap:
+// together they are most of an incremental sync.
+type survey struct {
+	claudeDir string
+	done      chan struct{}
+	tree      *transcripts.Tree
+	known     map[string]knownFile
+	err       error
+}
+
+// startSurvey lists the tree and loads the cursors in the background.
+// Update starts it before opening the full-text index, which it then
+// overlaps too.
+func (s *Store) startSurvey(ctx context.Context, claudeDir string, projects []string) *survey {
+	sv := &survey{claudeDir: claudeDir, done: make(chan struct{})}
+	var kerr error
+	knownDone := make(chan struct{})
+	go func() {
+		defer close(knownDone)
+		sv.known, kerr = s.knownFiles(ctx, projects)
+	}()
+	go func() {
+		defer close(sv.done)
+		var derr error
+		sv.tree, derr = s.discover(claudeDir, projects)
+		<-knownDone
+		// A discovery error comes first: without the projects folder
+		// nothing can be compared, and every file must not be marked
+		// missing because of a wrong --claude-dir.
+		sv.err = cmp.Or(derr, kerr)
+	}()
+	return sv
+}
+
+func (sv *survey) wait() (*transcripts.Tree, map[string]knownFile, error) {
+	<-sv.done
+	return sv.tree, sv.known, sv.err
 }
 
 // summariesResolvable reports whether a pending summary's leaf is stored

@@ -101,7 +101,15 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 // when they were few and all in one transaction (handoff.only), so the
 // embedder need not read them back either.
 func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func(fresh []DocRow)) (SyncStats, int, bool, error) {
+	// The listing of the tree need not wait for the full-text index to open
+	// (unless another process holds the index for a while: then the sync
+	// lists again, so as not to work from an old listing).
+	opened := time.Now()
+	so.survey = s.startSurvey(ctx, claudeDir, so.Projects)
 	ix, err := s.OpenFTS(lockWait)
+	if time.Since(opened) > staleSurvey {
+		so.survey = nil
+	}
 	if errors.Is(err, ftsapi.ErrLocked) {
 		stats, err := s.Sync(ctx, claudeDir, so)
 		if err == nil {
@@ -227,6 +235,9 @@ func phaseStatus(out func(string)) (fts, emb func(string)) {
 	emb = func(m string) { mu.Lock(); defer mu.Unlock(); b = m; show() }
 	return fts, emb
 }
+
+// staleSurvey is how long a sync trusts a listing it started ahead.
+const staleSurvey = 100 * time.Millisecond
 
 // smallHandoff is the size under which handed-off documents are left to
 // the final drain from the queue (each full-text batch costs a segment
