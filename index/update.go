@@ -60,6 +60,10 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	// two use different cores.
 	var ckpt sync.WaitGroup
 	defer ckpt.Wait()
+	if !o.NoEmbed && !o.Retrain && !o.Rebuild && s.Embedder().Kind == EmbedBuiltin {
+		// The built-in model (~0.5 MB) loads while the sync runs, not after.
+		ckpt.Go(func() { s.LoadBuiltinEmbedder() })
+	}
 	embedNow := func(fresh []DocRow) {
 		ckpt.Go(func() { s.checkpointPassive() })
 		if o.NoEmbed {
@@ -158,15 +162,27 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 			return nil
 		}
 		synced := false
+		// The documents of a sync's only transaction, indexed while it runs.
+		var sp *speculation
 		for {
 			var rows []DocRow
 			if !synced {
 				select {
+				case docs := <-h.spec:
+					sp = s.speculate(ctx, ix, docs)
+					continue
 				case rows = <-h.ch:
 				case <-syncDone:
 					synced = true
 					continue
 				case <-ctx.Done():
+					if sp != nil {
+						// Whatever the interrupted sync committed decides
+						// what to keep of the speculation.
+						<-syncDone
+						result <- drained{total, errors.Join(ctx.Err(), s.settle(ctx, ix, sp, h.only()))}
+						return
+					}
 					result <- drained{total, ctx.Err()}
 					return
 				}
@@ -179,8 +195,23 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 					// An incremental run's documents, when the queue holds
 					// nothing else, go in from memory: reading them back is
 					// most of the run's full-text work.
-					if only := h.only(); only != nil {
+					only := h.only()
+					if sp != nil {
 						// A copy: the embedder reads the same documents meanwhile.
+						only = slices.Clone(only)
+						h.label(only)
+						if err := s.settle(ctx, ix, sp, only); err != nil {
+							result <- drained{total, err}
+							return
+						}
+						total += len(only)
+						if len(only) > 0 {
+							if outside, err := s.queuedOutside(ctx, "fts_queue", only); err != nil || !outside {
+								result <- drained{total, err}
+								return
+							}
+						}
+					} else if only != nil {
 						only = slices.Clone(only)
 						outside, err := s.queuedOutside(ctx, "fts_queue", only)
 						if err == nil && !outside {

@@ -178,9 +178,9 @@ func (w *txWriter) file(pf *preparedFile) error {
 					return err
 				}
 				if w.y.opts.handoff != nil {
-					w.fresh = append(w.fresh, DocRow{ID: docEntryPrefix + r.uuid, queueKey: entryQueueKey(entryID), Kind: DocMessage, Text: r.text,
-						Session: pe.sid, Role: r.role, Block: r.block, Subagent: r.flags&(flagSidechain|flagAgentThread) != 0,
-						Time: docTime(r.ts), embed: r.embed})
+					d := r.doc(pe.sid)
+					d.queueKey = entryQueueKey(entryID)
+					w.fresh = append(w.fresh, d)
 				}
 			}
 			if r.embed {
@@ -212,6 +212,14 @@ func (w *txWriter) file(pf *preparedFile) error {
 		}
 	}
 	return nil
+}
+
+// doc is the full-text document of an entry of session sid, without the
+// session's title and project (handoff.label) or queue key. Only entries
+// with text (blankFree) are indexed.
+func (r *entryRow) doc(sid string) DocRow {
+	return DocRow{ID: docEntryPrefix + r.uuid, Kind: DocMessage, Text: r.text, Session: sid, Role: r.role, Block: r.block,
+		Subagent: r.flags&(flagSidechain|flagAgentThread) != 0, Time: docTime(r.ts), embed: r.embed}
 }
 
 // session loads (or creates) a session's row and state inside the

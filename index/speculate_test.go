@@ -1,0 +1,246 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"cairn/index/ftsapi"
+)
+
+const (
+	specSession = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+	specOther   = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+)
+
+// specLine is a user prompt line of session sid in the Demo project.
+func specLine(uuid, sid, text string, sec int) string {
+	return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-03-02T10:00:%02d.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":%q}}`+"\n", uuid, sid, sec, text)
+}
+
+// ftsIDs searches the full-text index itself (search proper drops hits the
+// store does not have, which would hide a stray document).
+func ftsIDs(t *testing.T, s *Store, text string, f ftsapi.Filter) []string {
+	t.Helper()
+	ix, err := s.OpenFTS(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, _, err := ix.Search(text, f, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// specUpdate runs an incremental Update while another connection holds the
+// write lock for a while, so that the speculation surely runs ahead of
+// the transaction (in a test the transaction is often committed before
+// the speculation has looked at the store, and it then has nothing to do).
+func specUpdate(t *testing.T, s *Store, claude string) {
+	t.Helper()
+	st, err := blockedUpdate(t, s, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sync.Transactions != 1 {
+		t.Fatalf("%d transactions: the speculative path needs one", st.Sync.Transactions)
+	}
+	if n := count(t, s, `SELECT count(*) FROM fts_queue`); n != 0 {
+		t.Fatalf("%d documents left queued", n)
+	}
+}
+
+// TestSpeculativeFullText: an incremental Update indexes its documents while
+// its transaction runs; the full-text index must end up exactly as if it
+// had indexed what was committed.
+func TestSpeculativeFullText(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	demo := filepath.Join(claude, "projects", "-path-to-Demo")
+	main := filepath.Join(demo, specSession+".jsonl")
+	var project string
+	if err := s.r.QueryRow(`SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("new entries of a stored session", func(t *testing.T) {
+		appendFile(t, main, []byte(specLine("5bec0001-0000-4000-8000-000000000001", specSession, "zephyrine cache warmup", 1)+
+			specLine("5bec0001-0000-4000-8000-000000000002", specSession, "zephyrine eviction order", 2)))
+		specUpdate(t, s, claude)
+		got := ftsIDs(t, s, "zephyrine", ftsapi.Filter{Projects: []string{project}, Sessions: []string{specSession}})
+		want := []string{"m:5bec0001-0000-4000-8000-000000000001", "m:5bec0001-0000-4000-8000-000000000002"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("full-text hits %v, want %v", got, want)
+		}
+	})
+
+	t.Run("a uuid stored before keeps its first document", func(t *testing.T) {
+		var uuid, text string
+		if err := s.r.QueryRow(`SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&uuid, &text); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, main, []byte(specLine(uuid, specSession, "quixotic replayed line", 3)+
+			specLine("5bec0002-0000-4000-8000-000000000001", specSession, "quixotic fresh line", 4)))
+		specUpdate(t, s, claude)
+		if got := ftsIDs(t, s, "quixotic", ftsapi.Filter{}); !slices.Equal(got, []string{"m:5bec0002-0000-4000-8000-000000000001"}) {
+			t.Fatalf("full-text hits %v: the replayed line must not replace the stored one", got)
+		}
+		if got := ftsIDs(t, s, text, ftsapi.Filter{Sessions: []string{specOther}}); !slices.Contains(got, "m:"+uuid) {
+			t.Fatalf("the stored entry %s left its session's documents", uuid)
+		}
+	})
+
+	t.Run("a title the transaction changes", func(t *testing.T) {
+		appendFile(t, main, []byte(`{"type":"custom-title","customTitle":"Grapefruit migration","sessionId":"`+specSession+`"}`+"\n"+
+			specLine("5bec0003-0000-4000-8000-000000000001", specSession, "kumquat schema change", 5)))
+		specUpdate(t, s, claude)
+		got := ftsIDs(t, s, "grapefruit", ftsapi.Filter{Sessions: []string{specSession}})
+		if !slices.Contains(got, "m:5bec0003-0000-4000-8000-000000000001") {
+			t.Fatalf("full-text hits for the new title %v: the new entry must carry it", got)
+		}
+	})
+
+	t.Run("a session the store does not have yet", func(t *testing.T) {
+		sid := "5bec0004-0000-4000-8000-000000000000"
+		if err := os.WriteFile(filepath.Join(demo, sid+".jsonl"), []byte(specLine("5bec0004-0000-4000-8000-000000000001", sid, "marmalade deploy script", 6)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		specUpdate(t, s, claude)
+		if got := ftsIDs(t, s, "marmalade", ftsapi.Filter{Projects: []string{project}, Sessions: []string{sid}}); !slices.Contains(got, "m:5bec0004-0000-4000-8000-000000000001") {
+			t.Fatalf("full-text hits %v, want the new session's entry", got)
+		}
+	})
+
+	t.Run("a transaction that fails takes its documents back", func(t *testing.T) {
+		if _, err := s.w.Exec(`CREATE TRIGGER spec_boom BEFORE INSERT ON entries_raw WHEN NEW.uuid = '5bec0005-0000-4000-8000-000000000002'
+			BEGIN SELECT RAISE(ABORT, 'planted failure'); END`); err != nil {
+			t.Fatal(err)
+		}
+		defer s.w.Exec(`DROP TRIGGER spec_boom`)
+		appendFile(t, main, []byte(specLine("5bec0005-0000-4000-8000-000000000001", specSession, "tamarind first", 7)+
+			specLine("5bec0005-0000-4000-8000-000000000002", specSession, "tamarind second", 8)))
+		if _, err := blockedUpdate(t, s, claude); err == nil {
+			t.Fatal("the planted failure did not fail the update")
+		}
+		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 0 {
+			t.Fatalf("full-text hits %v for entries the store does not have", got)
+		}
+		s.w.Exec(`DROP TRIGGER spec_boom`)
+		specUpdate(t, s, claude)
+		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 2 {
+			t.Fatalf("full-text hits %v after the retry, want both entries", got)
+		}
+	})
+}
+
+// TestUnspeculate: a document indexed ahead whose uuid another process
+// stored first is put back from the store; one nobody stored is deleted.
+func TestUnspeculate(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	var uuid string
+	var id int64
+	if err := s.r.QueryRow(`SELECT uuid, id FROM entries WHERE role = 'user' LIMIT 1`).Scan(&uuid, &id); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.OpenFTS(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]DocRow{"m:" + uuid: {ID: "m:" + uuid}, "m:5bec0006-0000-4000-8000-000000000001": {ID: "m:5bec0006-0000-4000-8000-000000000001"}}
+	if err := ix.Index([]ftsapi.Doc{{ID: "m:5bec0006-0000-4000-8000-000000000001", Kind: DocMessage, Text: "papaya stray"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.unspeculate(context.Background(), ix, docs); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if got := ftsIDs(t, s, "papaya", ftsapi.Filter{}); len(got) != 0 {
+		t.Fatalf("stray document still indexed: %v", got)
+	}
+	if n := count(t, s, `SELECT count(*) FROM fts_queue WHERE doc = ?`, entryQueueKey(id)); n != 1 {
+		t.Fatalf("the stored entry was not queued to be indexed again")
+	}
+}
+
+func blockedUpdate(t *testing.T, s *Store, claude string) (UpdateStats, error) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", "file:"+s.Path()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	type res struct {
+		st  UpdateStats
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		st, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
+		done <- res{st, err}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	return r.st, r.err
+}
+
+// TestSpeculable: documents of sessions not stored yet are not indexed
+// ahead; the others carry their session's stored label.
+func TestSpeculable(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	var stored, title, project string
+	if err := s.r.QueryRow(`SELECT e.uuid, s.title, s.project_path FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? LIMIT 1`, specSession).Scan(&stored, &title, &project); err != nil {
+		t.Fatal(err)
+	}
+	docs := []DocRow{
+		{ID: "m:" + stored, Session: specSession},
+		{ID: "m:5bec0007-0000-4000-8000-000000000001", Session: specSession},
+		{ID: "m:5bec0007-0000-4000-8000-000000000002", Session: "5bec0007-0000-4000-8000-000000000000"},
+	}
+	got, err := s.speculable(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != docs[0].ID || got[1].ID != docs[1].ID {
+		t.Fatalf("speculable: %+v, want the first two", got)
+	}
+	for _, d := range got {
+		if d.Title != title || d.Project != project {
+			t.Fatalf("%s labelled %q, %q, want %q, %q", d.ID, d.Title, d.Project, title, project)
+		}
+	}
+}
