@@ -14,7 +14,7 @@ type handoff struct {
 	ch   chan []DocRow
 	gone chan struct{} // closed when the drainer stops
 	// spec carries the documents a sync is about to commit in its only
-	// transaction (speculate).
+	// transaction (Store.offerSpeculation).
 	spec chan []DocRow
 
 	mu       sync.Mutex
@@ -77,28 +77,4 @@ func (h *handoff) only() []DocRow {
 		return nil
 	}
 	return h.first
-}
-
-// speculate is called by a sync just before the transaction that will be its
-// only one: the drainer may index the entries of batch that it expects the
-// transaction to add while the transaction runs (an incremental run's
-// full-text work would otherwise wait for the commit), and reconcile with
-// what was committed afterwards (Store.speculate, settle). Only small
-// batches are offered, as only small ones are handed off whole (only).
-func (h *handoff) speculate(batch []*preparedFile) {
-	var docs []DocRow
-	for _, pf := range batch {
-		for _, pe := range pf.entries {
-			if r := pe.row; r != nil && blankFree(r.text) {
-				docs = append(docs, r.doc(pe.sid))
-			}
-		}
-	}
-	if len(docs) == 0 || len(docs) >= smallHandoff {
-		return
-	}
-	select {
-	case h.spec <- docs:
-	default:
-	}
 }

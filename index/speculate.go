@@ -12,21 +12,18 @@ import (
 // takes as long as the transaction that stores them (~7 ms each on a 1 GB
 // store). The documents are known before the transaction runs, so Update
 // indexes them while it runs, and reconciles with what was committed
-// afterwards. What the transaction decides is checked, never assumed:
+// afterwards. What the transaction decides is checked, never assumed.
 //
-//   - an entry whose uuid is already stored is not added (first seen wins):
-//     the stored entry's document is put back from the store afterwards;
-//   - a session's title and project are the ones stored before the
-//     transaction: a document whose label the transaction changed (a new
-//     session, a summary line) is indexed again once committed;
-//   - when the transaction fails, the documents it did not store are
-//     removed from the full-text index again.
-//
-// The queue rows are acknowledged only after the commit, as before. A
-// process killed between the two can leave documents in the full-text index
-// that the store does not have yet (search drops hits it cannot find in the
-// store), or a replayed line's document in place of the stored entry's: the
-// next sync reads the same lines again, and settles them.
+// Before anything is indexed ahead, each document is queued under its own
+// id ("m:<uuid>") in a transaction of its own. Draining such a row indexes
+// the stored entry of that uuid, or deletes the document when the store has
+// none. So whatever happens next (the transaction fails, or keeps an entry
+// stored before under that uuid: first seen wins; the process is killed at
+// any point), what was indexed ahead is put right by whoever drains the
+// queue next. settle acknowledges the rows of the documents that were
+// committed and indexed as committed (a session title or project the
+// transaction changed means indexing them again); the others stay queued and
+// are drained at once.
 
 // speculation is the full-text work started on documents a sync is about
 // to commit.
@@ -36,7 +33,63 @@ type speculation struct {
 	err  error
 }
 
-// speculate starts indexing docs (handoff.speculate) in the background.
+// speculated, when set (by tests), is told how many documents each
+// speculation indexed ahead.
+var speculated func(n int)
+
+// offerSpeculation queues the documents of batch that its sync's only
+// transaction is about to add, under their own ids, and hands them to the
+// drainer to index ahead. Nothing is offered when queueing fails (the
+// transaction would most likely fail the same way).
+func (s *Store) offerSpeculation(ctx context.Context, h *handoff, batch []*preparedFile) bool {
+	docs := aheadDocs(batch)
+	if len(docs) == 0 || len(docs) >= smallHandoff || s.queueAhead(ctx, docs) != nil {
+		return false
+	}
+	select {
+	case h.spec <- docs:
+		return true
+	default:
+		return false
+	}
+}
+
+// beforeLastTx, when set (by tests), runs just before a sync's last
+// transaction, told whether a speculation was offered.
+var beforeLastTx func(offered bool)
+
+// aheadDocs are the documents of the entries a transaction writing batch
+// would add (if their uuids are new).
+func aheadDocs(batch []*preparedFile) []DocRow {
+	var docs []DocRow
+	for _, pf := range batch {
+		for _, pe := range pf.entries {
+			if r := pe.row; r != nil && blankFree(r.text) {
+				docs = append(docs, r.doc(pe.sid))
+			}
+		}
+	}
+	return docs
+}
+
+// queueAhead queues docs under their ids ("m:<uuid>").
+func (s *Store) queueAhead(ctx context.Context, docs []DocRow) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) VALUES (?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, d := range docs {
+			if _, err := st.ExecContext(ctx, d.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// speculate starts indexing docs (offerSpeculation) in the background.
 func (s *Store) speculate(ctx context.Context, ix ftsapi.Index, docs []DocRow) *speculation {
 	sp := &speculation{done: make(chan struct{})}
 	go func() {
@@ -45,15 +98,18 @@ func (s *Store) speculate(ctx context.Context, ix ftsapi.Index, docs []DocRow) *
 		if sp.err == nil && len(sp.docs) > 0 {
 			sp.err = ix.Index(ftsDocs(sp.docs))
 		}
+		if speculated != nil && sp.err == nil {
+			speculated(len(sp.docs))
+		}
 	}()
 	return sp
 }
 
 // speculable returns the documents of docs whose session is stored,
 // labelled with the session's stored title and project. Documents whose
-// uuid is stored already are not left out: looking them up cost as much as
-// indexing them, the transaction does not add them (first seen wins), and
-// settle puts the stored ones back.
+// uuid is stored already are not looked for (that cost as much as indexing
+// them): the transaction will not add them, and their queued ids put the
+// stored entries back.
 func (s *Store) speculable(ctx context.Context, docs []DocRow) ([]DocRow, error) {
 	sids := map[string]bool{}
 	args := make([]any, 0, 1)
@@ -92,11 +148,16 @@ func (s *Store) speculable(ctx context.Context, docs []DocRow) ([]DocRow, error)
 }
 
 // settle waits for sp and reconciles it with what the sync committed: only,
-// its documents labelled as committed (nil when the sync failed). It indexes
-// those that were not indexed as committed, takes back those that were not
-// committed, and acknowledges only's queue rows.
-func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, only []DocRow) error {
+// its documents labelled as committed (nil when it failed). It indexes those
+// that were not indexed as committed and acknowledges their queue rows (both
+// the "e:" row the transaction queued and the id queued ahead). The ids of
+// documents indexed ahead but not committed stay queued: draining them puts
+// the stored entry back, or deletes the document.
+func (s *Store) settle(ix ftsapi.Index, sp *speculation, only []DocRow) error {
 	<-sp.done
+	if len(only) == 0 {
+		return nil
+	}
 	indexed := make(map[string]DocRow, len(sp.docs))
 	for _, d := range sp.docs {
 		indexed[d.ID] = d
@@ -106,70 +167,17 @@ func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, on
 		if g, ok := indexed[d.ID]; !ok || sp.err != nil || !sameDoc(g, d) {
 			redo = append(redo, d)
 		}
-		delete(indexed, d.ID)
-	}
-	if err := s.unspeculate(ctx, ix, indexed); err != nil {
-		return err
-	}
-	if len(only) == 0 {
-		return nil
 	}
 	if len(redo) > 0 {
 		if err := ix.Index(ftsDocs(redo)); err != nil {
 			return err
 		}
 	}
-	ids := make([]string, len(only))
-	for i, d := range only {
-		ids[i] = d.key()
+	ids := make([]string, 0, 2*len(only))
+	for _, d := range only {
+		ids = append(ids, d.key(), d.ID)
 	}
 	return s.AckQueued(ids)
-}
-
-// unspeculate takes back documents indexed ahead that the sync did not
-// commit: one whose uuid is stored now (another process stored it first)
-// is queued to be indexed again from the store; the others are deleted.
-func (s *Store) unspeculate(ctx context.Context, ix ftsapi.Index, docs map[string]DocRow) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	uuids := make([]any, 0, len(docs))
-	for id := range docs {
-		uuids = append(uuids, id[len(docEntryPrefix):])
-	}
-	// Kept even when the caller was interrupted: this undoes its work.
-	ctx = context.WithoutCancel(ctx)
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid IN (`+placeholders(len(uuids))+`)`, uuids...)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT uuid FROM entries_raw WHERE uuid IN (`+placeholders(len(uuids))+`)`, uuids...)
-	if err != nil {
-		return s.wrap(err)
-	}
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			rows.Close()
-			return err
-		}
-		delete(docs, docEntryPrefix+u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.wrap(err)
-	}
-	gone := make([]string, 0, len(docs))
-	for id := range docs {
-		gone = append(gone, id)
-	}
-	if len(gone) == 0 {
-		return nil
-	}
-	return ix.Delete(gone)
 }
 
 // sameDoc reports whether two documents index the same way.

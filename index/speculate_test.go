@@ -44,13 +44,11 @@ func ftsIDs(t *testing.T, s *Store, text string, f ftsapi.Filter) []string {
 	return ids
 }
 
-// specUpdate runs an incremental Update while another connection holds the
-// write lock for a while, so that the speculation surely runs ahead of
-// the transaction (in a test the transaction is often committed before
-// the speculation has looked at the store, and it then has nothing to do).
-func specUpdate(t *testing.T, s *Store, claude string) {
+// specUpdate runs an incremental Update whose transaction waits for its
+// speculation (blockedUpdate) and checks that it left nothing queued.
+func specUpdate(t *testing.T, s *Store, claude string, ahead *int) UpdateStats {
 	t.Helper()
-	st, err := blockedUpdate(t, s, claude)
+	st, err := blockedUpdate(t, s, claude, context.Background(), ahead, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +58,23 @@ func specUpdate(t *testing.T, s *Store, claude string) {
 	if n := count(t, s, `SELECT count(*) FROM fts_queue`); n != 0 {
 		t.Fatalf("%d documents left queued", n)
 	}
+	return st
 }
 
 // TestSpeculativeFullText: an incremental Update indexes its documents while
 // its transaction runs; the full-text index must end up exactly as if it
 // had indexed what was committed.
 func TestSpeculativeFullText(t *testing.T) {
+	ahead := 0
+	// wantAhead checks that the subtest's run indexed n documents ahead (the
+	// paths under test are the speculative ones).
+	wantAhead := func(t *testing.T, n int) {
+		t.Helper()
+		if ahead != n {
+			t.Fatalf("%d documents indexed ahead of the commit, want %d", ahead, n)
+		}
+		ahead = 0
+	}
 	s, _ := openStore(t)
 	claude := sampleClaude(t)
 	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
@@ -81,7 +90,11 @@ func TestSpeculativeFullText(t *testing.T) {
 	t.Run("new entries of a stored session", func(t *testing.T) {
 		appendFile(t, main, []byte(specLine("5bec0001-0000-4000-8000-000000000001", specSession, "zephyrine cache warmup", 1)+
 			specLine("5bec0001-0000-4000-8000-000000000002", specSession, "zephyrine eviction order", 2)))
-		specUpdate(t, s, claude)
+		if st := specUpdate(t, s, claude, &ahead); st.FTSDocs != 2 {
+			// More would mean the documents were read back from the queue.
+			t.Fatalf("%d documents went to the full-text index, want the 2 new ones", st.FTSDocs)
+		}
+		wantAhead(t, 2)
 		got := ftsIDs(t, s, "zephyrine", ftsapi.Filter{Projects: []string{project}, Sessions: []string{specSession}})
 		want := []string{"m:5bec0001-0000-4000-8000-000000000001", "m:5bec0001-0000-4000-8000-000000000002"}
 		if !slices.Equal(got, want) {
@@ -96,7 +109,8 @@ func TestSpeculativeFullText(t *testing.T) {
 		}
 		appendFile(t, main, []byte(specLine(uuid, specSession, "quixotic replayed line", 3)+
 			specLine("5bec0002-0000-4000-8000-000000000001", specSession, "quixotic fresh line", 4)))
-		specUpdate(t, s, claude)
+		specUpdate(t, s, claude, &ahead)
+		wantAhead(t, 2)
 		if got := ftsIDs(t, s, "quixotic", ftsapi.Filter{}); !slices.Equal(got, []string{"m:5bec0002-0000-4000-8000-000000000001"}) {
 			t.Fatalf("full-text hits %v: the replayed line must not replace the stored one", got)
 		}
@@ -108,7 +122,8 @@ func TestSpeculativeFullText(t *testing.T) {
 	t.Run("a title the transaction changes", func(t *testing.T) {
 		appendFile(t, main, []byte(`{"type":"custom-title","customTitle":"Grapefruit migration","sessionId":"`+specSession+`"}`+"\n"+
 			specLine("5bec0003-0000-4000-8000-000000000001", specSession, "kumquat schema change", 5)))
-		specUpdate(t, s, claude)
+		specUpdate(t, s, claude, &ahead)
+		wantAhead(t, 1)
 		got := ftsIDs(t, s, "grapefruit", ftsapi.Filter{Sessions: []string{specSession}})
 		if !slices.Contains(got, "m:5bec0003-0000-4000-8000-000000000001") {
 			t.Fatalf("full-text hits for the new title %v: the new entry must carry it", got)
@@ -120,7 +135,8 @@ func TestSpeculativeFullText(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(demo, sid+".jsonl"), []byte(specLine("5bec0004-0000-4000-8000-000000000001", sid, "marmalade deploy script", 6)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		specUpdate(t, s, claude)
+		specUpdate(t, s, claude, &ahead)
+		wantAhead(t, 0)
 		if got := ftsIDs(t, s, "marmalade", ftsapi.Filter{Projects: []string{project}, Sessions: []string{sid}}); !slices.Contains(got, "m:5bec0004-0000-4000-8000-000000000001") {
 			t.Fatalf("full-text hits %v, want the new session's entry", got)
 		}
@@ -134,84 +150,118 @@ func TestSpeculativeFullText(t *testing.T) {
 		defer s.w.Exec(`DROP TRIGGER spec_boom`)
 		appendFile(t, main, []byte(specLine("5bec0005-0000-4000-8000-000000000001", specSession, "tamarind first", 7)+
 			specLine("5bec0005-0000-4000-8000-000000000002", specSession, "tamarind second", 8)))
-		if _, err := blockedUpdate(t, s, claude); err == nil {
+		if _, err := blockedUpdate(t, s, claude, context.Background(), &ahead, nil); err == nil {
 			t.Fatal("the planted failure did not fail the update")
 		}
+		wantAhead(t, 2)
 		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 0 {
 			t.Fatalf("full-text hits %v for entries the store does not have", got)
 		}
 		s.w.Exec(`DROP TRIGGER spec_boom`)
-		specUpdate(t, s, claude)
+		specUpdate(t, s, claude, &ahead)
+		wantAhead(t, 2)
 		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 2 {
 			t.Fatalf("full-text hits %v after the retry, want both entries", got)
 		}
 	})
 }
 
-// TestUnspeculate: a document indexed ahead whose uuid another process
-// stored first is put back from the store; one nobody stored is deleted.
-func TestUnspeculate(t *testing.T) {
+// TestSpeculationInterrupted: a process killed after indexing ahead (before
+// the commit, or after it but before settling) leaves the queued ids behind,
+// and the next drain puts everything right, whoever runs it: a replayed
+// uuid's document goes back to the stored entry, and a document whose entry
+// was never stored goes away.
+func TestSpeculationInterrupted(t *testing.T) {
 	s, _ := openStore(t)
 	claude := sampleClaude(t)
-	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+	ctx := context.Background()
+	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
 		t.Fatal(err)
 	}
-	var uuid string
-	var id int64
-	if err := s.r.QueryRow(`SELECT uuid, id FROM entries WHERE role = 'user' LIMIT 1`).Scan(&uuid, &id); err != nil {
+	var stored, text string
+	if err := s.r.QueryRow(`SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&stored, &text); err != nil {
+		t.Fatal(err)
+	}
+	docs := []DocRow{
+		{ID: "m:" + stored, Kind: DocMessage, Text: "quixotic replayed line", Session: specSession, Role: "user"},
+		{ID: "m:5bec0006-0000-4000-8000-000000000001", Kind: DocMessage, Text: "papaya never stored", Session: specSession, Role: "user"},
+	}
+	if err := s.queueAhead(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := s.OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string]DocRow{"m:" + uuid: {ID: "m:" + uuid}, "m:5bec0006-0000-4000-8000-000000000001": {ID: "m:5bec0006-0000-4000-8000-000000000001"}}
-	if err := ix.Index([]ftsapi.Doc{{ID: "m:5bec0006-0000-4000-8000-000000000001", Kind: DocMessage, Text: "papaya stray"}}); err != nil {
+	sp := s.speculate(ctx, ix, docs)
+	<-sp.done
+	if sp.err != nil || len(sp.docs) != 2 {
+		t.Fatalf("speculation: %v, %d documents", sp.err, len(sp.docs))
+	}
+	ix.Close() // killed: nothing settled
+	if got := ftsIDs(t, s, "quixotic papaya", ftsapi.Filter{}); len(got) != 2 {
+		t.Fatalf("indexed ahead: %v", got)
+	}
+	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.unspeculate(context.Background(), ix, docs); err != nil {
-		t.Fatal(err)
+	if got := ftsIDs(t, s, "quixotic papaya", ftsapi.Filter{}); len(got) != 0 {
+		t.Fatalf("documents of entries the store does not have (as indexed) are still found: %v", got)
 	}
-	ix.Close()
-	if got := ftsIDs(t, s, "papaya", ftsapi.Filter{}); len(got) != 0 {
-		t.Fatalf("stray document still indexed: %v", got)
+	if got := ftsIDs(t, s, text, ftsapi.Filter{Sessions: []string{specOther}}); !slices.Contains(got, "m:"+stored) {
+		t.Fatalf("the stored entry %s is not back in its session's documents: %v", stored, got)
 	}
-	if n := count(t, s, `SELECT count(*) FROM fts_queue WHERE doc = ?`, entryQueueKey(id)); n != 1 {
-		t.Fatalf("the stored entry was not queued to be indexed again")
+	if n := count(t, s, `SELECT count(*) FROM fts_queue`); n != 0 {
+		t.Fatalf("%d documents left queued", n)
 	}
 }
 
-func blockedUpdate(t *testing.T, s *Store, claude string) (UpdateStats, error) {
+// blockedUpdate runs an incremental Update whose last transaction waits
+// (another connection holds the write lock) until the speculation it offered
+// has been indexed: in a test the transaction is otherwise often committed
+// before the speculation has started, and the paths after it go untested.
+// Documents indexed ahead are counted in ahead; beforeRelease, when set,
+// runs once they are indexed, before the lock is released.
+func blockedUpdate(t *testing.T, s *Store, claude string, ctx context.Context, ahead *int, beforeRelease func()) (UpdateStats, error) {
 	t.Helper()
-	ctx := context.Background()
 	db, err := sql.Open("sqlite", "file:"+s.Path()+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	conn, err := db.Conn(ctx)
+	conn, err := db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
+	release := func() { conn.ExecContext(context.Background(), "ROLLBACK") }
+	indexed := make(chan struct{}, 1)
+	speculated = func(n int) {
+		*ahead += n
+		indexed <- struct{}{}
 	}
-	type res struct {
-		st  UpdateStats
-		err error
+	beforeLastTx = func(offered bool) {
+		if !offered {
+			return
+		}
+		if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+			t.Error(err)
+			return
+		}
+		go func() {
+			select {
+			case <-indexed:
+			case <-time.After(10 * time.Second):
+				t.Error("the speculation was offered but never indexed")
+			}
+			if beforeRelease != nil {
+				beforeRelease()
+			}
+			release()
+		}()
 	}
-	done := make(chan res, 1)
-	go func() {
-		st, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
-		done <- res{st, err}
-	}()
-	time.Sleep(300 * time.Millisecond)
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-	r := <-done
-	return r.st, r.err
+	defer func() { speculated, beforeLastTx = nil, nil }()
+	return s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
 }
 
 // TestSpeculable: documents of sessions not stored yet are not indexed
@@ -242,5 +292,44 @@ func TestSpeculable(t *testing.T) {
 		if d.Title != title || d.Project != project {
 			t.Fatalf("%s labelled %q, %q, want %q, %q", d.ID, d.Title, d.Project, title, project)
 		}
+	}
+}
+
+// TestSpeculationCancelled: an Update cancelled after indexing ahead, while
+// its transaction waits for the write lock, stores nothing and leaves what
+// it indexed ahead queued; the next one indexes the entries it stores with
+// their session's labels.
+func TestSpeculationCancelled(t *testing.T) {
+	s, _ := openStore(t)
+	claude := sampleClaude(t)
+	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	var project string
+	if err := s.r.QueryRow(`SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(claude, "projects", "-path-to-Demo", specSession+".jsonl")
+	appendFile(t, main, []byte(specLine("5bec0008-0000-4000-8000-000000000001", specSession, "xylophone cancelled run", 9)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ahead := 0
+	if _, err := blockedUpdate(t, s, claude, ctx, &ahead, cancel); err == nil {
+		t.Fatal("the cancelled update reported no error")
+	}
+	if ahead != 1 {
+		t.Fatalf("%d documents indexed ahead, want 1", ahead)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries WHERE uuid = '5bec0008-0000-4000-8000-000000000001'`); n != 0 {
+		t.Fatal("the cancelled update stored the entry")
+	}
+	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ftsIDs(t, s, "xylophone", ftsapi.Filter{Projects: []string{project}, Sessions: []string{specSession}}); !slices.Equal(got, []string{"m:5bec0008-0000-4000-8000-000000000001"}) {
+		t.Fatalf("full-text hits %v, want the entry with its session's labels", got)
+	}
+	if n := count(t, s, `SELECT count(*) FROM fts_queue`); n != 0 {
+		t.Fatalf("%d documents left queued", n)
 	}
 }

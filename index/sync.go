@@ -196,8 +196,9 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 		// sync: missing files, archived sessions, pending summaries.
 		if len(batch) > 0 || len(missing) > 0 || y.touched || s.summariesResolvable(ctx) {
 			presence := len(missing) > 0 || reappeared > 0
-			if opts.handoff != nil && st.Transactions == 0 {
-				opts.handoff.speculate(batch)
+			offered := opts.handoff != nil && st.Transactions == 0 && s.offerSpeculation(ctx, opts.handoff, batch)
+			if beforeLastTx != nil {
+				beforeLastTx(offered)
 			}
 			err = y.apply(ctx, batch, func(w *txWriter) error { return w.finish(missing, presence) })
 		}

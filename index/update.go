@@ -164,6 +164,12 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		synced := false
 		// The documents of a sync's only transaction, indexed while it runs.
 		var sp *speculation
+		settle := func() ([]DocRow, error) {
+			// A copy: the embedder reads the same documents meanwhile.
+			only := slices.Clone(h.only())
+			h.label(only)
+			return only, s.settle(ix, sp, only)
+		}
 		for {
 			var rows []DocRow
 			if !synced {
@@ -177,10 +183,11 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 					continue
 				case <-ctx.Done():
 					if sp != nil {
-						// Whatever the interrupted sync committed decides
-						// what to keep of the speculation.
+						// What the interrupted sync committed is settled;
+						// the rest stays queued.
 						<-syncDone
-						result <- drained{total, errors.Join(ctx.Err(), s.settle(ctx, ix, sp, h.only()))}
+						_, err := settle()
+						result <- drained{total, errors.Join(ctx.Err(), err)}
 						return
 					}
 					result <- drained{total, ctx.Err()}
@@ -197,10 +204,8 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 					// most of the run's full-text work.
 					only := h.only()
 					if sp != nil {
-						// A copy: the embedder reads the same documents meanwhile.
-						only = slices.Clone(only)
-						h.label(only)
-						if err := s.settle(ctx, ix, sp, only); err != nil {
+						only, err := settle()
+						if err != nil {
 							result <- drained{total, err}
 							return
 						}
