@@ -58,14 +58,15 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	// Vectors are made once the store is written, while the full-text
 	// index catches up (on a cold index it lags the store by seconds): the
 	// two use different cores.
-	var ckpt sync.WaitGroup
-	defer ckpt.Wait()
+	// Side work that overlaps the run (the model, the checkpoint).
+	var side sync.WaitGroup
+	defer side.Wait()
 	if !o.NoEmbed && !o.Retrain && !o.Rebuild && s.Embedder().Kind == EmbedBuiltin {
 		// The built-in model (~0.5 MB) loads while the sync runs, not after.
-		ckpt.Go(func() { s.LoadBuiltinEmbedder() })
+		side.Go(func() { s.LoadBuiltinEmbedder() })
 	}
 	embedNow := func(fresh []DocRow) {
-		ckpt.Go(func() { s.checkpointPassive() })
+		side.Go(func() { s.checkpointPassive() })
 		if o.NoEmbed {
 			return
 		}
@@ -202,7 +203,6 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 					// An incremental run's documents, when the queue holds
 					// nothing else, go in from memory: reading them back is
 					// most of the run's full-text work.
-					only := h.only()
 					if sp != nil {
 						only, err := settle()
 						if err != nil {
@@ -216,8 +216,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 								return
 							}
 						}
-					} else if only != nil {
-						only = slices.Clone(only)
+					} else if only := slices.Clone(h.only()); only != nil {
 						outside, err := s.queuedOutside(ctx, "fts_queue", only)
 						if err == nil && !outside {
 							h.label(only)
