@@ -4,7 +4,7 @@ import (
 	"embed"
 	"io/fs"
 
-	"cairn/cli"
+	"github.com/cairn-dev/cairn/cli"
 )
 
 // The bundled sample sessions, for `cairn --demo` from any folder.

@@ -1,4 +1,4 @@
-module cairn
+module github.com/cairn-dev/cairn
 
 go 1.26.0
 

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"cairn/cli"
+	"github.com/cairn-dev/cairn/cli"
 )
 
 func main() { os.Exit(cli.Execute()) }

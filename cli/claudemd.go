@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

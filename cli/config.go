@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"cairn/config"
+	"github.com/cairn-dev/cairn/config"
 
 	"github.com/spf13/cobra"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/install"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/install"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"cairn/hook"
+	"github.com/cairn-dev/cairn/hook"
 )
 
 func init() { register(newHookCmd) }

@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/install"
+	"github.com/cairn-dev/cairn/install"
 
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/install"
+	"github.com/cairn-dev/cairn/install"
 )
 
 func TestInstallDryRunAndTemporaryBuild(t *testing.T) {

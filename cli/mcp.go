@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/mcpserver"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/mcpserver"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

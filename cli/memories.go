@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
 )

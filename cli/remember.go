@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	"github.com/spf13/cobra"
 )

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
 )

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
 )

@@ -6,10 +6,10 @@ import (
 	"io"
 	"log"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/index/embed"
-	_ "cairn/index/fts" // the full-text engine: index, search
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
+	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: index, search
 )
 
 func init() {

@@ -11,10 +11,10 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"cairn/index"
-	"cairn/memories"
-	"cairn/theme"
-	"cairn/tui"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/theme"
+	"github.com/cairn-dev/cairn/tui"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"

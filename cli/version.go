@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is set at build time with -ldflags "-X cairn/cli.Version=v1.2.3".
+// Version is set at build time with -ldflags "-X github.com/cairn-dev/cairn/cli.Version=v1.2.3".
 var Version = "dev"
 
 // VersionString describes this binary.

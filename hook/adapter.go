@@ -6,9 +6,9 @@ import (
 	"sort"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 )
 
 // ServiceMemories adapts cairn's memory service to what the hooks need.

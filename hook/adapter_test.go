@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 )
 
 // The hooks' fast Top ranks exactly as memories.Service.Top.

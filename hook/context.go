@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // sessionStart injects the session id, the project's approved memories and

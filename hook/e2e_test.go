@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/hook"
-	"cairn/index"
-	_ "cairn/index/fts" // the test holds the full-text index as another process would
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/index"
+	_ "github.com/cairn-dev/cairn/index/fts" // the test holds the full-text index as another process would
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

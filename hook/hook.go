@@ -27,9 +27,9 @@ import (
 	"strings"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // Events cairn handles.
@@ -422,7 +422,7 @@ func firstFrames(stack []byte) string {
 	var keep []string
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "cairn/") {
+		if strings.HasPrefix(l, "github.com/cairn-dev/cairn/") {
 			keep = append(keep, l)
 			if len(keep) == 3 {
 				break

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Deadlines of the indexing events. SessionEnd shares a 1.5 s budget with

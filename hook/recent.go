@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // The latest sessions of each project are kept in a small store setting,

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 )
 
 func TestTokensIsConservative(t *testing.T) {

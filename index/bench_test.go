@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // corpusDir is the shared benchmark corpus (real transcripts, ~17 MB);

@@ -1,7 +1,7 @@
 package index
 
 import (
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 	"context"
 	"errors"
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn/index/embed"
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // The derived indexes (bleve, vectors, the vector cache) live beside the

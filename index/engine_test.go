@@ -1,4 +1,4 @@
 package index
 
 // The store's tests drive the real full-text engine.
-import _ "cairn/index/fts"
+import _ "github.com/cairn-dev/cairn/index/fts"

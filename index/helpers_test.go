@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // sampleDir is the bundled sample tree.

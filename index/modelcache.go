@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/embed"
 )
 
 // The trained built-in model lives in the store (kv); model.bin beside it is

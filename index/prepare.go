@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn/redact"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"

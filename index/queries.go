@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	json "github.com/go-json-experiment/json"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index/embed"
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // Search modes.

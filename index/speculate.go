@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // An incremental run's full-text work used to wait for its sync to commit:

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 const (

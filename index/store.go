@@ -28,7 +28,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/embed"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"

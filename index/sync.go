@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // SyncOptions tune Sync. The zero value is the default.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 func fmtAny(v any) string { return fmt.Sprintf("%+v", v) }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // UpdateOptions tune Update. The zero value is an incremental update.

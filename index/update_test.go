@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/embed"
 
 	"github.com/ollama/ollama/api"
 )

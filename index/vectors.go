@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index/embed"
 )
 
 // Embedder kinds.

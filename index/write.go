@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	json "github.com/go-json-experiment/json"
 )

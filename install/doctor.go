@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"cairn/config"
-	"cairn/hook"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Check statuses.

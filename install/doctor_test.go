@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/config"
-	"cairn/hook"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/index"
 )
 
 func TestDoctor(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/hook"
-	"cairn/plugin"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/plugin"
 )
 
 // Scopes.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/hook"
-	"cairn/plugin"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/plugin"
 )
 
 const userSettings = `{

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

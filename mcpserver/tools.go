@@ -7,9 +7,9 @@ import (
 	"time"
 	"unicode"
 
-	"cairn/index"
-	_ "cairn/index/fts" // the full-text engine: memory_recall searches
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: memory_recall searches
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Benchmarks for the budgets (run: go test -bench . -run ^$ ./memories/):

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 )
 
 func TestFindBlock(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
-	"cairn/index"
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
 )
 
 // Dedup thresholds (issue 4): embedding cosine ≥ 0.85, or token Jaccard ≥

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Draft is a session summary written by /summarize, waiting for review.

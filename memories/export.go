@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/redact"
 
 	json "github.com/go-json-experiment/json"
 )

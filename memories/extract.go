@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // ExtractOptions choose what to extract from.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 func userEntry(uuid, text string) index.MemEntry {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 )
 
 const sampleDir = "../testdata/claude"

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/index"
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
 
 	json "github.com/go-json-experiment/json"
 )

@@ -23,10 +23,10 @@ import (
 	"sync"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/index/embed"
-	"cairn/redact"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Type is what kind of knowledge a memory holds.

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // NativeImport says what ImportClaudeMemory read and proposed.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/ollama/ollama/api"

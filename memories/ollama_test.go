@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
 
 	"github.com/ollama/ollama/api"
 )

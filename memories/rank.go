@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/index"
-	"cairn/index/embed"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
 )
 
 // RankOptions tune Rank.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	json "github.com/go-json-experiment/json"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Summary is a structured summary of one session.

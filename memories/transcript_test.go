@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // transcript builds a Claude Code JSONL transcript for tests.

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
-	"cairn/theme"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/theme"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"

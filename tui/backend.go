@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"cairn/index"
-	"cairn/index/fts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/fts"
 )
 
 // searchHub owns the full-text index for this process. bleve lets one

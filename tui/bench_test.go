@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	tea "charm.land/bubbletea/v2"
 )

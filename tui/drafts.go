@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/memories"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"

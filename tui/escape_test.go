@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 
 	tea "charm.land/bubbletea/v2"
 )

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/config"
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"

@@ -20,7 +20,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"cairn/theme"
+	"github.com/cairn-dev/cairn/theme"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"

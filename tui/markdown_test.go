@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"cairn/theme"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/theme"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/charmbracelet/x/ansi"
 )

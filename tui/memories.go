@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"cairn/memories"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"

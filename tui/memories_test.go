@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"cairn/index"
-	"cairn/memories"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 )
 
 // seedMemories adds three memories with sources in the sample and returns

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"

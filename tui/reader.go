@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"

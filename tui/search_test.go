@@ -4,7 +4,7 @@ import (
 	"sort"
 	"testing"
 
-	"cairn/index"
+	"github.com/cairn-dev/cairn/index"
 )
 
 func TestSearchPane(t *testing.T) {

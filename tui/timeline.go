@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/index"
-	"cairn/transcripts"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"

@@ -11,7 +11,7 @@ import (
 	"log"
 	"os"
 
-	"cairn/hook"
+	"github.com/cairn-dev/cairn/hook"
 )
 
 func main() {

@@ -1,7 +1,7 @@
 package fts
 
 import (
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 
 	"strconv"
 

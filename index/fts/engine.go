@@ -3,7 +3,7 @@ package fts
 import (
 	"time"
 
-	"cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // Linking this package gives the store its full-text engine.
