@@ -47,6 +47,29 @@ func ResolveSessionID(prefix string, ids []string) (string, error) {
 // tree: its main file, its subagents, and lines of it that other files of
 // the project hold.
 func LoadConversation(ctx context.Context, t *Tree, idPrefix string) (*Conversation, error) {
+	id, p, err := resolveConversation(ctx, t, idPrefix)
+	if err != nil {
+		return nil, err
+	}
+	cc := &conversationCollector{
+		id:    id,
+		c:     &Conversation{Agents: map[string][]Entry{}, SpawnedBy: map[string]string{}},
+		b:     NewBuilder(p.Name, p.DecodedPath),
+		multi: map[string]bool{},
+	}
+	var jobs []Job
+	for _, f := range p.Files {
+		jobs = append(jobs, Job{File: f})
+	}
+	if err := ReadAll(ctx, jobs, 0, 0, cc.add); err != nil {
+		return nil, err
+	}
+	return cc.finish()
+}
+
+// resolveConversation finds the session id idPrefix names and the project
+// that holds it.
+func resolveConversation(ctx context.Context, t *Tree, idPrefix string) (string, *Project, error) {
 	var ids []string
 	owner := map[string]*Project{}
 	for _, p := range t.Projects {
@@ -57,84 +80,109 @@ func LoadConversation(ctx context.Context, t *Tree, idPrefix string) (*Conversat
 			}
 		}
 	}
-	// Legacy agent files name no session: their entries do.
 	id, err := ResolveSessionID(idPrefix, ids)
-	if err != nil {
-		var legacy []Job
-		for _, p := range t.Projects {
-			for _, f := range p.Files {
-				if f.Kind == LegacyAgentFile {
-					legacy = append(legacy, Job{File: f})
-				}
+	if err == nil {
+		return id, owner[id], nil
+	}
+	// Legacy agent files name no session: their entries do.
+	ids = addLegacySessions(ctx, t, ids, owner)
+	if id, err = ResolveSessionID(idPrefix, ids); err != nil {
+		return "", nil, err
+	}
+	return id, owner[id], nil
+}
+
+// addLegacySessions reads the tree's legacy agent files and adds the
+// session ids their entries name to ids and owner. Read errors are ignored:
+// the lookup then just finds less.
+func addLegacySessions(ctx context.Context, t *Tree, ids []string, owner map[string]*Project) []string {
+	var legacy []Job
+	for _, p := range t.Projects {
+		for _, f := range p.Files {
+			if f.Kind == LegacyAgentFile {
+				legacy = append(legacy, Job{File: f})
 			}
 		}
-		_ = ReadAll(ctx, legacy, 0, 0, func(r *Result) error {
-			for _, e := range r.Entries {
-				if e.SessionID != "" && !containsStr(ids, e.SessionID) {
-					ids = append(ids, e.SessionID)
-					owner[e.SessionID] = projectOf(t, r.Job.File.Project)
-				}
-			}
-			return nil
-		})
-		var err2 error
-		if id, err2 = ResolveSessionID(idPrefix, ids); err2 != nil {
-			return nil, err2
-		}
 	}
-	p := owner[id]
-	c := &Conversation{Agents: map[string][]Entry{}, SpawnedBy: map[string]string{}}
-	b := NewBuilder(p.Name, p.DecodedPath)
-	var jobs []Job
-	for _, f := range p.Files {
-		jobs = append(jobs, Job{File: f})
-	}
-	multi := map[string]bool{}
-	err = ReadAll(ctx, jobs, 0, 0, func(r *Result) error {
-		f := &r.Job.File
-		for i := range r.Entries {
-			e := &r.Entries[i]
-			if e.SessionID != id && !(e.SessionID == "" && f.SessionID == id) {
-				continue
-			}
-			if !b.Add(f, e) {
-				continue
-			}
-			// Subagent files (and 2.1 sidechain lines naming their agent)
-			// are nested where they were spawned; older builds wrote
-			// sidechains inline, and those stay in file order.
-			if agent := firstNonEmpty(f.AgentID, e.AgentID); f.Kind != MainFile || (e.IsSidechain && agent != "") {
-				c.Agents[agent] = append(c.Agents[agent], *e)
-				continue
-			}
-			multi[f.Path] = true
-			c.Entries = append(c.Entries, *e)
-			if e.ResultAgentID != "" {
-				for _, bl := range e.Blocks {
-					if bl.Type == BlockToolResult {
-						c.SpawnedBy[bl.ToolUseID] = e.ResultAgentID
-					}
-				}
+	_ = ReadAll(ctx, legacy, 0, 0, func(r *Result) error {
+		for _, e := range r.Entries {
+			if e.SessionID != "" && !containsStr(ids, e.SessionID) {
+				ids = append(ids, e.SessionID)
+				owner[e.SessionID] = projectOf(t, r.Job.File.Project)
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return ids
+}
+
+// conversationCollector gathers one session's entries from the files of
+// its project as ReadAll hands them over.
+type conversationCollector struct {
+	id    string
+	c     *Conversation
+	b     *Builder
+	multi map[string]bool // main-thread files that contributed entries
+}
+
+// add is the ReadAll callback: it keeps the entries of r that belong to the
+// session.
+func (cc *conversationCollector) add(r *Result) error {
+	f := &r.Job.File
+	for i := range r.Entries {
+		e := &r.Entries[i]
+		if !cc.belongs(f, e) || !cc.b.Add(f, e) {
+			continue
+		}
+		cc.place(f, e)
 	}
-	if len(multi) > 1 {
+	return nil
+}
+
+// belongs reports whether e, read from f, is a line of the session.
+func (cc *conversationCollector) belongs(f *File, e *Entry) bool {
+	return e.SessionID == cc.id || (e.SessionID == "" && f.SessionID == cc.id)
+}
+
+// place files e under its agent or in the main thread.
+func (cc *conversationCollector) place(f *File, e *Entry) {
+	c := cc.c
+	// Subagent files (and 2.1 sidechain lines naming their agent)
+	// are nested where they were spawned; older builds wrote
+	// sidechains inline, and those stay in file order.
+	if agent := firstNonEmpty(f.AgentID, e.AgentID); f.Kind != MainFile || (e.IsSidechain && agent != "") {
+		c.Agents[agent] = append(c.Agents[agent], *e)
+		return
+	}
+	cc.multi[f.Path] = true
+	c.Entries = append(c.Entries, *e)
+	if e.ResultAgentID == "" {
+		return
+	}
+	for _, bl := range e.Blocks {
+		if bl.Type == BlockToolResult {
+			c.SpawnedBy[bl.ToolUseID] = e.ResultAgentID
+		}
+	}
+}
+
+// finish orders the main thread when several files fed it and attaches the
+// session summary and the agents it spawned.
+func (cc *conversationCollector) finish() (*Conversation, error) {
+	c := cc.c
+	if len(cc.multi) > 1 {
 		sort.SliceStable(c.Entries, func(i, j int) bool {
 			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp
 			return !a.IsZero() && !b.IsZero() && a.Before(b)
 		})
 	}
-	for _, s := range b.Sessions() {
-		if s.ID == id {
+	for _, s := range cc.b.Sessions() {
+		if s.ID == cc.id {
 			c.Session = s
 		}
 	}
 	if c.Session == nil {
-		return nil, fmt.Errorf("session %s has no user or assistant entries", id)
+		return nil, fmt.Errorf("session %s has no user or assistant entries", cc.id)
 	}
 	for _, ag := range c.Session.Subagents {
 		if ag.ToolUseID != "" && ag.AgentID != "" {
