@@ -96,6 +96,31 @@ func (st *SessionState) Add(f *File, e *Entry) {
 		return
 	}
 	st.init()
+	st.noteFile(f)
+	if st.titleOrBookkeeping(e) {
+		return
+	}
+	st.noteContext(e)
+	sidechain := e.IsSidechain || f.Kind != MainFile
+	var agent *Subagent
+	if sidechain {
+		agent = st.agent(f, e)
+	}
+	s := &st.Session
+	switch e.Type {
+	case "system":
+		st.system(e, sidechain)
+	case "user", "assistant":
+		s.Entries++
+		if agent != nil {
+			agent.Entries++
+		}
+		st.message(e, sidechain)
+	}
+}
+
+// noteFile records f among the session's source files.
+func (st *SessionState) noteFile(f *File) {
 	s := &st.Session
 	if !st.idx.files[f.Path] {
 		st.idx.files[f.Path] = true
@@ -104,25 +129,35 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	if f.Kind == MainFile && f.SessionID == s.ID {
 		s.HasMainFile = true
 	}
+}
+
+// titleOrBookkeeping takes the entry types that carry a title candidate or
+// only bookkeeping, and reports whether e was one of them (and so is done).
+func (st *SessionState) titleOrBookkeeping(e *Entry) bool {
 	switch e.Type {
 	case "custom-title":
-		if e.CustomTitle != "" {
-			st.CustomTitle = e.CustomTitle
-		}
-		return
+		setIfNonEmpty(&st.CustomTitle, e.CustomTitle)
 	case "ai-title":
-		if e.AITitle != "" {
-			st.AITitle = e.AITitle
-		}
-		return
+		setIfNonEmpty(&st.AITitle, e.AITitle)
 	case "last-prompt":
-		if e.LastPrompt != "" {
-			st.LastPrompt = e.LastPrompt
-		}
-		return
+		setIfNonEmpty(&st.LastPrompt, e.LastPrompt)
 	case "file-history-snapshot", "queue-operation":
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+func setIfNonEmpty(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// noteContext widens the session's time span and records where it ran: the
+// working directory, git branch and Claude Code version.
+func (st *SessionState) noteContext(e *Entry) {
+	s := &st.Session
 	if !e.Timestamp.IsZero() {
 		if s.Start.IsZero() || e.Timestamp.Before(s.Start) {
 			s.Start = e.Timestamp
@@ -136,27 +171,17 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	}
 	addOnce(st.idx.branches, &s.Branches, e.GitBranch)
 	addOnce(st.idx.versions, &s.Versions, e.Version)
-	sidechain := e.IsSidechain || f.Kind != MainFile
-	var agent *Subagent
-	if sidechain {
-		agent = st.agent(f, e)
-	}
-	switch e.Type {
-	case "system":
-		switch e.Subtype {
-		case "compact_boundary":
-			if !sidechain {
-				s.Compactions++
-			}
-		case "api_error":
-			s.Errors++
+}
+
+// system counts compactions of the main thread and API errors.
+func (st *SessionState) system(e *Entry, sidechain bool) {
+	switch e.Subtype {
+	case "compact_boundary":
+		if !sidechain {
+			st.Session.Compactions++
 		}
-	case "user", "assistant":
-		s.Entries++
-		if agent != nil {
-			agent.Entries++
-		}
-		st.message(e, sidechain)
+	case "api_error":
+		st.Session.Errors++
 	}
 }
 
@@ -191,55 +216,91 @@ func (st *SessionState) agent(f *File, e *Entry) *Subagent {
 	return ag
 }
 
+// message adds a user or assistant entry: its model and usage, and, on the
+// main thread, the turn, the prompt, the agents it links and its blocks.
 func (st *SessionState) message(e *Entry, sidechain bool) {
 	s := &st.Session
 	if e.Model != "<synthetic>" {
 		addOnce(st.idx.models, &s.Models, e.Model)
 	}
-	if e.Usage != nil {
-		key := e.MessageID + ":" + e.RequestID
-		if e.MessageID == "" {
-			key = "uuid:" + e.UUID
-		}
-		if st.Responses.Add(key) {
-			s.Usage.Add(*e.Usage)
-		}
-	}
+	st.usage(e)
 	if sidechain {
 		if st.SidePrompt == "" && e.Type == "user" && IsRealPrompt(e) {
 			st.SidePrompt = CleanPrompt(e.PromptText())
 		}
 		return
 	}
-	if e.Type == "assistant" {
-		key := e.MessageID
-		if key == "" {
-			key = "uuid:" + e.UUID
+	switch e.Type {
+	case "assistant":
+		st.turn(e)
+	case "user":
+		st.prompt(e)
+	}
+	st.linkSpawns(e)
+	st.blocks(e)
+}
+
+// usage sums e's token usage once per response.
+func (st *SessionState) usage(e *Entry) {
+	if e.Usage == nil {
+		return
+	}
+	key := e.MessageID + ":" + e.RequestID
+	if e.MessageID == "" {
+		key = "uuid:" + e.UUID
+	}
+	if st.Responses.Add(key) {
+		st.Session.Usage.Add(*e.Usage)
+	}
+}
+
+// turn counts an assistant response once, however many entries it spans.
+func (st *SessionState) turn(e *Entry) {
+	key := e.MessageID
+	if key == "" {
+		key = "uuid:" + e.UUID
+	}
+	if st.Turns.Add(key) {
+		st.Session.AssistantTurns++
+	}
+}
+
+// prompt counts a real user prompt and keeps the first one (or the first
+// slash command) as a title candidate.
+func (st *SessionState) prompt(e *Entry) {
+	if !IsRealPrompt(e) {
+		return
+	}
+	s := &st.Session
+	s.Prompts++
+	if IsCommandWrapper(e.PromptText()) {
+		if st.Command == "" {
+			st.Command = CleanPrompt(e.PromptText())
 		}
-		if st.Turns.Add(key) {
-			s.AssistantTurns++
+	} else if s.FirstPrompt == "" {
+		s.FirstPrompt = CleanPrompt(e.PromptText())
+	}
+}
+
+// linkSpawns uses toolUseResult.agentId to link the spawning call to the
+// agent.
+func (st *SessionState) linkSpawns(e *Entry) {
+	if e.ResultAgentID == "" {
+		return
+	}
+	for _, b := range e.Blocks {
+		if b.Type != BlockToolResult {
+			continue
+		}
+		if sp := st.Spawns[b.ToolUseID]; sp != nil && sp.AgentID == "" {
+			sp.AgentID = e.ResultAgentID
 		}
 	}
-	if e.Type == "user" && IsRealPrompt(e) {
-		s.Prompts++
-		if IsCommandWrapper(e.PromptText()) {
-			if st.Command == "" {
-				st.Command = CleanPrompt(e.PromptText())
-			}
-		} else if s.FirstPrompt == "" {
-			s.FirstPrompt = CleanPrompt(e.PromptText())
-		}
-	}
-	if e.ResultAgentID != "" {
-		// toolUseResult.agentId links the spawning call to the agent.
-		for _, b := range e.Blocks {
-			if b.Type == BlockToolResult {
-				if sp := st.Spawns[b.ToolUseID]; sp != nil && sp.AgentID == "" {
-					sp.AgentID = e.ResultAgentID
-				}
-			}
-		}
-	}
+}
+
+// blocks counts tool calls and failed tool results.
+func (st *SessionState) blocks(e *Entry) {
+	s := &st.Session
 	for i := range e.Blocks {
 		b := &e.Blocks[i]
 		switch b.Type {
