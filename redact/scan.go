@@ -26,49 +26,41 @@ const (
 
 var class [256]uint32
 
+const (
+	upperBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lowerBytes = "abcdefghijklmnopqrstuvwxyz"
+	digitBytes = "0123456789"
+	alnumBytes = upperBytes + lowerBytes + digitBytes
+)
+
+// classMembers lists the bytes of each plain class; cTrig and cKeyEnd are
+// derived from the detectors' rules in init.
+var classMembers = [...]struct {
+	bit   uint32
+	bytes string
+}{
+	{cTok, alnumBytes + "_+/-"},
+	{cAlnum, alnumBytes},
+	{cWord, alnumBytes + "_-"},
+	{cAlnumU, alnumBytes + "_"},
+	{cAlnumD, alnumBytes + "-"},
+	{cUpDigit, upperBytes + digitBytes},
+	{cB64, alnumBytes + "+/="},
+	{cWordDot, alnumBytes + "_.-"},
+	{cPath, alnumBytes + "/_-"},
+	{cUpper, upperBytes},
+	{cLower, lowerBytes},
+	{cDigit, digitBytes},
+	{cHex, digitBytes + "abcdefABCDEF"},
+	{cSep, ":="},
+	{cName, alnumBytes + "_.-"},
+}
+
 func init() {
-	for c := 0; c < 256; c++ {
-		b := byte(c)
-		var m uint32
-		upper := b >= 'A' && b <= 'Z'
-		lower := b >= 'a' && b <= 'z'
-		digit := b >= '0' && b <= '9'
-		alnum := upper || lower || digit
-		if upper {
-			m |= cUpper
+	for _, cm := range classMembers {
+		for i := 0; i < len(cm.bytes); i++ {
+			class[cm.bytes[i]] |= cm.bit
 		}
-		if lower {
-			m |= cLower
-		}
-		if digit {
-			m |= cDigit
-		}
-		if digit || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F') {
-			m |= cHex
-		}
-		if alnum {
-			m |= cTok | cAlnum | cWord | cAlnumU | cAlnumD | cB64 | cWordDot | cPath | cName
-		}
-		if upper || digit {
-			m |= cUpDigit
-		}
-		switch b {
-		case '_':
-			m |= cTok | cWord | cAlnumU | cWordDot | cPath | cName
-		case '-':
-			m |= cTok | cWord | cAlnumD | cWordDot | cPath | cName
-		case '+':
-			m |= cTok | cB64
-		case '/':
-			m |= cTok | cB64 | cPath
-		case '=':
-			m |= cB64 | cSep
-		case '.':
-			m |= cWordDot | cName
-		case ':':
-			m |= cSep
-		}
-		class[c] = m
 	}
 	for _, r := range prefixRules {
 		class[r.prefix[0]] |= cTrig
