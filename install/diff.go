@@ -3,87 +3,72 @@ package install
 import (
 	"fmt"
 	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
+// diffContext is the number of unchanged lines shown around each change.
+const diffContext = 2
+
 // Diff is a line diff of a and b with two lines of context, in the style of
-// `diff -u` without hunk headers ("" when they are equal).
+// `diff -u` without hunk headers ("" when they are equal): a "--- name" /
+// "+++ name (new)" header, then one line per kept ("  "), removed ("- ") or
+// added ("+ ") line, with "  …" wherever unchanged lines were left out
+// (before, between and after the changes).
 func Diff(name string, a, b []byte) string {
 	if string(a) == string(b) {
 		return ""
 	}
-	x := splitLines(string(a))
-	y := splitLines(string(b))
-	// LCS table; settings files are small.
-	n, m := len(x), len(y)
-	if n*m > 4_000_000 {
-		return fmt.Sprintf("--- %s\n+++ %s\n(%d → %d lines; too large to show a diff)\n", name, name, n, m)
-	}
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type op struct {
-		kind byte
-		text string
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && x[i] == y[j]:
-			ops = append(ops, op{' ', x[i]})
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', y[j]})
-			j++
-		default:
-			ops = append(ops, op{'-', x[i]})
-			i++
-		}
-	}
-	const ctx = 2
-	show := make([]bool, len(ops))
-	for k, o := range ops {
-		if o.kind != ' ' {
-			for d := max(0, k-ctx); d <= min(len(ops)-1, k+ctx); d++ {
-				show[d] = true
-			}
-		}
+	old := string(a)
+	edits := udiff.Lines(old, string(b))
+	u, err := udiff.ToUnifiedDiff(name, name, old, edits, diffContext)
+	if err != nil {
+		// Can't happen: the edits come from udiff.Lines on the same text.
+		return fmt.Sprintf("--- %s\n+++ %s (new)\n  (no diff: %v)\n", name, name, err)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- %s\n+++ %s (new)\n", name, name)
-	gap := false
-	for k, o := range ops {
-		if !show[k] {
-			gap = true
-			continue
-		}
-		if gap {
+	end := 0 // lines of a shown so far (or left out before them)
+	for i, h := range u.Hunks {
+		// Hunks closer than 2*context lines are merged, so there is always
+		// a gap between two hunks; before the first one only if it does
+		// not start the file.
+		if i > 0 || h.FromLine > 1 {
 			sb.WriteString("  …\n")
-			gap = false
 		}
-		sb.WriteByte(o.kind)
-		sb.WriteByte(' ')
-		sb.WriteString(o.text)
-		sb.WriteByte('\n')
+		end = h.FromLine - 1
+		for _, l := range h.Lines {
+			if l.Kind != udiff.Insert {
+				end++
+			}
+			switch l.Kind {
+			case udiff.Delete:
+				sb.WriteString("- ")
+			case udiff.Insert:
+				sb.WriteString("+ ")
+			default:
+				sb.WriteString("  ")
+			}
+			text, nl := strings.CutSuffix(l.Content, "\n")
+			sb.WriteString(text)
+			if !nl {
+				sb.WriteString("  (no newline at end of file)")
+			}
+			sb.WriteByte('\n')
+		}
+	}
+	if end < countLines(old) {
+		sb.WriteString("  …\n")
 	}
 	return sb.String()
 }
 
-func splitLines(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
+// countLines is the number of lines in s, the last one with or without a
+// newline.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
 	}
-	return strings.Split(s, "\n")
+	return n
 }
