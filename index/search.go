@@ -38,17 +38,46 @@ type SearchQuery struct {
 	NoToolOutput bool
 	// GroupBySession keeps the best result of each session.
 	GroupBySession bool
-	// Recency multiplies fused scores by a prior favouring recent results.
-	Recency bool
+	// Recency multiplies fused scores by a prior favouring recent results;
+	// nil: the store's default (search.recency).
+	Recency *bool
 	// Fusion is "weighted" (default: a convex combination of min-max
 	// normalised BM25 and cosine scores) or "rrf" (reciprocal rank fusion,
-	// k=60).
+	// k=60); "" uses the store's default (search.fusion).
 	Fusion string
 	// VectorWeight is the weight of the vectors against BM25 (1); 0 uses
-	// DefaultVectorWeight or DefaultRRFVectorWeight.
+	// the store's default (search.vector_weight), else DefaultVectorWeight
+	// or DefaultRRFVectorWeight.
 	VectorWeight float64
 	// Highlight wraps matched words in snippets (nil: plain text).
 	Highlight func(string) string
+}
+
+// SearchDefaults are the ranking settings every front end's queries get
+// when they leave them unset: the [search] config, applied in one place
+// (Searcher.Search) so the CLI, the TUI, MCP and the hooks rank alike.
+type SearchDefaults struct {
+	Fusion       string
+	VectorWeight float64
+	Recency      bool
+}
+
+// SetSearchDefaults sets the ranking defaults of every query searched
+// through this store. Call it right after Open (app.Open does).
+func (s *Store) SetSearchDefaults(d SearchDefaults) { s.searchDefaults = d }
+
+// withDefaults fills the ranking fields q leaves unset.
+func (q SearchQuery) withDefaults(d SearchDefaults) SearchQuery {
+	if q.Fusion == "" {
+		q.Fusion = d.Fusion
+	}
+	if q.VectorWeight == 0 {
+		q.VectorWeight = d.VectorWeight
+	}
+	if q.Recency == nil {
+		q.Recency = &d.Recency
+	}
+	return q
 }
 
 // The built-in vectors are a weak signal: hybrid must stay BM25-dominant so
@@ -134,6 +163,7 @@ const candidates = 100
 // Search runs a query.
 func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse, error) {
 	start := time.Now()
+	q = q.withDefaults(sr.Store.searchDefaults)
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
@@ -242,7 +272,7 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 		return nil, fmt.Errorf("unknown fusion %q: use weighted or rrf", q.Fusion)
 	}
 	now := time.Now()
-	if q.Recency {
+	if *q.Recency {
 		for i := range fused {
 			if d := docs[fused[i].ID]; d != nil {
 				fused[i].Score *= RecencyWeight(d.Time, now, 90*24*time.Hour, 0.6)

@@ -69,6 +69,8 @@ type Store struct {
 	// embedCfg is the embedder this process builds vectors with and
 	// searches by (SetEmbedder); the zero value is the built-in one.
 	embedCfg EmbedderConfig
+	// searchDefaults fill what a query leaves unset (SetSearchDefaults).
+	searchDefaults SearchDefaults
 	// model is the decoded built-in embedder (see LoadBuiltinEmbedder).
 	modelMu sync.Mutex
 	model   *embed.Model

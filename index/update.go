@@ -26,6 +26,10 @@ type UpdateOptions struct {
 	NoEmbed bool
 	// Status, when set, receives short phase messages ("embeddings: 4000").
 	Status func(string)
+	// DeferFTS leaves the full-text documents queued: the caller owns the
+	// full-text index (the TUI's searcher holds it) and drains the queue
+	// itself afterwards, or leaves it to the next process (hooks).
+	DeferFTS bool
 }
 
 // UpdateStats say what an Update did.
@@ -82,6 +86,11 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 		}
 		status("rebuilding the full-text index")
 		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		if err == nil {
+			embedNow(nil)
+		}
+	} else if o.DeferFTS {
+		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
 		if err == nil {
 			embedNow(nil)
 		}

@@ -23,6 +23,17 @@ type ExtractOptions struct {
 	MaxEntries int
 }
 
+// Added counts the proposals that became new pending memories.
+func (r ExtractResult) Added() int {
+	n := 0
+	for _, p := range r.Proposed {
+		if p.Action == ActionAdded {
+			n++
+		}
+	}
+	return n
+}
+
 // ExtractResult says what extraction read and proposed.
 type ExtractResult struct {
 	Sessions int         `json:"sessions"`

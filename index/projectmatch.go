@@ -1,0 +1,75 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNoProject is returned when a project name matches no stored project.
+var ErrNoProject = errors.New("no project matches")
+
+// ErrAmbiguousProject is returned when a name that must name one project
+// matches several.
+var ErrAmbiguousProject = errors.New("several projects match")
+
+// MatchProjects turns what a person or Claude typed for a project into the
+// stored project paths it names. It is the one rule every front end uses
+// (CLI --project, MCP `project`, /recall):
+//
+//  1. "" names no project: nil, no filter.
+//  2. "." is the current working directory.
+//  3. A stored project's exact path names that project alone.
+//  4. Otherwise every stored project whose path or folder name contains
+//     the text, ignoring case.
+//  5. Nothing matches: an absolute path names itself (a project cairn has
+//     not indexed yet); anything else is ErrNoProject.
+func (s *Store) MatchProjects(name string) ([]string, error) {
+	p := strings.TrimSpace(name)
+	if p == "" {
+		return nil, nil
+	}
+	if p == "." {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("resolving project \".\": %w", err)
+		}
+		p = wd
+	}
+	ps, err := s.Projects()
+	if err != nil {
+		return nil, err
+	}
+	lp := strings.ToLower(p)
+	var out []string
+	for _, x := range ps {
+		if x.Path == p {
+			return []string{p}, nil
+		}
+		if strings.Contains(strings.ToLower(x.Path), lp) || strings.Contains(strings.ToLower(x.Name), lp) {
+			out = append(out, x.Path)
+		}
+	}
+	if len(out) == 0 {
+		if filepath.IsAbs(p) {
+			return []string{filepath.Clean(p)}, nil
+		}
+		return nil, fmt.Errorf("%w %q (list them with `cairn projects`)", ErrNoProject, p)
+	}
+	return out, nil
+}
+
+// ResolveProject is MatchProjects for a name that must name one project
+// (memories are filed under one): several matches are ErrAmbiguousProject.
+func (s *Store) ResolveProject(name string) (string, error) {
+	ps, err := s.MatchProjects(name)
+	switch {
+	case err != nil || len(ps) == 0:
+		return "", err
+	case len(ps) > 1:
+		return "", fmt.Errorf("%w %q: %s; give more of the path", ErrAmbiguousProject, strings.TrimSpace(name), strings.Join(ps, ", "))
+	}
+	return ps[0], nil
+}
