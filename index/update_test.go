@@ -17,8 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
-
-	"github.com/ollama/ollama/api"
+	"github.com/cairn-dev/cairn/ollama"
 )
 
 func sampleClaude(t *testing.T) string {
@@ -109,16 +108,14 @@ func (o *ollamaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch r.URL.Path {
 	case "/api/tags":
-		json.NewEncoder(w).Encode(api.ListResponse{Models: []api.ListModelResponse{{Name: "nomic-embed-text:latest", Model: "nomic-embed-text:latest", Digest: "0a109f422b47"}}})
+		json.NewEncoder(w).Encode(ollama.ListResponse{Models: []ollama.ListModel{{Name: "nomic-embed-text:latest", Model: "nomic-embed-text:latest", Digest: "0a109f422b47"}}})
 	case "/api/show":
 		json.NewEncoder(w).Encode(map[string]any{"model_info": map[string]any{"nomic-bert.embedding_length": 8}, "capabilities": []string{"embedding"}})
 	case "/api/embed":
-		var req api.EmbedRequest
+		var req ollama.EmbedRequest
 		json.NewDecoder(r.Body).Decode(&req)
-		inputs, _ := req.Input.([]any)
-		resp := api.EmbedResponse{Model: req.Model}
-		for _, in := range inputs {
-			s, _ := in.(string)
+		resp := ollama.EmbedResponse{Model: req.Model}
+		for _, s := range req.Input {
 			v := make([]float32, 8)
 			for _, w := range strings.Fields(strings.ToLower(s)) {
 				h := fnv.New32a()

@@ -3,17 +3,19 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/ollama"
 )
 
 // Check statuses.
@@ -331,43 +333,77 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	}
 }
 
-// checkOllama probes the Ollama server with a short timeout.
+// checkOllama probes the Ollama server with a short timeout and, when the
+// config uses it, checks that the models it names are pulled.
 func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) Check {
 	if timeout <= 0 {
 		timeout = 500 * time.Millisecond
 	}
-	host := cfg.Ollama.Host
-	if host == "" {
-		host = "http://127.0.0.1:11434"
-	}
-	if !strings.Contains(host, "://") {
-		host = "http://" + host
-	}
 	needed := cfg.Embedder.Kind == "ollama" || cfg.Memories.Extractor == "ollama"
+	base, err := ollama.ResolveHost(cfg.Ollama.Host)
+	if err != nil {
+		c := Check{Name: "ollama", Status: Info, Detail: err.Error() + "; not needed with the built-in embedder and extractor", Fix: "fix ollama.host in the config or $OLLAMA_HOST"}
+		if needed {
+			c.Status, c.Detail = Warn, err.Error()+", but the config uses it (cairn falls back to built-in)"
+		}
+		return c
+	}
+	client := ollama.New(base, nil)
+	host := client.Host()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(host, "/")+"/api/version", nil)
+	version, err := client.Version(ctx)
 	if err == nil {
-		var resp *http.Response
-		resp, err = http.DefaultClient.Do(req)
-		if err == nil {
-			defer resp.Body.Close()
-			var v struct {
-				Version string `json:"version"`
-			}
-			_ = json.NewDecoder(resp.Body).Decode(&v)
-			if resp.StatusCode == http.StatusOK {
-				return Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, orDash(v.Version))}
-			}
-			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		c := Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, orDash(version))}
+		if !needed {
+			return c
 		}
+		var want []string
+		if cfg.Embedder.Kind == "ollama" {
+			want = append(want, cfg.Ollama.EmbedModel)
+		}
+		if cfg.Memories.Extractor == "ollama" && cfg.Ollama.ChatModel != "" {
+			want = append(want, cfg.Ollama.ChatModel)
+		}
+		list, err := client.List(ctx)
+		if err != nil {
+			c.Status, c.Detail = Warn, c.Detail+fmt.Sprintf("; cannot list its models (%s)", ollamaReason(err))
+			return c
+		}
+		var missing []string
+		for _, m := range want {
+			if m != "" && list.Find(m) == nil && !slices.Contains(missing, m) {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) > 0 {
+			c.Status = Warn
+			c.Detail += fmt.Sprintf("; model %s not pulled (cairn falls back to built-in)", strings.Join(missing, ", "))
+			c.Fix = "ollama pull " + strings.Join(missing, " && ollama pull ")
+		}
+		return c
 	}
-	c := Check{Name: "ollama", Status: Info, Detail: fmt.Sprintf("not reachable at %s (%v); not needed with the built-in embedder and extractor", host, shortErr(err))}
+	c := Check{Name: "ollama", Status: Info, Detail: fmt.Sprintf("not reachable at %s (%s); not needed with the built-in embedder and extractor", host, ollamaReason(err))}
 	if needed {
 		c.Status, c.Fix = Warn, "start Ollama (ollama serve) or set embedder.kind / memories.extractor back to builtin"
-		c.Detail = fmt.Sprintf("not reachable at %s (%v), but the config uses it (cairn falls back to built-in)", host, shortErr(err))
+		c.Detail = fmt.Sprintf("not reachable at %s (%s), but the config uses it (cairn falls back to built-in)", host, ollamaReason(err))
 	}
 	return c
+}
+
+// ollamaReason is a few words on why an Ollama request failed.
+func ollamaReason(err error) string {
+	var ue *ollama.UnreachableError
+	var se *ollama.StatusError
+	switch {
+	case errors.As(err, &ue):
+		return ue.Reason
+	case errors.As(err, &se):
+		return fmt.Sprintf("HTTP %d: %s", se.StatusCode, se.Message)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time"
+	}
+	return shortErr(err)
 }
 
 // hookErrors returns the last n problem lines of the hook log (background

@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/ollama"
 
 	json "github.com/go-json-experiment/json"
-	"github.com/ollama/ollama/api"
-	"github.com/ollama/ollama/envconfig"
 )
 
 // ErrOllamaUnavailable is wrapped when Ollama cannot be used (unreachable,
@@ -124,29 +122,13 @@ type ollamaAnswer struct {
 }
 
 // ollamaClient builds the client from the config.
-func (s *Service) ollamaClient() (*api.Client, string, error) {
-	host := s.cfg.Ollama.Host
-	var base *url.URL
-	if host == "" {
-		base = envconfig.Host()
-	} else {
-		if !strings.Contains(host, "://") {
-			host = "http://" + host
-		}
-		u, err := url.Parse(host)
-		if err != nil || u.Host == "" {
-			return nil, "", fmt.Errorf("ollama.host %q is not a host address (write e.g. 127.0.0.1:11434)", s.cfg.Ollama.Host)
-		}
-		if u.Port() == "" && u.Scheme == "http" {
-			u.Host += ":11434"
-		}
-		base = u
+func (s *Service) ollamaClient() (*ollama.Client, string, error) {
+	base, err := ollama.ResolveHost(s.cfg.Ollama.Host)
+	if err != nil {
+		return nil, "", fmt.Errorf("ollama.host: %w", err)
 	}
-	hc := s.ollamaHTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return api.NewClient(base, hc), base.String(), nil
+	c := ollama.New(base, s.ollamaHTTP)
+	return c, c.Host(), nil
 }
 
 // ollamaExtract asks the configured chat model for memories, chunk by
@@ -232,7 +214,7 @@ func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([
 	return out, nil
 }
 
-func (s *Service) chat(ctx context.Context, client *api.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
+func (s *Service) chat(ctx context.Context, client *ollama.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
 	var prompt strings.Builder
 	prompt.WriteString("Existing memories:\n")
 	if len(existing) == 0 {
@@ -243,17 +225,12 @@ func (s *Service) chat(ctx context.Context, client *api.Client, base, model stri
 	}
 	prompt.WriteString("\nTranscript:\n")
 	prompt.WriteString(chunk)
-	stream := false
-	req := &api.ChatRequest{Model: model, Stream: &stream, Format: []byte(ollamaSchema),
+	req := &ollama.ChatRequest{Model: model, Format: []byte(ollamaSchema),
 		Options:  map[string]any{"temperature": 0},
-		Messages: []api.Message{{Role: "system", Content: ollamaSystem}, {Role: "user", Content: prompt.String()}}}
-	var content strings.Builder
+		Messages: []ollama.Message{{Role: "system", Content: ollamaSystem}, {Role: "user", Content: prompt.String()}}}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := client.Chat(rctx, req, func(r api.ChatResponse) error {
-		content.WriteString(r.Message.Content)
-		return nil
-	})
+	resp, err := client.Chat(rctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -261,7 +238,7 @@ func (s *Service) chat(ctx context.Context, client *api.Client, base, model stri
 		return nil, ollamaFailure(err, base, model, timeout)
 	}
 	var ans ollamaAnswer
-	if err := json.Unmarshal([]byte(content.String()), &ans); err != nil {
+	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
 		return nil, fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, base, err)
 	}
 	return &ans, nil
@@ -269,16 +246,19 @@ func (s *Service) chat(ctx context.Context, client *api.Client, base, model stri
 
 // ollamaFailure turns a client error into one that says what to do.
 func ollamaFailure(err error, base, model string, timeout time.Duration) error {
-	var se api.StatusError
+	var se *ollama.StatusError
+	var ue *ollama.UnreachableError
 	switch {
 	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("%w: model %s is not available at %s (%s): run `ollama pull %s`", ErrOllamaUnavailable, model, base, strings.TrimSpace(se.ErrorMessage), model)
+		return fmt.Errorf("%w: model %s is not available at %s (%s): run `ollama pull %s`", ErrOllamaUnavailable, model, base, se.Message, model)
 	case errors.As(err, &se):
-		return fmt.Errorf("%w: ollama at %s failed with HTTP %d: %s", ErrOllamaUnavailable, base, se.StatusCode, strings.TrimSpace(se.ErrorMessage))
+		return fmt.Errorf("%w: ollama at %s failed with HTTP %d: %s", ErrOllamaUnavailable, base, se.StatusCode, se.Message)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: ollama at %s did not answer within %v (model %s may be loading; raise ollama.timeout)", ErrOllamaUnavailable, base, timeout, model)
+	case errors.As(err, &ue):
+		return fmt.Errorf("%w: Ollama is not reachable at %s (%s): start it with `ollama serve` or set memories.extractor = \"builtin\"", ErrOllamaUnavailable, base, ue.Reason)
 	}
-	return fmt.Errorf("%w: Ollama is not reachable at %s (%v): start it with `ollama serve` or set memories.extractor = \"builtin\"", ErrOllamaUnavailable, base, err)
+	return fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
 }
 
 var summarySchema = `{"type":"object","properties":{` +
@@ -295,9 +275,12 @@ exactly. Never include secrets, tokens or passwords.`
 // the start and the end of the session (about 18,000 characters).
 func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (map[string][]string, error) {
 	model := s.cfg.Ollama.ChatModel
+	if model == "" {
+		return nil, fmt.Errorf("%w: ollama.chat_model is empty", ErrOllamaUnavailable)
+	}
 	client, base, err := s.ollamaClient()
-	if err != nil || model == "" {
-		return nil, fmt.Errorf("%w: no usable ollama.host / ollama.chat_model", ErrOllamaUnavailable)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
 	}
 	chunks := chunkEntries(entries)
 	var text string
@@ -315,17 +298,13 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
-	stream := false
-	req := &api.ChatRequest{Model: model, Stream: &stream, Format: []byte(summarySchema),
+	req := &ollama.ChatRequest{Model: model, Format: []byte(summarySchema),
 		Options:  map[string]any{"temperature": 0},
-		Messages: []api.Message{{Role: "system", Content: summarySystem}, {Role: "user", Content: "Transcript:\n" + text}}}
-	var content strings.Builder
+		Messages: []ollama.Message{{Role: "system", Content: summarySystem}, {Role: "user", Content: "Transcript:\n" + text}}}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := client.Chat(rctx, req, func(r api.ChatResponse) error {
-		content.WriteString(r.Message.Content)
-		return nil
-	}); err != nil {
+	resp, err := client.Chat(rctx, req)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -338,7 +317,7 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 		Completed    []string `json:"completed"`
 		NextSteps    []string `json:"next_steps"`
 	}
-	if err := json.Unmarshal([]byte(content.String()), &ans); err != nil {
+	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
 		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, err)
 	}
 	sec := map[string][]string{}

@@ -14,17 +14,16 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
-
-	"github.com/ollama/ollama/api"
+	"github.com/cairn-dev/cairn/ollama"
 )
 
 // fakeChat speaks Ollama's /api/chat wire format (non-streaming), with
 // switches for the failures extraction must survive.
 type fakeChat struct {
 	mu       sync.Mutex
-	requests []api.ChatRequest
-	answer   func(req api.ChatRequest) string // the assistant message content
-	status   int                              // answer with this HTTP status and an error body
+	requests []ollama.ChatRequest
+	answer   func(req ollama.ChatRequest) string // the assistant message content
+	status   int                                 // answer with this HTTP status and an error body
 	sleep    time.Duration
 }
 
@@ -33,7 +32,7 @@ func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	var req api.ChatRequest
+	var req ollama.ChatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		w.WriteHeader(400)
 		fmt.Fprintf(w, `{"error":%q}`, err.Error())
@@ -95,7 +94,7 @@ func TestOllamaExtract(t *testing.T) {
 	f := &fakeChat{}
 	s, tr := ollamaService(t, f)
 	old := approve(t, s, NewMemory{Project: "/work/proj", Type: Preference, Content: "Use npm in this repo for installs"})
-	f.answer = func(req api.ChatRequest) string {
+	f.answer = func(req ollama.ChatRequest) string {
 		return fmt.Sprintf(`{"memories":[
 			{"type":"preference","content":"Use pnpm in this repo, never npm","importance":4,"sources":["#1"],"supersedes":[%q],"tags":["tooling"]},
 			{"type":"bugfix","content":"SSE stalls were nginx buffering; fixed with proxy_buffering off","sources":["2"]},
@@ -142,7 +141,9 @@ func TestOllamaFallsBack(t *testing.T) {
 		"http 500":      func(f *fakeChat) { f.status = 500 },
 		"model missing": func(f *fakeChat) { f.status = 404 },
 		"timeout":       func(f *fakeChat) { f.sleep = 5 * time.Second },
-		"garbage":       func(f *fakeChat) { f.answer = func(api.ChatRequest) string { return "Sure! Here are memories: ..." } },
+		"garbage": func(f *fakeChat) {
+			f.answer = func(ollama.ChatRequest) string { return "Sure! Here are memories: ..." }
+		},
 	}
 	for name, setup := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -211,7 +212,7 @@ func TestChunkEntries(t *testing.T) {
 
 func TestOllamaSummary(t *testing.T) {
 	ctx := context.Background()
-	f := &fakeChat{answer: func(req api.ChatRequest) string {
+	f := &fakeChat{answer: func(req ollama.ChatRequest) string {
 		if !strings.Contains(string(req.Format), "next_steps") {
 			return `{"memories":[]}`
 		}

@@ -4,19 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
-	"github.com/ollama/ollama/api"
-	"github.com/ollama/ollama/envconfig"
+	"github.com/cairn-dev/cairn/ollama"
 )
 
 // DefaultOllamaModel is the embedding model used when OllamaConfig.Model is empty.
@@ -50,8 +45,9 @@ type Prefixes struct {
 
 // OllamaConfig configures NewOllama. The zero value is usable.
 type OllamaConfig struct {
-	// Host is the server address ("127.0.0.1:11434", "http://gpu-box:11434").
-	// Empty means OLLAMA_HOST, else http://127.0.0.1:11434.
+	// Host is the server address ("127.0.0.1:11434", "http://gpu-box:11434";
+	// see ollama.ParseHost). Empty means $OLLAMA_HOST, else
+	// http://127.0.0.1:11434.
 	Host string
 	// Model defaults to nomic-embed-text.
 	Model string
@@ -96,7 +92,7 @@ type OllamaConfig struct {
 // concurrent use.
 type Ollama struct {
 	cfg      OllamaConfig
-	client   *api.Client
+	client   *ollama.Client
 	baseURL  string
 	model    string // as sent to the server
 	name     string // for IDs and messages: model without ":latest"
@@ -137,22 +133,13 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 	if cfg.MaxInputChars == 0 {
 		cfg.MaxInputChars = 6000
 	}
-	var base *url.URL
-	if cfg.Host == "" {
-		base = envconfig.Host() // reads OLLAMA_HOST
-	} else {
-		var err error
-		if base, err = parseOllamaHost(cfg.Host); err != nil {
-			return nil, err
-		}
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	base, err := ollama.ResolveHost(cfg.Host)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
 	}
 	o := &Ollama{
 		cfg:     cfg,
-		client:  api.NewClient(base, hc),
+		client:  ollama.New(base, cfg.HTTPClient),
 		baseURL: base.String(),
 		model:   cfg.Model,
 		name:    strings.TrimSuffix(cfg.Model, ":latest"),
@@ -164,38 +151,6 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 		o.prefixes = defaultPrefixes(cfg.Model)
 	}
 	return o, nil
-}
-
-// parseOllamaHost accepts the same forms as OLLAMA_HOST: "host", "host:port",
-// "scheme://host[:port][/path]".
-func parseOllamaHost(s string) (*url.URL, error) {
-	s = strings.TrimSpace(s)
-	scheme, rest, ok := strings.Cut(s, "://")
-	defPort := "11434"
-	if !ok {
-		scheme, rest = "http", s
-	} else if scheme == "https" && !strings.Contains(rest, ":") {
-		defPort = "443"
-	}
-	if scheme != "http" && scheme != "https" {
-		return nil, fmt.Errorf("embed: ollama host %q: scheme must be http or https", s)
-	}
-	hostport, path, _ := strings.Cut(rest, "/")
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host, port = strings.Trim(hostport, "[]"), defPort
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return nil, fmt.Errorf("embed: ollama host %q: bad port %q", s, port)
-	}
-	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if path != "" {
-		u.Path = "/" + path
-	}
-	return u, nil
 }
 
 // defaultPrefixes knows the task prefixes of common Ollama embedding models.
@@ -247,7 +202,7 @@ func (o *Ollama) Digest() string {
 // retries), so a missing server is reported at once. Errors say what to do
 // next.
 func (o *Ollama) Ping(ctx context.Context) error {
-	var list *api.ListResponse
+	var list *ollama.ListResponse
 	err := o.withRetry(ctx, 0, func(rctx context.Context) error {
 		var err error
 		list, err = o.client.List(rctx)
@@ -256,15 +211,7 @@ func (o *Ollama) Ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var found *api.ListModelResponse
-	want := canonicalModel(o.model)
-	for i := range list.Models {
-		m := &list.Models[i]
-		if canonicalModel(m.Name) == want || canonicalModel(m.Model) == want {
-			found = m
-			break
-		}
-	}
+	found := list.Find(o.model)
 	if found == nil {
 		return o.notPulled(nil)
 	}
@@ -272,10 +219,10 @@ func (o *Ollama) Ping(ctx context.Context) error {
 	o.digest = found.Digest
 	o.mu.Unlock()
 
-	var show *api.ShowResponse
+	var show *ollama.ShowResponse
 	err = o.withRetry(ctx, 0, func(rctx context.Context) error {
 		var err error
-		show, err = o.client.Show(rctx, &api.ShowRequest{Model: o.model})
+		show, err = o.client.Show(rctx, o.model)
 		return err
 	})
 	if err != nil {
@@ -283,14 +230,12 @@ func (o *Ollama) Ping(ctx context.Context) error {
 	}
 	if len(show.Capabilities) > 0 {
 		canEmbed := false
-		caps := make([]string, len(show.Capabilities))
-		for i, c := range show.Capabilities {
-			caps[i] = string(c)
+		for _, c := range show.Capabilities {
 			canEmbed = canEmbed || c == "embedding"
 		}
 		if !canEmbed {
 			return fmt.Errorf("%w: model %s cannot produce embeddings (capabilities: %s): pick an embedding model such as `ollama pull %s`",
-				ErrOllamaRejected, o.name, strings.Join(caps, ", "), DefaultOllamaModel)
+				ErrOllamaRejected, o.name, strings.Join(show.Capabilities, ", "), DefaultOllamaModel)
 		}
 	}
 	native := 0
@@ -319,16 +264,7 @@ func (o *Ollama) Ping(ctx context.Context) error {
 }
 
 // canonicalModel makes "nomic-embed-text" and "nomic-embed-text:latest" equal.
-func canonicalModel(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return s
-	}
-	if i := strings.LastIndex(s, "/"); !strings.Contains(s[i+1:], ":") {
-		s += ":latest"
-	}
-	return s
-}
+func canonicalModel(s string) string { return ollama.CanonicalModel(s) }
 
 // Embed embeds texts in batches of BatchSize, adding the kind's prefix, and
 // validates every response before returning anything.
@@ -371,19 +307,17 @@ func clipRunes(s string, n int) string {
 
 func (o *Ollama) embedBatch(ctx context.Context, inputs []string) ([][]float32, error) {
 	truncate := !o.cfg.NoTruncate
-	req := &api.EmbedRequest{
+	req := &ollama.EmbedRequest{
 		Model:      o.model,
 		Input:      inputs,
 		Truncate:   &truncate,
 		Dimensions: o.cfg.Dimensions,
-	}
-	if o.cfg.KeepAlive > 0 {
-		req.KeepAlive = &api.Duration{Duration: o.cfg.KeepAlive}
+		KeepAlive:  o.cfg.KeepAlive,
 	}
 	if o.cfg.NumCtx > 0 {
 		req.Options = map[string]any{"num_ctx": o.cfg.NumCtx}
 	}
-	var resp *api.EmbedResponse
+	var resp *ollama.EmbedResponse
 	err := o.withRetry(ctx, o.cfg.MaxRetries, func(rctx context.Context) error {
 		var err error
 		resp, err = o.client.Embed(rctx, req)
@@ -399,7 +333,7 @@ func (o *Ollama) embedBatch(ctx context.Context, inputs []string) ([][]float32, 
 }
 
 // validate rejects responses that must not be stored and normalises vectors.
-func (o *Ollama) validate(resp *api.EmbedResponse, n int) error {
+func (o *Ollama) validate(resp *ollama.EmbedResponse, n int) error {
 	if len(resp.Embeddings) != n {
 		return fmt.Errorf("%w: ollama returned %d vectors for %d inputs (model %s at %s); nothing was stored",
 			ErrBadResponse, len(resp.Embeddings), n, o.name, o.baseURL)
@@ -469,15 +403,18 @@ func (o *Ollama) classify(err error, attempts int) (retry bool, final error) {
 	if attempts > 1 {
 		tries = fmt.Sprintf(" after %d attempts", attempts)
 	}
-	var se api.StatusError
+	var se *ollama.StatusError
 	if errors.As(err, &se) {
-		msg := strings.TrimSpace(se.ErrorMessage)
+		msg := se.Message
 		switch {
-		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "model"):
+		case se.ModelNotFound():
 			return false, o.notPulled(err)
 		case se.StatusCode == http.StatusNotFound:
 			return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
 				msg: fmt.Sprintf("the server at %s answered HTTP 404 (%s): it does not look like Ollama; check OLLAMA_HOST or the host setting", o.baseURL, msg)}
+		case se.StatusCode == http.StatusUnauthorized:
+			return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
+				msg: fmt.Sprintf("ollama at %s requires authorization (HTTP %d): use a local server or sign in with `ollama signin`", o.baseURL, se.StatusCode)}
 		case se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500:
 			return true, fmt.Errorf("ollama at %s failed with HTTP %d%s: %s: check `ollama serve` logs: %w",
 				o.baseURL, se.StatusCode, tries, msg, err)
@@ -486,38 +423,19 @@ func (o *Ollama) classify(err error, attempts int) (retry bool, final error) {
 				msg: fmt.Sprintf("ollama at %s rejected the request for model %s (HTTP %d): %s", o.baseURL, o.name, se.StatusCode, msg)}
 		}
 	}
-	var ae api.AuthorizationError
-	if errors.As(err, &ae) {
-		return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
-			msg: fmt.Sprintf("ollama at %s requires authorization (HTTP %d): use a local server or sign in with `ollama signin`", o.baseURL, ae.StatusCode)}
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true, &ollamaError{kind: ErrOllamaTimeout, cause: err,
 			msg: fmt.Sprintf("ollama at %s did not answer within %v%s (model %s may still be loading): raise the timeout, lower the batch size, or use the built-in embedder",
 				o.baseURL, o.cfg.Timeout, tries, o.name)}
 	}
-	reason := ""
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		reason = "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		reason = "connection reset"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		reason = "connection closed"
-	default:
-		var dnsErr *net.DNSError
-		var opErr *net.OpError
-		switch {
-		case errors.As(err, &dnsErr):
+	var ue *ollama.UnreachableError
+	if errors.As(err, &ue) {
+		if strings.HasPrefix(ue.Reason, "unknown host") {
 			return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
-				msg: fmt.Sprintf("Ollama is not reachable at %s (unknown host %s): fix OLLAMA_HOST or the host setting, or use the built-in embedder", o.baseURL, dnsErr.Name)}
-		case errors.As(err, &opErr):
-			reason = opErr.Err.Error()
+				msg: fmt.Sprintf("Ollama is not reachable at %s (%s): fix OLLAMA_HOST or the host setting, or use the built-in embedder", o.baseURL, ue.Reason)}
 		}
-	}
-	if reason != "" {
 		return true, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
-			msg: fmt.Sprintf("Ollama is not reachable at %s (%s%s): start it with `ollama serve`, or use the built-in embedder", o.baseURL, reason, tries)}
+			msg: fmt.Sprintf("Ollama is not reachable at %s (%s%s): start it with `ollama serve`, or use the built-in embedder", o.baseURL, ue.Reason, tries)}
 	}
 	// Unknown failures (e.g. a response that is not JSON) are not retried.
 	return false, &ollamaError{kind: ErrBadResponse, cause: err,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
+	"github.com/cairn-dev/cairn/ollama"
 )
 
 // fakeOllama speaks Ollama's wire format for /api/embed, /api/tags and
@@ -23,7 +23,7 @@ type fakeOllama struct {
 	mu        sync.Mutex
 	dims      int      // native vector size
 	models    []string // pulled models
-	requests  []api.EmbedRequest
+	requests  []ollama.EmbedRequest
 	rawBodies []map[string]any
 	fail5xx   int           // answer 500 to this many embed calls first
 	status    int           // answer every embed call with this status
@@ -51,13 +51,13 @@ func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/api/tags":
 		f.tagCalls++
-		var resp api.ListResponse
+		var resp ollama.ListResponse
 		for _, m := range f.models {
-			resp.Models = append(resp.Models, api.ListModelResponse{Name: m, Model: m, Digest: "0a109f422b47e3a30ba2b10eca18548e944e8a23073ee3f3e947efcf3c45e59f"})
+			resp.Models = append(resp.Models, ollama.ListModel{Name: m, Model: m, Digest: "0a109f422b47e3a30ba2b10eca18548e944e8a23073ee3f3e947efcf3c45e59f"})
 		}
 		writeJSON(200, resp)
 	case "/api/show":
-		var req api.ShowRequest
+		var req struct{ Model string }
 		json.NewDecoder(r.Body).Decode(&req)
 		if !f.has(req.Model) {
 			writeJSON(404, map[string]string{"error": "model '" + req.Model + "' not found"})
@@ -81,7 +81,7 @@ func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		b, _ := json.Marshal(raw)
-		var req api.EmbedRequest
+		var req ollama.EmbedRequest
 		json.Unmarshal(b, &req)
 		f.requests = append(f.requests, req)
 		f.rawBodies = append(f.rawBodies, raw)
@@ -106,8 +106,8 @@ func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(404, map[string]string{"error": "model \"" + req.Model + "\" not found, try pulling it first"})
 			return
 		}
-		inputs, _ := req.Input.([]any)
-		resp := api.EmbedResponse{Model: req.Model, TotalDuration: 12 * time.Millisecond, PromptEvalCount: 3 * len(inputs)}
+		inputs := req.Input
+		resp := ollama.EmbedResponse{Model: req.Model, TotalDuration: 12 * time.Millisecond, PromptEvalCount: 3 * len(inputs)}
 		for i, in := range inputs {
 			d := f.dims
 			if req.Dimensions > 0 && req.Dimensions < d {
@@ -116,7 +116,7 @@ func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if f.wrongDims && i == 1 {
 				d++
 			}
-			resp.Embeddings = append(resp.Embeddings, fakeVector(in.(string), d))
+			resp.Embeddings = append(resp.Embeddings, fakeVector(in, d))
 		}
 		if f.dropOne {
 			resp.Embeddings = resp.Embeddings[1:]
@@ -204,7 +204,7 @@ func TestOllamaEmbedSuccessAndPrefixes(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	q := f.requests[len(f.requests)-1]
-	if in := q.Input.([]any); in[0] != "search_query: hello" {
+	if in := q.Input; in[0] != "search_query: hello" {
 		t.Errorf("query prefix: %q", in[0])
 	}
 	raw := f.rawBodies[0]
@@ -241,7 +241,7 @@ func TestOllamaBatching(t *testing.T) {
 	}
 	sizes := []int{}
 	for _, r := range f.requests {
-		sizes = append(sizes, len(r.Input.([]any)))
+		sizes = append(sizes, len(r.Input))
 		if r.Dimensions != 4 {
 			t.Errorf("dimensions not sent: %d", r.Dimensions)
 		}
@@ -301,7 +301,7 @@ func TestOllamaModelNotFound(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
-	var se api.StatusError
+	var se *ollama.StatusError
 	if !errors.As(err, &se) || se.StatusCode != 404 {
 		t.Errorf("cause not kept: %v", err)
 	}
@@ -443,12 +443,12 @@ func TestOllamaHost(t *testing.T) {
 		"http://[::1]:11434":       "http://[::1]:11434",
 		"http://host:1234/prefix/": "http://host:1234/prefix/",
 	} {
-		u, err := parseOllamaHost(in)
-		if err != nil || u.String() != want {
-			t.Errorf("parseOllamaHost(%q) = %v, %v; want %s", in, u, err, want)
+		o, err := NewOllama(OllamaConfig{Host: in})
+		if err != nil || o.Host() != want {
+			t.Errorf("NewOllama(Host: %q): %v, %v; want %s", in, o, err, want)
 		}
 	}
-	if _, err := parseOllamaHost("ftp://x"); err == nil {
+	if _, err := NewOllama(OllamaConfig{Host: "ftp://x"}); err == nil {
 		t.Error("ftp scheme accepted")
 	}
 }
@@ -459,7 +459,7 @@ func TestOllamaClipsLongInputs(t *testing.T) {
 	if _, err := o.Embed(context.Background(), Document, []string{strings.Repeat("é", 20)}); err != nil {
 		t.Fatal(err)
 	}
-	got := f.requests[0].Input.([]any)[0].(string)
+	got := f.requests[0].Input[0]
 	if got != strings.Repeat("é", 5) {
 		t.Errorf("clipped to %q", got)
 	}
