@@ -3,10 +3,10 @@ package cli
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -60,7 +60,7 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 				case !res.Changed:
 					fmt.Fprintf(o.Stdout, "%s is up to date (%d memories)\n", res.Target, res.Memories)
 				case dry:
-					fmt.Fprint(o.Stdout, sanitizeBlock(res.Diff))
+					fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
 					fmt.Fprintf(o.Stdout, "dry run: %s not changed (%d memories, %d left out by the line budget)\n", res.Target, res.Memories, res.Omitted)
 				default:
 					fmt.Fprintf(o.Stdout, "wrote %d memories to %s (%d left out by the line budget)\n", res.Memories, res.Target, res.Omitted)
@@ -109,7 +109,7 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 				case !res.Changed:
 					fmt.Fprintf(o.Stdout, "%s is up to date\n", res.Target)
 				case dry:
-					fmt.Fprint(o.Stdout, sanitizeBlock(res.Diff))
+					fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
 				default:
 					fmt.Fprintf(o.Stdout, "wrote %d memories to %s\n", res.Memories, res.Target)
 				}
@@ -126,13 +126,4 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 		}
 		return nil
 	})
-}
-
-// sanitizeBlock neutralises control characters line by line.
-func sanitizeBlock(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = sanitizeLine(l)
-	}
-	return strings.Join(lines, "\n")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/install"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -72,21 +73,18 @@ nothing. Exit status 1 when a check failed.`,
 var errSilentFailure = fmt.Errorf("some checks failed (see above)")
 
 func printDoctor(o *Options, r *install.Report) {
-	tty := isTerminal(o.Stdout)
+	color := useColor(isTerminal(o.Stdout))
 	mark := map[string]string{install.OK: "ok  ", install.Warn: "WARN", install.Fail: "FAIL", install.Info: "info"}
-	color := map[string]string{install.OK: "\x1b[32m", install.Warn: "\x1b[33m", install.Fail: "\x1b[31m", install.Info: "\x1b[2m"}
+	attrs := map[string]string{install.OK: "32", install.Warn: "33", install.Fail: "31", install.Info: "2"}
 	for _, c := range r.Checks {
-		m := mark[c.Status]
-		if tty {
-			m = color[c.Status] + m + "\x1b[0m"
-		}
-		fmt.Fprintf(o.Stdout, "%s  %-15s %s\n", m, c.Name, sanitize(c.Detail))
+		m := sgr(color, attrs[c.Status], mark[c.Status])
+		fmt.Fprintf(o.Stdout, "%s  %-15s %s\n", m, c.Name, termtext.Line(c.Detail))
 		if c.Fix != "" && c.Status != install.OK {
 			fmt.Fprintf(o.Stdout, "      %-15s → %s\n", "", c.Fix)
 		}
 	}
 	for _, l := range r.HookLog {
-		fmt.Fprintf(o.Stdout, "      %s\n", sanitize(truncate(l, 220)))
+		fmt.Fprintf(o.Stdout, "      %s\n", termtext.Line(truncate(l, 220)))
 	}
 	_ = os.Stdout
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -122,7 +123,7 @@ func newDraftShowCmd(o *Options) *cobra.Command {
 				}
 				fmt.Fprintf(o.Stdout, "%s  %s  session %s  %s\n\n", d.ID, d.Status, d.SessionID, fmtTime(d.Created))
 				for _, l := range strings.Split(strings.TrimRight(d.Markdown, "\n"), "\n") {
-					fmt.Fprintln(o.Stdout, sanitizeLine(l))
+					fmt.Fprintln(o.Stdout, termtext.Safe(l))
 				}
 				return nil
 			})

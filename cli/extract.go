@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -111,7 +112,7 @@ transcript (--store keeps it; ` + "`cairn extract`" + ` stores them too).`,
 					return writeJSON(o.Stdout, sum)
 				}
 				fmt.Fprintf(o.Stdout, "session %s · %s summary · %s\n\n", sum.SessionID, sum.Source, fmtTime(sum.Created))
-				fmt.Fprint(o.Stdout, sanitizeBlock(sum.Markdown))
+				fmt.Fprint(o.Stdout, termtext.Safe(sum.Markdown))
 				return nil
 			})
 		},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/install"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -78,7 +79,7 @@ func isExecutable(p string) bool {
 }
 
 func printChanges(o *Options, changes []install.Change, dry bool) {
-	tty := isTerminal(o.Stdout)
+	color := useColor(isTerminal(o.Stdout))
 	for _, c := range changes {
 		verb := c.Action
 		if dry && (verb == "created" || verb == "updated" || verb == "removed") {
@@ -93,11 +94,11 @@ func printChanges(o *Options, changes []install.Change, dry bool) {
 			fmt.Fprintln(o.Stdout, "  "+c.Note)
 		}
 		if c.Diff != "" && !strings.HasSuffix(c.Path, ".md") {
-			for _, l := range strings.Split(strings.TrimRight(c.Diff, "\n"), "\n") {
-				if tty && strings.HasPrefix(l, "+ ") {
-					l = "\x1b[32m" + l + "\x1b[0m"
-				} else if tty && strings.HasPrefix(l, "- ") {
-					l = "\x1b[31m" + l + "\x1b[0m"
+			for _, l := range strings.Split(termtext.Safe(strings.TrimRight(c.Diff, "\n")), "\n") {
+				if strings.HasPrefix(l, "+ ") {
+					l = sgr(color, "32", l)
+				} else if strings.HasPrefix(l, "- ") {
+					l = sgr(color, "31", l)
 				}
 				fmt.Fprintln(o.Stdout, "    "+l)
 			}

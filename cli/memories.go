@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -293,7 +294,7 @@ func newMemShowCmd(o *Options) *cobra.Command {
 				printMemory(o.Stdout, m)
 				for _, l := range m.Links {
 					if x, err := svc.Get(cmd.Context(), l.Target); err == nil {
-						fmt.Fprintf(o.Stdout, "\n%s %s (%s, %s): %s", l.Kind, x.ID, x.Type, x.Status, truncate(sanitize(oneLineText(x.Content)), 100))
+						fmt.Fprintf(o.Stdout, "\n%s %s (%s, %s): %s", l.Kind, x.ID, x.Type, x.Status, truncate(termtext.Line(oneLineText(x.Content)), 100))
 					}
 				}
 				if len(m.Links) > 0 {
@@ -313,9 +314,9 @@ func printMemory(w io.Writer, m *memories.Memory) {
 		proj = "(global)"
 	}
 	fmt.Fprintf(w, "%s  %s %s  importance %d  confidence %.2f\n", m.ID, m.Status, m.Type, m.Importance, m.Confidence)
-	fmt.Fprintf(w, "project:  %s\n", sanitize(proj))
+	fmt.Fprintf(w, "project:  %s\n", termtext.Line(proj))
 	if len(m.Tags) > 0 {
-		fmt.Fprintf(w, "tags:     %s\n", sanitize(strings.Join(m.Tags, ", ")))
+		fmt.Fprintf(w, "tags:     %s\n", termtext.Line(strings.Join(m.Tags, ", ")))
 	}
 	fmt.Fprintf(w, "origin:   %s", m.Origin)
 	if m.SourceSession != "" {
@@ -332,7 +333,7 @@ func printMemory(w io.Writer, m *memories.Memory) {
 	}
 	fmt.Fprintln(w)
 	for _, line := range strings.Split(m.Content, "\n") {
-		fmt.Fprintln(w, "  "+sanitize(line))
+		fmt.Fprintln(w, "  "+termtext.Line(line))
 	}
 }
 
@@ -379,7 +380,7 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 					}
 					out = append(out, m)
 					if !o.JSON {
-						fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(sanitize(oneLineText(m.Content)), 80))
+						fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(termtext.Line(oneLineText(m.Content)), 80))
 					}
 				}
 				if o.JSON {
@@ -606,7 +607,7 @@ func newMemUndoCmd(o *Options) *cobra.Command {
 				if o.JSON {
 					return writeJSON(o.Stdout, m)
 				}
-				fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(sanitize(oneLineText(m.Content)), 80))
+				fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
 				return nil
 			})
 		},

@@ -6,9 +6,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/cairn-dev/cairn/termtext"
+	"github.com/cairn-dev/cairn/theme"
+
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 )
 
@@ -35,62 +38,91 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// table prints aligned columns; the header is bold on a terminal.
+// useColor reports whether output for a terminal (tty) may carry colour
+// and bold: only on a terminal, and never when NO_COLOR is set. Every escape
+// the CLI styles its own text with goes through useColor and sgr.
+func useColor(tty bool) bool { return tty && !theme.NoColorEnv() }
+
+// sgr wraps s in the SGR attributes attrs ("1" bold, "2" dim, "32" green,
+// ...) and a reset when on is set, and returns s unchanged when not.
+func sgr(on bool, attrs, s string) string {
+	if !on {
+		return s
+	}
+	return "\x1b[" + attrs + "m" + s + "\x1b[0m"
+}
+
+// table prints aligned columns, two spaces apart; the header is bold on a
+// terminal. Widths are counted in terminal cells with escapes left out, so
+// the bold header and wide (CJK) characters line up; for text without wide
+// characters the layout is exactly text/tabwriter's (minwidth 0, padding 2).
 type table struct {
 	w     io.Writer
-	tw    *tabwriter.Writer
-	tty   bool
-	width int
+	tty   bool // w is a terminal: bold header unless NO_COLOR is set
+	width int  // the terminal's width, 0 when w is not a terminal
+	lines [][]string
 }
 
 func newTable(w io.Writer) *table {
-	return &table{w: w, tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), tty: isTerminal(w), width: terminalWidth(w)}
+	return &table{w: w, tty: isTerminal(w), width: terminalWidth(w)}
 }
 
 func (t *table) header(cols ...string) {
-	if t.tty {
-		for i, c := range cols {
-			cols[i] = "\x1b[1m" + c + "\x1b[0m"
-		}
+	bold := useColor(t.tty)
+	line := make([]string, len(cols))
+	for i, c := range cols {
+		line[i] = sgr(bold, "1", c)
 	}
-	fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+	t.lines = append(t.lines, line)
 }
 
 func (t *table) row(cols ...string) {
+	line := make([]string, len(cols))
 	for i, c := range cols {
-		cols[i] = sanitize(c)
+		line[i] = termtext.Line(c)
 	}
-	fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+	t.lines = append(t.lines, line)
 }
 
-func (t *table) flush() error { return t.tw.Flush() }
+// flush writes the table. Every cell but a line's last is padded to its
+// column's width; the last cell is not padded.
+func (t *table) flush() error {
+	widths := make([][]int, len(t.lines))
+	alignColumns(t.lines, widths, 0, len(t.lines), 0)
+	var b strings.Builder
+	for i, line := range t.lines {
+		for j, c := range line {
+			b.WriteString(c)
+			if j < len(line)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i][j]-ansi.StringWidth(c)))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	t.lines = nil
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
 
-// sanitize keeps transcript text from driving the terminal: control
-// characters (ESC, BEL, ...) are shown as visible escapes, tabs and newlines
-// as spaces.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			clean = false
-			break
+// alignColumns sets widths[i][col] for lines [lo, hi) as text/tabwriter
+// does: a column block is a run of consecutive lines that have a cell in
+// column col (their last cell does not count), it is as wide as its widest
+// cell plus two, and the columns to its right are aligned within the block.
+func alignColumns(lines [][]string, widths [][]int, lo, hi, col int) {
+	for i := lo; i < hi; i++ {
+		if col >= len(lines[i])-1 {
+			continue
 		}
-	}
-	if clean && !strings.ContainsRune(s, '\u009b') {
-		return s
-	}
-	var sb strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-			sb.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&sb, "\\x%02x", r)
-		default:
-			sb.WriteRune(r)
+		j, w := i, 0
+		for ; j < hi && col < len(lines[j])-1; j++ {
+			w = max(w, ansi.StringWidth(lines[j][col])+2)
 		}
+		for k := i; k < j; k++ {
+			widths[k] = append(widths[k], w)
+		}
+		alignColumns(lines, widths, i, j, col+1)
+		i = j // line j has no cell in col
 	}
-	return sb.String()
 }
 
 func fmtTime(t time.Time) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -154,7 +155,7 @@ Output is bounded (about 3,000 tokens).`,
 						line("\n## Latest session summaries")
 						for _, s := range sums {
 							line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
-							line("%s", truncate(sanitizeBlock(s.Markdown), 1500))
+							line("%s", truncate(termtext.Safe(s.Markdown), 1500))
 						}
 					}
 				} else {
@@ -204,5 +205,5 @@ Output is bounded (about 3,000 tokens).`,
 
 // oneLineMD flattens untrusted text to one safe line.
 func oneLineMD(s string, n int) string {
-	return truncate(strings.Join(strings.Fields(sanitize(s)), " "), n)
+	return truncate(strings.Join(strings.Fields(termtext.Line(s)), " "), n)
 }

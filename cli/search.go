@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -71,7 +72,7 @@ func newSearchCmd(o *Options) *cobra.Command {
 			}
 			tty := isTerminal(o.Stdout)
 			if tty && !o.JSON {
-				q.Highlight = func(s string) string { return markOn + s + markOff }
+				q.Highlight = func(s string) string { return termtext.MarkOn + s + termtext.MarkOff }
 			}
 			ctx := cmd.Context()
 			// Ranking flags not given default to the [search] settings.
@@ -210,10 +211,7 @@ func printSearch(o *Options, resp *index.SearchResponse, tty bool) error {
 		fmt.Fprintln(o.Stdout, "No results. Try other words, --mode vector for meaning, or a wider --since.")
 		return nil
 	}
-	bold, dim, reset := "", "", ""
-	if tty {
-		bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
-	}
+	color := useColor(tty)
 	for i, r := range resp.Results {
 		title := r.Title
 		if title == "" {
@@ -223,24 +221,11 @@ func printSearch(o *Options, resp *index.SearchResponse, tty bool) error {
 		if r.Archived {
 			arch = " [archived]"
 		}
-		fmt.Fprintf(o.Stdout, "%s%d. %s%s%s\n", bold, i+1, sanitize(truncate(title, 100)), arch, reset)
-		fmt.Fprintf(o.Stdout, "   %s%s · %s · %s · %s%s\n", dim, shortPath(r.Project), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, reset)
-		fmt.Fprintf(o.Stdout, "   %s\n", sanitizeKeepSGR(r.Snippet, tty))
-		fmt.Fprintf(o.Stdout, "   %scairn show %s%s\n", dim, r.SessionID, reset)
+		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch)))
+		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind)))
+		fmt.Fprintln(o.Stdout, "   "+termtext.Highlight(r.Snippet, color))
+		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+r.SessionID))
 	}
-	fmt.Fprintf(o.Stdout, "%s%d results · %s · %s · %.0f ms%s\n", dim, len(resp.Results), resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000, reset)
+	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d results · %s · %s · %.0f ms", len(resp.Results), resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
 	return nil
-}
-
-// Highlights travel through the snippet as private-use characters and become
-// terminal bold only after the snippet is sanitised, so transcript text can
-// never smuggle escape sequences in.
-const markOn, markOff = "\uE000", "\uE001"
-
-func sanitizeKeepSGR(s string, tty bool) string {
-	s = sanitize(s)
-	if !tty {
-		return strings.NewReplacer(markOn, "", markOff, "").Replace(s)
-	}
-	return strings.NewReplacer(markOn, "\x1b[1;33m", markOff, "\x1b[0m").Replace(s)
 }

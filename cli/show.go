@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/termtext"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
@@ -55,16 +56,16 @@ func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions
 	s := c.Session
 	r := &renderer{w: w, c: c, so: so, shown: map[string]bool{}}
 	r.printf("Session %s\n", s.ID)
-	r.printf("Project %s\n", sanitize(s.ProjectPath))
+	r.printf("Project %s\n", termtext.Line(s.ProjectPath))
 	if s.Title != "" {
-		r.printf("Title   %s\n", sanitize(s.Title))
+		r.printf("Title   %s\n", termtext.Line(s.Title))
 	}
 	r.printf("When    %s → %s (%s)\n", fmtTime(s.Start), fmtTime(s.End), fmtDuration(s.Duration()))
 	if len(s.Models) > 0 {
 		r.printf("Models  %s\n", strings.Join(s.Models, ", "))
 	}
 	if len(s.Branches) > 0 {
-		r.printf("Branch  %s\n", sanitize(strings.Join(s.Branches, ", ")))
+		r.printf("Branch  %s\n", termtext.Line(strings.Join(s.Branches, ", ")))
 	}
 	r.printf("Counts  %d prompts, %d replies, %d tool calls, %d errors, %d tokens\n",
 		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())
@@ -78,7 +79,7 @@ func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions
 		if r.shown[ag.AgentID] || len(c.Agents[ag.AgentID]) == 0 {
 			continue
 		}
-		r.printf("\n── subagent %s (%s) %s\n", ag.AgentID, ag.Type, sanitize(transcripts.OneLine(ag.Description, 80)))
+		r.printf("\n── subagent %s (%s) %s\n", ag.AgentID, ag.Type, termtext.Line(transcripts.OneLine(ag.Description, 80)))
 		r.shown[ag.AgentID] = true
 		r.entries(c.Agents[ag.AgentID], "│ ")
 	}
@@ -102,13 +103,8 @@ func (r *renderer) printf(format string, a ...any) {
 // block prints text with every line prefixed.
 func (r *renderer) block(prefix, text string) {
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		r.printf("%s%s\n", prefix, sanitizeLine(line))
+		r.printf("%s%s\n", prefix, termtext.Safe(line))
 	}
-}
-
-// sanitizeLine neutralises control characters but keeps tabs.
-func sanitizeLine(s string) string {
-	return strings.ReplaceAll(sanitize(strings.ReplaceAll(s, "\t", "    ")), "\r", "")
 }
 
 func (r *renderer) entries(es []transcripts.Entry, indent string) {
@@ -154,7 +150,7 @@ func (r *renderer) entries(es []transcripts.Entry, indent string) {
 					r.block(indent+"  ∴ ", b.Text)
 				}
 			case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-				r.printf("%s  ● %s(%s)\n", indent, b.ToolName, sanitize(transcripts.ToolSummary(b)))
+				r.printf("%s  ● %s(%s)\n", indent, b.ToolName, termtext.Line(transcripts.ToolSummary(b)))
 				if transcripts.IsAgentTool(b.ToolName) {
 					if id := r.c.SpawnedBy[b.ToolID]; id != "" && len(r.c.Agents[id]) > 0 && !r.shown[id] {
 						r.shown[id] = true
@@ -193,9 +189,9 @@ func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
 				l = truncate(l, 200)
 			}
 			if i == 0 {
-				r.printf("%s    %s %s\n", indent, mark, sanitizeLine(l))
+				r.printf("%s    %s %s\n", indent, mark, termtext.Safe(l))
 			} else {
-				r.printf("%s      %s\n", indent, sanitizeLine(l))
+				r.printf("%s      %s\n", indent, termtext.Safe(l))
 			}
 		}
 	}

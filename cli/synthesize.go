@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -48,11 +49,11 @@ prints a diff of what changed. The synthesis is kept in the store
 				}
 				switch {
 				case print:
-					fmt.Fprint(o.Stdout, sanitizeBlock(syn.Markdown))
+					fmt.Fprint(o.Stdout, termtext.Safe(syn.Markdown))
 				case !syn.Changed:
 					fmt.Fprintf(o.Stdout, "synthesis of %s is up to date (nothing changed since the last one)\n", p)
 				default:
-					fmt.Fprint(o.Stdout, sanitizeBlock(syn.Diff))
+					fmt.Fprint(o.Stdout, termtext.Safe(syn.Diff))
 					verb := "updated"
 					if dry {
 						verb = "would be updated (dry run)"
