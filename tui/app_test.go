@@ -65,7 +65,7 @@ func TestFocusKeysAndHelp(t *testing.T) {
 	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	// The short help line comes from the same keymap as the handling.
 	press(t, m, "esc", "5")
-	line := strings.Split(screen(m), "\n")[m.h-2]
+	line := strings.Split(screen(m), "\n")[m.c.lay.h-2]
 	mustContain(t, line, m.keys.Approve.Help().Key+" "+m.keys.Approve.Help().Desc)
 	quitSeen = false
 	press(t, m, "q")
@@ -149,7 +149,7 @@ func TestErrorsShowInUI(t *testing.T) {
 	mustContain(t, s, "Could not open the session", "esc goes back")
 	send(t, m, indexMsg{finished: true, err: os.ErrPermission})
 	mustContain(t, screen(m), "indexing stopped")
-	mustContain(t, m.flash, "ctrl+r")
+	mustContain(t, m.status.flash, "ctrl+r")
 }
 
 // The whole program, through teatest: start, search, open a hit, quit.
@@ -190,11 +190,11 @@ func TestBackgroundColour(t *testing.T) {
 		t.Fatal("no init commands")
 	}
 	m.Update(tea.BackgroundColorMsg{Color: color.White})
-	if m.dark || m.sty.Theme.Dark {
+	if m.c.dark || m.c.sty.Theme.Dark {
 		t.Fatal("a white background did not switch to the light theme")
 	}
 	m.Update(tea.BackgroundColorMsg{Color: color.Black})
-	if !m.dark {
+	if !m.c.dark {
 		t.Fatal("a black background did not switch to the dark theme")
 	}
 }
@@ -208,14 +208,14 @@ func TestResumeExecs(t *testing.T) {
 	press(t, m, "2")
 	s := m.timeline.selected()
 	_, cmd := m.Update(keyMsg("r"))
-	if cmd == nil || m.flash != "" {
-		t.Fatalf("resume with claude on PATH: cmd %v, flash %q", cmd != nil, m.flash)
+	if cmd == nil || m.status.flash != "" {
+		t.Fatalf("resume with claude on PATH: cmd %v, flash %q", cmd != nil, m.status.flash)
 	}
 	if msg := cmd(); fmt.Sprintf("%T", msg) != "tea.execMsg" {
 		t.Fatalf("resume did not exec a process: %T", msg)
 	}
 	send(t, m, resumedMsg{cmd: "claude --resume " + s.ID})
-	mustContain(t, m.flash, "back from claude")
+	mustContain(t, m.status.flash, "back from claude")
 }
 
 // Clicks select rows; a click on the selected row opens it; a click on a
@@ -240,7 +240,7 @@ func TestMouseClicks(t *testing.T) {
 	}
 	press(t, m, "esc")
 	m.timeline.project = nil
-	run(t, m, m.loadSessions())
+	run(t, m, m.timeline.load())
 	openFirst(t, m, "create the beads")
 	screen(m)
 	r := m.reader

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/fts"
 )
@@ -133,78 +134,39 @@ func (h *searchHub) Close() {
 
 // indexMsg reports background indexing: progress, then one final message.
 type indexMsg struct {
-	stage    string // "reading transcripts", "full-text", "embeddings"
+	stage    string // app.StageSync, app.StageFullText, app.StageEmbeddings...
 	p        index.Progress
 	done     int
 	finished bool
 	quiet    bool // a periodic refresh: no progress shown
 	stats    index.SyncStats
+	proposed int // memories the post-index extraction proposed
 	err      error
 	ch       chan indexMsg
 }
 
-// runIndex syncs the store with the transcripts, drains the full-text
-// queue and embeds what is queued, reporting on ch. It never blocks on a
-// slow reader: progress messages are dropped when the UI is behind.
-func runIndex(ctx context.Context, st *index.Store, hub *searchHub, claudeDir string, quiet, embed bool, ch chan indexMsg) {
+// runIndex runs cairn's one indexing pipeline (Config.Index: sync, full
+// text, embeddings with the configured embedder, extraction) with the
+// TUI's profile, reporting on ch. The full-text index belongs to the
+// search hub, which drains the queue under its lock. Progress messages are
+// dropped when the UI is behind: it never blocks on a slow reader.
+func runIndex(ctx context.Context, pipeline func(context.Context, app.IndexOptions) (app.IndexResult, error), hub *searchHub, quiet bool, ch chan indexMsg) {
 	defer close(ch)
-	send := func(m indexMsg) {
-		m.quiet = quiet
-		select {
-		case ch <- m:
-		default:
-		}
-	}
-	final := func(m indexMsg) {
-		m.quiet, m.finished = quiet, true
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-		}
-	}
 	t0 := time.Now()
 	defer func() { trace("index-ms %.1f quiet %v", float64(time.Since(t0).Microseconds())/1000, quiet) }()
-	stats, err := st.Sync(ctx, claudeDir, index.SyncOptions{
-		Workers: workers(), // leave a core to the UI
-		// Small batches: the TUI's memory stays low and readers are never
-		// kept waiting behind a long transaction.
-		Budget:       16 << 20,
-		BatchEntries: 2000,
-		BatchBytes:   16 << 20,
-		Progress: func(p index.Progress) {
-			send(indexMsg{stage: "reading transcripts", p: p})
+	res, err := pipeline(ctx, app.IndexOptions{
+		Profile:  app.Interactive,
+		DrainFTS: hub.Drain,
+		Progress: func(p app.Progress) {
+			select {
+			case ch <- indexMsg{stage: p.Stage, p: p.Sync, done: p.Done, quiet: quiet}:
+			default:
+			}
 		},
 	})
-	if err != nil {
-		final(indexMsg{stats: stats, err: err})
-		return
-	}
-	trace("index-sync-ms %.1f entries %d", float64(time.Since(t0).Microseconds())/1000, stats.EntriesAdded)
-	if _, err := hub.Drain(ctx, func(n int) { send(indexMsg{stage: "full-text", done: n}) }); err != nil {
-		final(indexMsg{stats: stats, err: err})
-		return
-	}
-	if embed {
-		// The embedder's model is large: load it only when there is work.
-		if ss, err := st.Stats(); err == nil && ss.EmbedQueue == 0 {
-			embed = false
-		}
-	}
-	if embed {
-		if m, err := st.BuiltinEmbedder(ctx, false); err == nil {
-			n, err := st.EmbedQueued(ctx, m, func(n int) { send(indexMsg{stage: "embeddings", done: n}) })
-			trace("index-embedded %d", n)
-			if err == nil {
-				err = st.RefreshVecCache(ctx, m.ID(), m.Dims())
-				if err != nil {
-					final(indexMsg{stats: stats, err: err})
-					return
-				}
-			}
-		}
-		// Not enough text to train the built-in embedder is normal on a new
-		// machine: search says it uses text only.
-	}
 	debug.FreeOSMemory() // indexing buffers and the embedder's model are garbage now
-	final(indexMsg{stats: stats})
+	select {
+	case ch <- indexMsg{stats: res.Sync, proposed: res.Proposed, err: err, quiet: quiet, finished: true}:
+	case <-ctx.Done():
+	}
 }

@@ -59,11 +59,11 @@ func BenchmarkReaderOpen(b *testing.B) {
 	m := benchModel(b, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		m.reader = newReaderPane()
+		m.reader = newReaderPane(m.c)
 		m.panes[paneReader] = m.reader
 		m.focus = paneReader
 		m.reader.loading = c.Session.ID
-		m.reader.loaded(m, convMsg{id: c.Session.ID, conv: c})
+		m.reader.loaded(convMsg{id: c.Session.ID, conv: c})
 		_ = m.render()
 	}
 }
@@ -75,7 +75,7 @@ func BenchmarkReaderScroll(b *testing.B) {
 	m := benchModel(b, nil)
 	m.focus = paneReader
 	m.reader.loading = c.Session.ID
-	m.reader.loaded(m, convMsg{id: c.Session.ID, conv: c})
+	m.reader.loaded(convMsg{id: c.Session.ID, conv: c})
 	_ = m.render()
 	pg := keyMsg("pgdown")
 	b.ReportAllocs()
@@ -112,7 +112,7 @@ func BenchmarkSearchPane(b *testing.B) {
 	m := benchModel(b, st)
 	m.focus = paneSearch
 	queries := []string{"dialyzer", "opentelemetry tracing", "mix phx.server", "websocket reconnect", "credo igniter"}
-	q := m.search.query(m)
+	q := m.search.query()
 	q.Text = queries[0]
 	if _, err := m.hub.Search(context.Background(), q); err != nil { // open the searcher
 		b.Fatal(err)
@@ -122,7 +122,7 @@ func BenchmarkSearchPane(b *testing.B) {
 	for b.Loop() {
 		i++
 		m.search.input.SetValue(queries[i%len(queries)])
-		msg := m.search.run(m, m.search.seq)()
+		msg := m.search.run(m.search.seq)()
 		m.Update(msg)
 		_ = m.render()
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -26,8 +25,9 @@ var draftFilters = []string{"pending", "approved", "rejected", ""}
 
 // draftsPane lists /summarize drafts: read, edit, approve, reject.
 type draftsPane struct {
-	list      []memories.Draft
-	ls        listState
+	c         *common
+	drafts    []memories.Draft
+	list      list
 	filterIdx int
 	loaded    bool
 	err       error
@@ -35,88 +35,94 @@ type draftsPane struct {
 	clicks    clickMap
 }
 
-func newDraftsPane() *draftsPane { return &draftsPane{} }
+func newDraftsPane(c *common) *draftsPane { return &draftsPane{c: c} }
 
-func (m *Model) loadDrafts() tea.Cmd {
-	svc := m.cfg.Memories
+// load asks for the drafts of the status filter.
+func (p *draftsPane) load() tea.Cmd {
+	svc, ctx := p.c.memories(), p.c.ctx
 	if svc == nil {
 		return nil
 	}
-	status := draftFilters[m.drafts.filterIdx]
+	status := draftFilters[p.filterIdx]
 	return func() tea.Msg {
-		l, err := svc.Drafts(context.Background(), status)
+		l, err := svc.Drafts(ctx, status)
 		return draftsMsg{list: l, err: err}
 	}
 }
 
-func (p *draftsPane) data(m *Model, msg tea.Msg) tea.Cmd {
+func (p *draftsPane) data(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case draftsMsg:
 		p.loaded, p.err = true, msg.err
 		if msg.err == nil {
-			keep := ""
-			if d := p.selected(); d != nil {
-				keep = d.ID
-			}
-			p.list = msg.list
-			p.ls.setLen(len(p.list))
-			for i := range p.list {
-				if p.list[i].ID == keep {
-					p.ls.cursor = i
-				}
-			}
+			p.setDrafts(msg.list)
 		}
 	case draftActionMsg:
 		if msg.err != nil {
-			m.flashError(msg.err)
+			p.c.flashError(msg.err)
 		} else {
-			m.flashf("%s", msg.text)
+			p.c.flashf("%s", msg.text)
 		}
-		return tea.Batch(m.loadDrafts(), m.loadMemories())
+		return tea.Batch(p.load(), msgCmd(memoriesChangedMsg{}))
 	}
 	return nil
 }
 
+// setDrafts shows a new list, the cursor staying on the same draft.
+func (p *draftsPane) setDrafts(l []memories.Draft) {
+	keep := ""
+	if d := p.selected(); d != nil {
+		keep = d.ID
+	}
+	p.drafts = l
+	p.list.setLen(len(p.drafts))
+	for i := range p.drafts {
+		if p.drafts[i].ID == keep {
+			p.list.set(i)
+		}
+	}
+}
+
 func (p *draftsPane) selected() *memories.Draft {
-	if c := p.ls.cursor; c >= 0 && c < len(p.list) {
-		return &p.list[c]
+	if c := p.list.cursor; c >= 0 && c < len(p.drafts) {
+		return &p.drafts[c]
 	}
 	return nil
 }
 
 func (p *draftsPane) typing() bool { return false }
 
-func (p *draftsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
-	svc := m.cfg.Memories
+func (p *draftsPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
 	switch {
-	case key.Matches(k, km.Up):
-		p.ls.move(-1)
+	case p.list.navigate(k, km.List):
 		p.scrollOff = 0
 		return true, nil
-	case key.Matches(k, km.Down):
-		p.ls.move(1)
-		p.scrollOff = 0
-		return true, nil
-	case key.Matches(k, km.PageDown):
+	case key.Matches(k, km.TextDown):
 		p.scrollOff += 10
 		return true, nil
-	case key.Matches(k, km.PageUp):
+	case key.Matches(k, km.TextUp):
 		p.scrollOff = max(0, p.scrollOff-10)
 		return true, nil
 	case key.Matches(k, km.StatusFilter):
 		p.filterIdx = (p.filterIdx + 1) % len(draftFilters)
-		return true, m.loadDrafts()
+		return true, p.load()
 	}
 	d := p.selected()
-	if d == nil || svc == nil {
+	if d == nil || p.c.memories() == nil {
 		return false, nil
 	}
+	return p.act(k, d)
+}
+
+// act applies a key to draft d.
+func (p *draftsPane) act(k tea.KeyPressMsg, d *memories.Draft) (bool, tea.Cmd) {
+	km, svc, ctx := p.c.keys, p.c.memories(), p.c.ctx
 	id := d.ID
 	switch {
 	case key.Matches(k, km.Approve):
 		return true, func() tea.Msg {
-			_, res, err := svc.ApproveDraft(context.Background(), id)
+			_, res, err := svc.ApproveDraft(ctx, id)
 			if err != nil {
 				return draftActionMsg{err: fmt.Errorf("approve draft %s: %w", id, err)}
 			}
@@ -124,16 +130,16 @@ func (p *draftsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 	case key.Matches(k, km.Reject):
 		return true, func() tea.Msg {
-			if err := svc.RejectDraft(context.Background(), id); err != nil {
+			if err := svc.RejectDraft(ctx, id); err != nil {
 				return draftActionMsg{err: fmt.Errorf("reject draft %s: %w", id, err)}
 			}
 			return draftActionMsg{text: "rejected draft " + id}
 		}
 	case key.Matches(k, km.Edit):
-		return true, m.openEditor(editTarget{draftID: id}, "Editing draft "+id, d.Markdown)
+		return true, msgCmd(openEditorMsg{target: editTarget{draftID: id}, title: "Editing draft " + id, text: d.Markdown})
 	case key.Matches(k, km.Open):
 		if d.SessionID != "" {
-			return true, m.openSession(d.SessionID, "")
+			return true, msgCmd(openSessionMsg{id: d.SessionID})
 		}
 	default:
 		return false, nil
@@ -141,60 +147,77 @@ func (p *draftsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-func (p *draftsPane) click(m *Model, y int) tea.Cmd {
+func (p *draftsPane) click(y int) tea.Cmd {
 	if i := p.clicks.row(y); i >= 0 {
-		p.ls.cursor, p.scrollOff = i, 0
+		p.list.set(i)
+		p.scrollOff = 0
 	}
 	return nil
 }
 
-func (p *draftsPane) scroll(m *Model, n int) { p.scrollOff = max(0, p.scrollOff+n) }
+func (p *draftsPane) scroll(n int) { p.scrollOff = max(0, p.scrollOff+n) }
 
-func (p *draftsPane) help(k *KeyMap) []key.Binding {
+func (p *draftsPane) help() []key.Binding {
+	k := p.c.keys
 	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Open, k.StatusFilter}
 }
 
-func (p *draftsPane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *draftsPane) view() string {
+	s, w, h := p.c.sty, p.c.lay.body.w, p.c.lay.body.h
 	filt := draftFilters[p.filterIdx]
 	if filt == "" {
 		filt = "all"
 	}
-	lines := []string{s.Title.Render(fmt.Sprintf(" Drafts (%d %s)", len(p.list), filt))}
-	switch {
-	case m.cfg.Memories == nil:
-		return strings.Join(append(lines, "", s.Muted.Render(" Drafts are not available.")), "\n")
-	case p.err != nil:
-		return strings.Join(append(lines, "", s.Error.Render(" Could not list drafts: "+sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries.")), "\n")
-	case !p.loaded:
-		return strings.Join(append(lines, s.Muted.Render(" loading…")), "\n")
-	case len(p.list) == 0:
-		return strings.Join(append(lines, "", s.Muted.Render(" No "+filt+" drafts."),
-			s.Muted.Render(" /summarize in Claude Code sends a draft summary here (cairn drafts add); s changes the filter.")), "\n")
+	lines := []string{s.Title.Render(fmt.Sprintf(" Drafts (%d %s)", len(p.drafts), filt))}
+	if msg := p.state(filt); msg != nil {
+		return strings.Join(append(lines, msg...), "\n")
 	}
-	listH := min(len(p.list), max(2, h/4))
-	from, to := p.ls.window(listH)
-	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
+	listH := min(len(p.drafts), max(2, h/4))
+	from, to := p.list.window(listH)
+	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
-		d := p.list[i]
-		row := fmt.Sprintf(" %s  %s  %s  %s  %s", d.ID, d.Status, m.fmtTime(d.Created), lastElem(sanitizeLine(d.Project)),
+		d := p.drafts[i]
+		row := fmt.Sprintf(" %s  %s  %s  %s  %s", d.ID, d.Status, p.c.fmtTime(d.Created), lastElem(sanitizeLine(d.Project)),
 			sanitizeLine(firstHeading(d.Markdown)))
-		lines = append(lines, m.rowStyle(i == p.ls.cursor, pad(row, w)))
+		lines = append(lines, p.c.rowStyle(i == p.list.cursor, pad(row, w)))
 	}
 	lines = append(lines, s.Subtle.Render(strings.Repeat("─", w)))
-	if d := p.selected(); d != nil {
-		md := m.reader.markdown(m, sanitize(d.Markdown), w-2)
-		room := h - len(lines)
-		off := min(p.scrollOff, max(0, len(md)-room))
-		p.scrollOff = off
-		md = md[off:]
-		if len(md) > room {
-			md = md[:room]
-		}
-		lines = append(lines, md...)
+	return strings.Join(append(lines, p.text(w, h-len(lines))...), "\n")
+}
+
+// state is what the pane shows instead of drafts: unavailable, an error,
+// loading, none.
+func (p *draftsPane) state(filt string) []string {
+	s := p.c.sty
+	switch {
+	case p.c.memories() == nil:
+		return []string{"", s.Muted.Render(" Drafts are not available.")}
+	case p.err != nil:
+		return []string{"", s.Error.Render(" Could not list drafts: " + sanitizeLine(p.err.Error())),
+			s.Muted.Render(" ctrl+r retries.")}
+	case !p.loaded:
+		return []string{s.Muted.Render(" loading…")}
+	case len(p.drafts) == 0:
+		return []string{"", s.Muted.Render(" No " + filt + " drafts."),
+			s.Muted.Render(" /summarize in Claude Code sends a draft summary here (cairn drafts add); s changes the filter.")}
 	}
-	return strings.Join(lines, "\n")
+	return nil
+}
+
+// text is the selected draft's Markdown, scrolled, in room lines.
+func (p *draftsPane) text(w, room int) []string {
+	d := p.selected()
+	if d == nil {
+		return nil
+	}
+	md := p.c.markdown(sanitize(d.Markdown), w-2)
+	off := min(p.scrollOff, max(0, len(md)-room))
+	p.scrollOff = off
+	md = md[off:]
+	if len(md) > room {
+		md = md[:room]
+	}
+	return md
 }
 
 func firstHeading(md string) string {

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -20,6 +19,7 @@ type editTarget struct {
 
 // editor is a multi-line editor over the body of the screen.
 type editor struct {
+	c      *common
 	target editTarget
 	title  string
 	ta     textarea.Model
@@ -32,61 +32,63 @@ type editorDoneMsg struct {
 	err    error
 }
 
-func (m *Model) openEditor(t editTarget, title, text string) tea.Cmd {
+func newEditor(c *common, t editTarget, title, text string) (*editor, tea.Cmd) {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
-	sty := textarea.DefaultStyles(m.dark)
+	sty := textarea.DefaultStyles(c.dark)
 	sty.Cursor.Blink = false
 	ta.SetStyles(sty)
 	ta.SetValue(text)
-	ed := &editor{target: t, title: title, ta: ta, orig: text}
-	m.editor = ed
-	ed.resize(m)
-	return ed.ta.Focus()
+	ed := &editor{c: c, target: t, title: title, ta: ta, orig: text}
+	ed.resize()
+	return ed, ed.ta.Focus()
 }
 
-func (e *editor) resize(m *Model) {
-	e.ta.SetWidth(max(20, m.w-2))
-	e.ta.SetHeight(max(3, m.h-3-3))
+// resize fits the text area to the body under the editor's title.
+func (e *editor) resize() {
+	b := e.c.lay.body
+	e.ta.SetWidth(max(20, b.w-2))
+	e.ta.SetHeight(max(3, b.h-3))
 }
 
-func (e *editor) update(m *Model, msg tea.Msg) tea.Cmd {
+// update handles a message; done reports that the editor closed (saved
+// or cancelled).
+func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case key.Matches(k, m.keys.Save):
+		case key.Matches(k, e.c.keys.Save):
 			text := e.ta.Value()
 			if e.target.memoryID != "" && strings.TrimSpace(text) == "" {
-				m.flashError(fmt.Errorf("a memory cannot be empty: type its content, or esc and d to delete it"))
-				return nil
+				e.c.flashError(fmt.Errorf("a memory cannot be empty: type its content, or esc and d to delete it"))
+				return false, nil
 			}
-			m.editor = nil
-			return m.saveEdit(e.target, text)
-		case key.Matches(k, m.keys.Cancel):
-			m.editor = nil
-			m.flashf("edit cancelled; nothing changed")
-			return nil
+			return true, e.save(text)
+		case key.Matches(k, e.c.keys.Cancel):
+			e.c.flashf("edit cancelled; nothing changed")
+			return true, nil
 		}
 	}
-	var cmd tea.Cmd
 	e.ta, cmd = e.ta.Update(msg)
-	return cmd
+	return false, cmd
 }
 
-func (e *editor) view(m *Model, w, h int) string {
-	s := m.sty
+func (e *editor) view() string {
+	s := e.c.sty
 	head := s.Title.Render(" "+e.title) + s.Muted.Render("  ctrl+s saves · esc cancels")
 	return strings.Join([]string{head, "", e.ta.View()}, "\n")
 }
 
-func (m *Model) saveEdit(t editTarget, text string) tea.Cmd {
-	svc := m.cfg.Memories
+func (e *editor) help() []key.Binding { return []key.Binding{e.c.keys.Save, e.c.keys.Cancel} }
+
+// save writes text to the target.
+func (e *editor) save(text string) tea.Cmd {
+	svc, ctx, t := e.c.memories(), e.c.ctx, e.target
 	if svc == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		ctx := context.Background()
 		var err error
 		switch {
 		case t.memoryID != "":
@@ -102,15 +104,23 @@ func (m *Model) saveEdit(t editTarget, text string) tea.Cmd {
 	}
 }
 
+// openEditor opens the editor over the body.
+func (m *Model) openEditor(t editTarget, title, text string) tea.Cmd {
+	ed, cmd := newEditor(m.c, t, title, text)
+	m.editor = ed
+	return cmd
+}
+
+// editorDone reports a save and reloads what was edited.
 func (m *Model) editorDone(msg editorDoneMsg) tea.Cmd {
 	if msg.err != nil {
-		m.flashError(fmt.Errorf("save failed: %w", msg.err))
+		m.c.flashError(fmt.Errorf("save failed: %w", msg.err))
 		return nil
 	}
 	if msg.target.memoryID != "" {
-		m.flashf("saved %s", msg.target.memoryID)
-		return m.loadMemories()
+		m.c.flashf("saved %s", msg.target.memoryID)
+		return m.mems.load()
 	}
-	m.flashf("saved draft %s", msg.target.draftID)
-	return m.loadDrafts()
+	m.c.flashf("saved draft %s", msg.target.draftID)
+	return m.drafts.load()
 }

@@ -232,7 +232,7 @@ func typeQuery(t testing.TB, m *Model, s string) {
 func golden(t *testing.T, name string, m *Model) {
 	t.Helper()
 	got := screen(m)
-	checkSize(t, got, m.w, m.h)
+	checkSize(t, got, m.c.lay.w, m.c.lay.h)
 	got = timingRe.ReplaceAllString(got, "N.N ms")    // timings vary
 	got = idRe.ReplaceAllString(got, "${1}-xxxxxxxx") // ids are random
 	lines := strings.Split(got, "\n")

@@ -2,38 +2,48 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap is the one definition of cairn's keys: Update matches against it,
-// the short help line and the full help screen (?) are drawn from it.
+// KeyMap is the one definition of cairn's keys: every key is matched
+// against it (no pane compares key names), the short help line, the full
+// help screen (?) and the README's key section are drawn from it, and
+// activeKeys lists what each pane acts on so a test can check that no two
+// bindings of one pane share a key.
 type KeyMap struct {
 	// Global
 	Quit, ForceQuit, Back, Help, Search, NextPane, PrevPane, Refresh key.Binding
-	Panes                                                            [6]key.Binding
+	Panes                                                            [numPanes]key.Binding
 
-	// Moving in lists and the reader
-	Up, Down, PageUp, PageDown, Top, Bottom, Open, Filter key.Binding
+	// Lists: moving; moving while typing in a filter; the filter.
+	List, TypingList listKeys
+	Open, Filter     key.Binding
+	Done             key.Binding // enter: finish typing in a filter
 
 	// Timeline
 	DateFilter, Resume key.Binding
 
-	// Reader
-	Expand, Thinking, NextPrompt, PrevPrompt, Find, FindNext, FindPrev, CopyID, Export, ExpandAll key.Binding
+	// Reader (it moves with List.Up/Down/PageUp/PageDown/Top/Bottom)
+	Expand, Thinking, NextPrompt, PrevPrompt, Find, FindDone, FindNext, FindPrev, CopyID, Export, ExpandAll key.Binding
 
-	// Search
-	Scope, Mode, Kind, ResultUp, ResultDown key.Binding
+	// Search: results move with SearchList while browsing and with
+	// SearchTyping while typing the query.
+	Scope, Mode, Kind, EditQuery key.Binding
+	SearchList, SearchTyping     listKeys
 
 	// Memories and drafts
 	Approve, Reject, Edit, Delete, Undo, Mark, Merge, CycleType, ImportanceUp, ImportanceDown,
 	StatusFilter, TypeFilter, ProjectFilter key.Binding
+	TextUp, TextDown key.Binding // scroll the selected draft's text
 
 	// Editor
 	Save, Cancel key.Binding
 }
 
+func bind(keys []string, help, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
 // DefaultKeyMap returns cairn's keys.
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
+	b := bind
 	k := KeyMap{
 		Quit:      b([]string{"q"}, "q", "quit"),
 		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
@@ -44,14 +54,26 @@ func DefaultKeyMap() KeyMap {
 		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Refresh:   b([]string{"ctrl+r"}, "ctrl+r", "re-index now"),
 
-		Up:       b([]string{"up", "k"}, "↑/k", "up"),
-		Down:     b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/^u", "page up"),
-		PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/^d/spc", "page down"),
-		Top:      b([]string{"g", "home"}, "g/home", "top"),
-		Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
-		Open:     b([]string{"enter"}, "enter", "open"),
-		Filter:   b([]string{"f"}, "f", "filter"),
+		List: listKeys{
+			Up:       b([]string{"up", "k"}, "↑/k", "up"),
+			Down:     b([]string{"down", "j"}, "↓/j", "down"),
+			PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/^u", "page up"),
+			PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/^d/spc", "page down"),
+			Top:      b([]string{"g", "home"}, "g/home", "top"),
+			Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
+		},
+		// While typing, letters and home/end belong to the text.
+		TypingList: listKeys{
+			Up:       b([]string{"up"}, "↑", "up"),
+			Down:     b([]string{"down"}, "↓", "down"),
+			PageUp:   b([]string{"pgup"}, "pgup", "page up"),
+			PageDown: b([]string{"pgdown"}, "pgdn", "page down"),
+			Top:      key.NewBinding(key.WithDisabled()),
+			Bottom:   key.NewBinding(key.WithDisabled()),
+		},
+		Open:   b([]string{"enter"}, "enter", "open"),
+		Filter: b([]string{"f"}, "f", "filter"),
+		Done:   b([]string{"enter"}, "enter", "done"),
 
 		DateFilter: b([]string{"d"}, "d", "date range"),
 		Resume:     b([]string{"r"}, "r", "resume in claude"),
@@ -62,16 +84,32 @@ func DefaultKeyMap() KeyMap {
 		NextPrompt: b([]string{"]", "J"}, "]/J", "next prompt"),
 		PrevPrompt: b([]string{"[", "K"}, "[/K", "prev prompt"),
 		Find:       b([]string{"f"}, "f", "find in session"),
+		FindDone:   b([]string{"enter"}, "enter", "find"),
 		FindNext:   b([]string{"n"}, "n", "next match"),
 		FindPrev:   b([]string{"N"}, "N", "prev match"),
 		CopyID:     b([]string{"y"}, "y", "copy id"),
 		Export:     b([]string{"e"}, "e", "export .md"),
 
-		Scope:      b([]string{"ctrl+s"}, "ctrl+s", "scope"),
-		Mode:       b([]string{"ctrl+t"}, "ctrl+t", "mode"),
-		Kind:       b([]string{"ctrl+k"}, "ctrl+k", "kind"),
-		ResultUp:   b([]string{"up", "ctrl+p"}, "↑/ctrl+p", "prev result"),
-		ResultDown: b([]string{"down", "ctrl+n"}, "↓/ctrl+n", "next result"),
+		Scope:     b([]string{"ctrl+s"}, "ctrl+s", "scope"),
+		Mode:      b([]string{"ctrl+t"}, "ctrl+t", "mode"),
+		Kind:      b([]string{"ctrl+k"}, "ctrl+k", "kind"),
+		EditQuery: b([]string{"f", "i"}, "f/i", "edit query"),
+		SearchList: listKeys{
+			Up:       b([]string{"up", "k", "ctrl+p"}, "↑/k", "prev result"),
+			Down:     b([]string{"down", "j", "ctrl+n"}, "↓/j", "next result"),
+			PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/^u", "page up"),
+			PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/^d/spc", "page down"),
+			Top:      b([]string{"g", "home"}, "g/home", "top"),
+			Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
+		},
+		SearchTyping: listKeys{
+			Up:       b([]string{"up", "ctrl+p"}, "↑/ctrl+p", "prev result"),
+			Down:     b([]string{"down", "ctrl+n"}, "↓/ctrl+n", "next result"),
+			PageUp:   b([]string{"pgup"}, "pgup", "page up"),
+			PageDown: b([]string{"pgdown"}, "pgdn", "page down"),
+			Top:      key.NewBinding(key.WithDisabled()),
+			Bottom:   key.NewBinding(key.WithDisabled()),
+		},
 
 		Approve:        b([]string{"a"}, "a", "approve"),
 		Reject:         b([]string{"x"}, "x", "reject"),
@@ -86,36 +124,88 @@ func DefaultKeyMap() KeyMap {
 		StatusFilter:   b([]string{"s"}, "s", "status filter"),
 		TypeFilter:     b([]string{"T"}, "T", "type filter"),
 		ProjectFilter:  b([]string{"p"}, "p", "project filter"),
+		TextUp:         b([]string{"K", "["}, "K/[", "scroll text up"),
+		TextDown:       b([]string{"J", "]"}, "J/]", "scroll text down"),
 
 		Save:   b([]string{"ctrl+s"}, "ctrl+s", "save"),
 		Cancel: b([]string{"esc"}, "esc", "cancel"),
 	}
-	names := []string{"projects", "timeline", "reader", "search", "memories", "drafts"}
 	for i := range k.Panes {
 		d := string(rune('1' + i))
-		k.Panes[i] = b([]string{d}, d, names[i])
+		k.Panes[i] = b([]string{d}, d, paneKeyNames[i])
 	}
 	return k
 }
 
-// helpGroup is one titled column of the full help screen.
-type helpGroup struct {
+var paneKeyNames = [numPanes]string{"projects", "timeline", "reader", "search", "memories", "drafts"}
+
+// keyGroup is one titled set of keys: a column of the help screen and a
+// table of the README.
+type keyGroup struct {
 	Title string
 	Keys  []key.Binding
 }
 
-// FullHelp lists every key, grouped, for the ? screen.
-func (k KeyMap) FullHelp() []helpGroup {
-	return []helpGroup{
+// FullHelp lists every key, grouped, for the ? screen and the README.
+func (k KeyMap) FullHelp() []keyGroup {
+	l := k.List
+	return []keyGroup{
 		{"Everywhere", []key.Binding{
-			key.NewBinding(key.WithKeys("1"), key.WithHelp("1…6", "switch pane")),
+			bind([]string{"1"}, "1…6", "switch pane"),
 			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
-		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Filter, k.DateFilter, k.Resume}},
+		{"Lists", []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, k.Open, k.Filter, k.DateFilter, k.Resume}},
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
-		{"Search", []key.Binding{k.ResultUp, k.ResultDown, k.Open, k.Scope, k.Mode, k.Kind}},
+		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.EditQuery}},
 		{"Memories & drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
-			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open}},
+			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.TextDown, k.TextUp, k.Open}},
 		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}
+}
+
+// globalKeys are the keys the root acts on; while typing only those that
+// cannot be text.
+func (k *KeyMap) globalKeys(typing bool) []key.Binding {
+	if typing {
+		return []key.Binding{k.ForceQuit, k.NextPane, k.PrevPane, k.Back}
+	}
+	bs := []key.Binding{k.ForceQuit, k.Quit, k.Help, k.Search, k.NextPane, k.PrevPane, k.Refresh, k.Back}
+	return append(bs, k.Panes[:]...)
+}
+
+// activeKeys is every binding pane acts on in a mode (typing or not),
+// with the root's: no two of them may share a key (keys_test.go).
+func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
+	var bs []key.Binding
+	switch {
+	case pane == paneProjects && typing, pane == paneTimeline && typing:
+		bs = append(k.TypingList.bindings(), k.Done)
+	case pane == paneProjects:
+		bs = append(k.List.bindings(), k.Filter, k.Open)
+	case pane == paneTimeline:
+		bs = append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume)
+	case pane == paneReader && typing:
+		bs = []key.Binding{k.FindDone}
+	case pane == paneReader:
+		bs = append(k.List.bindings(), k.NextPrompt, k.PrevPrompt, k.Expand, k.ExpandAll, k.Thinking, k.Find,
+			k.FindNext, k.FindPrev, k.CopyID, k.Export, k.Resume)
+	case pane == paneSearch && typing:
+		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
+	case pane == paneSearch:
+		bs = append(k.SearchList.bindings(), k.Scope, k.Mode, k.Kind, k.Open, k.EditQuery)
+	case pane == paneMemories:
+		bs = append(k.List.bindings(), k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
+			k.Delete, k.Mark, k.Merge, k.CycleType, k.ImportanceUp, k.ImportanceDown, k.Edit, k.Open)
+	case pane == paneDrafts:
+		bs = append(k.List.bindings(), k.TextUp, k.TextDown, k.StatusFilter, k.Approve, k.Reject, k.Edit, k.Open)
+	}
+	return append(bs, k.globalKeys(typing)...)
+}
+
+// editorKeys are the keys of the editor (everything else is text).
+func (k *KeyMap) editorKeys() []key.Binding { return []key.Binding{k.ForceQuit, k.Save, k.Cancel} }
+
+// helpScreenKeys are the keys of the help screen.
+func (k *KeyMap) helpScreenKeys() []key.Binding {
+	return []key.Binding{k.ForceQuit, k.Help, k.Back, k.Quit, k.List.Down, k.List.Up}
 }

@@ -68,63 +68,76 @@ var memStatusFilters = []struct {
 
 // memoriesPane is the review inbox.
 type memoriesPane struct {
-	list      []memories.Memory
+	c         *common
+	mems      []memories.Memory
 	linked    map[string]memories.Memory
-	ls        listState
+	list      list
 	statusIdx int
 	typeIdx   int // 0 = all, else memories.Types[typeIdx-1]
 	project   bool
 	marked    string // id marked for merge
 	loaded    bool
 	err       error
+	counts    memories.Counts
 	sources   map[string]sourceMsg
 	wantID    string
 	keepPos   bool // after approve/reject/delete: keep the cursor's row
 	clicks    clickMap
 }
 
-func newMemoriesPane() *memoriesPane {
-	return &memoriesPane{sources: map[string]sourceMsg{}}
+func newMemoriesPane(c *common) *memoriesPane {
+	return &memoriesPane{c: c, sources: map[string]sourceMsg{}}
 }
 
-func (m *Model) loadMemories() tea.Cmd {
-	svc := m.cfg.Memories
-	if svc == nil {
-		return nil
-	}
-	p := m.mems
+// filter is what the pane's filters ask the service for.
+func (p *memoriesPane) filter() memories.Filter {
 	f := memories.Filter{Statuses: memStatusFilters[p.statusIdx].st, Limit: 2000}
 	if p.typeIdx > 0 {
 		f.Types = []memories.Type{memories.Types[p.typeIdx-1]}
 	}
 	if p.project {
-		f.Project = m.scopeProject()
+		f.Project = p.c.scopeProject()
 		f.IncludeGlobal = true
 	}
+	return f
+}
+
+// load asks for the memories the filters select, the memories they link
+// to and the counts.
+func (p *memoriesPane) load() tea.Cmd {
+	svc, ctx := p.c.memories(), p.c.ctx
+	if svc == nil {
+		return nil
+	}
+	f := p.filter()
 	return func() tea.Msg {
-		ctx := context.Background()
 		l, err := svc.List(ctx, f)
 		if err != nil {
 			return memoriesMsg{err: err}
 		}
-		// Memories these link to (superseded, contradicted), for the side panel.
-		linked := map[string]memories.Memory{}
-		for _, mm := range l {
-			for _, ln := range mm.Links {
-				if _, ok := linked[ln.Target]; ok || len(linked) > 500 {
-					continue
-				}
-				if t, err := svc.Get(ctx, ln.Target); err == nil {
-					linked[ln.Target] = *t
-				}
-			}
-		}
 		c, _ := svc.Counts(ctx)
-		return memoriesMsg{list: l, linked: linked, counts: c}
+		return memoriesMsg{list: l, linked: linkedMemories(ctx, svc, l), counts: c}
 	}
 }
 
-func (p *memoriesPane) data(m *Model, msg tea.Msg) tea.Cmd {
+// linkedMemories are the memories l links to (superseded, contradicted),
+// for the side panel.
+func linkedMemories(ctx context.Context, svc MemoryService, l []memories.Memory) map[string]memories.Memory {
+	linked := map[string]memories.Memory{}
+	for _, mm := range l {
+		for _, ln := range mm.Links {
+			if _, ok := linked[ln.Target]; ok || len(linked) > 500 {
+				continue
+			}
+			if t, err := svc.Get(ctx, ln.Target); err == nil {
+				linked[ln.Target] = *t
+			}
+		}
+	}
+	return linked
+}
+
+func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case memoriesMsg:
 		p.loaded = true
@@ -132,60 +145,65 @@ func (p *memoriesPane) data(m *Model, msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return nil
 		}
-		keep := ""
-		if s := p.selected(); s != nil {
-			keep = s.ID
-		}
-		if p.wantID != "" {
-			keep, p.wantID = p.wantID, ""
-		}
-		p.list, p.linked = msg.list, msg.linked
-		p.ls.setLen(len(p.list))
-		if p.keepPos {
-			// Reviewed: the cursor stays put and lands on the next one.
-			p.keepPos = false
-		} else {
-			for i := range p.list {
-				if keep != "" && (p.list[i].ID == keep || strings.HasPrefix(p.list[i].ID, keep)) {
-					p.ls.cursor = i
-				}
-			}
-		}
-		m.pending = msg.counts.PendingMemories
-		m.draftsN = msg.counts.PendingDrafts
-		return p.loadSource(m)
+		p.counts = msg.counts
+		p.setMemories(msg.list, msg.linked)
+		return p.loadSource()
 	case memActionMsg:
 		if msg.err != nil {
-			m.flashError(msg.err)
+			p.c.flashError(msg.err)
 		} else if msg.text != "" {
-			m.flashf("%s", msg.text)
+			p.c.flashf("%s", msg.text)
 		}
 		if msg.select_ != "" {
 			p.wantID = msg.select_
 		}
-		return m.loadMemories()
+		return p.load()
 	case sourceMsg:
 		p.sources[msg.key] = msg
 	}
 	return nil
 }
 
+// setMemories shows a new list: the cursor stays on the same memory, on
+// the one asked for, or (after a review) on the same row.
+func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memories.Memory) {
+	keep := ""
+	if s := p.selected(); s != nil {
+		keep = s.ID
+	}
+	if p.wantID != "" {
+		keep, p.wantID = p.wantID, ""
+	}
+	p.mems, p.linked = l, linked
+	p.list.setLen(len(p.mems))
+	if p.keepPos {
+		// Reviewed: the cursor stays put and lands on the next one.
+		p.keepPos = false
+		return
+	}
+	for i := range p.mems {
+		if keep != "" && (p.mems[i].ID == keep || strings.HasPrefix(p.mems[i].ID, keep)) {
+			p.list.set(i)
+		}
+	}
+}
+
 // selectID shows the memory id (from a search result).
-func (p *memoriesPane) selectID(m *Model, id string) tea.Cmd {
+func (p *memoriesPane) selectID(id string) tea.Cmd {
 	p.wantID = id
 	p.statusIdx = len(memStatusFilters) - 1 // all: the hit may be any status
-	return m.loadMemories()
+	return p.load()
 }
 
 func (p *memoriesPane) selected() *memories.Memory {
-	if c := p.ls.cursor; c >= 0 && c < len(p.list) {
-		return &p.list[c]
+	if c := p.list.cursor; c >= 0 && c < len(p.mems) {
+		return &p.mems[c]
 	}
 	return nil
 }
 
 // loadSource fetches the transcript turn the selected memory came from.
-func (p *memoriesPane) loadSource(m *Model) tea.Cmd {
+func (p *memoriesPane) loadSource() tea.Cmd {
 	mm := p.selected()
 	if mm == nil || mm.SourceSession == "" {
 		return nil
@@ -195,11 +213,11 @@ func (p *memoriesPane) loadSource(m *Model) tea.Cmd {
 		return nil
 	}
 	p.sources[k] = sourceMsg{key: k} // loading
-	st := m.cfg.Store
+	st, ctx := p.c.store(), p.c.ctx
 	sid := mm.SourceSession
 	uuids := mm.SourceUUIDs
 	return func() tea.Msg {
-		c, err := st.Conversation(context.Background(), sid)
+		c, err := st.Conversation(ctx, sid)
 		if err != nil {
 			return sourceMsg{key: k, err: err}
 		}
@@ -262,14 +280,15 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 
 func (p *memoriesPane) typing() bool { return false }
 
-func (p *memoriesPane) act(m *Model, what string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
-	svc := m.cfg.Memories
+// act runs fn against the service; its message reloads the list.
+func (p *memoriesPane) act(what string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
+	svc, ctx := p.c.memories(), p.c.ctx
 	if svc == nil {
-		m.flashError(fmt.Errorf("memories are not available in this build"))
+		p.c.flashError(fmt.Errorf("memories are not available in this build"))
 		return nil
 	}
 	return func() tea.Msg {
-		text, sel, err := fn(context.Background(), svc)
+		text, sel, err := fn(ctx, svc)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", what, err)
 		}
@@ -277,120 +296,95 @@ func (p *memoriesPane) act(m *Model, what string, fn func(ctx context.Context, s
 	}
 }
 
-func (p *memoriesPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
-	mm := p.selected()
-	var id string
-	if mm != nil {
-		id = mm.ID
+func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	if p.list.navigate(k, p.c.keys.List) {
+		return true, p.loadSource()
 	}
+	if ok, cmd := p.filterKey(k); ok {
+		return true, cmd
+	}
+	mm := p.selected()
+	if mm == nil {
+		return false, nil
+	}
+	for _, f := range []func(tea.KeyPressMsg, *memories.Memory) (bool, tea.Cmd){p.reviewKey, p.organizeKey, p.openKey} {
+		if ok, cmd := f(k, mm); ok {
+			return true, cmd
+		}
+	}
+	return false, nil
+}
+
+// filterKey handles the filters and undo, which need no selection.
+func (p *memoriesPane) filterKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
 	switch {
-	case key.Matches(k, km.Up):
-		p.ls.move(-1)
-		return true, p.loadSource(m)
-	case key.Matches(k, km.Down):
-		p.ls.move(1)
-		return true, p.loadSource(m)
-	case key.Matches(k, km.PageUp):
-		p.ls.move(-5)
-		return true, p.loadSource(m)
-	case key.Matches(k, km.PageDown):
-		p.ls.move(5)
-		return true, p.loadSource(m)
-	case key.Matches(k, km.Top):
-		p.ls.cursor = 0
-		return true, p.loadSource(m)
-	case key.Matches(k, km.Bottom):
-		p.ls.cursor = p.ls.n - 1
-		return true, p.loadSource(m)
 	case key.Matches(k, km.StatusFilter):
 		p.statusIdx = (p.statusIdx + 1) % len(memStatusFilters)
-		return true, m.loadMemories()
 	case key.Matches(k, km.TypeFilter):
 		p.typeIdx = (p.typeIdx + 1) % (len(memories.Types) + 1)
-		return true, m.loadMemories()
 	case key.Matches(k, km.ProjectFilter):
 		p.project = !p.project
-		return true, m.loadMemories()
 	case key.Matches(k, km.Undo):
-		return true, p.act(m, "undo", func(ctx context.Context, svc MemoryService) (string, string, error) {
+		return true, p.act("undo", func(ctx context.Context, svc MemoryService) (string, string, error) {
 			r, err := svc.Undo(ctx)
 			if err != nil {
 				return "", "", err
 			}
 			return "restored " + r.ID, r.ID, nil
 		})
-	}
-	if mm == nil {
+	default:
 		return false, nil
 	}
+	return true, p.load()
+}
+
+// reviewKey approves, rejects or deletes mm; the cursor keeps its row.
+func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, tea.Cmd) {
+	km, id := p.c.keys, mm.ID
+	var cmd tea.Cmd
 	switch {
 	case key.Matches(k, km.Approve):
-		p.keepPos = true
-		return true, p.act(m, "approve "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.act("approve "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Approved)
 			return "approved " + id, "", err
 		})
 	case key.Matches(k, km.Reject):
-		p.keepPos = true
-		return true, p.act(m, "reject "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.act("reject "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Rejected)
 			return "rejected " + id + " (it will not be proposed again)", "", err
 		})
 	case key.Matches(k, km.Delete):
-		p.keepPos = true
-		return true, p.act(m, "delete "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.act("delete "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			err := svc.Delete(ctx, id)
 			return "deleted " + id + " — u undoes", "", err
 		})
+	default:
+		return false, nil
+	}
+	p.keepPos = true
+	return true, cmd
+}
+
+// organizeKey marks and merges, changes the type or the importance.
+func (p *memoriesPane) organizeKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, tea.Cmd) {
+	km, id := p.c.keys, mm.ID
+	switch {
 	case key.Matches(k, km.Mark):
-		if p.marked == id {
-			p.marked = ""
-			m.flashf("unmarked %s", id)
-		} else {
-			p.marked = id
-			m.flashf("marked %s: move to another memory and press M to merge it there", id)
-		}
+		p.toggleMark(id)
 	case key.Matches(k, km.Merge):
-		other := p.marked
-		if other == "" || other == id {
-			m.flashError(fmt.Errorf("mark a memory with m first, then press M on the memory to keep"))
-			return true, nil
-		}
-		p.marked = ""
-		return true, p.act(m, "merge", func(ctx context.Context, svc MemoryService) (string, string, error) {
-			_, err := svc.Merge(ctx, id, other)
-			return fmt.Sprintf("merged %s into %s", other, id), id, err
-		})
+		return true, p.merge(id)
 	case key.Matches(k, km.CycleType):
 		i := slices.Index(memories.Types, mm.Type)
 		t := memories.Types[(i+1)%len(memories.Types)]
-		return true, p.act(m, "change type", func(ctx context.Context, svc MemoryService) (string, string, error) {
+		return true, p.act("change type", func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.Update(ctx, id, memories.Update{Type: &t})
 			return fmt.Sprintf("%s is now a %s", id, t), id, err
 		})
-	case key.Matches(k, km.ImportanceUp), key.Matches(k, km.ImportanceDown):
-		imp := mm.Importance + 1
-		if key.Matches(k, km.ImportanceDown) {
-			imp = mm.Importance - 1
-		}
-		imp = min(5, max(1, imp))
-		return true, p.act(m, "importance", func(ctx context.Context, svc MemoryService) (string, string, error) {
-			_, err := svc.Update(ctx, id, memories.Update{Importance: &imp})
-			return fmt.Sprintf("%s importance %d", id, imp), id, err
-		})
-	case key.Matches(k, km.Edit):
-		return true, m.openEditor(editTarget{memoryID: id}, "Editing memory "+id, mm.Content)
-	case key.Matches(k, km.Open):
-		if mm.SourceSession == "" {
-			m.flashError(fmt.Errorf("%s has no source session (origin %s)", id, mm.Origin))
-			return true, nil
-		}
-		uuid := ""
-		if len(mm.SourceUUIDs) > 0 {
-			uuid = mm.SourceUUIDs[0]
-		}
-		return true, m.openSession(mm.SourceSession, uuid)
+	case key.Matches(k, km.ImportanceUp):
+		return true, p.setImportance(mm, mm.Importance+1)
+	case key.Matches(k, km.ImportanceDown):
+		return true, p.setImportance(mm, mm.Importance-1)
 	case key.Matches(k, km.Back) && p.marked != "":
 		p.marked = ""
 	default:
@@ -399,23 +393,77 @@ func (p *memoriesPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-func (p *memoriesPane) click(m *Model, y int) tea.Cmd {
+func (p *memoriesPane) toggleMark(id string) {
+	if p.marked == id {
+		p.marked = ""
+		p.c.flashf("unmarked %s", id)
+		return
+	}
+	p.marked = id
+	p.c.flashf("marked %s: move to another memory and press M to merge it there", id)
+}
+
+// merge merges the marked memory into id.
+func (p *memoriesPane) merge(id string) tea.Cmd {
+	other := p.marked
+	if other == "" || other == id {
+		p.c.flashError(fmt.Errorf("mark a memory with m first, then press M on the memory to keep"))
+		return nil
+	}
+	p.marked = ""
+	return p.act("merge", func(ctx context.Context, svc MemoryService) (string, string, error) {
+		_, err := svc.Merge(ctx, id, other)
+		return fmt.Sprintf("merged %s into %s", other, id), id, err
+	})
+}
+
+func (p *memoriesPane) setImportance(mm *memories.Memory, imp int) tea.Cmd {
+	id := mm.ID
+	imp = min(5, max(1, imp))
+	return p.act("importance", func(ctx context.Context, svc MemoryService) (string, string, error) {
+		_, err := svc.Update(ctx, id, memories.Update{Importance: &imp})
+		return fmt.Sprintf("%s importance %d", id, imp), id, err
+	})
+}
+
+// openKey edits mm or opens its source turn in the reader.
+func (p *memoriesPane) openKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, tea.Cmd) {
+	km, id := p.c.keys, mm.ID
+	switch {
+	case key.Matches(k, km.Edit):
+		return true, msgCmd(openEditorMsg{target: editTarget{memoryID: id}, title: "Editing memory " + id, text: mm.Content})
+	case key.Matches(k, km.Open):
+		if mm.SourceSession == "" {
+			p.c.flashError(fmt.Errorf("%s has no source session (origin %s)", id, mm.Origin))
+			return true, nil
+		}
+		uuid := ""
+		if len(mm.SourceUUIDs) > 0 {
+			uuid = mm.SourceUUIDs[0]
+		}
+		return true, msgCmd(openSessionMsg{id: mm.SourceSession, uuid: uuid})
+	}
+	return false, nil
+}
+
+func (p *memoriesPane) click(y int) tea.Cmd {
 	if i := p.clicks.row(y); i >= 0 {
-		p.ls.cursor = i
-		return p.loadSource(m)
+		p.list.set(i)
+		return p.loadSource()
 	}
 	return nil
 }
 
-func (p *memoriesPane) scroll(m *Model, n int) {
+func (p *memoriesPane) scroll(n int) {
 	if n > 0 {
-		p.ls.move(1)
+		p.list.move(1)
 	} else {
-		p.ls.move(-1)
+		p.list.move(-1)
 	}
 }
 
-func (p *memoriesPane) help(k *KeyMap) []key.Binding {
+func (p *memoriesPane) help() []key.Binding {
+	k := p.c.keys
 	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Open, k.Mark, k.StatusFilter}
 }
 
@@ -433,87 +481,112 @@ func statusMark(st memories.Status) string {
 	return "·"
 }
 
-func (p *memoriesPane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *memoriesPane) view() string {
+	s, w, h := p.c.sty, p.c.lay.body.w, p.c.lay.body.h
+	head := []string{p.heading(w)}
+	if msg := p.state(); msg != nil {
+		return strings.Join(append(head, msg...), "\n")
+	}
+	bodyH := h - 1
+	side := w >= 100
+	listW, detW, listH := w, w, max(3, bodyH*2/5)
+	if side {
+		listW = w / 2
+		detW, listH = w-listW-1, bodyH
+	}
+	rows := p.rows(listW, listH, len(head))
+	if side {
+		left := fitLines(rows, listW, bodyH)
+		right := fitLines(strings.Split(p.detail(detW, bodyH), "\n"), detW, bodyH)
+		sep := strings.TrimRight(strings.Repeat(s.Subtle.Render("│")+"\n", bodyH), "\n")
+		return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right)
+	}
+	out := append(head, rows...)
+	out = append(out, s.Subtle.Render(strings.Repeat("─", w)))
+	out = append(out, strings.Split(p.detail(detW, bodyH-len(rows)-1), "\n")...)
+	return strings.Join(out, "\n")
+}
+
+// heading is the title with the filters and the pending count.
+func (p *memoriesPane) heading(w int) string {
+	s := p.c.sty
 	filt := memStatusFilters[p.statusIdx].name
 	if p.typeIdx > 0 {
 		filt += " · " + string(memories.Types[p.typeIdx-1])
 	}
 	if p.project {
-		filt += " · project " + lastElem(m.scopeProject())
+		filt += " · project " + lastElem(p.c.scopeProject())
 	}
-	head := []string{s.Title.Render(fmt.Sprintf(" Memories (%d) ", len(p.list))) + s.Muted.Render(trunc(filt+fmt.Sprintf(" · %d pending", m.pending), w-16))}
+	return s.Title.Render(fmt.Sprintf(" Memories (%d) ", len(p.mems))) +
+		s.Muted.Render(trunc(filt+fmt.Sprintf(" · %d pending", p.counts.PendingMemories), w-16))
+}
+
+// state is what the pane shows instead of memories: unavailable, an
+// error, loading, none.
+func (p *memoriesPane) state() []string {
+	s := p.c.sty
 	switch {
-	case m.cfg.Memories == nil:
-		return strings.Join(append(head, "", s.Muted.Render(" Memories are not available.")), "\n")
+	case p.c.memories() == nil:
+		return []string{"", s.Muted.Render(" Memories are not available.")}
 	case p.err != nil:
-		return strings.Join(append(head, "", s.Error.Render(" Could not list memories: "+sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries.")), "\n")
+		return []string{"", s.Error.Render(" Could not list memories: " + sanitizeLine(p.err.Error())),
+			s.Muted.Render(" ctrl+r retries.")}
 	case !p.loaded:
-		return strings.Join(append(head, s.Muted.Render(" loading…")), "\n")
-	case len(p.list) == 0:
-		return strings.Join(append(head, "",
+		return []string{s.Muted.Render(" loading…")}
+	case len(p.mems) == 0:
+		return []string{"",
 			s.Muted.Render(" Nothing to review here."),
 			s.Muted.Render(" Memories are proposed from your sessions (cairn extract, or the Stop hook)."),
-			s.Muted.Render(" s changes the status filter, T the type, p limits to this project.")), "\n")
+			s.Muted.Render(" s changes the status filter, T the type, p limits to this project.")}
 	}
-	bodyH := h - 1
-	var listW, detW int
-	side := w >= 100
-	if side {
-		listW = w / 2
-		detW = w - listW - 1
-	} else {
-		listW, detW = w, w
-	}
-	listH := bodyH
-	if !side {
-		listH = max(3, bodyH*2/5)
-	}
+	return nil
+}
+
+// rows draws the visible memories, w wide, at most h, below top lines.
+func (p *memoriesPane) rows(w, h, top int) []string {
 	var rows []string
-	from, to := p.ls.window(listH)
-	p.clicks = clickMap{top: 1 + len(head), from: from, to: to, per: 1}
+	from, to := p.list.window(h)
+	p.clicks = clickMap{top: p.c.lay.body.y + top, from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
-		mm := p.list[i]
+		mm := p.mems[i]
 		mark := statusMark(mm.Status)
 		if mm.ID == p.marked {
 			mark = "◆"
 		}
 		row := fmt.Sprintf(" %s %-9s %s %s", mark, trunc(string(mm.Type), 9), strings.Repeat("★", mm.Importance)+strings.Repeat("·", max(0, 5-mm.Importance)),
 			sanitizeLine(mm.Content))
-		if mm.ID == p.marked && i != p.ls.cursor {
-			rows = append(rows, s.Marked.Render(pad(row, listW)))
+		if mm.ID == p.marked && i != p.list.cursor {
+			rows = append(rows, p.c.sty.Marked.Render(pad(row, w)))
 			continue
 		}
-		rows = append(rows, m.rowStyle(i == p.ls.cursor, pad(row, listW)))
+		rows = append(rows, p.c.rowStyle(i == p.list.cursor, pad(row, w)))
 	}
-	det := p.detail(m, detW, bodyH-len(rows))
-	if side {
-		det = p.detail(m, detW, bodyH)
-		left := fitLines(rows, listW, bodyH)
-		right := fitLines(strings.Split(det, "\n"), detW, bodyH)
-		sep := strings.TrimRight(strings.Repeat(s.Subtle.Render("│")+"\n", bodyH), "\n")
-		return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right)
-	}
-	out := append(head, rows...)
-	out = append(out, s.Subtle.Render(strings.Repeat("─", w)))
-	out = append(out, strings.Split(p.detail(m, detW, bodyH-len(rows)-1), "\n")...)
-	return strings.Join(out, "\n")
+	return rows
 }
 
-// detail is the selected memory: content, facts, its source turn and the
-// memories it supersedes or contradicts.
-func (p *memoriesPane) detail(m *Model, w, h int) string {
-	s := m.sty
+// detail is the selected memory: content, facts, the memories it
+// supersedes or contradicts and its source turn.
+func (p *memoriesPane) detail(w, h int) string {
+	s := p.c.sty
 	mm := p.selected()
 	if mm == nil || h <= 0 {
 		return ""
 	}
 	var out []string
 	out = append(out, s.Bold.Render(trunc(fmt.Sprintf(" %s · %s · importance %d · %s", mm.ID, mm.Type, mm.Importance, mm.Status), w)))
-	for _, l := range wrap(sanitize(mm.Content), w-1, " ") {
-		out = append(out, l)
+	out = append(out, wrap(sanitize(mm.Content), w-1, " ")...)
+	for _, l := range wrap(strings.Join(p.facts(mm), " · "), w-1, " ") {
+		out = append(out, s.Muted.Render(l))
 	}
+	out = append(out, p.links(mm, w)...)
+	out = append(out, p.source(mm, w)...)
+	if len(out) > h {
+		out = out[:h]
+	}
+	return strings.Join(out, "\n")
+}
+
+func (p *memoriesPane) facts(mm *memories.Memory) []string {
 	facts := []string{fmt.Sprintf("confidence %.2f", mm.Confidence), "origin " + orDash(mm.Origin),
 		fmt.Sprintf("injected %d · used %d", mm.Injected, mm.Used)}
 	if mm.Project != "" {
@@ -524,42 +597,48 @@ func (p *memoriesPane) detail(m *Model, w, h int) string {
 	if len(mm.Tags) > 0 {
 		facts = append(facts, "#"+strings.Join(mm.Tags, " #"))
 	}
-	facts = append(facts, "created "+m.fmtTime(mm.Created))
-	for _, l := range wrap(strings.Join(facts, " · "), w-1, " ") {
-		out = append(out, s.Muted.Render(l))
-	}
+	return append(facts, "created "+p.c.fmtTime(mm.Created))
+}
+
+// links are the memories mm supersedes or contradicts.
+func (p *memoriesPane) links(mm *memories.Memory, w int) []string {
+	s := p.c.sty
+	var out []string
 	for _, ln := range mm.Links {
 		if ln.Kind != memories.Supersedes && ln.Kind != memories.Contradicts {
 			continue
 		}
 		other, ok := p.linked[ln.Target]
 		label := map[memories.LinkKind]string{memories.Supersedes: "supersedes", memories.Contradicts: "contradicts"}[ln.Kind]
-		st := s.Warn
-		out = append(out, "", st.Render(trunc(fmt.Sprintf(" %s %s", label, ln.Target), w)))
+		out = append(out, "", s.Warn.Render(trunc(fmt.Sprintf(" %s %s", label, ln.Target), w)))
 		if ok {
 			for _, l := range wrap(sanitize(other.Content), w-3, "   ") {
 				out = append(out, s.Muted.Render(l))
 			}
 		}
 	}
-	if mm.SourceSession != "" {
-		out = append(out, "", s.Muted.Render(trunc(" source: session "+mm.SourceSession[:min(8, len(mm.SourceSession))]+" (enter opens it at the turn)", w)))
-		src, ok := p.sources[sourceKey(mm)]
-		switch {
-		case !ok || (src.lines == nil && src.err == nil):
-			out = append(out, s.Subtle.Render(" loading…"))
-		case src.err != nil:
-			out = append(out, s.Error.Render(trunc(" "+sanitizeLine(src.err.Error()), w)))
-		default:
-			for _, sl := range src.lines {
-				for _, l := range wrap(sl, w-3, "   ") {
-					out = append(out, s.Tool.Render(l))
-				}
+	return out
+}
+
+// source is the transcript turn mm came from.
+func (p *memoriesPane) source(mm *memories.Memory, w int) []string {
+	if mm.SourceSession == "" {
+		return nil
+	}
+	s := p.c.sty
+	out := []string{"", s.Muted.Render(trunc(" source: session "+mm.SourceSession[:min(8, len(mm.SourceSession))]+" (enter opens it at the turn)", w))}
+	src, ok := p.sources[sourceKey(mm)]
+	switch {
+	case !ok || (src.lines == nil && src.err == nil):
+		out = append(out, s.Subtle.Render(" loading…"))
+	case src.err != nil:
+		out = append(out, s.Error.Render(trunc(" "+sanitizeLine(src.err.Error()), w)))
+	default:
+		for _, sl := range src.lines {
+			for _, l := range wrap(sl, w-3, "   ") {
+				out = append(out, s.Tool.Render(l))
 			}
 		}
 	}
-	if len(out) > h {
-		out = out[:h]
-	}
-	return strings.Join(out, "\n")
+	return out
 }

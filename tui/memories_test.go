@@ -68,8 +68,8 @@ func TestMemoriesPane(t *testing.T) {
 	m := newTestModel(t, 80, 24, st, svc)
 	p := m.mems
 	press(t, m, "5")
-	if len(p.list) != 3 || p.list[0].Status != memories.Pending || p.list[2].Status != memories.Approved {
-		t.Fatalf("inbox order: %+v", p.list)
+	if len(p.mems) != 3 || p.mems[0].Status != memories.Pending || p.mems[2].Status != memories.Approved {
+		t.Fatalf("inbox order: %+v", p.mems)
 	}
 	if m.pending != 2 {
 		t.Fatalf("pending count %d, want 2", m.pending)
@@ -82,9 +82,9 @@ func TestMemoriesPane(t *testing.T) {
 		return mm
 	}
 	sel := func(id string) {
-		for i := range p.list {
-			if p.list[i].ID == id {
-				p.ls.cursor = i
+		for i := range p.mems {
+			if p.mems[i].ID == id {
+				p.list.cursor = i
 				return
 			}
 		}
@@ -92,7 +92,7 @@ func TestMemoriesPane(t *testing.T) {
 	}
 	// Source turn is loaded for the side panel.
 	sel(ids[0])
-	run(t, m, p.loadSource(m))
+	run(t, m, p.loadSource())
 	mustContain(t, screen(m), "source: session "+sid[:8], "igniter")
 	// approve
 	press(t, m, "a")
@@ -123,7 +123,7 @@ func TestMemoriesPane(t *testing.T) {
 	typeText(t, m, " (use PORT=4001)")
 	press(t, m, "ctrl+s")
 	if m.editor != nil || !strings.HasSuffix(get(ids[1]).Content, "(use PORT=4001)") {
-		t.Fatalf("edit not saved: %q (flash %q)", get(ids[1]).Content, m.flash)
+		t.Fatalf("edit not saved: %q (flash %q)", get(ids[1]).Content, m.status.flash)
 	}
 	// esc cancels an edit
 	sel(ids[1])
@@ -166,14 +166,14 @@ func TestMemoriesPane(t *testing.T) {
 	if memStatusFilters[p.statusIdx].name != "pending" {
 		t.Fatalf("s did not cycle the status filter: %s", memStatusFilters[p.statusIdx].name)
 	}
-	for _, mm := range p.list {
+	for _, mm := range p.mems {
 		if mm.Status != memories.Pending {
 			t.Fatalf("pending filter listed a %s memory", mm.Status)
 		}
 	}
 	press(t, m, "s", "s", "s", "s", "s", "s")
 	press(t, m, "T")
-	for _, mm := range p.list {
+	for _, mm := range p.mems {
 		if mm.Type != memories.Decision {
 			t.Fatalf("type filter decision listed a %s", mm.Type)
 		}
@@ -227,9 +227,9 @@ func TestDraftsPane(t *testing.T) {
 	for _, sz := range sizes() {
 		m := newTestModel(t, sz.w, sz.h, st, svc)
 		press(t, m, "6")
-		for i := range m.drafts.list {
-			if m.drafts.list[i].ID == d.ID {
-				m.drafts.ls.cursor = i
+		for i := range m.drafts.drafts {
+			if m.drafts.drafts[i].ID == d.ID {
+				m.drafts.list.cursor = i
 			}
 		}
 		golden(t, "drafts_"+sizeName(sz.w, sz.h), m)
@@ -238,13 +238,13 @@ func TestDraftsPane(t *testing.T) {
 	m := newTestModel(t, 80, 24, st, svc)
 	press(t, m, "6")
 	p := m.drafts
-	if len(p.list) != 2 || m.draftsN != 2 {
-		t.Fatalf("%d drafts listed, %d pending counted", len(p.list), m.draftsN)
+	if len(p.drafts) != 2 || m.draftsN != 2 {
+		t.Fatalf("%d drafts listed, %d pending counted", len(p.drafts), m.draftsN)
 	}
 	sel := func(id string) {
-		for i := range p.list {
-			if p.list[i].ID == id {
-				p.ls.cursor = i
+		for i := range p.drafts {
+			if p.drafts[i].ID == id {
+				p.list.cursor = i
 			}
 		}
 	}
@@ -259,18 +259,18 @@ func TestDraftsPane(t *testing.T) {
 	}
 	press(t, m, "a")
 	if got, _ := svc.Draft(ctx, d.ID); got.Status != "approved" {
-		t.Fatalf("a left the draft %s (flash %q)", got.Status, m.flash)
+		t.Fatalf("a left the draft %s (flash %q)", got.Status, m.status.flash)
 	}
 	sel(d2.ID)
 	press(t, m, "x")
 	if got, _ := svc.Draft(ctx, d2.ID); got.Status != "rejected" {
 		t.Fatalf("x left the draft %s", got.Status)
 	}
-	if len(p.list) != 0 {
-		t.Fatalf("pending filter still lists %d drafts", len(p.list))
+	if len(p.drafts) != 0 {
+		t.Fatalf("pending filter still lists %d drafts", len(p.drafts))
 	}
 	press(t, m, "s")
-	if len(p.list) != 1 || p.list[0].ID != d.ID {
+	if len(p.drafts) != 1 || p.drafts[0].ID != d.ID {
 		t.Fatal("approved filter does not list the approved draft")
 	}
 }
@@ -282,14 +282,14 @@ func TestMemoriesPickedUp(t *testing.T) {
 	svc := testService(t, st)
 	m := newTestModel(t, 80, 24, st, svc)
 	send(t, m, pollMsg{lastSync: "x", memSig: "before"})
-	if len(m.mems.list) != 0 {
+	if len(m.mems.mems) != 0 {
 		t.Fatal("inbox not empty at start")
 	}
 	if _, err := svc.Add(context.Background(), memories.NewMemory{Type: memories.Fact, Content: "The staging database is reset every Monday"}); err != nil {
 		t.Fatal(err)
 	}
 	send(t, m, pollMsg{lastSync: "x", memSig: "after"})
-	if len(m.mems.list) != 1 || m.pending != 1 {
-		t.Fatalf("after another process added a memory: %d listed, %d pending", len(m.mems.list), m.pending)
+	if len(m.mems.mems) != 1 || m.pending != 1 {
+		t.Fatalf("after another process added a memory: %d listed, %d pending", len(m.mems.mems), m.pending)
 	}
 }

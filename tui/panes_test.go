@@ -35,8 +35,8 @@ func TestProjectsPane(t *testing.T) {
 	// q is text while filtering, not quit.
 	quitSeen = false
 	typeText(t, m, "q")
-	if quitSeen || m.projects.filter.Value() != "demoq" {
-		t.Fatalf("q while filtering: quit=%v value=%q", quitSeen, m.projects.filter.Value())
+	if quitSeen || m.projects.list.filter.value() != "demoq" {
+		t.Fatalf("q while filtering: quit=%v value=%q", quitSeen, m.projects.list.filter.value())
 	}
 	press(t, m, "esc")
 	if m.projects.typing() || len(m.projects.shown) != 4 {
@@ -96,8 +96,8 @@ func TestTimelinePane(t *testing.T) {
 	}
 	id := m.timeline.selected().ID
 	press(t, m, "r")
-	if !strings.Contains(m.flash, "claude --resume "+id) {
-		t.Fatalf("resume without claude should show the command, flash = %q", m.flash)
+	if !strings.Contains(m.status.flash, "claude --resume "+id) {
+		t.Fatalf("resume without claude should show the command, flash = %q", m.status.flash)
 	}
 	press(t, m, "enter")
 	if m.focus != paneReader || m.reader.conv == nil || m.reader.conv.Session.ID != id {

@@ -8,7 +8,6 @@ import (
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -22,8 +21,9 @@ type projectsMsg struct {
 // frame can show it before the (slower, on a big store) query returns.
 const projectsCacheKey = "tui.projects"
 
-func (m *Model) loadCachedProjects() tea.Cmd {
-	st := m.cfg.Store
+// loadCached reads the last run's project list.
+func (p *projectsPane) loadCached() tea.Cmd {
+	st := p.c.store()
 	return func() tea.Msg {
 		b, ok, err := st.Setting(projectsCacheKey)
 		if err != nil || !ok {
@@ -37,19 +37,23 @@ func (m *Model) loadCachedProjects() tea.Cmd {
 	}
 }
 
-// saveProjectsCache stores the project list for the next start.
-func (m *Model) saveProjectsCache() {
-	if !m.projects.fresh || m.projects.all == nil {
+// saveCache stores the project list for the next start.
+func (p *projectsPane) saveCache() {
+	if !p.fresh || p.all == nil {
 		return
 	}
-	if b, err := json.Marshal(m.projects.all); err == nil {
-		_ = m.cfg.Store.SetSetting(projectsCacheKey, b)
+	if b, err := json.Marshal(p.all); err == nil {
+		_ = p.c.store().SetSetting(projectsCacheKey, b)
 	}
 }
 
-func (m *Model) loadProjects() tea.Cmd {
-	st := m.cfg.Store
+// load asks the store for the projects.
+func (p *projectsPane) load() tea.Cmd {
+	st, ctx := p.c.store(), p.c.ctx
 	return func() tea.Msg {
+		if ctx.Err() != nil {
+			return nil
+		}
 		l, err := st.Projects()
 		return projectsMsg{list: l, err: err}
 	}
@@ -57,22 +61,20 @@ func (m *Model) loadProjects() tea.Cmd {
 
 // projectsPane lists projects, most recently used first.
 type projectsPane struct {
+	c          *common
 	all, shown []transcripts.ProjectSummary
-	list       listState
-	filter     textinput.Model
-	filtering  bool
+	list       list
 	ready      bool
 	fresh      bool // the list came from the store (not the cache)
 	clicks     clickMap
 	err        error
 }
 
-func newProjectsPane() *projectsPane {
-	ti := newInput("filter: ", "part of a path")
-	return &projectsPane{filter: ti}
+func newProjectsPane(c *common) *projectsPane {
+	return &projectsPane{c: c, list: list{filter: newFilterBox("part of a path")}}
 }
 
-func (p *projectsPane) loaded(m *Model, msg projectsMsg) tea.Cmd {
+func (p *projectsPane) loaded(msg projectsMsg) tea.Cmd {
 	if msg.cached && p.fresh {
 		return nil // the store already answered
 	}
@@ -92,14 +94,14 @@ func (p *projectsPane) loaded(m *Model, msg projectsMsg) tea.Cmd {
 	p.apply()
 	for i := range p.shown {
 		if p.shown[i].Name == keep {
-			p.list.cursor = i
+			p.list.set(i)
 		}
 	}
 	return nil
 }
 
 func (p *projectsPane) apply() {
-	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	p.shown = p.shown[:0:0]
 	for _, ps := range p.all {
 		if q == "" || strings.Contains(strings.ToLower(ps.Path), q) || strings.Contains(strings.ToLower(ps.Name), q) {
@@ -116,101 +118,68 @@ func (p *projectsPane) selected() *transcripts.ProjectSummary {
 	return nil
 }
 
-func (p *projectsPane) typing() bool { return p.filtering }
+func (p *projectsPane) typing() bool { return p.list.typing() }
 
-func (p *projectsPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
-	if p.filtering {
-		switch {
-		case k.String() == "enter":
-			p.filtering = false
-			p.filter.Blur()
-			return true, nil
-		case key.Matches(k, km.Back):
-			p.filtering = false
-			p.filter.Blur()
-			p.filter.SetValue("")
-			p.apply()
-			return true, nil
-		case k.String() == "up" || k.String() == "down":
-			p.list.move(map[string]int{"up": -1, "down": 1}[k.String()])
-			return true, nil
-		}
-		var cmd tea.Cmd
-		p.filter, cmd = p.filter.Update(k)
+func (p *projectsPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch res, cmd := p.list.update(k, p.c.keys); res {
+	case listFiltered:
 		p.apply()
 		return true, cmd
+	case listHandled:
+		return true, cmd
 	}
-	switch {
-	case key.Matches(k, km.Up):
-		p.list.move(-1)
-	case key.Matches(k, km.Down):
-		p.list.move(1)
-	case key.Matches(k, km.PageUp):
-		p.list.move(-max(1, m.h-6))
-	case key.Matches(k, km.PageDown):
-		p.list.move(max(1, m.h-6))
-	case key.Matches(k, km.Top):
-		p.list.cursor = 0
-	case key.Matches(k, km.Bottom):
-		p.list.cursor = p.list.n - 1
-	case key.Matches(k, km.Filter):
-		p.filtering = true
-		return true, p.filter.Focus()
-	case key.Matches(k, km.Open):
-		if s := p.selected(); s != nil {
-			return true, m.openProject(s)
-		}
-	case key.Matches(k, km.Back) && p.filter.Value() != "":
-		p.filter.SetValue("")
-		p.apply()
-	default:
-		return false, nil
+	if key.Matches(k, p.c.keys.Open) {
+		return true, p.open()
 	}
-	return true, nil
+	return false, nil
 }
 
-func (p *projectsPane) scroll(m *Model, n int) { p.list.move(n) }
+// open shows the selected project's sessions.
+func (p *projectsPane) open() tea.Cmd {
+	if s := p.selected(); s != nil {
+		return msgCmd(openProjectMsg{project: *s})
+	}
+	return nil
+}
+
+func (p *projectsPane) scroll(n int) { p.list.move(n) }
 
 // click selects the row under the mouse; a click on the selected row opens it.
-func (p *projectsPane) click(m *Model, y int) tea.Cmd {
+func (p *projectsPane) click(y int) tea.Cmd {
 	i := p.clicks.row(y)
 	if i < 0 {
 		return nil
 	}
 	if i == p.list.cursor {
-		if s := p.selected(); s != nil {
-			return m.openProject(s)
-		}
+		return p.open()
 	}
-	p.list.cursor = i
+	p.list.set(i)
 	return nil
 }
 
-func (p *projectsPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	p.filter, cmd = p.filter.Update(msg)
+func (p *projectsPane) paste(msg tea.PasteMsg) tea.Cmd {
+	cmd := p.list.filter.paste(msg)
 	p.apply()
 	return cmd
 }
 
-func (p *projectsPane) help(k *KeyMap) []key.Binding {
-	if p.filtering {
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "done"))}
+func (p *projectsPane) help() []key.Binding {
+	k := p.c.keys
+	if p.typing() {
+		return []key.Binding{k.Done}
 	}
-	return []key.Binding{k.Down, k.Open, k.Filter}
+	return []key.Binding{k.List.Down, k.Open, k.Filter}
 }
 
-func (p *projectsPane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *projectsPane) view() string {
+	s, w, h := p.c.sty, p.c.lay.body.w, p.c.lay.body.h
 	title := fmt.Sprintf(" Projects (%d)", len(p.shown))
 	if len(p.shown) != len(p.all) {
 		title = fmt.Sprintf(" Projects (%d of %d)", len(p.shown), len(p.all))
 	}
 	lines := []string{s.Title.Render(title)}
-	if p.filtering || p.filter.Value() != "" {
-		p.filter.SetWidth(w - 12)
-		lines = append(lines, " "+p.filter.View())
+	if p.list.filter.shown() {
+		lines = append(lines, p.list.filter.view(w))
 	}
 	switch {
 	case p.err != nil:
@@ -221,7 +190,7 @@ func (p *projectsPane) view(m *Model, w, h int) string {
 		return strings.Join(append(lines, s.Muted.Render(" loading…")), "\n")
 	case len(p.all) == 0:
 		lines = append(lines, "", s.Muted.Render(" No sessions yet."))
-		if m.indexing != nil {
+		if p.c.indexing() {
 			lines = append(lines, s.Muted.Render(" Indexing is running: projects appear as they are read."))
 		} else {
 			lines = append(lines, s.Muted.Render(" cairn reads Claude Code transcripts from ~/.claude/projects (or --claude-dir)."),
@@ -237,7 +206,7 @@ func (p *projectsPane) view(m *Model, w, h int) string {
 	lines = append(lines, s.Muted.Render(pad(hdr, w)))
 	rows := h - len(lines)
 	from, to := p.list.window(rows)
-	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
+	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		ps := p.shown[i]
 		size := fmtBytes(ps.Size)
@@ -245,30 +214,8 @@ func (p *projectsPane) view(m *Model, w, h int) string {
 			size = "archived"
 		}
 		row := " " + pad(truncLeft(sanitizeLine(shortPath(ps.Path)), pathW-1), pathW) +
-			padLeft(fmt.Sprint(ps.Sessions), numW) + padLeft(m.fmtAgo(ps.LastUsed), lastW) + padLeft(size, sizeW)
-		lines = append(lines, m.rowStyle(i == p.list.cursor, pad(row, w)))
+			padLeft(fmt.Sprint(ps.Sessions), numW) + padLeft(p.c.fmtAgo(ps.LastUsed), lastW) + padLeft(size, sizeW)
+		lines = append(lines, p.c.rowStyle(i == p.list.cursor, pad(row, w)))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// rowStyle marks the selected row: a ▌ in the gutter (visible without
-// colour) plus the selection style.
-func (m *Model) rowStyle(sel bool, row string) string {
-	if !sel {
-		return row
-	}
-	if strings.HasPrefix(row, " ") {
-		row = "▌" + row[1:]
-	}
-	return m.sty.Selected.Render(row)
-}
-
-// openProject shows the project's sessions in the timeline.
-func (m *Model) openProject(ps *transcripts.ProjectSummary) tea.Cmd {
-	cp := *ps
-	m.timeline.project = &cp
-	m.timeline.list = listState{}
-	m.back = append(m.back, m.focus)
-	m.focus = paneTimeline
-	return m.loadSessions()
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -57,6 +56,7 @@ type ritem struct {
 
 // readerPane shows one session as a conversation.
 type readerPane struct {
+	c        *common
 	conv     *transcripts.Conversation
 	id       string
 	loading  string // id being loaded
@@ -85,45 +85,52 @@ type readerPane struct {
 	needVisible bool  // the cursor moved: scroll it into view when drawing
 }
 
-func newReaderPane() *readerPane {
+func newReaderPane(c *common) *readerPane {
 	ti := newInput("find: ", "words in this session")
-	return &readerPane{expanded: map[string]bool{}, cache: map[string][]string{}, find: ti}
+	return &readerPane{c: c, expanded: map[string]bool{}, cache: map[string][]string{}, find: ti}
 }
 
 func (p *readerPane) invalidate() {
 	p.cache = map[string][]string{}
 }
 
-func (p *readerPane) open(m *Model, id, uuid string) tea.Cmd {
+// open shows session id at entry uuid (may be ""), marking the words of
+// find (a search's query; may be "") once it is loaded.
+func (p *readerPane) open(id, uuid, find string) tea.Cmd {
 	if p.conv != nil && p.conv.Session.ID == id && p.loading == "" {
+		if find != "" {
+			p.userFind = false
+			p.runFind(find, false)
+		}
 		if uuid != "" {
 			p.jumpTo(uuid)
 		}
 		return nil
 	}
+	p.carryQuery = find
 	p.loading = id
 	p.err = nil
-	st := m.cfg.Store
+	st, ctx := p.c.store(), p.c.ctx
 	return func() tea.Msg {
-		c, err := st.Conversation(context.Background(), id)
+		c, err := st.Conversation(ctx, id)
 		return convMsg{id: id, uuid: uuid, conv: c, err: err}
 	}
 }
 
 // refresh reloads the open session when it has grown.
-func (p *readerPane) refresh(m *Model) tea.Cmd {
+func (p *readerPane) refresh() tea.Cmd {
 	if p.conv == nil || p.loading != "" {
 		return nil
 	}
 	id := p.conv.Session.ID
 	entries, end := p.conv.Session.Entries, p.conv.Session.End
-	st := m.cfg.Store
+	st, ctx := p.c.store(), p.c.ctx
 	return func() tea.Msg {
 		s, err := st.Session(id)
 		if err != nil || (s.Entries == entries && s.End.Equal(end)) {
 			return nil
 		}
-		c, err := st.Conversation(context.Background(), id)
+		c, err := st.Conversation(ctx, id)
 		if err != nil {
 			return nil
 		}
@@ -131,28 +138,9 @@ func (p *readerPane) refresh(m *Model) tea.Cmd {
 	}
 }
 
-func (p *readerPane) loaded(m *Model, msg convMsg) tea.Cmd {
+func (p *readerPane) loaded(msg convMsg) tea.Cmd {
 	if msg.keep {
-		if p.conv == nil || p.conv.Session.ID != msg.id {
-			return nil
-		}
-		keepUUID := ""
-		if p.cur < len(p.items) {
-			keepUUID = p.items[p.cur].key
-		}
-		atEnd := p.cur >= len(p.items)-1
-		p.conv = msg.conv
-		p.build()
-		if atEnd {
-			p.cur = len(p.items) - 1
-			p.needVisible = true
-		} else {
-			for i := range p.items {
-				if p.items[i].key == keepUUID {
-					p.cur = i
-				}
-			}
-		}
+		p.reloaded(msg)
 		return nil
 	}
 	if msg.id != p.loading {
@@ -180,88 +168,144 @@ func (p *readerPane) loaded(m *Model, msg convMsg) tea.Cmd {
 	return nil
 }
 
+// reloaded shows the open session grown, the cursor staying on its item
+// (or at the end, following the new entries).
+func (p *readerPane) reloaded(msg convMsg) {
+	if p.conv == nil || p.conv.Session.ID != msg.id {
+		return
+	}
+	keepKey := ""
+	if p.cur < len(p.items) {
+		keepKey = p.items[p.cur].key
+	}
+	atEnd := p.cur >= len(p.items)-1
+	p.conv = msg.conv
+	p.build()
+	if atEnd {
+		p.cur = len(p.items) - 1
+		p.needVisible = true
+		return
+	}
+	if i := p.indexOfKey(keepKey); i >= 0 {
+		p.cur = i
+	}
+}
+
 // jumpTo puts the cursor on the entry uuid, expanding the tool call or
 // subagent that holds it.
 func (p *readerPane) jumpTo(uuid string) {
+	if p.conv == nil {
+		return
+	}
 	if i := p.indexOf(uuid); i >= 0 {
 		p.setCursor(i, true)
 		return
 	}
 	// Inside a collapsed subagent or a tool result: expand what holds it.
-	if p.conv != nil {
-		for agent, es := range p.conv.Agents {
-			for _, e := range es {
-				if e.UUID == uuid {
-					for tool, a := range p.conv.SpawnedBy {
-						if a == agent {
-							p.expanded["t:"+tool] = true
-						}
-					}
-					p.expanded["agent:"+agent] = true
-				}
-			}
-		}
-		for _, e := range p.conv.Entries {
-			if e.UUID == uuid {
-				for _, b := range e.Blocks {
-					if b.Type == transcripts.BlockToolResult {
-						p.expanded["t:"+b.ToolUseID] = true
-					}
-				}
-			}
-		}
-		p.build()
-	}
+	p.expandHolders(uuid)
+	p.build()
 	if i := p.indexOf(uuid); i >= 0 {
 		p.setCursor(i, true)
 		return
 	}
 	// A tool result lives in its call's item.
-	if p.conv != nil && p.jumpToolResult(uuid) {
+	if i := p.toolResultItem(uuid); i >= 0 {
+		p.setCursor(i, true)
 		return
 	}
 	// An entry the reader does not show (injected text, a command's
 	// output): the nearest shown entry before it, else after it.
-	if p.conv != nil {
-		es := p.conv.Entries
-		for i := range es {
-			if es[i].UUID != uuid {
-				continue
-			}
-			for j := i - 1; j >= 0; j-- {
-				if k := p.indexOf(es[j].UUID); k >= 0 {
-					p.setCursor(k, true)
-					return
-				}
-			}
-			for j := i + 1; j < len(es); j++ {
-				if k := p.indexOf(es[j].UUID); k >= 0 {
-					p.setCursor(k, true)
-					return
-				}
-			}
-		}
+	if i := p.nearestShown(uuid); i >= 0 {
+		p.setCursor(i, true)
 	}
 }
 
-func (p *readerPane) jumpToolResult(uuid string) bool {
-	{
-		for _, e := range p.conv.Entries {
-			if e.UUID == uuid {
-				for _, b := range e.Blocks {
-					if b.Type == transcripts.BlockToolResult {
-						for i := range p.items {
-							if p.items[i].tool != nil && p.items[i].tool.ToolID == b.ToolUseID {
-								p.setCursor(i, true)
-								return true
-							}
-						}
-					}
-				}
+// expandHolders expands the subagent (and the call that spawned it) or
+// the tool call whose result holds entry uuid.
+func (p *readerPane) expandHolders(uuid string) {
+	for agent, es := range p.conv.Agents {
+		if !hasEntry(es, uuid) {
+			continue
+		}
+		for tool, a := range p.conv.SpawnedBy {
+			if a == agent {
+				p.expanded["t:"+tool] = true
 			}
+		}
+		p.expanded["agent:"+agent] = true
+	}
+	for _, id := range toolResultsOf(p.conv.Entries, uuid) {
+		p.expanded["t:"+id] = true
+	}
+}
+
+func hasEntry(es []transcripts.Entry, uuid string) bool {
+	for i := range es {
+		if es[i].UUID == uuid {
+			return true
 		}
 	}
 	return false
+}
+
+// toolResultsOf is the tool calls whose results entry uuid holds.
+func toolResultsOf(es []transcripts.Entry, uuid string) []string {
+	var ids []string
+	for _, e := range es {
+		if e.UUID != uuid {
+			continue
+		}
+		for _, b := range e.Blocks {
+			if b.Type == transcripts.BlockToolResult {
+				ids = append(ids, b.ToolUseID)
+			}
+		}
+	}
+	return ids
+}
+
+// toolResultItem is the item of the tool call whose result is entry uuid.
+func (p *readerPane) toolResultItem(uuid string) int {
+	for _, id := range toolResultsOf(p.conv.Entries, uuid) {
+		for i := range p.items {
+			if p.items[i].tool != nil && p.items[i].tool.ToolID == id {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// nearestShown is the item of the nearest shown entry before entry uuid,
+// else after it.
+func (p *readerPane) nearestShown(uuid string) int {
+	es := p.conv.Entries
+	for i := range es {
+		if es[i].UUID != uuid {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if k := p.indexOf(es[j].UUID); k >= 0 {
+				return k
+			}
+		}
+		for j := i + 1; j < len(es); j++ {
+			if k := p.indexOf(es[j].UUID); k >= 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// indexOfKey is the item with key k, or -1.
+func (p *readerPane) indexOfKey(k string) int {
+	for i := range p.items {
+		if p.items[i].key == k {
+			return i
+		}
+	}
+	return -1
 }
 
 func (p *readerPane) indexOf(uuid string) int {
@@ -275,9 +319,25 @@ func (p *readerPane) indexOf(uuid string) int {
 
 // build flattens the conversation into items, honouring expansion.
 func (p *readerPane) build() {
-	c := p.conv
-	p.items = p.items[:0]
-	p.items = append(p.items, ritem{kind: kHeader, key: "header"})
+	b := itemBuilder{p: p, c: p.conv, results: toolResults(p.conv), shown: map[string]bool{}, items: p.items[:0]}
+	b.items = append(b.items, ritem{kind: kHeader, key: "header"})
+	b.walk(p.conv.Entries, 0)
+	b.unlinkedAgents()
+	p.items = b.items
+	if p.cur >= len(p.items) {
+		p.cur = len(p.items) - 1
+	}
+	if p.topItem >= len(p.items) {
+		p.topItem, p.topLine = max(0, len(p.items)-1), 0
+	}
+	if p.query != "" {
+		p.runFind(p.query, false)
+	}
+}
+
+// toolResults maps tool call ids to their results, in the session and
+// its subagents.
+func toolResults(c *transcripts.Conversation) map[string]*transcripts.Block {
 	results := map[string]*transcripts.Block{}
 	collect := func(es []transcripts.Entry) {
 		for i := range es {
@@ -293,92 +353,122 @@ func (p *readerPane) build() {
 	for _, es := range c.Agents {
 		collect(es)
 	}
-	shown := map[string]bool{}
-	var walk func(es []transcripts.Entry, depth int)
-	walk = func(es []transcripts.Entry, depth int) {
-		inTurn := false
-		for i := range es {
-			e := &es[i]
-			d := depth
-			if e.IsSidechain && depth == 0 {
-				d = 1
-			}
-			switch {
-			case e.Type == "system" && e.Subtype == "compact_boundary":
-				p.items = append(p.items, ritem{kind: kCompact, key: "c:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
-					label: fmt.Sprintf("conversation compacted (%s, %s tokens before)", orDash(e.CompactTrigger), fmtCount(e.PreTokens))})
-				inTurn = false
-				continue
-			case e.IsCompactSummary:
-				p.items = append(p.items, ritem{kind: kSummary, key: "s:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
-					text: sanitize(e.JoinedText()), label: fmt.Sprintf("compaction summary (%d characters)", len(e.JoinedText()))})
-				continue
-			case e.Type == "user" && transcripts.IsRealPrompt(e):
-				p.items = append(p.items, ritem{kind: kPrompt, key: "p:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
-					text: sanitize(transcripts.CleanPrompt(e.PromptText()))})
-				inTurn = false
-				continue
-			case e.Type != "assistant":
-				continue
-			}
-			for bi := range e.Blocks {
-				b := &e.Blocks[bi]
-				it := ritem{uuid: e.UUID, depth: d, ts: e.Timestamp, key: fmt.Sprintf("%s#%d", e.UUID, bi)}
-				switch b.Type {
-				case transcripts.BlockText:
-					if strings.TrimSpace(b.Text) == "" {
-						continue
-					}
-					it.kind, it.text = kText, sanitize(b.Text)
-				case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
-					if !p.thinking || strings.TrimSpace(b.Text) == "" {
-						continue
-					}
-					it.kind, it.text = kThinking, sanitize(b.Text)
-				case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-					it.kind, it.tool, it.result = kTool, b, results[b.ToolID]
-					it.key = "t:" + b.ToolID
-					it.label = sanitizeLine(b.ToolName + "(" + transcripts.ToolSummary(b) + ")")
-					if transcripts.IsAgentTool(b.ToolName) {
-						it.agentID = c.SpawnedBy[b.ToolID]
-					}
-				default:
-					continue
-				}
-				it.head = !inTurn
-				inTurn = true
-				p.items = append(p.items, it)
-				if it.kind == kTool && it.agentID != "" && len(c.Agents[it.agentID]) > 0 && !shown[it.agentID] {
-					shown[it.agentID] = true
-					if p.expanded[it.key] {
-						walk(c.Agents[it.agentID], d+1)
-						inTurn = false
-					}
-				}
-			}
+	return results
+}
+
+// itemBuilder turns entries into the reader's items.
+type itemBuilder struct {
+	p       *readerPane
+	c       *transcripts.Conversation
+	results map[string]*transcripts.Block
+	shown   map[string]bool // subagents placed
+	items   []ritem
+	inTurn  bool // inside a Claude turn: no new "◆ Claude" head
+}
+
+// walk adds the items of es at a nesting depth.
+func (b *itemBuilder) walk(es []transcripts.Entry, depth int) {
+	b.inTurn = false
+	for i := range es {
+		e := &es[i]
+		d := depth
+		if e.IsSidechain && depth == 0 {
+			d = 1
 		}
-	}
-	walk(c.Entries, 0)
-	for _, ag := range c.Session.Subagents {
-		if shown[ag.AgentID] || len(c.Agents[ag.AgentID]) == 0 {
+		if b.marker(e, d) || e.Type != "assistant" {
 			continue
 		}
-		shown[ag.AgentID] = true
-		k := "agent:" + ag.AgentID
-		p.items = append(p.items, ritem{kind: kAgent, key: k, agentID: ag.AgentID,
-			label: sanitizeLine(fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, orDash(ag.Type), transcripts.OneLine(ag.Description, 80)))})
-		if p.expanded[k] {
-			walk(c.Agents[ag.AgentID], 1)
+		for bi := range e.Blocks {
+			b.block(e, bi, d)
 		}
 	}
-	if p.cur >= len(p.items) {
-		p.cur = len(p.items) - 1
+}
+
+// marker adds the item of a non-assistant entry (a compaction, its
+// summary, a prompt); false when e is none of those.
+func (b *itemBuilder) marker(e *transcripts.Entry, d int) bool {
+	switch {
+	case e.Type == "system" && e.Subtype == "compact_boundary":
+		b.items = append(b.items, ritem{kind: kCompact, key: "c:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+			label: fmt.Sprintf("conversation compacted (%s, %s tokens before)", orDash(e.CompactTrigger), fmtCount(e.PreTokens))})
+		b.inTurn = false
+	case e.IsCompactSummary:
+		b.items = append(b.items, ritem{kind: kSummary, key: "s:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+			text: sanitize(e.JoinedText()), label: fmt.Sprintf("compaction summary (%d characters)", len(e.JoinedText()))})
+	case e.Type == "user" && transcripts.IsRealPrompt(e):
+		b.items = append(b.items, ritem{kind: kPrompt, key: "p:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
+			text: sanitize(transcripts.CleanPrompt(e.PromptText()))})
+		b.inTurn = false
+	default:
+		return false
 	}
-	if p.topItem >= len(p.items) {
-		p.topItem, p.topLine = max(0, len(p.items)-1), 0
+	return true
+}
+
+// block adds the item of block bi of an assistant entry, and the
+// subagent it spawned when that is expanded.
+func (b *itemBuilder) block(e *transcripts.Entry, bi, d int) {
+	it, ok := b.blockItem(e, bi, d)
+	if !ok {
+		return
 	}
-	if p.query != "" {
-		p.runFind(p.query, false)
+	it.head = !b.inTurn
+	b.inTurn = true
+	b.items = append(b.items, it)
+	agent := it.agentID
+	if it.kind != kTool || agent == "" || len(b.c.Agents[agent]) == 0 || b.shown[agent] {
+		return
+	}
+	b.shown[agent] = true
+	if b.p.expanded[it.key] {
+		b.walk(b.c.Agents[agent], d+1)
+		b.inTurn = false
+	}
+}
+
+// blockItem is the item of a text, thinking or tool block; false for
+// blocks the reader does not show.
+func (b *itemBuilder) blockItem(e *transcripts.Entry, bi, d int) (ritem, bool) {
+	bl := &e.Blocks[bi]
+	it := ritem{uuid: e.UUID, depth: d, ts: e.Timestamp, key: fmt.Sprintf("%s#%d", e.UUID, bi)}
+	switch bl.Type {
+	case transcripts.BlockText:
+		if strings.TrimSpace(bl.Text) == "" {
+			return it, false
+		}
+		it.kind, it.text = kText, sanitize(bl.Text)
+		return it, true
+	case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
+		if !b.p.thinking || strings.TrimSpace(bl.Text) == "" {
+			return it, false
+		}
+		it.kind, it.text = kThinking, sanitize(bl.Text)
+		return it, true
+	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+		it.kind, it.tool, it.result = kTool, bl, b.results[bl.ToolID]
+		it.key = "t:" + bl.ToolID
+		it.label = sanitizeLine(bl.ToolName + "(" + transcripts.ToolSummary(bl) + ")")
+		if transcripts.IsAgentTool(bl.ToolName) {
+			it.agentID = b.c.SpawnedBy[bl.ToolID]
+		}
+		return it, true
+	}
+	return it, false
+}
+
+// unlinkedAgents adds the subagents no tool call spawned, at the end.
+func (b *itemBuilder) unlinkedAgents() {
+	for _, ag := range b.c.Session.Subagents {
+		if b.shown[ag.AgentID] || len(b.c.Agents[ag.AgentID]) == 0 {
+			continue
+		}
+		b.shown[ag.AgentID] = true
+		k := "agent:" + ag.AgentID
+		b.items = append(b.items, ritem{kind: kAgent, key: k, agentID: ag.AgentID,
+			label: sanitizeLine(fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, orDash(ag.Type), transcripts.OneLine(ag.Description, 80)))})
+		if b.p.expanded[k] {
+			b.walk(b.c.Agents[ag.AgentID], 1)
+		}
 	}
 }
 
@@ -390,7 +480,7 @@ func orDash(s string) string {
 }
 
 // lines renders item i at the current width (cached).
-func (p *readerPane) lines(m *Model, i int) []string {
+func (p *readerPane) lines(i int) []string {
 	it := &p.items[i]
 	ck := it.key
 	if p.expanded[it.key] {
@@ -399,20 +489,9 @@ func (p *readerPane) lines(m *Model, i int) []string {
 	if l, ok := p.cache[ck]; ok {
 		return l
 	}
-	l := p.render(m, it)
+	l := p.render(it)
 	p.cache[ck] = l
 	return l
-}
-
-// markdown renders Markdown in w cells, indented by two like the prompts.
-func (p *readerPane) markdown(m *Model, text string, w int) []string {
-	ls := renderMarkdown(text, w-2, mdStylesFor(m.sty.Theme))
-	for i, l := range ls {
-		if l != "" {
-			ls[i] = "  " + l
-		}
-	}
-	return ls
 }
 
 // wrap hard-wraps plain text to w cells with an indent.
@@ -433,138 +512,172 @@ func wrap(text string, w int, indent string) []string {
 
 const maxToolLines = 400
 
-func (p *readerPane) render(m *Model, it *ritem) []string {
-	s := m.sty
+func (p *readerPane) render(it *ritem) []string {
 	w := p.width
 	prefix := strings.Repeat("│ ", it.depth)
 	cw := max(20, w-lipgloss.Width(prefix))
-	var out []string
-	switch it.kind {
-	case kHeader:
-		ss := p.conv.Session
-		title := ss.Title
-		if title == "" {
-			title = transcripts.OneLine(ss.FirstPrompt, 120)
-		}
-		out = append(out, s.Title.Render(trunc(sanitizeLine(title), cw)))
-		out = append(out, s.Muted.Render(trunc(sanitizeLine(shortPath(ss.ProjectPath)), cw)))
-		meta := fmt.Sprintf("%s → %s (%s) · %d prompts · %d tool calls · %s tokens", m.fmtTime(ss.Start), m.fmtClock(ss.End),
-			fmtDuration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
-		out = append(out, s.Muted.Render(trunc(meta, cw)))
-		var more []string
-		if len(ss.Models) > 0 {
-			more = append(more, strings.Join(ss.Models, ", "))
-		}
-		if len(ss.Branches) > 0 {
-			more = append(more, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ", ")))
-		}
-		more = append(more, "id "+ss.ID)
-		if !ss.SourceExists {
-			more = append(more, "archived (files deleted; kept by cairn)")
-		}
-		out = append(out, s.Muted.Render(trunc(strings.Join(more, " · "), cw)))
-	case kPrompt:
-		out = append(out, "", s.User.Render("▶ You")+s.Muted.Render(" · "+m.fmtTime(it.ts)))
-		out = append(out, wrap(it.text, cw, "  ")...)
-	case kText:
-		if it.head {
-			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
-		}
-		out = append(out, p.markdown(m, it.text, cw)...)
-	case kThinking:
-		if it.head {
-			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
-		}
-		for _, l := range wrap(it.text, cw, "  ∴ ") {
-			out = append(out, s.Subtle.Render(l))
-		}
-	case kTool:
-		if it.head {
-			out = append(out, "", s.Assistant.Render("◆ Claude")+s.Muted.Render(" · "+m.fmtClock(it.ts)))
-		}
-		open := p.expanded[it.key]
-		mark := "▸"
-		if open {
-			mark = "▾"
-		}
-		line := "  " + mark + " " + s.Tool.Render("● ") + it.label
-		if it.agentID != "" {
-			n := len(p.conv.Agents[it.agentID])
-			line += s.Muted.Render(fmt.Sprintf("  ⑂ subagent · %d entries", n))
-		}
-		out = append(out, trunc(line, cw))
-		if open && it.tool != nil && len(it.tool.ToolInput) > 0 {
-			var buf bytes.Buffer
-			if json.Indent(&buf, it.tool.ToolInput, "", "  ") == nil {
-				in := strings.Split(sanitize(buf.String()), "\n")
-				if len(in) > maxToolLines {
-					in = append(in[:maxToolLines], fmt.Sprintf("… %d more lines", len(in)-maxToolLines))
-				}
-				for _, l := range in {
-					out = append(out, s.Muted.Render(trunc("      "+l, cw)))
-				}
-			}
-		}
-		if r := it.result; r != nil {
-			markR := "⎿"
-			st := s.Tool
-			if r.IsError {
-				markR, st = "✗", s.Error
-			}
-			text := strings.TrimRight(sanitize(r.Text), "\n")
-			if text == "" {
-				out = append(out, st.Render("    "+markR+" (no output)"))
-				break
-			}
-			ls := strings.Split(text, "\n")
-			if !open {
-				first := strings.TrimSpace(ls[0])
-				more := ""
-				if len(ls) > 1 {
-					more = fmt.Sprintf("  … +%d lines (enter)", len(ls)-1)
-				}
-				out = append(out, trunc(st.Render("    "+markR+" "+first)+s.Subtle.Render(more), cw))
-				break
-			}
-			if len(ls) > maxToolLines {
-				ls = append(ls[:maxToolLines], fmt.Sprintf("… %d more lines", len(ls)-maxToolLines))
-			}
-			for j, l := range ls {
-				lead := "      "
-				if j == 0 {
-					lead = "    " + markR + " "
-				}
-				for _, wl := range strings.Split(ansi.Hardwrap(lead+l, cw, true), "\n") {
-					out = append(out, st.Render(wl))
-				}
-			}
-		}
-	case kAgent:
-		mark := "▸"
-		if p.expanded[it.key] {
-			mark = "▾"
-		}
-		out = append(out, "", s.Muted.Render(trunc("── "+mark+" "+it.label+" ──", cw)))
-	case kCompact:
-		out = append(out, "", s.Warn.Render(trunc("── "+it.label+" ──", cw)))
-	case kSummary:
-		mark := "▸"
-		if p.expanded[it.key] {
-			mark = "▾"
-		}
-		out = append(out, s.Muted.Render(trunc("  "+mark+" "+it.label, cw)))
-		if p.expanded[it.key] {
-			out = append(out, p.markdown(m, it.text, cw)...)
-		}
-	}
+	out := p.renderKind(it, cw)
 	if prefix != "" {
-		ps := s.Subtle.Render(prefix)
+		ps := p.c.sty.Subtle.Render(prefix)
 		for i := range out {
 			out[i] = ps + out[i]
 		}
 	}
 	for i := range out {
 		out[i] = trunc(out[i], w)
+	}
+	return out
+}
+
+// renderKind draws an item in cw cells, by kind.
+func (p *readerPane) renderKind(it *ritem, cw int) []string {
+	s := p.c.sty
+	switch it.kind {
+	case kHeader:
+		return p.renderHeader(cw)
+	case kPrompt:
+		return append([]string{"", s.User.Render("▶ You") + s.Muted.Render(" · "+p.c.fmtTime(it.ts))}, wrap(it.text, cw, "  ")...)
+	case kText:
+		return append(p.turnHead(it), p.c.markdown(it.text, cw)...)
+	case kThinking:
+		out := p.turnHead(it)
+		for _, l := range wrap(it.text, cw, "  ∴ ") {
+			out = append(out, s.Subtle.Render(l))
+		}
+		return out
+	case kTool:
+		return p.renderTool(it, cw)
+	case kAgent:
+		return []string{"", s.Muted.Render(trunc("── "+p.expandMark(it)+" "+it.label+" ──", cw))}
+	case kCompact:
+		return []string{"", s.Warn.Render(trunc("── "+it.label+" ──", cw))}
+	case kSummary:
+		out := []string{s.Muted.Render(trunc("  "+p.expandMark(it)+" "+it.label, cw))}
+		if p.expanded[it.key] {
+			out = append(out, p.c.markdown(it.text, cw)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// expandMark is ▾ for an expanded item, ▸ for a collapsed one.
+func (p *readerPane) expandMark(it *ritem) string {
+	if p.expanded[it.key] {
+		return "▾"
+	}
+	return "▸"
+}
+
+// turnHead is the "◆ Claude" line that opens a turn (nothing inside one).
+func (p *readerPane) turnHead(it *ritem) []string {
+	if !it.head {
+		return nil
+	}
+	s := p.c.sty
+	return []string{"", s.Assistant.Render("◆ Claude") + s.Muted.Render(" · "+p.c.fmtClock(it.ts))}
+}
+
+// renderHeader is the session's title, path, times and counts.
+func (p *readerPane) renderHeader(cw int) []string {
+	s := p.c.sty
+	ss := p.conv.Session
+	title := ss.Title
+	if title == "" {
+		title = transcripts.OneLine(ss.FirstPrompt, 120)
+	}
+	meta := fmt.Sprintf("%s → %s (%s) · %d prompts · %d tool calls · %s tokens", p.c.fmtTime(ss.Start), p.c.fmtClock(ss.End),
+		fmtDuration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
+	var more []string
+	if len(ss.Models) > 0 {
+		more = append(more, strings.Join(ss.Models, ", "))
+	}
+	if len(ss.Branches) > 0 {
+		more = append(more, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ", ")))
+	}
+	more = append(more, "id "+ss.ID)
+	if !ss.SourceExists {
+		more = append(more, "archived (files deleted; kept by cairn)")
+	}
+	return []string{
+		s.Title.Render(trunc(sanitizeLine(title), cw)),
+		s.Muted.Render(trunc(sanitizeLine(shortPath(ss.ProjectPath)), cw)),
+		s.Muted.Render(trunc(meta, cw)),
+		s.Muted.Render(trunc(strings.Join(more, " · "), cw)),
+	}
+}
+
+// renderTool is a tool call: its one-line label, its input when expanded,
+// and its output (the first line, or all of it when expanded).
+func (p *readerPane) renderTool(it *ritem, cw int) []string {
+	s := p.c.sty
+	out := p.turnHead(it)
+	open := p.expanded[it.key]
+	line := "  " + p.expandMark(it) + " " + s.Tool.Render("● ") + it.label
+	if it.agentID != "" {
+		n := len(p.conv.Agents[it.agentID])
+		line += s.Muted.Render(fmt.Sprintf("  ⑂ subagent · %d entries", n))
+	}
+	out = append(out, trunc(line, cw))
+	if open && it.tool != nil && len(it.tool.ToolInput) > 0 {
+		out = append(out, p.toolInput(it.tool, cw)...)
+	}
+	if it.result != nil {
+		out = append(out, p.toolOutput(it.result, open, cw)...)
+	}
+	return out
+}
+
+// toolInput is a call's input as indented JSON.
+func (p *readerPane) toolInput(tool *transcripts.Block, cw int) []string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, tool.ToolInput, "", "  ") != nil {
+		return nil
+	}
+	in := strings.Split(sanitize(buf.String()), "\n")
+	if len(in) > maxToolLines {
+		in = append(in[:maxToolLines], fmt.Sprintf("… %d more lines", len(in)-maxToolLines))
+	}
+	out := make([]string, 0, len(in))
+	for _, l := range in {
+		out = append(out, p.c.sty.Muted.Render(trunc("      "+l, cw)))
+	}
+	return out
+}
+
+// toolOutput is a call's result: its first line, or all of it when open.
+func (p *readerPane) toolOutput(r *transcripts.Block, open bool, cw int) []string {
+	s := p.c.sty
+	markR := "⎿"
+	st := s.Tool
+	if r.IsError {
+		markR, st = "✗", s.Error
+	}
+	text := strings.TrimRight(sanitize(r.Text), "\n")
+	if text == "" {
+		return []string{st.Render("    " + markR + " (no output)")}
+	}
+	ls := strings.Split(text, "\n")
+	if !open {
+		first := strings.TrimSpace(ls[0])
+		more := ""
+		if len(ls) > 1 {
+			more = fmt.Sprintf("  … +%d lines (enter)", len(ls)-1)
+		}
+		return []string{trunc(st.Render("    "+markR+" "+first)+s.Subtle.Render(more), cw)}
+	}
+	if len(ls) > maxToolLines {
+		ls = append(ls[:maxToolLines], fmt.Sprintf("… %d more lines", len(ls)-maxToolLines))
+	}
+	var out []string
+	for j, l := range ls {
+		lead := "      "
+		if j == 0 {
+			lead = "    " + markR + " "
+		}
+		for _, wl := range strings.Split(ansi.Hardwrap(lead+l, cw, true), "\n") {
+			out = append(out, st.Render(wl))
+		}
 	}
 	return out
 }
@@ -578,15 +691,15 @@ func (p *readerPane) setWidth(w int) {
 }
 
 // height of item i in lines.
-func (p *readerPane) height(m *Model, i int) int { return len(p.lines(m, i)) }
+func (p *readerPane) height(i int) int { return len(p.lines(i)) }
 
 // scrollLines moves the view by n lines, then keeps the cursor in view.
-func (p *readerPane) scrollLines(m *Model, n, h int) {
+func (p *readerPane) scrollLines(n, h int) {
 	if len(p.items) == 0 {
 		return
 	}
 	for n > 0 {
-		hh := p.height(m, p.topItem)
+		hh := p.height(p.topItem)
 		if p.topLine+n < hh {
 			p.topLine += n
 			break
@@ -610,39 +723,39 @@ func (p *readerPane) scrollLines(m *Model, n, h int) {
 		}
 		n += p.topLine + 1
 		p.topItem--
-		p.topLine = p.height(m, p.topItem) - 1
+		p.topLine = p.height(p.topItem) - 1
 	}
-	p.clampBottom(m, h)
+	p.clampBottom(h)
 	// The cursor follows the view.
-	if p.cur < p.topItem || (p.cur == p.topItem && p.topLine > 0 && p.height(m, p.cur)-p.topLine < h/2) {
+	if p.cur < p.topItem || (p.cur == p.topItem && p.topLine > 0 && p.height(p.cur)-p.topLine < h/2) {
 		p.cur = p.topItem
-		if p.topLine > 0 && p.cur < len(p.items)-1 && p.height(m, p.cur)-p.topLine < h/2 {
+		if p.topLine > 0 && p.cur < len(p.items)-1 && p.height(p.cur)-p.topLine < h/2 {
 			p.cur++
 		}
-	} else if last := p.lastVisible(m, h); p.cur > last {
+	} else if last := p.lastVisible(h); p.cur > last {
 		p.cur = last
 	}
 }
 
 // clampBottom keeps the last item's end from scrolling above the bottom.
-func (p *readerPane) clampBottom(m *Model, h int) {
+func (p *readerPane) clampBottom(h int) {
 	// Lines from top to the end of the conversation, stopping once > h.
 	total := -p.topLine
 	for i := p.topItem; i < len(p.items) && total < h; i++ {
-		total += p.height(m, i)
+		total += p.height(i)
 	}
 	if total >= h {
 		return
 	}
-	p.toBottom(m, h)
+	p.toBottom(h)
 }
 
 // toBottom scrolls so the last line is at the bottom of the view.
-func (p *readerPane) toBottom(m *Model, h int) {
+func (p *readerPane) toBottom(h int) {
 	need := h
 	i := len(p.items) - 1
 	for i >= 0 {
-		hh := p.height(m, i)
+		hh := p.height(i)
 		if hh >= need {
 			p.topItem, p.topLine = i, hh-need
 			return
@@ -653,11 +766,11 @@ func (p *readerPane) toBottom(m *Model, h int) {
 	p.topItem, p.topLine = 0, 0
 }
 
-func (p *readerPane) lastVisible(m *Model, h int) int {
+func (p *readerPane) lastVisible(h int) int {
 	used := -p.topLine
 	i := p.topItem
 	for ; i < len(p.items); i++ {
-		used += p.height(m, i)
+		used += p.height(i)
 		if used >= h {
 			return i
 		}
@@ -677,7 +790,7 @@ func (p *readerPane) setCursor(i int, top bool) {
 }
 
 // applyVisible scrolls so the cursor is visible (needs the model to render).
-func (p *readerPane) applyVisible(m *Model, h int) {
+func (p *readerPane) applyVisible(h int) {
 	if !p.needVisible || len(p.items) == 0 {
 		return
 	}
@@ -686,37 +799,37 @@ func (p *readerPane) applyVisible(m *Model, h int) {
 	if p.wantTop || i < p.topItem || (i == p.topItem && p.topLine > 0) {
 		p.topItem, p.topLine = i, 0
 		// Skip the blank line that opens a block.
-		if ls := p.lines(m, i); len(ls) > 1 && ls[0] == "" {
+		if ls := p.lines(i); len(ls) > 1 && ls[0] == "" {
 			p.topLine = 1
 		}
 		p.wantTop = false
-		p.clampBottom(m, h)
+		p.clampBottom(h)
 		return
 	}
 	// Lines from the top of the view to the end of item i.
 	end := -p.topLine
 	for j := p.topItem; j <= i; j++ {
-		end += p.height(m, j)
+		end += p.height(j)
 		if end > 4*h { // far away: jump
 			p.topItem, p.topLine = i, 0
-			p.clampBottom(m, h)
+			p.clampBottom(h)
 			return
 		}
 	}
 	if end <= h {
 		return
 	}
-	hi := p.height(m, i)
+	hi := p.height(i)
 	if hi >= h {
 		p.topItem, p.topLine = i, 0
 		return
 	}
-	p.scrollLinesRaw(m, end-h)
+	p.scrollLinesRaw(end - h)
 }
 
-func (p *readerPane) scrollLinesRaw(m *Model, n int) {
+func (p *readerPane) scrollLinesRaw(n int) {
 	for n > 0 && p.topItem < len(p.items) {
-		hh := p.height(m, p.topItem)
+		hh := p.height(p.topItem)
 		if p.topLine+n < hh {
 			p.topLine += n
 			return
@@ -729,106 +842,118 @@ func (p *readerPane) scrollLinesRaw(m *Model, n int) {
 
 func (p *readerPane) typing() bool { return p.finding }
 
-func (p *readerPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
-	h := p.viewH(m)
+func (p *readerPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	if p.finding {
-		switch {
-		case k.String() == "enter":
-			p.finding = false
-			p.find.Blur()
-			p.userFind = true
-			p.runFind(p.find.Value(), true)
-			return true, nil
-		case key.Matches(k, km.Back):
-			p.finding = false
-			p.find.Blur()
-			return true, nil
-		}
-		var cmd tea.Cmd
-		p.find, cmd = p.find.Update(k)
-		return true, cmd
+		return true, p.findKey(k)
 	}
 	if p.conv == nil {
 		return false, nil
 	}
+	if p.moveKey(k) {
+		return true, nil
+	}
+	return p.actionKey(k)
+}
+
+// findKey handles a key while the find box has the keyboard.
+func (p *readerPane) findKey(k tea.KeyPressMsg) tea.Cmd {
+	km := p.c.keys
 	switch {
-	case key.Matches(k, km.Up):
+	case key.Matches(k, km.FindDone):
+		p.finding = false
+		p.find.Blur()
+		p.userFind = true
+		p.runFind(p.find.Value(), true)
+		return nil
+	case key.Matches(k, km.Back):
+		p.finding = false
+		p.find.Blur()
+		return nil
+	}
+	var cmd tea.Cmd
+	p.find, cmd = p.find.Update(k)
+	return cmd
+}
+
+// moveKey moves the cursor or the view; false when k does neither.
+func (p *readerPane) moveKey(k tea.KeyPressMsg) bool {
+	km, h := p.c.keys, p.viewH()
+	switch {
+	case key.Matches(k, km.List.Up):
 		p.setCursor(max(0, p.cur-1), false)
-	case key.Matches(k, km.Down):
-		if p.cur < len(p.items)-1 {
-			// A long item scrolls before the cursor leaves it.
-			p.applyVisible(m, h)
-			if end := p.itemEnd(m, p.cur); end > h {
-				p.scrollLines(m, min(h/2, end-h), h)
-				return true, nil
-			}
-			p.setCursor(p.cur+1, false)
-		} else {
-			p.scrollLines(m, h/2, h)
-		}
-	case key.Matches(k, km.PageDown):
-		p.scrollLines(m, max(1, h-2), h)
-	case key.Matches(k, km.PageUp):
-		p.scrollLines(m, -max(1, h-2), h)
-	case key.Matches(k, km.Top):
+	case key.Matches(k, km.List.Down):
+		p.down(h)
+	case key.Matches(k, km.List.PageDown):
+		p.scrollLines(max(1, h-2), h)
+	case key.Matches(k, km.List.PageUp):
+		p.scrollLines(-max(1, h-2), h)
+	case key.Matches(k, km.List.Top):
 		p.cur, p.topItem, p.topLine = 0, 0, 0
-	case key.Matches(k, km.Bottom):
+	case key.Matches(k, km.List.Bottom):
 		p.cur = len(p.items) - 1
-		p.toBottom(m, h)
+		p.toBottom(h)
 	case key.Matches(k, km.NextPrompt):
-		for i := p.cur + 1; i < len(p.items); i++ {
-			if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
-				p.setCursor(i, true)
-				break
-			}
-		}
+		p.jumpPrompt(1)
 	case key.Matches(k, km.PrevPrompt):
-		for i := p.cur - 1; i >= 0; i-- {
-			if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
-				p.setCursor(i, true)
-				break
-			}
-		}
-	case key.Matches(k, km.Expand):
-		p.toggle(p.cur)
-	case key.Matches(k, km.ExpandAll):
-		any := false
-		for _, it := range p.items {
-			if it.kind == kTool && !p.expanded[it.key] {
-				any = true
-			}
-		}
-		for _, it := range p.items {
-			if it.kind == kTool && it.agentID == "" {
-				p.expanded[it.key] = any
-			}
-		}
-		p.rebuildKeep()
-	case key.Matches(k, km.Thinking):
-		p.thinking = !p.thinking
-		p.rebuildKeep()
-		if p.thinking {
-			m.flashf("showing Claude's thinking")
-		} else {
-			m.flashf("thinking hidden")
-		}
-	case key.Matches(k, km.Find):
-		p.finding = true
-		p.find.SetValue(p.query)
-		return true, p.find.Focus()
+		p.jumpPrompt(-1)
 	case key.Matches(k, km.FindNext):
 		p.nextMatch(1)
 	case key.Matches(k, km.FindPrev):
 		p.nextMatch(-1)
+	default:
+		return false
+	}
+	return true
+}
+
+// down moves to the next item; a long item scrolls before the cursor
+// leaves it, and the last one scrolls to its end.
+func (p *readerPane) down(h int) {
+	if p.cur >= len(p.items)-1 {
+		p.scrollLines(h/2, h)
+		return
+	}
+	p.applyVisible(h)
+	if end := p.itemEnd(p.cur); end > h {
+		p.scrollLines(min(h/2, end-h), h)
+		return
+	}
+	p.setCursor(p.cur+1, false)
+}
+
+// jumpPrompt puts the cursor on the next (d=1) or previous (d=-1) prompt
+// of the main session.
+func (p *readerPane) jumpPrompt(d int) {
+	for i := p.cur + d; i >= 0 && i < len(p.items); i += d {
+		if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
+			p.setCursor(i, true)
+			return
+		}
+	}
+}
+
+// actionKey expands, finds, copies, exports or resumes.
+func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
+	switch {
+	case key.Matches(k, km.Expand):
+		p.toggle(p.cur)
+	case key.Matches(k, km.ExpandAll):
+		p.expandAll()
+	case key.Matches(k, km.Thinking):
+		p.toggleThinking()
+	case key.Matches(k, km.Find):
+		p.finding = true
+		p.find.SetValue(p.query)
+		return true, p.find.Focus()
 	case key.Matches(k, km.CopyID):
 		id := p.conv.Session.ID
-		m.flashf("copied session id %s to the clipboard (OSC 52)", id)
+		p.c.flashf("copied session id %s to the clipboard (OSC 52)", id)
 		return true, tea.SetClipboard(id)
 	case key.Matches(k, km.Export):
-		return true, p.export(m)
+		return true, p.export()
 	case key.Matches(k, km.Resume):
-		return true, m.resume(p.conv.Session)
+		return true, p.c.resume(p.conv.Session)
 	case key.Matches(k, km.Back) && p.query != "" && p.userFind:
 		p.query, p.matches, p.userFind = "", nil, false
 	default:
@@ -837,11 +962,38 @@ func (p *readerPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
+// expandAll expands every tool call, or collapses them all when all are
+// expanded.
+func (p *readerPane) expandAll() {
+	any := false
+	for _, it := range p.items {
+		if it.kind == kTool && !p.expanded[it.key] {
+			any = true
+		}
+	}
+	for _, it := range p.items {
+		if it.kind == kTool && it.agentID == "" {
+			p.expanded[it.key] = any
+		}
+	}
+	p.rebuildKeep()
+}
+
+func (p *readerPane) toggleThinking() {
+	p.thinking = !p.thinking
+	p.rebuildKeep()
+	if p.thinking {
+		p.c.flashf("showing Claude's thinking")
+	} else {
+		p.c.flashf("thinking hidden")
+	}
+}
+
 // itemEnd is the line (from the top of the view) where item i ends.
-func (p *readerPane) itemEnd(m *Model, i int) int {
+func (p *readerPane) itemEnd(i int) int {
 	end := -p.topLine
 	for j := p.topItem; j <= i && j < len(p.items); j++ {
-		end += p.height(m, j)
+		end += p.height(j)
 	}
 	return end
 }
@@ -949,12 +1101,12 @@ func (p *readerPane) matchIdxOf(key string) int {
 	return -1
 }
 
-func (p *readerPane) scroll(m *Model, n int) { p.scrollLines(m, n, p.viewH(m)) }
+func (p *readerPane) scroll(n int) { p.scrollLines(n, p.viewH()) }
 
 // click moves the cursor to the item under the mouse; a click on the
 // cursor's item expands or collapses it.
-func (p *readerPane) click(m *Model, y int) tea.Cmd {
-	y-- // the tab bar
+func (p *readerPane) click(y int) tea.Cmd {
+	y -= p.c.lay.body.y
 	if y < 0 || y >= len(p.lineItem) {
 		return nil
 	}
@@ -967,29 +1119,57 @@ func (p *readerPane) click(m *Model, y int) tea.Cmd {
 	return nil
 }
 
-func (p *readerPane) viewH(m *Model) int {
-	h := m.h - 3 - 1 // body minus the reader's status line
+func (p *readerPane) viewH() int {
+	h := p.c.lay.body.h - 1 // body minus the reader's status line
 	if p.finding {
 		h--
 	}
 	return max(1, h)
 }
 
-func (p *readerPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
+func (p *readerPane) paste(msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.find, cmd = p.find.Update(msg)
 	return cmd
 }
 
-func (p *readerPane) help(k *KeyMap) []key.Binding {
+func (p *readerPane) help() []key.Binding {
+	k := p.c.keys
 	if p.finding {
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "find"))}
+		return []key.Binding{k.FindDone}
 	}
-	return []key.Binding{k.Down, k.Expand, k.NextPrompt, k.Thinking, k.Find, k.CopyID, k.Export, k.Resume}
+	return []key.Binding{k.List.Down, k.Expand, k.NextPrompt, k.Thinking, k.Find, k.CopyID, k.Export, k.Resume}
 }
 
-func (p *readerPane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *readerPane) view() string {
+	w, h := p.c.lay.body.w, p.c.lay.body.h
+	if msg := p.state(); msg != "" {
+		return msg
+	}
+	p.setWidth(w)
+	vh := h - 1
+	if p.finding {
+		vh--
+	}
+	p.lastH = vh
+	p.applyVisible(vh)
+	p.clampBottom(vh)
+	out := p.visibleLines(vh)
+	for len(out) < vh {
+		out = append(out, "")
+	}
+	out = append(out, p.c.sty.Muted.Render(pad(" "+strings.Join(p.statusInfo(), " · "), w)))
+	if p.finding {
+		p.find.SetWidth(w - 10)
+		out = append(out, " "+p.find.View())
+	}
+	return strings.Join(out, "\n")
+}
+
+// state is what the reader shows instead of a session: loading, an
+// error, none open ("" when a session is open).
+func (p *readerPane) state() string {
+	s := p.c.sty
 	switch {
 	case p.loading != "":
 		return s.Muted.Render(" loading session " + p.loading + "…")
@@ -1000,15 +1180,15 @@ func (p *readerPane) view(m *Model, w, h int) string {
 		return strings.Join([]string{"", s.Muted.Render(" No session open."),
 			s.Muted.Render(" Pick one in the timeline (2) or search (/) and press enter.")}, "\n")
 	}
-	p.setWidth(w)
-	vh := h - 1
-	if p.finding {
-		vh--
-	}
-	p.lastH = vh
-	p.applyVisible(m, vh)
-	p.clampBottom(m, vh)
-	gut := s.Gutter.Render("▌")
+	return ""
+}
+
+// visibleLines draws up to vh lines from the top of the view, with the
+// gutter marking the cursor's item and the matches, and remembers which
+// item each line shows (for clicks).
+func (p *readerPane) visibleLines(vh int) []string {
+	s := p.c.sty
+	gut, hit := s.Gutter.Render("▌"), s.Highlight.Render("›")
 	matchSet := map[int]bool{}
 	for _, i := range p.matches {
 		matchSet[i] = true
@@ -1017,37 +1197,48 @@ func (p *readerPane) view(m *Model, w, h int) string {
 	p.lineItem = p.lineItem[:0]
 	skip := p.topLine
 	for i := p.topItem; i < len(p.items) && len(out) < vh; i++ {
-		ls := p.lines(m, i)
+		ls := p.lines(i)
 		// The gutter spans the item from its first text line on: blank
 		// lines between paragraphs are inside it, the one before is not.
 		first := 0
 		for first < len(ls) && ls[first] == "" {
 			first++
 		}
+		g := " "
+		switch {
+		case i == p.cur:
+			g = gut
+		case matchSet[i]:
+			g = hit
+		}
 		for j := skip; j < len(ls) && len(out) < vh; j++ {
-			g := " "
-			if i == p.cur && j >= first {
-				g = gut
-			} else if matchSet[i] && j >= first {
-				g = s.Highlight.Render("›")
-			}
 			line := ls[j]
 			if matchSet[i] {
-				for _, t := range p.terms {
-					line = highlightPlain(line, t, s.Highlight)
-				}
+				line = p.highlightTerms(line)
 			}
-			out = append(out, g+" "+line)
+			if j < first {
+				out = append(out, "  "+line)
+			} else {
+				out = append(out, g+" "+line)
+			}
 			p.lineItem = append(p.lineItem, i)
 		}
 		skip = 0
 	}
-	for len(out) < vh {
-		out = append(out, "")
+	return out
+}
+
+func (p *readerPane) highlightTerms(line string) string {
+	for _, t := range p.terms {
+		line = highlightPlain(line, t, p.c.sty.Highlight)
 	}
-	// Status line of the reader.
-	pos := fmt.Sprintf("%d/%d", min(p.cur+1, len(p.items)), len(p.items))
-	info := []string{pos}
+	return line
+}
+
+// statusInfo is the reader's status line: position, thinking, the find
+// and the title.
+func (p *readerPane) statusInfo() []string {
+	info := []string{fmt.Sprintf("%d/%d", min(p.cur+1, len(p.items)), len(p.items))}
 	if p.thinking {
 		info = append(info, "thinking shown")
 	}
@@ -1061,12 +1252,7 @@ func (p *readerPane) view(m *Model, w, h int) string {
 	if t := p.conv.Session.Title; t != "" {
 		info = append(info, sanitizeLine(transcripts.OneLine(t, 60)))
 	}
-	out = append(out, s.Muted.Render(pad(" "+strings.Join(info, " · "), w)))
-	if p.finding {
-		p.find.SetWidth(w - 10)
-		out = append(out, " "+p.find.View())
-	}
-	return strings.Join(out, "\n")
+	return info
 }
 
 // highlightPlain marks q in a line that has no styles of its own (lines
@@ -1094,9 +1280,9 @@ func highlightPlain(line, q string, st lipgloss.Style) string {
 }
 
 // export writes the session as Markdown.
-func (p *readerPane) export(m *Model) tea.Cmd {
+func (p *readerPane) export() tea.Cmd {
 	c := p.conv
-	path := m.exportPath(c.Session.ID)
+	path := p.c.exportPath(c.Session.ID)
 	thinking := p.thinking
 	return func() tea.Msg {
 		md := ExportMarkdown(c, thinking)

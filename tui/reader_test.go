@@ -49,7 +49,7 @@ func TestReaderPane(t *testing.T) {
 	if compact < 0 {
 		t.Fatal("no compaction marker in a compacted session")
 	}
-	if l := r.lines(m, compact); !strings.Contains(strings.Join(l, ""), "conversation compacted") {
+	if l := r.lines(compact); !strings.Contains(strings.Join(l, ""), "conversation compacted") {
 		t.Fatalf("compaction marker renders as %q", l)
 	}
 	// ] jumps from prompt to prompt.
@@ -80,14 +80,14 @@ func TestReaderPane(t *testing.T) {
 	}
 	r.setCursor(tool, true)
 	screen(m)
-	collapsed := len(r.lines(m, tool))
+	collapsed := len(r.lines(tool))
 	press(t, m, "enter")
 	screen(m)
-	if expanded := len(r.lines(m, r.cur)); expanded <= collapsed+2 {
+	if expanded := len(r.lines(r.cur)); expanded <= collapsed+2 {
 		t.Fatalf("expanding a tool call: %d lines → %d", collapsed, expanded)
 	}
 	press(t, m, "enter")
-	if len(r.lines(m, r.cur)) != collapsed {
+	if len(r.lines(r.cur)) != collapsed {
 		t.Fatal("enter again did not collapse")
 	}
 	// Subagent transcripts expand where they were spawned.
@@ -144,11 +144,11 @@ func TestReaderPane(t *testing.T) {
 	mustContain(t, screen(m), `"OtelTraceHelpers"`)
 	// Copy id and export.
 	press(t, m, "y")
-	mustContain(t, m.flash, "copied session id "+r.conv.Session.ID)
+	mustContain(t, m.status.flash, "copied session id "+r.conv.Session.ID)
 	press(t, m, "e")
-	b, err := os.ReadFile(m.exportPath(r.conv.Session.ID))
+	b, err := os.ReadFile(m.c.exportPath(r.conv.Session.ID))
 	if err != nil {
-		t.Fatalf("export: %v (flash %q)", err, m.flash)
+		t.Fatalf("export: %v (flash %q)", err, m.status.flash)
 	}
 	mustContain(t, string(b), "## You", "**Bash**", r.conv.Session.ID)
 	// G then scrolling back up stays inside the conversation.
@@ -164,7 +164,7 @@ func TestReaderPane(t *testing.T) {
 		send(t, m, wheel(-1))
 	}
 	screen(m)
-	if r.topItem >= top || r.cur < r.topItem || r.cur > r.lastVisible(m, r.lastH) {
+	if r.topItem >= top || r.cur < r.topItem || r.cur > r.lastVisible(r.lastH) {
 		t.Fatalf("wheel up: top %d → %d, cursor %d not in view", top, r.topItem, r.cur)
 	}
 	press(t, m, "g")

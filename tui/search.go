@@ -40,13 +40,14 @@ const markOn, markOff = "\uE000", "\uE001"
 
 // searchPane is type-as-you-search over everything in the store.
 type searchPane struct {
+	c        *common
 	input    textinput.Model
 	inInput  bool
 	seq      int // the latest query
 	shown    int // the query whose results are shown
 	results  []index.SearchResult
 	resp     *index.SearchResponse
-	list     listState
+	list     list
 	scope    int // 0: this project, 1: everything
 	mode     int
 	kind     int
@@ -54,22 +55,20 @@ type searchPane struct {
 	running  bool
 	latency  time.Duration // search time of the shown results, after the debounce
 	lastText string
-	hub      *searchHub
 	clicks   clickMap
 }
 
-func newSearchPane(m *Model) *searchPane {
+func newSearchPane(c *common) *searchPane {
 	ti := newInput("› ", "search every session, memory and summary")
 	ti.CharLimit = 500
-	p := &searchPane{input: ti, scope: 1, hub: m.hub}
-	return p
+	return &searchPane{c: c, input: ti, scope: 1}
 }
 
 func (p *searchPane) focusInput() tea.Cmd {
 	p.inInput = true
-	hub := p.hub
+	hub, ctx := p.c.hub, p.c.ctx
 	warm := func() tea.Msg {
-		hub.Warm(context.Background())
+		hub.Warm(ctx)
 		return nil
 	}
 	return tea.Batch(p.input.Focus(), warm)
@@ -77,22 +76,7 @@ func (p *searchPane) focusInput() tea.Cmd {
 
 func (p *searchPane) typing() bool { return p.inInput }
 
-// scopeProject is the project "this project" means: the open session's,
-// else the one chosen in the timeline, else the selected project.
-func (m *Model) scopeProject() string {
-	if c := m.reader.conv; c != nil {
-		return c.Session.ProjectPath
-	}
-	if t := m.timeline.project; t != nil {
-		return t.Path
-	}
-	if s := m.projects.selected(); s != nil {
-		return s.Path
-	}
-	return ""
-}
-
-func (p *searchPane) query(m *Model) index.SearchQuery {
+func (p *searchPane) query() index.SearchQuery {
 	q := index.SearchQuery{
 		Text:      strings.TrimSpace(p.input.Value()),
 		Mode:      searchModes[p.mode],
@@ -100,7 +84,7 @@ func (p *searchPane) query(m *Model) index.SearchQuery {
 		Highlight: func(s string) string { return markOn + s + markOff },
 	}
 	if p.scope == 0 {
-		if pr := m.scopeProject(); pr != "" {
+		if pr := p.c.scopeProject(); pr != "" {
 			q.Projects = []string{pr}
 		}
 	}
@@ -119,8 +103,8 @@ func (p *searchPane) changed() tea.Cmd {
 
 // run searches now; results carry the sequence number so stale ones are
 // dropped.
-func (p *searchPane) run(m *Model, seq int) tea.Cmd {
-	q := p.query(m)
+func (p *searchPane) run(seq int) tea.Cmd {
+	q := p.query()
 	if q.Text == "" {
 		p.results, p.resp, p.err, p.running = nil, nil, nil, false
 		p.shown = seq
@@ -128,23 +112,23 @@ func (p *searchPane) run(m *Model, seq int) tea.Cmd {
 		return nil
 	}
 	p.running = true
-	hub := m.hub
+	hub, parent := p.c.hub, p.c.ctx
 	return func() tea.Msg {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(parent, 10*time.Second)
 		defer cancel()
 		resp, err := hub.Search(ctx, q)
 		return searchResultMsg{seq: seq, resp: resp, err: err, elapsed: time.Since(start)}
 	}
 }
 
-func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
+func (p *searchPane) data(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case searchDebounceMsg:
 		if msg.seq != p.seq {
 			return nil // more typing came
 		}
-		return p.run(m, msg.seq)
+		return p.run(msg.seq)
 	case searchResultMsg:
 		if msg.seq != p.seq {
 			return nil // stale: a newer query is on its way
@@ -171,14 +155,14 @@ func (p *searchPane) data(m *Model, msg tea.Msg) tea.Cmd {
 			}
 			return a.UUID < b.UUID
 		})
-		p.list = listState{}
+		p.list.cursor, p.list.offset = 0, 0
 		p.list.setLen(len(p.results))
 	}
 	return nil
 }
 
-func (p *searchPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
+func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
 	switch {
 	case key.Matches(k, km.Scope):
 		p.scope = 1 - p.scope
@@ -189,56 +173,15 @@ func (p *searchPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(k, km.Kind):
 		p.kind = (p.kind + 1) % len(searchKinds)
 		return true, p.changed()
-	case key.Matches(k, km.ResultUp):
-		p.list.move(-1)
-		return true, nil
-	case key.Matches(k, km.ResultDown):
-		p.list.move(1)
-		return true, nil
-	case k.String() == "enter":
-		if r := p.selected(); r != nil {
-			return true, m.openResult(r)
-		}
-		if p.inInput {
-			return true, p.run(m, p.seq)
-		}
-		return true, nil
+	case key.Matches(k, km.Open):
+		return true, p.enter()
 	}
 	if p.inInput {
-		if key.Matches(k, km.Back) {
-			p.inInput = false
-			p.input.Blur()
-			if len(p.results) == 0 {
-				return false, nil // nothing to browse: go back
-			}
-			return true, nil
-		}
-		if s := k.String(); s == "pgdown" || s == "pgup" {
-			p.list.move(map[string]int{"pgdown": 5, "pgup": -5}[s])
-			return true, nil
-		}
-		var cmd tea.Cmd
-		p.input, cmd = p.input.Update(k)
-		if v := p.input.Value(); v != p.lastText {
-			p.lastText = v
-			return true, tea.Batch(cmd, p.changed())
-		}
-		return true, cmd
+		return p.typed(k)
 	}
 	switch {
-	case key.Matches(k, km.Up):
-		p.list.move(-1)
-	case key.Matches(k, km.Down):
-		p.list.move(1)
-	case key.Matches(k, km.PageUp):
-		p.list.move(-5)
-	case key.Matches(k, km.PageDown):
-		p.list.move(5)
-	case key.Matches(k, km.Top):
-		p.list.cursor = 0
-	case key.Matches(k, km.Bottom):
-		p.list.cursor = p.list.n - 1
-	case key.Matches(k, km.Filter), k.String() == "i":
+	case p.list.navigate(k, km.SearchList):
+	case key.Matches(k, km.EditQuery):
 		return true, p.focusInput()
 	default:
 		return false, nil
@@ -246,7 +189,41 @@ func (p *searchPane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-func (p *searchPane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
+// enter opens the selected result, or searches now.
+func (p *searchPane) enter() tea.Cmd {
+	if r := p.selected(); r != nil {
+		return p.open(r)
+	}
+	if p.inInput {
+		return p.run(p.seq)
+	}
+	return nil
+}
+
+// typed handles a key while the query has the keyboard.
+func (p *searchPane) typed(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
+	if key.Matches(k, km.Back) {
+		p.inInput = false
+		p.input.Blur()
+		if len(p.results) == 0 {
+			return false, nil // nothing to browse: go back
+		}
+		return true, nil
+	}
+	if p.list.navigate(k, km.SearchTyping) {
+		return true, nil
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(k)
+	if v := p.input.Value(); v != p.lastText {
+		p.lastText = v
+		return true, tea.Batch(cmd, p.changed())
+	}
+	return true, cmd
+}
+
+func (p *searchPane) paste(msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	p.lastText = p.input.Value()
@@ -260,42 +237,34 @@ func (p *searchPane) selected() *index.SearchResult {
 	return nil
 }
 
-// openResult opens a hit: a message at its exact turn in the reader, a
-// memory in the memories pane, a summary at the top of its session.
-func (m *Model) openResult(r *index.SearchResult) tea.Cmd {
+// open opens a hit: a message at its exact turn in the reader (with the
+// searched words marked), a memory in the memories pane, a summary at the
+// top of its session.
+func (p *searchPane) open(r *index.SearchResult) tea.Cmd {
 	if r.Kind == "memory" && r.SessionID == "" {
-		m.back = append(m.back, m.focus)
-		m.focus = paneMemories
-		return m.mems.selectID(m, r.UUID)
+		return msgCmd(openMemoryMsg{id: r.UUID})
 	}
 	if r.SessionID == "" {
 		return nil
 	}
-	m.search.inInput = false
-	m.search.input.Blur()
-	// The reader marks the words searched for (n/N step through them).
-	if m.reader.conv == nil || m.reader.conv.Session.ID != r.SessionID {
-		m.reader.carryQuery = strings.TrimSpace(m.search.input.Value())
-	} else {
-		m.reader.userFind = false
-		m.reader.runFind(strings.TrimSpace(m.search.input.Value()), false)
-	}
-	return m.openSession(r.SessionID, r.UUID)
+	p.inInput = false
+	p.input.Blur()
+	return msgCmd(openSessionMsg{id: r.SessionID, uuid: r.UUID, find: strings.TrimSpace(p.input.Value())})
 }
 
-func (p *searchPane) click(m *Model, y int) tea.Cmd {
+func (p *searchPane) click(y int) tea.Cmd {
 	i := p.clicks.row(y)
 	if i < 0 {
 		return nil
 	}
 	if i == p.list.cursor {
-		return m.openResult(&p.results[i])
+		return p.open(&p.results[i])
 	}
-	p.list.cursor = i
+	p.list.set(i)
 	return nil
 }
 
-func (p *searchPane) scroll(m *Model, n int) {
+func (p *searchPane) scroll(n int) {
 	if n > 0 {
 		p.list.move(1)
 	} else {
@@ -303,22 +272,42 @@ func (p *searchPane) scroll(m *Model, n int) {
 	}
 }
 
-func (p *searchPane) help(k *KeyMap) []key.Binding {
-	return []key.Binding{k.ResultDown, k.Open, k.Scope, k.Mode, k.Kind}
+func (p *searchPane) help() []key.Binding {
+	k := p.c.keys
+	return []key.Binding{k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind}
 }
 
-func (p *searchPane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *searchPane) view() string {
+	w, h := p.c.lay.body.w, p.c.lay.body.h
+	lines := p.heading(w)
+	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
+		lines = append(lines, p.c.sty.Muted.Render(" No results. Try other words, ctrl+s for every project, or ctrl+t for another mode."))
+		return strings.Join(lines, "\n")
+	}
+	// Two lines a result: the matching text first (what was looked for),
+	// then where it is.
+	per := 2
+	rows := max(1, (h-len(lines))/per)
+	from, to := p.list.window(rows)
+	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: per}
+	for i := from; i < to; i++ {
+		lines = append(lines, p.result(i, w)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// heading is the title, the query box, the options and the status line.
+func (p *searchPane) heading(w int) []string {
+	s := p.c.sty
 	p.input.SetWidth(w - 6)
 	scope := "everything"
 	if p.scope == 0 {
-		if pr := m.scopeProject(); pr != "" {
+		if pr := p.c.scopeProject(); pr != "" {
 			scope = "project " + lastElem(pr)
 		}
 	}
 	opts := fmt.Sprintf("scope: %s · mode: %s · kind: %s", scope, searchModes[p.mode], searchKinds[p.kind])
-	box := " " + p.input.View()
-	lines := []string{s.Title.Render(" Search"), box, s.Muted.Render(trunc(" "+opts, w))}
+	lines := []string{s.Title.Render(" Search"), " " + p.input.View(), s.Muted.Render(trunc(" "+opts, w))}
 	status := ""
 	switch {
 	case p.err != nil:
@@ -336,53 +325,51 @@ func (p *searchPane) view(m *Model, w, h int) string {
 	if status != "" {
 		lines = append(lines, s.Muted.Render(trunc(" "+status, w)))
 	}
-	lines = append(lines, "")
-	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
-		lines = append(lines, s.Muted.Render(" No results. Try other words, ctrl+s for every project, or ctrl+t for another mode."))
-		return strings.Join(lines, "\n")
+	return append(lines, "")
+}
+
+// result draws result i on two lines: the snippet, then where it is.
+func (p *searchPane) result(i, w int) []string {
+	s := p.c.sty
+	r := p.results[i]
+	title := r.Title
+	if title == "" {
+		title = "(untitled)"
 	}
-	// Two lines a result: the matching text first (what was looked for),
-	// then where it is.
-	per := 2
-	rows := max(1, (h-len(lines))/per)
-	from, to := p.list.window(rows)
-	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: per}
-	for i := from; i < to; i++ {
-		r := p.results[i]
-		title := r.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		tag := r.Kind
-		if r.Role != "" && r.Kind == "message" {
-			tag = r.Role
-			if r.Block != "" && r.Block != "text" {
-				tag += " " + r.Block
-			}
-		}
-		if r.Subagent {
-			tag += " · subagent"
-		}
-		if r.Archived {
-			tag += " · archived"
-		}
-		num := fmt.Sprintf("%2d. ", i+1)
-		gutter := " "
-		if i == p.list.cursor {
-			gutter = s.Gutter.Render("▌")
-			num = s.Selected.Render(num)
-		} else {
-			num = s.Bold.Render(num)
-		}
-		snip := p.snippet(m, r.Snippet, w-6)
-		meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + m.fmtTime(r.Timestamp) + " · " + tag + " · " + sanitizeLine(transcripts.OneLine(title, 200))
-		lines = append(lines, trunc(gutter+num+snip, w), s.Muted.Render(trunc(meta, w)))
+	num := fmt.Sprintf("%2d. ", i+1)
+	gutter := " "
+	if i == p.list.cursor {
+		gutter = s.Gutter.Render("▌")
+		num = s.Selected.Render(num)
+	} else {
+		num = s.Bold.Render(num)
 	}
-	return strings.Join(lines, "\n")
+	snip := p.snippet(r.Snippet, w-6)
+	meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + p.c.fmtTime(r.Timestamp) + " · " + resultTag(&r) + " · " + sanitizeLine(transcripts.OneLine(title, 200))
+	return []string{trunc(gutter+num+snip, w), s.Muted.Render(trunc(meta, w))}
+}
+
+// resultTag says what a result is: a role and block, a memory, a summary.
+func resultTag(r *index.SearchResult) string {
+	tag := r.Kind
+	if r.Role != "" && r.Kind == "message" {
+		tag = r.Role
+		if r.Block != "" && r.Block != "text" {
+			tag += " " + r.Block
+		}
+	}
+	if r.Subagent {
+		tag += " · subagent"
+	}
+	if r.Archived {
+		tag += " · archived"
+	}
+	return tag
 }
 
 // snippet sanitises a snippet and turns its highlight marks into styles.
-func (p *searchPane) snippet(m *Model, snip string, w int) string {
+func (p *searchPane) snippet(snip string, w int) string {
+	hl := p.c.sty.Highlight
 	snip = sanitizeLine(snip)
 	var b strings.Builder
 	for {
@@ -395,10 +382,10 @@ func (p *searchPane) snippet(m *Model, snip string, w int) string {
 		rest := snip[i+len(markOn):]
 		j := strings.Index(rest, markOff)
 		if j < 0 {
-			b.WriteString(m.sty.Highlight.Render(rest))
+			b.WriteString(hl.Render(rest))
 			break
 		}
-		b.WriteString(m.sty.Highlight.Render(rest[:j]))
+		b.WriteString(hl.Render(rest[:j]))
 		snip = rest[j+len(markOff):]
 	}
 	return trunc(b.String(), w)

@@ -50,7 +50,7 @@ func TestSearchPane(t *testing.T) {
 		t.Fatal("stale results replaced newer ones")
 	}
 	// Debounce: a debounce tick of an older keystroke does not search.
-	if cmd := p.data(m, searchDebounceMsg{seq: p.seq - 1}); cmd != nil {
+	if cmd := p.data(searchDebounceMsg{seq: p.seq - 1}); cmd != nil {
 		t.Fatal("an outdated debounce tick started a search")
 	}
 	// Scope, mode and kind cycle and search again.

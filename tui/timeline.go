@@ -9,7 +9,6 @@ import (
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -19,14 +18,18 @@ type sessionsMsg struct {
 	err     error
 }
 
-func (m *Model) loadSessions() tea.Cmd {
-	st := m.cfg.Store
+// load asks the store for the sessions of the project shown (all when none).
+func (p *timelinePane) load() tea.Cmd {
+	st, ctx := p.c.store(), p.c.ctx
 	var name string
-	if p := m.timeline.project; p != nil {
-		name = p.Name
+	if p.project != nil {
+		name = p.project.Name
 	}
-	m.timeline.loading = true
+	p.loading = true
 	return func() tea.Msg {
+		if ctx.Err() != nil {
+			return nil
+		}
 		f := index.SessionFilter{Project: name}
 		if name == "" {
 			f.Limit = 2000
@@ -58,25 +61,31 @@ type tlRow struct {
 
 // timelinePane lists a project's sessions grouped by day.
 type timelinePane struct {
-	project   *transcripts.ProjectSummary // nil = every project
-	all       []*transcripts.Session
-	rows      []tlRow
-	list      listState
-	filter    textinput.Model
-	filtering bool
-	dateIdx   int
-	loaded    bool
-	loading   bool
-	err       error
-	clicks    clickMap
+	c       *common
+	project *transcripts.ProjectSummary // nil = every project
+	all     []*transcripts.Session
+	rows    []tlRow
+	list    list
+	dateIdx int
+	loaded  bool
+	loading bool
+	err     error
+	clicks  clickMap
 }
 
-func newTimelinePane() *timelinePane {
-	ti := newInput("filter: ", "words in titles, prompts or branches")
-	return &timelinePane{filter: ti}
+func newTimelinePane(c *common) *timelinePane {
+	p := &timelinePane{c: c, list: list{filter: newFilterBox("words in titles, prompts or branches")}}
+	p.list.skip = func(i int) bool { return p.rows[i].s == nil } // day headers
+	return p
 }
 
-func (p *timelinePane) loadedSessions(m *Model, msg sessionsMsg) tea.Cmd {
+// setProject shows a project's sessions (nil: every project's).
+func (p *timelinePane) setProject(ps *transcripts.ProjectSummary) {
+	p.project = ps
+	p.list.cursor, p.list.offset = 0, 0
+}
+
+func (p *timelinePane) loadedSessions(msg sessionsMsg) tea.Cmd {
 	cur := ""
 	if p.project != nil {
 		cur = p.project.Name
@@ -93,28 +102,34 @@ func (p *timelinePane) loadedSessions(m *Model, msg sessionsMsg) tea.Cmd {
 		keep = s.ID
 	}
 	p.all = msg.list
-	p.apply(m)
+	p.apply()
 	if keep != "" {
 		for i, r := range p.rows {
 			if r.s != nil && r.s.ID == keep {
-				p.list.cursor = i
+				p.list.set(i)
 			}
 		}
 	}
 	return nil
 }
 
-func (p *timelinePane) apply(m *Model) {
-	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
-	var since time.Time
-	if d := dateRanges[p.dateIdx].d; d > 0 {
-		now := m.cfg.Now().In(m.cfg.Location)
-		if d == 24*time.Hour {
-			since = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, m.cfg.Location)
-		} else {
-			since = now.Add(-d)
-		}
+// since is the start of the date range shown (zero: any time).
+func (p *timelinePane) since() time.Time {
+	d := dateRanges[p.dateIdx].d
+	if d == 0 {
+		return time.Time{}
 	}
+	loc := p.c.cfg.Location
+	now := p.c.now().In(loc)
+	if d == 24*time.Hour {
+		return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	}
+	return now.Add(-d)
+}
+
+func (p *timelinePane) apply() {
+	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
+	since := p.since()
 	p.rows = p.rows[:0:0]
 	lastDay := ""
 	for _, s := range p.all {
@@ -124,7 +139,7 @@ func (p *timelinePane) apply(m *Model) {
 		if q != "" && !strings.Contains(strings.ToLower(s.Title+" "+s.FirstPrompt+" "+strings.Join(s.Branches, " ")+" "+s.ID), q) {
 			continue
 		}
-		day := s.Start.In(m.cfg.Location).Format("Monday 2 January 2006")
+		day := s.Start.In(p.c.cfg.Location).Format("Monday 2 January 2006")
 		if day != lastDay {
 			p.rows = append(p.rows, tlRow{day: day})
 			lastDay = day
@@ -132,31 +147,6 @@ func (p *timelinePane) apply(m *Model) {
 		p.rows = append(p.rows, tlRow{s: s})
 	}
 	p.list.setLen(len(p.rows))
-	p.skipHeader(1)
-}
-
-// skipHeader moves the cursor off day headers in direction d.
-func (p *timelinePane) skipHeader(d int) {
-	for p.list.cursor >= 0 && p.list.cursor < len(p.rows) && p.rows[p.list.cursor].s == nil {
-		next := p.list.cursor + d
-		if next < 0 || next >= len(p.rows) {
-			d = -d
-			next = p.list.cursor + d
-			if next < 0 || next >= len(p.rows) {
-				return
-			}
-		}
-		p.list.cursor = next
-	}
-}
-
-func (p *timelinePane) move(n int) {
-	p.list.move(n)
-	d := 1
-	if n < 0 {
-		d = -1
-	}
-	p.skipHeader(d)
 }
 
 func (p *timelinePane) selected() *transcripts.Session {
@@ -166,98 +156,93 @@ func (p *timelinePane) selected() *transcripts.Session {
 	return nil
 }
 
-func (p *timelinePane) typing() bool { return p.filtering }
+func (p *timelinePane) typing() bool { return p.list.typing() }
 
-func (p *timelinePane) key(m *Model, k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := &m.keys
-	if p.filtering {
-		switch {
-		case k.String() == "enter":
-			p.filtering = false
-			p.filter.Blur()
-			return true, nil
-		case key.Matches(k, km.Back):
-			p.filtering = false
-			p.filter.Blur()
-			p.filter.SetValue("")
-			p.apply(m)
-			return true, nil
-		case k.String() == "up" || k.String() == "down":
-			p.move(map[string]int{"up": -1, "down": 1}[k.String()])
-			return true, nil
-		}
-		var cmd tea.Cmd
-		p.filter, cmd = p.filter.Update(k)
-		p.apply(m)
+func (p *timelinePane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
+	if !p.typing() && key.Matches(k, km.Back) && p.dateIdx != 0 {
+		// esc clears every filter at once.
+		p.list.filter.input.SetValue("")
+		p.dateIdx = 0
+		p.apply()
+		return true, nil
+	}
+	switch res, cmd := p.list.update(k, km); res {
+	case listFiltered:
+		p.apply()
+		return true, cmd
+	case listHandled:
 		return true, cmd
 	}
 	switch {
-	case key.Matches(k, km.Up):
-		p.move(-1)
-	case key.Matches(k, km.Down):
-		p.move(1)
-	case key.Matches(k, km.PageUp):
-		p.move(-max(1, m.h-6))
-	case key.Matches(k, km.PageDown):
-		p.move(max(1, m.h-6))
-	case key.Matches(k, km.Top):
-		p.list.cursor = 0
-		p.skipHeader(1)
-	case key.Matches(k, km.Bottom):
-		p.list.cursor = p.list.n - 1
-		p.skipHeader(-1)
-	case key.Matches(k, km.Filter):
-		p.filtering = true
-		return true, p.filter.Focus()
 	case key.Matches(k, km.DateFilter):
 		p.dateIdx = (p.dateIdx + 1) % len(dateRanges)
-		p.apply(m)
+		p.apply()
 	case key.Matches(k, km.Open):
 		if s := p.selected(); s != nil {
-			return true, m.openSession(s.ID, "")
+			return true, msgCmd(openSessionMsg{id: s.ID})
 		}
 	case key.Matches(k, km.Resume):
-		return true, m.resume(p.selected())
-	case key.Matches(k, km.Back) && (p.filter.Value() != "" || p.dateIdx != 0):
-		p.filter.SetValue("")
-		p.dateIdx = 0
-		p.apply(m)
+		return true, p.c.resume(p.selected())
 	default:
 		return false, nil
 	}
 	return true, nil
 }
 
-func (p *timelinePane) scroll(m *Model, n int) { p.move(n) }
+func (p *timelinePane) scroll(n int) { p.list.move(n) }
 
-func (p *timelinePane) click(m *Model, y int) tea.Cmd {
+func (p *timelinePane) click(y int) tea.Cmd {
 	i := p.clicks.row(y)
 	if i < 0 || p.rows[i].s == nil {
 		return nil
 	}
 	if i == p.list.cursor {
-		return m.openSession(p.rows[i].s.ID, "")
+		return msgCmd(openSessionMsg{id: p.rows[i].s.ID})
 	}
-	p.list.cursor = i
+	p.list.set(i)
 	return nil
 }
 
-func (p *timelinePane) paste(m *Model, msg tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	p.filter, cmd = p.filter.Update(msg)
-	p.apply(m)
+func (p *timelinePane) paste(msg tea.PasteMsg) tea.Cmd {
+	cmd := p.list.filter.paste(msg)
+	p.apply()
 	return cmd
 }
 
-func (p *timelinePane) help(k *KeyMap) []key.Binding {
-	if p.filtering {
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "done"))}
+func (p *timelinePane) help() []key.Binding {
+	k := p.c.keys
+	if p.typing() {
+		return []key.Binding{k.Done}
 	}
 	return []key.Binding{k.Open, k.Resume, k.Filter, k.DateFilter}
 }
 
-func (p *timelinePane) view(m *Model, w, h int) string {
-	s := m.sty
+func (p *timelinePane) view() string {
+	w, h := p.c.lay.body.w, p.c.lay.body.h
+	lines := p.heading(w)
+	if msg := p.state(); msg != nil {
+		return strings.Join(append(lines, msg...), "\n")
+	}
+	cols := newTimelineCols(w)
+	lines = append(lines, p.c.sty.Muted.Render(pad(cols.header(), w)))
+	rows := h - len(lines) - 1 // one line for the selected session's details
+	from, to := p.list.window(rows)
+	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: 1}
+	for i := from; i < to; i++ {
+		lines = append(lines, p.row(i, cols, w))
+	}
+	for len(lines) < h-1 {
+		lines = append(lines, "")
+	}
+	if ss := p.selected(); ss != nil {
+		lines = append(lines, p.c.sty.Muted.Render(pad(" "+sessionDetails(ss), w)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// heading is the title (scope, count, date range) and the filter box.
+func (p *timelinePane) heading(w int) []string {
 	scope := "all projects"
 	if p.project != nil {
 		scope = shortPath(sanitizeLine(p.project.Path))
@@ -273,101 +258,112 @@ func (p *timelinePane) view(m *Model, w, h int) string {
 		title += ", " + dateRanges[p.dateIdx].name
 	}
 	title += ")"
-	lines := []string{s.Title.Render(title)}
-	if p.filtering || p.filter.Value() != "" {
-		p.filter.SetWidth(w - 12)
-		lines = append(lines, " "+p.filter.View())
+	lines := []string{p.c.sty.Title.Render(title)}
+	if p.list.filter.shown() {
+		lines = append(lines, p.list.filter.view(w))
 	}
+	return lines
+}
+
+// state is what the pane shows instead of rows: an error, loading, none.
+func (p *timelinePane) state() []string {
+	s := p.c.sty
 	switch {
 	case p.err != nil:
-		return strings.Join(append(lines, "", s.Error.Render(" Could not list sessions: "+sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries; the store may be busy or damaged (cairn index --rebuild).")), "\n")
+		return []string{"", s.Error.Render(" Could not list sessions: " + sanitizeLine(p.err.Error())),
+			s.Muted.Render(" ctrl+r retries; the store may be busy or damaged (cairn index --rebuild).")}
 	case !p.loaded:
-		return strings.Join(append(lines, s.Muted.Render(" loading…")), "\n")
+		return []string{s.Muted.Render(" loading…")}
 	case len(p.rows) == 0:
 		msg := " No sessions here."
-		if p.filter.Value() != "" || p.dateIdx > 0 {
+		if p.list.filter.value() != "" || p.dateIdx > 0 {
 			msg = " No sessions match: esc clears the filters."
 		}
-		return strings.Join(append(lines, "", s.Muted.Render(msg)), "\n")
+		return []string{"", s.Muted.Render(msg)}
 	}
-	wide := w >= 110
+	return nil
+}
+
+// timelineCols are the widths of the timeline's columns; model and
+// branch get columns on wide screens only.
+type timelineCols struct {
+	wide                 bool
+	title, model, branch int
+}
+
+func newTimelineCols(w int) timelineCols {
+	c := timelineCols{wide: w >= 110}
 	fixed := 1 + 7 + 8 + 5 + 8 + 4
-	modelW, branchW := 0, 0
-	if wide {
-		modelW, branchW = 18, 16
-		fixed += modelW + branchW
+	if c.wide {
+		c.model, c.branch = 18, 16
+		fixed += c.model + c.branch
+	}
+	c.title = w - fixed
+	return c
+}
+
+func (c timelineCols) header() string {
+	hdr := " " + pad("START", 7) + pad("TITLE", c.title) + padLeft("DUR", 8) + padLeft("PR", 5) + padLeft("TOKENS", 8)
+	if c.wide {
+		hdr += "  " + pad("MODEL", c.model-2) + pad("BRANCH", c.branch)
+	}
+	return hdr + pad("", 4)
+}
+
+// row draws row i: a day header or a session.
+func (p *timelinePane) row(i int, cols timelineCols, w int) string {
+	r := p.rows[i]
+	if r.s == nil {
+		return p.c.sty.Bold.Render(pad(" "+r.day, w))
+	}
+	ss := r.s
+	title := ss.Title
+	if title == "" {
+		title = transcripts.OneLine(ss.FirstPrompt, 200)
+	}
+	if title == "" {
+		title = "(untitled)"
 	}
 	if p.project == nil {
-		fixed += 0
+		title = lastElem(ss.ProjectPath) + " · " + title
 	}
-	titleW := w - fixed
-	hdr := " " + pad("START", 7) + pad("TITLE", titleW) + padLeft("DUR", 8) + padLeft("PR", 5) + padLeft("TOKENS", 8)
-	if wide {
-		hdr += "  " + pad("MODEL", modelW-2) + pad("BRANCH", branchW)
+	marks := ""
+	if len(ss.Subagents) > 0 {
+		marks += "⑂"
 	}
-	hdr += pad("", 4)
-	lines = append(lines, s.Muted.Render(pad(hdr, w)))
-	rows := h - len(lines) - 1 // one line for the selected session's details
-	from, to := p.list.window(rows)
-	p.clicks = clickMap{top: 1 + len(lines), from: from, to: to, per: 1}
-	for i := from; i < to; i++ {
-		r := p.rows[i]
-		if r.s == nil {
-			lines = append(lines, s.Bold.Render(pad(" "+r.day, w)))
-			continue
-		}
-		ss := r.s
-		title := ss.Title
-		if title == "" {
-			title = transcripts.OneLine(ss.FirstPrompt, 200)
-		}
-		if title == "" {
-			title = "(untitled)"
-		}
-		if p.project == nil {
-			title = lastElem(ss.ProjectPath) + " · " + title
-		}
-		marks := ""
-		if len(ss.Subagents) > 0 {
-			marks += "⑂"
-		}
-		if !ss.SourceExists {
-			marks += "⌫"
-		}
-		row := " " + pad(m.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), titleW-1) + " " + padLeft(fmtDuration(ss.Duration()), 8) +
-			padLeft(fmt.Sprint(ss.Prompts), 5) + padLeft(fmtCount(ss.Usage.Total()), 8)
-		if wide {
-			row += "  " + pad(strings.Join(ss.Models, ","), modelW-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), branchW)
-		}
-		row += " " + pad(marks, 3)
-		lines = append(lines, m.rowStyle(i == p.list.cursor, pad(row, w)))
+	if !ss.SourceExists {
+		marks += "⌫"
 	}
-	for len(lines) < h-1 {
-		lines = append(lines, "")
+	row := " " + pad(p.c.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), cols.title-1) + " " + padLeft(fmtDuration(ss.Duration()), 8) +
+		padLeft(fmt.Sprint(ss.Prompts), 5) + padLeft(fmtCount(ss.Usage.Total()), 8)
+	if cols.wide {
+		row += "  " + pad(strings.Join(ss.Models, ","), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)
 	}
-	if ss := p.selected(); ss != nil {
-		var d []string
-		d = append(d, ss.ID[:min(8, len(ss.ID))])
-		if len(ss.Models) > 0 {
-			d = append(d, strings.Join(ss.Models, ","))
-		}
-		if len(ss.Branches) > 0 {
-			d = append(d, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ",")))
-		}
-		d = append(d, fmt.Sprintf("%d tools", ss.ToolCalls))
-		if n := len(ss.Subagents); n > 0 {
-			d = append(d, fmt.Sprintf("%d subagents", n))
-		}
-		if ss.Compactions > 0 {
-			d = append(d, fmt.Sprintf("%d compactions", ss.Compactions))
-		}
-		if !ss.SourceExists {
-			d = append(d, "archived: files deleted, kept by cairn")
-		}
-		lines = append(lines, s.Muted.Render(pad(" "+strings.Join(d, " · "), w)))
+	row += " " + pad(marks, 3)
+	return p.c.rowStyle(i == p.list.cursor, pad(row, w))
+}
+
+// sessionDetails is the selected session's detail line.
+func sessionDetails(ss *transcripts.Session) string {
+	var d []string
+	d = append(d, ss.ID[:min(8, len(ss.ID))])
+	if len(ss.Models) > 0 {
+		d = append(d, strings.Join(ss.Models, ","))
 	}
-	return strings.Join(lines, "\n")
+	if len(ss.Branches) > 0 {
+		d = append(d, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ",")))
+	}
+	d = append(d, fmt.Sprintf("%d tools", ss.ToolCalls))
+	if n := len(ss.Subagents); n > 0 {
+		d = append(d, fmt.Sprintf("%d subagents", n))
+	}
+	if ss.Compactions > 0 {
+		d = append(d, fmt.Sprintf("%d compactions", ss.Compactions))
+	}
+	if !ss.SourceExists {
+		d = append(d, "archived: files deleted, kept by cairn")
+	}
+	return strings.Join(d, " · ")
 }
 
 func lastElem(p string) string {

@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/theme"
+	"github.com/cairn-dev/cairn/transcripts"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// common is what every pane shares, in the manner of soft-serve's
+// common.Common: the store and services, styles and keys, the screen's
+// layout, the clock, the model's cancellable context, and a way to put a
+// message in the status bar. Panes get it when they are built and never
+// see the root model: they ask the root for anything else with messages
+// (nav.go).
+type common struct {
+	cfg  *Config // the root's: read, never written by panes
+	hub  *searchHub
+	keys *KeyMap
+	sty  theme.Styles
+	dark bool
+	lay  layout
+	// ctx is cancelled when the TUI quits: background loads stop with it.
+	ctx context.Context
+
+	// flash shows a message (or an error) in the status bar.
+	flash func(text string, isErr bool)
+	// scopeProject is the project "this project" means (see Model.scopeProject).
+	scopeProject func() string
+	// indexing reports that a visible (not quiet) indexing runs.
+	indexing func() bool
+}
+
+func (c *common) store() *index.Store     { return c.cfg.Store }
+func (c *common) memories() MemoryService { return c.cfg.Memories }
+func (c *common) now() time.Time          { return c.cfg.Now() }
+
+func (c *common) flashf(format string, a ...any) { c.flash(fmt.Sprintf(format, a...), false) }
+func (c *common) flashError(err error)           { c.flash(err.Error(), true) }
+
+func (c *common) fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.In(c.cfg.Location).Format("2006-01-02 15:04")
+}
+
+func (c *common) fmtClock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--"
+	}
+	return t.In(c.cfg.Location).Format("15:04")
+}
+
+func (c *common) fmtAgo(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := c.cfg.Now().Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.In(c.cfg.Location).Format("2006-01-02")
+}
+
+// rowStyle marks the selected row: a ▌ in the gutter (visible without
+// colour) plus the selection style.
+func (c *common) rowStyle(sel bool, row string) string {
+	if !sel {
+		return row
+	}
+	if strings.HasPrefix(row, " ") {
+		row = "▌" + row[1:]
+	}
+	return c.sty.Selected.Render(row)
+}
+
+// markdown renders Markdown in w cells, indented by two like the prompts.
+func (c *common) markdown(text string, w int) []string {
+	ls := renderMarkdown(text, w-2, mdStylesFor(c.sty.Theme))
+	for i, l := range ls {
+		if l != "" {
+			ls[i] = "  " + l
+		}
+	}
+	return ls
+}
+
+// resume runs `claude --resume ID` in the session's project folder and
+// comes back; without claude on PATH it shows the command instead.
+func (c *common) resume(s *transcripts.Session) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	dir := s.ProjectPath
+	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), s.ID)
+	path, err := c.cfg.LookPath("claude")
+	if err != nil {
+		c.flashf("claude is not on PATH; to resume, run: %s", line)
+		return tea.SetClipboard(line)
+	}
+	cmd := exec.Command(path, "--resume", s.ID)
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		cmd.Dir = dir
+	}
+	return tea.ExecProcess(cmd, func(err error) tea.Msg { return resumedMsg{cmd: line, err: err} })
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// exportPath is where a session export is written.
+func (c *common) exportPath(id string) string {
+	dir := c.cfg.ExportDir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	short := id
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	return filepath.Join(dir, "cairn-session-"+short+".md")
+}

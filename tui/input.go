@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// handleKey routes a key: ctrl+c, then the editor or the help screen when
+// open, then the root's global keys, then the focused pane; a key the pane
+// does not take and that means back goes back.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, m.keys.ForceQuit) {
+		return m.quit()
+	}
+	if m.editor != nil {
+		return m.editorUpdate(k)
+	}
+	if m.showHelp && m.helpKey(k) {
+		return nil
+	}
+	p := m.panes[m.focus]
+	if cmd, ok := m.globalKey(k, p.typing()); ok {
+		return cmd
+	}
+	handled, cmd := p.key(k)
+	if !handled && key.Matches(k, m.keys.Back) {
+		return m.goBack()
+	}
+	return cmd
+}
+
+// editorUpdate gives a message to the editor and closes it when done.
+func (m *Model) editorUpdate(msg tea.Msg) tea.Cmd {
+	done, cmd := m.editor.update(msg)
+	if done {
+		m.editor = nil
+	}
+	return cmd
+}
+
+// helpKey handles a key on the help screen: true when it was the help
+// screen's; any other key closes the help and acts.
+func (m *Model) helpKey(k tea.KeyPressMsg) bool {
+	km := &m.keys
+	switch {
+	case key.Matches(k, km.Help, km.Back, km.Quit):
+		m.showHelp = false
+	case key.Matches(k, km.List.Down):
+		m.helpOff++
+	case key.Matches(k, km.List.Up):
+		m.helpOff--
+	default:
+		m.showHelp = false
+		return false
+	}
+	return true
+}
+
+// globalKey applies the root's keys; while a pane is typing only those
+// that cannot be text.
+func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
+	km := &m.keys
+	switch {
+	case key.Matches(k, km.NextPane):
+		return m.focusPane((m.focus+1)%numPanes, !typing), true
+	case key.Matches(k, km.PrevPane):
+		return m.focusPane((m.focus+numPanes-1)%numPanes, !typing), true
+	case typing:
+		return nil, false
+	case key.Matches(k, km.Quit):
+		return m.quit(), true
+	case key.Matches(k, km.Help):
+		m.showHelp = true
+		return nil, true
+	case key.Matches(k, km.Search):
+		return m.focusPane(paneSearch, true), true
+	case key.Matches(k, km.Refresh):
+		return m.reindex(), true
+	}
+	for i, b := range km.Panes {
+		if key.Matches(k, b) {
+			return m.focusPane(i, true), true
+		}
+	}
+	return nil, false
+}
+
+// reindex indexes now (ctrl+r) and reloads every pane.
+func (m *Model) reindex() tea.Cmd {
+	if m.cfg.Index == nil {
+		return m.refreshAll()
+	}
+	return tea.Batch(m.startIndex(false), m.refreshAll())
+}

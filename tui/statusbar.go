@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+
+	"charm.land/lipgloss/v2"
+)
+
+// statusBar is the bottom line: the store's size and sessions, the index
+// lag, the embedder, indexing progress and the last message or error.
+type statusBar struct {
+	c     *common
+	index *indexProgress
+
+	stats    index.StoreStats
+	statsOK  bool
+	embedder string
+
+	flash      string
+	flashErr   bool
+	flashUntil time.Time
+}
+
+func newStatusBar(c *common, ix *indexProgress) *statusBar { return &statusBar{c: c, index: ix} }
+
+func (s *statusBar) setStats(msg statsMsg) {
+	if msg.err != nil {
+		s.setFlash(msg.err.Error(), true)
+		return
+	}
+	s.stats, s.statsOK = msg.stats, true
+	if msg.embedder != "" {
+		s.embedder = msg.embedder
+	}
+}
+
+// setFlash shows a message for 6s, an error (sanitised: it may quote
+// transcript text) for 12s.
+func (s *statusBar) setFlash(text string, isErr bool) {
+	d := 6 * time.Second
+	if isErr {
+		text, d = sanitizeLine(text), 12*time.Second
+	}
+	s.flash, s.flashErr, s.flashUntil = text, isErr, s.c.now().Add(d)
+}
+
+// expire clears a message that has been shown long enough.
+func (s *statusBar) expire() {
+	if s.flash != "" && s.c.now().After(s.flashUntil) {
+		s.flash = ""
+	}
+}
+
+func (s *statusBar) view() string {
+	sty, w := s.c.sty, s.c.lay.status.w
+	status := " " + strings.Join(s.counters(), sty.Subtle.Render(" │ "))
+	if s.flash == "" {
+		return sty.StatusBar.Render(pad(status, w))
+	}
+	st := sty.OK
+	if s.flashErr {
+		st = sty.Error
+	}
+	room := w - lipgloss.Width(status) - 3
+	if room < 30 {
+		// The message matters more than the counters.
+		return pad(" "+st.Render(trunc(s.flash, w-2)), w)
+	}
+	return pad(status+sty.Subtle.Render(" │ ")+st.Render(trunc(s.flash, room)), w)
+}
+
+// counters are the store, lag and embedder parts, or indexing progress.
+func (s *statusBar) counters() []string {
+	sty := s.c.sty
+	var left []string
+	switch {
+	case s.index.shown != nil:
+		left = append(left, sty.Warn.Render("● "+s.index.line()))
+	case s.statsOK:
+		left = append(left, fmt.Sprintf("store %s", fmtBytes(s.stats.DBBytes)),
+			fmt.Sprintf("%s sessions", fmtCount(int64(s.stats.Sessions))))
+	default:
+		left = append(left, "store …")
+	}
+	if s.statsOK {
+		if lag := s.stats.FTSQueue + s.stats.EmbedQueue; lag == 0 {
+			left = append(left, "lag 0")
+		} else {
+			left = append(left, sty.Warn.Render(fmt.Sprintf("lag %s docs", fmtCount(int64(lag)))))
+		}
+	}
+	emb := s.embedder
+	if emb == "" {
+		emb = "text only"
+	}
+	return append(left, "embedder "+shortEmbedder(emb))
+}
+
+func shortEmbedder(s string) string {
+	// cairn-lsa:v1:256:abcdef… → cairn-lsa 256d
+	parts := strings.Split(s, ":")
+	if len(parts) >= 3 && parts[0] == "cairn-lsa" {
+		return "built-in LSA " + parts[2] + "d"
+	}
+	return trunc(s, 28)
+}

@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "cairn"
+	if m.firstFrame.IsZero() && m.projects.ready {
+		m.firstFrame = time.Now()
+		trace("first-frame-ms %.1f projects %d", float64(m.firstFrame.Sub(processStart).Microseconds())/1000, len(m.projects.all))
+	}
+	return v
+}
+
+// render is the whole screen as a string, exactly w×h cells: the regions
+// of the layout top to bottom.
+func (m *Model) render() string {
+	lay := m.c.lay
+	var body string
+	switch {
+	case m.editor != nil:
+		body = m.editor.view()
+	case m.showHelp:
+		body = m.helpView(lay.body)
+	default:
+		body = m.panes[m.focus].view()
+	}
+	body = fitLines(strings.Split(body, "\n"), lay.body.w, lay.body.h)
+	return strings.Join([]string{m.tabBar(lay.tabs.w), body, m.helpLine(lay.help.w), m.status.view()}, "\n")
+}
+
+var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Find", "Mem", "Drafts"}
+
+// tabLabels are the tab titles, shortened when they do not fit.
+func (m *Model) tabLabels() []string {
+	out := m.labels(paneNames)
+	total := lipgloss.Width(m.brand())
+	for _, l := range out {
+		total += lipgloss.Width(l) + 2
+	}
+	if total > m.c.lay.tabs.w {
+		out = m.labels(shortPaneNames)
+	}
+	return out
+}
+
+func (m *Model) labels(names [numPanes]string) []string {
+	out := make([]string, numPanes)
+	for i, n := range names {
+		l := fmt.Sprintf("%d %s", i+1, n)
+		switch {
+		case i == paneMemories && m.pending > 0:
+			l += fmt.Sprintf(" %d", m.pending)
+		case i == paneDrafts && m.draftsN > 0:
+			l += fmt.Sprintf(" %d", m.draftsN)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+func (m *Model) brand() string {
+	if m.cfg.Banner != "" {
+		return " cairn " + m.cfg.Banner + " "
+	}
+	return " cairn "
+}
+
+func (m *Model) tabBar(w int) string {
+	sty := m.c.sty
+	var b strings.Builder
+	b.WriteString(sty.Title.Render(m.brand()))
+	for i, l := range m.tabLabels() {
+		if i == m.focus {
+			b.WriteString(sty.TabActive.Render("[" + l + "]"))
+		} else {
+			b.WriteString(sty.Tab.Render(" " + l + " "))
+		}
+	}
+	return pad(b.String(), w)
+}
+
+// tabAt maps a column of the tab bar to a pane (-1: none).
+func (m *Model) tabAt(x int) int {
+	pos := lipgloss.Width(m.brand())
+	for i, l := range m.tabLabels() {
+		wl := lipgloss.Width(l) + 2
+		if x >= pos && x < pos+wl {
+			return i
+		}
+		pos += wl
+	}
+	return -1
+}
+
+// helpBindings are the keys the help line shows.
+func (m *Model) helpBindings() []key.Binding {
+	k := &m.keys
+	switch {
+	case m.editor != nil:
+		return m.editor.help()
+	case m.showHelp:
+		return []key.Binding{k.Help, k.Back}
+	}
+	p := m.panes[m.focus]
+	bs := p.help()
+	if p.typing() {
+		return append(bs, k.Back, k.NextPane)
+	}
+	return append(bs, k.Search, k.Help, k.Quit)
+}
+
+func (m *Model) helpLine(w int) string {
+	sty := m.c.sty
+	var parts []string
+	used := 0
+	for _, b := range m.helpBindings() {
+		if !b.Enabled() {
+			continue
+		}
+		hp := b.Help()
+		item := sty.HelpKey.Render(hp.Key) + " " + sty.HelpDesc.Render(hp.Desc)
+		iw := lipgloss.Width(hp.Key) + 1 + lipgloss.Width(hp.Desc)
+		if used+iw+3 > w-1 {
+			break
+		}
+		parts = append(parts, item)
+		used += iw + 3
+	}
+	return pad(" "+strings.Join(parts, sty.Subtle.Render(" · ")), w)
+}
+
+// helpView is the full help screen: every group of the keymap in columns.
+func (m *Model) helpView(r rect) string {
+	colW := max(24, min(40, r.w/3))
+	cols := max(1, r.w/colW)
+	avail := max(3, r.h-1)
+	out := helpBands(m.helpColumns(colW, avail), cols, colW)
+	hint := " All keys — ? or esc closes"
+	if len(out) > avail {
+		m.helpOff = min(max(0, m.helpOff), len(out)-avail)
+		out = out[m.helpOff : m.helpOff+avail]
+		hint += " · j/k scroll"
+	}
+	return strings.Join(append([]string{m.c.sty.Muted.Render(hint)}, out...), "\n")
+}
+
+// helpColumns packs the key groups into columns of at most avail lines,
+// top to bottom.
+func (m *Model) helpColumns(colW, avail int) [][]string {
+	sty := m.c.sty
+	var columns [][]string
+	var cur []string
+	for _, g := range m.keys.FullHelp() {
+		lines := []string{sty.Title.Render(g.Title)}
+		keyW := 0
+		for _, b := range g.Keys {
+			keyW = max(keyW, lipgloss.Width(b.Help().Key))
+		}
+		for _, b := range g.Keys {
+			hp := b.Help()
+			lines = append(lines, trunc(sty.HelpKey.Render(padLeft(hp.Key, keyW))+" "+sty.HelpDesc.Render(hp.Desc), colW-1))
+		}
+		if len(cur) > 0 && len(cur)+1+len(lines) > avail {
+			columns = append(columns, cur)
+			cur = nil
+		}
+		if len(cur) > 0 {
+			cur = append(cur, "")
+		}
+		cur = append(cur, lines...)
+	}
+	return append(columns, cur)
+}
+
+// helpBands lays columns out side by side, cols at a time.
+func helpBands(columns [][]string, cols, colW int) []string {
+	var out []string
+	for i := 0; i < len(columns); i += cols {
+		band := columns[i:min(len(columns), i+cols)]
+		height := 0
+		for _, c := range band {
+			height = max(height, len(c))
+		}
+		for r := 0; r < height; r++ {
+			var row strings.Builder
+			for _, c := range band {
+				cell := ""
+				if r < len(c) {
+					cell = c[r]
+				}
+				row.WriteString(pad(cell, colW))
+			}
+			out = append(out, row.String())
+		}
+	}
+	return out
+}
