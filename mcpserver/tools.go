@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/cairn-dev/cairn/index"
 	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: memory_recall searches
+	"github.com/cairn-dev/cairn/termtext"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -391,7 +391,7 @@ func role(e *transcripts.Entry) string {
 // tool calls as one line, tool output and thinking shortened.
 func entryText(e *transcripts.Entry) string {
 	if e.Type == "system" {
-		return sanitize(e.Text)
+		return termtext.Safe(e.Text)
 	}
 	var parts []string
 	for i := range e.Blocks {
@@ -411,28 +411,14 @@ func entryText(e *transcripts.Entry) string {
 			}
 		}
 	}
-	return sanitize(strings.TrimSpace(strings.Join(parts, "\n")))
+	return termtext.Safe(strings.TrimSpace(strings.Join(parts, "\n")))
 }
 
 // --- helpers ---
 
-// sanitize drops control characters (terminal escapes) but keeps newlines
-// and tabs.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
 // clip shortens s to n runes with an ellipsis.
 func clip(s string, n int) string {
-	s = sanitize(s)
+	s = termtext.Safe(s)
 	if len(s) <= n {
 		return s
 	}
