@@ -10,14 +10,6 @@ import (
 
 func init() { register(newConfigCmd) }
 
-// loadConfig reads the config file of the data dir over the defaults.
-func loadConfig(o *Options) (config.Config, error) {
-	dir, err := o.ResolveDataDir()
-	if err != nil {
-		return config.Default(), err
-	}
-	return config.Load(dir)
-}
 
 func newConfigCmd(o *Options) *cobra.Command {
 	return &cobra.Command{

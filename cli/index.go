@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/app"
 
 	"github.com/spf13/cobra"
 )
@@ -24,12 +24,13 @@ indexes away and rebuilds them from the store; the store itself is never
 deleted. Interrupted runs resume where they stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(o)
+			a, err := openApp(o, app.Options{})
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			stats, err := updateStore(cmd.Context(), o, st, index.UpdateOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed})
+			defer a.Close()
+			res, err := updateStore(cmd.Context(), o, a, app.IndexOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed})
+			stats := res.UpdateStats
 			if err != nil {
 				return err
 			}
@@ -54,11 +55,11 @@ deleted. Interrupted runs resume where they stopped.`,
 	return cmd
 }
 
-// updateStore brings the store, the full-text index and the vectors up to
-// date (index.Store.Update), drawing a progress bar on a terminal stderr and
-// then the phase that follows (full-text catching up, embeddings). It
-// reports what could not be read; the caller reports the rest.
-func updateStore(ctx context.Context, o *Options, st *index.Store, uo index.UpdateOptions) (index.UpdateStats, error) {
+// updateStore runs the indexing pipeline (app.App.Index) for a command,
+// drawing a progress bar on a terminal stderr and then the phase that
+// follows (full-text catching up, embeddings). It reports what could not
+// be read; the caller reports the rest.
+func updateStore(ctx context.Context, o *Options, a *app.App, io app.IndexOptions) (app.IndexResult, error) {
 	// A bulk run allocates a lot of short-lived memory: collect less often,
 	// but within a bound, so peak RSS stays ~280 MB on a 1 GB corpus. A
 	// small run (the usual incremental one) does not collect at all below
@@ -66,55 +67,48 @@ func updateStore(ctx context.Context, o *Options, st *index.Store, uo index.Upda
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(160 << 20))
 	var bulk sync.Once
-	if uo.Rebuild || uo.Retrain {
+	if io.Rebuild || io.Retrain {
 		bulk.Do(func() { debug.SetGCPercent(300) })
 	}
-	claude, err := o.ResolveClaudeDir()
-	if err != nil {
-		return index.UpdateStats{}, err
+	var bar *progressBar
+	if isTerminal(o.Stderr) {
+		bar = newProgressBar(o.Stderr, "indexing")
 	}
-	so, bar, err := syncOptions(o, true)
-	if err != nil {
-		return index.UpdateStats{}, err
-	}
-	tty := isTerminal(o.Stderr)
 	// Phase messages share the terminal line with the progress bar: they
 	// show once the bar is done.
 	var mu sync.Mutex
 	barDone := false
-	uo.Status = func(msg string) {
+	io.Progress = func(p app.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if tty && barDone {
-			fmt.Fprintf(o.Stderr, "\r%s\x1b[K", msg)
+		if p.Stage != app.StageSync {
+			if bar != nil && barDone && p.Message != "" {
+				fmt.Fprintf(o.Stderr, "\r%s\x1b[K", p.Message)
+			}
+			return
 		}
-	}
-	inner := so.Progress
-	so.Progress = func(p index.Progress) {
-		if p.BytesTotal > 32<<20 {
+		if p.Sync.BytesTotal > 32<<20 {
 			bulk.Do(func() { debug.SetGCPercent(300) })
 		}
-		if inner != nil {
-			inner(p)
+		if bar == nil {
+			return
 		}
-		if p.FilesDone == p.FilesTotal && bar != nil {
-			mu.Lock()
+		bar.update(p.Sync.FilesDone, p.Sync.FilesTotal, p.Sync.BytesDone, p.Sync.BytesTotal, p.Sync.Entries)
+		if p.Sync.FilesDone == p.Sync.FilesTotal && !barDone {
 			bar.done()
 			barDone = true
-			mu.Unlock()
 		}
 	}
-	uo.Sync = so
-	stats, err := st.Update(ctx, claude, uo)
+	res, err := a.Index(ctx, io)
 	mu.Lock()
 	if bar != nil && !barDone {
 		bar.done()
 	}
-	if tty && barDone {
+	if bar != nil && barDone {
 		fmt.Fprint(o.Stderr, "\r\x1b[K")
 	}
-	barDone = false
+	barDone = true
 	mu.Unlock()
-	reportSync(o, stats.Sync)
-	return stats, err
+	reportSync(o, res.Sync)
+	return res, err
 }

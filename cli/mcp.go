@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/mcpserver"
-	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
 )
@@ -32,28 +30,22 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			if f, ok := o.Stdin.(*os.File); ok && isTerminal(f) {
 				fmt.Fprintln(o.Stderr, "cairn mcp speaks JSON-RPC on stdin/stdout for Claude Code; register it with `cairn install` (Ctrl-C to quit)")
 			}
-			dir, err := o.ResolveDataDir()
-			if err != nil {
-				return err
-			}
-			st, err := index.OpenWith(dir, index.OpenOptions{BusyTimeout: 2 * time.Second, SmallCache: true})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			cfg, err := config.Load(dir)
-			if err != nil {
-				fmt.Fprintln(o.Stderr, "cairn:", err, "(using the defaults)")
-			}
-			st.SetEmbedder(embedderConfig(cfg))
-			claude, err := o.ResolveClaudeDir()
-			if err != nil {
-				claude = ""
-			}
-			opts := mcpserver.Options{Store: st, Config: cfg, ClaudeDir: claude, Version: strings.TrimPrefix(VersionString(), "cairn "),
-				Memories: memories.New(st, cfg), Project: os.Getenv("CLAUDE_PROJECT_DIR"), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
+			opts := mcpserver.Options{Version: strings.TrimPrefix(VersionString(), "cairn "),
+				Project: os.Getenv("CLAUDE_PROJECT_DIR"), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
 			if opts.Project == "" {
 				opts.Project, _ = os.Getwd()
+			}
+			a, err := openApp(o, app.Options{BusyTimeout: 2 * time.Second, SmallCache: true})
+			switch {
+			case app.IsConfigError(err):
+				// The server still starts: every tool says what to fix.
+				fmt.Fprintln(o.Stderr, "cairn:", err)
+				opts.Broken = err
+			case err != nil:
+				return err
+			default:
+				defer a.Close()
+				opts.Store, opts.Config, opts.ClaudeDir, opts.Memories = a.Store, a.Config, a.Paths.ClaudeDir, a.Memories
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

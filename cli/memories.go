@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
@@ -23,76 +24,21 @@ func init() { register(newMemoriesCmd) }
 
 // openMemories opens the store (without syncing) and the memory service.
 func openMemories(o *Options) (*memories.Service, *index.Store, error) {
-	st, err := openStore(o)
+	a, err := openApp(o, app.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := loadConfig(o)
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	return memories.New(st, cfg), st, nil
+	return a.Memories, a.Store, nil
 }
 
-// withMemories runs fn with the memory service; sync first indexes new
-// transcript lines (quietly).
-func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service, st *index.Store) error) error {
-	run := func(st *index.Store) error {
-		cfg, err := loadConfig(o)
-		if err != nil {
-			return err
-		}
-		return fn(memories.New(st, cfg), st)
-	}
-	if sync {
-		return withStore(ctx, o, run)
-	}
-	st, err := openStore(o)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return run(st)
-}
-
-// resolveProject turns --project into one stored project path: "." is the
-// current directory; otherwise an exact path or a unique part of one.
+// resolveProject turns --project into one stored project path, by the
+// store's one rule (index.Store.MatchProjects).
 func resolveProject(st *index.Store, p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return "", nil
+	r, err := st.ResolveProject(p)
+	if errors.Is(err, index.ErrAmbiguousProject) || errors.Is(err, index.ErrNoProject) {
+		return "", usageError{err}
 	}
-	if p == "." {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		p = wd
-	}
-	ps, err := st.Projects()
-	if err != nil {
-		return "", err
-	}
-	var cands []string
-	for _, x := range ps {
-		if x.Path == p {
-			return p, nil
-		}
-		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
-			cands = append(cands, x.Path)
-		}
-	}
-	switch len(cands) {
-	case 0:
-		if filepath.IsAbs(p) {
-			return filepath.Clean(p), nil // a project cairn has not seen yet
-		}
-		return "", fmt.Errorf("no project matches %q (see `cairn projects`)", p)
-	case 1:
-		return cands[0], nil
-	}
-	return "", usageError{fmt.Errorf("%q matches several projects: %s; give more of the path", p, strings.Join(cands, ", "))}
+	return r, err
 }
 
 func newMemoriesCmd(o *Options) *cobra.Command {
@@ -173,7 +119,7 @@ func newMemListCmd(o *Options) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&status, "status", "pending,approved", "statuses to list (comma-separated): pending, approved, rejected, superseded, archived or all")
-	f.StringVar(&typ, "type", "", "types to list (comma-separated): decision, architecture, pattern, gotcha, preference, fact, bugfix, progress, context")
+	f.StringVar(&typ, "type", "", "types to list (comma-separated): "+memories.TypeList(", "))
 	f.StringVar(&project, "project", "", "only this project's memories (and global ones); a path, part of one, or .")
 	f.IntVar(&limit, "limit", 0, "at most this many")
 	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
@@ -698,7 +644,7 @@ memory instead. Secrets are redacted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&typ, "type", "fact", "type: decision, architecture, pattern, gotcha, preference, fact, bugfix, progress, context")
+	f.StringVar(&typ, "type", "fact", "type: "+memories.TypeChoice())
 	f.StringVar(&tags, "tags", "", "tags, comma-separated")
 	f.IntVar(&importance, "importance", 3, "1 (minor) to 5 (critical)")
 	f.StringVar(&project, "project", "", "project path or part of one (default: the current directory)")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
@@ -96,7 +97,7 @@ the existing memory instead of adding another; secrets are redacted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&typ, "type", "fact", "decision, architecture, pattern, gotcha, preference, fact, bugfix, progress or context")
+	f.StringVar(&typ, "type", "fact", memories.TypeChoice())
 	f.StringVar(&tags, "tags", "", "tags, comma-separated")
 	f.IntVar(&importance, "importance", 3, "1 (minor) to 5 (critical)")
 	f.StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
@@ -121,14 +122,15 @@ Output is bounded (about 3,000 tokens).`,
 			query := strings.TrimSpace(strings.Join(args, " "))
 			ctx := cmd.Context()
 			proj := currentProject()
-			return withMemories(ctx, o, false, func(svc *memories.Service, st *index.Store) error {
+			return withApp(ctx, o, false, func(a *app.App) error {
+				svc, st := a.Memories, a.Store
 				if project != "" {
 					var err error
 					if proj, err = resolveProject(st, project); err != nil {
 						return err
 					}
 				}
-				if _, err := syncStore(ctx, o, st, false); err != nil {
+				if _, err := syncStore(ctx, o, a, false); err != nil {
 					fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
 				}
 				var b strings.Builder

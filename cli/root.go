@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/cairn-dev/cairn/app"
 
 	"github.com/spf13/cobra"
 )
@@ -23,39 +24,11 @@ type Options struct {
 	Stdin  io.Reader
 }
 
-// ResolveClaudeDir returns --claude-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
-func (o *Options) ResolveClaudeDir() (string, error) {
-	if o.ClaudeDir != "" {
-		return filepath.Abs(o.ClaudeDir)
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find your home folder (%v): pass --claude-dir", err)
-	}
-	return filepath.Join(home, ".claude"), nil
-}
+// ResolveClaudeDir resolves --claude-dir by app.ResolvePaths's rule.
+func (o *Options) ResolveClaudeDir() (string, error) { return app.ClaudeDir(o.ClaudeDir) }
 
-// ResolveDataDir returns --data, else $CAIRN_HOME, else $XDG_DATA_HOME/cairn,
-// else ~/.local/share/cairn.
-func (o *Options) ResolveDataDir() (string, error) {
-	if o.DataDir != "" {
-		return filepath.Abs(o.DataDir)
-	}
-	if d := os.Getenv("CAIRN_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "cairn"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find your home folder (%v): pass --data", err)
-	}
-	return filepath.Join(home, ".local", "share", "cairn"), nil
-}
+// ResolveDataDir resolves --data by app.ResolvePaths's rule.
+func (o *Options) ResolveDataDir() (string, error) { return app.DataDir(o.DataDir) }
 
 // NewRoot builds the command tree.
 func NewRoot(o *Options) *cobra.Command {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -38,6 +40,7 @@ type SearchJSON struct {
 func newSearchCmd(o *Options) *cobra.Command {
 	var q index.SearchQuery
 	var project, since, until, kind, role, subagents string
+	var recency bool
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search every session by words and by meaning (hybrid BM25 + vectors)",
@@ -51,9 +54,6 @@ func newSearchCmd(o *Options) *cobra.Command {
 			}
 			if q.Until, err = parseSince(until, now); err != nil {
 				return usageError{err}
-			}
-			if project != "" {
-				q.Projects = []string{project}
 			}
 			if kind != "" {
 				q.Kinds = strings.Split(kind, ",")
@@ -75,29 +75,21 @@ func newSearchCmd(o *Options) *cobra.Command {
 				q.Highlight = func(s string) string { return termtext.MarkOn + s + termtext.MarkOff }
 			}
 			ctx := cmd.Context()
-			// Ranking flags not given default to the [search] settings.
-			cfg, err := loadConfig(o)
+			// Ranking flags not given are left unset: the store fills them
+			// from the [search] settings (index.SearchDefaults).
+			if cmd.Flags().Changed("recency") {
+				q.Recency = &recency
+			}
+			a, err := openApp(o, app.Options{})
 			if err != nil {
 				return err
 			}
-			if fl := cmd.Flags(); !fl.Changed("fusion") {
-				q.Fusion = cfg.Search.Fusion
-			}
-			if fl := cmd.Flags(); !fl.Changed("vector-weight") {
-				q.VectorWeight = cfg.Search.VectorWeight
-			}
-			if fl := cmd.Flags(); !fl.Changed("recency") {
-				q.Recency = cfg.Search.Recency
-			}
-			st, err := openStore(o)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+			defer a.Close()
+			st := a.Store
 			// Index what is new first (everything, with progress, on a
 			// machine that never indexed); a failure leaves what is stored
 			// searchable, which the response's notice explains.
-			if stats, err := updateStore(ctx, o, st, index.UpdateOptions{LockWait: 3 * time.Second}); err != nil {
+			if stats, err := updateStore(ctx, o, a, app.IndexOptions{LockWait: 3 * time.Second}); err != nil {
 				if s, serr := st.Stats(); serr != nil || s.Sessions == 0 {
 					return err
 				}
@@ -105,14 +97,17 @@ func newSearchCmd(o *Options) *cobra.Command {
 			} else if stats.EmbedErr != nil {
 				fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
 			}
+			if q.Projects, err = st.MatchProjects(project); err != nil {
+				if errors.Is(err, index.ErrNoProject) {
+					return usageError{err}
+				}
+				return err
+			}
 			sr, err := st.OpenSearcher(ctx, 3*time.Second)
 			if err != nil {
 				return err
 			}
 			defer sr.Close()
-			if project != "" {
-				q.Projects = resolveProjects(st, project)
-			}
 			resp, err := sr.Search(ctx, q)
 			if err != nil {
 				return err
@@ -137,35 +132,14 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
 	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
 	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
-	f.BoolVar(&q.Recency, "recency", false, "favour recent results (default: search.recency)")
-	f.StringVar(&q.Fusion, "fusion", "weighted", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
+	f.BoolVar(&recency, "recency", false, "favour recent results (default: search.recency)")
+	f.StringVar(&q.Fusion, "fusion", "", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
 	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
 	return cmd
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// resolveProjects turns a --project value into the stored project paths it
-// names (exact path, or paths containing it).
-func resolveProjects(st *index.Store, p string) []string {
-	ps, err := st.Projects()
-	if err != nil {
-		return []string{p}
-	}
-	var out []string
-	for _, x := range ps {
-		if x.Path == p {
-			return []string{p}
-		}
-		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
-			out = append(out, x.Path)
-		}
-	}
-	if len(out) == 0 {
-		return []string{p}
-	}
-	return out
-}
 
 // parseSince reads 7d, 24h, 90m, 2w or a date.
 func parseSince(s string, now time.Time) (time.Time, error) {

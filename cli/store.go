@@ -6,10 +6,11 @@ import (
 	"io"
 	"log"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
-	"github.com/cairn-dev/cairn/index/embed"
 	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: index, search
+	"github.com/cairn-dev/cairn/memories"
 )
 
 func init() {
@@ -18,60 +19,32 @@ func init() {
 	log.SetOutput(io.Discard)
 }
 
-// openStore opens the store in the data dir.
-func openStore(o *Options) (*index.Store, error) {
-	return openStoreWith(o, index.OpenOptions{})
+// paths are the folders the flags name (empty: app.ResolvePaths decides).
+func (o *Options) paths() app.Paths {
+	return app.Paths{DataDir: o.DataDir, ClaudeDir: o.ClaudeDir}
 }
 
-// openStoreWith is openStore with options (e.g. a small page cache for the
-// long-running TUI).
-func openStoreWith(o *Options, oo index.OpenOptions) (*index.Store, error) {
+// openApp opens cairn (folders, config, store, memories) for a command.
+func openApp(o *Options, ao app.Options) (*app.App, error) {
+	return app.Open(o.paths(), ao)
+}
+
+// openStore opens the store in the data dir, configured.
+func openStore(o *Options) (*index.Store, error) {
+	a, err := openApp(o, app.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return a.Store, nil
+}
+
+// loadConfig reads the config file of the data dir over the defaults.
+func loadConfig(o *Options) (config.Config, error) {
 	dir, err := o.ResolveDataDir()
 	if err != nil {
-		return nil, err
+		return config.Default(), err
 	}
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	st, err := index.OpenWith(dir, oo)
-	if err != nil {
-		return nil, err
-	}
-	st.SetEmbedder(embedderConfig(cfg))
-	return st, nil
-}
-
-// embedderConfig turns the config's embedder settings into the index's.
-func embedderConfig(cfg config.Config) index.EmbedderConfig {
-	return index.EmbedderConfig{
-		Kind: cfg.Embedder.Kind,
-		Ollama: embed.OllamaConfig{
-			Host:       cfg.Ollama.Host,
-			Model:      cfg.Ollama.EmbedModel,
-			Dimensions: cfg.Ollama.Dimensions,
-			BatchSize:  cfg.Ollama.BatchSize,
-			Timeout:    cfg.Ollama.Timeout.Duration,
-		},
-	}
-}
-
-// syncOptions are the sync settings from the config, with a progress bar
-// on a terminal stderr when showProgress is set (nil bar otherwise).
-func syncOptions(o *Options, showProgress bool) (index.SyncOptions, *progressBar, error) {
-	cfg, err := loadConfig(o)
-	if err != nil {
-		return index.SyncOptions{}, nil, err
-	}
-	opts := index.SyncOptions{ToolHead: cfg.Index.ToolOutputHead, ToolTail: cfg.Index.ToolOutputTail}
-	var bar *progressBar
-	if showProgress {
-		bar = newProgressBar(o.Stderr, "indexing")
-		opts.Progress = func(p index.Progress) {
-			bar.update(p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal, p.Entries)
-		}
-	}
-	return opts, bar, nil
+	return app.LoadConfig(dir)
 }
 
 // reportSync prints what a sync could not read.
@@ -87,40 +60,58 @@ func reportSync(o *Options, stats index.SyncStats) {
 	}
 }
 
-// syncStore brings the store up to date with the transcripts: incremental,
-// so a second run reads only what changed. A progress bar is drawn on a
-// terminal stderr when showProgress is set.
-func syncStore(ctx context.Context, o *Options, st *index.Store, showProgress bool) (index.SyncStats, error) {
-	claude, err := o.ResolveClaudeDir()
-	if err != nil {
-		return index.SyncStats{}, err
+// syncStore brings the store up to date with the transcripts (the
+// pipeline's store-only run: incremental, so a second run reads only what
+// changed). A progress bar is drawn on a terminal stderr when showProgress
+// is set.
+func syncStore(ctx context.Context, o *Options, a *app.App, showProgress bool) (index.SyncStats, error) {
+	io := app.IndexOptions{StoreOnly: true}
+	var bar *progressBar
+	if showProgress {
+		bar = newProgressBar(o.Stderr, "indexing")
+		io.Progress = func(p app.Progress) {
+			if p.Stage == app.StageSync {
+				bar.update(p.Sync.FilesDone, p.Sync.FilesTotal, p.Sync.BytesDone, p.Sync.BytesTotal, p.Sync.Entries)
+			}
+		}
 	}
-	opts, bar, err := syncOptions(o, showProgress)
-	if err != nil {
-		return index.SyncStats{}, err
-	}
-	stats, err := st.Sync(ctx, claude, opts)
+	res, err := a.Index(ctx, io)
 	if bar != nil {
 		bar.done()
 	}
-	reportSync(o, stats)
-	return stats, err
+	reportSync(o, res.Sync)
+	return res.Sync, err
+}
+
+// withApp opens cairn, syncs the store first when sync is set (listings
+// still work from what is stored when that fails), and runs fn.
+func withApp(ctx context.Context, o *Options, sync bool, fn func(a *app.App) error) error {
+	a, err := openApp(o, app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if sync {
+		if _, err := syncStore(ctx, o, a, true); err != nil {
+			// Listings still work from what is stored (transcripts Claude
+			// Code deleted included): say so and go on, unless there is
+			// nothing.
+			if stats, serr := a.Store.Stats(); serr != nil || stats.Sessions == 0 {
+				return err
+			}
+			fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
+		}
+	}
+	return fn(a)
 }
 
 // withStore opens the store, syncs it (quietly) and runs fn.
 func withStore(ctx context.Context, o *Options, fn func(st *index.Store) error) error {
-	st, err := openStore(o)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if _, err := syncStore(ctx, o, st, true); err != nil {
-		// Listings still work from what is stored (transcripts Claude Code
-		// deleted included): say so and go on, unless there is nothing.
-		if stats, serr := st.Stats(); serr != nil || stats.Sessions == 0 {
-			return err
-		}
-		fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
-	}
-	return fn(st)
+	return withApp(ctx, o, true, func(a *app.App) error { return fn(a.Store) })
+}
+
+// withMemories runs fn with the memory service; sync first indexes new
+// transcript lines (quietly).
+func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service, st *index.Store) error) error {
+	return withApp(ctx, o, sync, func(a *app.App) error { return fn(a.Memories, a.Store) })
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/theme"
@@ -62,20 +63,12 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		banner = "demo"
 	}
 	// A long-running process: small SQLite caches keep RSS low.
-	st, err := openStoreWith(o, index.OpenOptions{SmallCache: true})
+	a, err := openApp(o, app.Options{SmallCache: true})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	cfg, err := loadConfig(o)
-	if err != nil {
-		return err
-	}
-	claude, err := o.ResolveClaudeDir()
-	if err != nil {
-		return err
-	}
-	svc := memories.New(st, cfg)
+	defer a.Close()
+	st, svc := a.Store, a.Memories
 	if demo {
 		// The demo shows the review inbox filled from the sample sessions.
 		onIndexed = func(ctx context.Context) (string, error) {
@@ -91,23 +84,19 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			}
 			return fmt.Sprintf("demo: %d memories proposed from %d sessions; review them in 5, drafts in 6", len(r.Proposed), r.Sessions), nil
 		}
-	} else if cfg.Memories.Extractor == "builtin" {
-		// The built-in extractor is free and reads only entries past each
-		// session's cursor: run it after each background index so the
-		// inbox fills without a separate `cairn extract`. (Ollama
-		// extraction stays with `cairn extract` and the hooks.)
-		onIndexed = func(ctx context.Context) (string, error) {
-			r, err := svc.Extract(ctx, memories.ExtractOptions{})
-			if err != nil || len(r.Proposed) == 0 {
-				return "", err
-			}
-			return fmt.Sprintf("%d memories proposed from new entries: review them in 5", len(r.Proposed)), nil
-		}
 	}
 	m := tui.New(tui.Config{
-		Store:     st,
-		Memories:  svc,
-		ClaudeDir: claude,
+		Store:    st,
+		Memories: svc,
+		// The TUI indexes in the background through the one pipeline; the
+		// built-in extractor (free, cursor-based) proposes memories from
+		// new entries after each run, so the inbox fills without a
+		// separate `cairn extract` (Ollama extraction stays with `cairn
+		// extract` and the hooks).
+		Index: func(ctx context.Context, io app.IndexOptions) (app.IndexResult, error) {
+			io.Extract = !demo
+			return a.Index(ctx, io)
+		},
 		NoColor:   theme.NoColorEnv(),
 		Banner:    banner,
 		OnIndexed: onIndexed,

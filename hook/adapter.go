@@ -18,10 +18,6 @@ func ServiceMemories(st *index.Store, cfg config.Config) Memories {
 
 type serviceMem struct{ s *memories.Service }
 
-// ExtractMax caps the entries one hook extracts from (the rest is
-// extracted by the next Stop): it bounds the hook's time on a session that
-// was never extracted.
-const ExtractMax = 400
 
 func toMemories(rs []memories.Ranked) []Memory {
 	out := make([]Memory, len(rs))
@@ -145,16 +141,6 @@ func (m serviceMem) ScoreUsage(ctx context.Context, session string) (int, int, e
 	return m.s.ScoreUsage(ctx, session)
 }
 
-func (m serviceMem) ExtractSession(ctx context.Context, session string) (int, error) {
-	r, err := m.s.ExtractSession(ctx, session, memories.ExtractOptions{MaxEntries: ExtractMax})
-	n := 0
-	for _, p := range r.Proposed {
-		if p.Action == "added" {
-			n++
-		}
-	}
-	return n, err
-}
 
 func (m serviceMem) StoreSummary(ctx context.Context, session string) error {
 	_, err := m.s.StoreSummary(ctx, session)

@@ -512,12 +512,24 @@ func TestFailOpen(t *testing.T) {
 	if !strings.Contains(bad.logText(), "failed open") {
 		t.Fatalf("damaged store not logged: %q", bad.logText())
 	}
-	// A broken config file: defaults are used and it is logged.
+	// A broken config file: one policy everywhere (app.ConfigError):
+	// nothing runs on a guess. SessionStart tells the user through Claude
+	// (and injects no memories), every event logs it, none fails.
 	cfgEnv := &env{claude: e.claude, data: t.TempDir()}
 	os.WriteFile(filepath.Join(cfgEnv.data, "config.toml"), []byte("[hooks\nnope"), 0o600)
 	r := cfgEnv.run(t, input("SessionStart", demoSession, tr, nil), nil)
-	if r.code != 0 || !strings.Contains(r.stdout, demoSession) || !strings.Contains(cfgEnv.logText(), "config") {
+	if r.code != 0 || !strings.Contains(r.stdout, "config.toml:1") || !strings.Contains(r.stdout, "paused") ||
+		strings.Contains(r.stdout, demoSession) || !strings.Contains(cfgEnv.logText(), "config") {
 		t.Fatalf("broken config: exit %d stdout %q log %q", r.code, r.stdout, cfgEnv.logText())
+	}
+	for _, ev := range []string{"UserPromptSubmit", "Stop"} {
+		r := cfgEnv.run(t, input(ev, demoSession, tr, map[string]any{"prompt": "hello there friend"}), nil)
+		if r.code != 0 || r.stdout != "" {
+			t.Fatalf("%s with a broken config: exit %d stdout %q", ev, r.code, r.stdout)
+		}
+	}
+	if n := strings.Count(cfgEnv.logText(), "config.toml:1"); n < 3 {
+		t.Fatalf("broken config logged %d times, want every event: %q", n, cfgEnv.logText())
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -363,19 +364,30 @@ func (h *handler) project() string {
 	return cwd
 }
 
-func (h *handler) config() config.Config {
-	if h.env.Config != nil {
-		return *h.env.Config
+// loadConfig is the run's config: env.Config (tests), else config.toml
+// of the data dir. A file that cannot be used is an error (app's one
+// policy): the hook then does nothing and logs what to fix.
+func loadConfig(env Env) (config.Config, error) {
+	if env.Config != nil {
+		return *env.Config, nil
 	}
-	cfg, err := config.Load(h.env.DataDir)
-	if err != nil {
-		h.env.Log.Printf("%s: config: %v (using the defaults)", h.in.Event, err)
-	}
-	return cfg
+	return app.LoadConfig(env.DataDir)
 }
 
 func (h *handler) handle(ctx context.Context) ([]byte, error) {
-	h.cfg = h.config()
+	cfg, err := loadConfig(*h.env)
+	if err != nil {
+		// app's one policy: nothing runs on a guess of what the file
+		// meant. SessionStart says so in the conversation, so the user
+		// hears of it; the other events only log it.
+		err = fmt.Errorf("%w: cairn does nothing until it is fixed (`cairn doctor` says more)", err)
+		if h.in.Event == SessionStart {
+			h.env.Log.Printf("%s: %v", h.in.Event, err)
+			return output(SessionStart, "cairn (memory for Claude Code) is paused: "+oneLine(err.Error(), 400)+". Tell the user.")
+		}
+		return nil, err
+	}
+	h.cfg = cfg
 	switch h.in.Event {
 	case SessionStart:
 		return h.sessionStart(ctx)

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 )
 
 // Deadlines of the indexing events. SessionEnd shares a 1.5 s budget with
@@ -35,22 +36,18 @@ func (h *handler) index(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	trace("start")
-	st, err := h.openStore()
+	a, err := app.OpenWith(app.Paths{DataDir: h.env.DataDir, ClaudeDir: h.env.ClaudeDir}, h.cfg, app.Options{BusyTimeout: BusyTimeout})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer a.Close()
+	st := a.Store
 	trace("store open")
-	stats, err := st.Sync(ctx, h.env.ClaudeDir, index.SyncOptions{
-		Projects: []string{h.folder},
-		Workers:  1,
-		// Small transactions: each one holds the write lock briefly, and
-		// a deadline keeps what was committed.
-		BatchEntries: 2000,
-		BatchBytes:   8 << 20,
-		ToolHead:     h.cfg.Index.ToolOutputHead,
-		ToolTail:     h.cfg.Index.ToolOutputTail,
-	})
+	// The pipeline's cheap variant: this project's files from their
+	// cursors, then memories from the session's new entries.
+	run, err := a.Index(ctx, app.IndexOptions{Profile: app.Hook, Projects: []string{h.folder},
+		Extract: h.env.Memories != nil, Session: h.in.SessionID})
+	stats := run.Sync
 	h.res.Synced = stats.EntriesAdded
 	trace("synced")
 	defer trace("done")
@@ -65,6 +62,14 @@ func (h *handler) index(ctx context.Context) error {
 			return nil
 		}
 		return fmt.Errorf("indexing %s: %w", h.folder, err)
+	}
+	h.res.Proposed = run.Proposed
+	if err := run.ExtractErr; err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
+		h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
+	}
+	if run.ExtractDeferred {
+		// A model call takes seconds: hand it to a detached process.
+		h.res.Spawned = h.spawn("extract", h.in.SessionID)
 	}
 	if stats.Sessions > 0 {
 		if err := noteRecent(st, h.project(), h.in.SessionID); err != nil && !errors.Is(err, index.ErrBusy) {
@@ -81,18 +86,6 @@ func (h *handler) index(ctx context.Context) error {
 	trace("usage scored")
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		h.env.Log.Printf("%s: scoring memory use: %v", h.in.Event, err)
-	}
-	switch {
-	case h.cfg.Memories.Extractor == "ollama":
-		// A model call takes seconds: hand it to a detached process.
-		h.res.Spawned = h.spawn("extract", h.in.SessionID)
-	case ctx.Err() == nil:
-		n, err := mem.ExtractSession(ctx, h.in.SessionID)
-		h.res.Proposed = n
-		trace("extracted")
-		if err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
-			h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
-		}
 	}
 	if h.in.Event == SessionEnd || h.in.Event == PreCompact {
 		// The session's summary reads all of it: not inside the hook.
@@ -140,23 +133,24 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		env.Log = NewLogger(env.DataDir)
 	}
 	env.Log.Prefix = "background "
-	st, err := index.Open(env.DataDir)
+	cfg, err := loadConfig(env)
+	if err != nil {
+		env.Log.Printf("%s: %v: nothing done until it is fixed", what, err)
+		return err
+	}
+	a, err := app.OpenWith(app.Paths{DataDir: env.DataDir, ClaudeDir: env.ClaudeDir}, cfg, app.Options{})
 	if err != nil {
 		env.Log.Printf("%s: %v", what, err)
 		return err
 	}
-	defer st.Close()
-	cfg := config.Default()
-	if env.Config != nil {
-		cfg = *env.Config
-	} else if c, err := config.Load(env.DataDir); err == nil {
-		cfg = c
-	}
+	defer a.Close()
+	st := a.Store
 	if env.Memories != nil && validSessionID(session) {
 		mem := env.Memories(st, cfg)
 		switch what {
 		case "extract":
-			n, err := mem.ExtractSession(ctx, session)
+			r, err := a.Memories.ExtractSession(ctx, session, memories.ExtractOptions{MaxEntries: app.ExtractMax})
+			n := r.Added()
 			if err != nil {
 				env.Log.Printf("extract %s: %v", shortID(session), err)
 			} else {

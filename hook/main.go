@@ -4,10 +4,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/app"
 )
 
 // Watchdog is the longest a hook process lives, whatever happens;
@@ -65,40 +66,6 @@ func ParseArgs(args []string) Args {
 	return a
 }
 
-// DataDir is --data, else $CAIRN_HOME, else $XDG_DATA_HOME/cairn, else
-// ~/.local/share/cairn (as the cairn command line resolves it).
-func DataDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if d := os.Getenv("CAIRN_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "cairn"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "share", "cairn"), nil
-}
-
-// ClaudeDir is --claude-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude.
-func ClaudeDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".claude"), nil
-}
-
 // Main runs a hook process (`cairn hook` and the lean `cairn-hook` binary)
 // and returns its exit code: always 0.
 func Main(args []string, stdin io.Reader, stdout io.Writer) int {
@@ -106,11 +73,11 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 		return 0
 	}
 	a := ParseArgs(args)
-	dataDir, err := DataDir(a.DataDir)
+	dataDir, err := app.DataDir(a.DataDir)
 	if err != nil {
 		return 0
 	}
-	claudeDir, err := ClaudeDir(a.ClaudeDir)
+	claudeDir, err := app.ClaudeDir(a.ClaudeDir)
 	if err != nil {
 		NewLogger(dataDir).Printf("hook: %v", err)
 		return 0

@@ -25,9 +25,6 @@ type Memories interface {
 	// ScoreUsage decides, from the session's newly indexed entries, which
 	// injected memories were used.
 	ScoreUsage(ctx context.Context, session string) (checked, used int, err error)
-	// ExtractSession proposes pending memories from the session's entries
-	// past its extraction cursor.
-	ExtractSession(ctx context.Context, session string) (proposed int, err error)
 	// StoreSummary builds and stores the session's heuristic summary (it
 	// reads the whole session: background only).
 	StoreSummary(ctx context.Context, session string) error

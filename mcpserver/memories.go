@@ -82,13 +82,13 @@ func typeNames() string {
 }
 
 func (s *Server) registerMemoryTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_search", Description: "Search cairn's curated memories (decisions, gotchas, preferences, facts... " +
+	addTool(s, srv, &mcp.Tool{Name: "memory_search", Description: "Search cairn's curated memories (decisions, gotchas, preferences, facts... " +
 		"extracted from past sessions and reviewed by the user) by words and meaning, optionally of one type and carrying all the given tags. " +
 		"Rejected memories are never returned; check `status` (approved = confirmed by the user).",
 		Annotations: readOnly("Search memories")}, s.memSearch)
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_related", Description: "Memories related to one memory (by its links, shared words or tags), or all memories carrying the given tags.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_related", Description: "Memories related to one memory (by its links, shared words or tags), or all memories carrying the given tags.",
 		Annotations: readOnly("Related memories")}, s.memRelated)
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_remember", Description: "Propose a new memory for future sessions: one self-contained sentence " +
+	addTool(s, srv, &mcp.Tool{Name: "memory_remember", Description: "Propose a new memory for future sessions: one self-contained sentence " +
 		"(keep paths and identifiers verbatim, never secrets). It lands pending until the user approves it in cairn (unless configured otherwise). " +
 		"Near-duplicates are merged instead of added.",
 		Annotations: &mcp.ToolAnnotations{Title: "Remember", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memRemember)

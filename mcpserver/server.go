@@ -43,6 +43,10 @@ type Options struct {
 	// LockWait is how long a search waits for the full-text index (0: 3s).
 	LockWait time.Duration
 	Now      func() time.Time
+	// Broken is why cairn cannot serve (a config file that cannot be
+	// used): every tool answers with it, so Claude can tell the user what
+	// to fix, instead of the server failing to start.
+	Broken error
 }
 
 // Server answers the tools.
@@ -83,16 +87,27 @@ func Run(ctx context.Context, o Options) error {
 }
 
 func (s *Server) register(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_recall", Description: "Search every past Claude Code session (all projects, or one) by words and meaning; " +
+	addTool(s, srv, &mcp.Tool{Name: "memory_recall", Description: "Search every past Claude Code session (all projects, or one) by words and meaning; " +
 		"returns up to 5 sessions with a summary and the best matching excerpt. Pass rephrasings of the query in `alternatives` to widen recall: their rankings are fused.",
 		Annotations: readOnly("Recall past sessions")}, s.recall)
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_timeline", Description: "List the sessions of the last `days` days (default 7), newest first, optionally for one project.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_timeline", Description: "List the sessions of the last `days` days (default 7), newest first, optionally for one project.",
 		Annotations: readOnly("Recent sessions")}, s.timeline)
-	mcp.AddTool(srv, &mcp.Tool{Name: "memory_projects", Description: "List the projects with Claude Code history: path, session count, last use, size.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_projects", Description: "List the projects with Claude Code history: path, session count, last use, size.",
 		Annotations: readOnly("Projects")}, s.projects)
-	mcp.AddTool(srv, &mcp.Tool{Name: "session_read", Description: "Read a bounded excerpt of one past session (about 40 entries): from its start, or centred on an entry uuid returned by memory_recall. " +
+	addTool(s, srv, &mcp.Tool{Name: "session_read", Description: "Read a bounded excerpt of one past session (about 40 entries): from its start, or centred on an entry uuid returned by memory_recall. " +
 		"Use `offset` to page on.", Annotations: readOnly("Read a session")}, s.sessionRead)
 	s.registerMemoryTools(srv)
+}
+
+// addTool registers a tool whose calls answer with o.Broken, when set.
+func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		if s.o.Broken != nil {
+			var zero Out
+			return nil, zero, toolError("cairn cannot answer: %v. Tell the user to fix or delete that file (`cairn config` prints every setting and its default).", s.o.Broken)
+		}
+		return h(ctx, req, in)
+	})
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"errors"
 	"context"
 	"math"
 	"strings"
@@ -66,12 +67,9 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		}
 	}
 	s.syncMaybe(ctx)
-	var projects []string
-	if p := strings.TrimSpace(in.Project); p != "" {
-		projects = s.resolveProjects(p)
-		if len(projects) == 0 {
-			return nil, out, toolError("no project matches %q: call memory_projects for the list of project paths", p)
-		}
+	projects, err := s.resolveProjects(in.Project)
+	if err != nil {
+		return nil, out, err
 	}
 	out.TotalSessionsSearched = s.sessionCount(projects)
 	sr, err := s.o.Store.OpenSearcher(ctx, s.o.LockWait)
@@ -129,23 +127,15 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	return nil, out, nil
 }
 
-// resolveProjects turns a project argument into stored project paths: an
-// exact path, else every path or folder containing it.
-func (s *Server) resolveProjects(p string) []string {
-	ps, err := s.o.Store.Projects()
-	if err != nil {
-		return []string{p}
+// resolveProjects turns a project argument into stored project paths by
+// the store's one rule (index.Store.MatchProjects); no match is a tool
+// error that says what to call.
+func (s *Server) resolveProjects(p string) ([]string, error) {
+	ps, err := s.o.Store.MatchProjects(p)
+	if errors.Is(err, index.ErrNoProject) {
+		return nil, toolError("no project matches %q: call memory_projects for the list of project paths", strings.TrimSpace(p))
 	}
-	var out []string
-	for _, x := range ps {
-		if x.Path == p {
-			return []string{p}
-		}
-		if strings.Contains(x.Path, p) || strings.Contains(x.Name, p) {
-			out = append(out, x.Path)
-		}
-	}
-	return out
+	return ps, err
 }
 
 func (s *Server) sessionCount(projects []string) int {
@@ -201,11 +191,9 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	now := s.o.Now()
 	from := now.AddDate(0, 0, -days)
 	out.DateRange = DateRange{From: rfc3339(from), To: rfc3339(now)}
-	var projects []string
-	if p := strings.TrimSpace(in.Project); p != "" {
-		if projects = s.resolveProjects(p); len(projects) == 0 {
-			return nil, out, toolError("no project matches %q: call memory_projects for the list of project paths", p)
-		}
+	projects, err := s.resolveProjects(in.Project)
+	if err != nil {
+		return nil, out, err
 	}
 	ss, err := s.o.Store.Sessions(index.SessionFilter{Since: from})
 	if err != nil {
