@@ -30,41 +30,68 @@ var nameSuffixes = []string{"s", "key", "keybase", "value"}
 // separator of a NAME=value / NAME: value / "name": "value" pair.
 func (s *scanner) sep(p int) {
 	text := s.text
-	n := len(text)
-	v := p + 1 // value search start
+	var v int // value search start
 	if text[p] == ':' {
-		if p+1 < n {
-			switch text[p+1] {
-			case ':': // C++/Rust paths, IPv6
-				return
-			case '/':
-				if p+2 < n && text[p+2] == '/' {
-					s.url(p)
-					return
-				}
-			case '=': // Go :=
-				v = p + 2
-			}
-		}
-		if p > 0 && text[p-1] == ':' {
+		if p+2 < len(text) && text[p+1] == '/' && text[p+2] == '/' {
+			s.url(p)
 			return
 		}
+		v = colonValue(text, p)
 	} else {
-		if p+1 < n {
-			switch text[p+1] {
-			case '=', '~': // ==, =~
-				return
-			case '>': // Ruby/PHP "key" => "value"
-				v = p + 2
-			}
-		}
-		if p > 0 {
-			switch text[p-1] {
-			case '=', '!', '<', '>', ':', '+', '-', '*', '/', '%', '&', '|', '^', '~', '?':
-				return // comparison or compound assignment, or Go := (handled at ':')
-			}
+		v = equalsValue(text, p)
+	}
+	if v >= 0 {
+		s.pair(p, v)
+	}
+}
+
+// colonValue returns where the value after the ':' at p starts, or -1 when
+// the ':' separates no pair.
+func colonValue(text string, p int) int {
+	v := p + 1
+	if p+1 < len(text) {
+		switch text[p+1] {
+		case ':': // C++/Rust paths, IPv6
+			return -1
+		case '=': // Go :=
+			v = p + 2
 		}
 	}
+	if p > 0 && text[p-1] == ':' {
+		return -1
+	}
+	return v
+}
+
+// notAssignAfter holds the bytes that, just before an '=', make it a
+// comparison or compound assignment, or Go := (handled at ':').
+var notAssignAfter = [256]bool{
+	'=': true, '!': true, '<': true, '>': true, ':': true, '+': true, '-': true, '*': true,
+	'/': true, '%': true, '&': true, '|': true, '^': true, '~': true, '?': true,
+}
+
+// equalsValue returns where the value after the '=' at p starts, or -1 when
+// the '=' is part of an operator rather than an assignment.
+func equalsValue(text string, p int) int {
+	v := p + 1
+	if p+1 < len(text) {
+		switch text[p+1] {
+		case '=', '~': // ==, =~
+			return -1
+		case '>': // Ruby/PHP "key" => "value"
+			v = p + 2
+		}
+	}
+	if p > 0 && notAssignAfter[text[p-1]] {
+		return -1
+	}
+	return v
+}
+
+// pair checks the NAME before the separator at p and, when it is
+// secret-looking, the value starting at or after v.
+func (s *scanner) pair(p, v int) {
+	text := s.text
 	nameStart, nameEnd := lookbackName(text, p)
 	if nameEnd-nameStart < 3 {
 		return
@@ -81,6 +108,13 @@ func (s *scanner) sep(p int) {
 	if !secretName(norm) {
 		return
 	}
+	s.pairValue(p, v, nameStart, name, norm)
+}
+
+// pairValue adds the value of the secret-looking name starting at
+// nameStart (normalised tail norm) when it is a real secret.
+func (s *scanner) pairValue(p, v, nameStart int, name, norm string) {
+	text := s.text
 	vs, ve, quoted, scheme := valueSpan(text, v)
 	if ve <= vs {
 		return
@@ -102,14 +136,8 @@ func (s *scanner) sep(p int) {
 // whitespace and a closing quote (possibly JSON-escaped: \"name\": ...).
 func lookbackName(text string, p int) (int, int) {
 	k := p - 1
-	for sp := 0; k >= 0 && sp < 4 && (text[k] == ' ' || text[k] == '\t'); sp++ {
-		k--
-	}
-	if k >= 0 && isQuote(text[k]) {
-		k--
-		for b := 0; k >= 0 && b < maxEscapeRun && text[k] == '\\'; b++ { // JSON-escaped, possibly nested
-			k--
-		}
+	if k >= 0 && (text[k] == ' ' || text[k] == '\t' || isQuote(text[k])) {
+		k = skipClosingQuoteBack(text, k)
 	}
 	end := k + 1
 	for k >= 0 && end-k <= maxNameLen && class[text[k]]&cName != 0 {
@@ -120,6 +148,23 @@ func lookbackName(text string, p int) (int, int) {
 		start = min(skipEscape(text, start), end) // `\nDB_PASSWORD=`: drop the 'n'
 	}
 	return start, end
+}
+
+// skipClosingQuoteBack steps back from k over a little whitespace and a
+// closing quote with the backslashes escaping it, and returns the index of
+// the byte before them.
+func skipClosingQuoteBack(text string, k int) int {
+	for sp := 0; k >= 0 && sp < 4 && (text[k] == ' ' || text[k] == '\t'); sp++ {
+		k--
+	}
+	if k < 0 || !isQuote(text[k]) {
+		return k
+	}
+	k--
+	for b := 0; k >= 0 && b < maxEscapeRun && text[k] == '\\'; b++ { // JSON-escaped, possibly nested
+		k--
+	}
+	return k
 }
 
 // normTailLen bounds the normalised name tail we compare: the longest
@@ -206,13 +251,23 @@ func isShellAssign(text string, nameStart, p int) bool {
 // unquoted value is a literal; in code ("Token: tok," or "x = y") it is an
 // identifier.
 func isLineValue(text string, nameStart, ve int) bool {
+	return startsLine(text, nameStart) && endsLine(text, ve)
+}
+
+// startsLine reports whether only indentation, list dashes and quotes stand
+// between the start of the line (or of the text) and nameStart.
+func startsLine(text string, nameStart int) bool {
 	k := nameStart - 1
 	for k >= 0 && (text[k] == ' ' || text[k] == '\t' || text[k] == '-' || isQuote(text[k])) {
 		k--
 	}
-	if k >= 0 && text[k] != '\n' && !(k >= 1 && text[k-1] == '\\' && text[k] == 'n') {
-		return false
-	}
+	return k < 0 || text[k] == '\n' || (k >= 1 && text[k-1] == '\\' && text[k] == 'n')
+}
+
+// endsLine reports whether the value ending at ve ends its line: the text
+// ends, a line break (maybe JSON-escaped) follows, or trailing blanks and a
+// comment do.
+func endsLine(text string, ve int) bool {
 	if ve >= len(text) {
 		return true
 	}
@@ -222,18 +277,24 @@ func isLineValue(text string, nameStart, ve int) bool {
 	case '\\':
 		return ve+1 < len(text) && (text[ve+1] == 'n' || text[ve+1] == 'r')
 	case ' ', '\t':
-		for e := ve; e < len(text); e++ {
-			switch text[e] {
-			case ' ', '\t':
-				continue
-			case '\n', '\r', '#':
-				return true
-			}
-			return false
-		}
-		return true
+		return blanksEndLine(text, ve)
 	}
 	return false
+}
+
+// blanksEndLine reports whether the blanks from e on run to the end of the
+// text, a line break or a '#' comment.
+func blanksEndLine(text string, e int) bool {
+	for ; e < len(text); e++ {
+		switch text[e] {
+		case ' ', '\t':
+			continue
+		case '\n', '\r', '#':
+			return true
+		}
+		return false
+	}
+	return true
 }
 
 // isQueryParam reports whether NAME follows '?' or '&' (a URL query).
@@ -266,23 +327,35 @@ func valueSpan(text string, v int) (vs, ve int, quoted, scheme bool) {
 	if v >= n {
 		return 0, 0, false, false
 	}
-	esc := false
-	if text[v] == '\\' {
-		b := v
-		for b < n && b-v < maxEscapeRun && text[b] == '\\' {
-			b++
-		}
-		if b < n && isQuote(text[b]) {
-			esc = true
-			v = b
-		}
-	}
+	v, esc := skipQuoteEscape(text, v)
 	if isQuote(text[v]) {
 		return quotedSpan(text, v+1, text[v], esc)
 	}
 	if esc {
 		return 0, 0, false, false
 	}
+	return unquotedSpan(text, v)
+}
+
+// skipQuoteEscape reports whether a run of backslashes at v escapes a
+// quote, and if so returns the quote's index.
+func skipQuoteEscape(text string, v int) (int, bool) {
+	if text[v] != '\\' {
+		return v, false
+	}
+	b := v
+	for b < len(text) && b-v < maxEscapeRun && text[b] == '\\' {
+		b++
+	}
+	if b < len(text) && isQuote(text[b]) {
+		return b, true
+	}
+	return v, false
+}
+
+// unquotedSpan locates an unquoted value starting at v; see valueSpan.
+func unquotedSpan(text string, v int) (vs, ve int, quoted, scheme bool) {
+	n := len(text)
 	vs, ve = v, unquotedEnd(text, v)
 	if ve < n && (text[ve] == '(' || text[ve] == '[') {
 		return 0, 0, false, false // call or index expression: getToken(), m["k"]
@@ -302,38 +375,10 @@ func valueSpan(text string, v int) (vs, ve int, quoted, scheme bool) {
 // \q. Values containing whitespace are prose, not secrets, except after an
 // auth scheme word ("Bearer xyz").
 func quotedSpan(text string, v int, q byte, esc bool) (vs, ve int, quoted, scheme bool) {
-	n := len(text)
-	lim := min(n, v+maxValueLen)
-	e := v
-	for ; e < lim; e++ {
-		c := text[e]
-		if c == '\n' {
-			return 0, 0, false, false
-		}
-		if c == '\\' {
-			b := e
-			for b < lim && text[b] == '\\' {
-				b++
-			}
-			if esc && b < n && text[b] == q {
-				break // the escaped closing quote
-			}
-			if (b-e)%2 == 0 {
-				e = b - 1 // paired backslashes; text[b] is not escaped
-				continue
-			}
-			if b < n && (text[b] == 'n' || text[b] == 'r') {
-				return 0, 0, false, false // an escaped line break: not one value
-			}
-			e = b // an odd run escapes text[b]: skip it too
-			continue
-		}
-		if c == q && !esc {
-			break
-		}
-	}
-	if e >= lim {
-		return 0, 0, false, false // unterminated or too long
+	lim := min(len(text), v+maxValueLen)
+	e := quotedEnd(text, v, lim, q, esc)
+	if e < 0 || e >= lim {
+		return 0, 0, false, false // a line break, unterminated or too long
 	}
 	vs, ve = v, e
 	if sp := strings.IndexAny(text[vs:ve], " \t"); sp >= 0 {
@@ -344,6 +389,56 @@ func quotedSpan(text string, v int, q byte, esc bool) (vs, ve int, quoted, schem
 		scheme = true
 	}
 	return vs, ve, true, scheme
+}
+
+// quotedEnd returns the index of the closing quote q (of \q in esc mode)
+// of the value starting at v, lim when none comes before lim, or -1 when a
+// line break, raw or escaped, comes first.
+func quotedEnd(text string, v, lim int, q byte, esc bool) int {
+	e := v
+	for ; e < lim; e++ {
+		c := text[e]
+		if c == '\n' {
+			return -1
+		}
+		if c == '\\' {
+			last, closes := backslashRun(text, e, lim, q, esc)
+			if closes {
+				break
+			}
+			if last < 0 {
+				return -1
+			}
+			e = last
+			continue
+		}
+		if c == q && !esc {
+			break
+		}
+	}
+	return e
+}
+
+// backslashRun looks at the run of backslashes at e inside a quoted value.
+// closes reports that in esc mode the run escapes the closing quote q;
+// otherwise last is the index of the last byte the run covers (the byte an
+// odd run escapes), or -1 when it escapes a line break.
+func backslashRun(text string, e, lim int, q byte, esc bool) (last int, closes bool) {
+	n := len(text)
+	b := e
+	for b < lim && text[b] == '\\' {
+		b++
+	}
+	if esc && b < n && text[b] == q {
+		return 0, true // the escaped closing quote
+	}
+	if (b-e)%2 == 0 {
+		return b - 1, false // paired backslashes; text[b] is not escaped
+	}
+	if b < n && (text[b] == 'n' || text[b] == 'r') {
+		return -1, false // an escaped line break: not one value
+	}
+	return b, false // an odd run escapes text[b]: skip it too
 }
 
 // unquotedEnd returns the end of an unquoted value starting at v.
@@ -374,27 +469,19 @@ func secretValue(v string, quoted, literal, env bool) bool {
 	if len(v) < minValueLen || len(v) > maxValueLen || isPlaceholder(v) {
 		return false
 	}
-	var digit, letter, symbol bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch cl := class[c]; {
-		case cl&cDigit != 0:
-			digit = true
-		case cl&(cUpper|cLower) != 0:
-			letter = true
-		case c == '_' || c == '-' || c == '.' || c == ',' || c == ':':
-		case c == '=' && strings.TrimRight(v[i:], "=") == "":
-			// base64 padding
-		default:
-			symbol = true
-		}
-	}
+	digit, letter, symbol := valueMix(v)
 	if !letter && !symbol || isNumberLiteral(v) {
 		return false // a number: "max_tokens": 4096, DMAUTH = 0x08000000
 	}
 	if env {
 		return true // API_TOKEN=correcthorsebattery, export X="..."
 	}
+	return codeSecret(v, digit, symbol, quoted, literal)
+}
+
+// codeSecret is secretValue's verdict outside shell/dotenv assignments,
+// where words and unquoted identifiers are not secrets.
+func codeSecret(v string, digit, symbol, quoted, literal bool) bool {
 	if !symbol && isWordy(v) {
 		// Words, not a secret: "test_client_secret", "PrivKeyVal",
 		// "ollama", "legacy-token-1", "urn:...:token-type". This also
@@ -410,6 +497,27 @@ func secretValue(v string, quoted, literal, env bool) bool {
 		return false
 	}
 	return digit || symbol || strings.ContainsAny(v, "+/")
+}
+
+// valueMix reports which kinds of bytes v holds: digits, letters, and
+// symbols other than the separators '_', '-', '.', ',', ':' and trailing
+// base64 '=' padding.
+func valueMix(v string) (digit, letter, symbol bool) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch cl := class[c]; {
+		case cl&cDigit != 0:
+			digit = true
+		case cl&(cUpper|cLower) != 0:
+			letter = true
+		case c == '_' || c == '-' || c == '.' || c == ',' || c == ':':
+		case c == '=' && strings.TrimRight(v[i:], "=") == "":
+			// base64 padding
+		default:
+			symbol = true
+		}
+	}
+	return digit, letter, symbol
 }
 
 // isIdentifier reports whether v has identifier syntax: [A-Za-z_$][\w$]*.
