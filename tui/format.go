@@ -12,38 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-func (m *Model) fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.In(m.cfg.Location).Format("2006-01-02 15:04")
-}
-
-func (m *Model) fmtClock(t time.Time) string {
-	if t.IsZero() {
-		return "--:--"
-	}
-	return t.In(m.cfg.Location).Format("15:04")
-}
-
-func (m *Model) fmtAgo(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := m.cfg.Now().Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 60*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.In(m.cfg.Location).Format("2006-01-02")
-}
-
 func fmtDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
@@ -144,49 +112,6 @@ func fitLines(lines []string, w, h int) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// listState is the cursor and scroll offset of a list.
-type listState struct {
-	cursor, offset, n int
-}
-
-func (l *listState) setLen(n int) {
-	l.n = n
-	if l.cursor >= n {
-		l.cursor = n - 1
-	}
-	if l.cursor < 0 {
-		l.cursor = 0
-	}
-}
-
-func (l *listState) move(d int) {
-	l.cursor += d
-	if l.cursor >= l.n {
-		l.cursor = l.n - 1
-	}
-	if l.cursor < 0 {
-		l.cursor = 0
-	}
-}
-
-// window returns the visible range [from, to) for h rows, scrolling so the
-// cursor stays in view.
-func (l *listState) window(h int) (int, int) {
-	if h < 1 {
-		h = 1
-	}
-	if l.cursor < l.offset {
-		l.offset = l.cursor
-	}
-	if l.cursor >= l.offset+h {
-		l.offset = l.cursor - h + 1
-	}
-	if l.offset > l.n-h {
-		l.offset = max(0, l.n-h)
-	}
-	return l.offset, min(l.n, l.offset+h)
 }
 
 // newInput is a one-line text input with a steady cursor (blinking needs

@@ -151,14 +151,16 @@ func (k KeyMap) FullHelp() []keyGroup {
 	l := k.List
 	return []keyGroup{
 		{"Everywhere", []key.Binding{
-			bind([]string{"1"}, "1…6", "switch pane"),
+			bind([]string{"1", "2", "3", "4", "5", "6"}, "1…6", "switch pane"),
 			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
-		{"Lists", []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, k.Open, k.Filter, k.DateFilter, k.Resume}},
+		{"Lists", []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, k.Open, k.Filter, k.Done}},
+		{"Timeline", []key.Binding{k.DateFilter, k.Resume}},
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
 		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.EditQuery}},
-		{"Memories & drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
-			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.TextDown, k.TextUp, k.Open}},
+		{"Memories", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
+			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open}},
+		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
 		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}
 }
