@@ -45,8 +45,44 @@ const (
 	Context      Type = "context"
 )
 
-// Types lists every type, in display order.
+// Types lists every type, in display order. It is the one list: the CLI
+// flag help, the MCP tool schemas, the Ollama prompt and schema and the
+// TUI derive theirs from it, and tests check the texts that cannot (the
+// slash commands, the README, struct tags) against it.
 var Types = []Type{Decision, Architecture, Pattern, Gotcha, Preference, Fact, Bugfix, Progress, Context}
+
+// typeHints says in a few words what each type holds (the Ollama prompt).
+var typeHints = map[Type]string{
+	Decision:     "a choice made, and what it replaced",
+	Architecture: "how the system is built",
+	Pattern:      "a way of doing things or a command that works",
+	Gotcha:       "a pitfall or surprising behaviour",
+	Preference:   "an explicit instruction or preference of the user",
+	Fact:         "any other durable fact",
+	Bugfix:       "a bug's cause and fix",
+	Progress:     "an open to-do",
+	Context:      "background on the project or the task",
+}
+
+// TypeNames returns the names of Types, in order.
+func TypeNames() []string {
+	names := make([]string, len(Types))
+	for i, t := range Types {
+		names[i] = string(t)
+	}
+	return names
+}
+
+// TypeList joins the type names with sep: TypeList(", ") is
+// "decision, architecture, …, context".
+func TypeList(sep string) string { return strings.Join(TypeNames(), sep) }
+
+// TypeChoice is the type names as a choice: "decision, architecture, …
+// or context".
+func TypeChoice() string {
+	names := TypeNames()
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // ParseType accepts a type name (case-insensitive, singular or plural).
 func ParseType(s string) (Type, error) {
@@ -57,11 +93,7 @@ func ParseType(s string) (Type, error) {
 	if slices.Contains(Types, t) {
 		return t, nil
 	}
-	names := make([]string, len(Types))
-	for i, t := range Types {
-		names[i] = string(t)
-	}
-	return "", fmt.Errorf("unknown memory type %q: use one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown memory type %q: use one of %s", s, TypeList(", "))
 }
 
 // Status is where a memory is in review.

@@ -28,23 +28,32 @@ const (
 	maxEntryText = 1500 // of one entry within a chunk
 )
 
-// ollamaSchema is the JSON schema the model must answer with.
+// ollamaSchema is the JSON schema the model must answer with; the type
+// enum is Types.
 var ollamaSchema = string(`{"type":"object","properties":{"memories":{"type":"array","items":{"type":"object","properties":{` +
-	`"type":{"type":"string","enum":["decision","architecture","pattern","gotcha","preference","fact","bugfix","progress","context"]},` +
+	`"type":{"type":"string","enum":["` + TypeList(`","`) + `"]},` +
 	`"content":{"type":"string"},"importance":{"type":"integer","minimum":1,"maximum":5},` +
 	`"tags":{"type":"array","items":{"type":"string"}},` +
 	`"sources":{"type":"array","items":{"type":"string"}},` +
 	`"supersedes":{"type":"array","items":{"type":"string"}}},` +
 	`"required":["type","content","sources"]}}},"required":["memories"]}`)
 
-const ollamaSystem = `You extract durable memories from a coding session transcript for a developer's knowledge base.
-A memory is a fact worth knowing in a later session: an explicit instruction or preference of the user,
-a decision (and what it replaced), an architecture fact, a pattern or command that works, a gotcha,
-a bug's cause and fix, or an open to-do (type progress). Precision over recall: propose nothing rather
+var ollamaSystem = `You extract durable memories from a coding session transcript for a developer's knowledge base.
+A memory is a fact worth knowing in a later session. Its type is one of:
+` + typeLines() + `Precision over recall: propose nothing rather
 than something vague. Each memory is one or two sentences that quote or closely paraphrase the transcript,
 and lists in "sources" the entry refs (like "#3") it comes from. Never include secrets, tokens or passwords.
 Existing memories are listed with ids: do not repeat them; if the transcript updates or contradicts one,
 write the new memory and put the old id in "supersedes". Answer with JSON only.`
+
+// typeLines is "- decision: a choice made, …" for each of Types.
+func typeLines() string {
+	var b strings.Builder
+	for _, t := range Types {
+		fmt.Fprintf(&b, "- %s: %s\n", t, typeHints[t])
+	}
+	return b.String()
+}
 
 // ollamaChunk is a slice of transcript text with the entries it holds.
 type ollamaChunk struct {
