@@ -103,23 +103,25 @@ func (c *common) markdown(text string, w int) []string {
 }
 
 // resume runs `claude --resume ID` in the session's project folder and
-// comes back; without claude on PATH it shows the command instead.
+// comes back; without claude on PATH it shows the command instead. The
+// PATH lookup runs in the command, not in Update.
 func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
-	dir := s.ProjectPath
-	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), s.ID)
-	path, err := c.cfg.LookPath("claude")
-	if err != nil {
-		c.flashf("claude is not on PATH; to resume, run: %s", line)
-		return tea.SetClipboard(line)
+	lookPath, dir, id := c.cfg.LookPath, s.ProjectPath, s.ID
+	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), id)
+	return func() tea.Msg {
+		path, err := lookPath("claude")
+		if err != nil {
+			return tea.BatchMsg{msgCmd(flashMsg{text: "claude is not on PATH; to resume, run: " + line}), tea.SetClipboard(line)}
+		}
+		cmd := exec.Command(path, "--resume", id)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			cmd.Dir = dir
+		}
+		return tea.ExecProcess(cmd, func(err error) tea.Msg { return resumedMsg{cmd: line, err: err} })()
 	}
-	cmd := exec.Command(path, "--resume", s.ID)
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		cmd.Dir = dir
-	}
-	return tea.ExecProcess(cmd, func(err error) tea.Msg { return resumedMsg{cmd: line, err: err} })
 }
 
 func shellQuote(s string) string {

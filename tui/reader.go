@@ -1281,10 +1281,9 @@ func highlightPlain(line, q string, st lipgloss.Style) string {
 
 // export writes the session as Markdown.
 func (p *readerPane) export() tea.Cmd {
-	c := p.conv
-	path := p.c.exportPath(c.Session.ID)
-	thinking := p.thinking
+	c, thinking, exportPath := p.conv, p.thinking, p.c.exportPath
 	return func() tea.Msg {
+		path := exportPath(c.Session.ID)
 		md := ExportMarkdown(c, thinking)
 		if err := os.WriteFile(path, []byte(md), 0o600); err != nil {
 			return flashMsg{text: fmt.Sprintf("could not export to %s: %v (is the folder writable?)", path, err), err: true}
