@@ -23,36 +23,36 @@ const FileName = "config.toml"
 type Config struct {
 	Embedder Embedder `toml:"embedder" comment:"which embedder makes vectors for hybrid search"`
 	Ollama   Ollama   `toml:"ollama" comment:"a local Ollama server (optional; cairn works fully without it)"`
-	Index    Index    `toml:"index"`
-	Search   Search   `toml:"search"`
-	Memories Memories `toml:"memories"`
-	Hooks    Hooks    `toml:"hooks"`
+	Index    Index    `toml:"index" comment:"what the store keeps"`
+	Search   Search   `toml:"search" comment:"ranking defaults for cairn search"`
+	Memories Memories `toml:"memories" comment:"memory extraction, review and CLAUDE.md"`
+	Hooks    Hooks    `toml:"hooks" comment:"what the Claude Code hooks inject"`
 }
 
 // Embedder chooses the vector space.
 type Embedder struct {
 	// Kind is "builtin" (an LSA model trained on your own transcripts;
 	// needs nothing installed), "ollama", or "none" (text search only).
-	Kind string `toml:"kind" comment:"builtin | ollama | none"`
+	Kind string `toml:"kind" comment:"builtin (an LSA model trained on your own transcripts) | ollama | none (text search only)"`
 }
 
 // Ollama configures the Ollama client. Host defaults to $OLLAMA_HOST, else
 // 127.0.0.1:11434.
 type Ollama struct {
 	Host       string   `toml:"host" comment:"default: $OLLAMA_HOST, else http://127.0.0.1:11434"`
-	EmbedModel string   `toml:"embed_model"`
-	Dimensions int      `toml:"dimensions" comment:"0: the model's own size"`
-	ChatModel  string   `toml:"chat_model" comment:"model for memory extraction and summaries; empty: the built-in extractor"`
-	Timeout    Duration `toml:"timeout"`
-	BatchSize  int      `toml:"batch_size"`
+	EmbedModel string   `toml:"embed_model" comment:"embedding model"`
+	Dimensions int      `toml:"dimensions" comment:"embedding size to truncate to; 0: the model's own size"`
+	ChatModel  string   `toml:"chat_model" comment:"model for memory extraction and summaries, e.g. qwen3:4b; empty: the built-in extractor"`
+	Timeout    Duration `toml:"timeout" comment:"per request"`
+	BatchSize  int      `toml:"batch_size" comment:"inputs per /api/embed call"`
 }
 
 // Index tunes what is stored.
 type Index struct {
 	// ToolOutputHead and ToolOutputTail are the characters of each tool
 	// result kept for search and display (the middle is dropped).
-	ToolOutputHead int `toml:"tool_output_head"`
-	ToolOutputTail int `toml:"tool_output_tail"`
+	ToolOutputHead int `toml:"tool_output_head" comment:"characters kept from the start of each tool output"`
+	ToolOutputTail int `toml:"tool_output_tail" comment:"characters kept from the end of each tool output (the middle is dropped)"`
 }
 
 // Search tunes ranking.
@@ -68,19 +68,19 @@ type Memories struct {
 	AutoApprove []string `toml:"auto_approve" comment:"memory types approved without review, e.g. [\"preference\"]; empty: review everything"`
 	// RememberStatus is the status of memories added with /remember or
 	// memory_remember: "pending" (default) or "approved".
-	RememberStatus string `toml:"remember_status" comment:"pending | approved"`
+	RememberStatus string `toml:"remember_status" comment:"pending | approved: the status of memories added with /remember and memory_remember"`
 	// Extractor is "builtin" (default) or "ollama" (uses ollama.chat_model).
-	Extractor string `toml:"extractor" comment:"builtin | ollama"`
+	Extractor string `toml:"extractor" comment:"builtin | ollama (needs ollama.chat_model)"`
 	// MinRelevance is the ranking threshold for recall and injection.
-	MinRelevance float64 `toml:"min_relevance"`
+	MinRelevance float64 `toml:"min_relevance" comment:"ranking threshold for recall and injection"`
 	// SyncLines is the line budget of the CLAUDE.md block.
-	SyncLines int `toml:"sync_lines"`
+	SyncLines int `toml:"sync_lines" comment:"line budget of the CLAUDE.md block"`
 }
 
 // Hooks tunes what the Claude Code hooks inject.
 type Hooks struct {
-	SessionStartTokens int     `toml:"session_start_tokens"`
-	PromptTokens       int     `toml:"prompt_tokens"`
+	SessionStartTokens int     `toml:"session_start_tokens" comment:"token budget of what is injected at session start"`
+	PromptTokens       int     `toml:"prompt_tokens" comment:"token budget of what is injected on a prompt"`
 	PromptThreshold    float64 `toml:"prompt_threshold" comment:"minimum relevance for a memory to be injected on a prompt"`
 	Summaries          int     `toml:"summaries" comment:"session summaries shown at session start"`
 }
