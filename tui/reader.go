@@ -698,35 +698,52 @@ func (p *readerPane) scrollLines(n, h int) {
 	if len(p.items) == 0 {
 		return
 	}
+	if n > 0 {
+		p.scrollDown(n)
+	} else {
+		p.scrollUp(-n)
+	}
+	p.clampBottom(h)
+	p.followView(h)
+}
+
+// scrollDown moves the view down n lines, stopping at the last line.
+func (p *readerPane) scrollDown(n int) {
 	for n > 0 {
 		hh := p.height(p.topItem)
 		if p.topLine+n < hh {
 			p.topLine += n
-			break
+			return
 		}
 		if p.topItem >= len(p.items)-1 {
 			p.topLine = max(0, hh-1)
-			break
+			return
 		}
 		n -= hh - p.topLine
 		p.topItem++
 		p.topLine = 0
 	}
-	for n < 0 {
-		if p.topLine+n >= 0 {
-			p.topLine += n
-			break
+}
+
+// scrollUp moves the view up n lines, stopping at the top.
+func (p *readerPane) scrollUp(n int) {
+	for n > 0 {
+		if p.topLine-n >= 0 {
+			p.topLine -= n
+			return
 		}
 		if p.topItem == 0 {
 			p.topLine = 0
-			break
+			return
 		}
-		n += p.topLine + 1
+		n -= p.topLine + 1
 		p.topItem--
 		p.topLine = p.height(p.topItem) - 1
 	}
-	p.clampBottom(h)
-	// The cursor follows the view.
+}
+
+// followView keeps the cursor on an item the view shows (mostly).
+func (p *readerPane) followView(h int) {
 	if p.cur < p.topItem || (p.cur == p.topItem && p.topLine > 0 && p.height(p.cur)-p.topLine < h/2) {
 		p.cur = p.topItem
 		if p.topLine > 0 && p.cur < len(p.items)-1 && p.height(p.cur)-p.topLine < h/2 {
