@@ -59,18 +59,8 @@ func (s *scanner) entropy(st, j int) {
 		return
 	}
 	tok := text[a:b]
-	for _, p := range ignoredTokenPrefixes {
-		if strings.HasPrefix(tok, p) {
-			return
-		}
-	}
-	if isObjectID(tok) {
+	if isIgnoredToken(text, a, tok) {
 		return
-	}
-	for _, c := range ignoredContexts {
-		if a >= len(c) && text[a-len(c):a] == c {
-			return
-		}
 	}
 	if !looksRandom(tok) || isPathLike(text[st:j]) {
 		return
@@ -80,6 +70,26 @@ func (s *scanner) entropy(st, j int) {
 		end++
 	}
 	s.add(KindHighEntropy, a, end)
+}
+
+// isIgnoredToken reports whether tok, found at a in text, is random but
+// not secret: a known prefix, an API object id, or data after a context
+// such as go.sum's "h1:".
+func isIgnoredToken(text string, a int, tok string) bool {
+	for _, p := range ignoredTokenPrefixes {
+		if strings.HasPrefix(tok, p) {
+			return true
+		}
+	}
+	if isObjectID(tok) {
+		return true
+	}
+	for _, c := range ignoredContexts {
+		if a >= len(c) && text[a-len(c):a] == c {
+			return true
+		}
+	}
+	return false
 }
 
 // isObjectID reports whether tok is an API object id rather than a
@@ -120,34 +130,9 @@ func isTokenEdge(c byte) bool { return c == '-' || c == '_' || c == '/' || c == 
 // looksRandom applies the high_entropy tests to a token of base64/base64url
 // bytes.
 func looksRandom(tok string) bool {
-	var hist [128]uint32
-	var upper, lower, digit, hex, trans, pairs int
-	var prev uint32
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		hist[c&127]++
-		cl := class[c]
-		k := cl & (cUpper | cLower | cDigit)
-		switch k {
-		case cUpper:
-			upper++
-		case cLower:
-			lower++
-		case cDigit:
-			digit++
-		}
-		if cl&cHex != 0 {
-			hex++
-		}
-		if k != 0 && prev != 0 {
-			pairs++
-			if k != prev {
-				trans++
-			}
-		}
-		prev = k
-	}
-	if hex+int(hist['-']) == len(tok) || isHex0x(tok) {
+	var m byteMix
+	m.count(tok)
+	if m.hex+int(m.hist['-']) == len(tok) || isHex0x(tok) {
 		// Hex: git SHAs, digests, UUIDs, test vectors, DER dumps,
 		// Ethereum addresses. Hex secrets are only found by env_secret
 		// (WEBHOOK_SECRET=<hex>), where the name says what they are.
@@ -155,16 +140,52 @@ func looksRandom(tok string) bool {
 	}
 	// Random tokens of this length virtually always mix all three classes;
 	// identifiers, CONSTANT_NAMES and kebab-case words do not.
-	if upper == 0 || lower == 0 || digit == 0 {
+	if m.upper == 0 || m.lower == 0 || m.digit == 0 {
 		return false
 	}
-	if pairs == 0 || float64(trans) < minTransitionRatio*float64(pairs) {
+	if m.pairs == 0 || float64(m.trans) < minTransitionRatio*float64(m.pairs) {
 		return false
 	}
 	if looksLikeIdentifier(tok) {
 		return false
 	}
-	return shannon(&hist, len(tok)) >= entropyThreshold(len(tok))
+	return shannon(&m.hist, len(tok)) >= entropyThreshold(len(tok))
+}
+
+// byteMix is what looksRandom measures of a token: its byte histogram,
+// how many bytes are upper case, lower case, digits and hex digits, and of
+// the pairs of adjacent letters or digits how many change class.
+type byteMix struct {
+	hist                                   [128]uint32
+	upper, lower, digit, hex, trans, pairs int
+}
+
+func (m *byteMix) count(tok string) {
+	var prev uint32
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		m.hist[c&127]++
+		cl := class[c]
+		k := cl & (cUpper | cLower | cDigit)
+		switch k {
+		case cUpper:
+			m.upper++
+		case cLower:
+			m.lower++
+		case cDigit:
+			m.digit++
+		}
+		if cl&cHex != 0 {
+			m.hex++
+		}
+		if k != 0 && prev != 0 {
+			m.pairs++
+			if k != prev {
+				m.trans++
+			}
+		}
+		prev = k
+	}
 }
 
 // entropyThreshold grows with length because the empirical entropy of a

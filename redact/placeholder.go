@@ -34,17 +34,18 @@ var placeholderParts = [][]byte{
 	[]byte("%s"), []byte("%d"), []byte("%v"), []byte("%q"), []byte("%x"),
 }
 
+// placeholderFirst holds the first bytes that make a value a reference,
+// pointer, YAML tag/anchor or path ("/run/secrets/x", "./key.pem").
+var placeholderFirst = [256]bool{
+	'$': true, '<': true, '%': true, '{': true, '[': true, '*': true, '&': true, '!': true, '@': true,
+	'#': true, '?': true, ':': true, '=': true, '|': true, '~': true, '^': true, '/': true, '.': true,
+}
+
 // isPlaceholder reports whether v is obviously not a real secret: a
 // variable reference ($VAR, ${VAR}, %VAR%, <key>, {{ .X }}), a masked or
 // elided value (xxxx, ****, sk-...), or a well-known dummy word.
 func isPlaceholder(v string) bool {
-	if v == "" {
-		return true
-	}
-	switch v[0] {
-	case '$', '<', '%', '{', '[', '*', '&', '!', '@', '#', '?', ':', '=', '|', '~', '^', '/', '.':
-		// references, pointers, YAML tags/anchors, paths ("/run/secrets/x",
-		// "./key.pem")
+	if v == "" || placeholderFirst[v[0]] {
 		return true
 	}
 	if strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "urn:") {
@@ -55,7 +56,17 @@ func isPlaceholder(v string) bool {
 			return true
 		}
 	}
-	// Masked values: mostly x, X, * or a single repeated byte.
+	if isMasked(v) {
+		return true
+	}
+	if len(v) > maxValueLen {
+		return false
+	}
+	return hasPlaceholderPart(v) || strings.Contains(v, "://") // a URL, not a credential (url_password handles user:pass@)
+}
+
+// isMasked reports whether v is mostly x, X or * or a single repeated byte.
+func isMasked(v string) bool {
 	masked, same := 0, true
 	for i := 0; i < len(v); i++ {
 		switch v[i] {
@@ -66,12 +77,12 @@ func isPlaceholder(v string) bool {
 			same = false
 		}
 	}
-	if same || masked*2 >= len(v) {
-		return true
-	}
-	if len(v) > maxValueLen {
-		return false
-	}
+	return same || masked*2 >= len(v)
+}
+
+// hasPlaceholderPart reports whether v, lower-cased, contains one of
+// placeholderParts. v is at most maxValueLen bytes long.
+func hasPlaceholderPart(v string) bool {
 	var buf [maxValueLen]byte
 	low := buf[:len(v)]
 	for i := 0; i < len(v); i++ {
@@ -86,5 +97,5 @@ func isPlaceholder(v string) bool {
 			return true
 		}
 	}
-	return strings.Contains(v, "://") // a URL, not a credential (url_password handles user:pass@)
+	return false
 }
