@@ -178,15 +178,15 @@ Output is bounded (about 3,000 tokens).`,
 					if err != nil {
 						line("(search unavailable: %v)", err)
 					} else {
-						resp, err := sr.Search(ctx, index.SearchQuery{Text: query, Limit: 5, GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true})
+						found, _, err := sr.RecallSessions(ctx, []string{query}, nil, 5)
 						sr.Close()
 						switch {
 						case err != nil:
 							line("(search failed: %v)", err)
-						case len(resp.Results) == 0:
+						case len(found) == 0:
 							line("None.")
 						default:
-							for _, r := range resp.Results {
+							for _, r := range found {
 								line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), r.Project, r.SessionID,
 									oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
 							}

@@ -3,8 +3,6 @@ package hook
 import (
 	"context"
 	"slices"
-	"sort"
-	"time"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
@@ -27,69 +25,10 @@ func toMemories(rs []memories.Ranked) []Memory {
 	return out
 }
 
-// Top ranks the project's approved memories (and global ones) as
-// memories.Service.Top does — importance/3 × recency × confidence — but
-// from a query filtered in SQL: Service.Top builds the whole memory cache
-// (every memory, its tokens and vectors), which costs a hook ~25 ms at
-// 2,000 memories. TestTopMatchesService keeps the two in step.
+// Top is the service's ranking without a query (memories.Service.Top).
 func (m serviceMem) Top(ctx context.Context, project string, limit int) ([]Memory, error) {
-	ms, err := m.s.List(ctx, memories.Filter{Statuses: []memories.Status{memories.Approved}, Project: project, IncludeGlobal: true})
-	if err != nil {
-		return nil, err
-	}
-	return topOf(ms, project, time.Now(), limit), nil
-}
-
-func topOf(ms []memories.Memory, project string, now time.Time, limit int) []Memory {
-	type scored struct {
-		m     memories.Memory
-		score float64
-	}
-	var out []scored
-	for _, x := range ms {
-		if x.Status != memories.Approved || (project != "" && x.Project != "" && x.Project != project) {
-			continue
-		}
-		score := float64(x.Importance) / 3 * recency(x.Updated, now) * x.Confidence
-		if score <= 0 {
-			continue
-		}
-		out = append(out, scored{x, score})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		if (a.m.Project == "") != (b.m.Project == "") {
-			return a.m.Project != ""
-		}
-		if !a.m.Updated.Equal(b.m.Updated) {
-			return a.m.Updated.After(b.m.Updated)
-		}
-		return a.m.ID < b.m.ID
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	res := make([]Memory, len(out))
-	for i, x := range out {
-		res[i] = Memory{ID: x.m.ID, Type: string(x.m.Type), Content: x.m.Content, Importance: x.m.Importance, Score: x.score}
-	}
-	return res
-}
-
-// recency is memories' recency weight: 1 under 7 days, falling linearly
-// to 0.5 at 90 days.
-func recency(updated, now time.Time) float64 {
-	days := now.Sub(updated).Hours() / 24
-	switch {
-	case days <= 7:
-		return 1
-	case days >= 90:
-		return 0.5
-	}
-	return 1 - 0.5*(days-7)/(90-7)
+	rs, err := m.s.Top(ctx, project, limit)
+	return toMemories(rs), err
 }
 
 func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error) {

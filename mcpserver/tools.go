@@ -1,8 +1,8 @@
 package mcpserver
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"time"
@@ -17,17 +17,16 @@ import (
 
 // Bounds that keep every answer far below Claude Code's 25k-token limit.
 const (
-	maxRecall        = 5
-	maxAlternatives  = 4
-	maxTimeline      = 60
-	maxProjects      = 100
-	maxReadEntries   = 40
-	maxEntryChars    = 1500
-	maxReadChars     = 24000
-	maxExcerptChars  = 400
-	maxSummaryChars  = 240
-	maxTimelineDays  = 365
-	recallCandidates = 20
+	maxRecall       = 5
+	maxAlternatives = 4
+	maxTimeline     = 60
+	maxProjects     = 100
+	maxReadEntries  = 40
+	maxEntryChars   = 1500
+	maxReadChars    = 24000
+	maxExcerptChars = 400
+	maxSummaryChars = 240
+	maxTimelineDays = 365
 )
 
 // --- memory_recall ---
@@ -77,43 +76,20 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		return nil, out, toolError("searching failed: %v", err)
 	}
 	defer sr.Close()
-	var lists [][]string
-	best := map[string]index.SearchResult{}
-	for _, q := range queries {
-		resp, err := sr.Search(ctx, index.SearchQuery{Text: q, Limit: recallCandidates, Projects: projects,
-			GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true,
-			Fusion: s.o.Config.Search.Fusion, VectorWeight: s.o.Config.Search.VectorWeight})
-		if err != nil {
-			return nil, out, toolError("searching for %q failed: %v", q, err)
-		}
-		out.Mode = resp.Mode
-		var ids []string
-		for _, r := range resp.Results {
-			if r.SessionID == "" {
-				continue
-			}
-			ids = append(ids, r.SessionID)
-			if _, ok := best[r.SessionID]; !ok {
-				best[r.SessionID] = r
-			}
-		}
-		lists = append(lists, ids)
+	found, mode, err := sr.RecallSessions(ctx, queries, projects, maxRecall)
+	if err != nil {
+		return nil, out, toolError("%v", err)
 	}
-	fused := index.FuseRRF(index.RRFK, nil, lists...)
+	out.Mode = mode
 	sums := s.storedSummaries(ctx)
-	top := float64(len(lists)) / float64(index.RRFK+1) // first in every list
-	for _, f := range fused {
-		if len(out.Results) == maxRecall {
-			break
-		}
-		r := best[f.ID]
+	for _, r := range found {
 		summary := r.Title
 		if sm := sums[r.SessionID]; sm != "" {
 			summary = sm
 		}
 		out.Results = append(out.Results, RecallResult{
 			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
-			Timestamp: rfc3339(r.Timestamp), Relevance: math.Round(f.Score/top*1000) / 1000,
+			Timestamp: rfc3339(r.Timestamp), Relevance: r.Relevance,
 			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID,
 		})
 	}

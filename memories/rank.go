@@ -197,31 +197,30 @@ func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cac
 	return out
 }
 
-// Top returns the project's approved memories without a query, by
-// importance/3 × recency × confidence.
+// Top returns the project's approved memories (and global ones) without
+// a query, by importance/3 × recency × confidence. It reads only those
+// memories, filtered in SQL: the full memory cache (every memory, its
+// tokens and vectors) cost a hook ~25 ms at 2,000 memories, and every
+// caller (SessionStart, `cairn recall`, the TUI) wants this one ranking.
 func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	mc, err := s.loadCache(ctx, true, project)
+	ms, err := s.List(ctx, Filter{Statuses: []Status{Approved}, Project: project, IncludeGlobal: true})
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
 	var out []Ranked
-	for _, c := range mc.items {
-		r := c.row
-		if r.ID == "" || r.Status != string(Approved) || (project != "" && r.Project != "" && r.Project != project) {
+	for _, m := range ms {
+		if m.Status != Approved || (project != "" && m.Project != "" && m.Project != project) {
 			continue
 		}
-		conf := confidence(Type(r.Type), r.Updated, now)
-		score := float64(r.Importance) / 3 * recency(r.Updated, now) * conf
+		score := float64(m.Importance) / 3 * recency(m.Updated, now) * m.Confidence
 		if score <= 0 {
 			continue
 		}
-		out = append(out, Ranked{Memory: fromRow(r, now), Score: score, Similarity: 1})
+		out = append(out, Ranked{Memory: m, Score: score, Similarity: 1})
 	}
 	slices.SortFunc(out, func(a, b Ranked) int {
 		switch {
