@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 const (
 	pemBegin    = "-----BEGIN "
@@ -88,33 +91,51 @@ func pemLine(text string, i int) (kind, next int) {
 	for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
 		k++
 	}
-	header := false
-	if c := strings.IndexByte(text[k:min(len(text), k+20)], ':'); c > 0 {
-		for _, h := range pemHeaders {
-			if text[k:k+c] == h {
-				header = true
-			}
-		}
-	}
+	header := isPEMHeader(text, k)
 	for e := k; e < len(text); e++ {
 		c := text[e]
+		if lb := lineBreakLen(text, e); lb > 0 {
+			return pemContent, e + lb
+		}
 		switch {
-		case c == '\n' || c == '\r':
-			return pemContent, e + 1
-		case c == '\\' && e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 'r'):
-			return pemContent, e + 2
 		case c == '-' && strings.HasPrefix(text[e:], pemEnd):
 			if d := pemLabelEnd(text, e+len(pemEnd)); d >= 0 {
 				return pemFooter, d + len(pemDash)
 			}
 			return pemOther, i
-		case class[c]&cB64 != 0 || c == ' ' || c == '\t':
-		case header && c != '"' && c != '\\':
-		default:
+		case !pemLineByte(c, header):
 			return pemOther, i
 		}
 	}
 	return pemContent, len(text)
+}
+
+// pemLineByte reports whether c may appear in a body line (base64 and
+// blanks) or, when header is set, in a header line (anything but '"' and
+// '\\').
+func pemLineByte(c byte, header bool) bool {
+	return class[c]&cB64 != 0 || c == ' ' || c == '\t' || (header && c != '"' && c != '\\')
+}
+
+// lineBreakLen returns the length of the line break at e: 1 for a raw
+// '\n' or '\r', 2 for a JSON-escaped one, 0 when there is none.
+func lineBreakLen(text string, e int) int {
+	switch text[e] {
+	case '\n', '\r':
+		return 1
+	case '\\':
+		if e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 'r') {
+			return 2
+		}
+	}
+	return 0
+}
+
+// isPEMHeader reports whether the line content starting at k is a header
+// ("Proc-Type: 4,ENCRYPTED"), whose value may hold any byte.
+func isPEMHeader(text string, k int) bool {
+	c := strings.IndexByte(text[k:min(len(text), k+20)], ':')
+	return c > 0 && slices.Contains(pemHeaders, text[k:k+c])
 }
 
 // pemHeaders are the header names RFC 1421 and OpenPGP armor put inside a
