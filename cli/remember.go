@@ -141,21 +141,20 @@ Output is bounded (about 3,000 tokens).`,
 				}
 				if query == "" {
 					line("# cairn: memory of %s", proj)
-					top, err := svc.Top(ctx, proj, 40)
+					brief, err := svc.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
 					if err != nil {
 						return err
 					}
 					line("\n## Approved memories (best first)")
-					if len(top) == 0 {
+					if len(brief.Memories) == 0 {
 						line("None yet. Memories are extracted when sessions end and approved in `cairn`; /remember adds one.")
 					}
-					for _, m := range top {
+					for _, m := range brief.Memories {
 						line("- [%s] %s (%s)", m.Type, oneLineMD(m.Content, 400), m.ID)
 					}
-					sums, err := svc.Summaries(ctx, proj, 3)
-					if err == nil && len(sums) > 0 {
+					if len(brief.Summaries) > 0 {
 						line("\n## Latest session summaries")
-						for _, s := range sums {
+						for _, s := range brief.Summaries {
 							line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
 							line("%s", truncate(termtext.Safe(s.Markdown), 1500))
 						}

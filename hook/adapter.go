@@ -16,7 +16,6 @@ func ServiceMemories(st *index.Store, cfg config.Config) Memories {
 
 type serviceMem struct{ s *memories.Service }
 
-
 func toMemories(rs []memories.Ranked) []Memory {
 	out := make([]Memory, len(rs))
 	for i, r := range rs {
@@ -25,10 +24,13 @@ func toMemories(rs []memories.Ranked) []Memory {
 	return out
 }
 
-// Top is the service's ranking without a query (memories.Service.Top).
-func (m serviceMem) Top(ctx context.Context, project string, limit int) ([]Memory, error) {
-	rs, err := m.s.Top(ctx, project, limit)
-	return toMemories(rs), err
+func (m serviceMem) Brief(ctx context.Context, project string, mems, sums int) (Brief, error) {
+	b, err := m.s.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums})
+	out := Brief{Memories: toMemories(b.Memories), PendingMemories: b.PendingMemories, PendingDrafts: b.PendingDrafts, Problem: b.Problem()}
+	for _, s := range b.Summaries {
+		out.Summaries = append(out.Summaries, Summary{SessionID: s.SessionID, Created: s.Created, Sections: s.Sections})
+	}
+	return out, err
 }
 
 func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error) {
@@ -54,20 +56,6 @@ func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, 
 	return toMemories(rs), err
 }
 
-func (m serviceMem) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
-	ss, err := m.s.Summaries(ctx, project, limit)
-	out := make([]Summary, len(ss))
-	for i, s := range ss {
-		out[i] = Summary{SessionID: s.SessionID, Created: s.Created, Sections: s.Sections}
-	}
-	return out, err
-}
-
-func (m serviceMem) Pending(ctx context.Context) (int, int, error) {
-	c, err := m.s.Counts(ctx)
-	return c.PendingMemories, c.PendingDrafts, err
-}
-
 func (m serviceMem) Injected(ctx context.Context, session string) ([]string, error) {
 	return m.s.Injected(ctx, session)
 }
@@ -79,7 +67,6 @@ func (m serviceMem) RecordInjection(ctx context.Context, session, event string, 
 func (m serviceMem) ScoreUsage(ctx context.Context, session string) (int, int, error) {
 	return m.s.ScoreUsage(ctx, session)
 }
-
 
 func (m serviceMem) StoreSummary(ctx context.Context, session string) error {
 	_, err := m.s.StoreSummary(ctx, session)

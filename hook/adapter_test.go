@@ -13,7 +13,7 @@ import (
 )
 
 // The hooks' fast Top ranks exactly as memories.Service.Top.
-func TestTopMatchesService(t *testing.T) {
+func TestBriefMatchesService(t *testing.T) {
 	ctx := context.Background()
 	st, err := index.Open(t.TempDir())
 	if err != nil {
@@ -41,9 +41,13 @@ func TestTopMatchesService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := serviceMem{svc}.Top(ctx, "/p", 25)
+	b, err := serviceMem{svc}.Brief(ctx, "/p", 25, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := b.Memories
+	if b.PendingMemories == 0 {
+		t.Fatal("the brief does not count pending memories")
 	}
 	if len(got) != len(want) || len(got) == 0 {
 		t.Fatalf("got %d memories, want %d", len(got), len(want))

@@ -31,54 +31,32 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	}
 	b.add(head)
 
+	var brief Brief
 	var mem Memories
 	if h.env.Memories != nil {
 		mem = h.env.Memories(st, h.cfg)
+		sums := 0
+		if h.cfg.Hooks.Summaries > 0 {
+			sums = h.cfg.Hooks.Summaries + 1 // one may be this session's own
+		}
+		brief, err = mem.Brief(ctx, project, 30, sums)
+		if err != nil {
+			return nil, err
+		}
+		if brief.Problem != nil {
+			h.env.Log.Printf("%s: %v", h.in.Event, brief.Problem)
+		}
+		trace("brief")
 	}
 	// The review line is reserved first: it must never be squeezed out.
-	review := ""
-	if mem != nil {
-		pm, pd, err := mem.Pending(ctx)
-		if err != nil {
-			h.env.Log.Printf("%s: counting pending reviews: %v", h.in.Event, err)
-		}
-		review = reviewLine(pm, pd)
-		trace("pending counted")
-	}
+	review := reviewLine(brief.PendingMemories, brief.PendingDrafts)
 	reserve := 0
 	if review != "" {
 		reserve = Tokens(review) + 2
 	}
 	b.max -= reserve
-
-	var injected []string
-	if mem != nil {
-		ms, err := mem.Top(ctx, project, 30)
-		if err != nil {
-			return nil, fmt.Errorf("loading memories: %w", err)
-		}
-		trace("top memories")
-		// Memories get up to two thirds of the budget, summaries the rest.
-		memMax := b.used + (b.max-b.used)*2/3
-		if len(ms) > 0 {
-			sub := &budget{max: memMax - b.used - 2}
-			sub.add("")
-			sub.add("Project memories (approved in cairn; most relevant first):")
-			n := 0
-			for _, m := range ms {
-				if sub.add(memoryLine(m, 300)) {
-					injected = append(injected, m.ID)
-					n++
-				}
-			}
-			if n > 0 {
-				for _, l := range sub.lines {
-					b.add(l)
-				}
-			}
-		}
-	}
-	h.addSummaries(ctx, st, mem, project, b)
+	injected := addMemories(b, brief.Memories)
+	h.addSummaries(st, brief.Summaries, project, b)
 	trace("summaries")
 	b.max += reserve
 	if review != "" {
@@ -98,7 +76,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 
 // addSummaries adds the project's latest session summaries, completed
 // with the titles of its latest sessions when there are fewer summaries.
-func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memories, project string, b *budget) {
+func (h *handler) addSummaries(st *index.Store, sums []Summary, project string, b *budget) {
 	limit := h.cfg.Hooks.Summaries
 	if limit <= 0 || project == "" {
 		return
@@ -109,24 +87,18 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memorie
 	if err != nil {
 		h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
 	}
-	if mem != nil {
-		sums, err := mem.Summaries(ctx, project, limit+1)
-		if err != nil {
-			h.env.Log.Printf("%s: loading summaries: %v", h.in.Event, err)
+	for _, s := range sums {
+		if covered[s.SessionID] || len(lines) >= limit {
+			continue
 		}
-		for _, s := range sums {
-			if covered[s.SessionID] || len(lines) >= limit {
-				continue
+		covered[s.SessionID] = true
+		// The session's own date, not the summary's.
+		for _, r := range recent {
+			if r.ID == s.SessionID && !r.Start.IsZero() {
+				s.Created = r.Start
 			}
-			covered[s.SessionID] = true
-			// The session's own date, not the summary's.
-			for _, r := range recent {
-				if r.ID == s.SessionID && !r.Start.IsZero() {
-					s.Created = r.Start
-				}
-			}
-			lines = append(lines, summaryLine(s))
 		}
+		lines = append(lines, summaryLine(s))
 	}
 	if len(lines) < limit {
 		for _, s := range recent {
@@ -146,6 +118,30 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, mem Memorie
 	for _, l := range lines {
 		b.add(l)
 	}
+}
+
+// addMemories adds the memories that fit in up to two thirds of what is
+// left of b (summaries get the rest) and returns their ids.
+func addMemories(b *budget, ms []Memory) []string {
+	if len(ms) == 0 {
+		return nil
+	}
+	memMax := b.used + (b.max-b.used)*2/3
+	sub := &budget{max: memMax - b.used - 2}
+	sub.add("")
+	sub.add("Project memories (approved in cairn; most relevant first):")
+	var injected []string
+	for _, m := range ms {
+		if sub.add(memoryLine(m, 300)) {
+			injected = append(injected, m.ID)
+		}
+	}
+	if len(injected) > 0 {
+		for _, l := range sub.lines {
+			b.add(l)
+		}
+	}
+	return injected
 }
 
 // sectionOrder is which summary sections a one-line summary shows.

@@ -9,15 +9,14 @@ import (
 // cli wires the real one in, tests a fake. Every method must be quick: it
 // runs inside Claude Code's turn.
 type Memories interface {
-	// Top returns the project's approved memories, best first.
-	Top(ctx context.Context, project string, limit int) ([]Memory, error)
+	// Brief returns what a session starting in project is told: its
+	// approved memories (best first, at most memories), its latest
+	// session summaries (newest first, at most summaries) and what awaits
+	// review (memories.Service.Brief).
+	Brief(ctx context.Context, project string, memories, summaries int) (Brief, error)
 	// Rank returns approved memories relevant to query above threshold,
 	// best first, leaving out the ids in exclude.
 	Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error)
-	// Summaries returns the project's latest session summaries, newest first.
-	Summaries(ctx context.Context, project string, limit int) ([]Summary, error)
-	// Pending counts memories and drafts awaiting review.
-	Pending(ctx context.Context) (memories, drafts int, err error)
 	// Injected lists the memory ids already given to a session.
 	Injected(ctx context.Context, session string) ([]string, error)
 	// RecordInjection records that ids were given to a session.
@@ -28,6 +27,15 @@ type Memories interface {
 	// StoreSummary builds and stores the session's heuristic summary (it
 	// reads the whole session: background only).
 	StoreSummary(ctx context.Context, session string) error
+}
+
+// Brief is a project's brief as the hooks see it.
+type Brief struct {
+	Memories                       []Memory
+	Summaries                      []Summary
+	PendingMemories, PendingDrafts int
+	// Problem is what could not be read besides the memories (logged).
+	Problem error
 }
 
 // Memory is a memory as injected.

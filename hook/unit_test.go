@@ -63,7 +63,7 @@ func TestParseInputLenient(t *testing.T) {
 // fakeMem panics on use: a panic inside a hook must fail open.
 type fakeMem struct{ Memories }
 
-func (fakeMem) Pending(context.Context) (int, int, error) { panic("boom") }
+func (fakeMem) Brief(context.Context, string, int, int) (Brief, error) { panic("boom") }
 
 func TestPanicFailsOpen(t *testing.T) {
 	data := t.TempDir()
