@@ -11,7 +11,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
+
+	"github.com/blevesearch/mmap-go"
 )
 
 // The vector cache is a memory-mapped file derived from the embeddings held
@@ -33,7 +34,7 @@ const (
 // VecCache is an open vector cache.
 type VecCache struct {
 	path     string
-	data     []byte
+	data     mmap.MMap
 	embedder string
 	dims     int
 	n        int
@@ -116,9 +117,11 @@ func OpenVecCache(path, embedder string) (*VecCache, error) {
 	if st.Size() < 28 {
 		return nil, fmt.Errorf("%w: %s is truncated", ErrVecCacheStale, path)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	// Read-only and shared (PROT_READ, MAP_SHARED on Unix; PAGE_READONLY
+	// on Windows), the whole file; the mapping outlives f.
+	data, err := mmap.MapRegion(f, int(st.Size()), mmap.RDONLY, 0, 0)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mapping the vector cache %s: %w", path, err)
 	}
 	c := &VecCache{path: path, data: data}
 	if err := c.parse(embedder); err != nil {
@@ -162,9 +165,7 @@ func (c *VecCache) Close() error {
 	if c.data == nil {
 		return nil
 	}
-	err := syscall.Munmap(c.data)
-	c.data = nil
-	return err
+	return c.data.Unmap() // sets c.data to nil
 }
 
 func (c *VecCache) id(i int) string {

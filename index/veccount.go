@@ -9,7 +9,8 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"syscall"
+
+	"github.com/gofrs/flock"
 )
 
 // Keeping the vector cache fresh must cost next to nothing in a short-lived
@@ -77,10 +78,25 @@ func forgetVecCounts(ctx context.Context, tx *sql.Tx) error {
 // next RefreshVecCache writes it whole). Rows are written past the current
 // end first and the header's count is raised last, so a reader never sees a
 // row that is not complete. An exclusive lock serialises appenders.
+//
+// The lock (blocking, exclusive) is held on a sidecar file, path+".lock",
+// through gofrs/flock: flock(2) on Unix, LockFileEx on Windows. Not on the
+// cache itself: a Windows lock is mandatory, so the locked header could not
+// be read through a second handle. The sidecar is not replaced when
+// WriteVecCache renames a new cache into place, so the cache is opened once
+// the lock is held.
 func AppendVecCache(path, embedder string, dims int, rows []VecRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil // no cache, no lock file either
+	}
+	lock := flock.New(path+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("locking the vector cache %s: %w", path, err)
+	}
+	defer lock.Unlock() //nolint:errcheck // closing the lock file releases it anyway
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -89,10 +105,6 @@ func AppendVecCache(path, embedder string, dims int, rows []VecRow) error {
 		return err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	hdr := make([]byte, 28+len(embedder))
 	if _, err := f.ReadAt(hdr, 0); err != nil {
 		return nil // too short to be ours: the refresh rewrites it
