@@ -273,10 +273,14 @@ func waitIndex(ch chan indexMsg) tea.Cmd {
 // Update handles a message: input, navigation, background work, then the
 // panes' data.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	for _, f := range []func(tea.Msg) (tea.Cmd, bool){m.updateInput, m.updateNav, m.updateBackground} {
-		if cmd, ok := f(msg); ok {
-			return m, cmd
-		}
+	if cmd, ok := m.updateInput(msg); ok {
+		return m, cmd
+	}
+	if cmd, ok := m.updateNav(msg); ok {
+		return m, cmd
+	}
+	if cmd, ok := m.updateBackground(msg); ok {
+		return m, cmd
 	}
 	return m, m.routeData(msg)
 }

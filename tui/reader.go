@@ -1205,10 +1205,14 @@ func (p *readerPane) state() string {
 // item each line shows (for clicks).
 func (p *readerPane) visibleLines(vh int) []string {
 	s := p.c.sty
-	gut, hit := s.Gutter.Render("▌"), s.Highlight.Render("›")
-	matchSet := map[int]bool{}
-	for _, i := range p.matches {
-		matchSet[i] = true
+	gut, hit := s.Gutter.Render("▌"), ""
+	var matchSet map[int]bool
+	if len(p.matches) > 0 {
+		hit = s.Highlight.Render("›")
+		matchSet = make(map[int]bool, len(p.matches))
+		for _, i := range p.matches {
+			matchSet[i] = true
+		}
 	}
 	var out []string
 	p.lineItem = p.lineItem[:0]
