@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,7 +168,46 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
-	mode := q.Mode
+	resp, err := sr.newResponse(q.Mode)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := q.ftsFilter()
+	if err != nil {
+		return nil, err
+	}
+	deep := q.depth()
+	textRank, err := sr.textRanking(q.Text, filter, resp.Mode, deep)
+	if err != nil {
+		return nil, err
+	}
+	vecRank, err := sr.vectorRanking(ctx, q.Text, resp, deep)
+	if err != nil {
+		return nil, err
+	}
+	// Load what we rank: vector candidates are filtered here (the vector
+	// cache holds no metadata).
+	docs, err := sr.Store.docsByID(ctx, rankedIDs(textRank, vecRank))
+	if err != nil {
+		return nil, err
+	}
+	textRank = q.exactTime(textRank, docs)
+	vecRank = q.acceptedVectors(vecRank, docs, deep)
+	fused, err := q.fuse(resp.Mode, textRank, vecRank)
+	if err != nil {
+		return nil, err
+	}
+	if *q.Recency {
+		favourRecent(fused, docs, time.Now())
+	}
+	resp.Results = q.results(fused, docs)
+	resp.Took = time.Since(start)
+	return resp, nil
+}
+
+// newResponse checks the requested mode and starts the response with the
+// mode this searcher can run: text only without an embedder.
+func (sr *Searcher) newResponse(mode string) (*SearchResponse, error) {
 	if mode == "" {
 		mode = ModeHybrid
 	}
@@ -175,48 +215,64 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 		return nil, fmt.Errorf("unknown search mode %q: use hybrid, text or vector", mode)
 	}
 	resp := &SearchResponse{Mode: mode, Notice: sr.notice}
-	if sr.Embedder == nil && mode != ModeText {
+	if sr.Embedder == nil {
 		resp.Mode = ModeText
-	}
-	if sr.Embedder != nil && resp.Mode != ModeText {
+	} else if resp.Mode != ModeText {
 		resp.Embedder = sr.Embedder.ID()
 	}
-	filter, err := q.ftsFilter()
+	return resp, nil
+}
+
+// depth is how many candidates each ranking reads: more when grouping by
+// session, which drops all but one hit per session.
+func (q *SearchQuery) depth() int {
+	if q.GroupBySession {
+		return candidates * 3
+	}
+	return candidates
+}
+
+// textRanking is the full-text ranking, nil in vector mode.
+func (sr *Searcher) textRanking(text string, filter ftsapi.Filter, mode string, deep int) ([]Scored, error) {
+	if mode == ModeVector {
+		return nil, nil
+	}
+	hits, _, err := sr.FTS.Search(text, filter, deep)
 	if err != nil {
 		return nil, err
 	}
-	deep := candidates
-	if q.GroupBySession {
-		deep *= 3
+	var rank []Scored
+	for _, h := range hits {
+		rank = append(rank, Scored{ID: h.ID, Score: h.Score})
 	}
-	var textRank []Scored
-	if resp.Mode != ModeVector {
-		hits, _, err := sr.FTS.Search(q.Text, filter, deep)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			textRank = append(textRank, Scored{ID: h.ID, Score: h.Score})
-		}
+	return rank, nil
+}
+
+// vectorRanking is the nearest vectors to the query, unfiltered, nil in
+// text mode or for a query that embeds to zero. An embedder that stopped
+// answering (Ollama went away) must not fail a hybrid search: resp falls
+// back to text alone and says why.
+func (sr *Searcher) vectorRanking(ctx context.Context, text string, resp *SearchResponse, deep int) ([]Scored, error) {
+	if resp.Mode == ModeText {
+		return nil, nil
 	}
-	var vecRank []Scored
-	if resp.Mode != ModeText {
-		vs, err := sr.Embedder.Embed(ctx, embed.Query, []string{q.Text})
-		switch {
-		case err != nil:
-			// An embedder that stopped answering (Ollama went away) must
-			// not fail the search: answer with text alone and say why.
-			if resp.Mode == ModeVector {
-				return nil, fmt.Errorf("vector search needs the embedder %s: %w", sr.Embedder.ID(), err)
-			}
-			resp.Mode, resp.Embedder = ModeText, ""
-			resp.Notice = "embedder " + sr.Embedder.ID() + " failed (" + err.Error() + "): text search only"
-		case !embed.IsZero(vs[0]):
-			vecRank = sr.Vectors.Search(vs[0], deep*3, nil)
+	vs, err := sr.Embedder.Embed(ctx, embed.Query, []string{text})
+	if err != nil {
+		if resp.Mode == ModeVector {
+			return nil, fmt.Errorf("vector search needs the embedder %s: %w", sr.Embedder.ID(), err)
 		}
+		resp.Mode, resp.Embedder = ModeText, ""
+		resp.Notice = "embedder " + sr.Embedder.ID() + " failed (" + err.Error() + "): text search only"
+		return nil, nil
 	}
-	// Load what we rank: vector candidates are filtered here (the vector
-	// cache holds no metadata).
+	if embed.IsZero(vs[0]) {
+		return nil, nil
+	}
+	return sr.Vectors.Search(vs[0], deep*3, nil), nil
+}
+
+// rankedIDs lists the documents of both rankings, text first.
+func rankedIDs(textRank, vecRank []Scored) []string {
 	ids := make([]string, 0, len(textRank)+len(vecRank))
 	for _, r := range textRank {
 		ids = append(ids, r.ID)
@@ -224,23 +280,30 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	for _, r := range vecRank {
 		ids = append(ids, r.ID)
 	}
-	docs, err := sr.Store.docsByID(ctx, ids)
-	if err != nil {
-		return nil, err
+	return ids
+}
+
+// exactTime rechecks text hits against the query: the full-text filter is
+// coarse in time (whole hours), so with a time window every hit is checked
+// exactly, as the vector hits are. Hits missing from docs stay (results
+// skips them).
+func (q *SearchQuery) exactTime(rank []Scored, docs map[string]*hit) []Scored {
+	if q.Since.IsZero() && q.Until.IsZero() {
+		return rank
 	}
-	// The full-text filter is coarse in time (whole hours): check every
-	// hit exactly, as the vector hits are.
-	if !q.Since.IsZero() || !q.Until.IsZero() {
-		exact := textRank[:0]
-		for _, r := range textRank {
-			if d := docs[r.ID]; d == nil || q.accepts(d) {
-				exact = append(exact, r)
-			}
+	exact := rank[:0]
+	for _, r := range rank {
+		if d := docs[r.ID]; d == nil || q.accepts(d) {
+			exact = append(exact, r)
 		}
-		textRank = exact
 	}
-	kept := vecRank[:0]
-	for _, r := range vecRank {
+	return exact
+}
+
+// acceptedVectors keeps the first deep vector hits that pass the filters.
+func (q *SearchQuery) acceptedVectors(rank []Scored, docs map[string]*hit, deep int) []Scored {
+	kept := rank[:0]
+	for _, r := range rank {
 		if d := docs[r.ID]; d != nil && q.accepts(d) {
 			kept = append(kept, r)
 		}
@@ -248,38 +311,41 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 			break
 		}
 	}
-	vecRank = kept
+	return kept
+}
 
-	var fused []Scored
+// fuse merges the rankings as the mode and fusion ask.
+func (q *SearchQuery) fuse(mode string, textRank, vecRank []Scored) ([]Scored, error) {
 	switch {
-	case resp.Mode == ModeText:
-		fused = textRank
-	case resp.Mode == ModeVector:
-		fused = vecRank
+	case mode == ModeText:
+		return textRank, nil
+	case mode == ModeVector:
+		return vecRank, nil
 	case q.Fusion == "rrf":
-		w := q.VectorWeight
-		if w == 0 {
-			w = DefaultRRFVectorWeight
-		}
-		fused = FuseRRF(RRFK, []float64{1, w}, idsOf(textRank), idsOf(vecRank))
+		w := cmp.Or(q.VectorWeight, DefaultRRFVectorWeight)
+		return FuseRRF(RRFK, []float64{1, w}, idsOf(textRank), idsOf(vecRank)), nil
 	case q.Fusion == "" || q.Fusion == "weighted":
-		w := q.VectorWeight
-		if w == 0 {
-			w = DefaultVectorWeight
-		}
-		fused = FuseConvex(1/(1+w), textRank, vecRank)
+		w := cmp.Or(q.VectorWeight, DefaultVectorWeight)
+		return FuseConvex(1/(1+w), textRank, vecRank), nil
 	default:
 		return nil, fmt.Errorf("unknown fusion %q: use weighted or rrf", q.Fusion)
 	}
-	now := time.Now()
-	if *q.Recency {
-		for i := range fused {
-			if d := docs[fused[i].ID]; d != nil {
-				fused[i].Score *= RecencyWeight(d.Time, now, 90*24*time.Hour, 0.6)
-			}
+}
+
+// favourRecent weighs each score by the age of its document and re-sorts.
+func favourRecent(fused []Scored, docs map[string]*hit, now time.Time) {
+	for i := range fused {
+		if d := docs[fused[i].ID]; d != nil {
+			fused[i].Score *= RecencyWeight(d.Time, now, 90*24*time.Hour, 0.6)
 		}
-		sort.SliceStable(fused, func(i, j int) bool { return fused[i].Score > fused[j].Score })
 	}
+	sort.SliceStable(fused, func(i, j int) bool { return fused[i].Score > fused[j].Score })
+}
+
+// results turns the fused ranking into at most q.Limit results, one per
+// session when grouping.
+func (q *SearchQuery) results(fused []Scored, docs map[string]*hit) []SearchResult {
+	var out []SearchResult
 	terms := ftsapi.QueryTerms(q.Text)
 	seen := map[string]bool{}
 	for _, f := range fused {
@@ -293,17 +359,16 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 			}
 			seen[d.Session] = true
 		}
-		resp.Results = append(resp.Results, SearchResult{
+		out = append(out, SearchResult{
 			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
 			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
 			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight),
 		})
-		if len(resp.Results) == q.Limit {
+		if len(out) == q.Limit {
 			break
 		}
 	}
-	resp.Took = time.Since(start)
-	return resp, nil
+	return out
 }
 
 func idsOf(s []Scored) []string {
@@ -362,35 +427,42 @@ func (q *SearchQuery) ftsFilter() (ftsapi.Filter, error) {
 
 // accepts applies the filters to a document (for vector candidates).
 func (q *SearchQuery) accepts(d *hit) bool {
+	return q.acceptsSource(d) && inWindow(d.Time, q.Since, q.Until) && q.acceptsBlock(d)
+}
+
+// acceptsSource applies the filters on where a document comes from: kind,
+// project, session, role and subagent.
+func (q *SearchQuery) acceptsSource(d *hit) bool {
 	kinds, _ := docKinds(q.Kinds)
-	if len(kinds) > 0 && !contains(kinds, d.Kind) {
-		return false
-	}
-	if len(q.Projects) > 0 && !contains(q.Projects, d.Project) {
+	if !allows(kinds, d.Kind) || !allows(q.Projects, d.Project) || !allows(q.Roles, d.Role) {
 		return false
 	}
 	if q.Session != "" && d.Session != q.Session {
 		return false
 	}
-	if len(q.Roles) > 0 && !contains(q.Roles, d.Role) {
-		return false
-	}
-	if !q.Since.IsZero() && (d.Time.IsZero() || d.Time.Before(q.Since)) {
-		return false
-	}
-	if !q.Until.IsZero() && (d.Time.IsZero() || d.Time.After(q.Until)) {
-		return false
-	}
-	if q.Subagents != nil && *q.Subagents != d.Subagent {
-		return false
-	}
+	return q.Subagents == nil || *q.Subagents == d.Subagent
+}
+
+// acceptsBlock applies the thinking and tool output exclusions.
+func (q *SearchQuery) acceptsBlock(d *hit) bool {
 	if q.NoThinking && strings.Contains(d.Block, "thinking") {
 		return false
 	}
-	if q.NoToolOutput && d.Block == "tool_result" {
+	return !q.NoToolOutput || d.Block != "tool_result"
+}
+
+// allows reports whether s is in list; an empty list allows everything.
+func allows(list []string, s string) bool {
+	return len(list) == 0 || contains(list, s)
+}
+
+// inWindow reports whether t is within [since, until], either end open
+// when zero; an unknown (zero) t is outside any window.
+func inWindow(t, since, until time.Time) bool {
+	if !since.IsZero() && (t.IsZero() || t.Before(since)) {
 		return false
 	}
-	return true
+	return until.IsZero() || (!t.IsZero() && !t.After(until))
 }
 
 func contains(list []string, s string) bool {
