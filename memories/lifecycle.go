@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/embed"
@@ -116,26 +117,43 @@ func (s *Service) validate(n *NewMemory) error {
 	if n.Importance == 0 {
 		n.Importance = 3
 	}
-	if n.Importance < 1 || n.Importance > 5 {
-		return fmt.Errorf("importance %d is out of range: use 1 (minor) to 5 (critical)", n.Importance)
+	if err := checkImportance(n.Importance); err != nil {
+		return err
 	}
 	n.Tags = cleanTags(n.Tags)
 	if n.Origin == "" {
 		n.Origin = OriginManual
 	}
-	if n.Status == "" {
-		switch {
-		case n.Origin == OriginRemember && s.cfg.Memories.RememberStatus == string(Approved):
-			n.Status = Approved
-		case s.autoApproved(n.Type):
-			n.Status = Approved
-		default:
-			n.Status = Pending
-		}
-	} else if _, err := ParseStatus(string(n.Status)); err != nil {
+	if err := s.defaultStatus(n); err != nil {
 		return err
 	}
 	n.SourceUUIDs = uniq(n.SourceUUIDs)
+	return nil
+}
+
+// checkImportance rejects an importance outside 1-5.
+func checkImportance(imp int) error {
+	if imp < 1 || imp > 5 {
+		return fmt.Errorf("importance %d is out of range: use 1 (minor) to 5 (critical)", imp)
+	}
+	return nil
+}
+
+// defaultStatus checks n's status or, when it has none, sets the one its
+// origin and type start with.
+func (s *Service) defaultStatus(n *NewMemory) error {
+	if n.Status != "" {
+		_, err := ParseStatus(string(n.Status))
+		return err
+	}
+	switch {
+	case n.Origin == OriginRemember && s.cfg.Memories.RememberStatus == string(Approved):
+		n.Status = Approved
+	case s.autoApproved(n.Type):
+		n.Status = Approved
+	default:
+		n.Status = Pending
+	}
 	return nil
 }
 
@@ -165,102 +183,154 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 	if err := s.validate(&n); err != nil {
 		return AddResult{}, err
 	}
-	// A project's memory is compared with that project's and global ones
-	// only; a global one with every memory.
-	var mc *memCache
-	if ws != nil && ws.mc != nil && (ws.mc.project == "" || ws.mc.project == n.Project) {
-		mc = ws.mc // a batch owns the cache until it flushes
-	} else {
-		var err error
-		if mc, err = s.loadCache(ctx, false, n.Project); err != nil {
-			return AddResult{}, err
-		}
-		if ws != nil {
-			ws.mc = mc
-		}
+	mc, err := s.addCache(ctx, n.Project, ws)
+	if err != nil {
+		return AddResult{}, err
 	}
 	now := s.now().UTC()
+	cands, vec, neg := s.similarTo(mc, &n)
+	if res, done, err := s.addToDuplicate(ctx, &n, cands, vec, now, dry, ws); done {
+		return res, err
+	}
+	mem, conflicts := newMemory(n, now, mc, cands, neg)
+	res := AddResult{Memory: &mem, Action: ActionAdded, Conflicts: conflicts}
+	if dry {
+		return res, nil
+	}
+	if err := s.saveRow(ctx, toRow(&mem), vec, ws); err != nil {
+		return AddResult{}, err
+	}
+	if mem.Status != Approved {
+		return res, nil
+	}
+	if ws != nil {
+		ws.supersede(mem.Links, now)
+		return res, nil
+	}
+	return res, s.applySupersedes(ctx, &mem)
+}
+
+// addCache is the cache a memory of project is compared with: that
+// project's memories and global ones (a global memory's: every memory). A
+// batch owns its cache until it flushes.
+func (s *Service) addCache(ctx context.Context, project string, ws *writeSet) (*memCache, error) {
+	if ws != nil && ws.mc != nil && (ws.mc.project == "" || ws.mc.project == project) {
+		return ws.mc, nil
+	}
+	mc, err := s.loadCache(ctx, false, project)
+	if err != nil {
+		return nil, err
+	}
+	if ws != nil {
+		ws.mc = mc
+	}
+	return mc, nil
+}
+
+// similarTo returns the memories of mc similar to n (best first), n's
+// vector, and whether n is negated.
+func (s *Service) similarTo(mc *memCache, n *NewMemory) (cands []match, vec []float32, neg bool) {
 	toks, neg := tokens(n.Content + " " + strings.Join(n.Tags, " "))
-	vec := s.vectorOf(n.Content)
+	vec = s.vectorOf(n.Content)
 	if mc.embedder == "" {
 		if m := s.embedder(); m != nil {
 			mc.embedder = m.ID()
 		}
 	}
-	cands := mc.similar(toks, vec, n.Project, "", string(n.Type), 12)
-	res := AddResult{Conflicts: []string{}}
+	return mc.similar(toks, vec, n.Project, "", string(n.Type), 12), vec, neg
+}
 
-	// A duplicate of an existing memory: the best one of the same type.
-	for _, m := range cands {
-		sameType := m.c.row.Type == string(n.Type)
-		if !m.isDuplicate(sameType) {
+// liveDuplicate is the best duplicate of a memory of type typ among cands
+// (best first), skipping superseded and archived ones; nil when none.
+func liveDuplicate(cands []match, typ Type) *match {
+	for i := range cands {
+		m := &cands[i]
+		if !m.isDuplicate(m.c.row.Type == string(typ)) {
 			continue
 		}
-		old := *m.c.row
-		switch Status(old.Status) {
-		case Rejected:
-			mem := fromRow(&old, now)
-			return AddResult{Memory: &mem, Action: ActionSkippedRejected, Conflicts: []string{}}, nil
+		switch Status(m.c.row.Status) {
 		case Superseded, Archived:
 			continue
 		}
-		before := m.c.row
-		old.SourceUUIDs = append(slices.Clone(old.SourceUUIDs), n.SourceUUIDs...)
-		old.SourceUUIDs = uniq(old.SourceUUIDs)
-		if len(old.SourceUUIDs) > maxSourceUUIDs {
-			old.SourceUUIDs = old.SourceUUIDs[len(old.SourceUUIDs)-maxSourceUUIDs:]
-		}
-		old.Tags = cleanTags(append(slices.Clone(old.Tags), n.Tags...))
-		old.Importance = max(old.Importance, n.Importance)
-		old.Updated = now
-		action := ActionBumped
-		switch {
-		case m.jaccard >= sameJaccard || normalized(old.Content) == normalized(n.Content):
-			if slices.Equal(old.SourceUUIDs, before.SourceUUIDs) && slices.Equal(old.Tags, before.Tags) && old.Importance == before.Importance {
-				// Seen before, nothing new (a memory file imported
-				// again): no write, and its age stays.
-				mem := fromRow(before, now)
-				return AddResult{Memory: &mem, Action: ActionBumped, Conflicts: []string{}, Unchanged: true}, nil
-			}
-		case Status(old.Status) == Pending:
-			// The newer wording of a fact still in review replaces the
-			// older, unless it says much less.
-			action = ActionMerged
-			if len(n.Content)*5 >= len(old.Content)*4 {
-				old.Content = n.Content
-				if n.SourceSession != "" {
-					old.SourceSession = n.SourceSession
-				}
-			}
-		default:
-			// An approved memory said differently: propose the new wording
-			// as its replacement.
-			n.Supersedes = append(n.Supersedes, old.ID)
-			action = ""
-		}
-		if action == "" {
-			break
-		}
-		if !dry {
-			var v []float32
-			if action == ActionMerged {
-				v = vec
-			}
-			if ws != nil {
-				ws.put(&old, v)
-				mc.put(&old, v)
-			} else {
-				if err := s.st.MemSave(ctx, &old); err != nil {
-					return AddResult{}, err
-				}
-				s.wrote(ctx, 1, []*index.MemRow{&old}, map[string][]float32{old.ID: v}, nil)
-			}
-		}
-		mem := fromRow(&old, now)
-		res.Memory, res.Action = &mem, action
-		return res, nil
+		return m
 	}
+	return nil
+}
 
+// addToDuplicate handles n when it duplicates a stored memory: a rejected
+// one skips it, a near-copy is bumped, a pending one merged. done is false
+// when n is still to be added: no duplicate, or an approved one said
+// differently, which n then supersedes (added to n.Supersedes).
+func (s *Service) addToDuplicate(ctx context.Context, n *NewMemory, cands []match, vec []float32, now time.Time, dry bool, ws *writeSet) (res AddResult, done bool, err error) {
+	d := liveDuplicate(cands, n.Type)
+	if d == nil {
+		return AddResult{}, false, nil
+	}
+	if Status(d.c.row.Status) == Rejected {
+		old := *d.c.row
+		mem := fromRow(&old, now)
+		return AddResult{Memory: &mem, Action: ActionSkippedRejected, Conflicts: []string{}}, true, nil
+	}
+	old, action, unchanged := mergeDuplicate(*d, n, now)
+	switch {
+	case unchanged:
+		// Seen before, nothing new (a memory file imported again): no
+		// write, and its age stays.
+		mem := fromRow(d.c.row, now)
+		return AddResult{Memory: &mem, Action: ActionBumped, Conflicts: []string{}, Unchanged: true}, true, nil
+	case action == "":
+		n.Supersedes = append(n.Supersedes, old.ID)
+		return AddResult{}, false, nil
+	}
+	if !dry {
+		var v []float32
+		if action == ActionMerged {
+			v = vec
+		}
+		if err := s.saveRow(ctx, &old, v, ws); err != nil {
+			return AddResult{}, true, err
+		}
+	}
+	mem := fromRow(&old, now)
+	return AddResult{Memory: &mem, Action: action, Conflicts: []string{}}, true, nil
+}
+
+// mergeDuplicate folds n into a copy of its duplicate d: d gains n's
+// sources, tags and the higher importance and, when still pending, n's
+// newer wording unless it says much less. The action is ActionBumped for
+// the same memory again (unchanged when that records nothing new),
+// ActionMerged for a pending one, and "" for an approved memory said
+// differently, which n should replace rather than change.
+func mergeDuplicate(d match, n *NewMemory, now time.Time) (old index.MemRow, action string, unchanged bool) {
+	before := d.c.row
+	old = *before
+	old.SourceUUIDs = uniq(append(slices.Clone(old.SourceUUIDs), n.SourceUUIDs...))
+	if len(old.SourceUUIDs) > maxSourceUUIDs {
+		old.SourceUUIDs = old.SourceUUIDs[len(old.SourceUUIDs)-maxSourceUUIDs:]
+	}
+	old.Tags = cleanTags(append(slices.Clone(old.Tags), n.Tags...))
+	old.Importance = max(old.Importance, n.Importance)
+	old.Updated = now
+	switch {
+	case d.jaccard >= sameJaccard || normalized(old.Content) == normalized(n.Content):
+		unchanged = slices.Equal(old.SourceUUIDs, before.SourceUUIDs) && slices.Equal(old.Tags, before.Tags) && old.Importance == before.Importance
+		return old, ActionBumped, unchanged
+	case Status(old.Status) == Pending:
+		if len(n.Content)*5 >= len(old.Content)*4 {
+			old.Content = n.Content
+			if n.SourceSession != "" {
+				old.SourceSession = n.SourceSession
+			}
+		}
+		return old, ActionMerged, false
+	}
+	return old, "", false
+}
+
+// newMemory is the memory n adds, linked to what it supersedes (of the
+// memories mc holds), contradicts (returned as conflicts too) and, up to
+// five links in all, relates to.
+func newMemory(n NewMemory, now time.Time, mc *memCache, cands []match, neg bool) (Memory, []string) {
 	mem := Memory{ID: newID("m-"), Project: n.Project, Type: n.Type, Content: n.Content, Tags: n.Tags,
 		Importance: n.Importance, Status: n.Status, SourceSession: n.SourceSession, SourceUUIDs: n.SourceUUIDs,
 		Origin: n.Origin, Created: now, Updated: now, Links: []Link{}}
@@ -269,59 +339,73 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 			mem.Links = append(mem.Links, Link{Kind: Supersedes, Target: id})
 		}
 	}
+	conflicts := []string{}
 	for _, m := range cands {
-		st := Status(m.c.row.Status)
-		if st == Rejected || st == Superseded || st == Archived || m.c.row.ID == "" || hasLink(mem.Links, m.c.row.ID) {
-			continue
-		}
-		if m.jaccard < relatedJaccard && m.cosine < dupCosine {
+		id := m.c.row.ID
+		if !linkable(m) || hasLink(mem.Links, id) {
 			continue
 		}
 		if m.c.row.Type == string(n.Type) && m.c.neg != neg && m.jaccard >= relatedJaccard {
-			mem.Links = append(mem.Links, Link{Kind: Contradicts, Target: m.c.row.ID})
-			res.Conflicts = append(res.Conflicts, m.c.row.ID)
+			mem.Links = append(mem.Links, Link{Kind: Contradicts, Target: id})
+			conflicts = append(conflicts, id)
 			continue
 		}
 		if len(mem.Links) < 5 {
-			mem.Links = append(mem.Links, Link{Kind: Related, Target: m.c.row.ID})
+			mem.Links = append(mem.Links, Link{Kind: Related, Target: id})
 		}
 	}
 	mem.Confidence = confidence(mem.Type, mem.Updated, now)
-	res.Memory, res.Action = &mem, ActionAdded
-	if dry {
-		return res, nil
+	return mem, conflicts
+}
+
+// linkable reports whether a new memory may link to the similar memory m:
+// a live one, close enough.
+func linkable(m match) bool {
+	switch Status(m.c.row.Status) {
+	case Rejected, Superseded, Archived:
+		return false
 	}
-	row := toRow(&mem)
+	if m.c.row.ID == "" {
+		return false
+	}
+	return m.jaccard >= relatedJaccard || m.cosine >= dupCosine
+}
+
+// saveRow stores row and its vector: at once, or, with a write set, in it
+// and its cache.
+func (s *Service) saveRow(ctx context.Context, row *index.MemRow, vec []float32, ws *writeSet) error {
 	if ws != nil {
 		ws.put(row, vec)
-		mc.put(row, vec)
-		if mem.Status == Approved {
-			for _, l := range mem.Links {
-				if c := mc.byID[l.Target]; c != nil && l.Kind == Supersedes &&
-					(c.row.Status == string(Approved) || c.row.Status == string(Pending)) {
-					old := *c.row
-					old.Status, old.Updated = string(Superseded), now
-					ws.put(&old, nil)
-					mc.put(&old, nil)
-				}
-			}
-		}
-		return res, nil
+		ws.mc.put(row, vec)
+		return nil
 	}
 	if err := s.st.MemSave(ctx, row); err != nil {
-		return AddResult{}, err
+		return err
 	}
 	var vecs map[string][]float32
 	if vec != nil {
-		vecs = map[string][]float32{mem.ID: vec}
+		vecs = map[string][]float32{row.ID: vec}
 	}
 	s.wrote(ctx, 1, []*index.MemRow{row}, vecs, nil)
-	if mem.Status == Approved {
-		if err := s.applySupersedes(ctx, &mem); err != nil {
-			return res, err
+	return nil
+}
+
+// supersede marks, in the write set and its cache, the approved or pending
+// memories that links name as superseded.
+func (ws *writeSet) supersede(links []Link, now time.Time) {
+	for _, l := range links {
+		if l.Kind != Supersedes {
+			continue
 		}
+		c := ws.mc.byID[l.Target]
+		if c == nil || (c.row.Status != string(Approved) && c.row.Status != string(Pending)) {
+			continue
+		}
+		old := *c.row
+		old.Status, old.Updated = string(Superseded), now
+		ws.put(&old, nil)
+		ws.mc.put(&old, nil)
 	}
-	return res, nil
 }
 
 func hasLink(ls []Link, id string) bool {
@@ -429,6 +513,22 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 	if err != nil {
 		return nil, err
 	}
+	vecs, err := s.applyUpdate(r, u)
+	if err != nil {
+		return nil, err
+	}
+	r.Updated = s.now().UTC()
+	if err := s.st.MemSave(ctx, r); err != nil {
+		return nil, err
+	}
+	s.wrote(ctx, 1, []*index.MemRow{r}, vecs, nil)
+	m := fromRow(r, s.now())
+	return &m, nil
+}
+
+// applyUpdate sets u's fields on r, checked, and returns r's new vector
+// when its content changed.
+func (s *Service) applyUpdate(r *index.MemRow, u Update) (map[string][]float32, error) {
 	var vecs map[string][]float32
 	if u.Content != nil {
 		c := cut(clean(*u.Content), MaxContent)
@@ -448,8 +548,8 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 		r.Type = string(t)
 	}
 	if u.Importance != nil {
-		if *u.Importance < 1 || *u.Importance > 5 {
-			return nil, fmt.Errorf("importance %d is out of range: use 1 (minor) to 5 (critical)", *u.Importance)
+		if err := checkImportance(*u.Importance); err != nil {
+			return nil, err
 		}
 		r.Importance = *u.Importance
 	}
@@ -459,13 +559,7 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 	if u.Project != nil {
 		r.Project = strings.TrimSpace(*u.Project)
 	}
-	r.Updated = s.now().UTC()
-	if err := s.st.MemSave(ctx, r); err != nil {
-		return nil, err
-	}
-	s.wrote(ctx, 1, []*index.MemRow{r}, vecs, nil)
-	m := fromRow(r, s.now())
-	return &m, nil
+	return vecs, nil
 }
 
 // Delete removes a memory; Undo brings back the latest deletion.

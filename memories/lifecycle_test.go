@@ -158,3 +158,37 @@ func abs(f float64) float64 {
 	}
 	return f
 }
+
+// An approved memory added in a batch (an extraction's write set) marks
+// the approved or pending memories it supersedes, in the batch's cache
+// and, once flushed, in the store; a rejected one stays as it is.
+func TestAddBatchApprovedSupersedes(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	old := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "The staging database listens on port 5433", Status: Approved})
+	pend := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "Redis keys expire after one hour in the cache layer"})
+	rej := mustAdd(t, s, NewMemory{Project: "/p", Type: Pattern, Content: "Handlers return typed errors wrapped with fmt.Errorf", Status: Rejected})
+	s.mu.Lock()
+	var ws writeSet
+	r, err := s.add(ctx, NewMemory{Project: "/p", Type: Decision, Content: "Staging moved to the managed Postgres cluster on port 6432",
+		Status: Approved, Supersedes: []string{old.Memory.ID, pend.Memory.ID, rej.Memory.ID, "m-unknown1"}}, false, &ws)
+	if err == nil {
+		if c := ws.mc.byID[old.Memory.ID]; c == nil || c.row.Status != string(Superseded) {
+			t.Errorf("the batch's cache does not show %s superseded", old.Memory.ID)
+		}
+		err = s.flush(ctx, &ws)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Action != ActionAdded || len(r.Memory.Links) < 3 {
+		t.Fatalf("add: %+v", r)
+	}
+	for id, want := range map[string]Status{old.Memory.ID: Superseded, pend.Memory.ID: Superseded, rej.Memory.ID: Rejected, r.Memory.ID: Approved} {
+		m, err := s.Get(ctx, id)
+		if err != nil || m.Status != want {
+			t.Errorf("%s: %v, status %s, want %s", id, err, m.Status, want)
+		}
+	}
+}
