@@ -126,18 +126,36 @@ func (s *Server) memSearch(ctx context.Context, _ *mcp.CallToolRequest, in MemSe
 		}
 		types = append(types, pt)
 	}
-	rs, err := s.o.Memories.Search(ctx, strings.TrimSpace(in.Query), types, in.Tags, maxMemories)
+	if err := s.searchInto(ctx, &out, strings.TrimSpace(in.Query), types, in.Tags, true); err != nil {
+		return nil, out, err
+	}
+	out.finish("No memory matches. Try other words, drop the type or tag filter, or search past sessions with memory_recall.")
+	return nil, out, nil
+}
+
+// searchInto appends the memories Search finds to out, with their scores
+// when scored (else 0).
+func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, types []memories.Type, tags []string, scored bool) error {
+	rs, err := s.o.Memories.Search(ctx, query, types, tags, maxMemories)
 	if err != nil {
-		return nil, out, toolError("searching memories failed: %v", err)
+		return toolError("searching memories failed: %v", err)
 	}
 	for _, r := range rs {
-		out.Memories = append(out.Memories, memoryOut(r.Memory, r.Score))
+		score := 0.0
+		if scored {
+			score = r.Score
+		}
+		out.Memories = append(out.Memories, memoryOut(r.Memory, score))
 	}
-	out.Total = len(out.Memories)
-	if out.Total == 0 {
-		out.Hint = "No memory matches. Try other words, drop the type or tag filter, or search past sessions with memory_recall."
+	return nil
+}
+
+// finish sets Total, and Hint when nothing was found.
+func (o *MemListOut) finish(hint string) {
+	o.Total = len(o.Memories)
+	if o.Total == 0 {
+		o.Hint = hint
 	}
-	return nil, out, nil
 }
 
 type MemRelatedIn struct {
@@ -155,12 +173,8 @@ func (s *Server) memRelated(ctx context.Context, _ *mcp.CallToolRequest, in MemR
 		return nil, out, toolError("pass memory_id (from memory_search) or tags")
 	}
 	if id == "" {
-		rs, err := s.o.Memories.Search(ctx, "", nil, in.Tags, maxMemories)
-		if err != nil {
-			return nil, out, toolError("searching memories failed: %v", err)
-		}
-		for _, r := range rs {
-			out.Memories = append(out.Memories, memoryOut(r.Memory, 0))
+		if err := s.searchInto(ctx, &out, "", nil, in.Tags, false); err != nil {
+			return nil, out, err
 		}
 	} else {
 		ms, err := s.o.Memories.Related(ctx, id, in.Tags, maxMemories)
@@ -174,10 +188,7 @@ func (s *Server) memRelated(ctx context.Context, _ *mcp.CallToolRequest, in MemR
 			out.Memories = append(out.Memories, memoryOut(m, 0))
 		}
 	}
-	out.Total = len(out.Memories)
-	if out.Total == 0 {
-		out.Hint = "Nothing related found."
-	}
+	out.finish("Nothing related found.")
 	return nil, out, nil
 }
 
