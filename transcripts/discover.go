@@ -166,17 +166,9 @@ func (p *Project) scan(c *DirCache) []error {
 				f.Kind = MainFile
 				f.SessionID = base
 			}
-			if err := stat(&f); err != nil {
-				problems = append(problems, err)
-				continue
-			}
-			p.Files = append(p.Files, f)
+			p.addFile(f, &problems)
 		case name == "memory" && de.dir:
-			mds, err := c.readDir(path)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("reading %s: %w", path, err))
-			}
-			for _, md := range mds {
+			for _, md := range c.readSub(path, &problems) {
 				if strings.HasSuffix(md.name, ".md") && !md.dir {
 					p.MemoryFiles = append(p.MemoryFiles, filepath.Join(path, md.name))
 				}
@@ -198,6 +190,26 @@ func (p *Project) scan(c *DirCache) []error {
 	return problems
 }
 
+// readSub lists a subfolder of a project; a failure is noted in problems
+// and lists nothing.
+func (c *DirCache) readSub(path string, problems *[]error) []dirEnt {
+	ents, err := c.readDir(path)
+	if err != nil {
+		*problems = append(*problems, fmt.Errorf("reading %s: %w", path, err))
+	}
+	return ents
+}
+
+// addFile stats f and adds it to p.Files; a failure is noted in problems
+// instead.
+func (p *Project) addFile(f File, problems *[]error) {
+	if err := stat(&f); err != nil {
+		*problems = append(*problems, err)
+		return
+	}
+	p.Files = append(p.Files, f)
+}
+
 // scanSessionDir reads <sid>/subagents/ and <sid>/session-memory/.
 func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 	var problems []error
@@ -209,30 +221,18 @@ func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 		switch {
 		case e.name == "subagents" && e.dir:
 			subDir := filepath.Join(dir, "subagents")
-			subs, err := c.readDir(subDir)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("reading %s: %w", subDir, err))
-			}
-			for _, se := range subs {
+			for _, se := range c.readSub(subDir, &problems) {
 				name := se.name
 				if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") || se.dir {
 					continue
 				}
 				f := File{Path: filepath.Join(subDir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid,
 					AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
-				if err := stat(&f); err != nil {
-					problems = append(problems, err)
-					continue
-				}
-				p.Files = append(p.Files, f)
+				p.addFile(f, &problems)
 			}
 		case e.name == "session-memory" && e.dir:
 			smDir := filepath.Join(dir, "session-memory")
-			sms, err := c.readDir(smDir)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("reading %s: %w", smDir, err))
-			}
-			for _, sm := range sms {
+			for _, sm := range c.readSub(smDir, &problems) {
 				if sm.name == "summary.md" && !sm.dir {
 					if p.SessionMemory == nil {
 						p.SessionMemory = map[string]string{}
