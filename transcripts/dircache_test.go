@@ -28,6 +28,30 @@ func ageTree(t *testing.T, root string) {
 	})
 }
 
+// agedAppTree writes a project -w-app with a session s1 and one subagent
+// file, every folder aged an hour; it returns the root and the project.
+func agedAppTree(t *testing.T) (dir, project string) {
+	t.Helper()
+	dir = t.TempDir()
+	project = filepath.Join(dir, "projects", "-w-app")
+	writeFile(t, filepath.Join(project, "s1.jsonl"), userLine("u1", "s1", "go"))
+	writeFile(t, filepath.Join(project, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
+	ageTree(t, dir)
+	return dir, project
+}
+
+// discoverCached runs DiscoverCached on dir with the cache loaded from b
+// and returns the cache and its new bytes.
+func discoverCached(t *testing.T, dir string, b []byte) (*DirCache, []byte) {
+	t.Helper()
+	c := LoadDirCache(b)
+	if _, err := DiscoverCached(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := c.MarshalBinary()
+	return c, out
+}
+
 func TestDirCacheSameTreeAsDiscover(t *testing.T) {
 	want, err := Discover(sampleDir())
 	if err != nil {
@@ -48,21 +72,12 @@ func TestDirCacheSameTreeAsDiscover(t *testing.T) {
 }
 
 func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "projects", "-w-app")
-	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
-	ageTree(t, dir)
-	c := LoadDirCache(nil)
-	if _, err := DiscoverCached(dir, c); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := c.MarshalBinary()
+	dir, p := agedAppTree(t)
+	_, b := discoverCached(t, dir, nil)
 
 	// A new file changes its folder's mtime: found.
 	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u2", "s2", "go"))
-	c = LoadDirCache(b)
-	tree, _ := DiscoverCached(dir, c)
+	tree, _ := DiscoverCached(dir, LoadDirCache(b))
 	if len(tree.Files()) != 3 {
 		t.Fatalf("new file missed: %v", paths(tree))
 	}
@@ -70,9 +85,7 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	// A folder whose mtime did not move is not read again: its listing
 	// comes from the cache (shown by a file hidden behind a restored mtime).
 	ageTree(t, dir)
-	c = LoadDirCache(nil)
-	DiscoverCached(dir, c)
-	b, _ = c.MarshalBinary()
+	_, b = discoverCached(t, dir, nil)
 	sub := filepath.Join(p, "s1", "subagents")
 	fi, _ := os.Stat(sub)
 	writeFile(t, filepath.Join(sub, "agent-b.jsonl"), userLine("x2", "s1", "sub"))
@@ -90,9 +103,7 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	// is read again even with the same mtime (racy listing).
 	now := time.Now()
 	os.Chtimes(sub, now, now)
-	c = LoadDirCache(nil)
-	DiscoverCached(dir, c)
-	b, _ = c.MarshalBinary()
+	_, b = discoverCached(t, dir, nil)
 	writeFile(t, filepath.Join(sub, "agent-c.jsonl"), userLine("x3", "s1", "sub"))
 	os.Chtimes(sub, now, now)
 	if tree, _ := DiscoverCached(dir, LoadDirCache(b)); len(tree.Files()) != 5 {
@@ -104,25 +115,12 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 // reports no change (its file need not be rewritten); a new folder, a
 // changed one or a vanished one does.
 func TestDirCacheChanged(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "projects", "-w-app")
-	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
-	ageTree(t, dir)
-	discover := func(b []byte) (*DirCache, []byte) {
-		t.Helper()
-		c := LoadDirCache(b)
-		if _, err := DiscoverCached(dir, c); err != nil {
-			t.Fatal(err)
-		}
-		out, _ := c.MarshalBinary()
-		return c, out
-	}
-	c, b := discover(nil)
+	dir, p := agedAppTree(t)
+	c, b := discoverCached(t, dir, nil)
 	if !c.Changed() {
 		t.Fatal("a first discovery reports no change")
 	}
-	if c, _ = discover(b); c.Changed() {
+	if c, _ = discoverCached(t, dir, b); c.Changed() {
 		t.Fatal("nothing moved, yet a change is reported")
 	}
 	// A grown file does not touch its folder: still no change.
@@ -132,20 +130,20 @@ func TestDirCacheChanged(t *testing.T) {
 	}
 	f.WriteString(userLine("u2", "s1", "more"))
 	f.Close()
-	if c, _ = discover(b); c.Changed() {
+	if c, _ = discoverCached(t, dir, b); c.Changed() {
 		t.Fatal("a grown file reported as a folder change")
 	}
 	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u3", "s2", "go"))
-	if c, _ = discover(b); !c.Changed() {
+	if c, _ = discoverCached(t, dir, b); !c.Changed() {
 		t.Fatal("a new file is not a change")
 	}
 	ageTree(t, dir)
-	_, b = discover(nil)
+	_, b = discoverCached(t, dir, nil)
 	if err := os.RemoveAll(filepath.Join(p, "s1")); err != nil {
 		t.Fatal(err)
 	}
 	ageTree(t, dir)
-	if c, _ = discover(b); !c.Changed() {
+	if c, _ = discoverCached(t, dir, b); !c.Changed() {
 		t.Fatal("a removed folder is not a change")
 	}
 }
