@@ -10,7 +10,6 @@ import (
 
 func init() { register(newConfigCmd) }
 
-
 func newConfigCmd(o *Options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
@@ -21,15 +20,6 @@ import (
 )
 
 func init() { register(newMemoriesCmd) }
-
-// openMemories opens the store (without syncing) and the memory service.
-func openMemories(o *Options) (*memories.Service, *index.Store, error) {
-	a, err := openApp(o, app.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	return a.Memories, a.Store, nil
-}
 
 // resolveProject turns --project into one stored project path, by the
 // store's one rule (index.Store.MatchProjects).

@@ -140,7 +140,6 @@ func newSearchCmd(o *Options) *cobra.Command {
 
 func ptr[T any](v T) *T { return &v }
 
-
 // parseSince reads 7d, 24h, 90m, 2w or a date.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)

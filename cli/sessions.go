@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -90,36 +89,6 @@ func sessionJSON(s *transcripts.Session) SessionJSON {
 	return j
 }
 
-// scan reads every transcript under the Claude dir, reporting problems on stderr.
-func scan(ctx context.Context, o *Options) (*transcripts.ScanResult, error) {
-	dir, err := o.ResolveClaudeDir()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := transcripts.Discover(dir)
-	if err != nil {
-		return nil, err
-	}
-	res, err := transcripts.Scan(ctx, tree, 0)
-	if err != nil {
-		return nil, err
-	}
-	reportProblems(o, res)
-	return res, nil
-}
-
-func reportProblems(o *Options, res *transcripts.ScanResult) {
-	for _, p := range res.Problems {
-		fmt.Fprintln(o.Stderr, "cairn: warning:", p)
-	}
-	if res.BadLines > 0 {
-		fmt.Fprintf(o.Stderr, "cairn: skipped %d unreadable line(s) in %d file(s); first ones:\n", res.BadLines, res.Files)
-		for _, le := range res.Errors {
-			fmt.Fprintln(o.Stderr, "  ", le.Error())
-		}
-	}
-}
-
 func newSessionsCmd(o *Options) *cobra.Command {
 	var project string
 	var days int
@@ -155,20 +124,6 @@ func newSessionsCmd(o *Options) *cobra.Command {
 	cmd.Flags().IntVar(&days, "days", 0, "only sessions active in the last N days")
 	addJSONFlag(cmd, o)
 	return cmd
-}
-
-func filterSessions(ss []*transcripts.Session, project string, days int, now time.Time) []*transcripts.Session {
-	var out []*transcripts.Session
-	for _, s := range ss {
-		if project != "" && !strings.Contains(s.ProjectPath, project) && !strings.Contains(s.Project, project) {
-			continue
-		}
-		if days > 0 && s.End.Before(now.AddDate(0, 0, -days)) {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 func printSessions(o *Options, ss []*transcripts.Session) error {

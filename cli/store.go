@@ -7,7 +7,6 @@ import (
 	"log"
 
 	"github.com/cairn-dev/cairn/app"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: index, search
 	"github.com/cairn-dev/cairn/memories"
@@ -27,24 +26,6 @@ func (o *Options) paths() app.Paths {
 // openApp opens cairn (folders, config, store, memories) for a command.
 func openApp(o *Options, ao app.Options) (*app.App, error) {
 	return app.Open(o.paths(), ao)
-}
-
-// openStore opens the store in the data dir, configured.
-func openStore(o *Options) (*index.Store, error) {
-	a, err := openApp(o, app.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return a.Store, nil
-}
-
-// loadConfig reads the config file of the data dir over the defaults.
-func loadConfig(o *Options) (config.Config, error) {
-	dir, err := o.ResolveDataDir()
-	if err != nil {
-		return config.Default(), err
-	}
-	return app.LoadConfig(dir)
 }
 
 // reportSync prints what a sync could not read.
