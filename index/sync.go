@@ -125,89 +125,131 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 		return st, err
 	}
 	st.Problems = append(st.Problems, tree.Problems...)
-	reappeared := 0
-	var jobs []transcripts.Job
-	var bytesTotal int64
-	seen := make(map[string]bool, len(known))
-	for _, p := range tree.Projects {
-		for _, f := range p.Files {
-			st.FilesScanned++
-			seen[f.Path] = true
-			k, ok := known[f.Path]
-			switch {
-			case !ok:
-				st.FilesNew++
-			case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano():
-				continue // unchanged
-			default:
-				st.FilesChanged++
-				if !k.present {
-					reappeared++
-				}
-			}
-			j := transcripts.Job{File: f}
-			if ok {
-				j.Cursor = k.cursor
-			}
-			jobs = append(jobs, j)
-			if n := f.Size - j.Cursor.Offset; n > 0 {
-				bytesTotal += n
-			}
-		}
-	}
-	var missing []int64
-	for path, k := range known {
-		if k.present && !seen[path] {
-			missing = append(missing, k.id)
-		}
-	}
-	st.FilesMissing = len(missing)
+	plan := planSync(tree, known, &st)
 
 	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(),
 		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}}
 	for _, p := range tree.Projects {
 		y.decoded(p.Name, p.DecodedPath)
 	}
-	var batch []*preparedFile
-	var batchEntries int
-	var batchBytes int64
-	prog := Progress{FilesTotal: len(jobs), BytesTotal: bytesTotal}
-	err = transcripts.ReadAll(ctx, jobs, opts.Workers, opts.Budget, func(r *transcripts.Result) error {
-		pf := y.prep.prepare(r)
-		batch = append(batch, pf)
-		batchEntries += len(pf.entries)
-		batchBytes += pf.bytes
-		prog.FilesDone++
-		prog.BytesDone += r.Job.File.Size - r.Job.Cursor.Offset
-		if batchEntries >= opts.BatchEntries || batchBytes >= opts.BatchBytes {
-			if err := y.apply(ctx, batch, nil); err != nil {
-				return err
-			}
-			batch, batchEntries, batchBytes = nil, 0, 0
-		}
-		if opts.Progress != nil {
-			prog.Entries = st.EntriesAdded
-			opts.Progress(prog)
-		}
-		return nil
-	})
+	batch, err := y.readAll(ctx, plan)
 	if err == nil {
-		// The last transaction also settles what depends on the whole
-		// sync: missing files, archived sessions, pending summaries.
-		if len(batch) > 0 || len(missing) > 0 || y.touched || s.summariesResolvable(ctx) {
-			presence := len(missing) > 0 || reappeared > 0
-			offered := opts.handoff != nil && st.Transactions == 0 && s.offerSpeculation(ctx, opts.handoff, batch)
-			if beforeLastTx != nil {
-				beforeLastTx(offered)
-			}
-			err = y.apply(ctx, batch, func(w *txWriter) error { return w.finish(missing, presence) })
-		}
+		err = y.settle(ctx, batch, plan)
 	}
 	st.Duration = time.Since(start)
 	if err != nil && errors.Is(err, context.Canceled) {
 		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
 	}
 	return st, err
+}
+
+// syncPlan is what a sync has to do, from comparing the listing with the
+// stored cursors.
+type syncPlan struct {
+	jobs       []transcripts.Job // new and changed files, from their cursors
+	bytesTotal int64             // bytes the jobs have to read
+	missing    []int64           // files present last time and gone now
+	reappeared int               // files missing last time and back now
+}
+
+// planSync compares the tree with the known files, counting what it finds
+// in st.
+func planSync(tree *transcripts.Tree, known map[string]knownFile, st *SyncStats) *syncPlan {
+	plan := &syncPlan{}
+	seen := make(map[string]bool, len(known))
+	for _, p := range tree.Projects {
+		for _, f := range p.Files {
+			st.FilesScanned++
+			seen[f.Path] = true
+			plan.consider(f, known, st)
+		}
+	}
+	for path, k := range known {
+		if k.present && !seen[path] {
+			plan.missing = append(plan.missing, k.id)
+		}
+	}
+	st.FilesMissing = len(plan.missing)
+	return plan
+}
+
+// consider queues a file for reading from its cursor, unless it is known
+// and unchanged.
+func (plan *syncPlan) consider(f transcripts.File, known map[string]knownFile, st *SyncStats) {
+	k, ok := known[f.Path]
+	switch {
+	case !ok:
+		st.FilesNew++
+	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano():
+		return // unchanged
+	default:
+		st.FilesChanged++
+		if !k.present {
+			plan.reappeared++
+		}
+	}
+	j := transcripts.Job{File: f, Cursor: k.cursor} // a new file's k is zero: from the start
+	plan.jobs = append(plan.jobs, j)
+	if n := f.Size - j.Cursor.Offset; n > 0 {
+		plan.bytesTotal += n
+	}
+}
+
+// fileBatch is the prepared files of the next transaction.
+type fileBatch struct {
+	files   []*preparedFile
+	entries int
+	bytes   int64
+}
+
+func (b *fileBatch) add(pf *preparedFile) {
+	b.files = append(b.files, pf)
+	b.entries += len(pf.entries)
+	b.bytes += pf.bytes
+}
+
+// full reports whether the batch is big enough to commit.
+func (b *fileBatch) full(opts *SyncOptions) bool {
+	return b.entries >= opts.BatchEntries || b.bytes >= opts.BatchBytes
+}
+
+// readAll reads and prepares the planned files, committing a transaction
+// whenever the batch is full. It returns the last batch, not yet written.
+func (y *syncer) readAll(ctx context.Context, plan *syncPlan) ([]*preparedFile, error) {
+	var batch fileBatch
+	prog := Progress{FilesTotal: len(plan.jobs), BytesTotal: plan.bytesTotal}
+	err := transcripts.ReadAll(ctx, plan.jobs, y.opts.Workers, y.opts.Budget, func(r *transcripts.Result) error {
+		batch.add(y.prep.prepare(r))
+		prog.FilesDone++
+		prog.BytesDone += r.Job.File.Size - r.Job.Cursor.Offset
+		if batch.full(&y.opts) {
+			if err := y.apply(ctx, batch.files, nil); err != nil {
+				return err
+			}
+			batch = fileBatch{}
+		}
+		if y.opts.Progress != nil {
+			prog.Entries = y.stats.EntriesAdded
+			y.opts.Progress(prog)
+		}
+		return nil
+	})
+	return batch.files, err
+}
+
+// settle writes the last transaction, which also settles what depends on
+// the whole sync: missing files, archived sessions, pending summaries. It
+// is skipped when there is nothing to write or settle.
+func (y *syncer) settle(ctx context.Context, batch []*preparedFile, plan *syncPlan) error {
+	if len(batch) == 0 && len(plan.missing) == 0 && !y.touched && !y.s.summariesResolvable(ctx) {
+		return nil
+	}
+	presence := len(plan.missing) > 0 || plan.reappeared > 0
+	offered := y.opts.handoff != nil && y.stats.Transactions == 0 && y.s.offerSpeculation(ctx, y.opts.handoff, batch)
+	if beforeLastTx != nil {
+		beforeLastTx(offered)
+	}
+	return y.apply(ctx, batch, func(w *txWriter) error { return w.finish(plan.missing, presence) })
 }
 
 // survey is the first step of a sync, started ahead (startSurvey): the
@@ -365,23 +407,7 @@ func (y *syncer) apply(ctx context.Context, batch []*preparedFile, final func(*t
 			return err
 		}
 		defer w.close()
-		for _, pf := range batch {
-			if err := w.file(pf); err != nil {
-				return err
-			}
-		}
-		if err := w.flushSessions(); err != nil {
-			return err
-		}
-		if final != nil {
-			if err := final(w); err != nil {
-				return err
-			}
-			if err := w.flushSessions(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.batch(batch, final)
 	})
 	if err != nil {
 		return err
@@ -389,6 +415,32 @@ func (y *syncer) apply(ctx context.Context, batch []*preparedFile, final func(*t
 	if y.opts.handoff != nil {
 		y.opts.handoff.push(w.fresh, w.flushed)
 	}
+	y.count(w, batch)
+	return nil
+}
+
+// batch writes the files, then runs final when set, writing the sessions
+// each step touched.
+func (w *txWriter) batch(batch []*preparedFile, final func(*txWriter) error) error {
+	for _, pf := range batch {
+		if err := w.file(pf); err != nil {
+			return err
+		}
+	}
+	if err := w.flushSessions(); err != nil {
+		return err
+	}
+	if final == nil {
+		return nil
+	}
+	if err := final(w); err != nil {
+		return err
+	}
+	return w.flushSessions()
+}
+
+// count adds a committed transaction to the statistics.
+func (y *syncer) count(w *txWriter, batch []*preparedFile) {
 	st := y.stats
 	st.Transactions++
 	st.EntriesAdded += w.added
@@ -399,22 +451,26 @@ func (y *syncer) apply(ctx context.Context, batch []*preparedFile, final func(*t
 		y.touched = true
 	}
 	for _, pf := range batch {
-		st.BytesRead += pf.stats.Bytes
-		st.BadLines += pf.stats.BadLines
-		if pf.stats.Restart {
-			st.Restarts++
-		}
-		for _, le := range pf.stats.Errors {
-			if len(st.LineErrors) < transcripts.MaxLineErrors {
-				st.LineErrors = append(st.LineErrors, le)
-			}
-		}
-		if pf.err != nil {
-			st.Problems = append(st.Problems, pf.err)
-		}
-		if pf.warning != nil {
-			st.Problems = append(st.Problems, pf.warning)
+		st.countFile(pf)
+	}
+}
+
+// countFile adds what reading one file found.
+func (st *SyncStats) countFile(pf *preparedFile) {
+	st.BytesRead += pf.stats.Bytes
+	st.BadLines += pf.stats.BadLines
+	if pf.stats.Restart {
+		st.Restarts++
+	}
+	for _, le := range pf.stats.Errors {
+		if len(st.LineErrors) < transcripts.MaxLineErrors {
+			st.LineErrors = append(st.LineErrors, le)
 		}
 	}
-	return nil
+	if pf.err != nil {
+		st.Problems = append(st.Problems, pf.err)
+	}
+	if pf.warning != nil {
+		st.Problems = append(st.Problems, pf.warning)
+	}
 }
