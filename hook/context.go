@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/index"
 )
@@ -81,34 +82,11 @@ func (h *handler) addSummaries(st *index.Store, sums []Summary, project string, 
 	if limit <= 0 || project == "" {
 		return
 	}
-	var lines []string
-	covered := map[string]bool{h.in.SessionID: true}
 	recent, err := recentSessions(st, project)
 	if err != nil {
 		h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
 	}
-	for _, s := range sums {
-		if covered[s.SessionID] || len(lines) >= limit {
-			continue
-		}
-		covered[s.SessionID] = true
-		// The session's own date, not the summary's.
-		for _, r := range recent {
-			if r.ID == s.SessionID && !r.Start.IsZero() {
-				s.Created = r.Start
-			}
-		}
-		lines = append(lines, summaryLine(s))
-	}
-	if len(lines) < limit {
-		for _, s := range recent {
-			if covered[s.ID] || len(lines) >= limit {
-				continue
-			}
-			covered[s.ID] = true
-			lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(s.Title, 200), shortID(s.ID)))
-		}
-	}
+	lines := sessionLines(sums, recent, h.in.SessionID, limit)
 	if len(lines) == 0 {
 		return
 	}
@@ -118,6 +96,38 @@ func (h *handler) addSummaries(st *index.Store, sums []Summary, project string, 
 	for _, l := range lines {
 		b.add(l)
 	}
+}
+
+// sessionLines are up to limit lines about the project's other sessions:
+// their summaries first (dated by the session, not the summary), then the
+// titles of recent sessions without one.
+func sessionLines(sums []Summary, recent []recentSession, self string, limit int) []string {
+	var lines []string
+	covered := map[string]bool{self: true}
+	started := map[string]time.Time{}
+	for _, r := range recent {
+		if !r.Start.IsZero() {
+			started[r.ID] = r.Start
+		}
+	}
+	for _, s := range sums {
+		if covered[s.SessionID] || len(lines) >= limit {
+			continue
+		}
+		covered[s.SessionID] = true
+		if t, ok := started[s.SessionID]; ok {
+			s.Created = t
+		}
+		lines = append(lines, summaryLine(s))
+	}
+	for _, s := range recent {
+		if covered[s.ID] || len(lines) >= limit {
+			continue
+		}
+		covered[s.ID] = true
+		lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(s.Title, 200), shortID(s.ID)))
+	}
+	return lines
 }
 
 // addMemories adds the memories that fit in up to two thirds of what is

@@ -41,57 +41,72 @@ func (h *handler) index(ctx context.Context) error {
 		return err
 	}
 	defer a.Close()
-	st := a.Store
 	trace("store open")
 	// The pipeline's cheap variant: this project's files from their
 	// cursors, then memories from the session's new entries.
 	run, err := a.Index(ctx, app.IndexOptions{Profile: app.Hook, Projects: []string{h.folder},
 		Extract: h.env.Memories != nil, Session: h.in.SessionID})
-	stats := run.Sync
-	h.res.Synced = stats.EntriesAdded
+	h.res.Synced = run.Sync.EntriesAdded
 	trace("synced")
 	defer trace("done")
-	for _, p := range stats.Problems {
+	for _, p := range run.Sync.Problems {
 		h.env.Log.Printf("%s: indexing: %v", h.in.Event, p)
 	}
 	if err != nil {
-		if errors.Is(err, index.ErrBusy) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			// Nothing is lost: the cursors did not move past what was
-			// not written.
-			h.env.Log.Printf("%s: indexing left for later (%v)", h.in.Event, err)
-			return nil
-		}
-		return fmt.Errorf("indexing %s: %w", h.folder, err)
+		return h.indexFailed(err)
 	}
-	h.res.Proposed = run.Proposed
-	if err := run.ExtractErr; err != nil && !errors.Is(err, index.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
-		h.env.Log.Printf("%s: extracting memories: %v", h.in.Event, err)
-	}
-	if run.ExtractDeferred {
-		// A model call takes seconds: hand it to a detached process.
-		h.res.Spawned = h.spawn("extract", h.in.SessionID)
-	}
-	if stats.Sessions > 0 {
-		if err := noteRecent(st, h.project(), h.in.SessionID); err != nil && !errors.Is(err, index.ErrBusy) {
-			h.env.Log.Printf("%s: noting the session: %v", h.in.Event, err)
-		}
+	h.extracted(run)
+	if run.Sync.Sessions > 0 {
+		h.logUnlessBusy("noting the session", noteRecent(a.Store, h.project(), h.in.SessionID))
 	}
 	if h.env.Memories == nil {
 		return nil
 	}
 	trace("session noted")
-	mem := h.env.Memories(st, h.cfg)
-	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
-	h.res.Checked, h.res.Used = checked, used
-	trace("usage scored")
-	if err != nil && !errors.Is(err, index.ErrBusy) {
-		h.env.Log.Printf("%s: scoring memory use: %v", h.in.Event, err)
-	}
+	h.scoreUsage(ctx, h.env.Memories(a.Store, h.cfg))
 	if h.in.Event == SessionEnd || h.in.Event == PreCompact {
 		// The session's summary reads all of it: not inside the hook.
 		h.res.Spawned = h.spawn("summary", h.in.SessionID) || h.res.Spawned
 	}
 	return nil
+}
+
+// indexFailed says what a failed sync means: a busy store or a deadline
+// loses nothing (the cursors did not move past what was not written).
+func (h *handler) indexFailed(err error) error {
+	if errors.Is(err, index.ErrBusy) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		h.env.Log.Printf("%s: indexing left for later (%v)", h.in.Event, err)
+		return nil
+	}
+	return fmt.Errorf("indexing %s: %w", h.folder, err)
+}
+
+// extracted records the post-index extraction, and hands an Ollama
+// extraction (seconds a call) to a detached process.
+func (h *handler) extracted(run app.IndexResult) {
+	h.res.Proposed = run.Proposed
+	if !errors.Is(run.ExtractErr, context.DeadlineExceeded) {
+		h.logUnlessBusy("extracting memories", run.ExtractErr)
+	}
+	if run.ExtractDeferred {
+		h.res.Spawned = h.spawn("extract", h.in.SessionID)
+	}
+}
+
+// scoreUsage decides which injected memories the new entries used.
+func (h *handler) scoreUsage(ctx context.Context, mem Memories) {
+	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
+	h.res.Checked, h.res.Used = checked, used
+	trace("usage scored")
+	h.logUnlessBusy("scoring memory use", err)
+}
+
+// logUnlessBusy logs a step's error, unless it is a busy store (the next
+// hook does the work).
+func (h *handler) logUnlessBusy(step string, err error) {
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		h.env.Log.Printf("%s: %s: %v", h.in.Event, step, err)
+	}
 }
 
 // spawnEvery limits detached background runs.
