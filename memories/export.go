@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -86,50 +87,60 @@ func (s *Service) ExportJSONL(ctx context.Context, w io.Writer) (ExportCounts, e
 	if err != nil {
 		return c, err
 	}
-	bw := bufio.NewWriter(w)
-	enc := func(r exportRecord) error {
-		b, err := json.Marshal(r, json.Deterministic(true))
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		return bw.WriteByte('\n')
-	}
+	out := jsonlWriter{bufio.NewWriter(w)}
 	now := s.now().UTC()
-	if err := enc(exportRecord{Kind: "cairn-export", Version: ExportVersion, Written: &now}); err != nil {
+	if err := out.write(exportRecord{Kind: "cairn-export", Version: ExportVersion, Written: &now}); err != nil {
 		return c, err
 	}
 	for _, m := range mems {
-		if m.Tags == nil {
-			m.Tags = []string{}
-		}
-		if m.SourceUUIDs == nil {
-			m.SourceUUIDs = []string{}
-		}
-		if m.Links == nil {
-			m.Links = []index.MemLink{}
-		}
-		if err := enc(exportRecord{Kind: "memory", Memory: m}); err != nil {
+		if err := out.write(exportRecord{Kind: "memory", Memory: withEmptyLists(m)}); err != nil {
 			return c, err
 		}
 		c.Memories++
 		c.Links += len(m.Links)
 	}
 	for _, sm := range sums {
-		if err := enc(exportRecord{Kind: "summary", Summary: &exportSummary{Session: sm.Session, Project: sm.Project,
+		if err := out.write(exportRecord{Kind: "summary", Summary: &exportSummary{Session: sm.Session, Project: sm.Project,
 			Source: sm.Source, Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created}}); err != nil {
 			return c, err
 		}
 		c.Summaries++
 	}
 	for _, d := range drafts {
-		if err := enc(exportRecord{Kind: "draft", Draft: &exportDraft{ID: d.ID, Session: d.Session, Project: d.Project,
+		if err := out.write(exportRecord{Kind: "draft", Draft: &exportDraft{ID: d.ID, Session: d.Session, Project: d.Project,
 			Markdown: d.Markdown, Status: d.Status, Created: d.Created, Updated: d.Updated}}); err != nil {
 			return c, err
 		}
 		c.Drafts++
 	}
-	return c, bw.Flush()
+	return c, out.Flush()
+}
+
+// jsonlWriter writes records as JSON lines.
+type jsonlWriter struct{ *bufio.Writer }
+
+func (w jsonlWriter) write(r exportRecord) error {
+	b, err := json.Marshal(r, json.Deterministic(true))
+	if err != nil {
+		return err
+	}
+	w.Write(b)
+	return w.WriteByte('\n')
+}
+
+// withEmptyLists gives m empty lists where it has none, so an export says
+// [] rather than null.
+func withEmptyLists(m *index.MemRow) *index.MemRow {
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if m.SourceUUIDs == nil {
+		m.SourceUUIDs = []string{}
+	}
+	if m.Links == nil {
+		m.Links = []index.MemLink{}
+	}
+	return m
 }
 
 // ExportMarkdown writes memories by project and type, then summaries, for
@@ -146,58 +157,64 @@ func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer) (ExportCounts
 	for _, m := range mems {
 		byProject[m.Project] = append(byProject[m.Project], m)
 	}
-	projects := make([]string, 0, len(byProject))
-	for p := range byProject {
-		projects = append(projects, p)
+	for _, p := range slices.Sorted(maps.Keys(byProject)) {
+		writeProjectMarkdown(bw, p, byProject[p], &c)
 	}
-	slices.Sort(projects)
-	for _, p := range projects {
-		name := p
-		if name == "" {
-			name = "Global"
-		}
-		fmt.Fprintf(bw, "\n## %s\n", name)
-		for _, t := range Types {
-			var ms []*index.MemRow
-			for _, m := range byProject[p] {
-				if m.Type == string(t) {
-					ms = append(ms, m)
-				}
-			}
-			if len(ms) == 0 {
-				continue
-			}
-			fmt.Fprintf(bw, "\n### %s\n\n", typeHeadings[t])
-			for _, m := range ms {
-				fmt.Fprintf(bw, "- [%s] %s (%s, importance %d", m.Status, oneLine(m.Content), m.ID, m.Importance)
-				if len(m.Tags) > 0 {
-					fmt.Fprintf(bw, ", tags %s", strings.Join(m.Tags, ", "))
-				}
-				for _, l := range m.Links {
-					fmt.Fprintf(bw, ", %s %s", l.Kind, l.Target)
-				}
-				bw.WriteString(")\n")
-				c.Memories++
-				c.Links += len(m.Links)
-			}
-		}
-	}
-	if len(sums) > 0 {
-		bw.WriteString("\n## Session summaries\n")
-		for _, sm := range sums {
-			fmt.Fprintf(bw, "\n### Session %s (%s, %s)\n\n", sm.Session, sm.Source, sm.Created.Format("2006-01-02"))
-			md := strings.TrimSpace(sm.Markdown)
-			// Demote the summary's headings below ours.
-			for _, line := range strings.Split(md, "\n") {
-				if strings.HasPrefix(line, "#") {
-					line = "###" + line
-				}
-				bw.WriteString(line + "\n")
-			}
-			c.Summaries++
-		}
-	}
+	writeSummariesMarkdown(bw, sums, &c)
 	return c, bw.Flush()
+}
+
+// writeProjectMarkdown writes a project's memories ("" = global) by type.
+func writeProjectMarkdown(bw *bufio.Writer, project string, mems []*index.MemRow, c *ExportCounts) {
+	name := project
+	if name == "" {
+		name = "Global"
+	}
+	fmt.Fprintf(bw, "\n## %s\n", name)
+	for _, t := range Types {
+		ms := slices.DeleteFunc(slices.Clone(mems), func(m *index.MemRow) bool { return m.Type != string(t) })
+		if len(ms) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n### %s\n\n", typeHeadings[t])
+		for _, m := range ms {
+			writeMemoryMarkdown(bw, m)
+			c.Memories++
+			c.Links += len(m.Links)
+		}
+	}
+}
+
+// writeMemoryMarkdown writes a memory as a list item: status, content,
+// then id, importance, tags and links in brackets.
+func writeMemoryMarkdown(bw *bufio.Writer, m *index.MemRow) {
+	fmt.Fprintf(bw, "- [%s] %s (%s, importance %d", m.Status, oneLine(m.Content), m.ID, m.Importance)
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(bw, ", tags %s", strings.Join(m.Tags, ", "))
+	}
+	for _, l := range m.Links {
+		fmt.Fprintf(bw, ", %s %s", l.Kind, l.Target)
+	}
+	bw.WriteString(")\n")
+}
+
+// writeSummariesMarkdown writes the session summaries, their headings
+// demoted below the export's.
+func writeSummariesMarkdown(bw *bufio.Writer, sums []*index.SummaryRow, c *ExportCounts) {
+	if len(sums) == 0 {
+		return
+	}
+	bw.WriteString("\n## Session summaries\n")
+	for _, sm := range sums {
+		fmt.Fprintf(bw, "\n### Session %s (%s, %s)\n\n", sm.Session, sm.Source, sm.Created.Format("2006-01-02"))
+		for _, line := range strings.Split(strings.TrimSpace(sm.Markdown), "\n") {
+			if strings.HasPrefix(line, "#") {
+				line = "###" + line
+			}
+			bw.WriteString(line + "\n")
+		}
+		c.Summaries++
+	}
 }
 
 // ErrBadImport is wrapped by import errors; nothing is written then.
@@ -211,77 +228,42 @@ const maxImportLine = 8 << 20
 // Records with an id already stored replace it (so importing twice is
 // harmless). Text passes through the redactor again.
 func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error) {
-	var c ExportCounts
-	br := bufio.NewReaderSize(r, 64<<10)
-	var mems []*index.MemRow
-	var sums []*index.SummaryRow
-	var drafts []*index.DraftRow
-	lineNo := 0
-	header := false
-	for {
-		line, err := br.ReadString('\n')
-		if len(line) > maxImportLine {
-			return c, fmt.Errorf("%w: line %d is longer than %d MB", ErrBadImport, lineNo+1, maxImportLine>>20)
-		}
-		if line != "" {
-			lineNo++
-			if t := strings.TrimSpace(line); t != "" {
-				if lineNo == 1 && strings.HasPrefix(t, "#") {
-					return c, fmt.Errorf("%w: this looks like a Markdown export, which is for reading; import the JSONL export (`cairn export --format jsonl`)", ErrBadImport)
-				}
-				var rec exportRecord
-				if err := json.Unmarshal([]byte(t), &rec); err != nil {
-					return c, fmt.Errorf("%w: line %d is not a cairn export record: %v", ErrBadImport, lineNo, err)
-				}
-				switch rec.Kind {
-				case "cairn-export":
-					if rec.Version > ExportVersion {
-						return c, fmt.Errorf("%w: the export has format version %d; this cairn reads up to %d (upgrade cairn)", ErrBadImport, rec.Version, ExportVersion)
-					}
-					header = true
-				case "memory":
-					m := rec.Memory
-					if err := checkImportedMemory(m); err != nil {
-						return c, fmt.Errorf("%w: line %d: %v", ErrBadImport, lineNo, err)
-					}
-					mems = append(mems, m)
-				case "summary":
-					sm := rec.Summary
-					if sm == nil || sm.Session == "" || strings.TrimSpace(sm.Markdown) == "" {
-						return c, fmt.Errorf("%w: line %d: a summary needs a session and Markdown", ErrBadImport, lineNo)
-					}
-					sums = append(sums, &index.SummaryRow{Session: sm.Session, Project: sm.Project, Source: sm.Source,
-						Markdown: redactOnly(sm.Markdown), Sections: redactSections(sm.Sections), Created: sm.Created})
-				case "draft":
-					d := rec.Draft
-					if d == nil || !strings.HasPrefix(d.ID, "d-") || d.Session == "" {
-						return c, fmt.Errorf("%w: line %d: a draft needs an id (d-…) and a session", ErrBadImport, lineNo)
-					}
-					switch d.Status {
-					case "pending", "approved", "rejected":
-					default:
-						return c, fmt.Errorf("%w: line %d: draft status %q", ErrBadImport, lineNo, d.Status)
-					}
-					drafts = append(drafts, &index.DraftRow{ID: d.ID, Session: d.Session, Project: d.Project,
-						Markdown: redactOnly(d.Markdown), Status: d.Status, Created: d.Created, Updated: d.Updated})
-				default:
-					return c, fmt.Errorf("%w: line %d has unknown kind %q", ErrBadImport, lineNo, rec.Kind)
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	in, err := readImport(r)
+	if err != nil {
+		return ExportCounts{}, err
+	}
+	c, err := s.importCounts(ctx, in.mems)
+	if err != nil {
+		return c, err
+	}
+	for i := 0; i < len(in.mems); i += 500 {
+		if err := s.st.MemSave(ctx, in.mems[i:min(i+500, len(in.mems))]...); err != nil {
 			return c, err
 		}
 	}
-	if !header {
-		if lineNo == 0 {
-			return c, fmt.Errorf("%w: the input is empty", ErrBadImport)
+	c.Memories = len(in.mems)
+	for _, sm := range in.sums {
+		if err := s.st.SummarySave(ctx, sm); err != nil {
+			return c, err
 		}
-		return c, fmt.Errorf("%w: no cairn-export header line: is this a file written by `cairn export --format jsonl`?", ErrBadImport)
 	}
+	c.Summaries = len(in.sums)
+	for _, d := range in.drafts {
+		if err := s.st.DraftSave(ctx, d); err != nil {
+			return c, err
+		}
+	}
+	c.Drafts = len(in.drafts)
+	s.mu.Lock()
+	s.cache = nil
+	s.mu.Unlock()
+	return c, nil
+}
+
+// importCounts counts the links of the memories to import and those that
+// replace a stored memory.
+func (s *Service) importCounts(ctx context.Context, mems []*index.MemRow) (ExportCounts, error) {
+	var c ExportCounts
 	existing, err := s.st.MemQuery(ctx, index.MemFilter{})
 	if err != nil {
 		return c, err
@@ -296,28 +278,112 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error)
 		}
 		c.Links += len(m.Links)
 	}
-	for i := 0; i < len(mems); i += 500 {
-		if err := s.st.MemSave(ctx, mems[i:min(i+500, len(mems))]...); err != nil {
-			return c, err
-		}
-	}
-	c.Memories = len(mems)
-	for _, sm := range sums {
-		if err := s.st.SummarySave(ctx, sm); err != nil {
-			return c, err
-		}
-	}
-	c.Summaries = len(sums)
-	for _, d := range drafts {
-		if err := s.st.DraftSave(ctx, d); err != nil {
-			return c, err
-		}
-	}
-	c.Drafts = len(drafts)
-	s.mu.Lock()
-	s.cache = nil
-	s.mu.Unlock()
 	return c, nil
+}
+
+// importBatch is what an export holds, checked and redacted.
+type importBatch struct {
+	mems   []*index.MemRow
+	sums   []*index.SummaryRow
+	drafts []*index.DraftRow
+	header bool
+}
+
+// readImport reads and checks every line of a JSONL export.
+func readImport(r io.Reader) (*importBatch, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	in := &importBatch{}
+	lineNo := 0
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > maxImportLine {
+			return nil, fmt.Errorf("%w: line %d is longer than %d MB", ErrBadImport, lineNo+1, maxImportLine>>20)
+		}
+		if line != "" {
+			lineNo++
+			if err := in.addLine(strings.TrimSpace(line), lineNo); err != nil {
+				return nil, err
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case in.header:
+		return in, nil
+	case lineNo == 0:
+		return nil, fmt.Errorf("%w: the input is empty", ErrBadImport)
+	}
+	return nil, fmt.Errorf("%w: no cairn-export header line: is this a file written by `cairn export --format jsonl`?", ErrBadImport)
+}
+
+// addLine checks line lineNo (trimmed) and adds its record.
+func (in *importBatch) addLine(t string, lineNo int) error {
+	if t == "" {
+		return nil
+	}
+	if lineNo == 1 && strings.HasPrefix(t, "#") {
+		return fmt.Errorf("%w: this looks like a Markdown export, which is for reading; import the JSONL export (`cairn export --format jsonl`)", ErrBadImport)
+	}
+	var rec exportRecord
+	if err := json.Unmarshal([]byte(t), &rec); err != nil {
+		return fmt.Errorf("%w: line %d is not a cairn export record: %v", ErrBadImport, lineNo, err)
+	}
+	var err error
+	switch rec.Kind {
+	case "cairn-export":
+		if rec.Version > ExportVersion {
+			return fmt.Errorf("%w: the export has format version %d; this cairn reads up to %d (upgrade cairn)", ErrBadImport, rec.Version, ExportVersion)
+		}
+		in.header = true
+	case "memory":
+		err = in.addMemory(rec.Memory)
+	case "summary":
+		err = in.addSummary(rec.Summary)
+	case "draft":
+		err = in.addDraft(rec.Draft)
+	default:
+		return fmt.Errorf("%w: line %d has unknown kind %q", ErrBadImport, lineNo, rec.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: line %d: %v", ErrBadImport, lineNo, err)
+	}
+	return nil
+}
+
+func (in *importBatch) addMemory(m *index.MemRow) error {
+	if err := checkImportedMemory(m); err != nil {
+		return err
+	}
+	in.mems = append(in.mems, m)
+	return nil
+}
+
+func (in *importBatch) addSummary(sm *exportSummary) error {
+	if sm == nil || sm.Session == "" || strings.TrimSpace(sm.Markdown) == "" {
+		return errors.New("a summary needs a session and Markdown")
+	}
+	in.sums = append(in.sums, &index.SummaryRow{Session: sm.Session, Project: sm.Project, Source: sm.Source,
+		Markdown: redactOnly(sm.Markdown), Sections: redactSections(sm.Sections), Created: sm.Created})
+	return nil
+}
+
+func (in *importBatch) addDraft(d *exportDraft) error {
+	if d == nil || !strings.HasPrefix(d.ID, "d-") || d.Session == "" {
+		return errors.New("a draft needs an id (d-…) and a session")
+	}
+	switch d.Status {
+	case "pending", "approved", "rejected":
+	default:
+		return fmt.Errorf("draft status %q", d.Status)
+	}
+	in.drafts = append(in.drafts, &index.DraftRow{ID: d.ID, Session: d.Session, Project: d.Project,
+		Markdown: redactOnly(d.Markdown), Status: d.Status, Created: d.Created, Updated: d.Updated})
+	return nil
 }
 
 func checkImportedMemory(m *index.MemRow) error {

@@ -112,3 +112,29 @@ func TestImportBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A bad record's error names its line and what is wrong with it.
+func TestImportBadLineMessages(t *testing.T) {
+	s := newService(t)
+	header := `{"kind":"cairn-export","version":1}` + "\n"
+	draft := `{"kind":"draft","draft":{"id":"d-1234","session":"s1","markdown":"# x","status":"pending"}}` + "\n"
+	for in, want := range map[string]string{
+		header + "\n" + `{"kind":"draft","draft":{"id":"x-1","session":"s1"}}` + "\n":  "cannot import: line 3: a draft needs an id (d-…) and a session",
+		header + `{"kind":"draft"}` + "\n":                                             "cannot import: line 2: a draft needs an id (d-…) and a session",
+		header + strings.Replace(draft, `"pending"`, `"done"`, 1):                      `cannot import: line 2: draft status "done"`,
+		header + `{"kind":"summary","summary":{"session":"s1","markdown":" "}}` + "\n": "cannot import: line 2: a summary needs a session and Markdown",
+		header + `{"kind":"memory"}` + "\n":                                            "cannot import: line 2: a memory record without a memory",
+		header + draft + `{"kind":"spaceship"}` + "\n":                                 `cannot import: line 3 has unknown kind "spaceship"`,
+		header + draft + "\n\n[1]\n":                                                   "cannot import: line 5 is not a cairn export record",
+		"\n" + draft:                                                                   "cannot import: no cairn-export header line",
+	} {
+		_, err := s.Import(context.Background(), strings.NewReader(in))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+	c, err := s.Import(context.Background(), strings.NewReader(header+draft))
+	if err != nil || c.Drafts != 1 {
+		t.Fatalf("a good draft: %+v %v", c, err)
+	}
+}
