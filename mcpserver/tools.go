@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -293,50 +294,67 @@ func (s *Server) sessionRead(ctx context.Context, _ *mcp.CallToolRequest, in Rea
 		return nil, out, toolError("cannot read session %s: %v (memory_recall and memory_timeline list session ids)", id, err)
 	}
 	out.SessionID, out.Project, out.Title, out.Start = c.Session.ID, c.Session.ProjectPath, clip(c.Session.Title, maxSummaryChars), rfc3339(c.Session.Start)
-	var all []ReadEntry
-	for i := range c.Entries {
-		e := &c.Entries[i]
-		text := entryText(e)
-		if text == "" {
-			continue
-		}
-		all = append(all, ReadEntry{Index: len(all), UUID: e.UUID, Role: role(e), Timestamp: rfc3339(e.Timestamp), Text: text})
-	}
+	all := readEntries(c.Entries)
 	out.TotalEntries = len(all)
+	start, err := readStart(all, in, c.Session.ID)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Entries, out.NextOffset, out.Truncated = readPage(all, start)
+	return nil, out, nil
+}
+
+// readEntries are the session's entries that have text, numbered.
+func readEntries(entries []transcripts.Entry) []ReadEntry {
+	var all []ReadEntry
+	for i := range entries {
+		e := &entries[i]
+		if text := entryText(e); text != "" {
+			all = append(all, ReadEntry{Index: len(all), UUID: e.UUID, Role: role(e), Timestamp: rfc3339(e.Timestamp), Text: text})
+		}
+	}
+	return all
+}
+
+// readStart is where an excerpt starts: the offset, or a little before
+// the entry named by around_uuid.
+func readStart(all []ReadEntry, in ReadIn, session string) (int, error) {
 	start := in.Offset
 	if in.AroundUUID != "" {
-		found := false
-		for i, e := range all {
-			if e.UUID == in.AroundUUID {
-				start, found = max(0, i-maxReadEntries/4), true
-				break
-			}
+		i := slices.IndexFunc(all, func(e ReadEntry) bool { return e.UUID == in.AroundUUID })
+		if i < 0 {
+			return 0, toolError("entry %s is not in session %s (or has no text): call session_read without around_uuid to read from the start", in.AroundUUID, session)
 		}
-		if !found {
-			return nil, out, toolError("entry %s is not in session %s (or has no text): call session_read without around_uuid to read from the start", in.AroundUUID, c.Session.ID)
-		}
+		start = max(0, i-maxReadEntries/4)
 	}
 	if start >= len(all) && len(all) > 0 {
-		return nil, out, toolError("offset %d is past the end of session %s (%d entries)", start, c.Session.ID, len(all))
+		return 0, toolError("offset %d is past the end of session %s (%d entries)", start, session, len(all))
 	}
+	return start, nil
+}
+
+// readPage takes entries from start within the output budget; next is
+// the offset to read on (0 at the end).
+func readPage(all []ReadEntry, start int) (page []ReadEntry, next int, truncated bool) {
+	page = []ReadEntry{}
 	chars := 0
 	i := start
-	for ; i < len(all) && len(out.Entries) < maxReadEntries; i++ {
+	for ; i < len(all) && len(page) < maxReadEntries; i++ {
 		e := all[i]
 		if len(e.Text) > maxEntryChars {
 			e.Text = clip(e.Text, maxEntryChars)
-			out.Truncated = true
+			truncated = true
 		}
-		if chars+len(e.Text) > maxReadChars && len(out.Entries) > 0 {
+		if chars+len(e.Text) > maxReadChars && len(page) > 0 {
 			break
 		}
 		chars += len(e.Text)
-		out.Entries = append(out.Entries, e)
+		page = append(page, e)
 	}
 	if i < len(all) {
-		out.NextOffset = i
+		next = i
 	}
-	return nil, out, nil
+	return page, next, truncated
 }
 
 func role(e *transcripts.Entry) string {
