@@ -310,45 +310,17 @@ func sameScope(a, b string) bool { return a == b || a == "" || b == "" }
 // vector: the dedup rule needs the same type, and it keeps a check against
 // 10,000 memories at a tenth of the dot products.
 func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType string, limit int) []match {
+	q := similarQuery{mc: mc, toks: toks, vec: vec, project: project, typ: typ, vecType: vecType}
+	touched := mc.countShared(toks)
 	counts := mc.counts
-	var touched []int32
-	for _, t := range toks {
-		for _, i := range mc.post[t] {
-			if counts[i] == 0 {
-				touched = append(touched, i)
-			}
-			counts[i]++
-		}
-	}
 	var out []match
-	consider := func(i int32, c *cached, n int32) {
-		if c.row.ID == "" || !sameScope(c.row.Project, project) {
-			return
-		}
-		m := match{c: c}
-		if n > 0 {
-			m.jaccard = float64(n) / float64(len(toks)+len(c.toks)-int(n))
-		}
-		if vec != nil && (vecType == "" || c.row.Type == vecType) {
-			if cv := mc.vecOf(c); cv != nil {
-				m.cosine = float64(embed.Dot(vec, cv))
-			}
-		}
-		if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
-			return
-		}
-		if typ != "" && c.row.Type != typ && m.cosine < dupCosine {
-			return
-		}
-		out = append(out, m)
-	}
 	if vec != nil {
 		// Every memory with a vector, in one pass: no shared word needed.
 		for i, c := range mc.items {
 			if counts[i] == 0 && vecType != "" && c.row.Type != vecType {
 				continue
 			}
-			consider(int32(i), c, counts[i])
+			out = q.consider(out, c, counts[i])
 		}
 		for _, i := range touched {
 			counts[i] = 0
@@ -357,39 +329,107 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 		for _, i := range touched {
 			n := counts[i]
 			counts[i] = 0
-			consider(i, mc.items[i], n)
+			out = q.consider(out, mc.items[i], n)
 		}
 	}
-	better := func(a, b match) int {
-		sa, sb := max(a.jaccard, a.cosine*0.7), max(b.jaccard, b.cosine*0.7)
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
+	return bestMatches(out, limit)
+}
+
+// countShared counts in mc.counts the tokens each memory shares with toks
+// and returns the memories sharing any; the caller zeroes their counts.
+func (mc *memCache) countShared(toks []uint32) (touched []int32) {
+	counts := mc.counts
+	for _, t := range toks {
+		for _, i := range mc.post[t] {
+			if counts[i] == 0 {
+				touched = append(touched, i)
+			}
+			counts[i]++
 		}
-		return strings.Compare(a.c.row.ID, b.c.row.ID)
 	}
+	return touched
+}
+
+// similarQuery is what similar compares memories with.
+type similarQuery struct {
+	mc                    *memCache
+	toks                  []uint32
+	vec                   []float32
+	project, typ, vecType string
+}
+
+// consider appends c to out when it is in scope and similar enough; n is
+// the number of tokens it shares with the query.
+func (q *similarQuery) consider(out []match, c *cached, n int32) []match {
+	if c.row.ID == "" || !sameScope(c.row.Project, q.project) {
+		return out
+	}
+	m := match{c: c}
+	if n > 0 {
+		m.jaccard = float64(n) / float64(len(q.toks)+len(c.toks)-int(n))
+	}
+	m.cosine = q.cosine(c)
+	if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
+		return out
+	}
+	if q.typ != "" && c.row.Type != q.typ && m.cosine < dupCosine {
+		return out
+	}
+	return append(out, m)
+}
+
+// cosine is the query vector's cosine with c's, 0 without both or when c
+// is not of the type vectors are compared for.
+func (q *similarQuery) cosine(c *cached) float64 {
+	if q.vec == nil || (q.vecType != "" && c.row.Type != q.vecType) {
+		return 0
+	}
+	if cv := q.mc.vecOf(c); cv != nil {
+		return float64(embed.Dot(q.vec, cv))
+	}
+	return 0
+}
+
+// betterMatch orders matches best first: by the higher of the Jaccard and
+// the damped cosine, then by id.
+func betterMatch(a, b match) int {
+	sa, sb := max(a.jaccard, a.cosine*0.7), max(b.jaccard, b.cosine*0.7)
+	switch {
+	case sa > sb:
+		return -1
+	case sa < sb:
+		return 1
+	}
+	return strings.Compare(a.c.row.ID, b.c.row.ID)
+}
+
+// bestMatches returns the best limit matches of out (all when limit is
+// 0), best first.
+func bestMatches(out []match, limit int) []match {
 	if limit > 0 && len(out) > 4*limit {
-		// Keep the best limit without sorting everything.
-		top := make([]match, 0, limit+1)
-		for _, m := range out {
-			if len(top) == limit && better(m, top[limit-1]) >= 0 {
-				continue
-			}
-			i, _ := slices.BinarySearchFunc(top, m, better)
-			top = slices.Insert(top, i, m)
-			if len(top) > limit {
-				top = top[:limit]
-			}
-		}
-		return top
+		return topMatches(out, limit)
 	}
-	slices.SortFunc(out, better)
+	slices.SortFunc(out, betterMatch)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out
+}
+
+// topMatches keeps the best limit matches without sorting them all.
+func topMatches(out []match, limit int) []match {
+	top := make([]match, 0, limit+1)
+	for _, m := range out {
+		if len(top) == limit && betterMatch(m, top[limit-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, m, betterMatch)
+		top = slices.Insert(top, i, m)
+		if len(top) > limit {
+			top = top[:limit]
+		}
+	}
+	return top
 }
 
 // minSimilarJaccard is the least word overlap that makes two memories
