@@ -21,8 +21,8 @@ import (
 
 // Config is what the TUI runs over.
 type Config struct {
-	Store     *index.Store
-	Memories  MemoryService // nil: the memory panes say why they are empty
+	Store    *index.Store
+	Memories MemoryService // nil: the memory panes say why they are empty
 	// Index runs cairn's indexing pipeline (app.App.Index) in the
 	// background; nil: no background indexing.
 	Index func(ctx context.Context, o app.IndexOptions) (app.IndexResult, error)
