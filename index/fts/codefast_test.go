@@ -3,8 +3,6 @@ package fts
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,12 +123,11 @@ func TestCodeRuneBits(t *testing.T) {
 	}
 }
 
+// codeCheck holds the fused code analyzer to codeChain.
+var codeCheck = chainCheck{cases: codeCases, pieces: codePieces, most: 40, diff: diffCode}
+
 func TestCodeAnalyzerMatchesChainOnCases(t *testing.T) {
-	for _, c := range codeCases {
-		if d := diffCode([]byte(c)); d != "" {
-			t.Error(d)
-		}
-	}
+	codeCheck.onCases(t)
 }
 
 // TestCodeAnalyzerMatchesChainOnTranscripts feeds every raw line of the
@@ -140,32 +137,17 @@ func TestCodeAnalyzerMatchesChainOnTranscripts(t *testing.T) {
 	diffEveryLine(t, diffCode)
 }
 
-// randomCodeInput strings together pieces that exercise the splitter:
-// words in every case, connectors, digits, hex, non-ASCII letters and
-// marks, separators and broken UTF-8.
-func randomCodeInput(rng *rand.Rand) []byte {
-	parts := []string{"a", "b", "x", "ab", "Ab", "AB", "parse", "Transcript", "HTTP", "Server", "the", "and",
-		"of", "it", "0", "1", "42", "f", "e4", "dead", "BEEF", "_", "-", ".", ":", "@", "#", "~", "/", `\`,
-		" ", "\n", "(", ")", ",", "'", "\"", "=", "é", "É", "ß", "ẞ", "Σ", "σ", "ǅ", "Ⱥ", "İ", "K", "\u0301",
-		"日", "Я", "я", "１", "٣", "😀", "→", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80"}
-	var b []byte
-	for range rng.IntN(40) {
-		b = append(b, parts[rng.IntN(len(parts))]...)
-	}
-	return b
+// codePieces are what random inputs are strung together from, to exercise
+// the splitter: words in every case, connectors, digits, hex, non-ASCII
+// letters and marks, separators and broken UTF-8.
+var codePieces = []string{"a", "b", "x", "ab", "Ab", "AB", "parse", "Transcript", "HTTP", "Server", "the", "and",
+	"of", "it", "0", "1", "42", "f", "e4", "dead", "BEEF", "_", "-", ".", ":", "@", "#", "~", "/", `\`,
+	" ", "\n", "(", ")", ",", "'", "\"", "=", "é", "É", "ß", "ẞ", "Σ", "σ", "ǅ", "Ⱥ", "İ", "K", "\u0301",
+	"日", "Я", "я", "１", "٣", "😀", "→", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80",
 }
 
 func TestCodeAnalyzerMatchesChainOnRandomInputs(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	n := 20000
-	if testing.Short() {
-		n = 3000
-	}
-	for range n {
-		if d := diffCode(randomCodeInput(rng)); d != "" {
-			t.Fatal(d)
-		}
-	}
+	codeCheck.onRandom(t, [2]uint64{7, 8}, 20000, 3000, 0)
 }
 
 // TestCodeAnalyzerTermsAreNotShared checks that terms of one call do not
@@ -188,13 +170,7 @@ func TestCodeAnalyzerTermsAreNotShared(t *testing.T) {
 }
 
 func TestCodeAnalyzerConcurrent(t *testing.T) {
-	var lines [][]byte
-	for _, f := range transcriptFiles() {
-		lines = append(lines, jsonlLines(t, f)...)
-	}
-	if len(lines) > 400 {
-		lines = lines[:400]
-	}
+	lines := sampleLines(t, 400)
 	var wg sync.WaitGroup
 	errs := make(chan string, 4)
 	for w := range 4 {
@@ -217,18 +193,7 @@ func TestCodeAnalyzerConcurrent(t *testing.T) {
 // FuzzCodeAnalyzer holds the fused analyzer (both variants) to the chain on
 // arbitrary bytes, invalid UTF-8 included.
 func FuzzCodeAnalyzer(f *testing.F) {
-	for _, c := range codeCases {
-		f.Add([]byte(c))
-	}
-	rng := rand.New(rand.NewPCG(9, 10))
-	for range 50 {
-		f.Add(randomCodeInput(rng))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if d := diffCode(in); d != "" {
-			t.Fatal(d)
-		}
-	})
+	codeCheck.fuzz(f, [2]uint64{9, 10})
 }
 
 // codeBenchLines is realistic input: the raw lines of the sample
@@ -239,7 +204,7 @@ func FuzzCodeAnalyzer(f *testing.F) {
 var codeBenchLines = sync.OnceValue(func() [][]byte {
 	var docs [][]byte
 	var cur []byte
-	for _, f := range codeBenchFiles() {
+	for _, f := range benchFiles() {
 		for _, line := range jsonlLines(nil, f) {
 			for len(line) > 0 {
 				k := min(len(line), 4096-len(cur))
@@ -265,40 +230,13 @@ var codeBenchLines = sync.OnceValue(func() [][]byte {
 	return docs
 })
 
-// codeBenchTexts is what the indexer feeds the analyzer: the texts,
-// thinking and tool results of the same transcripts, in documents of about
-// 4 KB.
-var codeBenchTexts = sync.OnceValue(func() [][]byte {
-	var docs [][]byte
-	var cur []byte
-	for _, f := range codeBenchFiles() {
-		for _, text := range transcriptTexts(f) {
-			cur = append(cur, text...)
-			cur = append(cur, '\n')
-			if len(cur) >= 4096 {
-				docs = append(docs, cur)
-				cur = nil
-			}
-		}
-	}
-	return docs
-})
-
-func codeBenchFiles() []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
-	if len(files) == 0 {
-		files = transcriptFiles()
-	}
-	return files
-}
-
 // BenchmarkCodeAnalyzer compares the chain and the fused analyzer, index
 // and query variants, on raw transcript lines and on transcript texts.
 func BenchmarkCodeAnalyzer(b *testing.B) {
 	for _, set := range []struct {
 		name string
 		docs func() [][]byte
-	}{{"lines", codeBenchLines}, {"texts", codeBenchTexts}} {
+	}{{"lines", codeBenchLines}, {"texts", benchTexts}} {
 		docs := set.docs()
 		if len(docs) == 0 {
 			b.Skip("no transcripts")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -119,12 +118,11 @@ var englishCases = []string{
 	"x.→", "e.g.→", "a—b", "a–b", "don't→", "→\u0301", "a→\xff", "→\xff",
 }
 
+// englishCheck holds the fused English analyzer to bleveEnglishChain.
+var englishCheck = chainCheck{cases: englishCases, pieces: englishPieces, most: 24, diff: diffEnglish}
+
 func TestEnglishAnalyzerMatchesBleveChainOnCases(t *testing.T) {
-	for _, c := range englishCases {
-		if d := diffEnglish([]byte(c)); d != "" {
-			t.Error(d)
-		}
-	}
+	englishCheck.onCases(t)
 }
 
 // TestEnglishAnalyzerMatchesBleveChainOnTranscripts feeds every line of the
@@ -174,14 +172,7 @@ func TestOtherRunesSegmentAlone(t *testing.T) {
 // goroutines at once (the stem cache is shared; run with -race) and checks
 // every result, with the cache both cold and warm.
 func TestEnglishAnalyzerConcurrent(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
-	var lines [][]byte
-	for _, f := range files {
-		lines = append(lines, jsonlLines(t, f)...)
-	}
-	if len(lines) > 400 {
-		lines = lines[:400]
-	}
+	lines := sampleLines(t, 400)
 	a := newEnglishAnalyzerFused(fusedEnglish().(*englishAnalyzer).stop, new(stemCache)) // cold cache
 	want := make([]analysis.TokenStream, len(lines))
 	for i, l := range lines {
@@ -224,29 +215,8 @@ var englishPieces = []string{
 	"\x00", "\x7f", "→", "─", "│", "—", "–", "✓", "●", "⎿", "\u2015", "\u218f", "\u2400", "\u27c0", "\u2012",
 }
 
-func randomEnglishInput(rng *rand.Rand) []byte {
-	var b []byte
-	for range rng.IntN(24) {
-		b = append(b, englishPieces[rng.IntN(len(englishPieces))]...)
-	}
-	return b
-}
-
 func TestEnglishAnalyzerMatchesBleveChainOnRandomInputs(t *testing.T) {
-	n := 200000
-	if testing.Short() {
-		n = 20000
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	failures := 0
-	for range n {
-		if d := diffEnglish(randomEnglishInput(rng)); d != "" {
-			t.Error(d)
-			if failures++; failures > 10 {
-				t.Fatal("too many differences")
-			}
-		}
-	}
+	englishCheck.onRandom(t, [2]uint64{1, 2}, 200000, 20000, 10)
 }
 
 // TestStemASCIIMatchesPorterStemmer compares the byte port with
@@ -286,49 +256,18 @@ func TestStemASCIIMatchesPorterStemmer(t *testing.T) {
 // FuzzEnglishAnalyzer holds the fused analyzer to bleve's chain on arbitrary
 // bytes, invalid UTF-8 included.
 func FuzzEnglishAnalyzer(f *testing.F) {
-	for _, c := range englishCases {
-		f.Add([]byte(c))
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 50 {
-		f.Add(randomEnglishInput(rng))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if d := diffEnglish(in); d != "" {
-			t.Fatal(d)
-		}
-	})
+	englishCheck.fuzz(f, [2]uint64{5, 6})
 }
 
-// englishBenchText is realistic input: the sample transcripts' raw lines
-// (or the shared corpus when present), in documents of about 4 KB.
+// englishBenchText is realistic input: benchTexts (the shared corpus when
+// present, else the sample transcripts), in documents of about 4 KB.
 func englishBenchText(b *testing.B) [][]byte {
-	docs := englishBenchDocs()
+	docs := benchTexts()
 	if len(docs) == 0 {
 		b.Skip("no transcripts")
 	}
 	return docs
 }
-
-var englishBenchDocs = sync.OnceValue(func() [][]byte {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.jsonl"))
-	if len(files) == 0 {
-		files, _ = filepath.Glob("../../testdata/claude/projects/*/*.jsonl")
-	}
-	var docs [][]byte
-	var cur []byte
-	for _, f := range files {
-		for _, text := range transcriptTexts(f) {
-			cur = append(cur, text...)
-			cur = append(cur, '\n')
-			if len(cur) >= 4096 {
-				docs = append(docs, cur)
-				cur = nil
-			}
-		}
-	}
-	return docs
-})
 
 // BenchmarkEnglishAnalyzer compares bleve's chain with englishAnalyzer on
 // the shared corpus (233 documents, 2.2 MB). On the 2-core dev box (busy;
