@@ -9,11 +9,29 @@
 // readers run beside one writer, and every write is one short immediate
 // transaction, so a kill -9 at any moment leaves a consistent store.
 //
-// Files: store.go (opening, pragmas, errors), schema.go (tables and
-// migrations), sync.go (reading transcripts into the store), prepare.go
-// (turning entries into rows: redaction, searchable text, compact blocks),
-// write.go (the transactions), queries.go (what the CLI reads back),
-// queue.go (work queues, embeddings, settings).
+// Files, by what they hold:
+//
+//   - store.go: opening, pragmas, errors; schema.go: tables and migrations.
+//   - sync.go: reading transcripts into the store (per-file cursors);
+//     prepare.go: entries into rows (redaction, searchable text, compact
+//     blocks); write.go: the sync's transactions; compress.go: stored text
+//     and blobs compressed.
+//   - update.go: Update, the sync with the full-text index filled beside it
+//     (handoff.go: documents handed from the sync to the indexer;
+//     speculate.go: an incremental run's documents indexed ahead).
+//   - queue.go: the derived indexes' work queues, embeddings, settings;
+//     derived.go and derived_sql.go: the full-text index (draining,
+//     rebuilding) and the built-in embedder's training; vectors.go: which
+//     embedder makes vectors; vecache.go and veccount.go: the memory-mapped
+//     int8 vector cache; modelcache.go: the trained model beside the store.
+//   - search.go: hybrid search and its defaults; fusion.go: rank fusion;
+//     recall.go: sessions recalled for a query and its rephrasings.
+//   - queries.go: the read models (projects, sessions, conversations,
+//     stats); projectmatch.go: the one rule that turns a typed project
+//     name into stored projects.
+//   - mem.go, mem_docs.go, mem_more.go: memories' persistence (rows, links,
+//     their search documents, drafts, summaries, injections, cursors).
+
 package index
 
 import (
