@@ -53,12 +53,7 @@ type UpdateStats struct {
 func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (UpdateStats, error) {
 	start := time.Now()
 	status, embedStatus := phaseStatus(o.Status)
-	lockWait := o.LockWait
-	if lockWait <= 0 {
-		lockWait = 2 * time.Second
-	}
 	var st UpdateStats
-	var err error
 	// Vectors are made once the store is written, while the full-text
 	// index catches up (on a cold index it lags the store by seconds): the
 	// two use different cores.
@@ -79,24 +74,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 			embedStatus(fmt.Sprintf("embeddings: %d documents", n))
 		})
 	}
-	if o.Rebuild {
-		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
-		if err != nil {
-			return st, err
-		}
-		status("rebuilding the full-text index")
-		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
-		if err == nil {
-			embedNow(nil)
-		}
-	} else if o.DeferFTS {
-		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
-		if err == nil {
-			embedNow(nil)
-		}
-	} else {
-		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, lockWait, status, embedNow)
-	}
+	err := s.syncIndexes(ctx, claudeDir, o, &st, status, embedNow)
 	if err == nil && errors.Is(st.EmbedErr, context.Canceled) {
 		err = st.EmbedErr
 	}
@@ -104,7 +82,40 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 		return st, err
 	}
 	st.Duration = time.Since(start)
-	return st, err
+	return st, nil
+}
+
+// lockWait is how long to wait for another process's full-text index.
+func (o *UpdateOptions) lockWait() time.Duration {
+	if o.LockWait <= 0 {
+		return 2 * time.Second
+	}
+	return o.LockWait
+}
+
+// syncIndexes syncs the store and fills the full-text index as o asks
+// (rebuilt, left queued, or drained while the sync runs); embedNow runs
+// once the store is written.
+func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptions, st *UpdateStats, status func(string), embedNow func(fresh []DocRow)) error {
+	var err error
+	switch {
+	case o.Rebuild:
+		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
+		if err != nil {
+			return err
+		}
+		status("rebuilding the full-text index")
+		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+	case o.DeferFTS:
+		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
+	default:
+		st.Sync, st.FTSDocs, st.FTSBusy, err = s.syncAndDrain(ctx, claudeDir, o.Sync, o.lockWait(), status, embedNow)
+		return err
+	}
+	if err == nil {
+		embedNow(nil)
+	}
+	return err
 }
 
 // syncAndDrain runs Sync while a second goroutine moves what it queues
@@ -124,21 +135,8 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	if time.Since(opened) > staleSurvey {
 		so.survey = nil
 	}
-	if errors.Is(err, ftsapi.ErrLocked) {
-		stats, err := s.Sync(ctx, claudeDir, so)
-		if err == nil {
-			afterSync(nil)
-		}
-		return stats, 0, true, err
-	}
 	if err != nil {
-		// A damaged full-text index must not stop the store from being
-		// updated: sync, then report what to do about the index.
-		stats, serr := s.Sync(ctx, claudeDir, so)
-		if serr == nil {
-			afterSync(nil)
-		}
-		return stats, 0, false, errors.Join(serr, err)
+		return s.syncWithoutFTS(ctx, claudeDir, so, err, afterSync)
 	}
 	// The documents each sync transaction commits come straight to the
 	// drainer; what else is queued (left by an interrupted run or another
@@ -147,114 +145,180 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// the pace of the slower one, with bounded memory.
 	h := newHandoff(1)
 	so.handoff = h
+	d := &drainer{s: s, ix: ix, h: h, status: status}
 	syncDone := make(chan struct{})
-	type drained struct {
-		n   int
-		err error
-	}
-	result := make(chan drained, 1)
+	result := make(chan error, 1)
 	go func() {
 		defer close(h.gone)
-		total := 0
-		index := func(rows []DocRow) error {
-			if len(rows) < smallHandoff {
-				// A small last transaction (an incremental run's whole
-				// sync): its documents go in one batch with what is left
-				// in the queue, one segment to persist instead of two.
-				return nil
-			}
-			h.label(rows)
-			if err := s.indexRows(ix, rows); err != nil {
-				return err
-			}
-			total += len(rows)
-			status(fmt.Sprintf("full-text index: %d documents", total))
-			return nil
-		}
-		synced := false
-		// The documents of a sync's only transaction, indexed while it runs.
-		var sp *speculation
-		settle := func() ([]DocRow, error) {
-			// A copy: the embedder reads the same documents meanwhile.
-			only := slices.Clone(h.only())
-			h.label(only)
-			return only, s.settle(ix, sp, only)
-		}
-		for {
-			var rows []DocRow
-			if !synced {
-				select {
-				case docs := <-h.spec:
-					sp = s.speculate(ctx, ix, docs)
-					continue
-				case rows = <-h.ch:
-				case <-syncDone:
-					synced = true
-					continue
-				case <-ctx.Done():
-					if sp != nil {
-						// What the interrupted sync committed is settled;
-						// the rest stays queued.
-						<-syncDone
-						_, err := settle()
-						result <- drained{total, errors.Join(ctx.Err(), err)}
-						return
-					}
-					result <- drained{total, ctx.Err()}
-					return
-				}
-			} else {
-				// Every hand-off has been received or sits in the channel;
-				// after those, the rest of the queue.
-				select {
-				case rows = <-h.ch:
-				default:
-					// An incremental run's documents, when the queue holds
-					// nothing else, go in from memory: reading them back is
-					// most of the run's full-text work.
-					if sp != nil {
-						only, err := settle()
-						if err != nil {
-							result <- drained{total, err}
-							return
-						}
-						total += len(only)
-						if len(only) > 0 {
-							if outside, err := s.queuedOutside(ctx, "fts_queue", only); err != nil || !outside {
-								result <- drained{total, err}
-								return
-							}
-						}
-					} else if only := slices.Clone(h.only()); only != nil {
-						outside, err := s.queuedOutside(ctx, "fts_queue", only)
-						if err == nil && !outside {
-							h.label(only)
-							err = s.indexRows(ix, only)
-						}
-						if err != nil || !outside {
-							result <- drained{total + len(only), err}
-							return
-						}
-					}
-					n, err := s.DrainFTS(ctx, ix, func(d int) { status(fmt.Sprintf("full-text index: %d documents", total+d)) })
-					result <- drained{total + n, err}
-					return
-				}
-			}
-			if err := index(rows); err != nil {
-				result <- drained{total, err}
-				return
-			}
-		}
+		result <- d.run(ctx, syncDone)
 	}()
 	stats, serr := s.Sync(ctx, claudeDir, so)
 	close(syncDone)
 	if serr == nil {
 		afterSync(h.only())
 	}
-	r := <-result
+	derr := <-result
 	cerr := ix.Close()
-	return stats, r.n, false, errors.Join(serr, r.err, cerr)
+	return stats, d.total, false, errors.Join(serr, derr, cerr)
+}
+
+// syncWithoutFTS runs Sync alone when the full-text index did not open.
+// Another process holding it is not an error (busy: the documents stay
+// queued); a damaged index must not stop the store from being updated:
+// sync, then report what to do about the index.
+func (s *Store) syncWithoutFTS(ctx context.Context, claudeDir string, so SyncOptions, openErr error, afterSync func(fresh []DocRow)) (SyncStats, int, bool, error) {
+	stats, err := s.Sync(ctx, claudeDir, so)
+	if err == nil {
+		afterSync(nil)
+	}
+	if errors.Is(openErr, ftsapi.ErrLocked) {
+		return stats, 0, true, err
+	}
+	return stats, 0, false, errors.Join(err, openErr)
+}
+
+// drainer moves the documents a sync hands off into the full-text index
+// while the sync runs, then the rest of the queue.
+type drainer struct {
+	s      *Store
+	ix     ftsapi.Index
+	h      *handoff
+	status func(string)
+	total  int          // documents indexed
+	sp     *speculation // the documents of a sync's only transaction, indexed while it runs
+}
+
+// run drains until the sync is done (syncDone closed) and the queue is
+// empty, or ctx ends.
+func (d *drainer) run(ctx context.Context, syncDone <-chan struct{}) error {
+	if err := d.duringSync(ctx, syncDone); err != nil {
+		return err
+	}
+	return d.afterSync(ctx)
+}
+
+// duringSync indexes the hand-offs until the sync is done. An error ends
+// the drain; nil means the sync is done.
+func (d *drainer) duringSync(ctx context.Context, syncDone <-chan struct{}) error {
+	for {
+		select {
+		case docs := <-d.h.spec:
+			d.sp = d.s.speculate(ctx, d.ix, docs)
+		case rows := <-d.h.ch:
+			if err := d.index(rows); err != nil {
+				return err
+			}
+		case <-syncDone:
+			return nil
+		case <-ctx.Done():
+			return d.interrupted(ctx, syncDone)
+		}
+	}
+}
+
+// interrupted ends a drain whose context ended during the sync: what the
+// interrupted sync committed is settled; the rest stays queued.
+func (d *drainer) interrupted(ctx context.Context, syncDone <-chan struct{}) error {
+	if d.sp == nil {
+		return ctx.Err()
+	}
+	<-syncDone
+	_, err := d.settle()
+	return errors.Join(ctx.Err(), err)
+}
+
+// afterSync indexes the hand-offs still in the channel (every one has been
+// received or sits there), then the rest of the queue.
+func (d *drainer) afterSync(ctx context.Context) error {
+	for {
+		select {
+		case rows := <-d.h.ch:
+			if err := d.index(rows); err != nil {
+				return err
+			}
+		default:
+			return d.finish(ctx)
+		}
+	}
+}
+
+// finish indexes an incremental run's documents from memory (when the
+// queue holds nothing else: reading them back is most of the run's
+// full-text work), else drains the queue from the store.
+func (d *drainer) finish(ctx context.Context) error {
+	var done bool
+	var err error
+	if d.sp != nil {
+		done, err = d.settleSpeculation(ctx)
+	} else {
+		done, err = d.indexOnly(ctx)
+	}
+	if done {
+		return err
+	}
+	n, err := d.s.DrainFTS(ctx, d.ix, func(n int) { d.status(fmt.Sprintf("full-text index: %d documents", d.total+n)) })
+	d.total += n
+	return err
+}
+
+// settleSpeculation settles the speculatively indexed documents; done
+// reports that nothing else is queued (or an error).
+func (d *drainer) settleSpeculation(ctx context.Context) (done bool, err error) {
+	only, err := d.settle()
+	if err != nil {
+		return true, err
+	}
+	d.total += len(only)
+	if len(only) == 0 {
+		return false, nil
+	}
+	outside, err := d.s.queuedOutside(ctx, "fts_queue", only)
+	return err != nil || !outside, err
+}
+
+// indexOnly indexes the documents of the sync's only transaction from
+// memory when nothing else is queued; done reports that it did (or an
+// error).
+func (d *drainer) indexOnly(ctx context.Context) (done bool, err error) {
+	only := slices.Clone(d.h.only())
+	if only == nil {
+		return false, nil
+	}
+	outside, err := d.s.queuedOutside(ctx, "fts_queue", only)
+	if err == nil && !outside {
+		d.h.label(only)
+		err = d.s.indexRows(d.ix, only)
+	}
+	if err != nil || !outside {
+		d.total += len(only)
+		return true, err
+	}
+	return false, nil
+}
+
+// settle settles the speculation with the documents of the sync's only
+// transaction.
+func (d *drainer) settle() ([]DocRow, error) {
+	// A copy: the embedder reads the same documents meanwhile.
+	only := slices.Clone(d.h.only())
+	d.h.label(only)
+	return only, d.s.settle(d.ix, d.sp, only)
+}
+
+// index indexes one hand-off. A small one (an incremental run's whole
+// sync) is left for the final batch with what is left in the queue: one
+// segment to persist instead of two.
+func (d *drainer) index(rows []DocRow) error {
+	if len(rows) < smallHandoff {
+		return nil
+	}
+	d.h.label(rows)
+	if err := d.s.indexRows(d.ix, rows); err != nil {
+		return err
+	}
+	d.total += len(rows)
+	d.status(fmt.Sprintf("full-text index: %d documents", d.total))
+	return nil
 }
 
 // phaseStatus splits one status callback in two, for the full-text index and
