@@ -24,14 +24,7 @@ var bigIndex = sync.OnceValues(func() (string, error) {
 	dir := filepath.Join(benchRoot, "big")
 	docs := synthDocs(benchDocs, 1)
 	start := time.Now()
-	ix, err := Open(dir, time.Second)
-	if err != nil {
-		return "", err
-	}
-	if err := ix.Index(docs); err != nil {
-		return "", err
-	}
-	if err := ix.Close(); err != nil {
+	if err := openDoClose(dir, indexAll(docs)); err != nil {
 		return "", err
 	}
 	el := time.Since(start)
@@ -41,6 +34,27 @@ var bigIndex = sync.OnceValues(func() (string, error) {
 		float64(dirSize(dir))/1e6, float64(dirSize(dir))/1e3/mb)
 	return dir, nil
 })
+
+// openDoClose opens the index in dir, runs do on it (when not nil) and
+// closes it: a short-lived process's whole use of the index.
+func openDoClose(dir string, do func(*Index) error) error {
+	ix, err := Open(dir, time.Second)
+	if err != nil {
+		return err
+	}
+	if do != nil {
+		if err := do(ix); err != nil {
+			ix.Close()
+			return err
+		}
+	}
+	return ix.Close()
+}
+
+// indexAll is an openDoClose step that indexes docs.
+func indexAll(docs []Doc) func(*Index) error {
+	return func(ix *Index) error { return ix.Index(docs) }
+}
 
 func needBigIndex(b *testing.B) string {
 	b.Helper()
@@ -60,14 +74,7 @@ func BenchmarkIndex(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		dir := filepath.Join(b.TempDir(), fmt.Sprint(i))
-		ix, err := Open(dir, time.Second)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Index(docs); err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
+		if err := openDoClose(dir, indexAll(docs)); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -83,11 +90,7 @@ func BenchmarkOpenClose(b *testing.B) {
 	dir := needBigIndex(b)
 	b.ResetTimer()
 	for range b.N {
-		ix, err := Open(dir, time.Second)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
+		if err := openDoClose(dir, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -148,14 +151,11 @@ func BenchmarkOpenSearchClose(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		t := time.Now()
-		ix, err := Open(dir, time.Second)
+		err := openDoClose(dir, func(ix *Index) error {
+			_, _, err := ix.Search(qs[i%len(qs)], Filter{}, 20)
+			return err
+		})
 		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := ix.Search(qs[i%len(qs)], Filter{}, 20); err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t))
@@ -181,14 +181,7 @@ func BenchmarkSmallWrite(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		t := time.Now()
-		ix, err := Open(dir, time.Second)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Index(docs[5*i : 5*i+5]); err != nil {
-			b.Fatal(err)
-		}
-		if err := ix.Close(); err != nil {
+		if err := openDoClose(dir, indexAll(docs[5*i:5*i+5])); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t))
