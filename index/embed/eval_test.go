@@ -22,23 +22,33 @@ func halfSplitMRR(m *Model, docs []string) (float64, float64) {
 		qs = append(qs, clipRunes(d, h))
 		ts = append(ts, d[len(clipRunes(d, h)):])
 	}
-	qv, _ := m.Embed(context.Background(), Query, qs)
-	tv, _ := m.Embed(context.Background(), Document, ts)
 	var mrr, r1 float64
-	for i := range qv {
-		s := Dot(qv[i], tv[i])
-		rank := 1
-		for j := range tv {
-			if j != i && Dot(qv[i], tv[j]) > s {
-				rank++
-			}
-		}
+	ranks := pairRanks(m, qs, ts)
+	for _, rank := range ranks {
 		mrr += 1 / float64(rank)
 		if rank == 1 {
 			r1++
 		}
 	}
-	return mrr / float64(len(qv)), r1 / float64(len(qv))
+	return mrr / float64(len(ranks)), r1 / float64(len(ranks))
+}
+
+// pairRanks embeds queries qs and targets ts and returns, for each query,
+// the rank of its own target among all targets (1 = best).
+func pairRanks(m *Model, qs, ts []string) []int {
+	qv, _ := m.Embed(context.Background(), Query, qs)
+	tv, _ := m.Embed(context.Background(), Document, ts)
+	ranks := make([]int, len(qv))
+	for i := range qv {
+		s := Dot(qv[i], tv[i])
+		ranks[i] = 1
+		for j := range tv {
+			if j != i && Dot(qv[i], tv[j]) > s {
+				ranks[i]++
+			}
+		}
+	}
+	return ranks
 }
 
 // promptReplyMRR queries with user texts and ranks all following assistant
@@ -56,18 +66,10 @@ func promptReplyMRR(m *Model, entries []corpusEntry) (float64, int) {
 			}
 		}
 	}
-	qv, _ := m.Embed(context.Background(), Query, qs)
-	tv, _ := m.Embed(context.Background(), Document, ts)
 	var mrr float64
-	for i := range qv {
-		s := Dot(qv[i], tv[i])
-		rank := 1
-		for j := range tv {
-			if j != i && Dot(qv[i], tv[j]) > s {
-				rank++
-			}
-		}
+	ranks := pairRanks(m, qs, ts)
+	for _, rank := range ranks {
 		mrr += 1 / float64(rank)
 	}
-	return mrr / float64(len(qv)), len(qv)
+	return mrr / float64(len(ranks)), len(ranks)
 }
