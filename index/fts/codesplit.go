@@ -578,41 +578,51 @@ func (a *codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
 			}
 			continue
 		}
-		// m may have connector bits of the trailing connectors trimmed
-		// off: more bits than input[s:e] has are harmless (split tries
-		// the level for nothing).
-		// Two slots a compound can be in, so that two compounds
-		// that share one do not keep evicting each other.
-		h := compoundHash(input[s:e])
-		slot1, slot2 := &codeCompounds[h&(codeCacheSize-1)], &codeCompounds[h>>32&(codeCacheSize-1)]
-		var ce2 *codeEntry
-		ce1 := slot1.Load()
-		if ce1 != nil && ce1.stopID == a.stopID && ce1.key() == string(input[s:e]) {
-			r.replay(ce1, s)
-		} else if ce2 = slot2.Load(); ce2 != nil && ce2.stopID == a.stopID && ce2.key() == string(input[s:e]) {
-			r.replay(ce2, s)
-		} else {
-			r.emit(s, e, m)
-			r.split(s, e, 0, m)
-			if ce := r.record(s, e); ce != nil {
-				switch {
-				case ce1 == nil:
-					slot1.Store(ce)
-				case ce2 == nil:
-					slot2.Store(ce)
-				case h&(1<<16) == 0:
-					slot1.Store(ce)
-				default:
-					slot2.Store(ce)
-				}
-			}
-		}
+		r.compound(s, e, m)
 		r.pos++
 	}
 	if r.out == nil {
 		return analysis.TokenStream{} // as the chain: empty, not nil
 	}
 	return r.out
+}
+
+// compound emits the tokens of the compound input[s:e], replayed from the
+// compound cache or split and then recorded there. m may have connector
+// bits of the trailing connectors trimmed off: more bits than input[s:e]
+// has are harmless (split tries the level for nothing).
+func (r *codeRun) compound(s, e int, m uint8) {
+	input, a := r.input, r.a
+	// Two slots a compound can be in, so that two compounds
+	// that share one do not keep evicting each other.
+	h := compoundHash(input[s:e])
+	slot1, slot2 := &codeCompounds[h&(codeCacheSize-1)], &codeCompounds[h>>32&(codeCacheSize-1)]
+	var ce2 *codeEntry
+	ce1 := slot1.Load()
+	if ce1 != nil && ce1.stopID == a.stopID && ce1.key() == string(input[s:e]) {
+		r.replay(ce1, s)
+		return
+	}
+	if ce2 = slot2.Load(); ce2 != nil && ce2.stopID == a.stopID && ce2.key() == string(input[s:e]) {
+		r.replay(ce2, s)
+		return
+	}
+	r.emit(s, e, m)
+	r.split(s, e, 0, m)
+	ce := r.record(s, e)
+	if ce == nil {
+		return
+	}
+	switch {
+	case ce1 == nil:
+		slot1.Store(ce)
+	case ce2 == nil:
+		slot2.Store(ce)
+	case h&(1<<16) == 0:
+		slot1.Store(ce)
+	default:
+		slot2.Store(ce)
+	}
 }
 
 // codeCompounds caches the tokens of compounds (not plain words), which
