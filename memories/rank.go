@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/embed"
@@ -98,103 +99,150 @@ func queryTokens(q string) []uint32 {
 
 // rank scores the memories keep accepts; callers hold s.mu.
 func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
-	now := s.now()
-	qt := queryTokens(query)
-	var qv []float32
-	if m := s.embedder(); m != nil && mc.embedder == m.ID() {
-		if v, ok := m.EmbedText(embed.Query, query); ok {
-			qv = v
-		}
-	}
-	// Lexical overlap from the postings, each word weighted by how rare it
-	// is among the memories (a word every memory has says little).
-	n := float64(len(mc.items)) + 1
-	overlap := map[int32]float64{}
-	qw := 0.0
-	for _, t := range qt {
-		post := mc.post[t]
-		if len(post) == 0 {
-			// No memory has the word: it cannot tell memories apart, and
-			// a long prompt's many such words must not drown the rest.
-			continue
-		}
-		w := math.Log(1 + n/float64(len(post)+1))
-		qw += w
-		for _, i := range post {
-			overlap[i] += w
-		}
-	}
-	type scored struct {
-		c          *cached
-		sim, score float64
-	}
+	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(mc, query)}
+	q.weighWords(queryTokens(query))
 	var cands []scored
-	consider := func(i int32, c *cached) {
-		if c.row.ID == "" || !keep(c) || slices.Contains(o.Exclude, c.row.ID) {
-			return
-		}
-		if o.Project != "" && c.row.Project != "" && c.row.Project != o.Project {
-			return
-		}
-		lex := 0.0
-		if shared := overlap[i]; shared > 0 && qw > 0 {
-			// cover: how much of the query (its words that memories have)
-			// the memory answers; dens: how much of the memory the query
-			// is about.
-			cover := min(1, shared/qw)
-			dens := min(1, shared/mc.weight(c, n))
-			lex = 0.75*cover + 0.25*dens
-		}
-		vs := 0.0
-		if qv != nil {
-			if cv := mc.vecOf(c); cv != nil {
-				vs = max(0, float64(embed.Dot(qv, cv)))
-			}
-		}
-		sim := lex
-		if qv != nil {
-			sim = lexicalWeight*lex + vectorWeight*vs
-			if lex == 0 {
-				// Vectors alone are a weak signal: damp paraphrase-only hits.
-				sim = vectorWeight * vs * vs
-			}
-		}
-		if sim <= 0 {
-			return
-		}
-		conf := confidence(Type(c.row.Type), c.row.Updated, now)
-		score := sim * (float64(c.row.Importance) / 3) * recency(c.row.Updated, now) * conf
-		if score < o.Threshold {
-			return
-		}
-		cands = append(cands, scored{c, sim, score})
-	}
-	if qv == nil {
-		for i := range overlap {
-			consider(i, mc.items[i])
+	if q.qv == nil {
+		for i := range q.overlap {
+			cands = q.consider(cands, i, mc.items[i])
 		}
 	} else {
 		for i, c := range mc.items {
-			consider(int32(i), c)
+			cands = q.consider(cands, int32(i), c)
 		}
 	}
-	slices.SortFunc(cands, func(a, b scored) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return strings.Compare(a.c.row.ID, b.c.row.ID)
-	})
+	slices.SortFunc(cands, byScore)
 	if len(cands) > o.Limit {
 		cands = cands[:o.Limit]
 	}
 	out := make([]Ranked, len(cands))
 	for i, c := range cands {
-		out[i] = Ranked{Memory: fromRow(c.c.row, now), Score: c.score, Similarity: c.sim}
+		out[i] = Ranked{Memory: fromRow(c.c.row, q.now), Score: c.score, Similarity: c.sim}
 	}
 	return out
+}
+
+// queryVector embeds query when mc's vectors are the embedder's; nil
+// otherwise.
+func (s *Service) queryVector(mc *memCache, query string) []float32 {
+	m := s.embedder()
+	if m == nil || mc.embedder != m.ID() {
+		return nil
+	}
+	if v, ok := m.EmbedText(embed.Query, query); ok {
+		return v
+	}
+	return nil
+}
+
+// rankQuery is a query being ranked against the memories of mc.
+type rankQuery struct {
+	mc   *memCache
+	o    RankOptions
+	keep func(*cached) bool
+	now  time.Time
+	qv   []float32 // the query's vector, nil without one
+	// overlap is the summed weight of the query words each memory has,
+	// qw that of all the query words memories have, n the number of
+	// memories plus one.
+	overlap map[int32]float64
+	qw, n   float64
+}
+
+// weighWords sums, from the postings, the query words each memory shares,
+// each weighted by how rare it is among the memories (a word every memory
+// has says little).
+func (q *rankQuery) weighWords(qt []uint32) {
+	q.n = float64(len(q.mc.items)) + 1
+	q.overlap = map[int32]float64{}
+	for _, t := range qt {
+		post := q.mc.post[t]
+		if len(post) == 0 {
+			// No memory has the word: it cannot tell memories apart, and
+			// a long prompt's many such words must not drown the rest.
+			continue
+		}
+		w := math.Log(1 + q.n/float64(len(post)+1))
+		q.qw += w
+		for _, i := range post {
+			q.overlap[i] += w
+		}
+	}
+}
+
+// scored is a memory with its similarity to the query and its score.
+type scored struct {
+	c          *cached
+	sim, score float64
+}
+
+// byScore orders scored memories best first, then by id.
+func byScore(a, b scored) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
+	}
+	return strings.Compare(a.c.row.ID, b.c.row.ID)
+}
+
+// consider appends c (item i) to out when it may be returned and scores at
+// least the threshold: similarity × importance/3 × recency × confidence.
+func (q *rankQuery) consider(out []scored, i int32, c *cached) []scored {
+	if !q.eligible(c) {
+		return out
+	}
+	sim := q.similarity(i, c)
+	if sim <= 0 {
+		return out
+	}
+	conf := confidence(Type(c.row.Type), c.row.Updated, q.now)
+	score := sim * (float64(c.row.Importance) / 3) * recency(c.row.Updated, q.now) * conf
+	if score < q.o.Threshold {
+		return out
+	}
+	return append(out, scored{c, sim, score})
+}
+
+// eligible reports whether c may be returned: live, kept, not excluded,
+// and of the project (or global).
+func (q *rankQuery) eligible(c *cached) bool {
+	if c.row.ID == "" || !q.keep(c) || slices.Contains(q.o.Exclude, c.row.ID) {
+		return false
+	}
+	return inScope(c.row.Project, q.o.Project)
+}
+
+// similarity mixes the lexical score of c (item i) with its vector's
+// closeness to the query's; vectors alone are a weak signal, so
+// paraphrase-only hits are damped.
+func (q *rankQuery) similarity(i int32, c *cached) float64 {
+	lex := q.lexical(i, c)
+	if q.qv == nil {
+		return lex
+	}
+	vs := 0.0
+	if cv := q.mc.vecOf(c); cv != nil {
+		vs = max(0, float64(embed.Dot(q.qv, cv)))
+	}
+	if lex == 0 {
+		return vectorWeight * vs * vs
+	}
+	return lexicalWeight*lex + vectorWeight*vs
+}
+
+// lexical is c's word score: cover, how much of the query (its words that
+// memories have) the memory answers, and dens, how much of the memory the
+// query is about.
+func (q *rankQuery) lexical(i int32, c *cached) float64 {
+	shared := q.overlap[i]
+	if shared <= 0 || q.qw <= 0 {
+		return 0
+	}
+	cover := min(1, shared/q.qw)
+	dens := min(1, shared/q.mc.weight(c, q.n))
+	return 0.75*cover + 0.25*dens
 }
 
 // Top returns the project's approved memories (and global ones) without
@@ -213,38 +261,53 @@ func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked,
 	now := s.now()
 	var out []Ranked
 	for _, m := range ms {
-		if m.Status != Approved || (project != "" && m.Project != "" && m.Project != project) {
+		if m.Status != Approved || !inScope(m.Project, project) {
 			continue
 		}
-		score := float64(m.Importance) / 3 * recency(m.Updated, now) * m.Confidence
-		if score <= 0 {
-			continue
+		if score := float64(m.Importance) / 3 * recency(m.Updated, now) * m.Confidence; score > 0 {
+			out = append(out, Ranked{Memory: m, Score: score, Similarity: 1})
 		}
-		out = append(out, Ranked{Memory: m, Score: score, Similarity: 1})
 	}
-	slices.SortFunc(out, func(a, b Ranked) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		// Same score: the project's own before global, then newest.
-		if (a.Project == "") != (b.Project == "") {
-			if a.Project != "" {
-				return -1
-			}
-			return 1
-		}
-		if c := b.Updated.Compare(a.Updated); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(out, byTopScore)
 	if len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// inScope reports whether a memory of memProject belongs with project: the
+// same project, a global memory, or any memory when project is "".
+func inScope(memProject, project string) bool {
+	return project == "" || memProject == "" || memProject == project
+}
+
+// byTopScore orders Top's memories best first; at the same score the
+// project's own before global ones, then the newest.
+func byTopScore(a, b Ranked) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	if c := globalLast(a.Project, b.Project); c != 0 {
+		return c
+	}
+	if c := b.Updated.Compare(a.Updated); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// globalLast orders a project's memory before a global one.
+func globalLast(a, b string) int {
+	switch {
+	case (a == "") == (b == ""):
+		return 0
+	case a != "":
+		return -1
+	}
+	return 1
 }
 
 // Related returns memories linked to id or sharing its words or tags
@@ -263,44 +326,58 @@ func (s *Service) Related(ctx context.Context, id string, tags []string, limit i
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	var out []Memory
-	seen := map[string]bool{m.ID: true}
-	for _, l := range m.Links {
-		if c := mc.byID[l.Target]; c != nil && !seen[l.Target] && c.row.Status != string(Rejected) {
-			seen[l.Target] = true
-			out = append(out, fromRow(c.row, now))
-		}
-	}
-	// Memories linking to this one.
-	for _, c := range mc.items {
-		if c.row.ID == "" || seen[c.row.ID] || c.row.Status == string(Rejected) {
-			continue
-		}
-		for _, l := range c.row.Links {
-			if l.Target == m.ID {
-				seen[c.row.ID] = true
-				out = append(out, fromRow(c.row, now))
-				break
-			}
-		}
-	}
+	r := relatedSet{now: s.now(), seen: map[string]bool{m.ID: true}}
+	r.addLinked(mc, m)
 	toks, _ := tokens(m.Content + " " + strings.Join(append(slices.Clone(m.Tags), tags...), " "))
 	var vec []float32
 	if c := mc.byID[m.ID]; c != nil {
 		vec = mc.vecOf(c)
 	}
 	for _, x := range mc.similar(toks, vec, m.Project, "", "", 3*limit) {
-		if seen[x.c.row.ID] || x.c.row.Status == string(Rejected) || (x.jaccard < 0.15 && x.cosine < 0.7) {
-			continue
+		if x.jaccard >= 0.15 || x.cosine >= 0.7 {
+			r.add(x.c.row)
 		}
-		seen[x.c.row.ID] = true
-		out = append(out, fromRow(x.c.row, now))
 	}
-	if len(out) > limit {
-		out = out[:limit]
+	return r.out[:min(limit, len(r.out))], nil
+}
+
+// relatedSet collects related memories, each once, none rejected.
+type relatedSet struct {
+	out  []Memory
+	seen map[string]bool
+	now  time.Time
+}
+
+// addLinked adds the memories m links to, then those linking to m.
+func (r *relatedSet) addLinked(mc *memCache, m *Memory) {
+	for _, l := range m.Links {
+		if c := mc.byID[l.Target]; c != nil {
+			r.add(c.row)
+		}
 	}
-	return out, nil
+	for _, c := range mc.items {
+		if c.row.ID != "" && linksTo(c.row.Links, m.ID) {
+			r.add(c.row)
+		}
+	}
+}
+
+func (r *relatedSet) add(row *index.MemRow) {
+	if r.seen[row.ID] || row.Status == string(Rejected) {
+		return
+	}
+	r.seen[row.ID] = true
+	r.out = append(r.out, fromRow(row, r.now))
+}
+
+// linksTo reports whether links has one to id.
+func linksTo(links []index.MemLink, id string) bool {
+	for _, l := range links {
+		if l.Target == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Search finds memories of any status but rejected matching query (and,
@@ -309,49 +386,53 @@ func (s *Service) Search(ctx context.Context, query string, types []Type, tags [
 	if limit <= 0 {
 		limit = 10
 	}
-	tags = cleanTags(tags)
+	keep := searchFilter(types, cleanTags(tags))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	mc, err := s.memories(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keep := func(c *cached) bool {
+	if strings.TrimSpace(query) == "" {
+		return s.newest(mc, keep, limit), nil
+	}
+	return s.rank(mc, query, RankOptions{Limit: limit, Threshold: 1e-9}, keep), nil
+}
+
+// searchFilter keeps memories not rejected, of one of types (any when
+// none) and carrying every tag.
+func searchFilter(types []Type, tags []string) func(*cached) bool {
+	return func(c *cached) bool {
 		if c.row.Status == string(Rejected) {
 			return false
 		}
 		if len(types) > 0 && !slices.Contains(types, Type(c.row.Type)) {
 			return false
 		}
-		for _, t := range tags {
-			if !slices.Contains(c.row.Tags, t) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(tags, func(t string) bool { return !slices.Contains(c.row.Tags, t) })
 	}
-	if strings.TrimSpace(query) == "" {
-		// No query: the newest matching memories.
-		now := s.now()
-		var hits []*cached
-		for _, c := range mc.items {
-			if c.row.ID != "" && keep(c) {
-				hits = append(hits, c)
-			}
+}
+
+// newest returns the newest memories of mc that keep accepts.
+func (s *Service) newest(mc *memCache, keep func(*cached) bool, limit int) []Ranked {
+	now := s.now()
+	var hits []*cached
+	for _, c := range mc.items {
+		if c.row.ID != "" && keep(c) {
+			hits = append(hits, c)
 		}
-		slices.SortFunc(hits, func(a, b *cached) int {
-			if c := b.row.Updated.Compare(a.row.Updated); c != 0 {
-				return c
-			}
-			return strings.Compare(a.row.ID, b.row.ID)
-		})
-		out := []Ranked{}
-		for _, c := range hits[:min(limit, len(hits))] {
-			out = append(out, Ranked{Memory: fromRow(c.row, now), Score: 1, Similarity: 1})
-		}
-		return out, nil
 	}
-	return s.rank(mc, query, RankOptions{Limit: limit, Threshold: 1e-9}, keep), nil
+	slices.SortFunc(hits, func(a, b *cached) int {
+		if c := b.row.Updated.Compare(a.row.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.row.ID, b.row.ID)
+	})
+	out := []Ranked{}
+	for _, c := range hits[:min(limit, len(hits))] {
+		out = append(out, Ranked{Memory: fromRow(c.row, now), Score: 1, Similarity: 1})
+	}
+	return out
 }
 
 // RecordInjection records memories injected into a session by a hook event.
@@ -392,19 +473,7 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	if err != nil {
 		return 0, 0, err
 	}
-	var said []uint32
-	for _, t := range texts {
-		tt, _ := tokens(t)
-		said = append(said, tt...)
-	}
-	slices.Sort(said)
-	said = slices.Compact(said)
-	var ids []string
-	for _, r := range inj {
-		if !r.Checked && !slices.Contains(ids, r.Memory) {
-			ids = append(ids, r.Memory)
-		}
-	}
+	ids := uncheckedMemories(inj)
 	if len(ids) == 0 {
 		return 0, 0, nil
 	}
@@ -412,22 +481,7 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	if err != nil {
 		return 0, 0, err
 	}
-	byID := map[string]*index.MemRow{}
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	var usedIDs []string
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		mt, _ := tokens(m.Content)
-		n := intersect(mt, said)
-		if n >= 2 && 2*n >= len(mt) {
-			usedIDs = append(usedIDs, id)
-		}
-	}
+	usedIDs := usedMemories(ids, rows, saidTokens(texts))
 	if err := s.st.MemMarkUsage(ctx, sessionID, ids, usedIDs); err != nil {
 		return 0, 0, err
 	}
@@ -435,4 +489,48 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	s.cache = nil
 	s.mu.Unlock()
 	return len(ids), len(usedIDs), nil
+}
+
+// saidTokens are the sorted, unique tokens of texts.
+func saidTokens(texts []string) []uint32 {
+	var said []uint32
+	for _, t := range texts {
+		tt, _ := tokens(t)
+		said = append(said, tt...)
+	}
+	slices.Sort(said)
+	return slices.Compact(said)
+}
+
+// uncheckedMemories are the memories of injections not checked yet, each
+// once, in order.
+func uncheckedMemories(inj []index.InjectionRow) []string {
+	var ids []string
+	for _, r := range inj {
+		if !r.Checked && !slices.Contains(ids, r.Memory) {
+			ids = append(ids, r.Memory)
+		}
+	}
+	return ids
+}
+
+// usedMemories are the ids (of rows) whose content's tokens reappear in
+// said: at least two, and at least half of them.
+func usedMemories(ids []string, rows []*index.MemRow, said []uint32) []string {
+	byID := map[string]*index.MemRow{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	var used []string
+	for _, id := range ids {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		mt, _ := tokens(m.Content)
+		if n := intersect(mt, said); n >= 2 && 2*n >= len(mt) {
+			used = append(used, id)
+		}
+	}
+	return used
 }
