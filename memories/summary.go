@@ -82,24 +82,32 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 		return nil, err
 	}
 	if s.cfg.Memories.Extractor == "ollama" && roomForModel(ctx) {
-		// The model writes the prose sections; files and notes stay
-		// heuristic. Unreachable: the heuristic summary stands.
-		if entries, err := s.st.MemEntries(ctx, sid, 0, 0); err == nil {
-			if sec, err := s.ollamaSummary(ctx, entries); err == nil {
-				for _, k := range []string{"Files read", "Files edited", "Notes"} {
-					if v := sm.Sections[k]; len(v) > 0 {
-						sec[k] = v
-					}
-				}
-				title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
-				sm.Sections, sm.Source = sec, "ollama"
-				sm.Markdown = renderSummary(title, sec, nil)
-			}
-		}
+		s.ollamaSections(ctx, sid, sm)
 	}
 	err = s.st.SummarySave(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
 		Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created})
 	return sm, err
+}
+
+// ollamaSections has the model write sm's prose sections; files and notes
+// stay heuristic. Unreachable: the heuristic summary stands.
+func (s *Service) ollamaSections(ctx context.Context, sid string, sm *Summary) {
+	entries, err := s.st.MemEntries(ctx, sid, 0, 0)
+	if err != nil {
+		return
+	}
+	sec, err := s.ollamaSummary(ctx, entries)
+	if err != nil {
+		return
+	}
+	for _, k := range []string{"Files read", "Files edited", "Notes"} {
+		if v := sm.Sections[k]; len(v) > 0 {
+			sec[k] = v
+		}
+	}
+	title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
+	sm.Sections, sm.Source = sec, "ollama"
+	sm.Markdown = renderSummary(title, sec, nil)
 }
 
 // buildSummary is the heuristic pipeline: the first prompt is the request,
@@ -115,60 +123,30 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	if err != nil {
 		return nil, err
 	}
-	sec := map[string][]string{}
-	addLine := func(name, line string, max int) {
-		line = cut(oneLine(clean(line)), 300)
-		if line == "" || len(sec[name]) >= max || slices.Contains(sec[name], line) {
-			return
-		}
-		sec[name] = append(sec[name], line)
-	}
-	prompts := 0
-	for _, e := range entries {
-		if e.Role == "user" && !e.Meta && prompts < 3 {
-			if t := strings.TrimSpace(e.Text); t != "" && !strings.HasPrefix(t, "<") {
-				addLine("Request", t, 3)
-				prompts++
-			}
-		}
-		if e.Role == "assistant" && e.Block == "tool_use" {
-			switch e.ToolName {
-			case "Grep", "WebSearch", "WebFetch", "Task", "Agent":
-				t := e.Text
-				if ss.ProjectPath != "" {
-					t = strings.ReplaceAll(t, ss.ProjectPath+"/", "")
-				}
-				addLine("Investigated", cut(oneLine(t), 160), 8)
-			}
-		}
-	}
+	sec := summarySections{}
+	sec.addPrompts(entries)
+	sec.addInvestigated(entries, ss.ProjectPath)
 	for _, c := range extractCandidates(entries) {
 		switch c.typ {
 		case Progress:
-			addLine("Next steps", c.content, 8)
+			sec.add("Next steps", c.content, 8)
 		default:
-			addLine("Learned", c.content, 10)
+			sec.add("Learned", c.content, 10)
 		}
 	}
 	for _, c := range ss.Commands {
 		if subj := commitSubject(c); subj != "" {
-			addLine("Completed", "Committed: "+subj, 5)
+			sec.add("Completed", "Committed: "+subj, 5)
 		}
 	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20 {
-			addLine("Completed", firstSentences(e.Text, 2), 6)
-			break
-		}
-	}
+	sec.addLastReply(entries)
 	for _, f := range ss.FilesRead {
-		addLine("Files read", relPath(f, ss.ProjectPath), 20)
+		sec.add("Files read", relPath(f, ss.ProjectPath), 20)
 	}
 	for _, f := range ss.FilesEdited {
-		addLine("Files edited", relPath(f, ss.ProjectPath), 20)
+		sec.add("Files edited", relPath(f, ss.ProjectPath), 20)
 	}
-	addLine("Notes", fmt.Sprintf("%d prompts, %d tool calls, %d errors, %s", ss.Prompts, ss.ToolCalls, ss.Errors,
+	sec.add("Notes", fmt.Sprintf("%d prompts, %d tool calls, %d errors, %s", ss.Prompts, ss.ToolCalls, ss.Errors,
 		ss.End.Sub(ss.Start).Round(time.Minute)), 3)
 	created := ss.End.UTC()
 	if created.IsZero() {
@@ -180,6 +158,67 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	}
 	return &Summary{SessionID: sid, Project: ss.ProjectPath, Source: "heuristic",
 		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: created}, nil
+}
+
+// summarySections are a heuristic summary's sections: name -> lines.
+type summarySections map[string][]string
+
+// add appends line (cleaned, on one line, shortened) to section name
+// unless it is empty, already there, or the section has max lines.
+func (sec summarySections) add(name, line string, max int) {
+	line = cut(oneLine(clean(line)), 300)
+	if line == "" || len(sec[name]) >= max || slices.Contains(sec[name], line) {
+		return
+	}
+	sec[name] = append(sec[name], line)
+}
+
+// addPrompts: the first three prompts are the request (not commands or
+// other tagged input).
+func (sec summarySections) addPrompts(entries []index.MemEntry) {
+	prompts := 0
+	for _, e := range entries {
+		if prompts == 3 {
+			return
+		}
+		if e.Role != "user" || e.Meta {
+			continue
+		}
+		if t := strings.TrimSpace(e.Text); t != "" && !strings.HasPrefix(t, "<") {
+			sec.add("Request", t, 3)
+			prompts++
+		}
+	}
+}
+
+// investigative are the tools whose calls say what was looked into.
+var investigative = map[string]bool{"Grep": true, "WebSearch": true, "WebFetch": true, "Task": true, "Agent": true}
+
+// addInvestigated: searches, fetches and subagent tasks, paths relative
+// to the project.
+func (sec summarySections) addInvestigated(entries []index.MemEntry, project string) {
+	for _, e := range entries {
+		if e.Role != "assistant" || e.Block != "tool_use" || !investigative[e.ToolName] {
+			continue
+		}
+		t := e.Text
+		if project != "" {
+			t = strings.ReplaceAll(t, project+"/", "")
+		}
+		sec.add("Investigated", cut(oneLine(t), 160), 8)
+	}
+}
+
+// addLastReply: the first sentences of the last substantial reply are
+// what was completed.
+func (sec summarySections) addLastReply(entries []index.MemEntry) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20 {
+			sec.add("Completed", firstSentences(e.Text, 2), 6)
+			return
+		}
+	}
 }
 
 // commitSubject is the subject line of a `git commit` command's message
