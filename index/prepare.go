@@ -2,7 +2,9 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
+	"errors"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -202,49 +204,18 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 	if !e.Timestamp.IsZero() {
 		r.ts = e.Timestamp.UnixMilli()
 	}
-	agent := f.AgentID
-	if agent == "" {
-		agent = e.AgentID
-	}
-	r.agent = agent
-	// The same rule as transcripts.LoadConversation: subagent files, and
-	// 2.1 sidechain lines that name their agent, form the agent's thread;
-	// older inline sidechains stay in the main thread.
-	if f.Kind != transcripts.MainFile || (e.IsSidechain && agent != "") {
-		r.flags |= flagAgentThread
-	}
-	if e.IsSidechain {
-		r.flags |= flagSidechain
-	}
-	if e.IsMeta {
-		r.flags |= flagMeta
-	}
-	if e.IsCompactSummary {
-		r.flags |= flagCompactSummary
-	}
-	if e.StringContent {
-		r.flags |= flagStringContent
-	}
+	r.agent = cmp.Or(f.AgentID, e.AgentID)
+	r.flags = entryFlags(f, e, r.agent)
 	se := storedEntry{LogicalParent: e.LogicalParentUUID, CompactTrigger: e.CompactTrigger,
 		PreTokens: e.PreTokens, ResultAgent: e.ResultAgentID}
-	switch e.Type {
-	case "system":
+	if e.Type == "system" {
 		r.role = roleSystem
 		r.text = transcripts.HeadTail(e.Text, p.head, p.tail)
 		if r.text != "" {
 			r.block = transcripts.BlockText // for search filters; system rows keep no blocks
 		}
-	default:
-		switch {
-		case e.Type == "assistant":
-			r.role = roleAssistant
-		case transcripts.IsRealPrompt(e):
-			r.role = roleUser
-		case e.IsToolResultOnly():
-			r.role = roleTool
-		default:
-			r.role = roleSystem
-		}
+	} else {
+		r.role = messageRole(e)
 		r.text, r.block, se.Blocks = p.blocks(e.Blocks)
 		// Must select exactly what embeddableWhere (derived_sql.go) selects;
 		// SQL's trim() strips spaces only.
@@ -253,16 +224,59 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 	if r.uuid == "" {
 		r.uuid = syntheticUUID(e, r.text)
 	}
-	// The common single text or thinking block needs no JSON at all: the
-	// block column and the text say everything.
+	r.data = se.marshal()
+	return r
+}
+
+// entryFlags are the entries.flags of a line of file f; agent is the
+// line's agent.
+func entryFlags(f *transcripts.File, e *transcripts.Entry, agent string) int {
+	flags := 0
+	// The same rule as transcripts.LoadConversation: subagent files, and
+	// 2.1 sidechain lines that name their agent, form the agent's thread;
+	// older inline sidechains stay in the main thread.
+	if f.Kind != transcripts.MainFile || (e.IsSidechain && agent != "") {
+		flags |= flagAgentThread
+	}
+	return flags | bit(e.IsSidechain, flagSidechain) | bit(e.IsMeta, flagMeta) |
+		bit(e.IsCompactSummary, flagCompactSummary) | bit(e.StringContent, flagStringContent)
+}
+
+// bit is flag when set, else 0.
+func bit(set bool, flag int) int {
+	if set {
+		return flag
+	}
+	return 0
+}
+
+// messageRole is the role of a user or assistant line (see roleUser).
+func messageRole(e *transcripts.Entry) string {
+	switch {
+	case e.Type == "assistant":
+		return roleAssistant
+	case transcripts.IsRealPrompt(e):
+		return roleUser
+	case e.IsToolResultOnly():
+		return roleTool
+	default:
+		return roleSystem
+	}
+}
+
+// marshal is the entries.data of a line, nil when it holds nothing. The
+// common single text or thinking block needs no JSON at all: the block
+// column and the text say everything.
+func (se *storedEntry) marshal() []byte {
 	if len(se.Blocks) == 1 && se.Blocks[0].bare() &&
 		(se.Blocks[0].Type == transcripts.BlockText || se.Blocks[0].Type == transcripts.BlockThinking) {
 		se.Blocks = nil
 	}
-	if se.Blocks != nil || se.LogicalParent != "" || se.CompactTrigger != "" || se.PreTokens != 0 || se.ResultAgent != "" {
-		r.data, _ = json.Marshal(se)
+	if se.Blocks == nil && se.LogicalParent == "" && se.CompactTrigger == "" && se.PreTokens == 0 && se.ResultAgent == "" {
+		return nil
 	}
-	return r
+	data, _ := json.Marshal(se)
+	return data
 }
 
 // blocks returns an entry's searchable text, its dominant block kind (the
@@ -367,64 +381,82 @@ func (p *preparer) shrinkInput(raw []byte) jsontext.Value {
 	if len(raw) <= fallbackInputBytes && transcripts.DecodeToolInput(raw) == (transcripts.ToolInput{}) {
 		return jsontext.Value(raw)
 	}
-	cut := func(name, s string) jsontext.Token {
-		if summaryFields[name] {
-			return jsontext.String(transcripts.HeadTail(s, inputHead, inputTail))
-		}
-		return jsontext.String(transcripts.HeadTail(s, previewBytes, 0))
+	if v, err := shrinkObject(raw); err == nil {
+		return v
 	}
+	v, _ := json.Marshal(map[string]string{"_input": transcripts.HeadTail(string(raw), inputHead, inputTail)})
+	return v
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// shrinkObject rewrites a JSON object member by member (shrinkMember). It
+// fails on anything but a valid object.
+func shrinkObject(raw []byte) (jsontext.Value, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var buf bytes.Buffer
 	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	fallback := func() jsontext.Value {
-		v, _ := json.Marshal(map[string]string{"_input": transcripts.HeadTail(string(raw), inputHead, inputTail)})
-		return v
-	}
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return fallback()
+		return nil, errNotObject
 	}
-	if enc.WriteToken(jsontext.BeginObject) != nil {
-		return fallback()
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return nil, err
 	}
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return fallback()
+			return nil, err
 		}
 		name := tok.String() // the token is only valid until the next read
 		val, err := dec.ReadValue()
 		if err != nil {
-			return fallback()
+			return nil, err
 		}
 		if err := enc.WriteToken(jsontext.String(name)); err != nil {
-			return fallback()
+			return nil, err
 		}
-		switch {
-		case val.Kind() == '"' && len(val) > previewBytes+64:
-			var s string
-			if json.Unmarshal(val, &s, jsontext.AllowInvalidUTF8(true)) != nil {
-				return fallback()
-			}
-			err = enc.WriteToken(cut(name, s))
-		case len(val) <= previewBytes+64 || val.Kind() == '"':
-			err = enc.WriteValue(val)
-		case val.Kind() == '[':
-			var items []jsontext.Value
-			if json.Unmarshal(val, &items, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) != nil {
-				return fallback()
-			}
-			err = enc.WriteValue(jsontext.Value("[" + strings.TrimSuffix(strings.Repeat("0,", len(items)), ",") + "]"))
-		default:
-			err = enc.WriteToken(cut(name, string(val)))
-		}
-		if err != nil {
-			return fallback()
+		if err := shrinkMember(enc, name, val); err != nil {
+			return nil, err
 		}
 	}
-	if enc.WriteToken(jsontext.EndObject) != nil {
-		return fallback()
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return nil, err
 	}
-	return jsontext.Value(bytes.TrimSpace(buf.Bytes()))
+	return jsontext.Value(bytes.TrimSpace(buf.Bytes())), nil
+}
+
+// shrinkMember writes the value of member name: long strings cut (cutMember),
+// arrays as placeholders of the same length, other large values as a cut
+// string of their JSON, small values as they are.
+func shrinkMember(enc *jsontext.Encoder, name string, val jsontext.Value) error {
+	const small = previewBytes + 64
+	switch {
+	case val.Kind() == '"' && len(val) > small:
+		var s string
+		if err := json.Unmarshal(val, &s, jsontext.AllowInvalidUTF8(true)); err != nil {
+			return err
+		}
+		return enc.WriteToken(cutMember(name, s))
+	case len(val) <= small || val.Kind() == '"':
+		return enc.WriteValue(val)
+	case val.Kind() == '[':
+		var items []jsontext.Value
+		if err := json.Unmarshal(val, &items, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)); err != nil {
+			return err
+		}
+		return enc.WriteValue(jsontext.Value("[" + strings.TrimSuffix(strings.Repeat("0,", len(items)), ",") + "]"))
+	default:
+		return enc.WriteToken(cutMember(name, string(val)))
+	}
+}
+
+// cutMember cuts a member's string: the fields ToolSummary reads to their
+// head and tail, others to a preview.
+func cutMember(name, s string) jsontext.Token {
+	if summaryFields[name] {
+		return jsontext.String(transcripts.HeadTail(s, inputHead, inputTail))
+	}
+	return jsontext.String(transcripts.HeadTail(s, previewBytes, 0))
 }
 
 // syntheticUUID names a stored line that has no uuid (very old formats):
