@@ -262,61 +262,84 @@ func imperativeAfter(s string) bool {
 var transient = lazyRE(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b`)
 
 func claudeCandidates(e index.MemEntry, add func(candidate)) {
-	heading := ""
-	progress := 0
-	proseLines(e.Text, func(h string) {
-		heading = h
-		progress = 0
-	}, func(line string) {
-		plain := stripMarkdown(line)
-		if progressHeading.MatchString(heading) && isListLine(line) {
-			if progress < 3 && !strings.HasPrefix(strings.ToLower(plain), "none") {
-				progress++
-				add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{e.UUID}, rule: "next-steps"})
-			}
-			return
+	sc := &claudeScan{e: e, add: add}
+	proseLines(e.Text, sc.heading, sc.line)
+}
+
+// claudeScan proposes memories from the prose lines of one of Claude's
+// entries: next steps listed under a heading, to-do lines, and findings.
+type claudeScan struct {
+	e      index.MemEntry
+	add    func(candidate)
+	under  string // the heading the lines are under
+	listed int    // next steps proposed under it
+}
+
+func (sc *claudeScan) heading(h string) {
+	sc.under = h
+	sc.listed = 0
+}
+
+func (sc *claudeScan) line(line string) {
+	plain := stripMarkdown(line)
+	if progressHeading.MatchString(sc.under) && isListLine(line) {
+		if sc.listed < 3 && !strings.HasPrefix(strings.ToLower(plain), "none") {
+			sc.listed++
+			sc.add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{sc.e.UUID}, rule: "next-steps"})
 		}
-		if todoLine.MatchString(plain) {
-			add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{e.UUID}, rule: "todo"})
-			return
+		return
+	}
+	if todoLine.MatchString(plain) {
+		sc.add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{sc.e.UUID}, rule: "todo"})
+		return
+	}
+	if !mayMatch(plain, claudeTriggers) {
+		return
+	}
+	ss := sentences(plain)
+	for i := range ss {
+		if c, ok := claudeFinding(ss, i, sc.e.Sidechain); ok {
+			c.uuids = []string{sc.e.UUID}
+			sc.add(c)
 		}
-		if !mayMatch(plain, claudeTriggers) {
-			return
+	}
+}
+
+// claudeFinding classifies sentence i of ss by claudeRules: a finding
+// that is specific and not a guess; a "Fixed by …" sentence keeps the one
+// before it for context.
+func claudeFinding(ss []string, i int, sidechain bool) (candidate, bool) {
+	s := ss[i]
+	if !mayMatch(s, claudeTriggers) || narration.MatchString(s) || len(strings.Fields(s)) < 5 {
+		return candidate{}, false
+	}
+	c, ok := classifyClaude(s)
+	if !ok {
+		return candidate{}, false
+	}
+	content := s
+	if startsWithFix(s) {
+		if i == 0 {
+			return candidate{}, false // "Fixed by …" with nothing said about what
 		}
-		ss := sentences(plain)
-		for i, s := range ss {
-			if !mayMatch(s, claudeTriggers) || narration.MatchString(s) || len(strings.Fields(s)) < 5 {
-				continue
-			}
-			c, ok := classifyClaude(s)
-			if !ok {
-				continue
-			}
-			content := s
-			if i > 0 && startsWithFix(s) {
-				content = ss[i-1] + " " + s
-			} else if startsWithFix(s) {
-				continue // "Fixed by …" with nothing said about what
-			}
-			if !specific(content) {
-				continue
-			}
-			if hedge.MatchString(content) || noise.MatchString(content) {
-				continue
-			}
-			if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
-				continue
-			}
-			if c.typ == Decision && (len(strings.Fields(content)) < 7 || e.Sidechain) {
-				// A subagent reports what it found; decisions are the main
-				// conversation's.
-				continue
-			}
-			c.content = content
-			c.uuids = []string{e.UUID}
-			add(c)
-		}
-	})
+		content = ss[i-1] + " " + s
+	}
+	if !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || weakFinding(c, content, sidechain) {
+		return candidate{}, false
+	}
+	c.content = content
+	return c, true
+}
+
+// weakFinding reports a finding its rule needs more from: "the issue is"
+// said tentatively, about where, or briefly; a decision said briefly or
+// by a subagent (which reports what it found; decisions are the main
+// conversation's).
+func weakFinding(c candidate, content string, sidechain bool) bool {
+	if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
+		return true
+	}
+	return c.typ == Decision && (len(strings.Fields(content)) < 7 || sidechain)
 }
 
 // noise marks sentences about the moment, not something lasting.
