@@ -126,11 +126,7 @@ func checkInvariants(t *testing.T, s *Store) {
 }
 
 func TestKill9LeavesAConsistentStore(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess test")
-	}
-	claude := grownTree(t, sampleDir, 6)
-	data := filepath.Join(t.TempDir(), "data")
+	claude, data := subprocessSetup(t, 6)
 	fresh, _ := openStore(t)
 	mustSync(t, fresh, claude, SyncOptions{})
 	want := count(t, fresh, `SELECT count(*) FROM entries`)
@@ -195,11 +191,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 }
 
 func TestConcurrentSyncsAndReader(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess test")
-	}
-	claude := grownTree(t, sampleDir, 3)
-	data := filepath.Join(t.TempDir(), "data")
+	claude, data := subprocessSetup(t, 3)
 	// Create the store first so the children race on data, not on creation.
 	s, err := Open(data)
 	if err != nil {

@@ -54,9 +54,7 @@ func freshLines(t testing.TB, path string, n int, tag string) []byte {
 }
 
 func TestAppendIsIncremental(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	path := filepath.Join(claude, bigSession)
 	before, _ := os.Stat(path)
 	lines := freshLines(t, path, 50, "append")
@@ -81,9 +79,7 @@ func TestAppendIsIncremental(t *testing.T) {
 
 // A half-written last line waits for its newline.
 func TestPartialLineWaits(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	path := filepath.Join(claude, bigSession)
 	lines := freshLines(t, path, 2, "partial")
 	cut := bytes.IndexByte(lines, '\n') + 1 + 40
@@ -101,9 +97,7 @@ func TestPartialLineWaits(t *testing.T) {
 }
 
 func TestReplacedAndTruncatedFiles(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	entries := count(t, s, `SELECT count(*) FROM entries`)
 	sessions := storeSessions(t, s)
 
@@ -145,9 +139,7 @@ func TestReplacedAndTruncatedFiles(t *testing.T) {
 }
 
 func TestDeletedFilesArchiveSessions(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	entries := count(t, s, `SELECT count(*) FROM entries`)
 	const sid = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
 	before, err := s.Conversation(context.Background(), sid)
@@ -216,9 +208,7 @@ func fileSize(t testing.TB, path string) int64 {
 // reader pool (query_only connections): it must really copy the WAL back,
 // not fail quietly.
 func TestCheckpointPassiveFromReader(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	path := filepath.Join(claude, bigSession)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -50,9 +50,7 @@ func TestSyncMatchesScan(t *testing.T) {
 }
 
 func TestSecondSyncReadsNothing(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	st := mustSync(t, s, claude, SyncOptions{})
 	if st.BytesRead != 0 || st.FilesChanged != 0 || st.FilesNew != 0 || st.EntriesAdded != 0 || st.Transactions != 0 {
 		t.Fatalf("second sync did work: %+v", st)
@@ -60,9 +58,7 @@ func TestSecondSyncReadsNothing(t *testing.T) {
 }
 
 func TestConversationMatchesTranscripts(t *testing.T) {
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	claude, s := syncedSample(t)
 	tree, err := transcripts.Discover(claude)
 	if err != nil {
 		t.Fatal(err)

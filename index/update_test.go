@@ -25,16 +25,24 @@ func sampleClaude(t *testing.T) string {
 	return copyTree(t, filepath.Join(evalRepoRoot(), "testdata", "claude"))
 }
 
+// updatedSample opens a store and runs one Update over a copy of the
+// sample tree, failing the test on an error.
+func updatedSample(t *testing.T, o UpdateOptions) (s *Store, dir, claude string, st UpdateStats) {
+	t.Helper()
+	s, dir = openStore(t)
+	claude = sampleClaude(t)
+	st, err := s.Update(context.Background(), claude, o)
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	return s, dir, claude, st
+}
+
 // TestUpdateFillsEveryIndex: after one Update the queues are empty, every
 // searchable entry is in the full-text index and has been embedded.
 func TestUpdateFillsEveryIndex(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
+	s, _, claude, st := updatedSample(t, UpdateOptions{})
 	ctx := context.Background()
-	st, err := s.Update(ctx, claude, UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if st.FTSBusy || st.EmbedErr != nil {
 		t.Fatalf("busy %v, embed error %v", st.FTSBusy, st.EmbedErr)
 	}
@@ -196,13 +204,8 @@ func TestOllamaEmbedderThroughTheStore(t *testing.T) {
 // memory-mapped cache in place (no rewrite of the whole file) and the cache
 // stays exactly the stored vectors; a cache that disagrees is rewritten.
 func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
-	s, dir := openStore(t)
-	claude := sampleClaude(t)
+	s, dir, claude, st := updatedSample(t, UpdateOptions{})
 	ctx := context.Background()
-	st, err := s.Update(ctx, claude, UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cachePath := filepath.Join(dir, "vectors.bin")
 	before, err := os.Stat(cachePath)
 	if err != nil {
@@ -250,12 +253,10 @@ func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
 // else, and through the queues (with what else is there) when they do:
 // either way everything ends up indexed, embedded and off the queues.
 func TestIncrementalFromMemory(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
+	s, _, claude, st := updatedSample(t, UpdateOptions{})
 	ctx := context.Background()
-	st, err := s.Update(ctx, claude, UpdateOptions{})
-	if err != nil || st.EmbedErr != nil {
-		t.Fatalf("first update: %v / %v", err, st.EmbedErr)
+	if st.EmbedErr != nil {
+		t.Fatalf("first update: embedding: %v", st.EmbedErr)
 	}
 	path := filepath.Join(claude, "projects", "-path-to-Demo", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
 	grow := func(word string, n int) {
@@ -320,11 +321,8 @@ func TestIncrementalFromMemory(t *testing.T) {
 // TestTimeFiltersAreExact: the full-text index knows times by the hour, but
 // search results honour Since to the second.
 func TestTimeFiltersAreExact(t *testing.T) {
-	s, _ := openStore(t)
+	s, _, _, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	ctx := context.Background()
-	if _, err := s.Update(ctx, sampleClaude(t), UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
 	sr, err := s.OpenSearcher(ctx, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -418,12 +416,7 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 // from it by id; a cache of another model, or a damaged one, is ignored
 // (the store's copy wins) and rewritten.
 func TestModelCache(t *testing.T) {
-	s, dir := openStore(t)
-	claude := sampleClaude(t)
-	ctx := context.Background()
-	if _, err := s.Update(ctx, claude, UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	s, dir, _, _ := updatedSample(t, UpdateOptions{})
 	id, _, _ := s.Setting(builtinIDKey)
 	cache := filepath.Join(dir, "model.bin")
 	b, err := os.ReadFile(cache)
@@ -479,12 +472,10 @@ func TestModelCache(t *testing.T) {
 // from memory; the vectors are the model's for each text, and nothing is
 // left queued or embedded twice.
 func TestTrainingSampleEmbeddedFirst(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
+	s, _, _, st := updatedSample(t, UpdateOptions{})
 	ctx := context.Background()
-	st, err := s.Update(ctx, claude, UpdateOptions{})
-	if err != nil || st.EmbedErr != nil {
-		t.Fatal(err, st.EmbedErr)
+	if st.EmbedErr != nil {
+		t.Fatal(st.EmbedErr)
 	}
 	sample, err := s.trainingSample(ctx, 50000)
 	if err != nil || len(sample) < 20 {
