@@ -171,7 +171,7 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 	}
 	root, err := ParseObject(old)
 	if err != nil {
-		return ch, fmt.Errorf("%s is not valid JSON (%v): fix it first; cairn changed nothing", path, err)
+		return ch, fmt.Errorf("%s is not valid JSON (%w): fix it first; cairn changed nothing", path, err)
 	}
 	if err := fn(root); err != nil {
 		return ch, fmt.Errorf("%s: %w; cairn changed nothing", path, err)

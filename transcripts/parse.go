@@ -159,13 +159,13 @@ func ParseLine(line []byte) (Entry, error) {
 	if err != nil {
 		var se *json.SemanticError
 		if !errors.As(err, &se) {
-			return Entry{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
+			return Entry{}, fmt.Errorf("%w: %w", ErrNotJSON, err)
 		}
 		// A field of an unexpected type: decode field by field, dropping only
 		// what does not fit.
 		r = rawEntry{}
 		if err := decodeFieldwise(line, &r); err != nil {
-			return Entry{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
+			return Entry{}, fmt.Errorf("%w: %w", ErrNotJSON, err)
 		}
 	}
 	return r.entry(), nil

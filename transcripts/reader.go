@@ -127,7 +127,7 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 	var long []byte // accumulates lines longer than the bufio buffer
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(long)+len(chunk) > MaxLineBytes {
 				// Stream past the rest of this line without keeping it.
 				skipped, serr := skipLine(br)
@@ -198,7 +198,7 @@ func skipLine(br *bufio.Reader) (int, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += len(chunk)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		return n, err

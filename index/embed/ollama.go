@@ -389,7 +389,7 @@ func (o *Ollama) withRetry(ctx context.Context, retries int, call func(context.C
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("ollama request to %s canceled while retrying after %v: %w", o.baseURL, final, ctx.Err())
+			return fmt.Errorf("ollama request to %s canceled while retrying after %w: %w", o.baseURL, final, ctx.Err())
 		case <-t.C:
 		}
 		delay = min(2*delay, 5*time.Second)

@@ -59,7 +59,7 @@ func helperMain() bool {
 
 func helper(t *testing.T, mode, dir string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, helperDir+"="+dir)
 	return cmd
 }

@@ -166,7 +166,7 @@ func openError(dir string, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
 		return fmt.Errorf("fts: opening index %s: %w", dir, err)
 	}
-	return fmt.Errorf("%w: %s is damaged (%v); it is derived from the database, run `cairn index --rebuild`",
+	return fmt.Errorf("%w: %s is damaged (%w); it is derived from the database, run `cairn index --rebuild`",
 		ErrNeedsRebuild, dir, err)
 }
 
