@@ -40,6 +40,20 @@ func treeBytes(b *testing.B, dir string) int64 {
 // BenchmarkSync is a cold index of the corpus into a new store. MB/s is
 // transcript bytes; dbB/MB is bytes of database (after Close) per MB of
 // transcripts.
+// openSyncClose is a short-lived process's sync: open the store in data,
+// sync it from claude, close it.
+func openSyncClose(data, claude string, o OpenOptions) (SyncStats, error) {
+	s, err := OpenWith(data, o)
+	if err != nil {
+		return SyncStats{}, err
+	}
+	st, err := s.Sync(context.Background(), claude, SyncOptions{})
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return st, err
+}
+
 func BenchmarkSync(b *testing.B) {
 	dir := corpusDir(b)
 	size := treeBytes(b, dir)
@@ -47,14 +61,7 @@ func BenchmarkSync(b *testing.B) {
 	var dbSize int64
 	for i := 0; b.Loop(); i++ {
 		data := filepath.Join(b.TempDir(), "data")
-		s, err := Open(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Sync(context.Background(), dir, SyncOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
+		if _, err := openSyncClose(data, dir, OpenOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -73,14 +80,9 @@ func BenchmarkIncremental(b *testing.B) {
 	src := corpusDir(b)
 	claude := copyTree(b, src)
 	data := filepath.Join(b.TempDir(), "data")
-	s, err := Open(data)
-	if err != nil {
+	if _, err := openSyncClose(data, claude, OpenOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Sync(context.Background(), claude, SyncOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	s.Close()
 	// The largest main transcript: the session with the most state.
 	tree, _ := transcripts.Discover(claude)
 	var target transcripts.File
@@ -95,15 +97,8 @@ func BenchmarkIncremental(b *testing.B) {
 		appendFile(b, target.Path, freshLines(b, target.Path, 50, "bench"+string(rune('a'+i%26))+time.Now().Format("150405.000000")))
 		b.StartTimer()
 		start := time.Now()
-		s, err := OpenWith(data, OpenOptions{BusyTimeout: 100 * time.Millisecond})
+		st, err := openSyncClose(data, claude, OpenOptions{BusyTimeout: 100 * time.Millisecond})
 		if err != nil {
-			b.Fatal(err)
-		}
-		st, err := s.Sync(context.Background(), claude, SyncOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}
 		worst = max(worst, time.Since(start))
