@@ -159,47 +159,60 @@ var todoLine = lazyRE(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
 
 // extractCandidates runs the rules over entries (in order).
 func extractCandidates(entries []index.MemEntry) []candidate {
-	var out []candidate
-	add := func(c candidate) {
-		c.content = strings.TrimSpace(strings.TrimRight(c.content, ":;,"))
-		if len(c.content) < 20 {
-			return
-		}
-		c.content = cut(c.content, 400)
-		for _, m := range backtickRe.FindAllStringSubmatch(c.content, -1) {
-			if len(c.tags) >= 3 {
-				break
-			}
-			t := strings.ToLower(strings.Trim(m[1], ".,:;()"))
-			if len(t) >= 3 && !slices.Contains(c.tags, t) {
-				c.tags = append(c.tags, t)
-			}
-		}
-		for i := range out {
-			if out[i].content == c.content {
-				out[i].uuids = uniq(append(out[i].uuids, c.uuids...))
-				return
-			}
-		}
-		out = append(out, c)
-	}
+	var cs candidateSet
 	for _, e := range entries {
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			userCandidates(e, add)
+			userCandidates(e, cs.add)
 		case e.Role == "assistant" && e.Block == "text", e.Role == "system" && e.Compact:
-			claudeCandidates(e, add)
+			claudeCandidates(e, cs.add)
 		}
 	}
 	for _, c := range commandCandidates(entries) {
-		add(c)
+		cs.add(c)
 	}
-	if c, ok := todoCandidates(entries); ok {
-		for _, x := range c {
-			add(x)
+	todos, _ := todoCandidates(entries)
+	for _, c := range todos {
+		cs.add(c)
+	}
+	return cs.out
+}
+
+// candidateSet collects proposals: trimmed, shortened, tagged with the
+// code they quote, and each content once (with the sources of all).
+type candidateSet struct {
+	out []candidate
+}
+
+func (cs *candidateSet) add(c candidate) {
+	c.content = strings.TrimSpace(strings.TrimRight(c.content, ":;,"))
+	if len(c.content) < 20 {
+		return
+	}
+	c.content = cut(c.content, 400)
+	c.tags = backtickTags(c.content, c.tags)
+	for i := range cs.out {
+		if cs.out[i].content == c.content {
+			cs.out[i].uuids = uniq(append(cs.out[i].uuids, c.uuids...))
+			return
 		}
 	}
-	return out
+	cs.out = append(cs.out, c)
+}
+
+// backtickTags adds to tags (up to three) the short code spans of content,
+// lower case.
+func backtickTags(content string, tags []string) []string {
+	for _, m := range backtickRe.FindAllStringSubmatch(content, -1) {
+		if len(tags) >= 3 {
+			break
+		}
+		t := strings.ToLower(strings.Trim(m[1], ".,:;()"))
+		if len(t) >= 3 && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }
 
 var commandArgs = lazyRE(`(?s)<command-args>(.*?)</command-args>`)
@@ -215,30 +228,43 @@ func userCandidates(e index.MemEntry, add func(candidate)) {
 	}
 	long := len(text) > 1200 // pasted specs: only explicit requests to remember
 	proseLines(text, nil, func(line string) {
-		line = stripMarkdown(line)
-		for _, s := range sentences(line) {
-			words := len(strings.Fields(s))
-			if words < 4 || words > 80 || strings.HasSuffix(s, "?") || !mayMatch(s, userTriggers) {
-				continue
-			}
-			for _, r := range userRules {
-				if long && r.name != "remember" {
-					continue
-				}
-				if !r.re.MatchString(s) {
-					continue
-				}
-				if r.name == "dont" && transient.MatchString(s) {
-					continue
-				}
-				if r.name == "always-never" && !imperativeAfter(s) {
-					continue
-				}
+		for _, s := range sentences(stripMarkdown(line)) {
+			if r, ok := userRuleFor(s, long); ok {
 				add(candidate{typ: r.typ, content: s, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
-				break
 			}
 		}
 	})
+}
+
+// userRuleFor is the first of userRules a sentence of the user's matches
+// (with long, only "remember" applies): sentences of 4-80 words, not
+// questions.
+func userRuleFor(s string, long bool) (rule, bool) {
+	words := len(strings.Fields(s))
+	if words < 4 || words > 80 || strings.HasSuffix(s, "?") || !mayMatch(s, userTriggers) {
+		return rule{}, false
+	}
+	for _, r := range userRules {
+		if long && r.name != "remember" {
+			continue
+		}
+		if r.re.MatchString(s) && userRuleHolds(r.name, s) {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// userRuleHolds applies a matching rule's extra condition: a "don't" that
+// is not a one-off, an "always"/"never" followed by an instruction.
+func userRuleHolds(name, s string) bool {
+	switch name {
+	case "dont":
+		return !transient.MatchString(s)
+	case "always-never":
+		return imperativeAfter(s)
+	}
+	return true
 }
 
 // imperativeAfter reports whether the word after "always"/"never" can
@@ -411,21 +437,12 @@ func classifyLine(s string) (Type, bool) {
 // commandCandidates finds shell commands that worked after the same tool
 // failed: the working command is worth remembering.
 func commandCandidates(entries []index.MemEntry) []candidate {
-	type call struct {
-		cmd, key, uuid string
-	}
-	calls := map[string]call{} // tool_use id -> call
-	failed := map[string]call{}
+	calls := map[string]shellCall{}  // tool_use id -> call
+	failed := map[string]shellCall{} // command key -> the first call that failed
 	var out []candidate
 	for _, e := range entries {
-		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" {
-			var in struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(e.Input, &in) != nil || in.Command == "" {
-				continue
-			}
-			calls[e.ToolUse] = call{cmd: in.Command, key: commandKey(in.Command), uuid: e.UUID}
+		if c, ok := bashCall(e); ok {
+			calls[e.ToolUse] = c
 			continue
 		}
 		if e.Role != "tool" || e.ToolUse == "" {
@@ -437,7 +454,7 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 		}
 		if (e.IsError || failedOutput(e.Text)) && invocationError.MatchString(e.Text) {
 			if _, seen := failed[c.key]; !seen {
-				failed[c.key] = call{cmd: c.cmd, key: c.key, uuid: c.uuid}
+				failed[c.key] = c
 			}
 			continue
 		}
@@ -449,6 +466,26 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 		}
 	}
 	return out
+}
+
+// shellCall is a Bash tool call: its command, the command's key and the
+// entry that made it.
+type shellCall struct {
+	cmd, key, uuid string
+}
+
+// bashCall is e's Bash tool call, if e is one with a command.
+func bashCall(e index.MemEntry) (shellCall, bool) {
+	if e.Role != "assistant" || e.ToolName != "Bash" || e.ToolUse == "" {
+		return shellCall{}, false
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(e.Input, &in) != nil || in.Command == "" {
+		return shellCall{}, false
+	}
+	return shellCall{cmd: in.Command, key: commandKey(in.Command), uuid: e.UUID}, true
 }
 
 // invocationError is output saying the command itself was wrong (not that
