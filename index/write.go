@@ -137,69 +137,16 @@ func (w *txWriter) projectID(name string) (int64, error) {
 
 // file writes one file's entries and advances its cursor.
 func (w *txWriter) file(pf *preparedFile) error {
-	f := &pf.file
 	if pf.err != nil && len(pf.entries) == 0 && len(pf.summaries) == 0 {
 		return nil // unreadable: reported, cursor untouched, retried next time
 	}
-	pid, err := w.projectID(f.Project)
+	fid, err := w.fileRow(pf)
 	if err != nil {
 		return err
 	}
-	size := pf.cursor.Size
-	if pf.err != nil {
-		size = -1 // read only in part: make the next sync look again
-	}
-	var fid int64
-	if err := w.upFile.QueryRowContext(w.ctx, f.Path, int(f.Kind), pid, f.SessionID, f.AgentID, size, f.ModTime.UnixNano(),
-		pf.cursor.Offset, pf.cursor.Line, int64(pf.cursor.Fingerprint)).Scan(&fid); err != nil {
-		return fmt.Errorf("recording file %s: %w", f.Path, err)
-	}
 	for i := range pf.entries {
-		pe := &pf.entries[i]
-		sr, err := w.session(pe.sid, f.Project)
-		if err != nil {
+		if err := w.entry(&pf.file, fid, &pf.entries[i]); err != nil {
 			return err
-		}
-		var entryID int64
-		if r := pe.row; r != nil {
-			res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
-				r.role, r.block, r.ts, r.flags, packText(r.text), packData(r.data))
-			if err != nil {
-				return fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				w.dups++ // first seen wins
-				continue
-			}
-			entryID, _ = res.LastInsertId()
-			w.added++
-			if blankFree(r.text) {
-				if _, err := w.insFTS.ExecContext(w.ctx, entryQueueKey(entryID)); err != nil {
-					return err
-				}
-				if w.y.opts.handoff != nil {
-					d := r.doc(pe.sid)
-					d.queueKey = entryQueueKey(entryID)
-					w.fresh = append(w.fresh, d)
-				}
-			}
-			if r.embed {
-				if _, err := w.insEmbed.ExecContext(w.ctx, entryQueueKey(entryID)); err != nil {
-					return err
-				}
-			}
-		}
-		for _, ff := range pe.finds {
-			if _, err := w.insRedaction.ExecContext(w.ctx, sr.id, entryID, ff.field, ff.f.Start, ff.f.End-ff.f.Start, ff.f.Kind); err != nil {
-				return err
-			}
-			w.redactions++
-		}
-		sr.st.Add(f, pe.e)
-		sr.files[fid] = true
-		if !sr.dirty {
-			sr.dirty = true
-			w.dirty = append(w.dirty, sr)
 		}
 	}
 	for _, sm := range pf.summaries {
@@ -212,6 +159,101 @@ func (w *txWriter) file(pf *preparedFile) error {
 		}
 	}
 	return nil
+}
+
+// fileRow records a file and its new cursor and returns its id.
+func (w *txWriter) fileRow(pf *preparedFile) (int64, error) {
+	f := &pf.file
+	pid, err := w.projectID(f.Project)
+	if err != nil {
+		return 0, err
+	}
+	size := pf.cursor.Size
+	if pf.err != nil {
+		size = -1 // read only in part: make the next sync look again
+	}
+	var fid int64
+	if err := w.upFile.QueryRowContext(w.ctx, f.Path, int(f.Kind), pid, f.SessionID, f.AgentID, size, f.ModTime.UnixNano(),
+		pf.cursor.Offset, pf.cursor.Line, int64(pf.cursor.Fingerprint)).Scan(&fid); err != nil {
+		return 0, fmt.Errorf("recording file %s: %w", f.Path, err)
+	}
+	return fid, nil
+}
+
+// entry writes one line of file fid: its row, unless its uuid is stored
+// already (first seen wins), its redactions and its part of the session.
+func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) error {
+	sr, err := w.session(pe.sid, f.Project)
+	if err != nil {
+		return err
+	}
+	var entryID int64
+	if r := pe.row; r != nil {
+		var stored bool
+		entryID, stored, err = w.insertRow(f, sr, fid, pe)
+		if err != nil || !stored {
+			return err
+		}
+	}
+	for _, ff := range pe.finds {
+		if _, err := w.insRedaction.ExecContext(w.ctx, sr.id, entryID, ff.field, ff.f.Start, ff.f.End-ff.f.Start, ff.f.Kind); err != nil {
+			return err
+		}
+		w.redactions++
+	}
+	sr.st.Add(f, pe.e)
+	sr.files[fid] = true
+	w.markDirty(sr)
+	return nil
+}
+
+// insertRow stores an entry's row and queues it; stored is false for a
+// uuid already stored.
+func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe *preparedEntry) (id int64, stored bool, err error) {
+	r := pe.row
+	res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
+		r.role, r.block, r.ts, r.flags, packText(r.text), packData(r.data))
+	if err != nil {
+		return 0, false, fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		w.dups++
+		return 0, false, nil
+	}
+	id, _ = res.LastInsertId()
+	w.added++
+	return id, true, w.queue(r, pe.sid, id)
+}
+
+// queue queues a new entry for the full-text index when it has text
+// (and hands it to the process's drainer) and for a vector when it is
+// embeddable.
+func (w *txWriter) queue(r *entryRow, sid string, id int64) error {
+	key := entryQueueKey(id)
+	if blankFree(r.text) {
+		if _, err := w.insFTS.ExecContext(w.ctx, key); err != nil {
+			return err
+		}
+		if w.y.opts.handoff != nil {
+			d := r.doc(sid)
+			d.queueKey = key
+			w.fresh = append(w.fresh, d)
+		}
+	}
+	if r.embed {
+		if _, err := w.insEmbed.ExecContext(w.ctx, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markDirty lists a session to be written by flushSessions.
+func (w *txWriter) markDirty(sr *sessionRow) {
+	if !sr.dirty {
+		sr.dirty = true
+		w.dirty = append(w.dirty, sr)
+	}
 }
 
 // doc is the full-text document of an entry of session sid, without the
@@ -353,10 +395,7 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 			return err
 		}
 		sr.st.Summary = p.text
-		if !sr.dirty {
-			sr.dirty = true
-			w.dirty = append(w.dirty, sr)
-		}
+		w.markDirty(sr)
 		if _, err := w.tx.ExecContext(w.ctx, `UPDATE summaries SET session = ? WHERE id = ?`, sr.id, p.id); err != nil {
 			return err
 		}
