@@ -23,3 +23,15 @@ func subprocessSetup(t *testing.T, n int) (claude, data string) {
 	}
 	return grownTree(t, sampleDir, n), filepath.Join(t.TempDir(), "data")
 }
+
+// mustOpenVecCache opens the vector cache at path for embedder, closed at
+// cleanup.
+func mustOpenVecCache(t testing.TB, path, embedder string) *VecCache {
+	t.Helper()
+	c, err := OpenVecCache(path, embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

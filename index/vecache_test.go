@@ -36,11 +36,7 @@ func TestVecCacheRoundTripAndSearch(t *testing.T) {
 	if _, err := OpenVecCache(path, "emb:2"); !errors.Is(err, ErrVecCacheStale) {
 		t.Fatalf("other embedder: %v", err)
 	}
-	c, err := OpenVecCache(path, "emb:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpenVecCache(t, path, "emb:1")
 	if c.Len() != 500 {
 		t.Fatalf("len %d (zero vectors are skipped)", c.Len())
 	}
@@ -69,11 +65,7 @@ func BenchmarkVecCacheSearch(b *testing.B) {
 	if err := WriteVecCache(path, "e", 256, rows); err != nil {
 		b.Fatal(err)
 	}
-	c, err := OpenVecCache(path, "e")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpenVecCache(b, path, "e")
 	q := randVec(r, 256)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -42,11 +42,7 @@ func TestAppendVecCacheConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	c, err := OpenVecCache(path, "e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpenVecCache(t, path, "e")
 	if want := 1 + workers*per; c.Len() != want {
 		t.Fatalf("len %d, want %d", c.Len(), want)
 	}
@@ -84,11 +80,7 @@ func TestAppendVecCacheMissingOrForeign(t *testing.T) {
 	if err := AppendVecCache(path, "e", 4, []VecRow{{ID: "c", Vec: randVec(r, 4)}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenVecCache(path, "e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpenVecCache(t, path, "e")
 	if c.Len() != 1 {
 		t.Fatalf("len %d: a foreign append changed the cache", c.Len())
 	}
