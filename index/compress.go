@@ -53,8 +53,11 @@ func init() {
 		case bytes.HasPrefix(b, []byte(s2Magic)):
 			// Only values under s2Below are written as S2: a damaged header
 			// claiming more must not make the decoder allocate it.
-			if n, derr := s2.DecodedLen(b[len(s2Magic):]); derr != nil || n >= s2Below {
-				err = fmt.Errorf("S2 value claims %d bytes (%v)", n, derr)
+			if n, derr := s2.DecodedLen(b[len(s2Magic):]); derr != nil {
+				err = fmt.Errorf("S2 value length: %w", derr)
+				break
+			} else if n >= s2Below {
+				err = fmt.Errorf("S2 value claims %d bytes", n)
 				break
 			}
 			out, err = s2.Decode(nil, b[len(s2Magic):])
@@ -62,7 +65,7 @@ func init() {
 			return args[0], nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: a compressed value does not decompress (%v); restore a backup or index into a new data dir", ErrCorrupt, err)
+			return nil, fmt.Errorf("%w: a compressed value does not decompress (%w); restore a backup or index into a new data dir", ErrCorrupt, err)
 		}
 		return string(out), nil
 	})

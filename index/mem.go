@@ -347,7 +347,7 @@ func (s *Store) MemUndelete(ctx context.Context, restore func(data []byte) (*Mem
 		var seq int64
 		var data string
 		err := tx.QueryRowContext(ctx, `SELECT seq, data FROM memory_trash ORDER BY seq DESC LIMIT 1`).Scan(&seq, &data)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}
 		if err != nil {

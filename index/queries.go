@@ -20,7 +20,7 @@ import (
 func (s *Store) Projects() ([]transcripts.ProjectSummary, error) {
 	// One grouped pass per table: per-project subqueries scanned every
 	// file row for every project (120 ms on a 1 GB store, now ~10 ms).
-	rows, err := s.r.Query(`WITH ss AS (SELECT project, count(*) AS n, max(end_ns) AS last FROM sessions WHERE entries > 0 GROUP BY project),
+	rows, err := s.r.QueryContext(context.Background(), `WITH ss AS (SELECT project, count(*) AS n, max(end_ns) AS last FROM sessions WHERE entries > 0 GROUP BY project),
 		fs AS (SELECT project, sum(max(size, 0)) AS size FROM files WHERE present = 1 GROUP BY project),
 		fp AS (SELECT project, project_path FROM (SELECT project, project_path,
 			row_number() OVER (PARTITION BY project ORDER BY start_ns, sid) AS rn FROM sessions WHERE entries > 0) WHERE rn = 1)
@@ -107,7 +107,7 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 		var d sessionDetail
 		if err := json.Unmarshal(detail, &d); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("%w: session %s: detail: %v", ErrCorrupt, ss.ID, err)
+			return nil, fmt.Errorf("%w: session %s: detail: %w", ErrCorrupt, ss.ID, err)
 		}
 		ss.Branches, ss.Models, ss.Versions, ss.FilesRead, ss.FilesEdited, ss.Commands, ss.Subagents =
 			d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands, d.Subagents
@@ -233,7 +233,7 @@ func (s *Store) Conversation(ctx context.Context, idPrefix string) (*transcripts
 		r.data = data
 		e, err := decodeEntry(sess.ID, &r)
 		if err != nil {
-			return nil, fmt.Errorf("%w: entry %s of session %s: %v", ErrCorrupt, r.uuid, sess.ID, err)
+			return nil, fmt.Errorf("%w: entry %s of session %s: %w", ErrCorrupt, r.uuid, sess.ID, err)
 		}
 		if r.flags&flagAgentThread != 0 {
 			c.Agents[r.agent] = append(c.Agents[r.agent], e)
@@ -289,7 +289,7 @@ type StoreStats struct {
 func (s *Store) Stats() (StoreStats, error) {
 	var st StoreStats
 	var last sql.NullString
-	err := s.r.QueryRow(`SELECT
+	err := s.r.QueryRowContext(context.Background(), `SELECT
 		(SELECT count(*) FROM projects),
 		(SELECT count(*) FROM sessions WHERE entries > 0),
 		(SELECT count(*) FROM sessions WHERE entries > 0 AND archived = 1),

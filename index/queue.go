@@ -241,7 +241,7 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 // cache with WriteVecCache).
 func (s *Store) Embeddings(embedder string) ([]VecRow, error) {
 	// Entries' vectors are stored under their "e:" key: read back by id.
-	rows, err := s.r.Query(`SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
+	rows, err := s.r.QueryContext(context.Background(), `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
 			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
 			ELSE v.doc END, v.dims, v.vector
 		FROM embeddings v WHERE v.embedder = ?`, embedder)
@@ -368,7 +368,7 @@ func fromHalf(h uint16) float32 {
 // Setting returns a stored value (nil, false when unset).
 func (s *Store) Setting(key string) ([]byte, bool, error) {
 	var v []byte
-	err := s.r.QueryRow(`SELECT value FROM kv WHERE key = ?`, key).Scan(&v)
+	err := s.r.QueryRowContext(context.Background(), `SELECT value FROM kv WHERE key = ?`, key).Scan(&v)
 	if err == sql.ErrNoRows {
 		return nil, false, nil
 	}
@@ -384,8 +384,9 @@ func (s *Store) SetSetting(key string, value []byte) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("empty setting key")
 	}
-	return s.writeTx(context.Background(), func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO kv(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	ctx := context.Background()
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO kv(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})
 }

@@ -189,10 +189,11 @@ func initPageSize(path string, busy time.Duration) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("PRAGMA page_size = %d", pageSize)); err != nil {
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", pageSize)); err != nil {
 		return err
 	}
-	_, err = db.Exec("PRAGMA journal_mode = WAL")
+	_, err = db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
 	return err
 }
 
@@ -256,7 +257,7 @@ func (s *Store) checkpointPassive() (frames, copied int, err error) {
 		return 0, 0, nil
 	}
 	var busy int
-	err = s.r.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	err = s.r.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 	return frames, copied, err
 }
 
@@ -265,17 +266,19 @@ func (s *Store) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
+	// Already said what to do (and, wrapping the SQLite error, it would be
+	// matched below and said twice).
+	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) {
+		return err
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("%w: %s is not a readable SQLite database (%v). It was left untouched: move it aside (mv %s %s.broken) and run `cairn index` to rebuild the store from the transcripts", ErrCorrupt, s.path, err, s.path, s.path)
+			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched: move it aside (mv %s %s.broken) and run `cairn index` to rebuild the store from the transcripts", ErrCorrupt, s.path, err, s.path, s.path)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w: %s: %v", ErrBusy, s.path, err)
+			return fmt.Errorf("%w: %s: %w", ErrBusy, s.path, err)
 		}
-	}
-	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) {
-		return err
 	}
 	if strings.Contains(err.Error(), "file is not a database") {
 		return fmt.Errorf("%w: %s is not a SQLite database. It was left untouched: move it aside and run `cairn index` to rebuild the store", ErrCorrupt, s.path)

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -275,7 +276,7 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 	var version int
 	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt)
 	switch {
-	case err == sql.ErrNoRows:
+	case errors.Is(err, sql.ErrNoRows):
 		pid, err := w.projectID(project)
 		if err != nil {
 			return nil, err
@@ -297,7 +298,7 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 			err = json.Unmarshal(detail, &d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%v); rebuild the store (move %s aside and run `cairn index`)", ErrCorrupt, sid, err, w.y.s.path)
+			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%w); rebuild the store (move %s aside and run `cairn index`)", ErrCorrupt, sid, err, w.y.s.path)
 		}
 		d.restore(&sr.st.Session)
 	}
