@@ -337,57 +337,78 @@ func otherRune(s []byte, i int) int {
 // stemmer_porter over one term; keep is false when a filter drops it.
 // ascii says the term is known to be ASCII.
 func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishTokenRunes]rune) (_ []byte, keep bool) {
-	if !ascii {
-		ascii = isASCII(term)
+	if !ascii && !isASCII(term) {
+		return a.filterUnicode(term, runes)
 	}
-	if ascii {
-		if l := len(term); l >= 2 && term[l-2] == '\'' && (term[l-1] == 's' || term[l-1] == 'S') {
-			term = term[:l-2]
-		}
-		// A term over the limit goes whether or not it is a stop word.
-		if len(term) > maxEnglishTokenRunes {
+	term = trimPossessiveASCII(term)
+	// A term over the limit goes whether or not it is a stop word.
+	if len(term) > maxEnglishTokenRunes {
+		return nil, false
+	}
+	if !lowerASCII(term) {
+		// Numbers, identifiers, hashes: too varied to cache.
+		if a.isStop(term) {
 			return nil, false
 		}
-		letters := true
-		for i, c := range term {
-			if 'A' <= c && c <= 'Z' {
-				term[i] = c + ('a' - 'A')
-			} else if c < 'a' || c > 'z' {
-				letters = false
-			}
-		}
-		if !letters {
-			// Numbers, identifiers, hashes: too varied to cache.
-			if a.isStop(term) {
-				return nil, false
-			}
-			return stemASCII(term), true
-		}
-		slot := &a.stems[stemHash(term)&(stemCacheSize-1)]
-		if e := slot.Load(); e != nil && e.term == string(term) {
-			if e.stop {
-				return nil, false
-			}
-			return term[:copy(term, e.stem)], true
-		}
-		// Miss: two allocations, the entry and its term and stem in one
-		// string.
-		var buf [2 * maxEnglishTokenRunes]byte
-		b := append(buf[:0], term...)
-		n := len(b)
-		stop := a.isStop(term)
-		if !stop {
-			term = stemASCII(term)
-			b = append(b, term...)
-		}
-		str := string(b)
-		slot.Store(&stemEntry{term: str[:n], stem: str[n:], stop: stop})
-		if stop {
+		return stemASCII(term), true
+	}
+	// Letters only: look the term up in (or add it to) the stem cache.
+	slot := &a.stems[stemHash(term)&(stemCacheSize-1)]
+	if e := slot.Load(); e != nil && e.term == string(term) {
+		if e.stop {
 			return nil, false
 		}
-		return term, true
+		return term[:copy(term, e.stem)], true
 	}
+	return a.stemMiss(slot, term)
+}
 
+// trimPossessiveASCII is possessive_en for an ASCII term: it drops a
+// trailing 's or 'S.
+func trimPossessiveASCII(term []byte) []byte {
+	if l := len(term); l >= 2 && term[l-2] == '\'' && (term[l-1] == 's' || term[l-1] == 'S') {
+		return term[:l-2]
+	}
+	return term
+}
+
+// lowerASCII lowercases the ASCII term in place and reports whether it is
+// letters only.
+func lowerASCII(term []byte) (letters bool) {
+	letters = true
+	for i, c := range term {
+		if 'A' <= c && c <= 'Z' {
+			term[i] = c + ('a' - 'A')
+		} else if c < 'a' || c > 'z' {
+			letters = false
+		}
+	}
+	return letters
+}
+
+// stemMiss filters a lower-case letters-only term that is not in the stem
+// cache and stores the outcome in slot. Two allocations: the entry, and its
+// term and stem in one string.
+func (a *englishAnalyzer) stemMiss(slot *atomic.Pointer[stemEntry], term []byte) (_ []byte, keep bool) {
+	var buf [2 * maxEnglishTokenRunes]byte
+	b := append(buf[:0], term...)
+	n := len(b)
+	stop := a.isStop(term)
+	if !stop {
+		term = stemASCII(term)
+		b = append(b, term...)
+	}
+	str := string(b)
+	slot.Store(&stemEntry{term: str[:n], stem: str[n:], stop: stop})
+	if stop {
+		return nil, false
+	}
+	return term, true
+}
+
+// filterUnicode is filter for a term that is not ASCII, following bleve's
+// filters rune by rune.
+func (a *englishAnalyzer) filterUnicode(term []byte, runes *[maxEnglishTokenRunes]rune) (_ []byte, keep bool) {
 	// possessive_en
 	lastRune, lastRuneSize := utf8.DecodeLastRune(term)
 	if lastRune == 's' || lastRune == 'S' {
@@ -406,9 +427,13 @@ func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishToke
 	if utf8.RuneCount(term) > maxEnglishTokenRunes {
 		return nil, false
 	}
-	// stemmer_porter: bytes.Runes, StemWithoutLowerCasing,
-	// BuildTermFromRunes, with the runes in scratch space and the result
-	// written over the term when it fits.
+	return stemRunes(term, runes), true
+}
+
+// stemRunes is stemmer_porter: bytes.Runes, StemWithoutLowerCasing,
+// BuildTermFromRunes, with the runes in scratch space and the result
+// written over the term when it fits.
+func stemRunes(term []byte, runes *[maxEnglishTokenRunes]rune) []byte {
 	rs := runes[:0]
 	for b := term; len(b) > 0; {
 		r, size := utf8.DecodeRune(b)
@@ -421,13 +446,13 @@ func (a *englishAnalyzer) filter(term []byte, ascii bool, runes *[maxEnglishToke
 		size += utf8.RuneLen(r)
 	}
 	if size > len(term) {
-		return analysis.BuildTermFromRunes(rs), true
+		return analysis.BuildTermFromRunes(rs)
 	}
 	w := 0
 	for _, r := range rs {
 		w += utf8.EncodeRune(term[w:], r)
 	}
-	return term[:w], true
+	return term[:w]
 }
 
 func isASCII(b []byte) bool {
