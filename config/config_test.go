@@ -17,13 +17,20 @@ func write(t *testing.T, text string) string {
 	return dir
 }
 
-func TestMissingFileGivesDefaults(t *testing.T) {
-	t.Setenv("CAIRN_CONFIG", "")
-	t.Setenv("OLLAMA_HOST", "")
-	c, err := Load(t.TempDir())
+// mustLoad loads the settings of dataDir, failing the test on an error.
+func mustLoad(t *testing.T, dataDir string) Config {
+	t.Helper()
+	c, err := Load(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+func TestMissingFileGivesDefaults(t *testing.T) {
+	t.Setenv("CAIRN_CONFIG", "")
+	t.Setenv("OLLAMA_HOST", "")
+	c := mustLoad(t, t.TempDir())
 	d := Default()
 	if c.Hooks.PromptTokens != 500 || c.Hooks.SessionStartTokens != 1500 || c.Embedder.Kind != "builtin" || c.Ollama.EmbedModel != d.Ollama.EmbedModel {
 		t.Fatalf("defaults not applied: %+v", c)
@@ -43,10 +50,7 @@ auto_approve = ["preference", "decision"]
 [hooks]
 prompt_tokens = 300
 `)
-	c, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, dir)
 	if c.Embedder.Kind != "ollama" || c.Ollama.Host != "http://127.0.0.1:9999" || c.Ollama.Timeout.Duration != 5*time.Second {
 		t.Fatalf("ollama settings: %+v", c.Ollama)
 	}
@@ -58,10 +62,7 @@ prompt_tokens = 300
 func TestOllamaHostFromEnv(t *testing.T) {
 	t.Setenv("CAIRN_CONFIG", "")
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:5555")
-	c, err := Load(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, t.TempDir())
 	if c.Ollama.Host != "127.0.0.1:5555" {
 		t.Fatalf("host %q", c.Ollama.Host)
 	}
