@@ -185,8 +185,7 @@ func checkHooks(o *Options, path string) (*Check, bool) {
 					for _, h := range hl {
 						if o.isOurs(h) {
 							have = append(have, ev)
-							c, _ := h.(*Object).Get("command")
-							cmd, _ := c.(string)
+							cmd, _ := commandOf(h)
 							prog, _ := firstWord(strings.TrimSpace(cmd))
 							progs = append(progs, prog)
 						}
@@ -229,8 +228,7 @@ func checkMCP(o *Options, path, scope string) *Check {
 	if sv, ok := root.Get("mcpServers"); ok {
 		if servers, ok := sv.(*Object); ok {
 			if e, ok := servers.Get(MCPName); ok && o.isOurMCP(e) {
-				c, _ := e.(*Object).Get("command")
-				cmd, _ := c.(string)
+				cmd, _ := commandOf(e)
 				if filepath.IsAbs(cmd) && !fileExists(cmd) {
 					return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s registers %s, which does not exist", path, cmd), Fix: "cairn install"}
 				}

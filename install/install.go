@@ -379,13 +379,20 @@ func mustList(o *Object, k string) ([]any, bool) {
 
 // isOurs reports whether a hook handler runs `cairn hook`.
 func (o *Options) isOurs(h any) bool {
-	obj, ok := h.(*Object)
+	cmd, ok := commandOf(h)
+	return ok && o.IsHookCommand(cmd)
+}
+
+// commandOf is the "command" of a hook handler or MCP server entry; ok is
+// false when v is not an object.
+func commandOf(v any) (cmd string, ok bool) {
+	obj, ok := v.(*Object)
 	if !ok {
-		return false
+		return "", false
 	}
 	c, _ := obj.Get("command")
-	cmd, _ := c.(string)
-	return o.IsHookCommand(cmd)
+	cmd, _ = c.(string)
+	return cmd, true
 }
 
 // HookProgram is the lean hook binary's name.
@@ -472,13 +479,8 @@ func (o *Options) addMCP(root *Object) error {
 }
 
 func (o *Options) isOurMCP(v any) bool {
-	e, ok := v.(*Object)
-	if !ok {
-		return false
-	}
-	c, _ := e.Get("command")
-	cmd, _ := c.(string)
-	return o.isCairnProgram(cmd)
+	cmd, ok := commandOf(v)
+	return ok && o.isCairnProgram(cmd)
 }
 
 func (o *Options) removeMCP(root *Object) {
