@@ -65,69 +65,128 @@ type ollamaChunk struct {
 // chunkChars characters, each starting about chunkOverlap characters before
 // the previous one ended (at an entry boundary).
 func chunkEntries(entries []index.MemEntry) []ollamaChunk {
-	type line struct{ ref, uuid, text string }
-	var lines []line
-	for i, e := range entries {
-		var role string
-		switch {
-		case e.Role == "user" && !e.Meta:
-			role = "user"
-		case e.Role == "assistant" && e.Block == "text":
-			role = "assistant"
-		case e.Role == "assistant" && e.Block == "tool_use":
-			role = "tool call"
-		case e.Role == "tool" && e.IsError:
-			role = "tool error"
-		case e.Role == "system" && e.Compact:
-			role = "earlier summary"
-		default:
-			continue
+	lines := chunkLines(entries)
+	var out []ollamaChunk
+	for start := 0; start < len(lines); {
+		c, end := fillChunk(lines, start)
+		out = append(out, c)
+		if end >= len(lines) {
+			break
 		}
+		start = overlapStart(lines, start, end)
+	}
+	return out
+}
+
+// chunkLine is an entry rendered for the model: "#n role: text".
+type chunkLine struct{ ref, uuid, text string }
+
+// chunkLines renders the entries the model reads, texts shortened.
+func chunkLines(entries []index.MemEntry) []chunkLine {
+	var lines []chunkLine
+	for i, e := range entries {
+		role := chunkRole(e)
 		t := strings.TrimSpace(e.Text)
-		if t == "" {
+		if role == "" || t == "" {
 			continue
 		}
 		if len(t) > maxEntryText {
 			t = cut(t, maxEntryText)
 		}
 		ref := "#" + strconv.Itoa(i+1)
-		lines = append(lines, line{ref, e.UUID, ref + " " + role + ": " + t + "\n"})
+		lines = append(lines, chunkLine{ref, e.UUID, ref + " " + role + ": " + t + "\n"})
 	}
-	var out []ollamaChunk
-	for start := 0; start < len(lines); {
-		c := ollamaChunk{refs: map[string]string{}}
-		var b strings.Builder
-		end := start
-		for end < len(lines) && (b.Len() == 0 || b.Len()+len(lines[end].text) <= chunkChars) {
-			b.WriteString(lines[end].text)
-			c.refs[lines[end].ref] = lines[end].uuid
-			end++
-		}
-		c.text = b.String()
-		out = append(out, c)
-		if end >= len(lines) {
-			break
-		}
-		// Step back over about chunkOverlap characters of the chunk's end.
-		next, back := end, 0
-		for next-1 > start && back+len(lines[next-1].text) <= chunkOverlap {
-			next--
-			back += len(lines[next].text)
-		}
-		start = next
+	return lines
+}
+
+// chunkRole names e's role for the model, "" for entries it does not read.
+func chunkRole(e index.MemEntry) string {
+	switch {
+	case e.Role == "user" && !e.Meta:
+		return "user"
+	case e.Role == "assistant" && e.Block == "text":
+		return "assistant"
+	case e.Role == "assistant" && e.Block == "tool_use":
+		return "tool call"
+	case e.Role == "tool" && e.IsError:
+		return "tool error"
+	case e.Role == "system" && e.Compact:
+		return "earlier summary"
 	}
-	return out
+	return ""
+}
+
+// fillChunk is the chunk of lines from start: at least one line, then as
+// many as fit in chunkChars; end is the line after it.
+func fillChunk(lines []chunkLine, start int) (c ollamaChunk, end int) {
+	c.refs = map[string]string{}
+	var b strings.Builder
+	for end = start; end < len(lines) && (b.Len() == 0 || b.Len()+len(lines[end].text) <= chunkChars); end++ {
+		b.WriteString(lines[end].text)
+		c.refs[lines[end].ref] = lines[end].uuid
+	}
+	c.text = b.String()
+	return c, end
+}
+
+// overlapStart is where the chunk after lines[start:end] starts: about
+// chunkOverlap characters before end, after start.
+func overlapStart(lines []chunkLine, start, end int) int {
+	next, back := end, 0
+	for next-1 > start && back+len(lines[next-1].text) <= chunkOverlap {
+		next--
+		back += len(lines[next].text)
+	}
+	return next
 }
 
 type ollamaAnswer struct {
-	Memories []struct {
-		Type       string   `json:"type"`
-		Content    string   `json:"content"`
-		Importance int      `json:"importance"`
-		Tags       []string `json:"tags"`
-		Sources    []string `json:"sources"`
-		Supersedes []string `json:"supersedes"`
-	} `json:"memories"`
+	Memories []ollamaMemory `json:"memories"`
+}
+
+// ollamaMemory is a memory the model proposed.
+type ollamaMemory struct {
+	Type       string   `json:"type"`
+	Content    string   `json:"content"`
+	Importance int      `json:"importance"`
+	Tags       []string `json:"tags"`
+	Sources    []string `json:"sources"`
+	Supersedes []string `json:"supersedes"`
+}
+
+// memory is the memory to add for m (without project and session): its
+// sources are the chunk's entries it names (refs: "#n" -> uuid), and it
+// may supersede only memories it was shown. Unsourced or unusable: none.
+func (m ollamaMemory) memory(refs map[string]string, existing []Memory) (NewMemory, bool) {
+	t, err := ParseType(m.Type)
+	if err != nil || strings.TrimSpace(m.Content) == "" {
+		return NewMemory{}, false
+	}
+	var uuids []string
+	for _, ref := range m.Sources {
+		ref = strings.TrimSpace(ref)
+		if !strings.HasPrefix(ref, "#") {
+			ref = "#" + ref
+		}
+		if u, ok := refs[ref]; ok {
+			uuids = append(uuids, u)
+		}
+	}
+	if len(uuids) == 0 {
+		return NewMemory{}, false // unsourced: precision first
+	}
+	imp := m.Importance
+	if imp < 1 || imp > 5 {
+		imp = 3
+	}
+	var sup []string
+	for _, id := range m.Supersedes {
+		if slices.ContainsFunc(existing, func(e Memory) bool { return e.ID == id }) {
+			sup = append(sup, id)
+		}
+	}
+	return NewMemory{Type: t, Content: m.Content, Tags: m.Tags, Importance: imp,
+		SourceUUIDs: uniq(uuids), Origin: OriginOllama, Supersedes: sup}, true
 }
 
 // ollamaClient builds the client from the config.
@@ -151,10 +210,7 @@ func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entrie
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
 	}
-	timeout := s.cfg.Ollama.Timeout.Duration
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
+	timeout := s.ollamaTimeout()
 	var out []NewMemory
 	for _, c := range chunkEntries(entries) {
 		existing, err := s.similarForPrompt(ctx, c.text, project)
@@ -166,35 +222,10 @@ func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entrie
 			return nil, err
 		}
 		for _, m := range ans.Memories {
-			t, err := ParseType(m.Type)
-			if err != nil || strings.TrimSpace(m.Content) == "" {
-				continue
+			if n, ok := m.memory(c.refs, existing); ok {
+				n.Project, n.SourceSession = project, sid
+				out = append(out, n)
 			}
-			var uuids []string
-			for _, ref := range m.Sources {
-				ref = strings.TrimSpace(ref)
-				if !strings.HasPrefix(ref, "#") {
-					ref = "#" + ref
-				}
-				if u, ok := c.refs[ref]; ok {
-					uuids = append(uuids, u)
-				}
-			}
-			if len(uuids) == 0 {
-				continue // unsourced: precision first
-			}
-			imp := m.Importance
-			if imp < 1 || imp > 5 {
-				imp = 3
-			}
-			var sup []string
-			for _, id := range m.Supersedes {
-				if slices.ContainsFunc(existing, func(e Memory) bool { return e.ID == id }) {
-					sup = append(sup, id)
-				}
-			}
-			out = append(out, NewMemory{Project: project, Type: t, Content: m.Content, Tags: m.Tags, Importance: imp,
-				SourceSession: sid, SourceUUIDs: uniq(uuids), Origin: OriginOllama, Supersedes: sup})
 		}
 	}
 	return out, nil
@@ -291,22 +322,11 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
 	}
-	chunks := chunkEntries(entries)
-	var text string
-	switch {
-	case len(chunks) == 0:
-		return nil, fmt.Errorf("%w: the session has no text", ErrOllamaUnavailable)
-	case len(chunks) <= 3:
-		for _, c := range chunks {
-			text += c.text
-		}
-	default:
-		text = chunks[0].text + "\n[…]\n" + chunks[len(chunks)-2].text + chunks[len(chunks)-1].text
+	text, err := summaryExcerpt(chunkEntries(entries))
+	if err != nil {
+		return nil, err
 	}
-	timeout := s.cfg.Ollama.Timeout.Duration
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
+	timeout := s.ollamaTimeout()
 	req := &ollama.ChatRequest{Model: model, Format: []byte(summarySchema),
 		Options:  map[string]any{"temperature": 0},
 		Messages: []ollama.Message{{Role: "system", Content: summarySystem}, {Role: "user", Content: "Transcript:\n" + text}}}
@@ -329,14 +349,45 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
 		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, err)
 	}
+	return modelSections(map[string][]string{"Request": ans.Request, "Investigated": ans.Investigated,
+		"Learned": ans.Learned, "Completed": ans.Completed, "Next steps": ans.NextSteps}), nil
+}
+
+// ollamaTimeout is how long to wait for the model (ollama.timeout, or a
+// minute).
+func (s *Service) ollamaTimeout() time.Duration {
+	if t := s.cfg.Ollama.Timeout.Duration; t > 0 {
+		return t
+	}
+	return 60 * time.Second
+}
+
+// summaryExcerpt is the transcript the model summarises: all of it up to
+// three chunks, else the first and the last two.
+func summaryExcerpt(chunks []ollamaChunk) (string, error) {
+	if len(chunks) == 0 {
+		return "", fmt.Errorf("%w: the session has no text", ErrOllamaUnavailable)
+	}
+	if len(chunks) > 3 {
+		return chunks[0].text + "\n[…]\n" + chunks[len(chunks)-2].text + chunks[len(chunks)-1].text, nil
+	}
+	var text string
+	for _, c := range chunks {
+		text += c.text
+	}
+	return text, nil
+}
+
+// modelSections are the model's summary sections, each line cleaned and
+// shortened, at most 12 a section.
+func modelSections(answer map[string][]string) map[string][]string {
 	sec := map[string][]string{}
-	for name, lines := range map[string][]string{"Request": ans.Request, "Investigated": ans.Investigated,
-		"Learned": ans.Learned, "Completed": ans.Completed, "Next steps": ans.NextSteps} {
+	for name, lines := range answer {
 		for _, l := range lines {
 			if l = cut(oneLine(clean(l)), 300); l != "" && len(sec[name]) < 12 {
 				sec[name] = append(sec[name], l)
 			}
 		}
 	}
-	return sec, nil
+	return sec
 }
