@@ -56,6 +56,15 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// install runs Install with o and returns the settings.json it leaves.
+func (h home) install(t *testing.T, o Options) []byte {
+	t.Helper()
+	_, err := Install(o)
+	must(t, err)
+	b, _ := os.ReadFile(filepath.Join(h.claude, "settings.json"))
+	return b
+}
+
 func (h home) opts() Options {
 	clock := time.Date(2026, 11, 23, 4, 0, 0, 0, time.UTC)
 	return Options{Scope: ScopeUser, ClaudeDir: h.claude, ClaudeJSON: h.claudeJSON,
@@ -246,12 +255,9 @@ func TestUpgradeReplacesOldHandlers(t *testing.T) {
 	h := newHome(t)
 	o := h.opts()
 	o.Exe = "/old/place/cairn"
-	_, err := Install(o)
-	must(t, err)
+	h.install(t, o)
 	o.Exe = "/new/place/cairn"
-	_, err = Install(o)
-	must(t, err)
-	b, _ := os.ReadFile(filepath.Join(h.claude, "settings.json"))
+	b := h.install(t, o)
 	if strings.Contains(string(b), "/old/place") || strings.Count(string(b), "/new/place/cairn hook") != len(hook.Events) {
 		t.Fatalf("old handlers not replaced:\n%s", b)
 	}
@@ -295,21 +301,16 @@ func TestLeanHookBinary(t *testing.T) {
 	h := newHome(t)
 	o := h.opts()
 	o.HookExe = "/opt/bin/cairn-hook"
-	_, err := Install(o)
-	must(t, err)
-	b, _ := os.ReadFile(filepath.Join(h.claude, "settings.json"))
+	b := h.install(t, o)
 	if strings.Count(string(b), `"/opt/bin/cairn-hook `) != len(hook.Events) || strings.Contains(string(b), " hook Stop") {
 		t.Fatalf("hooks do not use cairn-hook:\n%s", b)
 	}
 	// Switching back to `cairn hook` replaces them, and uninstall finds both forms.
 	o.HookExe = ""
-	_, err = Install(o)
-	must(t, err)
-	b, _ = os.ReadFile(filepath.Join(h.claude, "settings.json"))
-	if strings.Contains(string(b), "cairn-hook") {
+	if b := h.install(t, o); strings.Contains(string(b), "cairn-hook") {
 		t.Fatalf("old cairn-hook handlers left:\n%s", b)
 	}
-	_, err = Uninstall(o)
+	_, err := Uninstall(o)
 	must(t, err)
 	if got, want := plainFile(t, filepath.Join(h.claude, "settings.json")), func() any { o, _ := ParseObject([]byte(userSettings)); return Plain(o) }(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after uninstall: %v", got)
