@@ -644,49 +644,48 @@ func psStep1b(s []byte) []byte {
 	if last := s[n-1]; last != 'd' && last != 'g' { // every suffix below ends in d or g
 		return s
 	}
+	var sub []byte // s without its "ed" or "ing"
 	switch {
 	case psHasSuffix(s, "eed"):
 		if psMeasure(s[:n-3]) > 0 {
 			return s[:n-1]
 		}
+		return s
 	case psHasSuffix(s, "ed"):
-		sub := s[:n-2]
-		if psContainsVowel(sub) {
-			c := sub[len(sub)-1]
-			switch {
-			case psHasSuffix(sub, "at"), psHasSuffix(sub, "bl"), psHasSuffix(sub, "iz"):
-				return s[:n-1]
-			case c != 'l' && c != 's' && c != 'z' && psHasRepeatDoubleConsonantSuffix(sub):
-				return sub[:len(sub)-1]
-			case psMeasure(sub) == 1 && psHasConsonantVowelConsonantSuffix(sub) && c != 'w' && c != 'x' && c != 'y':
-				r := s[:n-1]
-				r[len(r)-1] = 'e'
-				return r
-			default:
-				return sub
-			}
-		}
+		sub = s[:n-2]
 	case psHasSuffix(s, "ing"):
-		sub := s[:n-3]
-		if psContainsVowel(sub) {
-			c := sub[len(sub)-1]
-			switch {
-			case psHasSuffix(sub, "at"), psHasSuffix(sub, "bl"), psHasSuffix(sub, "iz"):
-				r := s[:n-2]
-				r[len(r)-1] = 'e'
-				return r
-			case c != 'l' && c != 's' && c != 'z' && psHasRepeatDoubleConsonantSuffix(sub):
-				return sub[:len(sub)-1]
-			case psMeasure(sub) == 1 && psHasConsonantVowelConsonantSuffix(sub) && c != 'w' && c != 'x' && c != 'y':
-				r := s[:n-2]
-				r[len(r)-1] = 'e'
-				return r
-			default:
-				return sub
-			}
-		}
+		sub = s[:n-3]
+	default:
+		return s
 	}
-	return s
+	if !psContainsVowel(sub) {
+		return s
+	}
+	return psStep1bStem(s, sub)
+}
+
+// psStep1bStem finishes step 1b once the "ed" or "ing" of s is dropped,
+// leaving sub: it restores an 'e' (written over the suffix's first byte),
+// undoubles a final consonant, or keeps sub.
+func psStep1bStem(s, sub []byte) []byte {
+	c := sub[len(sub)-1]
+	switch {
+	case psHasSuffix(sub, "at"), psHasSuffix(sub, "bl"), psHasSuffix(sub, "iz"):
+		return psWithE(s, len(sub))
+	case c != 'l' && c != 's' && c != 'z' && psHasRepeatDoubleConsonantSuffix(sub):
+		return sub[:len(sub)-1]
+	case psMeasure(sub) == 1 && psHasConsonantVowelConsonantSuffix(sub) && c != 'w' && c != 'x' && c != 'y':
+		return psWithE(s, len(sub))
+	default:
+		return sub
+	}
+}
+
+// psWithE returns s[:n] followed by an 'e', written in place over s[n].
+func psWithE(s []byte, n int) []byte {
+	r := s[:n+1]
+	r[n] = 'e'
+	return r
 }
 
 func psStep1c(s []byte) []byte {
