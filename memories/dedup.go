@@ -235,7 +235,7 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 	if err != nil {
 		return nil, err
 	}
-	if c := s.cache; c != nil && c.gen == gen && (approvedOnly || !c.approvedOnly) && (c.project == "" || c.project == project) {
+	if c := s.cache; c != nil && c.serves(gen, approvedOnly, project) {
 		return c, nil
 	}
 	f := index.MemFilter{Project: project, IncludeGlobal: true}
@@ -251,25 +251,40 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 		mc.add(newCached(r))
 	}
 	if m := s.embedder(); m != nil && len(rows) > 0 {
-		mc.embedder = m.ID()
-		vecs, err := s.st.MemVectors(ctx, m.ID())
-		if err != nil {
+		if err := s.attachVectors(ctx, mc, m); err != nil {
 			return nil, err
-		}
-		mc.model = m
-		for _, c := range mc.items {
-			if v, ok := vecs[c.row.ID]; ok && len(v) == m.Dims() {
-				c.vec = v
-			} else {
-				// Not embedded by the index yet (it embeds queued
-				// documents and keeps the vector cache in step): embedded
-				// here when first compared.
-				c.lazy = true
-			}
 		}
 	}
 	s.cache = mc
 	return mc, nil
+}
+
+// serves reports whether the cache, current at generation gen, holds
+// what loadCache is asked for.
+func (mc *memCache) serves(gen int64, approvedOnly bool, project string) bool {
+	return mc.gen == gen && (approvedOnly || !mc.approvedOnly) && (mc.project == "" || mc.project == project)
+}
+
+// attachVectors gives mc's memories the vectors model's index stored for
+// them; the others are embedded when first compared.
+func (s *Service) attachVectors(ctx context.Context, mc *memCache, m *embed.Model) error {
+	mc.embedder = m.ID()
+	vecs, err := s.st.MemVectors(ctx, m.ID())
+	if err != nil {
+		return err
+	}
+	mc.model = m
+	for _, c := range mc.items {
+		if v, ok := vecs[c.row.ID]; ok && len(v) == m.Dims() {
+			c.vec = v
+		} else {
+			// Not embedded by the index yet (it embeds queued
+			// documents and keeps the vector cache in step): embedded
+			// here when first compared.
+			c.lazy = true
+		}
+	}
+	return nil
 }
 
 // wrote records in the cache what this process just wrote, or drops the
