@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // prefixRule describes a provider token recognised by a fixed prefix
 // followed by a run of body bytes.
@@ -21,40 +24,43 @@ type prefixRule struct {
 // prefixes sharing a first byte must come first ("sk-ant-" before "sk-").
 // Body lengths are deliberately looser than the providers' exact formats:
 // formats drift, and the prefixes alone are rare in ordinary text.
-var prefixRules = []prefixRule{
-	{prefix: "sk-ant-", kind: KindAnthropic, body: cWord, min: 20, digit: true},
-	// Legacy keys are sk-<48 alnum>; newer ones are sk-proj-, sk-svcacct-,
-	// sk-admin-. Requiring digits and mixed case keeps "sk-some-css-class"
-	// out.
-	{prefix: "sk-", kind: KindOpenAI, body: cWord, min: 20, digit: true, mixed: true},
-	{prefix: "sk_live_", kind: KindStripe, body: cAlnum, min: 10},
-	{prefix: "sk_test_", kind: KindStripe, body: cAlnum, min: 10},
-	{prefix: "rk_live_", kind: KindStripe, body: cAlnum, min: 10},
-	{prefix: "rk_test_", kind: KindStripe, body: cAlnum, min: 10},
-	{prefix: "pk_live_", kind: KindStripe, body: cAlnum, min: 10},
-	{prefix: "whsec_", kind: KindStripe, body: cB64, min: 20},
-	{prefix: "ghp_", kind: KindGitHub, body: cAlnum, min: 30},
-	{prefix: "gho_", kind: KindGitHub, body: cAlnum, min: 30},
-	{prefix: "ghu_", kind: KindGitHub, body: cAlnum, min: 30},
-	{prefix: "ghs_", kind: KindGitHub, body: cAlnum, min: 30},
-	{prefix: "ghr_", kind: KindGitHub, body: cAlnum, min: 30},
-	{prefix: "github_pat_", kind: KindGitHub, body: cAlnumU, min: 40},
-	{prefix: "glpat-", kind: KindGitLab, body: cWord, min: 20},
-	{prefix: "xoxb-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "xoxp-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "xoxa-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "xoxr-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "xoxs-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "xapp-", kind: KindSlack, body: cAlnumD, min: 10, digit: true},
-	{prefix: "hooks.slack.com/", kind: KindSlack, body: cPath, min: 20, digit: true, keep: true},
+var prefixRules = slices.Concat(
+	[]prefixRule{
+		{prefix: "sk-ant-", kind: KindAnthropic, body: cWord, min: 20, digit: true},
+		// Legacy keys are sk-<48 alnum>; newer ones are sk-proj-, sk-svcacct-,
+		// sk-admin-. Requiring digits and mixed case keeps "sk-some-css-class"
+		// out.
+		{prefix: "sk-", kind: KindOpenAI, body: cWord, min: 20, digit: true, mixed: true},
+	},
+	samePrefixRule(prefixRule{kind: KindStripe, body: cAlnum, min: 10}, "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_"),
+	[]prefixRule{{prefix: "whsec_", kind: KindStripe, body: cB64, min: 20}},
+	samePrefixRule(prefixRule{kind: KindGitHub, body: cAlnum, min: 30}, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+	[]prefixRule{
+		{prefix: "github_pat_", kind: KindGitHub, body: cAlnumU, min: 40},
+		{prefix: "glpat-", kind: KindGitLab, body: cWord, min: 20},
+	},
+	samePrefixRule(prefixRule{kind: KindSlack, body: cAlnumD, min: 10, digit: true}, "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-"),
+	[]prefixRule{{prefix: "hooks.slack.com/", kind: KindSlack, body: cPath, min: 20, digit: true, keep: true}},
 	// AWS access key ids are exactly 20 characters.
-	{prefix: "AKIA", kind: KindAWS, body: cUpDigit, min: 16, max: 16},
-	{prefix: "ASIA", kind: KindAWS, body: cUpDigit, min: 16, max: 16},
-	{prefix: "AIza", kind: KindGoogle, body: cWord, min: 30, max: 40},
-	{prefix: "ya29.", kind: KindGoogle, body: cWordDot, min: 20},
-	{prefix: "GOCSPX-", kind: KindGoogle, body: cWord, min: 20},
-	{prefix: "npm_", kind: KindNPM, body: cAlnum, min: 36, max: 36},
-	{prefix: "hf_", kind: KindHuggingFace, body: cAlnum, min: 30, max: 40, mixed: true},
+	samePrefixRule(prefixRule{kind: KindAWS, body: cUpDigit, min: 16, max: 16}, "AKIA", "ASIA"),
+	[]prefixRule{
+		{prefix: "AIza", kind: KindGoogle, body: cWord, min: 30, max: 40},
+		{prefix: "ya29.", kind: KindGoogle, body: cWordDot, min: 20},
+		{prefix: "GOCSPX-", kind: KindGoogle, body: cWord, min: 20},
+		{prefix: "npm_", kind: KindNPM, body: cAlnum, min: 36, max: 36},
+		{prefix: "hf_", kind: KindHuggingFace, body: cAlnum, min: 30, max: 40, mixed: true},
+	},
+)
+
+// samePrefixRule is rule once for each of prefixes (a provider's token
+// kinds that differ only in their prefix).
+func samePrefixRule(rule prefixRule, prefixes ...string) []prefixRule {
+	out := make([]prefixRule, len(prefixes))
+	for i, p := range prefixes {
+		out[i] = rule
+		out[i].prefix = p
+	}
+	return out
 }
 
 // rulesByFirst indexes prefixRules by first byte.
