@@ -43,7 +43,7 @@ func TestCompressFormats(t *testing.T) {
 	s, _ := openStore(t)
 	unz := func(v any) (string, error) {
 		var out string
-		err := s.r.QueryRow(`SELECT cairn_unz(?)`, v).Scan(&out)
+		err := s.r.QueryRowContext(t.Context(), `SELECT cairn_unz(?)`, v).Scan(&out)
 		return out, err
 	}
 	short := strings.Repeat("go test ./index/ -run TestSync ", 20) // 620 bytes

@@ -57,8 +57,8 @@ func TestSyncChild(t *testing.T) {
 	json.NewEncoder(os.Stdout).Encode(st)
 }
 
-func childSync(data, claude string, batch int) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSyncChild$", "-test.count=1")
+func childSync(ctx context.Context, data, claude string, batch int) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSyncChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envClaude+"="+claude, envBatch+"="+strconv.Itoa(batch))
 	return cmd
 }
@@ -120,7 +120,7 @@ func checkInvariants(t *testing.T, s *Store) {
 		t.Fatalf("%d entries beyond their file's cursor", n)
 	}
 	var res string
-	if err := s.r.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+	if err := s.r.QueryRowContext(t.Context(), `PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
 		t.Fatalf("integrity check: %v %s", err, res)
 	}
 }
@@ -135,7 +135,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 	// sync's duration: fixed delays all landed before the first commit
 	// under the race detector (a child there is ~10x slower).
 	start := time.Now()
-	if out, err := childSync(filepath.Join(t.TempDir(), "timing"), claude, 60).CombinedOutput(); err != nil {
+	if out, err := childSync(t.Context(), filepath.Join(t.TempDir(), "timing"), claude, 60).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted child: %v\n%s", err, out)
 	}
 	full := time.Since(start)
@@ -149,7 +149,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 		if len(partial) > 0 && partial[len(partial)-1] == want {
 			os.RemoveAll(data) // finished: start over to get more kills in
 		}
-		cmd := childSync(data, claude, 60)
+		cmd := childSync(t.Context(), data, claude, 60)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -201,12 +201,12 @@ func TestConcurrentSyncsAndReader(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for i := range 2 {
-		cmd := childSync(data, claude, 200+100*i)
+		cmd := childSync(t.Context(), data, claude, 200+100*i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("child %d: %v: %s", i, err, out)
+				errs <- fmt.Errorf("child %d: %w: %s", i, err, out)
 			}
 		}()
 	}
@@ -281,7 +281,7 @@ func TestCorruptDatabaseIsNotTouched(t *testing.T) {
 
 func TestNewerSchemaIsRefused(t *testing.T) {
 	s, dir := openStore(t)
-	if _, err := s.w.Exec(`PRAGMA user_version = 99`); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), `PRAGMA user_version = 99`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -57,7 +57,7 @@ func TestIncrementalFromMemoryWithoutSpeculation(t *testing.T) {
 
 	// An older entry waits in the queue too: everything goes in from the
 	// queue.
-	if _, err := s.w.Exec(`INSERT INTO fts_queue(doc) SELECT printf('e:%013d', min(id)) FROM entries`); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), `INSERT INTO fts_queue(doc) SELECT printf('e:%013d', min(id)) FROM entries`); err != nil {
 		t.Fatal(err)
 	}
 	grow("debounce", 3, 100)

@@ -172,7 +172,7 @@ func diffFields(got, want transcripts.Session) string {
 }
 
 func short(v any) string {
-	s := reflect.ValueOf(v).String()
+	var s string
 	if b, ok := v.(interface{ String() string }); ok {
 		s = b.String()
 	} else {
@@ -201,7 +201,7 @@ func appendFile(t testing.TB, path string, data []byte) {
 func count(t testing.TB, s *Store, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := s.r.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), q, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n

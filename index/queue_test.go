@@ -168,7 +168,7 @@ func TestBusyStoreFailsFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`INSERT INTO kv(key, value) VALUES ('lock', 'x')`); err != nil {
+	if _, err := tx.ExecContext(t.Context(), `INSERT INTO kv(key, value) VALUES ('lock', 'x')`); err != nil {
 		t.Fatal(err)
 	}
 	hook, err := OpenWith(dir, OpenOptions{BusyTimeout: 50 * time.Millisecond})
@@ -393,7 +393,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {
 	t.Helper()
 	for _, q := range stmts {
-		if _, err := s.w.Exec(q); err != nil {
+		if _, err := s.w.ExecContext(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}

@@ -132,7 +132,7 @@ func TestSecretsNeverReachTheStore(t *testing.T) {
 		}
 	}
 	kinds := map[string]bool{}
-	rows, err := s.r.Query(`SELECT DISTINCT kind FROM redactions`)
+	rows, err := s.r.QueryContext(t.Context(), `SELECT DISTINCT kind FROM redactions`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestSecretsNeverReachTheStore(t *testing.T) {
 		`SELECT coalesce(text, '') || coalesce(data, '') FROM entries`,
 		`SELECT coalesce(cairn_unz(detail), '') || coalesce(cairn_unz(state), '') || title || first_prompt FROM sessions`,
 	} {
-		rows, err := s.r.Query(q)
+		rows, err := s.r.QueryContext(t.Context(), q)
 		if err != nil {
 			t.Fatal(err)
 		}

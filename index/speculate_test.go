@@ -83,7 +83,7 @@ func TestSpeculativeFullText(t *testing.T) {
 	demo := filepath.Join(claude, "projects", "-path-to-Demo")
 	main := filepath.Join(demo, specSession+".jsonl")
 	var project string
-	if err := s.r.QueryRow(`SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), `SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
 		t.Fatal(err)
 	}
 
@@ -104,7 +104,7 @@ func TestSpeculativeFullText(t *testing.T) {
 
 	t.Run("a uuid stored before keeps its first document", func(t *testing.T) {
 		var uuid, text string
-		if err := s.r.QueryRow(`SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&uuid, &text); err != nil {
+		if err := s.r.QueryRowContext(t.Context(), `SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&uuid, &text); err != nil {
 			t.Fatal(err)
 		}
 		appendFile(t, main, []byte(specLine(uuid, specSession, "quixotic replayed line", 3)+
@@ -143,11 +143,11 @@ func TestSpeculativeFullText(t *testing.T) {
 	})
 
 	t.Run("a transaction that fails takes its documents back", func(t *testing.T) {
-		if _, err := s.w.Exec(`CREATE TRIGGER spec_boom BEFORE INSERT ON entries_raw WHEN NEW.uuid = '5bec0005-0000-4000-8000-000000000002'
+		if _, err := s.w.ExecContext(t.Context(), `CREATE TRIGGER spec_boom BEFORE INSERT ON entries_raw WHEN NEW.uuid = '5bec0005-0000-4000-8000-000000000002'
 			BEGIN SELECT RAISE(ABORT, 'planted failure'); END`); err != nil {
 			t.Fatal(err)
 		}
-		defer s.w.Exec(`DROP TRIGGER spec_boom`)
+		defer s.w.ExecContext(t.Context(), `DROP TRIGGER spec_boom`)
 		appendFile(t, main, []byte(specLine("5bec0005-0000-4000-8000-000000000001", specSession, "tamarind first", 7)+
 			specLine("5bec0005-0000-4000-8000-000000000002", specSession, "tamarind second", 8)))
 		if _, err := blockedUpdate(t, s, claude, context.Background(), &ahead, nil); err == nil {
@@ -157,7 +157,7 @@ func TestSpeculativeFullText(t *testing.T) {
 		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 0 {
 			t.Fatalf("full-text hits %v for entries the store does not have", got)
 		}
-		s.w.Exec(`DROP TRIGGER spec_boom`)
+		s.w.ExecContext(t.Context(), `DROP TRIGGER spec_boom`)
 		specUpdate(t, s, claude, &ahead)
 		wantAhead(t, 2)
 		if got := ftsIDs(t, s, "tamarind", ftsapi.Filter{}); len(got) != 2 {
@@ -179,7 +179,7 @@ func TestSpeculationInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored, text string
-	if err := s.r.QueryRow(`SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&stored, &text); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), `SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&stored, &text); err != nil {
 		t.Fatal(err)
 	}
 	docs := []DocRow{
@@ -273,7 +273,7 @@ func TestSpeculable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored, title, project string
-	if err := s.r.QueryRow(`SELECT e.uuid, s.title, s.project_path FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? LIMIT 1`, specSession).Scan(&stored, &title, &project); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), `SELECT e.uuid, s.title, s.project_path FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? LIMIT 1`, specSession).Scan(&stored, &title, &project); err != nil {
 		t.Fatal(err)
 	}
 	docs := []DocRow{
@@ -306,7 +306,7 @@ func TestSpeculationCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	var project string
-	if err := s.r.QueryRow(`SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), `SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
 		t.Fatal(err)
 	}
 	main := filepath.Join(claude, "projects", "-path-to-Demo", specSession+".jsonl")

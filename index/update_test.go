@@ -299,14 +299,14 @@ func TestIncrementalFromMemory(t *testing.T) {
 	// Something else waits in both queues (an older entry, as another
 	// process or an interrupted run leaves it): it is indexed too.
 	var old string
-	if err := s.r.QueryRow(`SELECT printf('e:%013d', min(id)) FROM entries WHERE ` + embeddableWhere).Scan(&old); err != nil {
+	if err := s.r.QueryRowContext(t.Context(), `SELECT printf('e:%013d', min(id)) FROM entries WHERE `+embeddableWhere).Scan(&old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.Exec(`DELETE FROM embeddings WHERE doc = ?`, old); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), `DELETE FROM embeddings WHERE doc = ?`, old); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"fts_queue", "embed_queue"} {
-		if _, err := s.w.Exec(`INSERT INTO `+q+`(doc) VALUES (?)`, old); err != nil {
+		if _, err := s.w.ExecContext(t.Context(), `INSERT INTO `+q+`(doc) VALUES (?)`, old); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -89,7 +89,7 @@ func TestMemVectorsSkipDamaged(t *testing.T) {
 	if err := s.MemPutVectors("test-2", map[string][]float32{"a": {1, 0}, "b": {0, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.Exec(`UPDATE embeddings SET vector = x'00' WHERE doc = 'mem:a'`); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = x'00' WHERE doc = 'mem:a'`); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.MemVectors(context.Background(), "test-2")
