@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"os"
 	"os/exec"
 )
@@ -17,7 +18,8 @@ func startDetached(exe string, args []string, logPath string) (int, error) {
 	}
 	defer logf.Close()
 	for _, attr := range detachedAttrs() {
-		cmd := exec.Command(exe, args...)
+		// Never cancelled: the child is meant to outlive this process.
+		cmd := exec.CommandContext(context.Background(), exe, args...)
 		cmd.Stdin = nil
 		cmd.Stdout = logf
 		cmd.Stderr = logf
