@@ -118,29 +118,12 @@ var syncTypeOrder = []Type{Preference, Decision, Architecture, Gotcha, Pattern, 
 // of the target file, atomically, holding a lock so concurrent syncs of the
 // same file take turns.
 func (s *Service) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
-	if o.Target == "" {
-		if o.Project == "" {
-			return SyncResult{}, errors.New("no project or target file: pass --project or --target")
-		}
-		o.Target = filepath.Join(o.Project, "CLAUDE.md")
-	}
-	target, err := filepath.Abs(o.Target)
+	target, err := syncTarget(o)
 	if err != nil {
 		return SyncResult{}, err
 	}
-	// A symlinked CLAUDE.md (dotfiles) is written through: the rename
-	// replaces the file it points to, not the link.
-	if real, err := filepath.EvalSymlinks(target); err == nil {
-		target = real
-	}
 	res := SyncResult{Target: target}
-	if o.Lines <= 0 {
-		o.Lines = s.cfg.Memories.SyncLines
-	}
-	if o.Lines <= 0 {
-		o.Lines = 150
-	}
-	block, n, omitted, err := s.syncBlock(ctx, o.Project, o.Lines)
+	block, n, omitted, err := s.syncBlock(ctx, o.Project, s.syncLines(o.Lines))
 	if err != nil {
 		return res, err
 	}
@@ -152,29 +135,68 @@ func (s *Service) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		}
 	}
 	defer unlock()
+	return res, writeBlock(target, block, o.DryRun, &res)
+}
+
+// syncTarget is the absolute path of the file Sync writes: the target, or
+// the project's CLAUDE.md, through a symlink (dotfiles), so the rename
+// replaces the file it points to, not the link.
+func syncTarget(o SyncOptions) (string, error) {
+	if o.Target == "" {
+		if o.Project == "" {
+			return "", errors.New("no project or target file: pass --project or --target")
+		}
+		o.Target = filepath.Join(o.Project, "CLAUDE.md")
+	}
+	target, err := filepath.Abs(o.Target)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	return target, nil
+}
+
+// syncLines is the block's line budget: lines, else memories.sync_lines,
+// else 150.
+func (s *Service) syncLines(lines int) int {
+	if lines <= 0 {
+		lines = s.cfg.Memories.SyncLines
+	}
+	if lines <= 0 {
+		lines = 150
+	}
+	return lines
+}
+
+// writeBlock replaces the block in target (unless dryRun or unchanged),
+// recording the diff in res; when the file changed meanwhile (an editor
+// wrote it), it merges into the new text, up to three times.
+func writeBlock(target, block string, dryRun bool, res *SyncResult) error {
 	for attempt := 0; ; attempt++ {
 		old, mode, err := readTarget(target)
 		if err != nil {
-			return res, err
+			return err
 		}
 		doc, err := ReplaceBlock(old, block)
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", target, err)
+			return fmt.Errorf("%s: %w", target, err)
 		}
 		res.Diff = lineDiff(target, target+" (cairn sync)", old, doc)
 		res.Changed = doc != old
-		if o.DryRun || !res.Changed {
-			return res, nil
+		if dryRun || !res.Changed {
+			return nil
 		}
 		err = writeAtomic(target, doc, mode, old)
 		if errors.Is(err, errChangedMeanwhile) && attempt < 3 {
-			continue // someone else (an editor) wrote it: merge into theirs
+			continue
 		}
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Written = true
-		return res, nil
+		return nil
 	}
 }
 
@@ -269,45 +291,13 @@ func (s *Service) syncBlock(ctx context.Context, project string, budget int) (st
 	if err != nil {
 		return "", 0, 0, err
 	}
-	var items []syncItem
-	for _, m := range ms {
-		if m.Confidence <= 0 {
-			continue
-		}
-		items = append(items, syncItem{m, m.Confidence * (1 + float64(m.AccessCount)/10)})
-	}
-	slices.SortStableFunc(items, func(a, b syncItem) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		case a.m.Importance != b.m.Importance:
-			return b.m.Importance - a.m.Importance
-		}
-		return strings.Compare(a.m.ID, b.m.ID)
-	})
+	items := syncItems(ms)
 	header := []string{MarkerStart,
 		"<!-- Written by `cairn sync` from approved memories; edits here are replaced. Curate with `cairn memories`. -->",
 		"## Project memory (cairn)"}
 	// Fixed lines: the header, the end marker, the overflow line and its
 	// blank line.
-	room := budget - len(header) - 3
-	perType := map[Type][]string{}
-	used, n := 0, 0
-	capPerType := max(3, room/2)
-	for _, it := range items {
-		cost := 1
-		if len(perType[it.m.Type]) == 0 {
-			cost = 3 // blank line and heading
-		}
-		if used+cost > room || len(perType[it.m.Type]) >= capPerType {
-			continue
-		}
-		used += cost
-		n++
-		perType[it.m.Type] = append(perType[it.m.Type], "- "+syncLine(it.m))
-	}
+	perType, n := fitBudget(items, budget-len(header)-3)
 	var b strings.Builder
 	for _, l := range header {
 		b.WriteString(l + "\n")
@@ -330,6 +320,53 @@ func (s *Service) syncBlock(ctx context.Context, project string, budget int) (st
 	}
 	b.WriteString(MarkerEnd)
 	return b.String(), n, omitted, nil
+}
+
+// syncItems are the confident memories of ms, best first: by confidence
+// raised by use, then importance, then id.
+func syncItems(ms []Memory) []syncItem {
+	var items []syncItem
+	for _, m := range ms {
+		if m.Confidence > 0 {
+			items = append(items, syncItem{m, m.Confidence * (1 + float64(m.AccessCount)/10)})
+		}
+	}
+	slices.SortStableFunc(items, func(a, b syncItem) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		case a.m.Importance != b.m.Importance:
+			return b.m.Importance - a.m.Importance
+		}
+		return strings.Compare(a.m.ID, b.m.ID)
+	})
+	return items
+}
+
+// fitBudget takes items in order while they fit in room lines (a type's
+// first memory costs its blank line and heading too), at most half of
+// room (and at least 3) of one type; it returns their lines by type and
+// how many it took.
+func fitBudget(items []syncItem, room int) (map[Type][]string, int) {
+	perType := map[Type][]string{}
+	used, n := 0, 0
+	capPerType := max(3, room/2)
+	for _, it := range items {
+		lines := perType[it.m.Type]
+		cost := 1
+		if len(lines) == 0 {
+			cost = 3 // blank line and heading
+		}
+		if used+cost > room || len(lines) >= capPerType {
+			continue
+		}
+		used += cost
+		n++
+		perType[it.m.Type] = append(lines, "- "+syncLine(it.m))
+	}
+	return perType, n
 }
 
 // syncLine is a memory on one line, redacted, without anything that could
