@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -37,78 +38,29 @@ type SearchJSON struct {
 	Results  []SearchResultJSON `json:"results"`
 }
 
+// searchFlags are the search flags parsed into the query when it runs.
+type searchFlags struct {
+	project, since, until, kind, role, subagents string
+	recency                                      bool
+}
+
 func newSearchCmd(o *Options) *cobra.Command {
 	var q index.SearchQuery
-	var project, since, until, kind, role, subagents string
-	var recency bool
+	var sf searchFlags
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search every session by words and by meaning (hybrid BM25 + vectors)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
-			var err error
-			now := time.Now()
-			if q.Since, err = parseSince(since, now); err != nil {
-				return usageError{err}
-			}
-			if q.Until, err = parseSince(until, now); err != nil {
-				return usageError{err}
-			}
-			if kind != "" {
-				q.Kinds = strings.Split(kind, ",")
-			}
-			if role != "" {
-				q.Roles = strings.Split(role, ",")
-			}
-			switch subagents {
-			case "", "both":
-			case "only":
-				q.Subagents = ptr(true)
-			case "none":
-				q.Subagents = ptr(false)
-			default:
-				return usageError{fmt.Errorf("--subagents takes both, only or none, not %q", subagents)}
+			if err := sf.apply(cmd, &q); err != nil {
+				return err
 			}
 			tty := isTerminal(o.Stdout)
 			if tty && !o.JSON {
 				q.Highlight = func(s string) string { return termtext.MarkOn + s + termtext.MarkOff }
 			}
-			ctx := cmd.Context()
-			// Ranking flags not given are left unset: the store fills them
-			// from the [search] settings (index.SearchDefaults).
-			if cmd.Flags().Changed("recency") {
-				q.Recency = &recency
-			}
-			a, err := openApp(o, app.Options{})
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			st := a.Store
-			// Index what is new first (everything, with progress, on a
-			// machine that never indexed); a failure leaves what is stored
-			// searchable, which the response's notice explains.
-			if stats, err := updateStore(ctx, o, a, app.IndexOptions{LockWait: 3 * time.Second}); err != nil {
-				if s, serr := st.Stats(); serr != nil || s.Sessions == 0 {
-					return err
-				}
-				fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
-			} else if stats.EmbedErr != nil {
-				fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
-			}
-			if q.Projects, err = st.MatchProjects(project); err != nil {
-				if errors.Is(err, index.ErrNoProject) {
-					return usageError{err}
-				}
-				return err
-			}
-			sr, err := st.OpenSearcher(ctx, 3*time.Second)
-			if err != nil {
-				return err
-			}
-			defer sr.Close()
-			resp, err := sr.Search(ctx, q)
+			resp, err := runSearch(cmd.Context(), o, &q, sf.project)
 			if err != nil {
 				return err
 			}
@@ -122,20 +74,97 @@ func newSearchCmd(o *Options) *cobra.Command {
 	addJSONFlag(cmd, o)
 	f.IntVar(&q.Limit, "limit", 10, "number of results")
 	f.StringVar(&q.Mode, "mode", "hybrid", "hybrid, text or vector")
-	f.StringVar(&project, "project", "", "only this project (path or part of it)")
+	f.StringVar(&sf.project, "project", "", "only this project (path or part of it)")
 	f.StringVar(&q.Session, "session", "", "only this session id")
-	f.StringVar(&since, "since", "", "only results after this: 7d, 24h, 2w, or a date (2026-03-01)")
-	f.StringVar(&until, "until", "", "only results before this (same forms as --since)")
-	f.StringVar(&kind, "kind", "all", "messages, summaries, memories or all (comma-separated)")
-	f.StringVar(&role, "role", "", "user, assistant, tool or system (comma-separated)")
-	f.StringVar(&subagents, "subagents", "both", "both, only or none")
+	f.StringVar(&sf.since, "since", "", "only results after this: 7d, 24h, 2w, or a date (2026-03-01)")
+	f.StringVar(&sf.until, "until", "", "only results before this (same forms as --since)")
+	f.StringVar(&sf.kind, "kind", "all", "messages, summaries, memories or all (comma-separated)")
+	f.StringVar(&sf.role, "role", "", "user, assistant, tool or system (comma-separated)")
+	f.StringVar(&sf.subagents, "subagents", "both", "both, only or none")
 	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
 	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
 	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
-	f.BoolVar(&recency, "recency", false, "favour recent results (default: search.recency)")
+	f.BoolVar(&sf.recency, "recency", false, "favour recent results (default: search.recency)")
 	f.StringVar(&q.Fusion, "fusion", "", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
 	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
 	return cmd
+}
+
+// apply parses the filter flags into q (the project is matched against
+// the store later, in runSearch).
+func (sf *searchFlags) apply(cmd *cobra.Command, q *index.SearchQuery) error {
+	var err error
+	now := time.Now()
+	if q.Since, err = parseSince(sf.since, now); err != nil {
+		return usageError{err}
+	}
+	if q.Until, err = parseSince(sf.until, now); err != nil {
+		return usageError{err}
+	}
+	if sf.kind != "" {
+		q.Kinds = strings.Split(sf.kind, ",")
+	}
+	if sf.role != "" {
+		q.Roles = strings.Split(sf.role, ",")
+	}
+	switch sf.subagents {
+	case "", "both":
+	case "only":
+		q.Subagents = ptr(true)
+	case "none":
+		q.Subagents = ptr(false)
+	default:
+		return usageError{fmt.Errorf("--subagents takes both, only or none, not %q", sf.subagents)}
+	}
+	// Ranking flags not given are left unset: the store fills them from
+	// the [search] settings (index.SearchDefaults).
+	if cmd.Flags().Changed("recency") {
+		q.Recency = &sf.recency
+	}
+	return nil
+}
+
+// runSearch indexes what is new, then runs q in the projects matching
+// project.
+func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project string) (*index.SearchResponse, error) {
+	a, err := openApp(o, app.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	st := a.Store
+	if err := refreshBeforeSearch(ctx, o, a); err != nil {
+		return nil, err
+	}
+	if q.Projects, err = st.MatchProjects(project); err != nil {
+		if errors.Is(err, index.ErrNoProject) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	sr, err := st.OpenSearcher(ctx, 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer sr.Close()
+	return sr.Search(ctx, *q)
+}
+
+// refreshBeforeSearch indexes what is new first (everything, with
+// progress, on a machine that never indexed). A failure leaves what is
+// stored searchable, which the response's notice explains: it is only a
+// warning unless nothing is stored.
+func refreshBeforeSearch(ctx context.Context, o *Options, a *app.App) error {
+	stats, err := updateStore(ctx, o, a, app.IndexOptions{LockWait: 3 * time.Second})
+	if err != nil {
+		if s, serr := a.Store.Stats(); serr != nil || s.Sessions == 0 {
+			return err
+		}
+		fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
+	} else if stats.EmbedErr != nil {
+		fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
+	}
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }

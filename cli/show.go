@@ -109,59 +109,87 @@ func (r *renderer) block(prefix, text string) {
 
 func (r *renderer) entries(es []transcripts.Entry, indent string) {
 	lastRole := ""
-	base := indent
 	for i := range es {
 		e := &es[i]
-		indent = base
-		if e.IsSidechain && base == "" {
-			indent = "│ " // inline sidechain of older builds
+		lastRole = r.entry(e, entryIndent(e, indent), lastRole)
+	}
+}
+
+// entryIndent is the indent of an entry in a thread indented by base: an
+// inline sidechain of older builds is marked in the main thread.
+func entryIndent(e *transcripts.Entry, base string) string {
+	if e.IsSidechain && base == "" {
+		return "│ "
+	}
+	return base
+}
+
+// entry prints one entry. lastRole is the role whose header was printed
+// last ("" after a compaction); entry returns it as it leaves it.
+func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
+	switch {
+	case e.Type == "system" && e.Subtype == "compact_boundary":
+		r.printf("\n%s── conversation compacted (%s, %d tokens before) ──\n", indent, orDash(e.CompactTrigger), e.PreTokens)
+		return ""
+	case e.IsCompactSummary:
+		r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
+	case e.Type == "user" && transcripts.IsRealPrompt(e):
+		r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
+		r.block(indent+"  ", transcripts.CleanPrompt(e.PromptText()))
+		return "user"
+	case e.Type == "user":
+		r.toolResults(e, indent)
+	case e.Type == "assistant":
+		return r.assistant(e, indent, lastRole)
+	}
+	return lastRole
+}
+
+// assistant prints an assistant entry's blocks, under a header unless the
+// previous entry shown was Claude's too.
+func (r *renderer) assistant(e *transcripts.Entry, indent, lastRole string) string {
+	for bi := range e.Blocks {
+		b := &e.Blocks[bi]
+		if lastRole != "assistant" && r.headed(b) {
+			r.printf("\n%s◆ Claude · %s\n", indent, fmtTime(e.Timestamp))
+			lastRole = "assistant"
 		}
-		switch {
-		case e.Type == "system" && e.Subtype == "compact_boundary":
-			r.printf("\n%s── conversation compacted (%s, %d tokens before) ──\n", indent, orDash(e.CompactTrigger), e.PreTokens)
-			lastRole = ""
-			continue
-		case e.IsCompactSummary:
-			r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
-			continue
-		case e.Type == "user" && transcripts.IsRealPrompt(e):
-			r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
-			r.block(indent+"  ", transcripts.CleanPrompt(e.PromptText()))
-			lastRole = "user"
-			continue
-		case e.Type == "user":
-			r.toolResults(e, indent)
-			continue
-		case e.Type != "assistant":
-			continue
-		}
-		for bi := range e.Blocks {
-			b := &e.Blocks[bi]
-			if lastRole != "assistant" && (b.Type == transcripts.BlockText || b.Type == transcripts.BlockToolUse ||
-				(b.Type == transcripts.BlockThinking && r.so.Thinking)) {
-				r.printf("\n%s◆ Claude · %s\n", indent, fmtTime(e.Timestamp))
-				lastRole = "assistant"
+		switch b.Type {
+		case transcripts.BlockText:
+			r.block(indent+"  ", b.Text)
+		case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
+			if r.so.Thinking && strings.TrimSpace(b.Text) != "" {
+				r.block(indent+"  ∴ ", b.Text)
 			}
-			switch b.Type {
-			case transcripts.BlockText:
-				r.block(indent+"  ", b.Text)
-			case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
-				if r.so.Thinking && strings.TrimSpace(b.Text) != "" {
-					r.block(indent+"  ∴ ", b.Text)
-				}
-			case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-				r.printf("%s  ● %s(%s)\n", indent, b.ToolName, termtext.Line(transcripts.ToolSummary(b)))
-				if transcripts.IsAgentTool(b.ToolName) {
-					if id := r.c.SpawnedBy[b.ToolID]; id != "" && len(r.c.Agents[id]) > 0 && !r.shown[id] {
-						r.shown[id] = true
-						r.printf("%s  ┌ subagent %s\n", indent, id)
-						r.entries(r.c.Agents[id], indent+"  │ ")
-						r.printf("%s  └ end of subagent %s\n", indent, id)
-					}
-				}
-			}
+		case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+			r.toolUse(b, indent)
 		}
 	}
+	return lastRole
+}
+
+// headed reports whether a block opens Claude's turn with a header: text,
+// tool calls, and thinking when shown.
+func (r *renderer) headed(b *transcripts.Block) bool {
+	return b.Type == transcripts.BlockText || b.Type == transcripts.BlockToolUse ||
+		(b.Type == transcripts.BlockThinking && r.so.Thinking)
+}
+
+// toolUse prints a tool call, and the thread of the subagent it started
+// the first time it is met.
+func (r *renderer) toolUse(b *transcripts.Block, indent string) {
+	r.printf("%s  ● %s(%s)\n", indent, b.ToolName, termtext.Line(transcripts.ToolSummary(b)))
+	if !transcripts.IsAgentTool(b.ToolName) {
+		return
+	}
+	id := r.c.SpawnedBy[b.ToolID]
+	if id == "" || len(r.c.Agents[id]) == 0 || r.shown[id] {
+		return
+	}
+	r.shown[id] = true
+	r.printf("%s  ┌ subagent %s\n", indent, id)
+	r.entries(r.c.Agents[id], indent+"  │ ")
+	r.printf("%s  └ end of subagent %s\n", indent, id)
 }
 
 func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
