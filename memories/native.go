@@ -35,61 +35,84 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 	if err != nil {
 		return res, err
 	}
-	paths := map[string]string{}
-	if ps, err := s.st.Projects(); err == nil {
-		for _, p := range ps {
-			paths[p.Name] = p.Path
-		}
-	}
+	paths := s.projectPaths()
 	for _, p := range tree.Projects {
 		project := paths[p.Name]
 		if project == "" {
 			project = p.DecodedPath
 		}
 		for _, f := range p.MemoryFiles {
-			b, err := readSmall(f)
-			if err != nil {
-				res.Problems = append(res.Problems, err.Error())
-				continue
-			}
-			res.Files++
-			for _, n := range nativeMemories(string(b), project, f) {
-				s.mu.Lock()
-				r, err := s.add(ctx, n, dryRun, nil)
-				s.mu.Unlock()
-				if err != nil {
-					res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", f, err))
-					continue
-				}
-				res.Proposed = append(res.Proposed, r)
-			}
+			s.importMemoryFile(ctx, f, project, dryRun, &res)
+		}
+		if dryRun {
+			continue
 		}
 		for sid, f := range p.SessionMemory {
-			if dryRun {
-				continue
-			}
-			stored, err := s.st.Summaries(ctx, sid, "", 1)
-			if err != nil || len(stored) > 0 {
-				continue
-			}
-			b, err := readSmall(f)
-			if err != nil {
-				res.Problems = append(res.Problems, err.Error())
-				continue
-			}
-			if checkDraft(string(b)) != nil {
-				continue
-			}
-			md := cleanMarkdown(string(b))
-			sec, _ := ParseSections(md)
-			if err := s.st.SummarySave(ctx, &index.SummaryRow{Session: sid, Project: project, Source: "claude-session-memory",
-				Markdown: md, Sections: sec, Created: s.now().UTC()}); err != nil {
+			if err := s.importSessionMemory(ctx, sid, f, project, &res); err != nil {
 				return res, err
 			}
-			res.Summaries++
 		}
 	}
 	return res, nil
+}
+
+// projectPaths maps the index's project names to their paths (empty when
+// unreadable).
+func (s *Service) projectPaths() map[string]string {
+	paths := map[string]string{}
+	if ps, err := s.st.Projects(); err == nil {
+		for _, p := range ps {
+			paths[p.Name] = p.Path
+		}
+	}
+	return paths
+}
+
+// importMemoryFile proposes the entries of memory file f as memories of
+// project, recording what it added and the problems it met in res.
+func (s *Service) importMemoryFile(ctx context.Context, f, project string, dryRun bool, res *NativeImport) {
+	b, err := readSmall(f)
+	if err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		return
+	}
+	res.Files++
+	for _, n := range nativeMemories(string(b), project, f) {
+		s.mu.Lock()
+		r, err := s.add(ctx, n, dryRun, nil)
+		s.mu.Unlock()
+		if err != nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", f, err))
+			continue
+		}
+		res.Proposed = append(res.Proposed, r)
+	}
+}
+
+// importSessionMemory stores session sid's session-memory summary f as its
+// summary when it has none and f reads as one; only a failed write is an
+// error.
+func (s *Service) importSessionMemory(ctx context.Context, sid, f, project string, res *NativeImport) error {
+	stored, err := s.st.Summaries(ctx, sid, "", 1)
+	if err != nil || len(stored) > 0 {
+		return nil
+	}
+	b, err := readSmall(f)
+	if err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		return nil
+	}
+	if checkDraft(string(b)) != nil {
+		return nil
+	}
+	md := cleanMarkdown(string(b))
+	sec, _ := ParseSections(md)
+	if err := s.st.SummarySave(ctx, &index.SummaryRow{Session: sid, Project: project, Source: "claude-session-memory",
+		Markdown: md, Sections: sec, Created: s.now().UTC()}); err != nil {
+		return err
+	}
+	res.Summaries++
+	return nil
 }
 
 func readSmall(path string) ([]byte, error) {
