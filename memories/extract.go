@@ -108,42 +108,14 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	if len(entries) == 0 {
 		return res, nil
 	}
-	var news []NewMemory
-	if s.cfg.Memories.Extractor == "ollama" && !roomForModel(ctx) {
-		res.Notice = "no time for Ollama within this call's deadline; used the built-in extractor (`cairn extract` uses Ollama)"
-	} else if s.cfg.Memories.Extractor == "ollama" {
-		news, err = s.ollamaExtract(ctx, sid, project, entries)
-		if err == nil {
-			res.Extractor = "ollama"
-		} else if errors.Is(err, ErrOllamaUnavailable) {
-			res.Notice = err.Error() + "; used the built-in extractor instead"
-			news = nil
-		} else {
-			return res, err
-		}
-	}
-	if res.Extractor == "builtin" {
-		for _, c := range extractCandidates(entries) {
-			news = append(news, NewMemory{Project: project, Type: c.typ, Content: c.content, Tags: c.tags,
-				Importance: c.importance, SourceSession: sid, SourceUUIDs: c.uuids, Origin: OriginExtractor})
-		}
+	news, err := s.proposals(ctx, sid, project, entries, &res)
+	if err != nil {
+		return res, err
 	}
 	s.mu.Lock()
-	var ws writeSet
-	for _, n := range news {
-		r, err := s.add(ctx, n, o.DryRun, &ws)
-		if err != nil {
-			s.cache = nil
-			s.mu.Unlock()
-			return res, err
-		}
-		res.Proposed = append(res.Proposed, r)
-	}
-	if !o.DryRun {
-		s.archiveDone(ctx, project, entries, &ws)
-	}
-	err = s.flush(ctx, &ws)
+	added, err := s.addProposals(ctx, news, project, entries, o.DryRun)
 	s.mu.Unlock()
+	res.Proposed = append(res.Proposed, added...)
 	if err != nil {
 		return res, err
 	}
@@ -157,6 +129,52 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	}
 	last := entries[len(entries)-1].ID
 	return res, s.st.SetExtractCursor(ctx, sid, last)
+}
+
+// proposals are the memories entries propose: the model's when
+// memories.extractor is ollama and it answers in time, else the built-in
+// rules' (res says which, and why).
+func (s *Service) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, error) {
+	if s.cfg.Memories.Extractor == "ollama" {
+		if !roomForModel(ctx) {
+			res.Notice = "no time for Ollama within this call's deadline; used the built-in extractor (`cairn extract` uses Ollama)"
+		} else {
+			news, err := s.ollamaExtract(ctx, sid, project, entries)
+			switch {
+			case err == nil:
+				res.Extractor = "ollama"
+				return news, nil
+			case !errors.Is(err, ErrOllamaUnavailable):
+				return nil, err
+			}
+			res.Notice = err.Error() + "; used the built-in extractor instead"
+		}
+	}
+	var news []NewMemory
+	for _, c := range extractCandidates(entries) {
+		news = append(news, NewMemory{Project: project, Type: c.typ, Content: c.content, Tags: c.tags,
+			Importance: c.importance, SourceSession: sid, SourceUUIDs: c.uuids, Origin: OriginExtractor})
+	}
+	return news, nil
+}
+
+// addProposals adds news in one batch, written at once, and (unless dry)
+// archives the to-dos the session's entries completed. Callers hold s.mu.
+func (s *Service) addProposals(ctx context.Context, news []NewMemory, project string, entries []index.MemEntry, dry bool) ([]AddResult, error) {
+	var ws writeSet
+	var out []AddResult
+	for _, n := range news {
+		r, err := s.add(ctx, n, dry, &ws)
+		if err != nil {
+			s.cache = nil
+			return out, err
+		}
+		out = append(out, r)
+	}
+	if !dry {
+		s.archiveDone(ctx, project, entries, &ws)
+	}
+	return out, s.flush(ctx, &ws)
 }
 
 // archiveDone archives the to-do memories whose items the session's last
