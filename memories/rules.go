@@ -79,24 +79,27 @@ func sentences(line string) []string {
 	var out []string
 	start := 0
 	for i := 0; i+2 < len(line); i++ {
-		c := line[i]
-		if (c == '.' || c == '!' || c == '?') && line[i+1] == ' ' {
-			n := line[i+2]
-			if (n >= 'A' && n <= 'Z') || n == '`' || n == '"' || n == '*' {
-				// "e.g. Foo", "i.e. Bar": not an end.
-				w := line[max(start, i-4):i]
-				if strings.HasSuffix(w, "e.g") || strings.HasSuffix(w, "i.e") || strings.HasSuffix(w, "vs") || strings.HasSuffix(w, "etc") {
-					continue
-				}
-				out = append(out, strings.TrimSpace(line[start:i+1]))
-				start = i + 2
-			}
+		if c := line[i]; (c == '.' || c == '!' || c == '?') && line[i+1] == ' ' && opensSentence(line[i+2]) && !abbreviation(line[max(start, i-4):i]) {
+			out = append(out, strings.TrimSpace(line[start:i+1]))
+			start = i + 2
 		}
 	}
 	if rest := strings.TrimSpace(line[start:]); rest != "" {
 		out = append(out, rest)
 	}
 	return out
+}
+
+// opensSentence reports whether a sentence may start with byte n: an
+// upper-case letter, a backtick, a quote or emphasis.
+func opensSentence(n byte) bool {
+	return (n >= 'A' && n <= 'Z') || n == '`' || n == '"' || n == '*'
+}
+
+// abbreviation reports whether w, the text before a full stop, ends with
+// an abbreviation ("e.g. Foo", "i.e. Bar"): not an end.
+func abbreviation(w string) bool {
+	return strings.HasSuffix(w, "e.g") || strings.HasSuffix(w, "i.e") || strings.HasSuffix(w, "vs") || strings.HasSuffix(w, "etc")
 }
 
 // stripMarkdown removes list markers, emphasis and heading marks.
@@ -112,6 +115,9 @@ func stripMarkdown(line string) string {
 // proseLines yields the prose lines of Markdown text: not code fences,
 // tables, quotes or headings (heading lines are passed to onHeading).
 func proseLines(text string, onHeading func(h string), fn func(line string)) {
+	if onHeading == nil {
+		onHeading = func(string) {}
+	}
 	inFence := false
 	for _, raw := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(raw)
@@ -119,26 +125,36 @@ func proseLines(text string, onHeading func(h string), fn func(line string)) {
 			inFence = !inFence
 			continue
 		}
-		if inFence || t == "" || strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "<") {
+		if inFence || notProse(t) {
 			continue
 		}
-		if strings.HasPrefix(t, "#") {
-			if onHeading != nil {
-				onHeading(strings.TrimSpace(strings.Trim(t, "#*: ")))
-			}
+		if h, ok := proseHeading(t); ok {
+			onHeading(h)
 			continue
 		}
-		if isHeadingLine(t) {
-			if onHeading != nil {
-				onHeading(strings.TrimSpace(strings.Trim(strings.ReplaceAll(t, "**", ""), "*_: ")))
-			}
-			continue
-		}
-		if onHeading != nil && !isListLine(t) {
+		if !isListLine(t) {
 			onHeading("")
 		}
 		fn(t)
 	}
+}
+
+// notProse reports a trimmed line that is empty, a table row, a quote or
+// markup.
+func notProse(t string) bool {
+	return t == "" || strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "<")
+}
+
+// proseHeading is the title of a heading line: a "#" heading or a short
+// line ending in a colon ("**Next steps:**").
+func proseHeading(t string) (string, bool) {
+	if strings.HasPrefix(t, "#") {
+		return strings.TrimSpace(strings.Trim(t, "#*: ")), true
+	}
+	if isHeadingLine(t) {
+		return strings.TrimSpace(strings.Trim(strings.ReplaceAll(t, "**", ""), "*_: ")), true
+	}
+	return "", false
 }
 
 func isHeadingLine(t string) bool {
@@ -445,14 +461,11 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 			calls[e.ToolUse] = c
 			continue
 		}
-		if e.Role != "tool" || e.ToolUse == "" {
+		c, ok := answeredCall(e, calls)
+		if !ok {
 			continue
 		}
-		c, ok := calls[e.ToolUse]
-		if !ok || c.key == "" {
-			continue
-		}
-		if (e.IsError || failedOutput(e.Text)) && invocationError.MatchString(e.Text) {
+		if invocationFailed(e) {
 			if _, seen := failed[c.key]; !seen {
 				failed[c.key] = c
 			}
@@ -466,6 +479,22 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 		}
 	}
 	return out
+}
+
+// answeredCall is the call (of calls: tool_use id -> call) tool result e
+// answers, when it has a command key.
+func answeredCall(e index.MemEntry, calls map[string]shellCall) (shellCall, bool) {
+	if e.Role != "tool" || e.ToolUse == "" {
+		return shellCall{}, false
+	}
+	c, ok := calls[e.ToolUse]
+	return c, ok && c.key != ""
+}
+
+// invocationFailed reports a tool result saying the command itself was
+// wrong.
+func invocationFailed(e index.MemEntry) bool {
+	return (e.IsError || failedOutput(e.Text)) && invocationError.MatchString(e.Text)
 }
 
 // shellCall is a Bash tool call: its command, the command's key and the
@@ -510,15 +539,8 @@ var trivialCommands = map[string]bool{"ls": true, "cat": true, "cd": true, "grep
 // commandKey is the program (and subcommand) a shell command runs, after
 // cd, env assignments and sudo; "" for trivial commands.
 func commandKey(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	for _, sep := range []string{"&&", ";", "|"} {
-		parts := strings.Split(cmd, sep)
-		if len(parts) > 1 && strings.HasPrefix(strings.TrimSpace(parts[0]), "cd ") {
-			cmd = strings.TrimSpace(strings.Join(parts[1:], sep))
-		}
-	}
-	f := strings.Fields(cmd)
-	for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "timeout" || isNumber(f[0])) {
+	f := strings.Fields(afterCd(strings.TrimSpace(cmd)))
+	for len(f) > 0 && commandPrefix(f[0]) {
 		f = f[1:]
 	}
 	if len(f) == 0 {
@@ -532,6 +554,23 @@ func commandKey(cmd string) string {
 		return ""
 	}
 	return key
+}
+
+// afterCd drops a leading "cd dir &&" (or ";", "|") from cmd.
+func afterCd(cmd string) string {
+	for _, sep := range []string{"&&", ";", "|"} {
+		parts := strings.Split(cmd, sep)
+		if len(parts) > 1 && strings.HasPrefix(strings.TrimSpace(parts[0]), "cd ") {
+			cmd = strings.TrimSpace(strings.Join(parts[1:], sep))
+		}
+	}
+	return cmd
+}
+
+// commandPrefix reports a word that runs the command after it: an
+// environment assignment, sudo, timeout or timeout's duration.
+func commandPrefix(w string) bool {
+	return strings.Contains(w, "=") || w == "sudo" || w == "timeout" || isNumber(w)
 }
 
 func isNumber(s string) bool {
