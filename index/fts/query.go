@@ -29,11 +29,7 @@ func (b *built) empty() bool { return len(b.must) == 0 && len(b.should) == 0 }
 func buildQuery(text string) built {
 	var b built
 	// Positive plain words in order, stop words included, for phrase boosts.
-	type word struct {
-		text    string
-		content bool // analyses to at least one term
-	}
-	var words []word
+	var words []queryWord
 	for _, c := range parseQuery(text) {
 		var q query.Query
 		if c.phrase {
@@ -42,24 +38,42 @@ func buildQuery(text string) built {
 			q = wordQuery(c.text, c.op == opNot)
 		}
 		if !c.phrase && c.op != opNot {
-			words = append(words, word{c.text, q != nil})
+			words = append(words, queryWord{c.text, q != nil})
 		}
-		if q == nil {
-			continue
-		}
-		switch c.op {
-		case opMust:
-			b.must = append(b.must, q)
-		case opShould:
-			b.should = append(b.should, q)
-		case opNot:
-			b.not = append(b.not, q)
+		if q != nil {
+			b.add(c.op, q)
 		}
 	}
-	// Each pair of neighbouring content words, with any stop words between
-	// them kept as gaps: "fix the bug" boosts "fix … bug" but not "bug fix".
-	// Needs positions.
-	for i := 0; prosePositions && i < len(words) && len(b.bigrams) < maxBigrams; i++ {
+	if prosePositions { // needs positions
+		b.bigrams = bigramQueries(words)
+	}
+	return b
+}
+
+// queryWord is a positive plain word of a query.
+type queryWord struct {
+	text    string
+	content bool // analyses to at least one term
+}
+
+// add files q under op's clause.
+func (b *built) add(op clauseOp, q query.Query) {
+	switch op {
+	case opMust:
+		b.must = append(b.must, q)
+	case opShould:
+		b.should = append(b.should, q)
+	case opNot:
+		b.not = append(b.not, q)
+	}
+}
+
+// bigramQueries returns a phrase query for each pair of neighbouring
+// content words, with any stop words between them kept as gaps: "fix the
+// bug" boosts "fix … bug" but not "bug fix". At most maxBigrams.
+func bigramQueries(words []queryWord) []query.Query {
+	var bigrams []query.Query
+	for i := 0; i < len(words) && len(bigrams) < maxBigrams; i++ {
 		if !words[i].content {
 			continue
 		}
@@ -76,10 +90,10 @@ func buildQuery(text string) built {
 		}
 		if q := prosePhrase(fieldText, strings.Join(span, " ")); q != nil {
 			q.SetBoost(boostPhrase)
-			b.bigrams = append(b.bigrams, q)
+			bigrams = append(bigrams, q)
 		}
 	}
-	return b
+	return bigrams
 }
 
 // wordQuery matches one user word in every field and form it can take:
