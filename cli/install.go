@@ -24,33 +24,15 @@ func installOptions(o *Options, scope string, dry bool) (install.Options, error)
 	if err != nil {
 		return install.Options{}, err
 	}
-	exe, err := os.Executable()
+	exe, err := installedBinary(dry)
 	if err != nil {
-		return install.Options{}, fmt.Errorf("cannot find the cairn binary: %w", err)
+		return install.Options{}, err
 	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	if !dry && (strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()+string(filepath.Separator))) {
-		return install.Options{}, fmt.Errorf("%s is a temporary build (go run?): install cairn first (go install ./...) and run that binary's install, so the hooks keep working", exe)
-	}
-	io := install.Options{Scope: scope, ClaudeDir: claude, Exe: exe, CommandName: exe, DryRun: dry}
+	io := install.Options{Scope: scope, ClaudeDir: claude, Exe: exe, CommandName: commandName(exe), DryRun: dry,
+		ClaudeJSON: claudeJSON(o, claude)}
 	// The lean hook binary, when it was installed beside this one.
 	if hp := filepath.Join(filepath.Dir(exe), install.HookProgram); isExecutable(hp) {
 		io.HookExe = hp
-	}
-	if p, err := exec.LookPath("cairn"); err == nil {
-		if r, err := filepath.EvalSymlinks(p); err == nil && r == exe {
-			io.CommandName = "cairn"
-		}
-	}
-	// ~/.claude.json sits beside ~/.claude; with CLAUDE_CONFIG_DIR (or
-	// --claude-dir) Claude Code keeps it inside that dir.
-	home, _ := os.UserHomeDir()
-	if o.ClaudeDir == "" && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
-		io.ClaudeJSON = filepath.Join(home, ".claude.json")
-	} else {
-		io.ClaudeJSON = filepath.Join(claude, ".claude.json")
 	}
 	if o.DataDir != "" || os.Getenv("CAIRN_HOME") != "" {
 		// Claude Code may not have this environment: pass it along.
@@ -59,18 +41,62 @@ func installOptions(o *Options, scope string, dry bool) (install.Options, error)
 		}
 	}
 	if scope == install.ScopeProject {
-		// Project files are shared: name the programs when PATH finds them.
-		if io.CommandName == "cairn" && io.DataDir == "" {
-			_, herr := exec.LookPath(install.HookProgram)
-			io.Portable = io.HookExe == "" || herr == nil
-		}
-		if io.ProjectDir = os.Getenv("CLAUDE_PROJECT_DIR"); io.ProjectDir == "" {
-			if io.ProjectDir, err = os.Getwd(); err != nil {
-				return io, err
-			}
-		}
+		return io, forProject(&io)
 	}
 	return io, nil
+}
+
+// installedBinary is this binary's path, symlinks resolved. Installing a
+// temporary build (go run) is refused, but for a dry run: its hooks would
+// stop working.
+func installedBinary(dry bool) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the cairn binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	if !dry && (strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()+string(filepath.Separator))) {
+		return "", fmt.Errorf("%s is a temporary build (go run?): install cairn first (go install ./...) and run that binary's install, so the hooks keep working", exe)
+	}
+	return exe, nil
+}
+
+// commandName is how hooks run exe: "cairn" when PATH finds this binary
+// by that name, else its path.
+func commandName(exe string) string {
+	if p, err := exec.LookPath("cairn"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r == exe {
+			return "cairn"
+		}
+	}
+	return exe
+}
+
+// claudeJSON is Claude Code's ~/.claude.json: it sits beside ~/.claude;
+// with CLAUDE_CONFIG_DIR (or --claude-dir) Claude Code keeps it inside
+// that dir.
+func claudeJSON(o *Options, claude string) string {
+	if o.ClaudeDir == "" && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
+		home, _ := os.UserHomeDir()
+		return filepath.Join(home, ".claude.json")
+	}
+	return filepath.Join(claude, ".claude.json")
+}
+
+// forProject completes the options of a project install. Project files
+// are shared: they name the programs when PATH finds them.
+func forProject(io *install.Options) error {
+	if io.CommandName == "cairn" && io.DataDir == "" {
+		_, herr := exec.LookPath(install.HookProgram)
+		io.Portable = io.HookExe == "" || herr == nil
+	}
+	var err error
+	if io.ProjectDir = os.Getenv("CLAUDE_PROJECT_DIR"); io.ProjectDir == "" {
+		io.ProjectDir, err = os.Getwd()
+	}
+	return err
 }
 
 func isExecutable(p string) bool {
