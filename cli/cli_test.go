@@ -5,15 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
+	"github.com/cairn-dev/cairn/internal/testutil"
+)
 
 // run executes cairn in-process and returns stdout, stderr and the error.
 func run(t *testing.T, args ...string) (string, string, error) {
@@ -33,7 +29,7 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-func sample() string { return filepath.Join(repoRoot(), "testdata", "claude") }
+func sample() string { return filepath.Join(testutil.RepoRoot(), "testdata", "claude") }
 
 func TestSessionsJSON(t *testing.T) {
 	out, _, err := run(t, "sessions", "--claude-dir", sample(), "--json")
@@ -67,7 +63,7 @@ func TestSessionsJSON(t *testing.T) {
 }
 
 func TestSharedCorpusTwelveSessions(t *testing.T) {
-	dir := filepath.Join(repoRoot(), "..", "shared", "corpus", "claude")
+	dir := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("shared corpus not present")
 	}

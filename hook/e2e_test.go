@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +20,7 @@ import (
 	_ "github.com/cairn-dev/cairn/index/fts" // the test holds the full-text index as another process would
 	"github.com/cairn-dev/cairn/memories"
 
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,7 +36,7 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "cairn")
 	hookBin = filepath.Join(dir, "cairn-hook")
 	cmd := exec.Command("go", "build", "-o", dir, ".", "./cmd/cairn-hook")
-	cmd.Dir = repoRoot()
+	cmd.Dir = testutil.RepoRoot()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building cairn:", err)
@@ -47,11 +46,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
 }
 
 // Sessions of the bundled sample used below.
@@ -69,30 +63,10 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{claude: filepath.Join(t.TempDir(), "claude"), data: filepath.Join(t.TempDir(), "data")}
-	copyTree(t, filepath.Join(repoRoot(), "testdata", "claude"), e.claude)
-	return e
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
-	if err != nil {
+	if err := testutil.CopyDir(filepath.Join(testutil.RepoRoot(), "testdata", "claude"), e.claude); err != nil {
 		t.Fatal(err)
 	}
+	return e
 }
 
 func (e *env) transcript(folder, sid string) string {

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 type evalQuery struct {
@@ -17,11 +18,6 @@ type evalQuery struct {
 	Query    string   `json:"query"`
 	Relevant []string `json:"relevant"`
 	Session  string   `json:"session"`
-}
-
-func evalRepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
 }
 
 // evalStore indexes the bundled sample into a fresh store with the built-in
@@ -34,7 +30,7 @@ func evalStore(t testing.TB) (*Store, *Searcher) {
 	}
 	t.Cleanup(func() { st.Close() })
 	ctx := context.Background()
-	if _, err := st.Sync(ctx, filepath.Join(evalRepoRoot(), "testdata", "claude"), SyncOptions{}); err != nil {
+	if _, err := st.Sync(ctx, filepath.Join(testutil.RepoRoot(), "testdata", "claude"), SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := st.BuiltinEmbedder(ctx, false)

@@ -2,13 +2,13 @@ package index
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -20,40 +20,10 @@ const sampleDir = "../testdata/claude"
 func copyTree(t testing.TB, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "claude")
-	if err := copyDir(src, dst); err != nil {
+	if err := testutil.CopyDir(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-func copyDir(src, dst string) error {
-	return filepath.Walk(src, func(path string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if fi.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
-			return err
-		}
-		return os.Chtimes(target, fi.ModTime(), fi.ModTime())
-	})
 }
 
 func openStore(t testing.TB) (*Store, string) {

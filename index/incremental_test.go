@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // bigSession is the sample's largest main transcript (2,385 lines).
@@ -183,7 +185,7 @@ func TestDeletedFilesArchiveSessions(t *testing.T) {
 	if st := mustSync(t, s, claude, SyncOptions{}); st.FilesMissing != 0 || st.Transactions != 0 {
 		t.Fatalf("second sync after deletion: %+v", st)
 	}
-	if err := copyDir(filepath.Join(sampleDir, filepath.Dir(bigSession)), filepath.Dir(main)); err != nil {
+	if err := testutil.CopyDir(filepath.Join(sampleDir, filepath.Dir(bigSession)), filepath.Dir(main)); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, s, claude, SyncOptions{})

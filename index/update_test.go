@@ -17,12 +17,13 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/ollama"
 )
 
 func sampleClaude(t *testing.T) string {
 	t.Helper()
-	return copyTree(t, filepath.Join(evalRepoRoot(), "testdata", "claude"))
+	return copyTree(t, filepath.Join(testutil.RepoRoot(), "testdata", "claude"))
 }
 
 // updatedSample opens a store and runs one Update over a copy of the

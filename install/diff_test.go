@@ -4,20 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 func numberedLines(n int, change map[int]string) []byte {
-	var sb strings.Builder
-	for i := 1; i <= n; i++ {
-		if c, ok := change[i]; ok {
-			if c != "" {
-				sb.WriteString(c + "\n")
-			}
-			continue
-		}
-		fmt.Fprintf(&sb, "line %d\n", i)
-	}
-	return []byte(sb.String())
+	return []byte(testutil.NumberedLines(n, change))
 }
 
 func TestDiffFormat(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +12,12 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func sample() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(filepath.Dir(file)), "testdata", "claude")
-}
+func sample() string { return filepath.Join(testutil.RepoRoot(), "testdata", "claude") }
 
 // fixture is a store synced from the bundled sample and a client session
 // connected to a cairn MCP server over the SDK's in-memory transport.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // patch applies a unified diff d (as lineDiff writes it) to a, checking
@@ -75,20 +77,6 @@ func patch(t *testing.T, a, d string) string {
 	return out.String()
 }
 
-func numbered(n int, change map[int]string) string {
-	var sb strings.Builder
-	for i := 1; i <= n; i++ {
-		if c, ok := change[i]; ok {
-			if c != "" {
-				sb.WriteString(c + "\n")
-			}
-			continue
-		}
-		fmt.Fprintf(&sb, "line %d\n", i)
-	}
-	return sb.String()
-}
-
 func TestLineDiffPatchesBack(t *testing.T) {
 	for _, c := range []struct{ name, a, b string }{
 		{"equal", "x\n", "x\n"},
@@ -101,7 +89,7 @@ func TestLineDiffPatchesBack(t *testing.T) {
 		{"newline removed at end", "a\nb\n", "a\nb"},
 		{"last line changed, no newline", "a\nb", "a\nc"},
 		{"repeated lines", "}\n}\n}\nx\n}\n}\n", "}\nx\n}\n}\n}\n}\n"},
-		{"far apart", numbered(40, nil), numbered(40, map[int]string{2: "two", 39: ""})},
+		{"far apart", testutil.NumberedLines(40, nil), testutil.NumberedLines(40, map[int]string{2: "two", 39: ""})},
 		{"blank lines", "\n\n\na\n\n", "\n\na\n\n\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -120,8 +108,8 @@ func TestLineDiffPatchesBack(t *testing.T) {
 // replace (the old LCS table gave up above 4M cells and replaced everything).
 func TestLineDiffLongFileSmallChange(t *testing.T) {
 	const n = 5000
-	a := numbered(n, nil)
-	b := numbered(n, map[int]string{2500: "changed"})
+	a := testutil.NumberedLines(n, nil)
+	b := testutil.NumberedLines(n, map[int]string{2500: "changed"})
 	d := lineDiff("CLAUDE.md", "CLAUDE.md (cairn sync)", a, b)
 	want := "--- CLAUDE.md\n+++ CLAUDE.md (cairn sync)\n" +
 		"@@ -2497,7 +2497,7 @@\n line 2497\n line 2498\n line 2499\n-line 2500\n+changed\n line 2501\n line 2502\n line 2503\n"
@@ -148,7 +136,7 @@ func TestLineDiffLongFileSmallChange(t *testing.T) {
 	for i := 50; i <= n; i += 100 {
 		ch[i] = fmt.Sprintf("changed %d", i)
 	}
-	b = numbered(n, ch)
+	b = testutil.NumberedLines(n, ch)
 	d = lineDiff("a", "b", a, b)
 	if got := strings.Count(d, "\n@@ "); got != len(ch) {
 		t.Fatalf("%d hunks, want %d", got, len(ch))

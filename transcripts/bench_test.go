@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // benchCorpus is $CAIRN_BENCH_CORPUS, else ../shared/corpus/claude, else the
@@ -14,7 +16,7 @@ func benchCorpus(b *testing.B) string {
 	if d := os.Getenv("CAIRN_BENCH_CORPUS"); d != "" {
 		return d
 	}
-	d := filepath.Join(repoRoot(), "..", "shared", "corpus", "claude")
+	d := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
 	if _, err := os.Stat(filepath.Join(d, "projects")); err == nil {
 		return d
 	}

@@ -3,22 +3,17 @@ package transcripts
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// repoRoot is the module root (tests run in the package folder).
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
 // sampleDir is the bundled sample Claude config dir.
-func sampleDir() string { return filepath.Join(repoRoot(), "testdata", "claude") }
+func sampleDir() string { return filepath.Join(testutil.RepoRoot(), "testdata", "claude") }
 
 // sharedCorpus returns ../shared/corpus/claude when present.
 func sharedCorpus(t testing.TB) string {
-	d := filepath.Join(repoRoot(), "..", "shared", "corpus", "claude")
+	d := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
 	if _, err := os.Stat(filepath.Join(d, "projects")); err != nil {
 		t.Skip("shared corpus not present")
 	}
