@@ -132,6 +132,22 @@ func (s *Service) ApproveDraft(ctx context.Context, id string) (*Draft, []AddRes
 		return nil, nil, err
 	}
 	var results []AddResult
+	for _, n := range draftMemories(r, sec, order) {
+		res, err := s.Add(ctx, n)
+		if err != nil {
+			return nil, results, err
+		}
+		results = append(results, res)
+	}
+	d := draftOf(r)
+	return &d, results, nil
+}
+
+// draftMemories are the pending memories an approved draft proposes: the
+// lines of its sections that hold memories (12-600 characters), typed by
+// the section or, except for decisions, by the rules.
+func draftMemories(r *index.DraftRow, sec map[string][]string, order []string) []NewMemory {
+	var out []NewMemory
 	for _, name := range order {
 		base := draftSectionType(name)
 		if base == "" {
@@ -146,16 +162,11 @@ func (s *Service) ApproveDraft(ctx context.Context, id string) (*Draft, []AddRes
 			if c, ok := classifyLine(line); ok && base != Decision {
 				t = c
 			}
-			res, err := s.Add(ctx, NewMemory{Project: r.Project, Type: t, Content: line, Status: Pending,
+			out = append(out, NewMemory{Project: r.Project, Type: t, Content: line, Status: Pending,
 				SourceSession: r.Session, Origin: OriginDraft, Tags: []string{"draft:" + r.ID}})
-			if err != nil {
-				return nil, results, err
-			}
-			results = append(results, res)
 		}
 	}
-	d := draftOf(r)
-	return &d, results, nil
+	return out
 }
 
 func draftSectionType(name string) Type {

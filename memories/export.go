@@ -405,15 +405,23 @@ func checkImportedMemory(m *index.MemRow) error {
 	if m.Importance < 1 || m.Importance > 5 {
 		return fmt.Errorf("memory %s: importance %d (1-5)", m.ID, m.Importance)
 	}
-	for _, l := range m.Links {
-		switch LinkKind(l.Kind) {
-		case Related, Supersedes, Contradicts, Elaborates:
-		default:
-			return fmt.Errorf("memory %s: link kind %q", m.ID, l.Kind)
-		}
+	if k, ok := unknownLinkKind(m.Links); ok {
+		return fmt.Errorf("memory %s: link kind %q", m.ID, k)
 	}
 	m.Content = redactOnly(m.Content)
 	return nil
+}
+
+// unknownLinkKind is the first kind of links that is not a LinkKind.
+func unknownLinkKind(links []index.MemLink) (string, bool) {
+	for _, l := range links {
+		switch LinkKind(l.Kind) {
+		case Related, Supersedes, Contradicts, Elaborates:
+		default:
+			return l.Kind, true
+		}
+	}
+	return "", false
 }
 
 func redactOnly(s string) string {

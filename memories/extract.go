@@ -158,6 +158,15 @@ func (s *Service) proposals(ctx context.Context, sid, project string, entries []
 	return news, nil
 }
 
+// openTodo reports whether r is a live progress memory of project reading
+// as one of the done to-dos.
+func openTodo(r *index.MemRow, project string, done []string) bool {
+	if r.ID == "" || r.Type != string(Progress) || r.Project != project || !slices.Contains(done, r.Content) {
+		return false
+	}
+	return r.Status == string(Pending) || r.Status == string(Approved)
+}
+
 // addProposals adds news in one batch, written at once, and (unless dry)
 // archives the to-dos the session's entries completed. Callers hold s.mu.
 func (s *Service) addProposals(ctx context.Context, news []NewMemory, project string, entries []index.MemEntry, dry bool) ([]AddResult, error) {
@@ -191,12 +200,10 @@ func (s *Service) archiveDone(ctx context.Context, project string, entries []ind
 	}
 	now := s.now().UTC()
 	for _, c := range mc.items {
-		r := c.row
-		if r.ID == "" || r.Type != string(Progress) || r.Project != project || !slices.Contains(done, r.Content) ||
-			(r.Status != string(Pending) && r.Status != string(Approved)) {
+		if !openTodo(c.row, project, done) {
 			continue
 		}
-		old := *r
+		old := *c.row
 		old.Status, old.Updated = string(Archived), now
 		ws.put(&old, nil)
 		mc.put(&old, nil)

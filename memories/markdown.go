@@ -112,18 +112,25 @@ func listItem(line string) string {
 			return strings.TrimSpace(line[len(p):])
 		}
 	}
-	// "1. item" / "1) item"
-	i := 0
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
-	if i > 0 && i < len(line)-1 && (line[i] == '.' || line[i] == ')') && line[i+1] == ' ' {
-		return strings.TrimSpace(line[i+2:])
+	if item, ok := numberedItem(line); ok {
+		return item
 	}
 	if strings.HasPrefix(line, ">") {
 		return strings.TrimSpace(strings.TrimLeft(line, "> "))
 	}
 	return line
+}
+
+// numberedItem is the text of a numbered item: "1. item" or "1) item".
+func numberedItem(line string) (string, bool) {
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(line)-1 && (line[i] == '.' || line[i] == ')') && line[i+1] == ' ' {
+		return strings.TrimSpace(line[i+2:]), true
+	}
+	return "", false
 }
 
 // checkDraft rejects input that is not a usable summary draft.
@@ -137,24 +144,28 @@ func checkDraft(md string) error {
 	if !utf8.ValidString(md) || strings.ContainsRune(md, 0) {
 		return fmt.Errorf("%w: the draft is not text (invalid UTF-8 or NUL bytes): pipe the summary's Markdown", ErrBadDraft)
 	}
+	if mostlyControl(md) {
+		return fmt.Errorf("%w: the draft is mostly control characters, not Markdown", ErrBadDraft)
+	}
+	sec, _ := ParseSections(md)
+	for _, v := range sec {
+		if len(v) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the draft has headings but no content", ErrBadDraft)
+}
+
+// mostlyControl reports text more than 2% control characters (other than
+// line breaks and tabs).
+func mostlyControl(md string) bool {
 	ctrl := 0
 	for _, r := range md {
 		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' {
 			ctrl++
 		}
 	}
-	if ctrl > 0 && ctrl*50 > len(md) {
-		return fmt.Errorf("%w: the draft is mostly control characters, not Markdown", ErrBadDraft)
-	}
-	sec, _ := ParseSections(md)
-	lines := 0
-	for _, v := range sec {
-		lines += len(v)
-	}
-	if lines == 0 {
-		return fmt.Errorf("%w: the draft has headings but no content", ErrBadDraft)
-	}
-	return nil
+	return ctrl > 0 && ctrl*50 > len(md)
 }
 
 // renderSummary writes sections as Markdown in the standard order, then

@@ -161,13 +161,20 @@ func headingType(h string) Type {
 			return t
 		}
 	}
-	switch {
-	case strings.Contains(h, "prefer") || strings.Contains(h, "style") || strings.Contains(h, "convention"):
-		return Preference
-	case strings.Contains(h, "bug") || strings.Contains(h, "fix"):
-		return Bugfix
-	case strings.Contains(h, "pitfall") || strings.Contains(h, "caveat") || strings.Contains(h, "gotcha"):
-		return Gotcha
+	for _, k := range headingWords {
+		if containsAny(h, k.words) {
+			return k.typ
+		}
 	}
 	return ""
+}
+
+// headingWords type a heading that names no type, in order.
+var headingWords = []struct {
+	words []string
+	typ   Type
+}{
+	{[]string{"prefer", "style", "convention"}, Preference},
+	{[]string{"bug", "fix"}, Bugfix},
+	{[]string{"pitfall", "caveat", "gotcha"}, Gotcha},
 }
