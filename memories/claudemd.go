@@ -30,14 +30,8 @@ var ErrMarkers = errors.New("broken cairn markers")
 func FindBlock(doc string) (start, end int, found bool, err error) {
 	starts := indexAll(doc, MarkerStart)
 	ends := indexAll(doc, MarkerEnd)
-	line := func(off int) int { return strings.Count(doc[:off], "\n") + 1 }
-	lines := func(offs []int) string {
-		var s []string
-		for _, o := range offs {
-			s = append(s, fmt.Sprint(line(o)))
-		}
-		return strings.Join(s, ", ")
-	}
+	line := func(off int) int { return lineOf(doc, off) }
+	lines := func(offs []int) string { return linesOf(doc, offs) }
 	switch {
 	case len(starts) == 0 && len(ends) == 0:
 		return 0, 0, false, nil
@@ -53,6 +47,18 @@ func FindBlock(doc string) (start, end int, found bool, err error) {
 		return 0, 0, false, fmt.Errorf("%w: the end marker (line %d) comes before the start marker (line %d); swap them", ErrMarkers, line(ends[0]), line(starts[0]))
 	}
 	return starts[0], ends[0] + len(MarkerEnd), true, nil
+}
+
+// lineOf is the line number of offset off in doc.
+func lineOf(doc string, off int) int { return strings.Count(doc[:off], "\n") + 1 }
+
+// linesOf lists the line numbers of offsets in doc: "3, 17".
+func linesOf(doc string, offs []int) string {
+	var s []string
+	for _, o := range offs {
+		s = append(s, fmt.Sprint(lineOf(doc, o)))
+	}
+	return strings.Join(s, ", ")
 }
 
 func indexAll(s, sub string) []int {

@@ -383,20 +383,24 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
 	for _, r := range rows {
 		out = append(out, fromRow(r, now))
 	}
-	slices.SortStableFunc(out, func(a, b Memory) int {
-		ap, bp := a.Status == Pending, b.Status == Pending
-		if ap != bp {
-			if ap {
-				return -1
-			}
-			return 1
-		}
-		return b.Updated.Compare(a.Updated)
-	})
+	slices.SortStableFunc(out, pendingFirst)
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[:f.Limit]
 	}
 	return out, nil
+}
+
+// pendingFirst orders memories pending first (what needs review), then
+// the newest.
+func pendingFirst(a, b Memory) int {
+	ap, bp := a.Status == Pending, b.Status == Pending
+	switch {
+	case ap == bp:
+		return b.Updated.Compare(a.Updated)
+	case ap:
+		return -1
+	}
+	return 1
 }
 
 // Counts are what a status line needs.

@@ -162,16 +162,7 @@ func (m ollamaMemory) memory(refs map[string]string, existing []Memory) (NewMemo
 	if err != nil || strings.TrimSpace(m.Content) == "" {
 		return NewMemory{}, false
 	}
-	var uuids []string
-	for _, ref := range m.Sources {
-		ref = strings.TrimSpace(ref)
-		if !strings.HasPrefix(ref, "#") {
-			ref = "#" + ref
-		}
-		if u, ok := refs[ref]; ok {
-			uuids = append(uuids, u)
-		}
-	}
+	uuids := m.sourceUUIDs(refs)
 	if len(uuids) == 0 {
 		return NewMemory{}, false // unsourced: precision first
 	}
@@ -187,6 +178,22 @@ func (m ollamaMemory) memory(refs map[string]string, existing []Memory) (NewMemo
 	}
 	return NewMemory{Type: t, Content: m.Content, Tags: m.Tags, Importance: imp,
 		SourceUUIDs: uniq(uuids), Origin: OriginOllama, Supersedes: sup}, true
+}
+
+// sourceUUIDs are the entries (refs: "#n" -> uuid) m names as its sources,
+// with or without the "#".
+func (m ollamaMemory) sourceUUIDs(refs map[string]string) []string {
+	var uuids []string
+	for _, ref := range m.Sources {
+		ref = strings.TrimSpace(ref)
+		if !strings.HasPrefix(ref, "#") {
+			ref = "#" + ref
+		}
+		if u, ok := refs[ref]; ok {
+			uuids = append(uuids, u)
+		}
+	}
+	return uuids
 }
 
 // ollamaClient builds the client from the config.

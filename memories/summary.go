@@ -230,30 +230,37 @@ func commitSubject(cmd string) string {
 	}
 	rest := cmd[i:]
 	if h := strings.Index(rest, "<<"); h >= 0 {
-		lines := strings.Split(rest[h:], "\n")
-		for _, l := range lines[1:] {
-			if l = strings.TrimSpace(l); l != "" {
-				return cut(l, 160)
-			}
-		}
-		return ""
+		return heredocSubject(rest[h:])
 	}
 	m := strings.Index(rest, "-m ")
 	if m < 0 {
 		return ""
 	}
-	msg := strings.TrimSpace(rest[m+3:])
-	if msg == "" {
-		return ""
-	}
-	if q := msg[0]; q == '"' || q == '\'' {
-		if end := strings.IndexByte(msg[1:], q); end >= 0 {
-			msg = msg[1 : end+1]
-		} else {
-			msg = msg[1:]
+	msg := unquote(strings.TrimSpace(rest[m+3:]))
+	return cut(strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0]), 160)
+}
+
+// heredocSubject is the first non-blank line after a heredoc's "<<" line.
+func heredocSubject(heredoc string) string {
+	lines := strings.Split(heredoc, "\n")
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" {
+			return cut(l, 160)
 		}
 	}
-	return cut(strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0]), 160)
+	return ""
+}
+
+// unquote is the text inside the quotes msg starts with (to the end when
+// unclosed), or msg when it starts with none.
+func unquote(msg string) string {
+	if msg == "" || (msg[0] != '"' && msg[0] != '\'') {
+		return msg
+	}
+	if end := strings.IndexByte(msg[1:], msg[0]); end >= 0 {
+		return msg[1 : end+1]
+	}
+	return msg[1:]
 }
 
 func relPath(p, root string) string {
