@@ -65,16 +65,26 @@ func words(s string) []string {
 	return out
 }
 
+// stemSuffixes are the endings stemWord drops, in order: from words
+// longer than min, unless the word ends in unless.
+var stemSuffixes = []struct {
+	suffix, unless string
+	min            int
+}{
+	{"ing", "", 5},
+	{"ed", "", 4},
+	{"es", "ses", 3},
+	{"s", "ss", 3},
+}
+
 func stemWord(w string) string {
-	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		return w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		return w[:len(w)-1]
+	for _, s := range stemSuffixes {
+		if len(w) > s.min && strings.HasSuffix(w, s.suffix) {
+			if s.unless != "" && strings.HasSuffix(w, s.unless) {
+				continue
+			}
+			return w[:len(w)-len(s.suffix)]
+		}
 	}
 	return w
 }
@@ -238,11 +248,7 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 	if c := s.cache; c != nil && c.serves(gen, approvedOnly, project) {
 		return c, nil
 	}
-	f := index.MemFilter{Project: project, IncludeGlobal: true}
-	if approvedOnly {
-		f.Statuses = []string{string(Approved)}
-	}
-	rows, err := s.st.MemQuery(ctx, f)
+	rows, err := s.st.MemQuery(ctx, cacheFilter(approvedOnly, project))
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +263,17 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 	}
 	s.cache = mc
 	return mc, nil
+}
+
+// cacheFilter selects what a cache holds: a project's memories (all when
+// project is "") and global ones, the approved ones alone with
+// approvedOnly.
+func cacheFilter(approvedOnly bool, project string) index.MemFilter {
+	f := index.MemFilter{Project: project, IncludeGlobal: true}
+	if approvedOnly {
+		f.Statuses = []string{string(Approved)}
+	}
+	return f
 }
 
 // serves reports whether the cache, current at generation gen, holds

@@ -423,12 +423,7 @@ func normalized(s string) string {
 
 // applySupersedes marks the memories an approved memory supersedes.
 func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
-	var ids []string
-	for _, l := range m.Links {
-		if l.Kind == Supersedes {
-			ids = append(ids, l.Target)
-		}
-	}
+	ids := supersededIDs(m.Links)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -452,6 +447,17 @@ func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
 	}
 	s.wrote(ctx, 1, changed, nil, nil)
 	return nil
+}
+
+// supersededIDs are the targets of links that supersede.
+func supersededIDs(links []Link) []string {
+	var ids []string
+	for _, l := range links {
+		if l.Kind == Supersedes {
+			ids = append(ids, l.Target)
+		}
+	}
+	return ids
 }
 
 func (s *Service) row(ctx context.Context, idPrefix string) (*index.MemRow, error) {
@@ -531,13 +537,9 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 func (s *Service) applyUpdate(r *index.MemRow, u Update) (map[string][]float32, error) {
 	var vecs map[string][]float32
 	if u.Content != nil {
-		c := cut(clean(*u.Content), MaxContent)
-		if c == "" {
-			return nil, fmt.Errorf("memory %s: the new content is empty (use `cairn memories rm %s` to delete it)", r.ID, r.ID)
-		}
-		r.Content = c
-		if v := s.vectorOf(c); v != nil {
-			vecs = map[string][]float32{r.ID: v}
+		var err error
+		if vecs, err = s.updateContent(r, *u.Content); err != nil {
+			return nil, err
 		}
 	}
 	if u.Type != nil {
@@ -560,6 +562,20 @@ func (s *Service) applyUpdate(r *index.MemRow, u Update) (map[string][]float32, 
 		r.Project = strings.TrimSpace(*u.Project)
 	}
 	return vecs, nil
+}
+
+// updateContent sets r's content (cleaned, not empty) and returns its new
+// vector, if any.
+func (s *Service) updateContent(r *index.MemRow, content string) (map[string][]float32, error) {
+	c := cut(clean(content), MaxContent)
+	if c == "" {
+		return nil, fmt.Errorf("memory %s: the new content is empty (use `cairn memories rm %s` to delete it)", r.ID, r.ID)
+	}
+	r.Content = c
+	if v := s.vectorOf(c); v != nil {
+		return map[string][]float32{r.ID: v}, nil
+	}
+	return nil, nil
 }
 
 // Delete removes a memory; Undo brings back the latest deletion.

@@ -126,19 +126,8 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	sec := summarySections{}
 	sec.addPrompts(entries)
 	sec.addInvestigated(entries, ss.ProjectPath)
-	for _, c := range extractCandidates(entries) {
-		switch c.typ {
-		case Progress:
-			sec.add("Next steps", c.content, 8)
-		default:
-			sec.add("Learned", c.content, 10)
-		}
-	}
-	for _, c := range ss.Commands {
-		if subj := commitSubject(c); subj != "" {
-			sec.add("Completed", "Committed: "+subj, 5)
-		}
-	}
+	sec.addLearned(entries)
+	sec.addCommits(ss.Commands)
 	sec.addLastReply(entries)
 	for _, f := range ss.FilesRead {
 		sec.add("Files read", relPath(f, ss.ProjectPath), 20)
@@ -206,6 +195,27 @@ func (sec summarySections) addInvestigated(entries []index.MemEntry, project str
 			t = strings.ReplaceAll(t, project+"/", "")
 		}
 		sec.add("Investigated", cut(oneLine(t), 160), 8)
+	}
+}
+
+// addLearned: what the extraction rules find is what was learned, and
+// the open items are the next steps.
+func (sec summarySections) addLearned(entries []index.MemEntry) {
+	for _, c := range extractCandidates(entries) {
+		if c.typ == Progress {
+			sec.add("Next steps", c.content, 8)
+		} else {
+			sec.add("Learned", c.content, 10)
+		}
+	}
+}
+
+// addCommits: the commits made are what was completed.
+func (sec summarySections) addCommits(commands []string) {
+	for _, c := range commands {
+		if subj := commitSubject(c); subj != "" {
+			sec.add("Completed", "Committed: "+subj, 5)
+		}
 	}
 }
 
