@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
@@ -87,7 +88,7 @@ func newDraftListCmd(o *Options) *cobra.Command {
 				t.header("ID", "STATUS", "SESSION", "CREATED", "FIRST LINE")
 				now := time.Now()
 				for _, d := range ds {
-					t.row(d.ID, d.Status, d.SessionID[:min(8, len(d.SessionID))], fmtAgo(d.Created, now), truncate(firstLine(d.Markdown), 60))
+					t.row(d.ID, d.Status, d.SessionID[:min(8, len(d.SessionID))], human.Ago(d.Created, now, nil), truncate(firstLine(d.Markdown), 60))
 				}
 				return t.flush()
 			})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
@@ -207,7 +208,7 @@ func printMemories(o *Options, ms []memories.Memory) {
 		if m.Project != "" {
 			proj = truncate(filepath.Base(m.Project), 18)
 		}
-		t.row(m.ID, string(m.Status), string(m.Type), strconv.Itoa(m.Importance), proj, fmtAgo(m.Updated, now),
+		t.row(m.ID, string(m.Status), string(m.Type), strconv.Itoa(m.Importance), proj, human.Ago(m.Updated, now, nil),
 			truncate(strings.Join(strings.Fields(m.Content), " "), width))
 	}
 	t.flush()

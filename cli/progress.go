@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairn-dev/cairn/human"
 )
 
 // progressBar draws a one-line progress bar on a terminal (files, MB,
@@ -59,7 +61,7 @@ func (p *progressBar) line(filesDone, filesTotal int, bytesDone, bytesTotal int6
 	}
 	eta := "-"
 	if frac > 0.01 && frac < 1 {
-		eta = fmtDuration(time.Duration(el/frac*(1-frac)) * time.Second)
+		eta = human.Duration(time.Duration(el/frac*(1-frac)) * time.Second)
 	}
 	stats := fmt.Sprintf(" %d/%d files  %.0f/%.0f MB  %.0f entries/s  ETA %s", filesDone, filesTotal,
 		float64(bytesDone)/(1<<20), float64(bytesTotal)/(1<<20), rate, eta)

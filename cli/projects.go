@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
 
@@ -54,7 +55,7 @@ func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
 	t.header("PROJECT", "SESSIONS", "LAST USED", "SIZE")
 	now := time.Now()
 	for _, p := range ps {
-		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), fmtAgo(p.LastUsed, now), transcripts.HumanBytes(p.Size))
+		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size))
 	}
 	return t.flush()
 }

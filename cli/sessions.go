@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
 
@@ -146,7 +147,7 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 		if len(s.Models) > 0 {
 			model = strings.TrimPrefix(s.Models[len(s.Models)-1], "claude-")
 		}
-		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), fmtDuration(s.Duration()), truncate(shortPath(s.ProjectPath), 30),
+		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), human.Duration(s.Duration()), truncate(shortPath(s.ProjectPath), 30),
 			truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
 	}
 	return t.flush()

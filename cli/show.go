@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -60,7 +61,7 @@ func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions
 	if s.Title != "" {
 		r.printf("Title   %s\n", termtext.Line(s.Title))
 	}
-	r.printf("When    %s → %s (%s)\n", fmtTime(s.Start), fmtTime(s.End), fmtDuration(s.Duration()))
+	r.printf("When    %s → %s (%s)\n", fmtTime(s.Start), fmtTime(s.End), human.Duration(s.Duration()))
 	if len(s.Models) > 0 {
 		r.printf("Models  %s\n", strings.Join(s.Models, ", "))
 	}

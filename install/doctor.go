@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/ollama"
 )
@@ -286,7 +287,7 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	}
 	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
 	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
-		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human(size), s.SchemaVersion)})
+		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
 	lag := Check{Name: "index lag", Status: OK}
 	lag.Detail = fmt.Sprintf("%d documents waiting for the full-text index, %d for embeddings", s.FTSQueue, s.EmbedQueue)
 	if s.LastSync.IsZero() {
@@ -294,7 +295,7 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 		lag.Status, lag.Fix = Warn, "cairn index"
 	} else {
 		age := o.Now().Sub(s.LastSync)
-		lag.Detail += "; last sync " + ago(age)
+		lag.Detail += "; last sync " + human.Ago(time.Now().Add(-age), time.Now(), nil)
 		if age > 7*24*time.Hour {
 			lag.Status, lag.Fix = Warn, "cairn index (hooks keep it fresh once installed)"
 		}
@@ -447,30 +448,6 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func human(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
 func orDash(s string) string {

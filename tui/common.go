@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/theme"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -62,21 +63,7 @@ func (c *common) fmtClock(t time.Time) string {
 }
 
 func (c *common) fmtAgo(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := c.cfg.Now().Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 60*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.In(c.cfg.Location).Format("2006-01-02")
+	return human.Ago(t, c.cfg.Now(), c.cfg.Location)
 }
 
 // rowStyle marks the selected row: a ▌ in the gutter (visible without

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
@@ -209,7 +210,7 @@ func (p *projectsPane) view() string {
 	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		ps := p.shown[i]
-		size := fmtBytes(ps.Size)
+		size := human.Bytes(ps.Size)
 		if ps.Size == 0 {
 			size = "archived"
 		}

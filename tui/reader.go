@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
@@ -587,7 +588,7 @@ func (p *readerPane) renderHeader(cw int) []string {
 		title = transcripts.OneLine(ss.FirstPrompt, 120)
 	}
 	meta := fmt.Sprintf("%s → %s (%s) · %d prompts · %d tool calls · %s tokens", p.c.fmtTime(ss.Start), p.c.fmtClock(ss.End),
-		fmtDuration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
+		human.Duration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
 	var more []string
 	if len(ss.Models) > 0 {
 		more = append(more, strings.Join(ss.Models, ", "))

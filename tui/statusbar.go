@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 
 	"charm.land/lipgloss/v2"
@@ -81,7 +82,7 @@ func (s *statusBar) counters() []string {
 	case s.index.shown != nil:
 		left = append(left, sty.Warn.Render("● "+s.index.line()))
 	case s.statsOK:
-		left = append(left, fmt.Sprintf("store %s", fmtBytes(s.stats.DBBytes)),
+		left = append(left, fmt.Sprintf("store %s", human.Bytes(s.stats.DBBytes)),
 			fmt.Sprintf("%s sessions", fmtCount(int64(s.stats.Sessions))))
 	default:
 		left = append(left, "store …")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
 
@@ -334,7 +335,7 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 	if !ss.SourceExists {
 		marks += "⌫"
 	}
-	row := " " + pad(p.c.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), cols.title-1) + " " + padLeft(fmtDuration(ss.Duration()), 8) +
+	row := " " + pad(p.c.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), cols.title-1) + " " + padLeft(human.Duration(ss.Duration()), 8) +
 		padLeft(fmt.Sprint(ss.Prompts), 5) + padLeft(fmtCount(ss.Usage.Total()), 8)
 	if cols.wide {
 		row += "  " + pad(strings.Join(ss.Models, ","), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)

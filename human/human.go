@@ -1,0 +1,61 @@
+// Package human writes sizes, durations and times the way every cairn
+// front end shows them to a person (CLI tables, the TUI, doctor), so the
+// same number reads the same everywhere.
+package human
+
+import (
+	"fmt"
+	"time"
+)
+
+// Bytes is a size: "512 B", "280 KB", "2.7 MB", "1.02 GB".
+func Bytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+}
+
+// Duration is a length of time in its largest useful unit: "45s", "12m",
+// "3h05m", "4d"; "-" for none.
+func Duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Ago is how long before now t was: "just now", "5m ago", "3h ago",
+// "12d ago", then the date in loc (nil: local time); "-" for none.
+func Ago(t, now time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	return t.In(loc).Format("2006-01-02")
+}
