@@ -239,15 +239,7 @@ func writeAtomic(path, doc string, mode os.FileMode, old string) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	if _, err := f.WriteString(doc); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", tmp, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeSynced(f, doc); err != nil {
 		return err
 	}
 	if err := os.Chmod(tmp, mode); err != nil {
@@ -260,6 +252,19 @@ func writeAtomic(path, doc string, mode os.FileMode, old string) error {
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeSynced writes doc to f, syncs and closes it.
+func writeSynced(f *os.File, doc string) error {
+	if _, err := f.WriteString(doc); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // lockPath is the lock file of a target: in the temp dir, so the user's

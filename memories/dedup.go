@@ -52,8 +52,7 @@ func words(s string) []string {
 		}
 	}
 	for i, r := range s {
-		inner := r == '.' || r == '-' || r == '_' || r == '\'' || r == '/'
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || (inner && start >= 0) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && innerPunct(r)) {
 			if start < 0 {
 				start = i
 			}
@@ -75,6 +74,12 @@ var stemSuffixes = []struct {
 	{"ed", "", 4},
 	{"es", "ses", 3},
 	{"s", "ss", 3},
+}
+
+// innerPunct reports punctuation that may sit inside a word: identifiers'
+// dots, dashes, underscores and slashes, and contractions' apostrophes.
+func innerPunct(r rune) bool {
+	return r == '.' || r == '-' || r == '_' || r == '\'' || r == '/'
 }
 
 func stemWord(w string) string {

@@ -334,11 +334,7 @@ func newMemory(n NewMemory, now time.Time, mc *memCache, cands []match, neg bool
 	mem := Memory{ID: newID("m-"), Project: n.Project, Type: n.Type, Content: n.Content, Tags: n.Tags,
 		Importance: n.Importance, Status: n.Status, SourceSession: n.SourceSession, SourceUUIDs: n.SourceUUIDs,
 		Origin: n.Origin, Created: now, Updated: now, Links: []Link{}}
-	for _, id := range uniq(n.Supersedes) {
-		if _, ok := mc.byID[id]; ok {
-			mem.Links = append(mem.Links, Link{Kind: Supersedes, Target: id})
-		}
-	}
+	mem.Links = append(mem.Links, supersedeLinks(n.Supersedes, mc)...)
 	conflicts := []string{}
 	for _, m := range cands {
 		id := m.c.row.ID
@@ -356,6 +352,17 @@ func newMemory(n NewMemory, now time.Time, mc *memCache, cands []match, neg bool
 	}
 	mem.Confidence = confidence(mem.Type, mem.Updated, now)
 	return mem, conflicts
+}
+
+// supersedeLinks link to the memories of ids that mc holds, each once.
+func supersedeLinks(ids []string, mc *memCache) []Link {
+	var links []Link
+	for _, id := range uniq(ids) {
+		if _, ok := mc.byID[id]; ok {
+			links = append(links, Link{Kind: Supersedes, Target: id})
+		}
+	}
+	return links
 }
 
 // linkable reports whether a new memory may link to the similar memory m:

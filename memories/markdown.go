@@ -35,13 +35,10 @@ var ErrBadDraft = errors.New("bad draft")
 // the first heading goes to Notes. Section names are normalised through
 // their usual synonyms (Decisions, Discoveries, Learned, Next steps, ...).
 func ParseSections(md string) (map[string][]string, []string) {
-	sec := map[string][]string{}
-	var order []string
-	cur := ""
+	p := sectionParse{sec: map[string][]string{}}
 	inFence := false
 	for _, raw := range strings.Split(md, "\n") {
-		line := strings.TrimRight(raw, " \t\r")
-		trim := strings.TrimSpace(line)
+		trim := strings.TrimSpace(strings.TrimRight(raw, " \t\r"))
 		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
 			inFence = !inFence
 			continue
@@ -50,27 +47,43 @@ func ParseSections(md string) (map[string][]string, []string) {
 			continue
 		}
 		if h, ok := heading(trim); ok {
-			cur = sectionName(h)
-			if _, seen := sec[cur]; !seen && cur != "" {
-				sec[cur] = nil
-				order = append(order, cur)
-			}
+			p.open(sectionName(h))
 			continue
 		}
-		item := listItem(trim)
-		if item == "" {
-			continue
+		if item := listItem(trim); item != "" {
+			p.add(item)
 		}
-		name := cur
-		if name == "" {
-			name = "Notes"
-			if _, seen := sec[name]; !seen {
-				order = append(order, name)
-			}
-		}
-		sec[name] = append(sec[name], item)
 	}
-	return sec, order
+	return p.sec, p.order
+}
+
+// sectionParse is ParseSections' state: the sections, their order, and
+// the one being read.
+type sectionParse struct {
+	sec   map[string][]string
+	order []string
+	cur   string
+}
+
+// open starts section name ("" for a heading it cannot name).
+func (p *sectionParse) open(name string) {
+	p.cur = name
+	if _, seen := p.sec[name]; !seen && name != "" {
+		p.sec[name] = nil
+		p.order = append(p.order, name)
+	}
+}
+
+// add appends item to the current section, or to Notes before any.
+func (p *sectionParse) add(item string) {
+	name := p.cur
+	if name == "" {
+		name = "Notes"
+		if _, seen := p.sec[name]; !seen {
+			p.order = append(p.order, name)
+		}
+	}
+	p.sec[name] = append(p.sec[name], item)
 }
 
 func heading(line string) (string, bool) {

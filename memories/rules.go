@@ -359,18 +359,24 @@ func claudeFinding(ss []string, i int, sidechain bool) (candidate, bool) {
 	if !ok {
 		return candidate{}, false
 	}
-	content := s
-	if startsWithFix(s) {
-		if i == 0 {
-			return candidate{}, false // "Fixed by …" with nothing said about what
-		}
-		content = ss[i-1] + " " + s
-	}
-	if !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || weakFinding(c, content, sidechain) {
+	content, ok := withContext(ss, i)
+	if !ok || !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || weakFinding(c, content, sidechain) {
 		return candidate{}, false
 	}
 	c.content = content
 	return c, true
+}
+
+// withContext is sentence i of ss, after the one before it when it starts
+// "Fixed by …"; such a sentence first says nothing about what.
+func withContext(ss []string, i int) (string, bool) {
+	if !startsWithFix(ss[i]) {
+		return ss[i], true
+	}
+	if i == 0 {
+		return "", false
+	}
+	return ss[i-1] + " " + ss[i], true
 }
 
 // weakFinding reports a finding its rule needs more from: "the issue is"
