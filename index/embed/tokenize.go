@@ -74,6 +74,19 @@ func (tk *tokenizer) chunkTerms(chunk string, emit func([]byte)) {
 		return
 	}
 	tk.chunk = append(tk.chunk[:0], chunk...)
+	tk.splitParts()
+	if tk.isIDChunk() {
+		return
+	}
+	kept, dropped := tk.emitParts(emit)
+	if kept >= 2 && kept <= 3 && !dropped && len(tk.parts) == kept {
+		tk.emitCompound(emit)
+	}
+}
+
+// splitParts sets tk.parts to the parts of tk.chunk: runs between '_' and
+// '-', cut further at camelCase boundaries.
+func (tk *tokenizer) splitParts() {
 	tk.parts = tk.parts[:0]
 	b := tk.chunk
 	n := len(b)
@@ -91,31 +104,47 @@ func (tk *tokenizer) chunkTerms(chunk string, emit func([]byte)) {
 			ps = j
 			continue
 		}
-		// camelCase boundaries (ASCII only): aB, and ABc (the B starts a part).
-		if isUpper(c) {
-			p := b[j-1]
-			if isLower(p) || isDigit(p) && j-1 > ps && !isDigitRun(b[ps:j]) ||
-				isUpper(p) && j+1 < n && isLower(b[j+1]) {
-				tk.parts = append(tk.parts, [2]int{ps, j})
-				ps = j
-			}
+		if isUpper(c) && camelBoundary(b, ps, j) {
+			tk.parts = append(tk.parts, [2]int{ps, j})
+			ps = j
 		}
 	}
 	if ps >= 0 {
 		tk.parts = append(tk.parts, [2]int{ps, n})
 	}
-	// A hex run of 8+ characters with digits in any part marks a uuid, sha or
-	// id chunk: drop the whole chunk ("6c2214d7-b87e-4432-…", "agent-a881341"
-	// keeps "agent").
+}
+
+// camelBoundary reports whether the upper-case b[j] starts a new part of
+// the part begun at ps (ASCII only): aB, 2B after a part that is not all
+// digits, and ABc (the B starts a part).
+func camelBoundary(b []byte, ps, j int) bool {
+	p := b[j-1]
+	return isLower(p) || isDigit(p) && j-1 > ps && !isDigitRun(b[ps:j]) ||
+		isUpper(p) && j+1 < len(b) && isLower(b[j+1])
+}
+
+// isIDChunk reports whether a part is a hex run of 8+ characters with
+// digits in a chunk of 3+ parts, which marks a uuid, sha or id chunk to be
+// dropped whole ("6c2214d7-b87e-4432-…"; "agent-a881341" keeps "agent").
+func (tk *tokenizer) isIDChunk() bool {
+	if len(tk.parts) < 3 {
+		return false
+	}
 	for _, p := range tk.parts {
-		part := b[p[0]:p[1]]
-		if isHexID(part) && len(part) >= 8 && len(tk.parts) >= 3 {
-			return
+		part := tk.chunk[p[0]:p[1]]
+		if isHexID(part) && len(part) >= 8 {
+			return true
 		}
 	}
-	kept, dropped := 0, false
+	return false
+}
+
+// emitParts lowercases the parts in place and emits the stems of those
+// kept that are not stop words. It returns how many parts were kept and
+// whether any was dropped.
+func (tk *tokenizer) emitParts(emit func([]byte)) (kept int, dropped bool) {
 	for _, p := range tk.parts {
-		part := b[p[0]:p[1]]
+		part := tk.chunk[p[0]:p[1]]
 		lowerASCII(part)
 		if !keepPart(part) {
 			dropped = true
@@ -128,14 +157,18 @@ func (tk *tokenizer) chunkTerms(chunk string, emit func([]byte)) {
 		tk.buf = append(tk.buf[:0], part...)
 		emit(stem(tk.buf))
 	}
-	if kept >= 2 && kept <= 3 && !dropped && len(tk.parts) == kept {
-		tk.buf = tk.buf[:0]
-		for _, p := range tk.parts {
-			tk.buf = append(tk.buf, b[p[0]:p[1]]...)
-		}
-		if len(tk.buf) <= maxCompoundLen {
-			emit(stem(tk.buf))
-		}
+	return kept, dropped
+}
+
+// emitCompound emits the stem of the (lowercased) parts joined, unless it
+// is too long.
+func (tk *tokenizer) emitCompound(emit func([]byte)) {
+	tk.buf = tk.buf[:0]
+	for _, p := range tk.parts {
+		tk.buf = append(tk.buf, tk.chunk[p[0]:p[1]]...)
+	}
+	if len(tk.buf) <= maxCompoundLen {
+		emit(stem(tk.buf))
 	}
 }
 
@@ -242,46 +275,16 @@ func lowerASCII(b []byte) {
 // unchanged. Exact linguistics matter less than applying the same function
 // to training text, documents and queries.
 func stem(b []byte) []byte {
-	n := len(b)
-	if n < 4 {
+	if len(b) < 4 || !isLowerRun(b) {
 		return b
 	}
-	for _, c := range b {
-		if !isLower(c) {
-			return b
-		}
-	}
-	// Plurals.
-	switch {
-	case hasSuffix(b, "sses"):
-		b = b[:n-2]
-	case hasSuffix(b, "ies") && n > 4:
-		b = b[:n-2] // "queries" → "queri"
-	case b[n-1] == 's' && b[n-2] != 's' && b[n-2] != 'u' && b[n-2] != 'i':
-		b = b[:n-1]
-	}
-	n = len(b)
+	b = stemPlural(b)
 	// -tion/-sion nouns: "connection" → "connect", "migration" → "migrat".
-	if n >= 7 && (hasSuffix(b, "tion") || hasSuffix(b, "sion")) {
+	if n := len(b); n >= 7 && (hasSuffix(b, "tion") || hasSuffix(b, "sion")) {
 		b = b[:n-3]
-		n = len(b)
 	}
-	// -ing / -ed.
-	stripped := false
-	switch {
-	case hasSuffix(b, "ing") && n-3 >= 3 && hasVowel(b[:n-3]):
-		b = b[:n-3]
-		stripped = true
-	case hasSuffix(b, "ed") && !hasSuffix(b, "eed") && n-2 >= 3 && hasVowel(b[:n-2]):
-		b = b[:n-2]
-		stripped = true
-	}
-	n = len(b)
-	if stripped && n >= 4 && b[n-1] == b[n-2] && !isVowel(b[n-1]) &&
-		b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
-		b = b[:n-1] // "running" → "run", "embedded" → "embed"
-		n--
-	}
+	b = stemIngEd(b)
+	n := len(b)
 	// Final -e: "create" / "creat(ing)" meet.
 	if n >= 4 && b[n-1] == 'e' {
 		b = b[:n-1]
@@ -290,6 +293,50 @@ func stem(b []byte) []byte {
 	// Final consonant+y → i: "query" / "queri(es)" meet.
 	if n >= 3 && b[n-1] == 'y' && !isVowel(b[n-2]) {
 		b[n-1] = 'i'
+	}
+	return b
+}
+
+func isLowerRun(b []byte) bool {
+	for _, c := range b {
+		if !isLower(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// stemPlural strips a plural -s, -es of -sses, or -es of -ies ("queries" →
+// "queri"), from a word of 4 or more letters.
+func stemPlural(b []byte) []byte {
+	n := len(b)
+	switch {
+	case hasSuffix(b, "sses"):
+		return b[:n-2]
+	case hasSuffix(b, "ies") && n > 4:
+		return b[:n-2] // "queries" → "queri"
+	case b[n-1] == 's' && b[n-2] != 's' && b[n-2] != 'u' && b[n-2] != 'i':
+		return b[:n-1]
+	}
+	return b
+}
+
+// stemIngEd strips -ing or -ed when a vowel stays before it, and then a
+// doubled final consonant ("running" → "run", "embedded" → "embed").
+func stemIngEd(b []byte) []byte {
+	n := len(b)
+	switch {
+	case hasSuffix(b, "ing") && n-3 >= 3 && hasVowel(b[:n-3]):
+		b = b[:n-3]
+	case hasSuffix(b, "ed") && !hasSuffix(b, "eed") && n-2 >= 3 && hasVowel(b[:n-2]):
+		b = b[:n-2]
+	default:
+		return b
+	}
+	n = len(b)
+	if n >= 4 && b[n-1] == b[n-2] && !isVowel(b[n-1]) &&
+		b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
+		b = b[:n-1]
 	}
 	return b
 }
