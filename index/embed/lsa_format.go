@@ -118,35 +118,14 @@ func LoadModelID(b []byte, id string) (*Model, error) {
 }
 
 func loadModel(b []byte, trustedID string) (*Model, error) {
-	corrupt := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s; retrain the built-in embedder to replace it", ErrCorruptModel, fmt.Sprintf(format, args...))
+	dims, vocab, trainDocs, err := checkModelHeader(b)
+	if err != nil {
+		return nil, err
 	}
-	const header = len(modelMagic) + 20
-	if len(b) < header+4 {
-		return nil, corrupt("only %d bytes", len(b))
-	}
-	if string(b[:len(modelMagic)]) != modelMagic {
-		return nil, corrupt("not a cairn-lsa model (bad magic %q)", b[:len(modelMagic)])
-	}
-	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
-	version := u32(len(modelMagic))
-	if version != modelVersion {
-		return nil, fmt.Errorf("embed: built-in model format v%d is not supported by this cairn (v%d): retrain the built-in embedder, or upgrade cairn if it is newer", version, modelVersion)
-	}
-	if got, want := crc32.ChecksumIEEE(b[:len(b)-4]), u32(len(b)-4); got != want {
-		return nil, corrupt("checksum mismatch (%08x, stored %08x)", got, want)
-	}
-	dims, vocab, trainDocs := int(u32(12)), int(u32(16)), int(u32(20))
-	if dims < 1 || dims > maxModelDims {
-		return nil, corrupt("dims %d out of range 1..%d", dims, maxModelDims)
-	}
-	if vocab < 1 || vocab > maxModelVocab {
-		return nil, corrupt("vocabulary size %d out of range", vocab)
-	}
-	body := b[header : len(b)-4]
+	body := b[modelHeaderLen : len(b)-4]
 	need := 4*dims + vocab*(4+dims)
 	if len(body) < need+vocab {
-		return nil, corrupt("%d bytes too short for %d terms × %d dims", len(b), vocab, dims)
+		return nil, corruptModel("%d bytes too short for %d terms × %d dims", len(b), vocab, dims)
 	}
 	m := &Model{dims: dims, trainDocs: trainDocs, sigma: make([]float32, dims)}
 	off := 0
@@ -154,33 +133,14 @@ func loadModel(b []byte, trustedID string) (*Model, error) {
 		m.sigma[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[off:]))
 		off += 4
 	}
-	m.terms = make([]string, vocab)
-	m.index = make(map[string]int32, vocab)
-	for i := range m.terms {
-		n, w := binary.Uvarint(body[off:])
-		if w <= 0 || n == 0 || n > 1024 || off+w+int(n) > len(body) {
-			return nil, corrupt("bad length of term %d", i)
-		}
-		off += w
-		t := string(body[off : off+int(n)])
-		off += int(n)
-		if _, dup := m.index[t]; dup {
-			return nil, corrupt("term %q appears twice", t)
-		}
-		m.terms[i] = t
-		m.index[t] = int32(i)
+	if off, err = m.readTerms(body, off, vocab); err != nil {
+		return nil, err
 	}
 	if len(body)-off != vocab*(4+dims) {
-		return nil, corrupt("%d trailing bytes where %d were expected", len(body)-off, vocab*(4+dims))
+		return nil, corruptModel("%d trailing bytes where %d were expected", len(body)-off, vocab*(4+dims))
 	}
-	m.scales = make([]float32, vocab)
-	for i := range m.scales {
-		s := math.Float32frombits(binary.LittleEndian.Uint32(body[off:]))
-		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) || s < 0 {
-			return nil, corrupt("bad scale for term %q", m.terms[i])
-		}
-		m.scales[i] = s
-		off += 4
+	if off, err = m.readScales(body, off, vocab); err != nil {
+		return nil, err
 	}
 	// The rows stay int8, in the caller's bytes: nothing to decode.
 	m.q = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(body[off:]))), vocab*dims)
@@ -191,4 +151,77 @@ func loadModel(b []byte, trustedID string) (*Model, error) {
 		m.setHash(b[:len(b)-4])
 	}
 	return m, nil
+}
+
+// modelHeaderLen is the length of the magic, version, dims, vocabulary
+// size, training document count and a reserved word.
+const modelHeaderLen = len(modelMagic) + 20
+
+// corruptModel is the error for a model that fails a check.
+func corruptModel(format string, args ...any) error {
+	return fmt.Errorf("%w: %s; retrain the built-in embedder to replace it", ErrCorruptModel, fmt.Sprintf(format, args...))
+}
+
+// checkModelHeader checks the magic, version, checksum and sizes of a
+// serialised model and returns its sizes.
+func checkModelHeader(b []byte) (dims, vocab, trainDocs int, err error) {
+	if len(b) < modelHeaderLen+4 {
+		return 0, 0, 0, corruptModel("only %d bytes", len(b))
+	}
+	if string(b[:len(modelMagic)]) != modelMagic {
+		return 0, 0, 0, corruptModel("not a cairn-lsa model (bad magic %q)", b[:len(modelMagic)])
+	}
+	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+	version := u32(len(modelMagic))
+	if version != modelVersion {
+		return 0, 0, 0, fmt.Errorf("embed: built-in model format v%d is not supported by this cairn (v%d): retrain the built-in embedder, or upgrade cairn if it is newer", version, modelVersion)
+	}
+	if got, want := crc32.ChecksumIEEE(b[:len(b)-4]), u32(len(b)-4); got != want {
+		return 0, 0, 0, corruptModel("checksum mismatch (%08x, stored %08x)", got, want)
+	}
+	dims, vocab, trainDocs = int(u32(12)), int(u32(16)), int(u32(20))
+	if dims < 1 || dims > maxModelDims {
+		return 0, 0, 0, corruptModel("dims %d out of range 1..%d", dims, maxModelDims)
+	}
+	if vocab < 1 || vocab > maxModelVocab {
+		return 0, 0, 0, corruptModel("vocabulary size %d out of range", vocab)
+	}
+	return dims, vocab, trainDocs, nil
+}
+
+// readTerms decodes the vocab length-prefixed terms at body[off:] into
+// m.terms and m.index and returns the offset after them.
+func (m *Model) readTerms(body []byte, off, vocab int) (int, error) {
+	m.terms = make([]string, vocab)
+	m.index = make(map[string]int32, vocab)
+	for i := range m.terms {
+		n, w := binary.Uvarint(body[off:])
+		if w <= 0 || n == 0 || n > 1024 || off+w+int(n) > len(body) {
+			return 0, corruptModel("bad length of term %d", i)
+		}
+		off += w
+		t := string(body[off : off+int(n)])
+		off += int(n)
+		if _, dup := m.index[t]; dup {
+			return 0, corruptModel("term %q appears twice", t)
+		}
+		m.terms[i] = t
+		m.index[t] = int32(i)
+	}
+	return off, nil
+}
+
+// readScales decodes the vocab per-term scales at body[off:] into m.scales
+// and returns the offset after them.
+func (m *Model) readScales(body []byte, off, vocab int) (int, error) {
+	m.scales = make([]float32, vocab)
+	for i := range m.scales {
+		s := math.Float32frombits(binary.LittleEndian.Uint32(body[off:]))
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) || s < 0 {
+			return 0, corruptModel("bad scale for term %q", m.terms[i])
+		}
+		m.scales[i] = s
+		off += 4
+	}
+	return off, nil
 }
