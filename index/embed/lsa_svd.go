@@ -17,9 +17,28 @@ import (
 // forming A or any docs-sized dense matrix. Memory is two V×(k+oversample)
 // float64 blocks. The result does not depend on the number of workers.
 func randomizedEig(x *sparseDocs, nTerms, k int, opts TrainOptions) ([]float64, []float64, error) {
-	l := min(k+opts.Oversample, nTerms)
-	q := make([]float64, nTerms*l)
-	y := make([]float64, nTerms*l)
+	q, y, l, err := subspaceBasis(x, nTerms, min(k+opts.Oversample, nTerms), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, sigma, err := ritzVectors(q, y, nTerms, l, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	kk := len(sigma)
+	// U = Q·W, written over y (no longer needed).
+	u := y[:nTerms*kk]
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(q, nTerms, l), general(w, l, kk), 0, general(u, nTerms, kk))
+	fixSigns(u, nTerms, kk)
+	return u, sigma, nil
+}
+
+// subspaceBasis runs the subspace iteration from a random start of l
+// columns: it returns an orthonormal basis Q (nTerms×l, row-major), Y = AQ
+// for the Rayleigh–Ritz step, and l, less when directions proved dependent.
+func subspaceBasis(x *sparseDocs, nTerms, l int, opts TrainOptions) (q, y []float64, _ int, _ error) {
+	q = make([]float64, nTerms*l)
+	y = make([]float64, nTerms*l)
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	for i := range q {
 		q[i] = rng.NormFloat64()
@@ -28,7 +47,7 @@ func randomizedEig(x *sparseDocs, nTerms, k int, opts TrainOptions) ([]float64, 
 	x.gramMul(q, y, l, opts.Workers) // Y = AΩ (full-size buffers)
 	for range opts.PowerIters {
 		if l = orthonormalize(y, nTerms, l, q); l == 0 {
-			return nil, nil, errNoSpectrum
+			return nil, nil, 0, errNoSpectrum
 		}
 		x.gramMul(q[:nTerms*l], y[:nTerms*l], l, opts.Workers) // Y = AQ
 	}
@@ -36,34 +55,32 @@ func randomizedEig(x *sparseDocs, nTerms, k int, opts TrainOptions) ([]float64, 
 	// Gram-eigen pass leaves an orthogonality error of about eps·cond(Y)²,
 	// ~1e-10 here because A's top eigenvalues span a few orders of magnitude.
 	if l = orthonormalize(y, nTerms, l, q); l == 0 {
-		return nil, nil, errNoSpectrum
+		return nil, nil, 0, errNoSpectrum
 	}
 	x.gramMul(q[:nTerms*l], y[:nTerms*l], l, opts.Workers)
+	return q, y, l, nil
+}
 
-	// T = Qᵀ A Q (l×l), symmetric; its eigenpairs give A's top ones.
+// ritzVectors solves the small eigenproblem T = Qᵀ A Q (l×l) and returns
+// the top eigenvectors W (l×kk, row-major) and singular values of up to k
+// directions with a meaningful eigenvalue (σ² > 1e-10·σ₁²).
+func ritzVectors(q, y []float64, nTerms, l, k int) (w, sigma []float64, _ error) {
+	// T is symmetric; its eigenpairs give A's top ones.
 	t := make([]float64, l*l)
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, general(q, nTerms, l), general(y, nTerms, l), 0, general(t, l, l))
-	sym := mat.NewSymDense(l, nil)
-	for i := range l {
-		for j := i; j < l; j++ {
-			sym.SetSym(i, j, (t[i*l+j]+t[j*l+i])/2)
-		}
-	}
 	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
+	if !eig.Factorize(symmetrized(t, l), true) {
 		return nil, nil, errNoSpectrum
 	}
 	vals := eig.Values(nil) // ascending
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)
 
-	// Keep the top k with a meaningful eigenvalue (σ² > 1e-10·σ₁²).
 	top := vals[l-1]
 	if top <= 0 {
 		return nil, nil, errNoSpectrum
 	}
-	var sigma []float64
-	w := make([]float64, 0, l*k)
+	w = make([]float64, 0, l*k)
 	for c := l - 1; c >= 0 && len(sigma) < k; c-- {
 		if vals[c] <= top*1e-10 {
 			break
@@ -77,25 +94,36 @@ func randomizedEig(x *sparseDocs, nTerms, k int, opts TrainOptions) ([]float64, 
 			w[i*kk+j] = vecs.At(i, l-1-j)
 		}
 	}
-	// U = Q·W, written over y (no longer needed).
-	u := y[:nTerms*kk]
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(q, nTerms, l), general(w, l, kk), 0, general(u, nTerms, kk))
+	return w, sigma, nil
+}
 
-	// Fix signs so the largest-magnitude entry of each column is positive.
-	for j := range kk {
+// symmetrized returns (T+Tᵀ)/2 of the n×n row-major t.
+func symmetrized(t []float64, n int) *mat.SymDense {
+	sym := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, (t[i*n+j]+t[j*n+i])/2)
+		}
+	}
+	return sym
+}
+
+// fixSigns flips columns of u (rows×cols, row-major) so that the
+// largest-magnitude entry of each is positive.
+func fixSigns(u []float64, rows, cols int) {
+	for j := range cols {
 		best, bi := 0.0, 0
-		for i := range nTerms {
-			if a := math.Abs(u[i*kk+j]); a > best {
+		for i := range rows {
+			if a := math.Abs(u[i*cols+j]); a > best {
 				best, bi = a, i
 			}
 		}
-		if u[bi*kk+j] < 0 {
-			for i := range nTerms {
-				u[i*kk+j] = -u[i*kk+j]
+		if u[bi*cols+j] < 0 {
+			for i := range rows {
+				u[i*cols+j] = -u[i*cols+j]
 			}
 		}
 	}
-	return u, sigma, nil
 }
 
 func general(data []float64, rows, cols int) blas64.General {
@@ -110,14 +138,8 @@ func orthonormalize(src []float64, rows, cols int, dst []float64) int {
 	s := general(src, rows, cols)
 	g := make([]float64, cols*cols)
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, s, s, 0, general(g, cols, cols))
-	sym := mat.NewSymDense(cols, nil)
-	for i := range cols {
-		for j := i; j < cols; j++ {
-			sym.SetSym(i, j, (g[i*cols+j]+g[j*cols+i])/2)
-		}
-	}
 	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
+	if !eig.Factorize(symmetrized(g, cols), true) {
 		return 0
 	}
 	vals := eig.Values(nil)
