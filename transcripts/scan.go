@@ -45,27 +45,12 @@ func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func
 	for i := range results {
 		results[i] = make(chan *Result, 1)
 	}
-	var mu sync.Mutex
-	cond := sync.NewCond(&mu)
-	var inflight int64
-	cost := func(j Job) int64 {
-		c := j.File.Size - j.Cursor.Offset
-		if c < 1 {
-			c = 1
-		}
-		return c
-	}
+	bud := newReadBudget(budget)
 	work := make(chan int)
 	go func() { // dispatcher: admits jobs in order within the byte budget
 		defer close(work)
 		for i, j := range jobs {
-			c := cost(j)
-			mu.Lock()
-			for inflight > 0 && inflight+c > budget && ctx.Err() == nil {
-				cond.Wait()
-			}
-			inflight += c
-			mu.Unlock()
+			bud.admit(ctx, jobCost(j))
 			select {
 			case work <- i:
 			case <-ctx.Done():
@@ -79,47 +64,97 @@ func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				j := jobs[i]
-				r := &Result{Job: j}
-				r.Warning = r.Job.File.loadMeta()
-				r.Cursor, r.Stats, r.Err = ReadFile(j.File.Path, j.Cursor, func(e *Entry) error {
-					r.Entries = append(r.Entries, *e)
-					return ctx.Err()
-				})
-				results[i] <- r
+				results[i] <- readJob(ctx, jobs[i])
 			}
 		}()
 	}
-	var err error
-	for i := range jobs {
-		var r *Result
-		select {
-		case r = <-results[i]:
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		if err != nil {
-			break
-		}
-		err = fn(r)
-		mu.Lock()
-		inflight -= cost(jobs[i])
-		cond.Broadcast()
-		mu.Unlock()
-		if err != nil {
-			break
-		}
-	}
+	err := deliverResults(ctx, jobs, results, bud, fn)
 	cancel()
-	mu.Lock()
-	cond.Broadcast()
-	mu.Unlock()
+	bud.wake()
 	go func() { // drain so workers blocked on full result channels can exit
 		for range work {
 		}
 	}()
 	wg.Wait()
 	return err
+}
+
+// readJob reads one job's entries; reading stops early once ctx is done.
+func readJob(ctx context.Context, j Job) *Result {
+	r := &Result{Job: j}
+	r.Warning = r.Job.File.loadMeta()
+	r.Cursor, r.Stats, r.Err = ReadFile(j.File.Path, j.Cursor, func(e *Entry) error {
+		r.Entries = append(r.Entries, *e)
+		return ctx.Err()
+	})
+	return r
+}
+
+// deliverResults hands the results to fn in job order, releasing each
+// job's bytes from the budget once fn is done with it. It stops at the
+// first error of fn or when ctx is done.
+func deliverResults(ctx context.Context, jobs []Job, results []chan *Result, bud *readBudget, fn func(*Result) error) error {
+	for i := range jobs {
+		var r *Result
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		err := fn(r)
+		bud.release(jobCost(jobs[i]))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobCost is what a job counts against the byte budget: the bytes left to
+// read, at least 1.
+func jobCost(j Job) int64 {
+	return max(j.File.Size-j.Cursor.Offset, 1)
+}
+
+// readBudget bounds the bytes of the jobs in flight (admitted and not yet
+// handed over). One job is always admitted, however large.
+type readBudget struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	inflight int64
+	limit    int64
+}
+
+func newReadBudget(limit int64) *readBudget {
+	b := &readBudget{limit: limit}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// admit waits until c more bytes fit (or nothing is in flight, or ctx is
+// done) and counts them in.
+func (b *readBudget) admit(ctx context.Context, c int64) {
+	b.mu.Lock()
+	for b.inflight > 0 && b.inflight+c > b.limit && ctx.Err() == nil {
+		b.cond.Wait()
+	}
+	b.inflight += c
+	b.mu.Unlock()
+}
+
+// release counts c bytes out and wakes the dispatcher.
+func (b *readBudget) release(c int64) {
+	b.mu.Lock()
+	b.inflight -= c
+	b.cond.Broadcast()
+	b.mu.Unlock()
+}
+
+// wake wakes the dispatcher, to see that ctx is done.
+func (b *readBudget) wake() {
+	b.mu.Lock()
+	b.cond.Broadcast()
+	b.mu.Unlock()
 }
 
 // ProjectSummary describes a project for listings.
