@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -211,7 +212,7 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 					}
 					md = string(b)
 				} else {
-					md, err = editText(o, d.Markdown, "cairn-draft-*.md")
+					md, err = editText(cmd.Context(), o, d.Markdown, "cairn-draft-*.md")
 					if err != nil {
 						return err
 					}
@@ -237,8 +238,9 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 	return cmd
 }
 
-// editText opens text in $VISUAL/$EDITOR and returns what was saved.
-func editText(o *Options, text, pattern string) (string, error) {
+// editText opens text in $VISUAL/$EDITOR (else vi) and returns what was
+// saved.
+func editText(ctx context.Context, o *Options, text, pattern string) (string, error) {
 	editor := os.Getenv("VISUAL")
 	if editor == "" {
 		editor = os.Getenv("EDITOR")
@@ -254,10 +256,10 @@ func editText(o *Options, text, pattern string) (string, error) {
 	f.WriteString(text)
 	f.Close()
 	parts := strings.Fields(editor)
-	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
+	c := exec.CommandContext(ctx, parts[0], append(parts[1:], f.Name())...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, o.Stdout, o.Stderr
 	if err := c.Run(); err != nil {
-		return "", fmt.Errorf("editor %q failed: %w (set $EDITOR)", editor, err)
+		return "", fmt.Errorf("editor %q failed: %w (set $VISUAL or $EDITOR)", editor, err)
 	}
 	b, err := os.ReadFile(f.Name())
 	return string(b), err

@@ -1,11 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -387,7 +386,7 @@ and an empty file leaves the memory unchanged.`,
 					u.Project = &project
 				}
 				if u == (memories.Update{}) {
-					u, err = editInEditor(o, m)
+					u, err = editInEditor(cmd.Context(), o, m)
 					if err != nil {
 						return err
 					}
@@ -419,34 +418,14 @@ and an empty file leaves the memory unchanged.`,
 }
 
 // editInEditor opens the memory in the user's editor and returns what changed.
-func editInEditor(o *Options, m *memories.Memory) (memories.Update, error) {
-	var u memories.Update
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	f, err := os.CreateTemp("", "cairn-memory-*.md")
-	if err != nil {
-		return u, err
-	}
-	defer os.Remove(f.Name())
-	fmt.Fprintf(f, "# type: %s\n# importance: %d\n# tags: %s\n# Edit the memory below. Lines starting with # are ignored; an empty file changes nothing.\n%s\n",
+func editInEditor(ctx context.Context, o *Options, m *memories.Memory) (memories.Update, error) {
+	text := fmt.Sprintf("# type: %s\n# importance: %d\n# tags: %s\n# Edit the memory below. Lines starting with # are ignored; an empty file changes nothing.\n%s\n",
 		m.Type, m.Importance, strings.Join(m.Tags, ", "), m.Content)
-	f.Close()
-	parts := strings.Fields(editor)
-	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, o.Stdout, o.Stderr
-	if err := c.Run(); err != nil {
-		return u, fmt.Errorf("editor %q failed: %w (set $EDITOR, or pass --content)", editor, err)
-	}
-	b, err := os.ReadFile(f.Name())
+	edited, err := editText(ctx, o, text, "cairn-memory-*.md")
 	if err != nil {
-		return u, err
+		return memories.Update{}, err
 	}
-	return parseEdited(string(b), m)
+	return parseEdited(edited, m)
 }
 
 // parseEdited reads the edited file back into an update of what changed.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	}
 	bin = filepath.Join(dir, "cairn")
 	hookBin = filepath.Join(dir, "cairn-hook")
-	cmd := exec.Command("go", "build", "-o", dir, ".", "./cmd/cairn-hook")
+	cmd := exec.CommandContext(context.Background(), "go", "build", "-o", dir, ".", "./cmd/cairn-hook")
 	cmd.Dir = testutil.RepoRoot()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -94,7 +95,7 @@ func (e *env) runMain(t testing.TB, stdin string, extraEnv []string, args ...str
 
 func (e *env) runBin(t testing.TB, exe, stdin string, extraEnv []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(exe, args...)
+	cmd := exec.CommandContext(context.Background(), exe, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -103,7 +104,7 @@ func (e *env) runBin(t testing.TB, exe, stdin string, extraEnv []string, args ..
 	start := time.Now()
 	err := cmd.Run()
 	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		r.code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("running cairn hook: %v", err)
@@ -650,7 +651,7 @@ func TestMCPOverStdio(t *testing.T) {
 	e := newEnv(t)
 	e.sync(t)
 	id := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
-	cmd := exec.Command(bin, "mcp", "--data", e.data, "--claude-dir", e.claude)
+	cmd := exec.CommandContext(t.Context(), bin, "mcp", "--data", e.data, "--claude-dir", e.claude)
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+demoProject)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

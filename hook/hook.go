@@ -222,7 +222,7 @@ func readInput(r io.Reader) ([]byte, error) {
 			return nil, nil // empty: ParseInput says so
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading stdin: %v", err)
+			return nil, fmt.Errorf("reading stdin: %w", err)
 		}
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			continue
@@ -238,7 +238,7 @@ func readInput(r io.Reader) ([]byte, error) {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
 			}
-			return nil, fmt.Errorf("stdin is not valid JSON: %v", err)
+			return nil, fmt.Errorf("stdin is not valid JSON: %w", err)
 		}
 		return raw, nil
 	}
@@ -258,7 +258,7 @@ func ParseInput(b []byte) (Input, error) {
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
-			return in, fmt.Errorf("stdin is not valid JSON: %v", err)
+			return in, fmt.Errorf("stdin is not valid JSON: %w", err)
 		}
 	}
 	in.Event = strings.TrimSpace(in.Event)
@@ -321,7 +321,7 @@ func (h *handler) checkTranscript(need bool) error {
 	if need {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("transcript %s: %v", p, errors.Unwrap(err))
+			return fmt.Errorf("transcript %s: %w", p, errors.Unwrap(err))
 		}
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("transcript %s is not a file", p)

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
@@ -371,7 +370,7 @@ func (m *Model) updateBackground(msg tea.Msg) (tea.Cmd, bool) {
 		return m.indexed(msg), true
 	case resumedMsg:
 		if msg.err != nil {
-			m.c.flashError(fmt.Errorf("claude exited: %v (the command was: %s)", msg.err, msg.cmd))
+			m.c.flashError(fmt.Errorf("claude exited: %w (the command was: %s)", msg.err, msg.cmd))
 		} else {
 			m.c.flashf("back from claude; re-indexing the session")
 		}
@@ -461,6 +460,3 @@ func (m *Model) quit() tea.Cmd {
 	m.cancel()
 	return tea.Quit
 }
-
-// workers is how many goroutines parse transcripts in the background.
-func workers() int { return max(1, runtime.NumCPU()-1) }

@@ -96,14 +96,15 @@ func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
-	lookPath, dir, id := c.cfg.LookPath, s.ProjectPath, s.ID
+	ctx, lookPath, dir, id := c.ctx, c.cfg.LookPath, s.ProjectPath, s.ID
 	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), id)
 	return func() tea.Msg {
 		path, err := lookPath("claude")
 		if err != nil {
 			return tea.BatchMsg{msgCmd(flashMsg{text: "claude is not on PATH; to resume, run: " + line}), tea.SetClipboard(line)}
 		}
-		cmd := exec.Command(path, "--resume", id)
+		// Under the TUI's context: a SIGTERM that ends cairn ends it too.
+		cmd := exec.CommandContext(ctx, path, "--resume", id)
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			cmd.Dir = dir
 		}

@@ -25,7 +25,3 @@ func newLayout(w, h int) layout {
 		status: rect{0, h - 1, w, 1},
 	}
 }
-
-// page is how far a page key moves in a body of this layout when a pane
-// has no better measure.
-func (l layout) page() int { return max(1, l.body.h-3) }
