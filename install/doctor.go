@@ -79,6 +79,21 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 	r := &Report{Binary: o.User.Exe, Version: o.Version, DataDir: o.DataDir, Claude: o.User.ClaudeDir, HookLog: []string{}}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 
+	checkBinaries(&o, add)
+	if o.ConfigErr != nil {
+		add(Check{Name: "config", Status: Fail, Detail: o.ConfigErr.Error(), Fix: "fix the file (cairn config prints every setting)"})
+	}
+	checkInstalls(&o, add)
+	checkStoreFile(ctx, &o, add)
+	add(checkOllama(ctx, o.Config, o.OllamaTimeout))
+	r.HookLog = hookErrors(o.DataDir, 5)
+	add(checkHookLog(&o, r.HookLog))
+	return r
+}
+
+// checkBinaries reports the cairn binary and whether cairn-hook is beside
+// it.
+func checkBinaries(o *DoctorOptions, add func(Check)) {
 	add(Check{Name: "binary", Status: OK, Detail: fmt.Sprintf("%s (%s)", o.User.Exe, o.Version)})
 	if hp := filepath.Join(filepath.Dir(o.User.Exe), HookProgram); fileExists(hp) {
 		add(Check{Name: "hook binary", Status: OK, Detail: hp})
@@ -86,44 +101,15 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 		add(Check{Name: "hook binary", Status: Info, Detail: "cairn-hook is not installed beside cairn: hooks run `cairn hook` (slower start)",
 			Fix: "go install ./... (installs cairn-hook), then cairn install"})
 	}
-	if o.ConfigErr != nil {
-		add(Check{Name: "config", Status: Fail, Detail: o.ConfigErr.Error(), Fix: "fix the file (cairn config prints every setting)"})
-	}
+}
 
-	// Hooks, MCP and commands in every place Claude Code reads them.
-	hooksFound := false
-	scopes := []struct {
-		name string
-		o    Options
-	}{{"user", o.User}}
+// checkInstalls checks the hooks, MCP server and commands in every place
+// Claude Code reads them, and the plugin, and warns when no hooks are
+// installed anywhere.
+func checkInstalls(o *DoctorOptions, add func(Check)) {
+	hooksFound := checkScope(&o.User, "user", add)
 	if o.Project.ProjectDir != "" {
-		scopes = append(scopes, struct {
-			name string
-			o    Options
-		}{"project", o.Project})
-	}
-	for _, sc := range scopes {
-		p, err := sc.o.Paths()
-		if err != nil {
-			continue
-		}
-		files := []string{p.Settings}
-		if sc.name == "project" {
-			files = append(files, filepath.Join(sc.o.ProjectDir, ".claude", "settings.local.json"))
-		}
-		for _, f := range files {
-			c, found := checkHooks(&sc.o, f)
-			if c != nil {
-				add(*c)
-			}
-			hooksFound = hooksFound || found
-		}
-		if c := checkMCP(&sc.o, p.MCP, sc.name); c != nil {
-			add(*c)
-		}
-		if c := checkCommands(&sc.o, p.Commands, sc.name); c != nil {
-			add(*c)
-		}
+		hooksFound = checkScope(&o.Project, "project", add) || hooksFound
 	}
 	if plugin := pluginInstalled(o.User.ClaudeDir); plugin != "" {
 		hooksFound = true
@@ -133,33 +119,61 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 		add(Check{Name: "hooks", Status: Warn, Detail: "cairn's hooks are not installed anywhere: Claude Code gets no memories",
 			Fix: "cairn install (or /plugin install cairn@cairn inside Claude Code)"})
 	}
+}
 
-	// The store.
-	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
-	if !fileExists(filepath.Join(o.DataDir, index.DBName)) {
-		add(Check{Name: "store", Status: Warn, Detail: "no store yet in " + o.DataDir, Fix: "cairn index (the hooks also fill it as you use Claude Code)"})
-	} else if err != nil {
-		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index"})
-	} else {
-		defer st.Close()
-		checkStore(ctx, &o, st, add)
+// checkScope checks the hooks, MCP server and commands of one scope
+// ("user" or "project") and reports whether it found cairn's hooks.
+func checkScope(o *Options, scope string, add func(Check)) (hooksFound bool) {
+	p, err := o.Paths()
+	if err != nil {
+		return false
 	}
-
-	// Ollama.
-	add(checkOllama(ctx, o.Config, o.OllamaTimeout))
-
-	// The hook log.
-	r.HookLog = hookErrors(o.DataDir, 5)
-	if len(r.HookLog) == 0 {
-		add(Check{Name: "hook log", Status: OK, Detail: "no hook problems logged"})
-	} else {
-		st := Info
-		if t, err := time.Parse(time.RFC3339, strings.SplitN(r.HookLog[len(r.HookLog)-1], " ", 2)[0]); err == nil && o.Now().Sub(t) < 24*time.Hour {
-			st = Warn
+	files := []string{p.Settings}
+	if scope == "project" {
+		files = append(files, filepath.Join(o.ProjectDir, ".claude", "settings.local.json"))
+	}
+	for _, f := range files {
+		c, found := checkHooks(o, f)
+		if c != nil {
+			add(*c)
 		}
-		add(Check{Name: "hook log", Status: st, Detail: fmt.Sprintf("%d recent problem(s) in %s (latest below)", len(r.HookLog), filepath.Join(o.DataDir, hook.LogName))})
+		hooksFound = hooksFound || found
 	}
-	return r
+	if c := checkMCP(o, p.MCP, scope); c != nil {
+		add(*c)
+	}
+	if c := checkCommands(o, p.Commands, scope); c != nil {
+		add(*c)
+	}
+	return hooksFound
+}
+
+// checkStoreFile opens the store read-only, when there is one, and checks
+// it.
+func checkStoreFile(ctx context.Context, o *DoctorOptions, add func(Check)) {
+	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
+	switch {
+	case !fileExists(filepath.Join(o.DataDir, index.DBName)):
+		add(Check{Name: "store", Status: Warn, Detail: "no store yet in " + o.DataDir, Fix: "cairn index (the hooks also fill it as you use Claude Code)"})
+	case err != nil:
+		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index"})
+	default:
+		defer st.Close()
+		checkStore(ctx, o, st, add)
+	}
+}
+
+// checkHookLog reports the recent problems in the hook log, a warning when
+// the latest is less than a day old.
+func checkHookLog(o *DoctorOptions, lines []string) Check {
+	if len(lines) == 0 {
+		return Check{Name: "hook log", Status: OK, Detail: "no hook problems logged"}
+	}
+	st := Info
+	if t, err := time.Parse(time.RFC3339, strings.SplitN(lines[len(lines)-1], " ", 2)[0]); err == nil && o.Now().Sub(t) < 24*time.Hour {
+		st = Warn
+	}
+	return Check{Name: "hook log", Status: st, Detail: fmt.Sprintf("%d recent problem(s) in %s (latest below)", len(lines), filepath.Join(o.DataDir, hook.LogName))}
 }
 
 func checkHooks(o *Options, path string) (*Check, bool) {
@@ -171,30 +185,7 @@ func checkHooks(o *Options, path string) (*Check, bool) {
 	if err != nil {
 		return &Check{Name: "hooks", Status: Fail, Detail: fmt.Sprintf("%s is not valid JSON: %v", path, err), Fix: "fix the file; Claude Code ignores it too"}, false
 	}
-	var have []string
-	var progs []string
-	if hv, ok := root.Get("hooks"); ok {
-		if hooks, ok := hv.(*Object); ok {
-			for _, ev := range hook.Events {
-				list, _ := mustList(hooks, ev)
-				for _, g := range list {
-					group, ok := g.(*Object)
-					if !ok {
-						continue
-					}
-					hl, _ := mustList(group, "hooks")
-					for _, h := range hl {
-						if o.isOurs(h) {
-							have = append(have, ev)
-							cmd, _ := commandOf(h)
-							prog, _ := firstWord(strings.TrimSpace(cmd))
-							progs = append(progs, prog)
-						}
-					}
-				}
-			}
-		}
-	}
+	have, progs := o.ourHooks(root)
 	if len(have) == 0 {
 		return nil, false
 	}
@@ -212,6 +203,35 @@ func checkHooks(o *Options, path string) (*Check, bool) {
 		c.Status, c.Detail = Warn, c.Detail+" — but disableAllHooks is true there"
 	}
 	return c, true
+}
+
+// ourHooks lists, for each of cairn's hooks in a settings file, its event
+// and the program it runs.
+func (o *Options) ourHooks(root *Object) (events, progs []string) {
+	hv, _ := root.Get("hooks")
+	hooks, ok := hv.(*Object)
+	if !ok {
+		return nil, nil
+	}
+	for _, ev := range hook.Events {
+		list, _ := mustList(hooks, ev)
+		for _, g := range list {
+			group, ok := g.(*Object)
+			if !ok {
+				continue
+			}
+			hl, _ := mustList(group, "hooks")
+			for _, h := range hl {
+				if o.isOurs(h) {
+					events = append(events, ev)
+					cmd, _ := commandOf(h)
+					prog, _ := firstWord(strings.TrimSpace(cmd))
+					progs = append(progs, prog)
+				}
+			}
+		}
+	}
+	return events, progs
 }
 
 func checkMCP(o *Options, path, scope string) *Check {
