@@ -110,53 +110,34 @@ func firstLine(md string) string {
 }
 
 func newDraftShowCmd(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Print a draft",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				d, err := svc.Draft(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, d)
-				}
-				fmt.Fprintf(o.Stdout, "%s  %s  session %s  %s\n\n", d.ID, d.Status, d.SessionID, fmtTime(d.Created))
-				for _, l := range strings.Split(strings.TrimRight(d.Markdown, "\n"), "\n") {
-					fmt.Fprintln(o.Stdout, termtext.Safe(l))
-				}
-				return nil
-			})
+	return serviceCmd(o, &cobra.Command{Use: "show ID", Short: "Print a draft", Args: cobra.ExactArgs(1)},
+		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Draft, error) {
+			return svc.Draft(ctx, args[0])
 		},
-	}
-	addJSONFlag(cmd, o)
-	return cmd
+		func(d *memories.Draft) {
+			fmt.Fprintf(o.Stdout, "%s  %s  session %s  %s\n\n", d.ID, d.Status, d.SessionID, fmtTime(d.Created))
+			for _, l := range strings.Split(strings.TrimRight(d.Markdown, "\n"), "\n") {
+				fmt.Fprintln(o.Stdout, termtext.Safe(l))
+			}
+		})
+}
+
+// approval is what approving a draft did.
+type approval struct {
+	Draft    *memories.Draft      `json:"draft"`
+	Proposed []memories.AddResult `json:"proposed"`
 }
 
 func newDraftApproveCmd(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "approve ID",
-		Short: "Store the draft as its session's summary and propose memories from it",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				d, rs, err := svc.ApproveDraft(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, map[string]any{"draft": d, "proposed": nonNilResults(rs)})
-				}
-				fmt.Fprintf(o.Stdout, "draft %s approved: stored as the summary of session %s\n", d.ID, d.SessionID)
-				printProposed(o, rs, false)
-				return nil
-			})
+	return serviceCmd(o, &cobra.Command{Use: "approve ID", Short: "Store the draft as its session's summary and propose memories from it", Args: cobra.ExactArgs(1)},
+		func(ctx context.Context, svc *memories.Service, args []string) (approval, error) {
+			d, rs, err := svc.ApproveDraft(ctx, args[0])
+			return approval{d, nonNilResults(rs)}, err
 		},
-	}
-	addJSONFlag(cmd, o)
-	return cmd
+		func(a approval) {
+			fmt.Fprintf(o.Stdout, "draft %s approved: stored as the summary of session %s\n", a.Draft.ID, a.Draft.SessionID)
+			printProposed(o, a.Proposed, false)
+		})
 }
 
 func nonNilResults(rs []memories.AddResult) []memories.AddResult {
@@ -167,29 +148,14 @@ func nonNilResults(rs []memories.AddResult) []memories.AddResult {
 }
 
 func newDraftRejectCmd(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "reject ID",
-		Short: "Reject a draft (it is kept, marked rejected)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				if err := svc.RejectDraft(cmd.Context(), args[0]); err != nil {
-					return err
-				}
-				d, err := svc.Draft(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, d)
-				}
-				fmt.Fprintf(o.Stdout, "draft %s rejected\n", d.ID)
-				return nil
-			})
+	return serviceCmd(o, &cobra.Command{Use: "reject ID", Short: "Reject a draft (it is kept, marked rejected)", Args: cobra.ExactArgs(1)},
+		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Draft, error) {
+			if err := svc.RejectDraft(ctx, args[0]); err != nil {
+				return nil, err
+			}
+			return svc.Draft(ctx, args[0])
 		},
-	}
-	addJSONFlag(cmd, o)
-	return cmd
+		func(d *memories.Draft) { fmt.Fprintf(o.Stdout, "draft %s rejected\n", d.ID) })
 }
 
 func newDraftEditCmd(o *Options) *cobra.Command {

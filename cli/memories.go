@@ -510,49 +510,21 @@ func newMemRmCmd(o *Options) *cobra.Command {
 }
 
 func newMemUndoCmd(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "undo",
-		Short: "Restore the most recently deleted memory",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				m, err := svc.Undo(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, m)
-				}
-				fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
-				return nil
-			})
+	return serviceCmd(o, &cobra.Command{Use: "undo", Short: "Restore the most recently deleted memory", Args: cobra.NoArgs},
+		func(ctx context.Context, svc *memories.Service, _ []string) (*memories.Memory, error) {
+			return svc.Undo(ctx)
 		},
-	}
-	addJSONFlag(cmd, o)
-	return cmd
+		func(m *memories.Memory) {
+			fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
+		})
 }
 
 func newMemMergeCmd(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "merge KEEP OTHER",
-		Short: "Merge OTHER into KEEP: KEEP gains its sources and tags, OTHER becomes superseded",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
-				m, err := svc.Merge(cmd.Context(), args[0], args[1])
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, m)
-				}
-				fmt.Fprintf(o.Stdout, "merged into %s\n", m.ID)
-				return nil
-			})
+	return serviceCmd(o, &cobra.Command{Use: "merge KEEP OTHER", Short: "Merge OTHER into KEEP: KEEP gains its sources and tags, OTHER becomes superseded", Args: cobra.ExactArgs(2)},
+		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Memory, error) {
+			return svc.Merge(ctx, args[0], args[1])
 		},
-	}
-	addJSONFlag(cmd, o)
-	return cmd
+		func(m *memories.Memory) { fmt.Fprintf(o.Stdout, "merged into %s\n", m.ID) })
 }
 
 func newMemAddCmd(o *Options) *cobra.Command {

@@ -10,6 +10,8 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	_ "github.com/cairn-dev/cairn/index/fts" // the full-text engine: index, search
 	"github.com/cairn-dev/cairn/memories"
+
+	"github.com/spf13/cobra"
 )
 
 func init() {
@@ -95,4 +97,25 @@ func withStore(ctx context.Context, o *Options, fn func(st *index.Store) error) 
 // transcript lines (quietly).
 func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service, st *index.Store) error) error {
 	return withApp(ctx, o, sync, func(a *app.App) error { return fn(a.Memories, a.Store) })
+}
+
+// serviceCmd finishes cmd as a command that makes one call on the memory
+// service (without syncing first) and prints the answer: as JSON with
+// --json, else as text (say writes it).
+func serviceCmd[T any](o *Options, cmd *cobra.Command, call func(ctx context.Context, svc *memories.Service, args []string) (T, error), say func(T)) *cobra.Command {
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		return withMemories(c.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			v, err := call(c.Context(), svc, args)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.Stdout, v)
+			}
+			say(v)
+			return nil
+		})
+	}
+	addJSONFlag(cmd, o)
+	return cmd
 }
