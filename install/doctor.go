@@ -374,31 +374,8 @@ func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) 
 	version, err := client.Version(ctx)
 	if err == nil {
 		c := Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, orDash(version))}
-		if !needed {
-			return c
-		}
-		var want []string
-		if cfg.Embedder.Kind == "ollama" {
-			want = append(want, cfg.Ollama.EmbedModel)
-		}
-		if cfg.Memories.Extractor == "ollama" && cfg.Ollama.ChatModel != "" {
-			want = append(want, cfg.Ollama.ChatModel)
-		}
-		list, err := client.List(ctx)
-		if err != nil {
-			c.Status, c.Detail = Warn, c.Detail+fmt.Sprintf("; cannot list its models (%s)", ollamaReason(err))
-			return c
-		}
-		var missing []string
-		for _, m := range want {
-			if m != "" && list.Find(m) == nil && !slices.Contains(missing, m) {
-				missing = append(missing, m)
-			}
-		}
-		if len(missing) > 0 {
-			c.Status = Warn
-			c.Detail += fmt.Sprintf("; model %s not pulled (cairn falls back to built-in)", strings.Join(missing, ", "))
-			c.Fix = "ollama pull " + strings.Join(missing, " && ollama pull ")
+		if needed {
+			checkOllamaModels(ctx, client, cfg, &c)
 		}
 		return c
 	}
@@ -408,6 +385,39 @@ func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) 
 		c.Detail = fmt.Sprintf("not reachable at %s (%s), but the config uses it (cairn falls back to built-in)", host, ollamaReason(err))
 	}
 	return c
+}
+
+// checkOllamaModels warns in c when the reachable server cannot list its
+// models or lacks one the config uses.
+func checkOllamaModels(ctx context.Context, client *ollama.Client, cfg config.Config, c *Check) {
+	list, err := client.List(ctx)
+	if err != nil {
+		c.Status, c.Detail = Warn, c.Detail+fmt.Sprintf("; cannot list its models (%s)", ollamaReason(err))
+		return
+	}
+	var missing []string
+	for _, m := range ollamaModelsUsed(cfg) {
+		if m != "" && list.Find(m) == nil && !slices.Contains(missing, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		c.Status = Warn
+		c.Detail += fmt.Sprintf("; model %s not pulled (cairn falls back to built-in)", strings.Join(missing, ", "))
+		c.Fix = "ollama pull " + strings.Join(missing, " && ollama pull ")
+	}
+}
+
+// ollamaModelsUsed lists the Ollama models the config uses.
+func ollamaModelsUsed(cfg config.Config) []string {
+	var want []string
+	if cfg.Embedder.Kind == "ollama" {
+		want = append(want, cfg.Ollama.EmbedModel)
+	}
+	if cfg.Memories.Extractor == "ollama" && cfg.Ollama.ChatModel != "" {
+		want = append(want, cfg.Ollama.ChatModel)
+	}
+	return want
 }
 
 // ollamaReason is a few words on why an Ollama request failed.
