@@ -53,11 +53,7 @@ func newDraftAddCmd(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if o.JSON {
-					return writeJSON(o.Stdout, d)
-				}
-				fmt.Fprintf(o.Stdout, "draft %s stored for session %s (pending: cairn drafts show %s)\n", d.ID, d.SessionID, d.ID)
-				return nil
+				return reply(o, d, "draft %s stored for session %s (pending: cairn drafts show %s)", d.ID, d.SessionID, d.ID)
 			})
 		},
 	}
@@ -191,11 +187,7 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if o.JSON {
-					return writeJSON(o.Stdout, d)
-				}
-				fmt.Fprintf(o.Stdout, "draft %s updated\n", d.ID)
-				return nil
+				return reply(o, d, "draft %s updated", d.ID)
 			})
 		},
 	}

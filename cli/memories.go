@@ -399,11 +399,7 @@ and an empty file leaves the memory unchanged.`,
 				if err != nil {
 					return err
 				}
-				if o.JSON {
-					return writeJSON(o.Stdout, m)
-				}
-				fmt.Fprintf(o.Stdout, "%s updated\n", m.ID)
-				return nil
+				return reply(o, m, "%s updated", m.ID)
 			})
 		},
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -28,6 +29,15 @@ func terminalWidth(w io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// reply prints v as JSON with --json, else the line format makes.
+func reply(o *Options, v any, format string, a ...any) error {
+	if o.JSON {
+		return writeJSON(o.Stdout, v)
+	}
+	_, err := fmt.Fprintf(o.Stdout, format+"\n", a...)
+	return err
 }
 
 func writeJSON(w io.Writer, v any) error {
