@@ -176,29 +176,40 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 	if err := fn(root); err != nil {
 		return ch, fmt.Errorf("%s: %w; cairn changed nothing", path, err)
 	}
-	var neu []byte
-	if root.Len() > 0 || exists {
-		neu = root.Marshal()
-	}
-	if exists {
-		// Compare meaning: a file cairn did not change is never rewritten,
-		// whatever its formatting.
-		before, _ := ParseObject(old)
-		if equalJSON(before, root) {
-			return ch, nil
-		}
-	} else if root.Len() == 0 {
+	if !jsonChanged(old, exists, root) {
 		return ch, nil
 	}
-	// The diff shows what changed in meaning: the old file as cairn would
-	// format it against the new one.
+	neu := root.Marshal()
+	describeChange(&ch, old, exists, neu)
+	if o.DryRun {
+		return ch, nil
+	}
+	err = o.writeJSON(&ch, old, exists, neu) // sets ch.Backup
+	return ch, err
+}
+
+// jsonChanged reports whether root, edited, differs in meaning from the
+// file's old bytes (whatever their formatting), or, when there was no file,
+// whether it holds anything.
+func jsonChanged(old []byte, exists bool, root *Object) bool {
+	if !exists {
+		return root.Len() > 0
+	}
+	before, _ := ParseObject(old)
+	return !equalJSON(before, root)
+}
+
+// describeChange fills in ch's diff, note and action. The diff shows what
+// changed in meaning: the old file as cairn would format it against the
+// new one.
+func describeChange(ch *Change, old []byte, exists bool, neu []byte) {
 	before := old
 	if exists {
 		if b, err := ParseObject(old); err == nil {
 			before = b.Marshal()
 		}
 	}
-	ch.Diff = Diff(path, before, neu)
+	ch.Diff = Diff(ch.Path, before, neu)
 	if exists && !bytes.Equal(before, old) {
 		ch.Note = "reformatted with two-space indentation (the backup keeps the original)"
 	}
@@ -206,23 +217,22 @@ func (o *Options) editJSON(path string, fn func(*Object) error) (Change, error) 
 	if !exists {
 		ch.Action = "created"
 	}
-	if o.DryRun {
-		return ch, nil
-	}
+}
+
+// writeJSON writes neu to ch.Path, after backing up the old file (keeping
+// its mode) when there is one.
+func (o *Options) writeJSON(ch *Change, old []byte, exists bool, neu []byte) error {
 	mode := fs.FileMode(0o644)
 	if exists {
-		if fi, err := os.Stat(path); err == nil {
+		if fi, err := os.Stat(ch.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ch.Backup = backupName(path, o.now())
+		ch.Backup = backupName(ch.Path, o.now())
 		if err := os.WriteFile(ch.Backup, old, mode); err != nil {
-			return ch, fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
+			return fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
 		}
 	}
-	if err := writeAtomic(path, neu, mode); err != nil {
-		return ch, err
-	}
-	return ch, nil
+	return writeAtomic(ch.Path, neu, mode)
 }
 
 // backupName is a backup path that does not exist yet: an older backup is

@@ -165,37 +165,9 @@ func (o *Object) Marshal() []byte {
 func writeValue(b *bytes.Buffer, v any, indent string) {
 	switch t := v.(type) {
 	case *Object:
-		if t.Len() == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{\n")
-		for i, k := range t.keys {
-			b.WriteString(indent + "  ")
-			writeString(b, k)
-			b.WriteString(": ")
-			writeValue(b, t.vals[k], indent+"  ")
-			if i < len(t.keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
+		writeObject(b, t, indent)
 	case []any:
-		if len(t) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, x := range t {
-			b.WriteString(indent + "  ")
-			writeValue(b, x, indent+"  ")
-			if i < len(t)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
+		writeArray(b, t, indent)
 	case []string:
 		list := make([]any, len(t))
 		for i, s := range t {
@@ -216,6 +188,44 @@ func writeValue(b *bytes.Buffer, v any, indent string) {
 		j, _ := json.Marshal(t)
 		b.Write(j)
 	}
+}
+
+// writeObject writes o with one member a line, indented below indent.
+func writeObject(b *bytes.Buffer, o *Object, indent string) {
+	if o.Len() == 0 {
+		b.WriteString("{}")
+		return
+	}
+	b.WriteString("{\n")
+	for i, k := range o.keys {
+		b.WriteString(indent + "  ")
+		writeString(b, k)
+		b.WriteString(": ")
+		writeValue(b, o.vals[k], indent+"  ")
+		if i < len(o.keys)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + "}")
+}
+
+// writeArray writes list with one element a line, indented below indent.
+func writeArray(b *bytes.Buffer, list []any, indent string) {
+	if len(list) == 0 {
+		b.WriteString("[]")
+		return
+	}
+	b.WriteString("[\n")
+	for i, x := range list {
+		b.WriteString(indent + "  ")
+		writeValue(b, x, indent+"  ")
+		if i < len(list)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + "]")
 }
 
 func writeString(b *bytes.Buffer, s string) {
