@@ -128,22 +128,17 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(chunk) > MaxLineBytes {
-				// Stream past the rest of this line without keeping it.
-				skipped, serr := skipLine(br)
-				if serr != nil { // EOF inside the line: it is not complete yet
-					return cur, nil
-				}
-				n := int64(len(long) + len(chunk) + skipped)
-				long = nil
-				cur.Line++
-				stats.Lines++
-				stats.Bytes += n
-				stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: errLineTooLong})
-				cur.Offset += n
+			if len(long)+len(chunk) <= MaxLineBytes {
+				long = append(long, chunk...)
 				continue
 			}
-			long = append(long, chunk...)
+			// Stream past the rest of this line without keeping it.
+			skipped, serr := skipLine(br)
+			if serr != nil { // EOF inside the line: it is not complete yet
+				return cur, nil
+			}
+			skipLongLine(path, int64(len(long)+len(chunk)+skipped), &cur, stats)
+			long = nil
 			continue
 		}
 		if err == io.EOF {
@@ -158,38 +153,62 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 			long = append(long, chunk...)
 			line = long
 		}
-		n := int64(len(line))
-		cur.Line++
-		stats.Lines++
-		stats.Bytes += n
-		if cur.Offset == 0 && cur.Fingerprint == 0 {
-			fp := line[:len(line)-1]
-			if len(fp) > fingerprintBytes {
-				fp = fp[:fingerprintBytes]
-			}
-			cur.Fingerprint = hashBytes(fp)
+		if err := readLine(line, path, &cur, stats, fn); err != nil {
+			return cur, err
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			e, perr := ParseLine(line)
-			if perr != nil {
-				stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: perr})
-			} else {
-				e.Line = cur.Line
-				e.Offset = cur.Offset
-				stats.Entries++
-				if ferr := fn(&e); ferr != nil {
-					cur.Offset += n
-					return cur, ferr
-				}
-			}
-		}
-		cur.Offset += n
 		if cap(long) > 4<<20 {
 			long = nil // do not keep a huge buffer after a huge line
 		} else {
 			long = long[:0]
 		}
 	}
+}
+
+// skipLongLine counts a line of n bytes, over MaxLineBytes, that was
+// skipped, as a bad line.
+func skipLongLine(path string, n int64, cur *Cursor, stats *ReadStats) {
+	cur.Line++
+	stats.Lines++
+	stats.Bytes += n
+	stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: errLineTooLong})
+	cur.Offset += n
+}
+
+// readLine counts one complete line (newline included), fingerprints the
+// file at its first line, and hands the entry it holds, if any, to fn. cur
+// moves past the line even when fn fails.
+func readLine(line []byte, path string, cur *Cursor, stats *ReadStats, fn func(*Entry) error) error {
+	n := int64(len(line))
+	cur.Line++
+	stats.Lines++
+	stats.Bytes += n
+	if cur.Offset == 0 && cur.Fingerprint == 0 {
+		fp := line[:len(line)-1]
+		if len(fp) > fingerprintBytes {
+			fp = fp[:fingerprintBytes]
+		}
+		cur.Fingerprint = hashBytes(fp)
+	}
+	var err error
+	if len(bytes.TrimSpace(line)) > 0 {
+		err = emitLine(line, path, cur, stats, fn)
+	}
+	cur.Offset += n
+	return err
+}
+
+// emitLine parses a non-blank line at cur and hands its entry to fn; a
+// line that does not parse is counted as bad.
+func emitLine(line []byte, path string, cur *Cursor, stats *ReadStats, fn func(*Entry) error) error {
+	e, err := ParseLine(line)
+	if err != nil {
+		stats.bad(LineError{Path: path, Line: cur.Line, Offset: cur.Offset, Err: err})
+		return nil
+	}
+	e.Line = cur.Line
+	e.Offset = cur.Offset
+	stats.Entries++
+	return fn(&e)
 }
 
 // skipLine discards through the next newline and returns the bytes skipped.
