@@ -380,28 +380,8 @@ func (st *SessionState) subagents() []Subagent {
 			byTool[cp.ToolUseID] = &cp
 		}
 	}
-	fill := func(ag, sp *Subagent) {
-		if ag.Description == "" {
-			ag.Description = sp.Description
-		}
-		if ag.Type == "" {
-			ag.Type = sp.Type
-		}
-	}
 	for tid, sp := range st.Spawns {
-		if ag := byTool[tid]; ag != nil {
-			fill(ag, sp)
-			continue
-		}
-		if sp.AgentID != "" {
-			if ag := agents[sp.AgentID]; ag != nil {
-				ag.ToolUseID = tid
-				fill(ag, sp)
-				continue
-			}
-		}
-		cp := *sp
-		agents["tool:"+tid] = &cp // spawned, but its transcript is not on disk
+		mergeSpawn(agents, byTool, tid, sp)
 	}
 	var out []Subagent
 	for _, ag := range agents {
@@ -417,6 +397,29 @@ func (st *SessionState) subagents() []Subagent {
 		return out[i].ToolUseID < out[j].ToolUseID
 	})
 	return out
+}
+
+// mergeSpawn merges the call tid that spawned sp into the agent it
+// spawned, found by tool use id or agent id, or adds sp as an agent of its
+// own when its transcript is not on disk.
+func mergeSpawn(agents, byTool map[string]*Subagent, tid string, sp *Subagent) {
+	ag := byTool[tid]
+	if ag == nil && sp.AgentID != "" {
+		if ag = agents[sp.AgentID]; ag != nil {
+			ag.ToolUseID = tid
+		}
+	}
+	if ag == nil {
+		cp := *sp
+		agents["tool:"+tid] = &cp // spawned, but its transcript is not on disk
+		return
+	}
+	if ag.Description == "" {
+		ag.Description = sp.Description
+	}
+	if ag.Type == "" {
+		ag.Type = sp.Type
+	}
 }
 
 // MarshalState encodes a state for storage.
