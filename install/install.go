@@ -334,36 +334,7 @@ func (o *Options) removeHooks(root *Object) {
 		if !ok {
 			continue
 		}
-		var keep []any
-		changed := false
-		for _, g := range list {
-			group, ok := g.(*Object)
-			if !ok {
-				keep = append(keep, g)
-				continue
-			}
-			hl, ok := mustList(group, "hooks")
-			if !ok {
-				keep = append(keep, g)
-				continue
-			}
-			var hs []any
-			for _, h := range hl {
-				if o.isOurs(h) {
-					changed = true
-					continue
-				}
-				hs = append(hs, h)
-			}
-			if len(hs) == len(hl) {
-				keep = append(keep, g)
-				continue
-			}
-			if len(hs) > 0 {
-				group.Set("hooks", hs)
-				keep = append(keep, group)
-			}
-		}
+		keep, changed := o.withoutOurHooks(list)
 		if !changed {
 			continue
 		}
@@ -376,6 +347,40 @@ func (o *Options) removeHooks(root *Object) {
 			root.Delete("hooks")
 		}
 	}
+}
+
+// withoutOurHooks returns an event's list of hook groups without cairn's
+// hooks, dropping groups left empty, and whether it removed any.
+func (o *Options) withoutOurHooks(list []any) (keep []any, changed bool) {
+	for _, g := range list {
+		group, ok := g.(*Object)
+		if !ok {
+			keep = append(keep, g)
+			continue
+		}
+		hl, ok := mustList(group, "hooks")
+		if !ok {
+			keep = append(keep, g)
+			continue
+		}
+		var hs []any
+		for _, h := range hl {
+			if o.isOurs(h) {
+				changed = true
+				continue
+			}
+			hs = append(hs, h)
+		}
+		if len(hs) == len(hl) {
+			keep = append(keep, g)
+			continue
+		}
+		if len(hs) > 0 {
+			group.Set("hooks", hs)
+			keep = append(keep, group)
+		}
+	}
+	return keep, changed
 }
 
 func mustList(o *Object, k string) ([]any, bool) {
