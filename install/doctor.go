@@ -308,6 +308,16 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
 	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
 		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
+	add(checkLag(o, &s))
+	add(checkEmbedder(o, st, s.Embeddings))
+	if o.Pending != nil {
+		add(checkReviews(ctx, o, st))
+	}
+}
+
+// checkLag reports the index queues and the last sync, warning when the
+// store was never synced, not for a week, or the queues are long.
+func checkLag(o *DoctorOptions, s *index.StoreStats) Check {
 	lag := Check{Name: "index lag", Status: OK}
 	lag.Detail = fmt.Sprintf("%d documents waiting for the full-text index, %d for embeddings", s.FTSQueue, s.EmbedQueue)
 	if s.LastSync.IsZero() {
@@ -323,7 +333,11 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	if s.FTSQueue > 20000 || s.EmbedQueue > 50000 {
 		lag.Status, lag.Fix = Warn, "cairn index (drains the queues)"
 	}
-	add(lag)
+	return lag
+}
+
+// checkEmbedder reports the configured embedder and the vectors stored.
+func checkEmbedder(o *DoctorOptions, st *index.Store, vectors int) Check {
 	emb := Check{Name: "embedder", Status: OK}
 	switch o.Config.Embedder.Kind {
 	case "none":
@@ -337,18 +351,20 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 			emb.Status, emb.Detail, emb.Fix = Warn, "built-in, not trained yet: search is text-only until then", "cairn index"
 		}
 	}
-	emb.Detail += fmt.Sprintf("; %d vectors", s.Embeddings)
-	add(emb)
-	if o.Pending != nil {
-		m, d, err := o.Pending(ctx, st)
-		switch {
-		case err != nil:
-			add(Check{Name: "reviews", Status: Warn, Detail: "cannot count pending reviews: " + err.Error()})
-		case m+d > 0:
-			add(Check{Name: "reviews", Status: Info, Detail: fmt.Sprintf("%d memories and %d summary drafts await review", m, d), Fix: "cairn (or cairn memories list --status pending)"})
-		default:
-			add(Check{Name: "reviews", Status: OK, Detail: "nothing awaits review"})
-		}
+	emb.Detail += fmt.Sprintf("; %d vectors", vectors)
+	return emb
+}
+
+// checkReviews reports the memories and drafts awaiting review.
+func checkReviews(ctx context.Context, o *DoctorOptions, st *index.Store) Check {
+	m, d, err := o.Pending(ctx, st)
+	switch {
+	case err != nil:
+		return Check{Name: "reviews", Status: Warn, Detail: "cannot count pending reviews: " + err.Error()}
+	case m+d > 0:
+		return Check{Name: "reviews", Status: Info, Detail: fmt.Sprintf("%d memories and %d summary drafts await review", m, d), Fix: "cairn (or cairn memories list --status pending)"}
+	default:
+		return Check{Name: "reviews", Status: OK, Detail: "nothing awaits review"}
 	}
 }
 
