@@ -40,13 +40,7 @@ const (
 )
 
 func parseQuery(q string) []clause {
-	q = strings.ToValidUTF8(q, " ")
-	if len(q) > maxQueryBytes {
-		q = q[:maxQueryBytes]
-		for !utf8.ValidString(q) { // do not cut a rune in half
-			q = q[:len(q)-1]
-		}
-	}
+	q = cleanQuery(q)
 	var out []clause
 	for i := 0; i < len(q) && len(out) < maxClauses; {
 		r, size := utf8.DecodeRuneInString(q[i:])
@@ -54,36 +48,56 @@ func parseQuery(q string) []clause {
 			i += size
 			continue
 		}
-		op := opShould
-		if r == '-' || r == '+' {
-			next, _ := utf8.DecodeRuneInString(q[i+1:])
-			if next == '"' || isWordRune(next) {
-				op = map[rune]clauseOp{'-': opNot, '+': opMust}[r]
-				i++
-			}
-		}
-		c := clause{op: op}
-		if q[i] == '"' {
-			end := strings.IndexByte(q[i+1:], '"')
-			if end < 0 {
-				end = len(q) - i - 1
-			}
-			c.text, c.phrase = q[i+1:i+1+end], true
-			i += end + 2
-			if c.op == opShould {
-				c.op = opMust // quoting is an explicit demand
-			}
-		} else {
-			end := strings.IndexFunc(q[i:], unicode.IsSpace)
-			if end < 0 {
-				end = len(q) - i
-			}
-			c.text = q[i : i+end]
-			i += end
-		}
+		var c clause
+		c, i = readClause(q, i)
 		if strings.TrimSpace(c.text) != "" {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// cleanQuery replaces invalid UTF-8 with spaces and cuts the query to
+// maxQueryBytes, not inside a rune.
+func cleanQuery(q string) string {
+	q = strings.ToValidUTF8(q, " ")
+	if len(q) > maxQueryBytes {
+		q = q[:maxQueryBytes]
+		for !utf8.ValidString(q) { // do not cut a rune in half
+			q = q[:len(q)-1]
+		}
+	}
+	return q
+}
+
+// readClause reads the clause starting at q[i], not a space: an optional
+// '-' or '+' and a quoted phrase or a word. It returns the clause and
+// where the next one may start.
+func readClause(q string, i int) (clause, int) {
+	op := opShould
+	if r := q[i]; r == '-' || r == '+' {
+		next, _ := utf8.DecodeRuneInString(q[i+1:])
+		if next == '"' || isWordRune(next) {
+			op = map[byte]clauseOp{'-': opNot, '+': opMust}[r]
+			i++
+		}
+	}
+	c := clause{op: op}
+	if q[i] != '"' {
+		end := strings.IndexFunc(q[i:], unicode.IsSpace)
+		if end < 0 {
+			end = len(q) - i
+		}
+		c.text = q[i : i+end]
+		return c, i + end
+	}
+	end := strings.IndexByte(q[i+1:], '"')
+	if end < 0 {
+		end = len(q) - i - 1
+	}
+	c.text, c.phrase = q[i+1:i+1+end], true
+	if c.op == opShould {
+		c.op = opMust // quoting is an explicit demand
+	}
+	return c, i + end + 2
 }
