@@ -38,11 +38,17 @@ func (ix *Index) Index(docs []Doc) error {
 	if len(docs) == 0 {
 		return nil
 	}
+	if err := ix.indexBatches(docs); err != nil {
+		return err
+	}
+	return ix.afterWrite()
+}
+
+// indexBatches indexes docs in batches of batchSize, several at once when
+// there is more than one, and returns the first error.
+func (ix *Index) indexBatches(docs []Doc) error {
 	if len(docs) <= batchSize {
-		if err := ix.indexBatch(docs); err != nil {
-			return err
-		}
-		return ix.afterWrite()
+		return ix.indexBatch(docs)
 	}
 	chunks := make(chan []Doc)
 	errs := make(chan error, indexWorkers)
@@ -71,7 +77,7 @@ func (ix *Index) Index(docs []Doc) error {
 			return err
 		}
 	}
-	return ix.afterWrite()
+	return nil
 }
 
 // afterWrite runs once per successful Index or Delete call.
