@@ -47,27 +47,17 @@ const defaultSeed = 0x63616972_6e6c7361 // "cairnlsa"
 const sigmaPow = 0.0
 
 func (o *TrainOptions) withDefaults(nDocs int) {
-	if o.Dims <= 0 {
-		o.Dims = 192
-	}
-	if o.MaxDocs <= 0 {
-		o.MaxDocs = 50_000
-	}
-	if o.MaxVocab <= 0 {
-		o.MaxVocab = 30_000
-	}
+	defaultInt(&o.Dims, 192)
+	defaultInt(&o.MaxDocs, 50_000)
+	defaultInt(&o.MaxVocab, 30_000)
 	if o.MinDF <= 0 {
 		o.MinDF = 2
 		if min(nDocs, o.MaxDocs) < 50 {
 			o.MinDF = 1
 		}
 	}
-	if o.MaxDocBytes <= 0 {
-		o.MaxDocBytes = 16 << 10
-	}
-	if o.Oversample <= 0 {
-		o.Oversample = 16
-	}
+	defaultInt(&o.MaxDocBytes, 16<<10)
+	defaultInt(&o.Oversample, 16)
 	if o.PowerIters < 0 {
 		o.PowerIters = 0
 	} else if o.PowerIters == 0 {
@@ -76,8 +66,13 @@ func (o *TrainOptions) withDefaults(nDocs int) {
 	if o.Seed == 0 {
 		o.Seed = defaultSeed
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
+	defaultInt(&o.Workers, runtime.GOMAXPROCS(0))
+}
+
+// defaultInt sets *v to d unless it is positive.
+func defaultInt(v *int, d int) {
+	if *v <= 0 {
+		*v = d
 	}
 }
 
@@ -120,23 +115,29 @@ func Train(docs []string, opts TrainOptions) (*Model, error) {
 	}
 	k = len(sigma)
 
-	// Fold idf and the dimension weighting into the term rows, so embedding
-	// is a weighted sum of rows.
-	dw := make([]float64, k)
-	for i, s := range sigma {
-		dw[i] = math.Pow(s, sigmaPow)
-	}
-	proj := make([]float32, len(vocab)*k)
-	for t := range vocab {
-		for i := range k {
-			proj[t*k+i] = float32(idf[t] * u[t*k+i] * dw[i])
-		}
-	}
+	proj := foldRows(u, sigma, idf)
 	sig32 := make([]float32, k)
 	for i, s := range sigma {
 		sig32[i] = float32(s)
 	}
 	return newModel(k, vocab, index, proj, sig32, x.nDocs())
+}
+
+// foldRows folds idf and the dimension weighting into the term rows of u
+// (one row of len(sigma) per term), so embedding is a weighted sum of rows.
+func foldRows(u, sigma, idf []float64) []float32 {
+	k := len(sigma)
+	dw := make([]float64, k)
+	for i, s := range sigma {
+		dw[i] = math.Pow(s, sigmaPow)
+	}
+	proj := make([]float32, len(idf)*k)
+	for t := range idf {
+		for i := range k {
+			proj[t*k+i] = float32(idf[t] * u[t*k+i] * dw[i])
+		}
+	}
+	return proj
 }
 
 // sampleDocs picks n of docs by a seeded partial shuffle, returned in their
@@ -166,59 +167,77 @@ func sampleDocs(docs []string, n int, seed uint64) []string {
 // buildVocab counts document frequencies in parallel and keeps the terms
 // with df >= MinDF, most frequent first (ties by term), at most MaxVocab.
 func buildVocab(docs []string, opts TrainOptions) ([]string, []int32) {
-	type counter struct {
-		ids  map[string]int32
-		df   []int32
-		last []int32
-	}
 	parts := splitRange(len(docs), opts.Workers)
-	counters := make([]*counter, len(parts))
+	counters := make([]*dfCounter, len(parts))
 	var wg sync.WaitGroup
 	for w, r := range parts {
 		wg.Go(func() {
-			c := &counter{ids: make(map[string]int32)}
-			var tk tokenizer
-			doc := int32(0)
-			emit := func(term []byte) {
-				id, ok := c.ids[string(term)]
-				if !ok {
-					id = int32(len(c.df))
-					c.ids[string(term)] = id
-					c.df = append(c.df, 0)
-					c.last = append(c.last, -1)
-				}
-				if c.last[id] != doc {
-					c.last[id] = doc
-					c.df[id]++
-				}
-			}
-			for i := r[0]; i < r[1]; i++ {
-				doc = int32(i)
-				tk.forEachTerm(docs[i], emit)
-			}
+			c := &dfCounter{ids: make(map[string]int32)}
+			c.count(docs, r)
 			counters[w] = c
 		})
 	}
 	wg.Wait()
 	total := counters[0]
 	for _, c := range counters[1:] {
-		for t, id := range c.ids {
-			if tid, ok := total.ids[t]; ok {
-				total.df[tid] += c.df[id]
-			} else {
-				total.ids[t] = int32(len(total.df))
-				total.df = append(total.df, c.df[id])
-			}
+		total.merge(c)
+	}
+	return total.top(opts.MinDF, opts.MaxVocab)
+}
+
+// dfCounter counts the documents each term occurs in.
+type dfCounter struct {
+	ids  map[string]int32 // term -> index into df
+	df   []int32
+	last []int32 // the last document counted for each term
+}
+
+// count counts the terms of docs[r[0]:r[1]].
+func (c *dfCounter) count(docs []string, r [2]int) {
+	var tk tokenizer
+	doc := int32(0)
+	emit := func(term []byte) {
+		id, ok := c.ids[string(term)]
+		if !ok {
+			id = int32(len(c.df))
+			c.ids[string(term)] = id
+			c.df = append(c.df, 0)
+			c.last = append(c.last, -1)
+		}
+		if c.last[id] != doc {
+			c.last[id] = doc
+			c.df[id]++
 		}
 	}
+	for i := r[0]; i < r[1]; i++ {
+		doc = int32(i)
+		tk.forEachTerm(docs[i], emit)
+	}
+}
+
+// merge adds the counts of o (over other documents) to c.
+func (c *dfCounter) merge(o *dfCounter) {
+	for t, id := range o.ids {
+		if tid, ok := c.ids[t]; ok {
+			c.df[tid] += o.df[id]
+		} else {
+			c.ids[t] = int32(len(c.df))
+			c.df = append(c.df, o.df[id])
+		}
+	}
+}
+
+// top returns the terms with df >= minDF, most frequent first (ties by
+// term), at most maxVocab, and their document frequencies.
+func (c *dfCounter) top(minDF, maxVocab int) ([]string, []int32) {
 	type tdf struct {
 		t  string
 		df int32
 	}
 	var keep []tdf
-	for t, id := range total.ids {
-		if int(total.df[id]) >= opts.MinDF {
-			keep = append(keep, tdf{t, total.df[id]})
+	for t, id := range c.ids {
+		if int(c.df[id]) >= minDF {
+			keep = append(keep, tdf{t, c.df[id]})
 		}
 	}
 	slices.SortFunc(keep, func(a, b tdf) int {
@@ -227,7 +246,7 @@ func buildVocab(docs []string, opts TrainOptions) ([]string, []int32) {
 		}
 		return cmp.Compare(a.t, b.t)
 	})
-	keep = keep[:min(len(keep), opts.MaxVocab)]
+	keep = keep[:min(len(keep), maxVocab)]
 	vocab := make([]string, len(keep))
 	df := make([]int32, len(keep))
 	for i, k := range keep {
