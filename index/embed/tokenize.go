@@ -216,11 +216,11 @@ func looksLikeBlob(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c >= 'A' && c <= 'Z':
+		case isUpper(c):
 			up++
-		case c >= 'a' && c <= 'z':
+		case isLower(c):
 			lo++
-		case c >= '0' && c <= '9':
+		case isDigit(c):
 			dg++
 		case c == '_' || c == '-':
 			return false
