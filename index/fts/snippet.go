@@ -87,34 +87,12 @@ func matchSpans(text string, terms []string) []span {
 	if len(terms) == 0 || text == "" {
 		return nil
 	}
-	want := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		want[t] = true
-	}
-	a := analyzers()
-	var bytesSpans []span
-	for _, an := range []analysis.Analyzer{a.english, a.codeQuery} {
-		for _, t := range an.Analyze([]byte(text)) {
-			if want[string(t.Term)] {
-				bytesSpans = append(bytesSpans, span{t.Start, t.End})
-			}
-		}
-	}
+	bytesSpans := termSpans(text, terms)
 	if len(bytesSpans) == 0 {
 		return nil
 	}
 	slices.SortFunc(bytesSpans, func(x, y span) int { return x.s - y.s })
-	// Byte offsets to rune offsets in one pass over the text.
-	runeAt := make([]int, len(text)+1)
-	n := 0
-	for i := 0; i < len(text); n++ {
-		_, size := utf8.DecodeRuneInString(text[i:])
-		for k := range size {
-			runeAt[i+k] = n
-		}
-		i += size
-	}
-	runeAt[len(text)] = n
+	runeAt := runeOffsets(text)
 	var out []span
 	for _, b := range bytesSpans {
 		s, e := runeAt[b.s], runeAt[b.e]
@@ -125,6 +103,41 @@ func matchSpans(text string, terms []string) []span {
 		out = append(out, span{s, e})
 	}
 	return out
+}
+
+// termSpans returns the byte spans of the tokens of text, as the English
+// and code query analyzers see it, whose term is one of terms.
+func termSpans(text string, terms []string) []span {
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	a := analyzers()
+	var spans []span
+	for _, an := range []analysis.Analyzer{a.english, a.codeQuery} {
+		for _, t := range an.Analyze([]byte(text)) {
+			if want[string(t.Term)] {
+				spans = append(spans, span{t.Start, t.End})
+			}
+		}
+	}
+	return spans
+}
+
+// runeOffsets maps each byte offset of text (and len(text)) to the offset
+// in runes of the rune it is part of, in one pass over the text.
+func runeOffsets(text string) []int {
+	runeAt := make([]int, len(text)+1)
+	n := 0
+	for i := 0; i < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		for k := range size {
+			runeAt[i+k] = n
+		}
+		i += size
+	}
+	runeAt[len(text)] = n
+	return runeAt
 }
 
 // bestWindow picks [lo,hi) of at most width runes (leaving room for the
