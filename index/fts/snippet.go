@@ -42,6 +42,17 @@ func Snippet(text string, terms []string, width int, mark func(string) string) s
 	if lo > 0 && dots {
 		sb.WriteRune(ellipsis)
 	}
+	writeMarked(&sb, runes[:hi], lo, matches, mark)
+	if hi < len(runes) && dots {
+		sb.WriteRune(ellipsis)
+	}
+	return sb.String()
+}
+
+// writeMarked writes runes[lo:] with the parts of matches within it
+// passed through mark.
+func writeMarked(sb *strings.Builder, runes []rune, lo int, matches []span, mark func(string) string) {
+	hi := len(runes)
 	at := lo
 	for _, m := range matches {
 		s, e := max(m.s, lo), min(m.e, hi)
@@ -53,10 +64,6 @@ func Snippet(text string, terms []string, width int, mark func(string) string) s
 		at = e
 	}
 	sb.WriteString(string(runes[at:hi]))
-	if hi < len(runes) && dots {
-		sb.WriteRune(ellipsis)
-	}
-	return sb.String()
 }
 
 // oneLine replaces invalid UTF-8, control characters (including escape
@@ -152,18 +159,7 @@ func bestWindow(runes []rune, matches []span, width int) (int, int) {
 	if len(matches) == 0 {
 		return 0, trimToWord(runes, 0, room, false)
 	}
-	// Slide over matches: for each first match i, count how many fit.
-	bestI, bestCount := 0, 0
-	j := 0
-	for i := range matches {
-		j = max(j, i)
-		for j < len(matches) && matches[j].e-matches[i].s <= room {
-			j++
-		}
-		if c := j - i; c > bestCount {
-			bestI, bestCount = i, c
-		}
-	}
+	bestI, bestCount := densestMatches(matches, room)
 	first := matches[bestI]
 	lastEnd := first.e
 	if bestCount > 0 {
@@ -181,6 +177,23 @@ func bestWindow(runes []rune, matches []span, width int) (int, int) {
 		hi = trimToWord(runes, lastEnd, hi, false)
 	}
 	return lo, hi
+}
+
+// densestMatches returns the first of the most matches that fit in room
+// runes, and how many they are: it slides over matches, counting for each
+// first match how many fit.
+func densestMatches(matches []span, room int) (bestI, bestCount int) {
+	j := 0
+	for i := range matches {
+		j = max(j, i)
+		for j < len(matches) && matches[j].e-matches[i].s <= room {
+			j++
+		}
+		if c := j - i; c > bestCount {
+			bestI, bestCount = i, c
+		}
+	}
+	return bestI, bestCount
 }
 
 // trimToWord moves a cut to a space so words are not split: forward from
