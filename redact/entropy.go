@@ -48,13 +48,7 @@ var ignoredContexts = []string{"h1:", "base64,"}
 // the run is included in the redaction.
 func (s *scanner) entropy(st, j int) {
 	text := s.text
-	a, b := st, j
-	for a < b && isTokenEdge(text[a]) {
-		a++
-	}
-	for b > a && isTokenEdge(text[b-1]) {
-		b--
-	}
+	a, b := trimTokenEdges(text, st, j)
 	if b-a < minEntropyTok {
 		return
 	}
@@ -70,6 +64,19 @@ func (s *scanner) entropy(st, j int) {
 		end++
 	}
 	s.add(KindHighEntropy, a, end)
+}
+
+// trimTokenEdges returns the run [st,j) without leading and trailing '-',
+// '_', '/' and '+'.
+func trimTokenEdges(text string, st, j int) (a, b int) {
+	a, b = st, j
+	for a < b && isTokenEdge(text[a]) {
+		a++
+	}
+	for b > a && isTokenEdge(text[b-1]) {
+		b--
+	}
+	return a, b
 }
 
 // isIgnoredToken reports whether tok, found at a in text, is random but

@@ -9,18 +9,8 @@ func (s *scanner) url(p int) {
 	if p == 0 || class[text[p-1]]&(cUpper|cLower|cDigit) == 0 {
 		return // no scheme
 	}
-	u := p + 3
-	ue := userinfoEnd(text, u)
-	if ue >= len(text) || text[ue] != ':' {
-		return
-	}
-	ps := ue + 1
-	pe := userinfoEnd(text, ps)
-	if pe >= len(text) || text[pe] != '@' || pe == ps {
-		return
-	}
-	// The host must follow; otherwise this is not authority syntax.
-	if pe+1 >= len(text) || (class[text[pe+1]]&cAlnum == 0 && text[pe+1] != '[') {
+	ps, pe := passwordSpan(text, p+3)
+	if pe <= ps {
 		return
 	}
 	pw := text[ps:pe]
@@ -29,6 +19,25 @@ func (s *scanner) url(p int) {
 		return
 	}
 	s.add(KindURLPassword, ps, pe)
+}
+
+// passwordSpan returns the password of the "user:password@host" userinfo
+// starting at u, or an empty span when there is none.
+func passwordSpan(text string, u int) (ps, pe int) {
+	ue := userinfoEnd(text, u)
+	if ue >= len(text) || text[ue] != ':' {
+		return 0, 0
+	}
+	ps = ue + 1
+	pe = userinfoEnd(text, ps)
+	if pe >= len(text) || text[pe] != '@' || pe == ps {
+		return 0, 0
+	}
+	// The host must follow; otherwise this is not authority syntax.
+	if pe+1 >= len(text) || (class[text[pe+1]]&cAlnum == 0 && text[pe+1] != '[') {
+		return 0, 0
+	}
+	return ps, pe
 }
 
 // userinfoEnd returns the end of a user or password field starting at i:
