@@ -13,29 +13,15 @@ import (
 // pattern or URL it acted on.
 func ToolSummary(b *Block) string {
 	in := DecodeToolInput(b.ToolInput)
-	switch {
-	case IsAgentTool(b.ToolName):
+	if IsAgentTool(b.ToolName) {
 		t := in.SubagentType
 		if t == "" {
 			t = "general-purpose"
 		}
 		return OneLine(t+": "+in.Description, 160)
-	case in.Command != "":
-		return OneLine(in.Command, 160)
-	case in.FilePath != "" || in.NotebookPath != "":
-		return firstNonEmpty(in.FilePath, in.NotebookPath)
-	case in.Pattern != "":
-		s := in.Pattern
-		if in.Path != "" {
-			s += " in " + in.Path
-		}
-		return OneLine(s, 160)
-	case in.URL != "":
-		return in.URL
-	case in.Query != "":
-		return OneLine(in.Query, 160)
-	case in.Path != "":
-		return in.Path
+	}
+	if s, ok := inputSummary(&in); ok {
+		return s
 	}
 	if b.ToolName == "TodoWrite" {
 		var v struct {
@@ -46,6 +32,31 @@ func ToolSummary(b *Block) string {
 		}
 	}
 	return OneLine(compactJSON(b.ToolInput), 160)
+}
+
+// inputSummary summarises a tool call by the first of its usual inputs it
+// has (command, file, search pattern, URL, query, path); ok is false when
+// it has none.
+func inputSummary(in *ToolInput) (_ string, ok bool) {
+	switch {
+	case in.Command != "":
+		return OneLine(in.Command, 160), true
+	case in.FilePath != "" || in.NotebookPath != "":
+		return firstNonEmpty(in.FilePath, in.NotebookPath), true
+	case in.Pattern != "":
+		s := in.Pattern
+		if in.Path != "" {
+			s += " in " + in.Path
+		}
+		return OneLine(s, 160), true
+	case in.URL != "":
+		return in.URL, true
+	case in.Query != "":
+		return OneLine(in.Query, 160), true
+	case in.Path != "":
+		return in.Path, true
+	}
+	return "", false
 }
 
 func compactJSON(raw []byte) string {
