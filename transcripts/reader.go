@@ -74,11 +74,11 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 	}
 	var stats ReadStats
 	if cur.Offset > 0 {
-		fp, err := fingerprint(f)
+		replaced, err := isReplaced(f, st.Size(), cur)
 		if err != nil {
 			return cur, stats, err
 		}
-		if st.Size() < cur.Offset || (cur.Fingerprint != 0 && fp != cur.Fingerprint) {
+		if replaced {
 			cur = Cursor{}
 			stats.Restart = true
 		}
@@ -93,6 +93,17 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 	next, err := Read(f, path, cur, &stats, fn)
 	next.Size = st.Size()
 	return next, stats, err
+}
+
+// isReplaced reports whether the file f, of size bytes, is no longer the
+// one cur was read from: it shrank below the cursor or its first line
+// changed.
+func isReplaced(f *os.File, size int64, cur Cursor) (bool, error) {
+	fp, err := fingerprint(f)
+	if err != nil {
+		return false, err
+	}
+	return size < cur.Offset || (cur.Fingerprint != 0 && fp != cur.Fingerprint), nil
 }
 
 // fingerprint hashes the first fingerprintBytes of the file's first line.
