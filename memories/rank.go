@@ -99,7 +99,7 @@ func queryTokens(q string) []uint32 {
 
 // rank scores the memories keep accepts; callers hold s.mu.
 func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
-	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(mc, query)}
+	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(mc, query), overlap: map[int32]float64{}}
 	q.weighWords(queryTokens(query))
 	var cands []scored
 	if q.qv == nil {
@@ -149,12 +149,11 @@ type rankQuery struct {
 	qw, n   float64
 }
 
-// weighWords sums, from the postings, the query words each memory shares,
-// each weighted by how rare it is among the memories (a word every memory
-// has says little).
+// weighWords sums into q.overlap, from the postings, the query words each
+// memory shares, each weighted by how rare it is among the memories (a
+// word every memory has says little).
 func (q *rankQuery) weighWords(qt []uint32) {
 	q.n = float64(len(q.mc.items)) + 1
-	q.overlap = map[int32]float64{}
 	for _, t := range qt {
 		post := q.mc.post[t]
 		if len(post) == 0 {
