@@ -246,21 +246,31 @@ func checkMCP(o *Options, path, scope string) *Check {
 	if err != nil {
 		return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s is not valid JSON: %v", path, err)}
 	}
-	if sv, ok := root.Get("mcpServers"); ok {
-		if servers, ok := sv.(*Object); ok {
-			if e, ok := servers.Get(MCPName); ok && o.isOurMCP(e) {
-				cmd, _ := commandOf(e)
-				if filepath.IsAbs(cmd) && !fileExists(cmd) {
-					return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s registers %s, which does not exist", path, cmd), Fix: "cairn install"}
-				}
-				return &Check{Name: "mcp", Status: OK, Detail: "registered in " + path}
-			}
+	if e, ok := o.ourMCPEntry(root); ok {
+		cmd, _ := commandOf(e)
+		if filepath.IsAbs(cmd) && !fileExists(cmd) {
+			return &Check{Name: "mcp", Status: Fail, Detail: fmt.Sprintf("%s registers %s, which does not exist", path, cmd), Fix: "cairn install"}
 		}
+		return &Check{Name: "mcp", Status: OK, Detail: "registered in " + path}
 	}
 	if scope == "user" {
 		return &Check{Name: "mcp", Status: Info, Detail: "MCP server not registered in " + path, Fix: "cairn install"}
 	}
 	return nil
+}
+
+// ourMCPEntry returns cairn's entry under mcpServers, if it is there.
+func (o *Options) ourMCPEntry(root *Object) (any, bool) {
+	sv, _ := root.Get("mcpServers")
+	servers, ok := sv.(*Object)
+	if !ok {
+		return nil, false
+	}
+	e, ok := servers.Get(MCPName)
+	if !ok || !o.isOurMCP(e) {
+		return nil, false
+	}
+	return e, true
 }
 
 func checkCommands(o *Options, dir, scope string) *Check {

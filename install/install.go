@@ -549,19 +549,9 @@ func (o *Options) installCommands(dir string) ([]Change, error) {
 	for _, name := range sortedKeys(files) {
 		path := filepath.Join(dir, name)
 		want := files[name]
-		ch := Change{Path: path, Action: "created"}
-		old, err := os.ReadFile(path)
-		switch {
-		case err == nil && bytes.Equal(old, want):
-			ch.Action = "unchanged"
-		case err == nil && !o.isOurCommandFile(old):
-			ch.Action = "kept"
-			ch.Note = "a different command of this name exists; cairn left it alone (/" + strings.TrimSuffix(name, ".md") + " stays yours)"
-		case err == nil:
-			ch.Action = "updated"
-			ch.Diff = Diff(path, old, want)
-		case !errors.Is(err, fs.ErrNotExist):
-			return out, fmt.Errorf("reading %s: %w", path, err)
+		ch, err := o.commandChange(path, name, want)
+		if err != nil {
+			return out, err
 		}
 		if (ch.Action == "created" || ch.Action == "updated") && !o.DryRun {
 			if err := writeAtomic(path, want, 0o644); err != nil {
@@ -571,6 +561,27 @@ func (o *Options) installCommands(dir string) ([]Change, error) {
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// commandChange decides what installing the command file name with
+// content want at path does: create it, update our older version, leave
+// it unchanged, or keep a different command of the same name.
+func (o *Options) commandChange(path, name string, want []byte) (Change, error) {
+	ch := Change{Path: path, Action: "created"}
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && bytes.Equal(old, want):
+		ch.Action = "unchanged"
+	case err == nil && !o.isOurCommandFile(old):
+		ch.Action = "kept"
+		ch.Note = "a different command of this name exists; cairn left it alone (/" + strings.TrimSuffix(name, ".md") + " stays yours)"
+	case err == nil:
+		ch.Action = "updated"
+		ch.Diff = Diff(path, old, want)
+	case !errors.Is(err, fs.ErrNotExist):
+		return ch, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return ch, nil
 }
 
 // isOurCommandFile recognises a command file an earlier cairn wrote (its
