@@ -138,15 +138,7 @@ func create(dir string) error {
 		return fmt.Errorf("fts: creating index: %w", err)
 	}
 	defer os.RemoveAll(tmp) // only ever our own temporary directory
-	idx, err := bleve.NewUsing(tmp, newMapping(), scorch.Name, scorch.Name, nil)
-	if err != nil {
-		return fmt.Errorf("fts: creating index in %s: %w", tmp, err)
-	}
-	err = idx.SetInternal([]byte(schemaKey), []byte(schemaVersion))
-	if cerr := idx.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := createEmpty(tmp); err != nil {
 		return fmt.Errorf("fts: creating index in %s: %w", tmp, err)
 	}
 	// os.Rename refuses an existing directory, so drop dir if it is empty
@@ -160,6 +152,19 @@ func create(dir string) error {
 		return fmt.Errorf("fts: creating index %s: %w", dir, err)
 	}
 	return nil
+}
+
+// createEmpty creates an empty index of the current schema in dir.
+func createEmpty(dir string) error {
+	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return err
+	}
+	err = idx.SetInternal([]byte(schemaKey), []byte(schemaVersion))
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func openError(dir string, err error) error {
