@@ -258,7 +258,7 @@ func TestSyncConcurrentProcesses(t *testing.T) {
 	data := s.st.Dir()
 	var cmds []*exec.Cmd
 	for range 5 {
-		c := exec.Command(os.Args[0], "-test.run", "^TestSyncChild$", "-test.count", "1")
+		c := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "^TestSyncChild$", "-test.count", "1")
 		c.Env = append(os.Environ(), "CAIRN_SYNC_CHILD_DATA="+data, "CAIRN_SYNC_CHILD_PROJECT="+dir)
 		var out strings.Builder
 		c.Stdout, c.Stderr = &out, &out

@@ -133,14 +133,6 @@ func intersect(a, b []uint32) int {
 	return n
 }
 
-func jaccard(a, b []uint32) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	n := intersect(a, b)
-	return float64(n) / float64(len(a)+len(b)-n)
-}
-
 // cached is one memory held in memory for dedup and ranking.
 type cached struct {
 	row  *index.MemRow

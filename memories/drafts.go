@@ -31,7 +31,7 @@ func (s *Service) session(sessionID string) (id, project string, err error) {
 	}
 	ss, err := s.st.Session(sessionID)
 	if err != nil {
-		return "", "", fmt.Errorf("session %s: %w (%v)", sessionID, ErrNotFound, err)
+		return "", "", fmt.Errorf("session %s: %w (%w)", sessionID, ErrNotFound, err)
 	}
 	return ss.ID, ss.ProjectPath, nil
 }

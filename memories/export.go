@@ -331,7 +331,7 @@ func (in *importBatch) addLine(t string, lineNo int) error {
 	}
 	var rec exportRecord
 	if err := json.Unmarshal([]byte(t), &rec); err != nil {
-		return fmt.Errorf("%w: line %d is not a cairn export record: %v", ErrBadImport, lineNo, err)
+		return fmt.Errorf("%w: line %d is not a cairn export record: %w", ErrBadImport, lineNo, err)
 	}
 	var err error
 	switch rec.Kind {
@@ -350,7 +350,7 @@ func (in *importBatch) addLine(t string, lineNo int) error {
 		return fmt.Errorf("%w: line %d has unknown kind %q", ErrBadImport, lineNo, rec.Kind)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: line %d: %v", ErrBadImport, lineNo, err)
+		return fmt.Errorf("%w: line %d: %w", ErrBadImport, lineNo, err)
 	}
 	return nil
 }
@@ -397,7 +397,7 @@ func checkImportedMemory(m *index.MemRow) error {
 		return fmt.Errorf("memory %s: type %q", m.ID, m.Type)
 	}
 	if _, err := ParseStatus(m.Status); err != nil {
-		return fmt.Errorf("memory %s: %v", m.ID, err)
+		return fmt.Errorf("memory %s: %w", m.ID, err)
 	}
 	if strings.TrimSpace(m.Content) == "" {
 		return fmt.Errorf("memory %s has no content", m.ID)

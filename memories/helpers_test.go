@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,11 +15,6 @@ const sampleDir = "../testdata/claude"
 const (
 	sampleSpotter = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
 	sampleDemo    = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
-)
-
-var (
-	sampleOnce sync.Once
-	sampleDB   []byte
 )
 
 // newService opens an empty store in a temp dir.

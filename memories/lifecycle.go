@@ -611,7 +611,7 @@ func (s *Service) Undo(ctx context.Context) (*Memory, error) {
 	r, err := s.st.MemUndelete(ctx, func(data []byte) (*index.MemRow, error) {
 		var r index.MemRow
 		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("the deleted memory kept for undo is unreadable (%v)", err)
+			return nil, fmt.Errorf("the deleted memory kept for undo is unreadable (%w)", err)
 		}
 		return &r, nil
 	})

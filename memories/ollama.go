@@ -215,7 +215,7 @@ func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entrie
 	}
 	client, base, err := s.ollamaClient()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
 	}
 	timeout := s.ollamaTimeout()
 	var out []NewMemory
@@ -286,7 +286,7 @@ func (s *Service) chat(ctx context.Context, client *ollama.Client, base, model s
 	}
 	var ans ollamaAnswer
 	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
-		return nil, fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, base, err)
+		return nil, fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%w)", ErrOllamaUnavailable, model, base, err)
 	}
 	return &ans, nil
 }
@@ -305,7 +305,7 @@ func ollamaFailure(err error, base, model string, timeout time.Duration) error {
 	case errors.As(err, &ue):
 		return fmt.Errorf("%w: Ollama is not reachable at %s (%s): start it with `ollama serve` or set memories.extractor = \"builtin\"", ErrOllamaUnavailable, base, ue.Reason)
 	}
-	return fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
+	return fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
 }
 
 var summarySchema = `{"type":"object","properties":{` +
@@ -327,7 +327,7 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 	}
 	client, base, err := s.ollamaClient()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOllamaUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
 	}
 	text, err := summaryExcerpt(chunkEntries(entries))
 	if err != nil {
@@ -354,7 +354,7 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 		NextSteps    []string `json:"next_steps"`
 	}
 	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
-		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%v)", ErrOllamaUnavailable, model, err)
+		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%w)", ErrOllamaUnavailable, model, err)
 	}
 	return modelSections(map[string][]string{"Request": ans.Request, "Investigated": ans.Investigated,
 		"Learned": ans.Learned, "Completed": ans.Completed, "Next steps": ans.NextSteps}), nil

@@ -117,7 +117,7 @@ func (s *Service) ollamaSections(ctx context.Context, sid string, sm *Summary) {
 func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error) {
 	ss, err := s.st.Session(sid)
 	if err != nil {
-		return nil, fmt.Errorf("session %s: %w (%v)", sid, ErrNotFound, err)
+		return nil, fmt.Errorf("session %s: %w (%w)", sid, ErrNotFound, err)
 	}
 	entries, err := s.st.MemEntries(ctx, sid, 0, 0)
 	if err != nil {
