@@ -27,7 +27,8 @@ var secretNames = []string{
 var nameSuffixes = []string{"s", "key", "keybase", "value"}
 
 // sep handles a ':' or '=' at p: either the "://" of a URL or the
-// separator of a NAME=value / NAME: value / "name": "value" pair.
+// separator of a NAME=value / NAME: value / "name": "value" pair. It runs
+// on every separator, so the common exits stay inline.
 func (s *scanner) sep(p int) {
 	text := s.text
 	var v int // value search start
@@ -40,9 +41,26 @@ func (s *scanner) sep(p int) {
 	} else {
 		v = equalsValue(text, p)
 	}
-	if v >= 0 {
-		s.pair(p, v)
+	if v < 0 {
+		return
 	}
+	nameStart, nameEnd := lookbackName(text, p)
+	if nameEnd-nameStart < 3 {
+		return
+	}
+	if nameStart >= 2 && text[nameStart-2:nameStart] == "//" {
+		return // user name in scheme://user:password@host, see url.go
+	}
+	name := text[nameStart:nameEnd]
+	if class[name[len(name)-1]]&cKeyEnd == 0 {
+		return // fast path: no keyword or suffix ends with this byte
+	}
+	var buf [normTailLen]byte
+	norm := string(normTail(&buf, name)) // short: stays on the stack
+	if !secretName(norm) {
+		return
+	}
+	s.pairValue(p, v, nameStart, name, norm)
 }
 
 // colonValue returns where the value after the ':' at p starts, or -1 when
@@ -88,29 +106,6 @@ func equalsValue(text string, p int) int {
 	return v
 }
 
-// pair checks the NAME before the separator at p and, when it is
-// secret-looking, the value starting at or after v.
-func (s *scanner) pair(p, v int) {
-	text := s.text
-	nameStart, nameEnd := lookbackName(text, p)
-	if nameEnd-nameStart < 3 {
-		return
-	}
-	if nameStart >= 2 && text[nameStart-2:nameStart] == "//" {
-		return // user name in scheme://user:password@host, see url.go
-	}
-	name := text[nameStart:nameEnd]
-	if class[name[len(name)-1]]&cKeyEnd == 0 {
-		return // fast path: no keyword or suffix ends with this byte
-	}
-	var buf [normTailLen]byte
-	norm := string(normTail(&buf, name)) // short: stays on the stack
-	if !secretName(norm) {
-		return
-	}
-	s.pairValue(p, v, nameStart, name, norm)
-}
-
 // pairValue adds the value of the secret-looking name starting at
 // nameStart (normalised tail norm) when it is a real secret.
 func (s *scanner) pairValue(p, v, nameStart int, name, norm string) {
@@ -136,8 +131,11 @@ func (s *scanner) pairValue(p, v, nameStart int, name, norm string) {
 // whitespace and a closing quote (possibly JSON-escaped: \"name\": ...).
 func lookbackName(text string, p int) (int, int) {
 	k := p - 1
-	if k >= 0 && (text[k] == ' ' || text[k] == '\t' || isQuote(text[k])) {
-		k = skipClosingQuoteBack(text, k)
+	for sp := 0; k >= 0 && sp < 4 && (text[k] == ' ' || text[k] == '\t'); sp++ {
+		k--
+	}
+	if k >= 0 && isQuote(text[k]) {
+		k = skipBackslashesBack(text, k-1) // JSON-escaped, possibly nested
 	}
 	end := k + 1
 	for k >= 0 && end-k <= maxNameLen && class[text[k]]&cName != 0 {
@@ -150,18 +148,10 @@ func lookbackName(text string, p int) (int, int) {
 	return start, end
 }
 
-// skipClosingQuoteBack steps back from k over a little whitespace and a
-// closing quote with the backslashes escaping it, and returns the index of
-// the byte before them.
-func skipClosingQuoteBack(text string, k int) int {
-	for sp := 0; k >= 0 && sp < 4 && (text[k] == ' ' || text[k] == '\t'); sp++ {
-		k--
-	}
-	if k < 0 || !isQuote(text[k]) {
-		return k
-	}
-	k--
-	for b := 0; k >= 0 && b < maxEscapeRun && text[k] == '\\'; b++ { // JSON-escaped, possibly nested
+// skipBackslashesBack steps back from k over at most maxEscapeRun
+// backslashes and returns the index of the byte before them.
+func skipBackslashesBack(text string, k int) int {
+	for b := 0; k >= 0 && b < maxEscapeRun && text[k] == '\\'; b++ {
 		k--
 	}
 	return k
