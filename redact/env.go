@@ -381,9 +381,9 @@ func quotedSpan(text string, v int, q byte, esc bool) (vs, ve int, quoted, schem
 	return vs, ve, true, scheme
 }
 
-// quotedEnd returns the index of the closing quote q (of \q in esc mode)
-// of the value starting at v, lim when none comes before lim, or -1 when a
-// line break, raw or escaped, comes first.
+// quotedEnd returns the index of the closing quote q (in esc mode, of the
+// backslashes escaping it) of the value starting at v, lim when none comes
+// before lim, or -1 when a line break, raw or escaped, comes first.
 func quotedEnd(text string, v, lim int, q byte, esc bool) int {
 	e := v
 	for ; e < lim; e++ {
