@@ -65,7 +65,7 @@ func TestEveryProfileHonoursEmbedderKind(t *testing.T) {
 		if p == app.Interactive && drained == 0 {
 			t.Fatalf("the caller's DrainFTS was not used")
 		}
-		if v, ok, _ := a.Store.Setting("embed.active"); ok {
+		if v, ok, _ := a.Store.Setting(t.Context(), "embed.active"); ok {
 			t.Fatalf("profile %d: embedder.kind = none, yet %q was activated", p, v)
 		}
 		if res.Embedded != 0 || res.Embedder != "" {
@@ -80,14 +80,14 @@ func TestHookProfileLeavesFullTextAndVectorsQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := a.Store.Stats()
+	st, err := a.Store.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Sync.EntriesAdded == 0 || res.FTSDocs != 0 || res.Embedded != 0 || st.FTSQueue == 0 {
 		t.Fatalf("hook run: %+v, fts queue %d", res.UpdateStats, st.FTSQueue)
 	}
-	ps, _ := a.Store.Projects()
+	ps, _ := a.Store.Projects(t.Context())
 	if len(ps) != 1 {
 		t.Fatalf("hook run synced %d projects, want only the one named", len(ps))
 	}

@@ -45,7 +45,7 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 				project = "."
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
-				p, err := resolveProject(st, project)
+				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err
 				}

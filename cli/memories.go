@@ -23,8 +23,8 @@ func init() { register(newMemoriesCmd) }
 
 // resolveProject turns --project into one stored project path, by the
 // store's one rule (index.Store.MatchProjects).
-func resolveProject(st *index.Store, p string) (string, error) {
-	r, err := st.ResolveProject(p)
+func resolveProject(ctx context.Context, st *index.Store, p string) (string, error) {
+	r, err := st.ResolveProject(ctx, p)
 	if errors.Is(err, index.ErrAmbiguousProject) || errors.Is(err, index.ErrNoProject) {
 		return "", usageError{err}
 	}
@@ -77,7 +77,7 @@ func newMemListCmd(o *Options) *cobra.Command {
 					}
 					f.Types = append(f.Types, t)
 				}
-				p, err := resolveProject(st, project)
+				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err
 				}
@@ -294,7 +294,7 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 						}
 						f.Types = append(f.Types, t)
 					}
-					p, err := resolveProject(store, project)
+					p, err := resolveProject(cmd.Context(), store, project)
 					if err != nil {
 						return err
 					}
@@ -562,7 +562,7 @@ memory instead. Secrets are redacted.`,
 					if p == "" {
 						p = "."
 					}
-					if n.Project, err = resolveProject(st, p); err != nil {
+					if n.Project, err = resolveProject(cmd.Context(), st, p); err != nil {
 						return err
 					}
 				}

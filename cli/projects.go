@@ -27,7 +27,7 @@ func newProjectsCmd(o *Options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd.Context(), o, func(st *index.Store) error {
-				ps, err := st.Projects()
+				ps, err := st.Projects(cmd.Context())
 				if err != nil {
 					return err
 				}

@@ -66,7 +66,7 @@ the existing memory instead of adding another; secrets are redacted.`,
 				if !global {
 					n.Project = currentProject()
 					if project != "" {
-						if n.Project, err = resolveProject(st, project); err != nil {
+						if n.Project, err = resolveProject(cmd.Context(), st, project); err != nil {
 							return err
 						}
 					}
@@ -126,7 +126,7 @@ Output is bounded (about 3,000 tokens).`,
 				svc, st := a.Memories, a.Store
 				if project != "" {
 					var err error
-					if proj, err = resolveProject(st, project); err != nil {
+					if proj, err = resolveProject(cmd.Context(), st, project); err != nil {
 						return err
 					}
 				}

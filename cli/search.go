@@ -136,7 +136,7 @@ func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project st
 	if err := refreshBeforeSearch(ctx, o, a); err != nil {
 		return nil, err
 	}
-	if q.Projects, err = st.MatchProjects(project); err != nil {
+	if q.Projects, err = st.MatchProjects(ctx, project); err != nil {
 		if errors.Is(err, index.ErrNoProject) {
 			return nil, usageError{err}
 		}
@@ -157,7 +157,7 @@ func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project st
 func refreshBeforeSearch(ctx context.Context, o *Options, a *app.App) error {
 	stats, err := updateStore(ctx, o, a, app.IndexOptions{LockWait: 3 * time.Second})
 	if err != nil {
-		if s, serr := a.Store.Stats(); serr != nil || s.Sessions == 0 {
+		if s, serr := a.Store.Stats(ctx); serr != nil || s.Sessions == 0 {
 			return err
 		}
 		fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)

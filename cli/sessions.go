@@ -105,7 +105,7 @@ func newSessionsCmd(o *Options) *cobra.Command {
 					f.Since = time.Now().AddDate(0, 0, -days)
 				}
 				var err error
-				ss, err = st.Sessions(f)
+				ss, err = st.Sessions(cmd.Context(), f)
 				return err
 			})
 			if err != nil {

@@ -79,7 +79,7 @@ func withApp(ctx context.Context, o *Options, sync bool, fn func(a *app.App) err
 			// Listings still work from what is stored (transcripts Claude
 			// Code deleted included): say so and go on, unless there is
 			// nothing.
-			if stats, serr := a.Store.Stats(); serr != nil || stats.Sessions == 0 {
+			if stats, serr := a.Store.Stats(ctx); serr != nil || stats.Sessions == 0 {
 				return err
 			}
 			fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)

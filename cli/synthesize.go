@@ -31,7 +31,7 @@ prints a diff of what changed. The synthesis is kept in the store
 				return usageError{fmt.Errorf("--project is required (a path, part of one, or .)")}
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
-				p, err := resolveProject(st, project)
+				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err
 				}

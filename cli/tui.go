@@ -77,7 +77,7 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 				return "", err
 			}
 			// And one /summarize draft to review in 6.
-			if ss, err := st.Sessions(index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
+			if ss, err := st.Sessions(ctx, index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
 				if sum, err := svc.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
 					_, _ = svc.AddDraft(ctx, ss[0].ID, sum.Markdown)
 				}

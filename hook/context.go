@@ -57,7 +57,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	}
 	b.max -= reserve
 	injected := addMemories(b, brief.Memories)
-	h.addSummaries(st, brief.Summaries, project, b)
+	h.addSummaries(ctx, st, brief.Summaries, project, b)
 	trace("summaries")
 	b.max += reserve
 	if review != "" {
@@ -77,12 +77,12 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 
 // addSummaries adds the project's latest session summaries, completed
 // with the titles of its latest sessions when there are fewer summaries.
-func (h *handler) addSummaries(st *index.Store, sums []Summary, project string, b *budget) {
+func (h *handler) addSummaries(ctx context.Context, st *index.Store, sums []Summary, project string, b *budget) {
 	limit := h.cfg.Hooks.Summaries
 	if limit <= 0 || project == "" {
 		return
 	}
-	recent, err := recentSessions(st, project)
+	recent, err := recentSessions(ctx, st, project)
 	if err != nil {
 		h.env.Log.Printf("%s: listing sessions: %v", h.in.Event, err)
 	}

@@ -320,7 +320,7 @@ func appendLine(t testing.TB, path, line string) {
 
 func entryCount(t testing.TB, st *index.Store, sid string) int {
 	t.Helper()
-	s, err := st.Session(sid)
+	s, err := st.Session(t.Context(), sid)
 	if err != nil {
 		return 0
 	}
@@ -339,7 +339,7 @@ func TestStopIndexesProjectExtractsAndScoresUse(t *testing.T) {
 	if before == 0 {
 		t.Fatalf("the session was not indexed; log: %s", e.logText())
 	}
-	ps, _ := st.Projects()
+	ps, _ := st.Projects(t.Context())
 	if len(ps) != 1 {
 		t.Fatalf("Stop must index only the session's project folder, got %d projects", len(ps))
 	}

@@ -57,7 +57,7 @@ func (h *handler) index(ctx context.Context) error {
 	}
 	h.extracted(run)
 	if run.Sync.Sessions > 0 {
-		h.logUnlessBusy("noting the session", noteRecent(a.Store, h.project(), h.in.SessionID))
+		h.logUnlessBusy("noting the session", noteRecent(ctx, a.Store, h.project(), h.in.SessionID))
 	}
 	if h.env.Memories == nil {
 		return nil

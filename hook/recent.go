@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"time"
@@ -23,8 +24,8 @@ type recentSession struct {
 	Title string    `json:"title"`
 }
 
-func loadRecent(st *index.Store, project string) ([]recentSession, bool) {
-	b, ok, err := st.Setting(recentKey + project)
+func loadRecent(ctx context.Context, st *index.Store, project string) ([]recentSession, bool) {
+	b, ok, err := st.Setting(ctx, recentKey+project)
 	if err != nil || !ok {
 		return nil, false
 	}
@@ -35,7 +36,7 @@ func loadRecent(st *index.Store, project string) ([]recentSession, bool) {
 	return rs, true
 }
 
-func saveRecent(st *index.Store, project string, rs []recentSession) error {
+func saveRecent(ctx context.Context, st *index.Store, project string, rs []recentSession) error {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Start.After(rs[j].Start) })
 	if len(rs) > recentMax {
 		rs = rs[:recentMax]
@@ -44,22 +45,22 @@ func saveRecent(st *index.Store, project string, rs []recentSession) error {
 	if err != nil {
 		return err
 	}
-	return st.SetSetting(recentKey+project, b)
+	return st.SetSetting(ctx, recentKey+project, b)
 }
 
 // noteRecent records a session in the list of project (the key SessionStart
 // reads), once: a session already listed costs one read.
-func noteRecent(st *index.Store, project, sid string) error {
+func noteRecent(ctx context.Context, st *index.Store, project, sid string) error {
 	if project == "" {
 		return nil
 	}
-	rs, _ := loadRecent(st, project)
+	rs, _ := loadRecent(ctx, st, project)
 	for _, r := range rs {
 		if r.ID == sid {
 			return nil
 		}
 	}
-	s, err := st.Session(sid)
+	s, err := st.Session(ctx, sid)
 	if err != nil {
 		return err
 	}
@@ -67,16 +68,16 @@ func noteRecent(st *index.Store, project, sid string) error {
 	if title == "" {
 		title = s.FirstPrompt
 	}
-	return saveRecent(st, project, append([]recentSession{{ID: s.ID, Start: s.Start, Title: oneLine(title, 200)}}, rs...))
+	return saveRecent(ctx, st, project, append([]recentSession{{ID: s.ID, Start: s.Start, Title: oneLine(title, 200)}}, rs...))
 }
 
 // recentSessions returns a project's latest sessions: from the stored list,
 // else from the sessions table (and then stored).
-func recentSessions(st *index.Store, project string) ([]recentSession, error) {
-	if rs, ok := loadRecent(st, project); ok {
+func recentSessions(ctx context.Context, st *index.Store, project string) ([]recentSession, error) {
+	if rs, ok := loadRecent(ctx, st, project); ok {
 		return rs, nil
 	}
-	ss, err := st.Sessions(index.SessionFilter{Project: project, Limit: 20})
+	ss, err := st.Sessions(ctx, index.SessionFilter{Project: project, Limit: 20})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func recentSessions(st *index.Store, project string) ([]recentSession, error) {
 		rs = append(rs, recentSession{ID: s.ID, Start: s.Start, Title: oneLine(title, 200)})
 	}
 	if len(rs) > 0 {
-		_ = saveRecent(st, project, rs)
+		_ = saveRecent(ctx, st, project, rs)
 	}
 	return rs, nil
 }

@@ -219,7 +219,7 @@ func TestConcurrentSyncsAndReader(t *testing.T) {
 			loop = false
 		default:
 		}
-		ss, err := s.Sessions(SessionFilter{Limit: 5})
+		ss, err := s.Sessions(context.Background(), SessionFilter{Limit: 5})
 		if err != nil {
 			t.Fatalf("reader: %v", err)
 		}
@@ -228,7 +228,7 @@ func TestConcurrentSyncsAndReader(t *testing.T) {
 				t.Fatalf("reader: %v", err)
 			}
 		}
-		if _, err := s.Stats(); err != nil {
+		if _, err := s.Stats(t.Context()); err != nil {
 			t.Fatalf("reader: %v", err)
 		}
 		reads++

@@ -1,10 +1,10 @@
 package index
 
 import (
-	"github.com/cairn-dev/cairn/transcripts"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/transcripts"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,11 +48,11 @@ func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(don
 			return done, err
 		}
 		const limit = 2000
-		rows, err := s.QueuedDocs(limit)
+		rows, err := s.QueuedDocs(ctx, limit)
 		if err != nil || len(rows) == 0 {
 			return done, err
 		}
-		if err := s.indexRows(ix, rows); err != nil {
+		if err := s.indexRows(ctx, ix, rows); err != nil {
 			return done, err
 		}
 		done += len(rows)
@@ -69,7 +69,7 @@ func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(don
 
 // indexRows puts queued documents into the full-text index (or takes the
 // gone ones out), then takes them off the queue.
-func (s *Store) indexRows(ix ftsapi.Index, rows []DocRow) error {
+func (s *Store) indexRows(ctx context.Context, ix ftsapi.Index, rows []DocRow) error {
 	docs := make([]ftsapi.Doc, 0, len(rows))
 	var gone []string
 	ids := make([]string, 0, len(rows))
@@ -89,7 +89,10 @@ func (s *Store) indexRows(ix ftsapi.Index, rows []DocRow) error {
 			return err
 		}
 	}
-	return s.AckQueued(ids)
+	// Once the index has the documents the queue must say so, even when
+	// the run was cancelled meanwhile (an interrupted drain settles what
+	// the sync committed).
+	return s.AckQueued(context.WithoutCancel(ctx), ids)
 }
 
 // ftsDoc is what the full-text index gets of a document.
@@ -148,7 +151,7 @@ func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model
 // read back (on a cold 1 GB index, the sample is every embeddable entry).
 func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model, []DocRow, error) {
 	if !retrain {
-		m, ok, err := s.LoadBuiltinEmbedder()
+		m, ok, err := s.LoadBuiltinEmbedder(ctx)
 		if err == nil && ok {
 			grown, err := s.grownSinceTraining(ctx)
 			if err != nil || !grown {
@@ -204,7 +207,7 @@ func (s *Store) ActivateEmbedder(ctx context.Context, id string) error {
 // activate is ActivateEmbedder reporting whether it switched (and queued
 // every document again).
 func (s *Store) activate(ctx context.Context, id string) (bool, error) {
-	cur, _, err := s.Setting(activeEmbedderKey)
+	cur, _, err := s.Setting(ctx, activeEmbedderKey)
 	if err != nil {
 		return false, err
 	}
@@ -214,7 +217,7 @@ func (s *Store) activate(ctx context.Context, id string) (bool, error) {
 	if err := s.requeueAll(ctx, "embed_queue"); err != nil {
 		return false, err
 	}
-	return true, s.SetSetting(activeEmbedderKey, []byte(id))
+	return true, s.SetSetting(ctx, activeEmbedderKey, []byte(id))
 }
 
 var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
@@ -230,7 +233,7 @@ func (s *Store) embedQueued(ctx context.Context, e embed.Embedder, done int, pro
 		if err := ctx.Err(); err != nil {
 			return done - start, err
 		}
-		rows, err := s.QueuedEmbeds(embedBatchSize)
+		rows, err := s.QueuedEmbeds(ctx, embedBatchSize)
 		if err != nil || len(rows) == 0 {
 			return done - start, err
 		}
@@ -304,7 +307,7 @@ func (s *Store) embedBatch(ctx context.Context, e embed.Embedder, rows []DocRow)
 	if err := AppendVecCache(s.vecCachePath(), e.ID(), e.Dims(), added); err != nil {
 		return err
 	}
-	return s.AckEmbeds(skip)
+	return s.AckEmbeds(ctx, skip)
 }
 
 // RefreshVecCache rewrites the memory-mapped vector cache when it does not
@@ -321,7 +324,7 @@ func (s *Store) RefreshVecCache(ctx context.Context, embedder string, dims int) 
 			return nil
 		}
 	}
-	rows, err := s.Embeddings(embedder)
+	rows, err := s.Embeddings(ctx, embedder)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func scan(t testing.TB, claude string) *transcripts.ScanResult {
 
 func storeSessions(t testing.TB, s *Store) []*transcripts.Session {
 	t.Helper()
-	ss, err := s.Sessions(SessionFilter{})
+	ss, err := s.Sessions(t.Context(), SessionFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

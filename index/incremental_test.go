@@ -162,7 +162,7 @@ func TestDeletedFilesArchiveSessions(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM entries`); n != entries {
 		t.Fatalf("entries %d after deleting files, want %d", n, entries)
 	}
-	sess, err := s.Session(sid[:8])
+	sess, err := s.Session(t.Context(), sid[:8])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestDeletedFilesArchiveSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, s, claude, SyncOptions{})
-	if sess, _ := s.Session(sid); !sess.SourceExists {
+	if sess, _ := s.Session(t.Context(), sid); !sess.SourceExists {
 		t.Fatal("restored session still archived")
 	}
 	if n := count(t, s, `SELECT count(*) FROM entries`); n != entries {

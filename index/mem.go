@@ -434,7 +434,7 @@ func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]f
 }
 
 // MemPutVectors stores vectors of memories (keyed by memory id).
-func (s *Store) MemPutVectors(embedder string, vecs map[string][]float32) error {
+func (s *Store) MemPutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error {
 	if len(vecs) == 0 {
 		return nil
 	}
@@ -442,5 +442,5 @@ func (s *Store) MemPutVectors(embedder string, vecs map[string][]float32) error 
 	for id, v := range vecs {
 		rows = append(rows, VecRow{ID: docMemoryPrefix + id, Vec: v})
 	}
-	return s.PutEmbeddings(embedder, rows)
+	return s.PutEmbeddings(ctx, embedder, rows)
 }

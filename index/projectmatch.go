@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ var ErrAmbiguousProject = errors.New("several projects match")
 //     the text, ignoring case.
 //  5. Nothing matches: an absolute path names itself (a project cairn has
 //     not indexed yet); anything else is ErrNoProject.
-func (s *Store) MatchProjects(name string) ([]string, error) {
+func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error) {
 	p := strings.TrimSpace(name)
 	if p == "" {
 		return nil, nil
@@ -38,7 +39,7 @@ func (s *Store) MatchProjects(name string) ([]string, error) {
 		}
 		p = wd
 	}
-	ps, err := s.Projects()
+	ps, err := s.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +64,8 @@ func (s *Store) MatchProjects(name string) ([]string, error) {
 
 // ResolveProject is MatchProjects for a name that must name one project
 // (memories are filed under one): several matches are ErrAmbiguousProject.
-func (s *Store) ResolveProject(name string) (string, error) {
-	ps, err := s.MatchProjects(name)
+func (s *Store) ResolveProject(ctx context.Context, name string) (string, error) {
+	ps, err := s.MatchProjects(ctx, name)
 	switch {
 	case err != nil || len(ps) == 0:
 		return "", err

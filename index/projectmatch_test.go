@@ -10,7 +10,7 @@ import (
 func TestMatchProjectsRule(t *testing.T) {
 	s, _ := openStore(t)
 	mustSync(t, s, "../testdata/claude", SyncOptions{})
-	ps, err := s.Projects()
+	ps, err := s.Projects(t.Context())
 	if err != nil || len(ps) < 2 {
 		t.Fatalf("need two projects: %v %v", ps, err)
 	}
@@ -26,7 +26,7 @@ func TestMatchProjectsRule(t *testing.T) {
 		{"zzz-nothing-like-this", -1, ""},
 	}
 	for _, c := range cases {
-		got, err := s.MatchProjects(c.in)
+		got, err := s.MatchProjects(t.Context(), c.in)
 		if c.want < 0 {
 			if !errors.Is(err, ErrNoProject) {
 				t.Fatalf("%q: got %v %v, want ErrNoProject", c.in, got, err)
@@ -39,17 +39,17 @@ func TestMatchProjectsRule(t *testing.T) {
 	}
 	// A part of a path, in any case, names every project containing it.
 	part := ps[0].Name
-	up, err := s.MatchProjects(upper(part))
+	up, err := s.MatchProjects(t.Context(), upper(part))
 	if err != nil || len(up) == 0 {
 		t.Fatalf("%q: %v %v", upper(part), up, err)
 	}
 	// "." is the working directory.
 	wd, _ := os.Getwd()
-	if got, err := s.MatchProjects("."); err != nil || len(got) != 1 || got[0] != wd {
+	if got, err := s.MatchProjects(t.Context(), "."); err != nil || len(got) != 1 || got[0] != wd {
 		t.Fatalf(".: %v %v", got, err)
 	}
 	// ResolveProject wants one.
-	if _, err := s.ResolveProject("/"); err == nil {
+	if _, err := s.ResolveProject(t.Context(), "/"); err == nil {
 		t.Fatal("\"/\" is in every path: want ErrAmbiguousProject")
 	} else if !errors.Is(err, ErrAmbiguousProject) {
 		t.Fatalf("got %v", err)

@@ -17,10 +17,10 @@ import (
 
 // Projects lists projects, most recently used first. Size is the bytes of
 // their transcript files still on disk.
-func (s *Store) Projects() ([]transcripts.ProjectSummary, error) {
+func (s *Store) Projects(ctx context.Context) ([]transcripts.ProjectSummary, error) {
 	// One grouped pass per table: per-project subqueries scanned every
 	// file row for every project (120 ms on a 1 GB store, now ~10 ms).
-	rows, err := s.r.QueryContext(context.Background(), `WITH ss AS (SELECT project, count(*) AS n, max(end_ns) AS last FROM sessions WHERE entries > 0 GROUP BY project),
+	rows, err := s.r.QueryContext(ctx, `WITH ss AS (SELECT project, count(*) AS n, max(end_ns) AS last FROM sessions WHERE entries > 0 GROUP BY project),
 		fs AS (SELECT project, sum(max(size, 0)) AS size FROM files WHERE present = 1 GROUP BY project),
 		fp AS (SELECT project, project_path FROM (SELECT project, project_path,
 			row_number() OVER (PARTITION BY project ORDER BY start_ns, sid) AS rn FROM sessions WHERE entries > 0) WHERE rn = 1)
@@ -62,7 +62,7 @@ const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_sourc
 
 // Sessions lists sessions newest first (by start), as transcripts.Scan does.
 // Sessions without a user or assistant entry are not listed.
-func (s *Store) Sessions(f SessionFilter) ([]*transcripts.Session, error) {
+func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]*transcripts.Session, error) {
 	q := `SELECT ` + sessionCols + ` FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0`
 	var args []any
 	if f.Project != "" {
@@ -78,7 +78,7 @@ func (s *Store) Sessions(f SessionFilter) ([]*transcripts.Session, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	return s.querySessions(context.Background(), q, args...)
+	return s.querySessions(ctx, q, args...)
 }
 
 func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*transcripts.Session, error) {
@@ -186,8 +186,8 @@ func (s *Store) resolve(ctx context.Context, prefix string) (int64, string, erro
 }
 
 // Session returns the session whose id starts with idPrefix (8+ characters).
-func (s *Store) Session(idPrefix string) (*transcripts.Session, error) {
-	return s.session(context.Background(), idPrefix)
+func (s *Store) Session(ctx context.Context, idPrefix string) (*transcripts.Session, error) {
+	return s.session(ctx, idPrefix)
 }
 
 func (s *Store) session(ctx context.Context, idPrefix string) (*transcripts.Session, error) {
@@ -286,10 +286,10 @@ type StoreStats struct {
 }
 
 // Stats counts what the store holds.
-func (s *Store) Stats() (StoreStats, error) {
+func (s *Store) Stats(ctx context.Context) (StoreStats, error) {
 	var st StoreStats
 	var last sql.NullString
-	err := s.r.QueryRowContext(context.Background(), `SELECT
+	err := s.r.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM projects),
 		(SELECT count(*) FROM sessions WHERE entries > 0),
 		(SELECT count(*) FROM sessions WHERE entries > 0 AND archived = 1),

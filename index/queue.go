@@ -58,21 +58,25 @@ const docEntryCols = `q.doc, e.id IS NULL, coalesce(e.text, ''), coalesce(s.titl
 
 // QueuedDocs returns up to limit documents waiting for the full-text index.
 // They stay queued until AckQueued: a consumer that dies loses nothing.
-func (s *Store) QueuedDocs(limit int) ([]DocRow, error) {
-	return s.queued(context.Background(), "fts_queue", limit, true)
+func (s *Store) QueuedDocs(ctx context.Context, limit int) ([]DocRow, error) {
+	return s.queued(ctx, "fts_queue", limit, true)
 }
 
 // AckQueued removes indexed documents from the full-text queue.
-func (s *Store) AckQueued(ids []string) error { return s.ack(context.Background(), "fts_queue", ids) }
+func (s *Store) AckQueued(ctx context.Context, ids []string) error {
+	return s.ack(ctx, "fts_queue", ids)
+}
 
 // QueuedEmbeds returns up to limit documents waiting for an embedding:
 // typed prompts and assistant replies (not tool output or thinking).
-func (s *Store) QueuedEmbeds(limit int) ([]DocRow, error) {
-	return s.queued(context.Background(), "embed_queue", limit, false)
+func (s *Store) QueuedEmbeds(ctx context.Context, limit int) ([]DocRow, error) {
+	return s.queued(ctx, "embed_queue", limit, false)
 }
 
 // AckEmbeds removes embedded documents from the embedding queue.
-func (s *Store) AckEmbeds(ids []string) error { return s.ack(context.Background(), "embed_queue", ids) }
+func (s *Store) AckEmbeds(ctx context.Context, ids []string) error {
+	return s.ack(ctx, "embed_queue", ids)
+}
 
 func (s *Store) queued(ctx context.Context, table string, limit int, sessions bool) ([]DocRow, error) {
 	if limit <= 0 {
@@ -171,8 +175,8 @@ const entryKeyOf = `(SELECT printf('e:%013d', id) FROM entries_raw WHERE ?1 >= '
 // PutEmbeddings stores vectors made by embedder (a name that pins model,
 // dimensions and version: vectors of different embedders never mix) and
 // removes their documents from the embedding queue, in one transaction.
-func (s *Store) PutEmbeddings(embedder string, vecs []VecRow) error {
-	_, err := s.putEmbeddings(context.Background(), embedder, vecs)
+func (s *Store) PutEmbeddings(ctx context.Context, embedder string, vecs []VecRow) error {
+	_, err := s.putEmbeddings(ctx, embedder, vecs)
 	return err
 }
 
@@ -239,9 +243,9 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 
 // Embeddings loads every vector of embedder (e.g. to write the vector
 // cache with WriteVecCache).
-func (s *Store) Embeddings(embedder string) ([]VecRow, error) {
+func (s *Store) Embeddings(ctx context.Context, embedder string) ([]VecRow, error) {
 	// Entries' vectors are stored under their "e:" key: read back by id.
-	rows, err := s.r.QueryContext(context.Background(), `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
+	rows, err := s.r.QueryContext(ctx, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
 			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
 			ELSE v.doc END, v.dims, v.vector
 		FROM embeddings v WHERE v.embedder = ?`, embedder)
@@ -366,9 +370,9 @@ func fromHalf(h uint16) float32 {
 }
 
 // Setting returns a stored value (nil, false when unset).
-func (s *Store) Setting(key string) ([]byte, bool, error) {
+func (s *Store) Setting(ctx context.Context, key string) ([]byte, bool, error) {
 	var v []byte
-	err := s.r.QueryRowContext(context.Background(), `SELECT value FROM kv WHERE key = ?`, key).Scan(&v)
+	err := s.r.QueryRowContext(ctx, `SELECT value FROM kv WHERE key = ?`, key).Scan(&v)
 	if err == sql.ErrNoRows {
 		return nil, false, nil
 	}
@@ -380,11 +384,10 @@ func (s *Store) Setting(key string) ([]byte, bool, error) {
 
 // SetSetting stores a value (a setting, or a blob such as an embedder's
 // trained model).
-func (s *Store) SetSetting(key string, value []byte) error {
+func (s *Store) SetSetting(ctx context.Context, key string, value []byte) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("empty setting key")
 	}
-	ctx := context.Background()
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO kv(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 		return err

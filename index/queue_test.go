@@ -50,7 +50,7 @@ func TestSummaryResolvesWhenItsLeafArrives(t *testing.T) {
 	now := time.Now()
 	os.Chtimes(leafFile, now, now)
 	mustSync(t, s, claude, SyncOptions{})
-	sess, err := s.Session(titled)
+	sess, err := s.Session(t.Context(), titled)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestSummaryResolvesWhenItsLeafArrives(t *testing.T) {
 		t.Fatalf("title %q (%s), want the summary", sess.Title, sess.TitleSource)
 	}
 	sameSessionsAnyOrder(t, storeSessions(t, s), scan(t, claude).Sessions)
-	docs, err := s.QueuedDocs(10000)
+	docs, err := s.QueuedDocs(t.Context(), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestQueues(t *testing.T) {
 	sessions := count(t, s, `SELECT count(*) FROM sessions WHERE entries > 0`)
 	var all []DocRow
 	for {
-		docs, err := s.QueuedDocs(500)
+		docs, err := s.QueuedDocs(t.Context(), 500)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestQueues(t *testing.T) {
 		for i, d := range docs {
 			ids[i] = d.ID
 		}
-		if err := s.AckQueued(ids); err != nil {
+		if err := s.AckQueued(t.Context(), ids); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ func TestQueues(t *testing.T) {
 		}
 	}
 
-	emb, err := s.QueuedEmbeds(100000)
+	emb, err := s.QueuedEmbeds(t.Context(), 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestQueues(t *testing.T) {
 		}
 	}
 	vecs := []VecRow{{ID: emb[0].ID, Vec: []float32{1, -2.5, 3}}, {ID: emb[1].ID, Vec: []float32{0.5, 0, -1}}}
-	if err := s.PutEmbeddings("test-3", vecs); err != nil {
+	if err := s.PutEmbeddings(t.Context(), "test-3", vecs); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Embeddings("test-3")
+	got, err := s.Embeddings(t.Context(), "test-3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,17 +144,17 @@ func TestQueues(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(vecs) {
 		t.Fatalf("embeddings round trip: %v vs %v", got, vecs)
 	}
-	if left, _ := s.QueuedEmbeds(100000); len(left) != len(emb)-2 {
+	if left, _ := s.QueuedEmbeds(t.Context(), 100000); len(left) != len(emb)-2 {
 		t.Fatalf("%d left in the embedding queue, want %d", len(left), len(emb)-2)
 	}
 
-	if _, ok, _ := s.Setting("model"); ok {
+	if _, ok, _ := s.Setting(t.Context(), "model"); ok {
 		t.Fatal("unset setting found")
 	}
-	if err := s.SetSetting("model", []byte{1, 2, 3}); err != nil {
+	if err := s.SetSetting(t.Context(), "model", []byte{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := s.Setting("model"); err != nil || !ok || string(v) != "\x01\x02\x03" {
+	if v, ok, err := s.Setting(t.Context(), "model"); err != nil || !ok || string(v) != "\x01\x02\x03" {
 		t.Fatalf("setting: %v %v %v", v, ok, err)
 	}
 }
@@ -185,7 +185,7 @@ func TestBusyStoreFailsFast(t *testing.T) {
 		t.Fatalf("busy sync took %v", el)
 	}
 	// Reads still work beside the writer.
-	if _, err := hook.Stats(); err != nil {
+	if _, err := hook.Stats(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	tx.Rollback()
@@ -199,17 +199,17 @@ func TestBusyStoreFailsFast(t *testing.T) {
 func TestSessionLookup(t *testing.T) {
 	s, _ := openStore(t)
 	mustSync(t, s, sampleDir, SyncOptions{})
-	if _, err := s.Session("ae4a"); err == nil || !strings.Contains(err.Error(), "too short") {
+	if _, err := s.Session(t.Context(), "ae4a"); err == nil || !strings.Contains(err.Error(), "too short") {
 		t.Fatalf("short prefix: %v", err)
 	}
-	if _, err := s.Session("00000000"); err == nil || !strings.Contains(err.Error(), "no session matches") {
+	if _, err := s.Session(t.Context(), "00000000"); err == nil || !strings.Contains(err.Error(), "no session matches") {
 		t.Fatalf("unknown prefix: %v", err)
 	}
-	ss, err := s.Session("ae4a77f8")
+	ss, err := s.Session(t.Context(), "ae4a77f8")
 	if err != nil || ss.ID != "ae4a77f8-aedd-4bc1-888f-c94edc91af04" {
 		t.Fatalf("prefix lookup: %v %v", ss, err)
 	}
-	got, err := s.Sessions(SessionFilter{Project: "Demo", Limit: 2})
+	got, err := s.Sessions(t.Context(), SessionFilter{Project: "Demo", Limit: 2})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("filtered sessions: %d %v", len(got), err)
 	}
@@ -220,7 +220,7 @@ func TestSessionLookup(t *testing.T) {
 	}
 	all := storeSessions(t, s)
 	since := all[len(all)/2].End
-	recent, _ := s.Sessions(SessionFilter{Since: since})
+	recent, _ := s.Sessions(t.Context(), SessionFilter{Since: since})
 	for _, x := range recent {
 		if x.End.Before(since) {
 			t.Errorf("session %s ended %v, before %v", x.ID, x.End, since)
@@ -237,7 +237,7 @@ func TestSessionLookup(t *testing.T) {
 func TestQueueKeysMigration(t *testing.T) {
 	s, dir := openStore(t)
 	mustSync(t, s, sampleDir, SyncOptions{})
-	before, err := s.QueuedDocs(1 << 20)
+	before, err := s.QueuedDocs(t.Context(), 1<<20)
 	if err != nil || len(before) == 0 {
 		t.Fatalf("queued: %d, %v", len(before), err)
 	}
@@ -253,7 +253,7 @@ func TestQueueKeysMigration(t *testing.T) {
 	if n := count(t, s2, `SELECT count(*) FROM fts_queue WHERE doc >= 'm:' AND doc < 'm;'`); n != 1 {
 		t.Fatalf("%d uuid-keyed rows left, want only the removal", n)
 	}
-	after, err := s2.QueuedDocs(1 << 20)
+	after, err := s2.QueuedDocs(t.Context(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,10 +286,10 @@ func TestQueueKeysMigration(t *testing.T) {
 			break
 		}
 	}
-	if err := s2.AckQueued([]string{first}); err != nil {
+	if err := s2.AckQueued(t.Context(), []string{first}); err != nil {
 		t.Fatal(err)
 	}
-	left, _ := s2.QueuedDocs(1 << 20)
+	left, _ := s2.QueuedDocs(t.Context(), 1<<20)
 	if len(left) != len(after)-1 {
 		t.Fatalf("ack by id: %d left of %d", len(left), len(after))
 	}
@@ -300,7 +300,7 @@ func TestQueueKeysMigration(t *testing.T) {
 func TestEmbeddingsMigration(t *testing.T) {
 	s, dir := openStore(t)
 	vecs := []VecRow{{ID: "m:a", Vec: []float32{1, 0}}, {ID: "m:b", Vec: []float32{0, 1}}, {ID: "mem:c", Vec: []float32{0.625, 0.75}}}
-	if err := s.PutEmbeddings("test-2", vecs); err != nil {
+	if err := s.PutEmbeddings(t.Context(), "test-2", vecs); err != nil {
 		t.Fatal(err)
 	}
 	s2 := reopenAfter(t, s, dir,
@@ -310,7 +310,7 @@ func TestEmbeddingsMigration(t *testing.T) {
 		`DROP TABLE embeddings`,
 		`ALTER TABLE embeddings_v4 RENAME TO embeddings`,
 		`PRAGMA user_version = 4`)
-	got, err := s2.Embeddings("test-2")
+	got, err := s2.Embeddings(t.Context(), "test-2")
 	if err != nil || len(got) != len(vecs) {
 		t.Fatalf("after migrating: %d vectors, %v", len(got), err)
 	}
@@ -321,7 +321,7 @@ func TestEmbeddingsMigration(t *testing.T) {
 		}
 	}
 	// The unique key still holds: the same document again is an update.
-	if err := s2.PutEmbeddings("test-2", []VecRow{{ID: "m:a", Vec: []float32{0, 1}}}); err != nil {
+	if err := s2.PutEmbeddings(t.Context(), "test-2", []VecRow{{ID: "m:a", Vec: []float32{0, 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s2, `SELECT count(*) FROM embeddings WHERE embedder = 'test-2'`); n != 3 {
@@ -346,7 +346,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 	}
 	byID := func(s *Store) map[string][]float32 {
 		t.Helper()
-		rows, err := s.Embeddings(st.Embedder)
+		rows, err := s.Embeddings(ctx, st.Embedder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 	for id = range before {
 		break
 	}
-	if err := s.PutEmbeddings(st.Embedder, []VecRow{{ID: id, Vec: before[id]}}); err != nil {
+	if err := s.PutEmbeddings(ctx, st.Embedder, []VecRow{{ID: id, Vec: before[id]}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder); n != total {

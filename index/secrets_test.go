@@ -108,7 +108,7 @@ func TestSecretsNeverReachTheStore(t *testing.T) {
 		t.Errorf("only %d redactions recorded", st.Redactions)
 	}
 	// Force every derived copy to exist: queue rows, session state, titles.
-	sess, err := s.Session(sid)
+	sess, err := s.Session(t.Context(), sid)
 	if err != nil {
 		t.Fatal(err)
 	}

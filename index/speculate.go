@@ -153,7 +153,7 @@ func (s *Store) speculable(ctx context.Context, docs []DocRow) ([]DocRow, error)
 // the "e:" row the transaction queued and the id queued ahead). The ids of
 // documents indexed ahead but not committed stay queued: draining them puts
 // the stored entry back, or deletes the document.
-func (s *Store) settle(ix ftsapi.Index, sp *speculation, only []DocRow) error {
+func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, only []DocRow) error {
 	<-sp.done
 	if len(only) == 0 {
 		return nil
@@ -177,7 +177,10 @@ func (s *Store) settle(ix ftsapi.Index, sp *speculation, only []DocRow) error {
 	for _, d := range only {
 		ids = append(ids, d.key(), d.ID)
 	}
-	return s.AckQueued(ids)
+	// Once the index has the documents the queue must say so, even when
+	// the run was cancelled meanwhile (an interrupted drain settles what
+	// the sync committed).
+	return s.AckQueued(context.WithoutCancel(ctx), ids)
 }
 
 // sameDoc reports whether two documents index the same way.

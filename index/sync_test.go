@@ -26,7 +26,7 @@ func TestSyncMatchesScan(t *testing.T) {
 	}
 	sameSessions(t, storeSessions(t, s), ref.Sessions)
 
-	projects, err := s.Projects()
+	projects, err := s.Projects(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestSyncMatchesScan(t *testing.T) {
 			t.Errorf("project %d: store %+v, scan %+v", i, g, w)
 		}
 	}
-	stats, err := s.Stats()
+	stats, err := s.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	defer side.Wait()
 	if !o.NoEmbed && !o.Retrain && !o.Rebuild && s.Embedder().Kind == EmbedBuiltin {
 		// The built-in model (~0.5 MB) loads while the sync runs, not after.
-		side.Go(func() { s.LoadBuiltinEmbedder() })
+		side.Go(func() { s.LoadBuiltinEmbedder(ctx) })
 	}
 	embedNow := func(fresh []DocRow) {
 		side.Go(func() { s.checkpointPassive() })
@@ -145,7 +145,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// the pace of the slower one, with bounded memory.
 	h := newHandoff(1)
 	so.handoff = h
-	d := &drainer{s: s, ix: ix, h: h, status: status}
+	d := &drainer{ctx: ctx, s: s, ix: ix, h: h, status: status}
 	syncDone := make(chan struct{})
 	result := make(chan error, 1)
 	go func() {
@@ -180,6 +180,7 @@ func (s *Store) syncWithoutFTS(ctx context.Context, claudeDir string, so SyncOpt
 // drainer moves the documents a sync hands off into the full-text index
 // while the sync runs, then the rest of the queue.
 type drainer struct {
+	ctx    context.Context // the run's: acks outlive its cancellation (see indexRows)
 	s      *Store
 	ix     ftsapi.Index
 	h      *handoff
@@ -287,7 +288,7 @@ func (d *drainer) indexOnly(ctx context.Context) (done bool, err error) {
 	outside, err := d.s.queuedOutside(ctx, "fts_queue", only)
 	if err == nil && !outside {
 		d.h.label(only)
-		err = d.s.indexRows(d.ix, only)
+		err = d.s.indexRows(d.ctx, d.ix, only)
 	}
 	if err != nil || !outside {
 		d.total += len(only)
@@ -302,7 +303,7 @@ func (d *drainer) settle() ([]DocRow, error) {
 	// A copy: the embedder reads the same documents meanwhile.
 	only := slices.Clone(d.h.only())
 	d.h.label(only)
-	return only, d.s.settle(d.ix, d.sp, only)
+	return only, d.s.settle(d.ctx, d.ix, d.sp, only)
 }
 
 // index indexes one hand-off. A small one (an incremental run's whole
@@ -313,7 +314,7 @@ func (d *drainer) index(rows []DocRow) error {
 		return nil
 	}
 	d.h.label(rows)
-	if err := d.s.indexRows(d.ix, rows); err != nil {
+	if err := d.s.indexRows(d.ctx, d.ix, rows); err != nil {
 		return err
 	}
 	d.total += len(rows)

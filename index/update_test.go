@@ -373,7 +373,7 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 	if st.Transactions < 2 {
 		t.Fatalf("want several transactions, got %d", st.Transactions)
 	}
-	queued, err := s.QueuedDocs(1 << 20)
+	queued, err := s.QueuedDocs(t.Context(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 // (the store's copy wins) and rewritten.
 func TestModelCache(t *testing.T) {
 	s, dir, _, _ := updatedSample(t, UpdateOptions{})
-	id, _, _ := s.Setting(builtinIDKey)
+	id, _, _ := s.Setting(t.Context(), builtinIDKey)
 	cache := filepath.Join(dir, "model.bin")
 	b, err := os.ReadFile(cache)
 	if err != nil || !strings.HasPrefix(string(b), modelCacheMagic+string(id)+"\n") {
@@ -434,15 +434,15 @@ func TestModelCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s2.Close()
-		m, ok, err := s2.LoadBuiltinEmbedder()
+		m, ok, err := s2.LoadBuiltinEmbedder(t.Context())
 		if err == nil && !ok {
 			t.Fatal("no model")
 		}
 		return m, err
 	}
 	// With the store's copy unreadable, only the cache can give the model.
-	good, _, _ := s.Setting(builtinModelKey)
-	if err := s.SetSetting(builtinModelKey, []byte("garbage")); err != nil {
+	good, _, _ := s.Setting(t.Context(), builtinModelKey)
+	if err := s.SetSetting(t.Context(), builtinModelKey, []byte("garbage")); err != nil {
 		t.Fatal(err)
 	}
 	if m, err := load(); err != nil || m.ID() != string(id) {
@@ -457,7 +457,7 @@ func TestModelCache(t *testing.T) {
 	}
 	// Another model's cache is ignored; the store's copy is loaded and
 	// the cache rewritten.
-	if err := s.SetSetting(builtinModelKey, good); err != nil {
+	if err := s.SetSetting(t.Context(), builtinModelKey, good); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(cache, []byte(modelCacheMagic+"cairn-lsa:v1:192:000000000000\n"+string(good)), 0o600)
@@ -488,11 +488,11 @@ func TestTrainingSampleEmbeddedFirst(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM embed_queue`); n != 0 {
 		t.Fatalf("%d left queued", n)
 	}
-	m, ok, err := s.LoadBuiltinEmbedder()
+	m, ok, err := s.LoadBuiltinEmbedder(ctx)
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
-	stored, err := s.Embeddings(m.ID())
+	stored, err := s.Embeddings(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func vecCountKey(embedder string) string { return "vec.count:" + embedder }
 // vecCount returns the number of stored vectors of embedder, computing and
 // remembering it the first time.
 func (s *Store) vecCount(ctx context.Context, embedder string) (int, error) {
-	if b, ok, err := s.Setting(vecCountKey(embedder)); err != nil {
+	if b, ok, err := s.Setting(ctx, vecCountKey(embedder)); err != nil {
 		return 0, err
 	} else if ok {
 		if n, err := strconv.Atoi(string(b)); err == nil {

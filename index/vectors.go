@@ -139,7 +139,7 @@ func (s *Store) attachVectors(ctx context.Context, sr *Searcher) {
 }
 
 func (s *Store) attachBuiltin(ctx context.Context, sr *Searcher) {
-	m, ok, err := s.LoadBuiltinEmbedder()
+	m, ok, err := s.LoadBuiltinEmbedder(ctx)
 	switch {
 	case err != nil:
 		sr.notice = "vectors unavailable (" + err.Error() + "): text search only; run `cairn index --rebuild`"
@@ -162,7 +162,7 @@ func (s *Store) attachBuiltin(ctx context.Context, sr *Searcher) {
 // attachOllama uses the Ollama vectors when the active embedder is an
 // Ollama model; it returns why not otherwise.
 func (s *Store) attachOllama(ctx context.Context, sr *Searcher, oc embed.OllamaConfig) string {
-	active, _, err := s.Setting(activeEmbedderKey)
+	active, _, err := s.Setting(ctx, activeEmbedderKey)
 	if err != nil {
 		return "cannot read the active embedder (" + err.Error() + ")"
 	}
@@ -219,8 +219,8 @@ const (
 // LoadBuiltinEmbedder returns the stored built-in model without training;
 // ok is false when there is none. The decoded model is kept for the life
 // of the Store and re-read only when another process stored a new one.
-func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
-	id, haveID, err := s.Setting(builtinIDKey)
+func (s *Store) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, error) {
+	id, haveID, err := s.Setting(ctx, builtinIDKey)
 	if err != nil {
 		return nil, false, err
 	}
@@ -235,7 +235,7 @@ func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
 			return m, true, nil
 		}
 	}
-	b, ok, err := s.Setting(builtinModelKey)
+	b, ok, err := s.Setting(ctx, builtinModelKey)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -247,7 +247,7 @@ func (s *Store) LoadBuiltinEmbedder() (*embed.Model, bool, error) {
 	s.writeModelCache(m.ID(), b)
 	if !haveID && !s.readOnly {
 		// A store from before the id key: remember it from now on.
-		if err := s.SetSetting(builtinIDKey, []byte(m.ID())); err != nil {
+		if err := s.SetSetting(ctx, builtinIDKey, []byte(m.ID())); err != nil {
 			return nil, false, err
 		}
 	}
@@ -291,14 +291,14 @@ func (s *Store) grownSinceTraining(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b, ok, err := s.Setting(builtinTrainedKey)
+	b, ok, err := s.Setting(ctx, builtinTrainedKey)
 	if err != nil {
 		return false, err
 	}
 	at, perr := strconv.ParseInt(string(b), 10, 64)
 	if !ok || perr != nil {
 		// A model from before the mark: count it as trained now.
-		return false, s.SetSetting(builtinTrainedKey, []byte(strconv.FormatInt(top, 10)))
+		return false, s.SetSetting(ctx, builtinTrainedKey, []byte(strconv.FormatInt(top, 10)))
 	}
 	return top >= 2*at+5000, nil
 }

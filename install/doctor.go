@@ -310,7 +310,7 @@ func pluginInstalled(claudeDir string) string {
 }
 
 func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func(Check)) {
-	s, err := st.Stats()
+	s, err := st.Stats(ctx)
 	if err != nil {
 		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index (or move the damaged store aside and re-index)"})
 		return
@@ -319,7 +319,7 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
 		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
 	add(checkLag(o, &s))
-	add(checkEmbedder(o, st, s.Embeddings))
+	add(checkEmbedder(ctx, o, st, s.Embeddings))
 	if o.Pending != nil {
 		add(checkReviews(ctx, o, st))
 	}
@@ -347,7 +347,7 @@ func checkLag(o *DoctorOptions, s *index.StoreStats) Check {
 }
 
 // checkEmbedder reports the configured embedder and the vectors stored.
-func checkEmbedder(o *DoctorOptions, st *index.Store, vectors int) Check {
+func checkEmbedder(ctx context.Context, o *DoctorOptions, st *index.Store, vectors int) Check {
 	emb := Check{Name: "embedder", Status: OK}
 	switch o.Config.Embedder.Kind {
 	case "none":
@@ -355,7 +355,7 @@ func checkEmbedder(o *DoctorOptions, st *index.Store, vectors int) Check {
 	case "ollama":
 		emb.Detail = fmt.Sprintf("ollama (%s)", o.Config.Ollama.EmbedModel)
 	default:
-		if m, ok, err := st.LoadBuiltinEmbedder(); err == nil && ok {
+		if m, ok, err := st.LoadBuiltinEmbedder(ctx); err == nil && ok {
 			emb.Detail = "built-in " + m.ID()
 		} else {
 			emb.Status, emb.Detail, emb.Fix = Warn, "built-in, not trained yet: search is text-only until then", "cairn index"

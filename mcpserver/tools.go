@@ -67,11 +67,11 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		}
 	}
 	s.syncMaybe(ctx)
-	projects, err := s.resolveProjects(in.Project)
+	projects, err := s.resolveProjects(ctx, in.Project)
 	if err != nil {
 		return nil, out, err
 	}
-	out.TotalSessionsSearched = s.sessionCount(projects)
+	out.TotalSessionsSearched = s.sessionCount(ctx, projects)
 	sr, err := s.o.Store.OpenSearcher(ctx, s.o.LockWait)
 	if err != nil {
 		return nil, out, toolError("searching failed: %v", err)
@@ -107,16 +107,16 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 // resolveProjects turns a project argument into stored project paths by
 // the store's one rule (index.Store.MatchProjects); no match is a tool
 // error that says what to call.
-func (s *Server) resolveProjects(p string) ([]string, error) {
-	ps, err := s.o.Store.MatchProjects(p)
+func (s *Server) resolveProjects(ctx context.Context, p string) ([]string, error) {
+	ps, err := s.o.Store.MatchProjects(ctx, p)
 	if errors.Is(err, index.ErrNoProject) {
 		return nil, toolError("no project matches %q: call memory_projects for the list of project paths", strings.TrimSpace(p))
 	}
 	return ps, err
 }
 
-func (s *Server) sessionCount(projects []string) int {
-	ps, err := s.o.Store.Projects()
+func (s *Server) sessionCount(ctx context.Context, projects []string) int {
+	ps, err := s.o.Store.Projects(ctx)
 	if err != nil {
 		return 0
 	}
@@ -168,11 +168,11 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	now := s.o.Now()
 	from := now.AddDate(0, 0, -days)
 	out.DateRange = DateRange{From: rfc3339(from), To: rfc3339(now)}
-	projects, err := s.resolveProjects(in.Project)
+	projects, err := s.resolveProjects(ctx, in.Project)
 	if err != nil {
 		return nil, out, err
 	}
-	ss, err := s.o.Store.Sessions(index.SessionFilter{Since: from})
+	ss, err := s.o.Store.Sessions(ctx, index.SessionFilter{Since: from})
 	if err != nil {
 		return nil, out, toolError("reading sessions failed: %v", err)
 	}
@@ -231,7 +231,7 @@ type ProjectsOut struct {
 func (s *Server) projects(ctx context.Context, _ *mcp.CallToolRequest, _ ProjectsIn) (*mcp.CallToolResult, ProjectsOut, error) {
 	out := ProjectsOut{Projects: []ProjectInfo{}}
 	s.syncMaybe(ctx)
-	ps, err := s.o.Store.Projects()
+	ps, err := s.o.Store.Projects(ctx)
 	if err != nil {
 		return nil, out, toolError("reading projects failed: %v", err)
 	}

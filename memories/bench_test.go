@@ -132,7 +132,7 @@ func BenchmarkRankColdProcess1k(b *testing.B) {
 			vecs[c.row.ID] = c.vec
 		}
 	}
-	if err := s.st.MemPutVectors(mc.embedder, vecs); err != nil {
+	if err := s.st.MemPutVectors(ctx, mc.embedder, vecs); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

@@ -252,7 +252,7 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 	for _, r := range rows {
 		mc.add(newCached(r))
 	}
-	if m := s.embedder(); m != nil && len(rows) > 0 {
+	if m := s.embedder(ctx); m != nil && len(rows) > 0 {
 		if err := s.attachVectors(ctx, mc, m); err != nil {
 			return nil, err
 		}

@@ -25,11 +25,11 @@ func draftOf(r *index.DraftRow) Draft {
 }
 
 // session resolves a session id prefix, wrapping ErrNotFound.
-func (s *Service) session(sessionID string) (id, project string, err error) {
+func (s *Service) session(ctx context.Context, sessionID string) (id, project string, err error) {
 	if strings.TrimSpace(sessionID) == "" {
 		return "", "", fmt.Errorf("no session given: pass --session ID (see `cairn sessions`)")
 	}
-	ss, err := s.st.Session(sessionID)
+	ss, err := s.st.Session(ctx, sessionID)
 	if err != nil {
 		return "", "", fmt.Errorf("session %s: %w (%w)", sessionID, ErrNotFound, err)
 	}
@@ -41,7 +41,7 @@ func (s *Service) AddDraft(ctx context.Context, sessionID, markdown string) (*Dr
 	if err := checkDraft(markdown); err != nil {
 		return nil, err
 	}
-	sid, project, err := s.session(sessionID)
+	sid, project, err := s.session(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}

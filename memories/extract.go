@@ -80,7 +80,7 @@ func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult,
 
 // ExtractSession extracts from one session's entries past its cursor.
 func (s *Service) ExtractSession(ctx context.Context, sessionID string, o ExtractOptions) (ExtractResult, error) {
-	sid, project, err := s.session(sessionID)
+	sid, project, err := s.session(ctx, sessionID)
 	if err != nil {
 		return ExtractResult{}, err
 	}

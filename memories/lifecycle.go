@@ -167,8 +167,8 @@ func uniq(v []string) []string {
 	return out
 }
 
-func (s *Service) vectorOf(text string) []float32 {
-	if m := s.embedder(); m != nil {
+func (s *Service) vectorOf(ctx context.Context, text string) []float32 {
+	if m := s.embedder(ctx); m != nil {
 		if v, ok := m.EmbedText(embed.Document, text); ok {
 			return v
 		}
@@ -188,7 +188,7 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 		return AddResult{}, err
 	}
 	now := s.now().UTC()
-	cands, vec, neg := s.similarTo(mc, &n)
+	cands, vec, neg := s.similarTo(ctx, mc, &n)
 	if res, done, err := s.addToDuplicate(ctx, &n, cands, vec, now, dry, ws); done {
 		return res, err
 	}
@@ -229,11 +229,11 @@ func (s *Service) addCache(ctx context.Context, project string, ws *writeSet) (*
 
 // similarTo returns the memories of mc similar to n (best first), n's
 // vector, and whether n is negated.
-func (s *Service) similarTo(mc *memCache, n *NewMemory) (cands []match, vec []float32, neg bool) {
+func (s *Service) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (cands []match, vec []float32, neg bool) {
 	toks, neg := tokens(n.Content + " " + strings.Join(n.Tags, " "))
-	vec = s.vectorOf(n.Content)
+	vec = s.vectorOf(ctx, n.Content)
 	if mc.embedder == "" {
-		if m := s.embedder(); m != nil {
+		if m := s.embedder(ctx); m != nil {
 			mc.embedder = m.ID()
 		}
 	}
@@ -526,7 +526,7 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 	if err != nil {
 		return nil, err
 	}
-	vecs, err := s.applyUpdate(r, u)
+	vecs, err := s.applyUpdate(ctx, r, u)
 	if err != nil {
 		return nil, err
 	}
@@ -541,11 +541,11 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 
 // applyUpdate sets u's fields on r, checked, and returns r's new vector
 // when its content changed.
-func (s *Service) applyUpdate(r *index.MemRow, u Update) (map[string][]float32, error) {
+func (s *Service) applyUpdate(ctx context.Context, r *index.MemRow, u Update) (map[string][]float32, error) {
 	var vecs map[string][]float32
 	if u.Content != nil {
 		var err error
-		if vecs, err = s.updateContent(r, *u.Content); err != nil {
+		if vecs, err = s.updateContent(ctx, r, *u.Content); err != nil {
 			return nil, err
 		}
 	}
@@ -573,13 +573,13 @@ func (s *Service) applyUpdate(r *index.MemRow, u Update) (map[string][]float32, 
 
 // updateContent sets r's content (cleaned, not empty) and returns its new
 // vector, if any.
-func (s *Service) updateContent(r *index.MemRow, content string) (map[string][]float32, error) {
+func (s *Service) updateContent(ctx context.Context, r *index.MemRow, content string) (map[string][]float32, error) {
 	c := cut(clean(content), MaxContent)
 	if c == "" {
 		return nil, fmt.Errorf("memory %s: the new content is empty (use `cairn memories rm %s` to delete it)", r.ID, r.ID)
 	}
 	r.Content = c
-	if v := s.vectorOf(c); v != nil {
+	if v := s.vectorOf(ctx, c); v != nil {
 		return map[string][]float32{r.ID: v}, nil
 	}
 	return nil, nil

@@ -204,9 +204,11 @@ func (s *Service) Store() *index.Store { return s.st }
 func (s *Service) SetClock(now func() time.Time) { s.now = now }
 
 // embedder returns the store's built-in embedder, or nil.
-func (s *Service) embedder() *embed.Model {
+func (s *Service) embedder(ctx context.Context) *embed.Model {
 	s.embOnce.Do(func() {
-		if m, ok, err := s.st.LoadBuiltinEmbedder(); err == nil && ok {
+		// Loaded once for the service's life: a caller's cancellation
+		// must not leave every later call without vectors.
+		if m, ok, err := s.st.LoadBuiltinEmbedder(context.WithoutCancel(ctx)); err == nil && ok {
 			s.emb = m
 		}
 	})

@@ -35,7 +35,7 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 	if err != nil {
 		return res, err
 	}
-	paths := s.projectPaths()
+	paths := s.projectPaths(ctx)
 	for _, p := range tree.Projects {
 		project := paths[p.Name]
 		if project == "" {
@@ -58,9 +58,9 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 
 // projectPaths maps the index's project names to their paths (empty when
 // unreadable).
-func (s *Service) projectPaths() map[string]string {
+func (s *Service) projectPaths(ctx context.Context) map[string]string {
 	paths := map[string]string{}
-	if ps, err := s.st.Projects(); err == nil {
+	if ps, err := s.st.Projects(ctx); err == nil {
 		for _, p := range ps {
 			paths[p.Name] = p.Path
 		}

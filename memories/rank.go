@@ -49,7 +49,7 @@ func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Rank
 		s.mu.Unlock()
 		return nil, err
 	}
-	out := s.rank(mc, query, o, func(c *cached) bool { return c.row.Status == string(Approved) })
+	out := s.rank(ctx, mc, query, o, func(c *cached) bool { return c.row.Status == string(Approved) })
 	s.mu.Unlock()
 	if o.Touch && len(out) > 0 {
 		if err := s.touch(ctx, out); err != nil {
@@ -98,8 +98,8 @@ func queryTokens(q string) []uint32 {
 }
 
 // rank scores the memories keep accepts; callers hold s.mu.
-func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
-	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(mc, query), overlap: map[int32]float64{}}
+func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
+	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(ctx, mc, query), overlap: map[int32]float64{}}
 	q.weighWords(queryTokens(query))
 	var cands []scored
 	if q.qv == nil {
@@ -124,8 +124,8 @@ func (s *Service) rank(mc *memCache, query string, o RankOptions, keep func(*cac
 
 // queryVector embeds query when mc's vectors are the embedder's; nil
 // otherwise.
-func (s *Service) queryVector(mc *memCache, query string) []float32 {
-	m := s.embedder()
+func (s *Service) queryVector(ctx context.Context, mc *memCache, query string) []float32 {
+	m := s.embedder(ctx)
 	if m == nil || mc.embedder != m.ID() {
 		return nil
 	}
@@ -395,7 +395,7 @@ func (s *Service) Search(ctx context.Context, query string, types []Type, tags [
 	if strings.TrimSpace(query) == "" {
 		return s.newest(mc, keep, limit), nil
 	}
-	return s.rank(mc, query, RankOptions{Limit: limit, Threshold: 1e-9}, keep), nil
+	return s.rank(ctx, mc, query, RankOptions{Limit: limit, Threshold: 1e-9}, keep), nil
 }
 
 // searchFilter keeps memories not rejected, of one of types (any when

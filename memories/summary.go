@@ -42,7 +42,7 @@ func (s *Service) Summary(ctx context.Context, sessionID string) (*Summary, erro
 // storedSummary resolves a session and returns its stored summary (nil
 // when there is none).
 func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, *Summary, error) {
-	sid, _, err := s.session(sessionID)
+	sid, _, err := s.session(ctx, sessionID)
 	if err != nil {
 		return "", nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Service) ollamaSections(ctx context.Context, sid string, sm *Summary) {
 // fixes and decisions are what was learned, commits and the last reply are
 // what was completed, open to-dos are the next steps.
 func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error) {
-	ss, err := s.st.Session(sid)
+	ss, err := s.st.Session(ctx, sid)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w (%w)", sid, ErrNotFound, err)
 	}

@@ -221,9 +221,9 @@ func (m *Model) loadStats() tea.Cmd {
 		if ctx.Err() != nil {
 			return nil
 		}
-		s, err := st.Stats()
+		s, err := st.Stats(ctx)
 		emb := ""
-		if v, ok, _ := st.Setting("embed.active"); ok {
+		if v, ok, _ := st.Setting(ctx, "embed.active"); ok {
 			emb = string(v)
 		}
 		return statsMsg{stats: s, embedder: emb, err: err}
@@ -237,7 +237,7 @@ func (m *Model) pollTick() tea.Cmd {
 		if ctx.Err() != nil {
 			return nil
 		}
-		v, _, _ := st.Setting("last_sync")
+		v, _, _ := st.Setting(ctx, "last_sync")
 		msg := pollMsg{lastSync: string(v)}
 		if svc != nil {
 			if c, err := svc.Counts(ctx); err == nil {

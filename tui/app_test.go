@@ -133,7 +133,7 @@ func TestPicksUpHookWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.Close()
-	v, _, _ := st.Setting("last_sync")
+	v, _, _ := st.Setting(t.Context(), "last_sync")
 	send(t, m, pollMsg{lastSync: string(v)})
 	if len(m.projects.all) != n+1 {
 		t.Fatalf("projects %d → %d after a hook wrote a new project", n, len(m.projects.all))

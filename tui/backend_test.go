@@ -35,10 +35,10 @@ func TestBackgroundIndexHonoursEmbedderKind(t *testing.T) {
 	if !last.finished || last.err != nil || last.stats.EntriesAdded == 0 {
 		t.Fatalf("final message %+v", last)
 	}
-	if v, ok, _ := a.Store.Setting("embed.active"); ok {
+	if v, ok, _ := a.Store.Setting(t.Context(), "embed.active"); ok {
 		t.Fatalf("embedder.kind = none, yet the TUI activated %q", v)
 	}
-	s, err := a.Store.Stats()
+	s, err := a.Store.Stats(t.Context())
 	if err != nil || s.FTSQueue != 0 || s.Embeddings != 0 {
 		t.Fatalf("stats %+v %v: the full-text queue must be drained and nothing embedded", s, err)
 	}

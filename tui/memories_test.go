@@ -15,7 +15,7 @@ import (
 func seedMemories(t *testing.T, st *index.Store, svc *memories.Service) (sid, uuid string, ids []string) {
 	t.Helper()
 	ctx := context.Background()
-	ss, err := st.Sessions(index.SessionFilter{})
+	ss, err := st.Sessions(ctx, index.SessionFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,9 +25,9 @@ const projectsCacheKey = "tui.projects"
 
 // loadCached reads the last run's project list.
 func (p *projectsPane) loadCached() tea.Cmd {
-	st := p.c.store()
+	st, ctx := p.c.store(), p.c.ctx
 	return func() tea.Msg {
-		b, ok, err := st.Setting(projectsCacheKey)
+		b, ok, err := st.Setting(ctx, projectsCacheKey)
 		if err != nil || !ok {
 			return nil
 		}
@@ -44,7 +45,7 @@ func (p *projectsPane) saveCache() {
 		return
 	}
 	if b, err := json.Marshal(p.all); err == nil {
-		_ = p.c.store().SetSetting(projectsCacheKey, b)
+		_ = p.c.store().SetSetting(context.WithoutCancel(p.c.ctx), projectsCacheKey, b) // saved at quit, after the context ends
 	}
 }
 
@@ -55,7 +56,7 @@ func (p *projectsPane) load() tea.Cmd {
 		if ctx.Err() != nil {
 			return nil
 		}
-		l, err := st.Projects()
+		l, err := st.Projects(ctx)
 		return projectsMsg{list: l, err: err}
 	}
 }

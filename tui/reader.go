@@ -127,7 +127,7 @@ func (p *readerPane) refresh() tea.Cmd {
 	entries, end := p.conv.Session.Entries, p.conv.Session.End
 	st, ctx := p.c.store(), p.c.ctx
 	return func() tea.Msg {
-		s, err := st.Session(id)
+		s, err := st.Session(ctx, id)
 		if err != nil || (s.Entries == entries && s.End.Equal(end)) {
 			return nil
 		}

@@ -178,7 +178,7 @@ func TestReaderOpensAtTurn(t *testing.T) {
 	st := testStore(t)
 	m := newTestModel(t, 100, 30, st, nil)
 	// An entry deep in a session: the reader must open with it selected.
-	ss, _ := st.Sessions(indexFilterAll())
+	ss, _ := st.Sessions(t.Context(), indexFilterAll())
 	var sid, uuid string
 	for _, s := range ss {
 		if strings.Contains(s.Title+s.FirstPrompt, "spotter-4te") {

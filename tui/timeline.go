@@ -35,7 +35,7 @@ func (p *timelinePane) load() tea.Cmd {
 		if name == "" {
 			f.Limit = 2000
 		}
-		l, err := st.Sessions(f)
+		l, err := st.Sessions(ctx, f)
 		if name != "" {
 			// The filter matches text in paths: keep this project only.
 			out := l[:0]
