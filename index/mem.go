@@ -95,7 +95,8 @@ func jsonList(v []string) string {
 }
 
 // MemGeneration is a counter bumped by every memory write.
-func (s *Store) MemGeneration(ctx context.Context) (int64, error) {
+func (m MemStore) Generation(ctx context.Context) (int64, error) {
+	s := m.s
 	var v sql.NullString
 	err := s.r.QueryRowContext(ctx, `SELECT CAST(value AS TEXT) FROM kv WHERE key = ?`, memGenKey).Scan(&v)
 	if err == sql.ErrNoRows {
@@ -194,7 +195,8 @@ func putMem(ctx context.Context, tx *sql.Tx, r *MemRow) error {
 
 // MemSave inserts or replaces memories (with their outgoing links) in one
 // transaction and queues them for the full-text and vector indexes.
-func (s *Store) MemSave(ctx context.Context, rows ...*MemRow) error {
+func (m MemStore) Save(ctx context.Context, rows ...*MemRow) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		m, err := prepareMem(ctx, tx)
 		if err != nil {
@@ -211,7 +213,8 @@ func (s *Store) MemSave(ctx context.Context, rows ...*MemRow) error {
 }
 
 // MemQuery lists memories matching f, newest update first, with links.
-func (s *Store) MemQuery(ctx context.Context, f MemFilter) ([]*MemRow, error) {
+func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
+	s := m.s
 	q := `SELECT ` + memCols + ` FROM memories WHERE 1=1`
 	var args []any
 	in := func(col string, vals []string) {
@@ -294,13 +297,15 @@ func (s *Store) MemQuery(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 }
 
 // MemIDsWithPrefix returns the ids starting with prefix (at most 10).
-func (s *Store) MemIDsWithPrefix(ctx context.Context, prefix string) ([]string, error) {
+func (m MemStore) IDsWithPrefix(ctx context.Context, prefix string) ([]string, error) {
+	s := m.s
 	return s.queryStrings(ctx, `SELECT id FROM memories WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 10`, len(prefix), prefix)
 }
 
 // MemDelete removes a memory and its outgoing links, keeping trash (the
 // memory as JSON) so MemUndelete can restore it.
-func (s *Store) MemDelete(ctx context.Context, id string, trash []byte) error {
+func (m MemStore) Delete(ctx context.Context, id string, trash []byte) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
 		if err != nil {
@@ -341,7 +346,8 @@ var ErrNothingToUndo = errors.New("nothing to undo: no deleted memory is kept")
 // MemUndelete takes the latest deletion out of the trash and passes its
 // JSON to restore, which returns the row to save; both happen in one
 // transaction.
-func (s *Store) MemUndelete(ctx context.Context, restore func(data []byte) (*MemRow, error)) (*MemRow, error) {
+func (m MemStore) Undelete(ctx context.Context, restore func(data []byte) (*MemRow, error)) (*MemRow, error) {
+	s := m.s
 	var out *MemRow
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		var seq int64
@@ -370,7 +376,8 @@ func (s *Store) MemUndelete(ctx context.Context, restore func(data []byte) (*Mem
 }
 
 // MemTouch counts one access of each memory at now.
-func (s *Store) MemTouch(ctx context.Context, ids []string, now time.Time) error {
+func (m MemStore) Touch(ctx context.Context, ids []string, now time.Time) error {
+	s := m.s
 	if len(ids) == 0 {
 		return nil
 	}
@@ -385,7 +392,8 @@ func (s *Store) MemTouch(ctx context.Context, ids []string, now time.Time) error
 }
 
 // MemStatusCounts counts memories by status.
-func (s *Store) MemStatusCounts(ctx context.Context) (map[string]int, int, error) {
+func (m MemStore) StatusCounts(ctx context.Context) (map[string]int, int, error) {
+	s := m.s
 	out := map[string]int{}
 	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM memories GROUP BY status`)
 	if err != nil {
@@ -410,7 +418,8 @@ func (s *Store) MemStatusCounts(ctx context.Context) (map[string]int, int, error
 
 // MemVectors returns the stored vectors of memories made by embedder,
 // keyed by memory id.
-func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]float32, error) {
+func (m MemStore) Vectors(ctx context.Context, embedder string) (map[string][]float32, error) {
+	s := m.s
 	rows, err := s.r.QueryContext(ctx, `SELECT doc, dims, vector FROM embeddings WHERE embedder = ? AND doc >= 'mem:' AND doc < 'mem;'`, embedder)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -434,7 +443,8 @@ func (s *Store) MemVectors(ctx context.Context, embedder string) (map[string][]f
 }
 
 // MemPutVectors stores vectors of memories (keyed by memory id).
-func (s *Store) MemPutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error {
+func (m MemStore) PutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error {
+	s := m.s
 	if len(vecs) == 0 {
 		return nil
 	}
@@ -444,3 +454,12 @@ func (s *Store) MemPutVectors(ctx context.Context, embedder string, vecs map[str
 	}
 	return s.PutEmbeddings(ctx, embedder, rows)
 }
+
+// MemStore is the store's memory persistence: memories with their links,
+// vectors and search documents, drafts, summaries, injections, extraction
+// cursors and the synthesis. The memories package is its one user. Get it
+// with Store.Mem.
+type MemStore struct{ s *Store }
+
+// Mem is the store's memory persistence.
+func (s *Store) Mem() MemStore { return MemStore{s} }

@@ -17,7 +17,8 @@ type DraftRow struct {
 const draftCols = `id, session, project, markdown, status, created, updated`
 
 // DraftSave inserts or replaces a draft.
-func (s *Store) DraftSave(ctx context.Context, d *DraftRow) error {
+func (m MemStore) SaveDraft(ctx context.Context, d *DraftRow) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO drafts(`+draftCols+`) VALUES (?,?,?,?,?,?,?)
 			ON CONFLICT(id) DO UPDATE SET session=excluded.session, project=excluded.project, markdown=excluded.markdown,
@@ -29,7 +30,8 @@ func (s *Store) DraftSave(ctx context.Context, d *DraftRow) error {
 
 // Drafts lists drafts with the status ("" = all), newest first; ids that
 // start with idPrefix when it is set.
-func (s *Store) Drafts(ctx context.Context, status, idPrefix string) ([]*DraftRow, error) {
+func (m MemStore) Drafts(ctx context.Context, status, idPrefix string) ([]*DraftRow, error) {
+	s := m.s
 	q := `SELECT ` + draftCols + ` FROM drafts WHERE 1=1`
 	var args []any
 	if status != "" {
@@ -68,7 +70,8 @@ type SummaryRow struct {
 
 // SummarySave stores a session's summary (replacing an older one) and
 // queues it for search.
-func (s *Store) SummarySave(ctx context.Context, r *SummaryRow) error {
+func (m MemStore) SaveSummary(ctx context.Context, r *SummaryRow) error {
+	s := m.s
 	sec, err := json.Marshal(r.Sections, json.Deterministic(true))
 	if err != nil {
 		return err
@@ -86,7 +89,8 @@ func (s *Store) SummarySave(ctx context.Context, r *SummaryRow) error {
 
 // Summaries lists stored summaries, newest first: of one session when
 // session is set, else of the project ("" = all).
-func (s *Store) Summaries(ctx context.Context, session, project string, limit int) ([]*SummaryRow, error) {
+func (m MemStore) Summaries(ctx context.Context, session, project string, limit int) ([]*SummaryRow, error) {
+	s := m.s
 	q := `SELECT session, project, source, markdown, sections, created FROM session_summaries WHERE 1=1`
 	var args []any
 	if session != "" {
@@ -131,7 +135,8 @@ type InjectionRow struct {
 
 // MemRecordInjection records that memories were injected into a session by
 // a hook event, counting each memory's first injection per session and event.
-func (s *Store) MemRecordInjection(ctx context.Context, session, event string, ids []string, now time.Time) error {
+func (m MemStore) RecordInjection(ctx context.Context, session, event string, ids []string, now time.Time) error {
+	s := m.s
 	if len(ids) == 0 {
 		return nil
 	}
@@ -153,7 +158,8 @@ func (s *Store) MemRecordInjection(ctx context.Context, session, event string, i
 }
 
 // MemInjections lists what was injected into a session, oldest first.
-func (s *Store) MemInjections(ctx context.Context, session string) ([]InjectionRow, error) {
+func (m MemStore) Injections(ctx context.Context, session string) ([]InjectionRow, error) {
+	s := m.s
 	rows, err := s.r.QueryContext(ctx, `SELECT session, memory, event, ts, checked, used FROM memory_injections
 		WHERE session = ? ORDER BY ts, memory, event`, session)
 	if err != nil {
@@ -175,7 +181,8 @@ func (s *Store) MemInjections(ctx context.Context, session string) ([]InjectionR
 
 // MemMarkUsage marks a session's injections checked, and those of the used
 // memories used (counting each memory once per session).
-func (s *Store) MemMarkUsage(ctx context.Context, session string, checked, used []string) error {
+func (m MemStore) MarkUsage(ctx context.Context, session string, checked, used []string) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range checked {
 			if _, err := tx.ExecContext(ctx, `UPDATE memory_injections SET checked = 1 WHERE session = ? AND memory = ?`, session, id); err != nil {
@@ -198,7 +205,8 @@ func (s *Store) MemMarkUsage(ctx context.Context, session string, checked, used 
 }
 
 // ExtractCursor returns the entries.id extraction has read a session up to.
-func (s *Store) ExtractCursor(ctx context.Context, session string) (int64, error) {
+func (m MemStore) ExtractCursor(ctx context.Context, session string) (int64, error) {
+	s := m.s
 	var n int64
 	err := s.r.QueryRowContext(ctx, `SELECT last_entry FROM extract_cursors WHERE session = ?`, session).Scan(&n)
 	if err == sql.ErrNoRows {
@@ -208,7 +216,8 @@ func (s *Store) ExtractCursor(ctx context.Context, session string) (int64, error
 }
 
 // SetExtractCursor records how far extraction has read a session.
-func (s *Store) SetExtractCursor(ctx context.Context, session string, last int64) error {
+func (m MemStore) SetExtractCursor(ctx context.Context, session string, last int64) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO extract_cursors(session, last_entry, updated) VALUES (?,?,?)
 			ON CONFLICT(session) DO UPDATE SET last_entry = max(last_entry, excluded.last_entry), updated = excluded.updated`,
@@ -236,7 +245,8 @@ type MemEntry struct {
 
 // MemEntries returns up to limit entries of a session's main thread stored
 // after entry id after, in order.
-func (s *Store) MemEntries(ctx context.Context, session string, after int64, limit int) ([]MemEntry, error) {
+func (m MemStore) Entries(ctx context.Context, session string, after int64, limit int) ([]MemEntry, error) {
+	s := m.s
 	if limit <= 0 {
 		limit = 1 << 30
 	}
@@ -296,7 +306,8 @@ type MemSessionRef struct {
 // MemSessions lists sessions active since since (zero: all), with their
 // extraction cursors; only sessions with entries past their cursor when
 // pendingOnly is set.
-func (s *Store) MemSessions(ctx context.Context, since time.Time, pendingOnly bool) ([]MemSessionRef, error) {
+func (m MemStore) Sessions(ctx context.Context, since time.Time, pendingOnly bool) ([]MemSessionRef, error) {
+	s := m.s
 	rows, err := s.r.QueryContext(ctx, `SELECT s.sid, s.project_path, s.end_ns,
 		coalesce((SELECT max(e.id) FROM entries e WHERE e.session = s.id), 0),
 		coalesce((SELECT c.last_entry FROM extract_cursors c WHERE c.session = s.sid), 0)
@@ -322,7 +333,8 @@ func (s *Store) MemSessions(ctx context.Context, since time.Time, pendingOnly bo
 }
 
 // SynthesisState returns a project's last synthesis ("" when none).
-func (s *Store) SynthesisState(ctx context.Context, project string) (markdown, state string, updated time.Time, err error) {
+func (m MemStore) SynthesisState(ctx context.Context, project string) (markdown, state string, updated time.Time, err error) {
+	s := m.s
 	var u int64
 	err = s.r.QueryRowContext(ctx, `SELECT markdown, state, updated FROM synthesis WHERE project = ?`, project).Scan(&markdown, &state, &u)
 	if err == sql.ErrNoRows {
@@ -332,7 +344,8 @@ func (s *Store) SynthesisState(ctx context.Context, project string) (markdown, s
 }
 
 // SetSynthesis stores a project's synthesis.
-func (s *Store) SetSynthesis(ctx context.Context, project, markdown, state string) error {
+func (m MemStore) SetSynthesis(ctx context.Context, project, markdown, state string) error {
+	s := m.s
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO synthesis(project, markdown, state, updated) VALUES (?,?,?,?)
 			ON CONFLICT(project) DO UPDATE SET markdown=excluded.markdown, state=excluded.state, updated=excluded.updated`,
@@ -343,7 +356,8 @@ func (s *Store) SetSynthesis(ctx context.Context, project, markdown, state strin
 
 // MemAssistantText returns the text a session's assistant wrote (main
 // thread) at or after since, in order.
-func (s *Store) MemAssistantText(ctx context.Context, session string, since time.Time) ([]string, error) {
+func (m MemStore) AssistantText(ctx context.Context, session string, since time.Time) ([]string, error) {
+	s := m.s
 	return s.queryStrings(ctx, `SELECT e.text FROM entries e JOIN sessions s ON s.id = e.session
 		WHERE s.sid = ? AND e.role = 'assistant' AND e.block = 'text' AND (e.flags & ?) = 0 AND e.ts >= ? ORDER BY e.id`,
 		session, flagAgentThread, msOf(since))

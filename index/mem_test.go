@@ -15,10 +15,10 @@ func TestMemoryDocsSearchable(t *testing.T) {
 	now := time.Now().UTC()
 	m := &MemRow{ID: "m-0000aaaa", Project: "/p", Type: "decision", Content: "We settled on zeppelinoid queues for billing",
 		Tags: []string{"billing"}, Importance: 3, Status: "approved", Created: now, Updated: now}
-	if err := st.MemSave(ctx, m); err != nil {
+	if err := st.Mem().Save(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SummarySave(ctx, &SummaryRow{Session: "s-1", Project: "/p", Source: "draft",
+	if err := st.Mem().SaveSummary(ctx, &SummaryRow{Session: "s-1", Project: "/p", Source: "draft",
 		Markdown: "## Learned\n- quixotrons need warming up", Created: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestMemoryDocsSearchable(t *testing.T) {
 		t.Fatalf("summary not found: %+v", rs)
 	}
 	m.Status = "rejected"
-	if err := st.MemSave(ctx, m); err != nil {
+	if err := st.Mem().Save(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	if rs := search("zeppelinoid", "memories"); len(rs) != 0 {

@@ -86,13 +86,13 @@ func TestVectorEncoding(t *testing.T) {
 // memory gets embedded again) instead of failing every deduplication.
 func TestMemVectorsSkipDamaged(t *testing.T) {
 	s, _ := openStore(t)
-	if err := s.MemPutVectors(t.Context(), "test-2", map[string][]float32{"a": {1, 0}, "b": {0, 1}}); err != nil {
+	if err := s.Mem().PutVectors(t.Context(), "test-2", map[string][]float32{"a": {1, 0}, "b": {0, 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = x'00' WHERE doc = 'mem:a'`); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.MemVectors(context.Background(), "test-2")
+	got, err := s.Mem().Vectors(context.Background(), "test-2")
 	if err != nil || len(got) != 1 || !slices.Equal(got["b"], []float32{0, 1}) {
 		t.Fatalf("after damaging one vector: %v, %v", got, err)
 	}

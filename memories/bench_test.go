@@ -71,13 +71,13 @@ func benchStore(b *testing.B, n int) *Service {
 			Content: benchContent(r, i), Importance: 1 + i%5, Status: string(Approved), Origin: OriginExtractor,
 			Created: now.Add(-time.Duration(i) * time.Hour), Updated: now.Add(-time.Duration(i) * time.Hour)})
 		if len(rows) == 1000 {
-			if err := st.MemSave(ctx, rows...); err != nil {
+			if err := st.Mem().Save(ctx, rows...); err != nil {
 				b.Fatal(err)
 			}
 			rows = rows[:0]
 		}
 	}
-	if err := st.MemSave(ctx, rows...); err != nil {
+	if err := st.Mem().Save(ctx, rows...); err != nil {
 		b.Fatal(err)
 	}
 	return New(st, config.Default())
@@ -132,7 +132,7 @@ func BenchmarkRankColdProcess1k(b *testing.B) {
 			vecs[c.row.ID] = c.vec
 		}
 	}
-	if err := s.st.MemPutVectors(ctx, mc.embedder, vecs); err != nil {
+	if err := s.st.Mem().PutVectors(ctx, mc.embedder, vecs); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

@@ -237,14 +237,14 @@ func (s *Service) memories(ctx context.Context) (*memCache, error) {
 // project's memory compares with). A hook process so skips loading what it
 // cannot use; a broader cache already loaded serves narrower asks.
 func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project string) (*memCache, error) {
-	gen, err := s.st.MemGeneration(ctx)
+	gen, err := s.st.Mem().Generation(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if c := s.cache; c != nil && c.serves(gen, approvedOnly, project) {
 		return c, nil
 	}
-	rows, err := s.st.MemQuery(ctx, cacheFilter(approvedOnly, project))
+	rows, err := s.st.Mem().Query(ctx, cacheFilter(approvedOnly, project))
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (mc *memCache) serves(gen int64, approvedOnly bool, project string) bool {
 // them; the others are embedded when first compared.
 func (s *Service) attachVectors(ctx context.Context, mc *memCache, m *embed.Model) error {
 	mc.embedder = m.ID()
-	vecs, err := s.st.MemVectors(ctx, m.ID())
+	vecs, err := s.st.Mem().Vectors(ctx, m.ID())
 	if err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func (s *Service) wrote(ctx context.Context, writes int, rows []*index.MemRow, v
 	if s.cache == nil {
 		return
 	}
-	gen, err := s.st.MemGeneration(ctx)
+	gen, err := s.st.Mem().Generation(ctx)
 	if err != nil || gen != s.cache.gen+int64(writes) {
 		s.cache = nil
 		return

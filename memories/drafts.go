@@ -48,7 +48,7 @@ func (s *Service) AddDraft(ctx context.Context, sessionID, markdown string) (*Dr
 	now := s.now().UTC()
 	r := &index.DraftRow{ID: newID("d-"), Session: sid, Project: project, Markdown: cleanMarkdown(markdown),
 		Status: "pending", Created: now, Updated: now}
-	if err := s.st.DraftSave(ctx, r); err != nil {
+	if err := s.st.Mem().SaveDraft(ctx, r); err != nil {
 		return nil, err
 	}
 	d := draftOf(r)
@@ -71,7 +71,7 @@ func (s *Service) Drafts(ctx context.Context, status string) ([]Draft, error) {
 	default:
 		return nil, fmt.Errorf("unknown draft status %q: use pending, approved, rejected or all", status)
 	}
-	rows, err := s.st.Drafts(ctx, status, "")
+	rows, err := s.st.Mem().Drafts(ctx, status, "")
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) draftRow(ctx context.Context, id string) (*index.DraftRow, err
 	if len(p) < 6 {
 		return nil, fmt.Errorf("draft id %q is too short: give at least 4 characters of it (see `cairn drafts list`)", id)
 	}
-	rows, err := s.st.Drafts(ctx, "", p)
+	rows, err := s.st.Mem().Drafts(ctx, "", p)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +124,11 @@ func (s *Service) ApproveDraft(ctx context.Context, id string) (*Draft, []AddRes
 	now := s.now().UTC()
 	sum := &index.SummaryRow{Session: r.Session, Project: r.Project, Source: "draft",
 		Markdown: renderSummary("", sec, order), Sections: sec, Created: now}
-	if err := s.st.SummarySave(ctx, sum); err != nil {
+	if err := s.st.Mem().SaveSummary(ctx, sum); err != nil {
 		return nil, nil, err
 	}
 	r.Status, r.Updated = "approved", now
-	if err := s.st.DraftSave(ctx, r); err != nil {
+	if err := s.st.Mem().SaveDraft(ctx, r); err != nil {
 		return nil, nil, err
 	}
 	var results []AddResult
@@ -186,7 +186,7 @@ func (s *Service) RejectDraft(ctx context.Context, id string) error {
 		return err
 	}
 	r.Status, r.Updated = "rejected", s.now().UTC()
-	return s.st.DraftSave(ctx, r)
+	return s.st.Mem().SaveDraft(ctx, r)
 }
 
 // EditDraft replaces a draft's Markdown (it stays or becomes pending).
@@ -202,7 +202,7 @@ func (s *Service) EditDraft(ctx context.Context, id, markdown string) (*Draft, e
 	if r.Status == "rejected" {
 		r.Status = "pending"
 	}
-	if err := s.st.DraftSave(ctx, r); err != nil {
+	if err := s.st.Mem().SaveDraft(ctx, r); err != nil {
 		return nil, err
 	}
 	d := draftOf(r)

@@ -60,17 +60,17 @@ type ExportCounts struct {
 }
 
 func (s *Service) exportData(ctx context.Context) ([]*index.MemRow, []*index.SummaryRow, []*index.DraftRow, error) {
-	mems, err := s.st.MemQuery(ctx, index.MemFilter{})
+	mems, err := s.st.Mem().Query(ctx, index.MemFilter{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	slices.SortFunc(mems, func(a, b *index.MemRow) int { return strings.Compare(a.ID, b.ID) })
-	sums, err := s.st.Summaries(ctx, "", "", 0)
+	sums, err := s.st.Mem().Summaries(ctx, "", "", 0)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	slices.SortFunc(sums, func(a, b *index.SummaryRow) int { return strings.Compare(a.Session, b.Session) })
-	drafts, err := s.st.Drafts(ctx, "", "")
+	drafts, err := s.st.Mem().Drafts(ctx, "", "")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -237,19 +237,19 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error)
 		return c, err
 	}
 	for i := 0; i < len(in.mems); i += 500 {
-		if err := s.st.MemSave(ctx, in.mems[i:min(i+500, len(in.mems))]...); err != nil {
+		if err := s.st.Mem().Save(ctx, in.mems[i:min(i+500, len(in.mems))]...); err != nil {
 			return c, err
 		}
 	}
 	c.Memories = len(in.mems)
 	for _, sm := range in.sums {
-		if err := s.st.SummarySave(ctx, sm); err != nil {
+		if err := s.st.Mem().SaveSummary(ctx, sm); err != nil {
 			return c, err
 		}
 	}
 	c.Summaries = len(in.sums)
 	for _, d := range in.drafts {
-		if err := s.st.DraftSave(ctx, d); err != nil {
+		if err := s.st.Mem().SaveDraft(ctx, d); err != nil {
 			return c, err
 		}
 	}
@@ -264,7 +264,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error)
 // replace a stored memory.
 func (s *Service) importCounts(ctx context.Context, mems []*index.MemRow) (ExportCounts, error) {
 	var c ExportCounts
-	existing, err := s.st.MemQuery(ctx, index.MemFilter{})
+	existing, err := s.st.Mem().Query(ctx, index.MemFilter{})
 	if err != nil {
 		return c, err
 	}

@@ -51,7 +51,7 @@ func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult,
 	if o.Session != "" {
 		return s.ExtractSession(ctx, o.Session, o)
 	}
-	refs, err := s.st.MemSessions(ctx, o.Since, true)
+	refs, err := s.st.Mem().Sessions(ctx, o.Since, true)
 	if err != nil {
 		return ExtractResult{}, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string, o Extrac
 	if err != nil {
 		return ExtractResult{}, err
 	}
-	cursor, err := s.st.ExtractCursor(ctx, sid)
+	cursor, err := s.st.Mem().ExtractCursor(ctx, sid)
 	if err != nil {
 		return ExtractResult{}, err
 	}
@@ -100,7 +100,7 @@ func (s *Service) extractorName() string {
 
 func (s *Service) extract(ctx context.Context, sid, project string, cursor int64, o ExtractOptions) (ExtractResult, error) {
 	res := ExtractResult{Sessions: 1, Proposed: []AddResult{}, Extractor: "builtin"}
-	entries, err := s.st.MemEntries(ctx, sid, cursor, o.MaxEntries)
+	entries, err := s.st.Mem().Entries(ctx, sid, cursor, o.MaxEntries)
 	if err != nil {
 		return res, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 		}
 	}
 	last := entries[len(entries)-1].ID
-	return res, s.st.SetExtractCursor(ctx, sid, last)
+	return res, s.st.Mem().SetExtractCursor(ctx, sid, last)
 }
 
 // proposals are the memories entries propose: the model's when

@@ -92,7 +92,7 @@ func (s *Service) flush(ctx context.Context, ws *writeSet) error {
 	if len(ws.rows) == 0 {
 		return nil
 	}
-	if err := s.st.MemSave(ctx, ws.rows...); err != nil {
+	if err := s.st.Mem().Save(ctx, ws.rows...); err != nil {
 		s.cache = nil
 		return err
 	}
@@ -386,7 +386,7 @@ func (s *Service) saveRow(ctx context.Context, row *index.MemRow, vec []float32,
 		ws.mc.put(row, vec)
 		return nil
 	}
-	if err := s.st.MemSave(ctx, row); err != nil {
+	if err := s.st.Mem().Save(ctx, row); err != nil {
 		return err
 	}
 	var vecs map[string][]float32
@@ -434,7 +434,7 @@ func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: ids})
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
 	if err != nil {
 		return err
 	}
@@ -449,7 +449,7 @@ func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
 	if len(changed) == 0 {
 		return nil
 	}
-	if err := s.st.MemSave(ctx, changed...); err != nil {
+	if err := s.st.Mem().Save(ctx, changed...); err != nil {
 		return err
 	}
 	s.wrote(ctx, 1, changed, nil, nil)
@@ -472,7 +472,7 @@ func (s *Service) row(ctx context.Context, idPrefix string) (*index.MemRow, erro
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: []string{id}})
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: []string{id}})
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +496,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, st Status) (*Memory,
 	}
 	r.Status = string(st)
 	r.Updated = s.now().UTC()
-	if err := s.st.MemSave(ctx, r); err != nil {
+	if err := s.st.Mem().Save(ctx, r); err != nil {
 		return nil, err
 	}
 	s.wrote(ctx, 1, []*index.MemRow{r}, nil, nil)
@@ -531,7 +531,7 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 		return nil, err
 	}
 	r.Updated = s.now().UTC()
-	if err := s.st.MemSave(ctx, r); err != nil {
+	if err := s.st.Mem().Save(ctx, r); err != nil {
 		return nil, err
 	}
 	s.wrote(ctx, 1, []*index.MemRow{r}, vecs, nil)
@@ -597,7 +597,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.st.MemDelete(ctx, r.ID, b); err != nil {
+	if err := s.st.Mem().Delete(ctx, r.ID, b); err != nil {
 		return err
 	}
 	s.wrote(ctx, 1, nil, nil, []string{r.ID})
@@ -608,7 +608,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 func (s *Service) Undo(ctx context.Context) (*Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.st.MemUndelete(ctx, func(data []byte) (*index.MemRow, error) {
+	r, err := s.st.Mem().Undelete(ctx, func(data []byte) (*index.MemRow, error) {
 		var r index.MemRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return nil, fmt.Errorf("the deleted memory kept for undo is unreadable (%w)", err)
@@ -650,7 +650,7 @@ func (s *Service) Merge(ctx context.Context, keepID, otherID string) (*Memory, e
 	keep.Updated = now
 	other.Status = string(Superseded)
 	other.Updated = now
-	if err := s.st.MemSave(ctx, keep, other); err != nil {
+	if err := s.st.Mem().Save(ctx, keep, other); err != nil {
 		return nil, err
 	}
 	s.wrote(ctx, 1, []*index.MemRow{keep, other}, nil, nil)

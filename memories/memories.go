@@ -335,7 +335,7 @@ func (s *Service) Resolve(ctx context.Context, prefix string) (string, error) {
 	if len(p) < 6 {
 		return "", fmt.Errorf("memory id %q is too short: give at least 4 characters of it (see `cairn memories list`)", prefix)
 	}
-	ids, err := s.st.MemIDsWithPrefix(ctx, p)
+	ids, err := s.st.Mem().IDsWithPrefix(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -376,7 +376,7 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
 	for _, t := range f.Types {
 		mf.Types = append(mf.Types, string(t))
 	}
-	rows, err := s.st.MemQuery(ctx, mf)
+	rows, err := s.st.Mem().Query(ctx, mf)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +413,7 @@ type Counts struct {
 
 // Counts counts memories by status and pending drafts.
 func (s *Service) Counts(ctx context.Context) (Counts, error) {
-	by, drafts, err := s.st.MemStatusCounts(ctx)
+	by, drafts, err := s.st.Mem().StatusCounts(ctx)
 	if err != nil {
 		return Counts{}, err
 	}

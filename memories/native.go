@@ -93,7 +93,7 @@ func (s *Service) importMemoryFile(ctx context.Context, f, project string, dryRu
 // summary when it has none and f reads as one; only a failed write is an
 // error.
 func (s *Service) importSessionMemory(ctx context.Context, sid, f, project string, res *NativeImport) error {
-	stored, err := s.st.Summaries(ctx, sid, "", 1)
+	stored, err := s.st.Mem().Summaries(ctx, sid, "", 1)
 	if err != nil || len(stored) > 0 {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (s *Service) importSessionMemory(ctx context.Context, sid, f, project strin
 	}
 	md := cleanMarkdown(string(b))
 	sec, _ := ParseSections(md)
-	if err := s.st.SummarySave(ctx, &index.SummaryRow{Session: sid, Project: project, Source: "claude-session-memory",
+	if err := s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: sid, Project: project, Source: "claude-session-memory",
 		Markdown: md, Sections: sec, Created: s.now().UTC()}); err != nil {
 		return err
 	}

@@ -229,7 +229,7 @@ func TestOllamaSummary(t *testing.T) {
 		t.Fatalf("summary: %+v", sum)
 	}
 	f.status = 500
-	s.st.SummarySave(ctx, &index.SummaryRow{Session: tr.sid, Source: "heuristic", Markdown: "x", Created: time.Now()})
+	s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: tr.sid, Source: "heuristic", Markdown: "x", Created: time.Now()})
 	if sum, err = s.StoreSummary(ctx, tr.sid); err != nil || sum.Source != "heuristic" {
 		t.Fatalf("fallback: %v %+v", err, sum)
 	}

@@ -65,7 +65,7 @@ func (s *Service) touch(ctx context.Context, rs []Ranked) error {
 		ids[i] = r.ID
 	}
 	now := s.now()
-	if err := s.st.MemTouch(ctx, ids, now); err != nil {
+	if err := s.st.Mem().Touch(ctx, ids, now); err != nil {
 		return err
 	}
 	for i := range rs {
@@ -436,7 +436,7 @@ func (s *Service) newest(mc *memCache, keep func(*cached) bool, limit int) []Ran
 
 // RecordInjection records memories injected into a session by a hook event.
 func (s *Service) RecordInjection(ctx context.Context, sessionID, event string, ids []string) error {
-	if err := s.st.MemRecordInjection(ctx, sessionID, event, uniq(ids), s.now()); err != nil {
+	if err := s.st.Mem().RecordInjection(ctx, sessionID, event, uniq(ids), s.now()); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -447,7 +447,7 @@ func (s *Service) RecordInjection(ctx context.Context, sessionID, event string, 
 
 // Injected lists the memory ids injected into a session, in order.
 func (s *Service) Injected(ctx context.Context, sessionID string) ([]string, error) {
-	rows, err := s.st.MemInjections(ctx, sessionID)
+	rows, err := s.st.Mem().Injections(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -464,11 +464,11 @@ func (s *Service) Injected(ctx context.Context, sessionID string) ([]string, err
 // assistant wrote after the injection: a memory whose distinctive words
 // (at least half of them, and at least two) reappear counts as used.
 func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, used int, err error) {
-	inj, err := s.st.MemInjections(ctx, sessionID)
+	inj, err := s.st.Mem().Injections(ctx, sessionID)
 	if err != nil || len(inj) == 0 {
 		return 0, 0, err
 	}
-	texts, err := s.st.MemAssistantText(ctx, sessionID, inj[0].Time)
+	texts, err := s.st.Mem().AssistantText(ctx, sessionID, inj[0].Time)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -476,12 +476,12 @@ func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, us
 	if len(ids) == 0 {
 		return 0, 0, nil
 	}
-	rows, err := s.st.MemQuery(ctx, index.MemFilter{IDs: ids})
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
 	if err != nil {
 		return 0, 0, err
 	}
 	usedIDs := usedMemories(ids, rows, saidTokens(texts))
-	if err := s.st.MemMarkUsage(ctx, sessionID, ids, usedIDs); err != nil {
+	if err := s.st.Mem().MarkUsage(ctx, sessionID, ids, usedIDs); err != nil {
 		return 0, 0, err
 	}
 	s.mu.Lock()

@@ -46,7 +46,7 @@ func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, 
 	if err != nil {
 		return "", nil, err
 	}
-	rows, err := s.st.Summaries(ctx, sid, "", 1)
+	rows, err := s.st.Mem().Summaries(ctx, sid, "", 1)
 	if err != nil || len(rows) == 0 {
 		return sid, nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, 
 
 // Summaries lists stored summaries of a project ("" = all), newest first.
 func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
-	rows, err := s.st.Summaries(ctx, "", project, limit)
+	rows, err := s.st.Mem().Summaries(ctx, "", project, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 	if s.cfg.Memories.Extractor == "ollama" && roomForModel(ctx) {
 		s.ollamaSections(ctx, sid, sm)
 	}
-	err = s.st.SummarySave(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
+	err = s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
 		Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created})
 	return sm, err
 }
@@ -92,7 +92,7 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 // ollamaSections has the model write sm's prose sections; files and notes
 // stay heuristic. Unreachable: the heuristic summary stands.
 func (s *Service) ollamaSections(ctx context.Context, sid string, sm *Summary) {
-	entries, err := s.st.MemEntries(ctx, sid, 0, 0)
+	entries, err := s.st.Mem().Entries(ctx, sid, 0, 0)
 	if err != nil {
 		return
 	}
@@ -119,7 +119,7 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w (%w)", sid, ErrNotFound, err)
 	}
-	entries, err := s.st.MemEntries(ctx, sid, 0, 0)
+	entries, err := s.st.Mem().Entries(ctx, sid, 0, 0)
 	if err != nil {
 		return nil, err
 	}

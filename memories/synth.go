@@ -63,7 +63,7 @@ func (s *Service) Synthesize(ctx context.Context, project string, dryRun bool) (
 		return out, nil
 	}
 	st, _ := json.Marshal(cur)
-	return out, s.st.SetSynthesis(ctx, project, out.Markdown, string(st))
+	return out, s.st.Mem().SetSynthesis(ctx, project, out.Markdown, string(st))
 }
 
 // synthInputs picks a synthesis's memories (the approved and the
@@ -90,7 +90,7 @@ func synthInputs(all []Memory, sums []Summary) (cur synthState, approved, supers
 // prevSynthesis returns the project's stored synthesis and what it was
 // built from (empty when unreadable).
 func (s *Service) prevSynthesis(ctx context.Context, project string) (string, synthState, error) {
-	md, stateJSON, _, err := s.st.SynthesisState(ctx, project)
+	md, stateJSON, _, err := s.st.Mem().SynthesisState(ctx, project)
 	if err != nil {
 		return "", synthState{}, err
 	}
@@ -123,7 +123,7 @@ func (prev synthState) changes(cur synthState) (added, updated, removed int) {
 
 // SynthesisOf returns the stored synthesis of a project ("" when none).
 func (s *Service) SynthesisOf(ctx context.Context, project string) (string, error) {
-	md, _, _, err := s.st.SynthesisState(ctx, project)
+	md, _, _, err := s.st.Mem().SynthesisState(ctx, project)
 	return md, err
 }
 

@@ -43,7 +43,7 @@ func vectorService(t *testing.T, n int) *Service {
 		}
 		rows = append(rows, row)
 	}
-	if err := s.st.MemSave(ctx, rows...); err != nil {
+	if err := s.st.Mem().Save(ctx, rows...); err != nil {
 		t.Fatal(err)
 	}
 	return s
