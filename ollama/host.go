@@ -44,52 +44,20 @@ const EnvHost = "OLLAMA_HOST"
 // Anything else (another scheme, a bad port, a user name, a query) is an
 // error that says what to write instead.
 func ParseHost(s string) (*url.URL, error) {
-	in := s
-	s = strings.TrimSpace(s)
 	bad := func(why string) error {
-		return fmt.Errorf("ollama host %q: %s (write e.g. 127.0.0.1:%s or http://gpu-box:%s)", in, why, DefaultPort, DefaultPort)
+		return fmt.Errorf("ollama host %q: %s (write e.g. 127.0.0.1:%s or http://gpu-box:%s)", s, why, DefaultPort, DefaultPort)
 	}
-	defPort := DefaultPort
-	scheme, rest, ok := strings.Cut(s, "://")
-	switch {
-	case !ok:
-		scheme, rest = "http", s
-		if s == "ollama.com" {
-			scheme, rest = "https", "ollama.com:443"
-		}
-	case strings.EqualFold(scheme, "http"):
-		scheme, defPort = "http", "80"
-	case strings.EqualFold(scheme, "https"):
-		scheme, defPort = "https", "443"
-	default:
+	scheme, rest, defPort, ok := splitScheme(strings.TrimSpace(s))
+	if !ok {
 		return nil, bad("the scheme must be http or https")
 	}
 	if strings.ContainsAny(rest, "?#@ \t\r\n") {
 		return nil, bad("not a host address")
 	}
 	hostport, path, _ := strings.Cut(rest, "/")
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		// No port: "host", "[::1]", or an IPv6 address without brackets.
-		host, port = hostport, defPort
-		if b, ok := strings.CutPrefix(host, "["); ok {
-			if host, ok = strings.CutSuffix(b, "]"); !ok {
-				return nil, bad("not a host address")
-			}
-		}
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if strings.ContainsAny(host, "[]") {
+	host, port, ok := splitHostPort(hostport, defPort)
+	if !ok {
 		return nil, bad("not a host address")
-	}
-	if strings.HasPrefix(hostport, "[") || strings.Contains(host, ":") {
-		// Only an IPv6 address (with an optional %zone) has colons or brackets.
-		ip, _, _ := strings.Cut(host, "%")
-		if !strings.Contains(ip, ":") || net.ParseIP(ip) == nil {
-			return nil, bad("not a host address")
-		}
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
 		return nil, bad(fmt.Sprintf("bad port %q", port))
@@ -99,6 +67,60 @@ func ParseHost(s string) (*url.URL, error) {
 		u.Path = "/" + path
 	}
 	return u, nil
+}
+
+// splitScheme splits a trimmed host address into its scheme (lower case)
+// and the rest, and says which port the host means when it names none: an
+// explicit scheme brings its own default port, a bare host Ollama's. A
+// bare "ollama.com" means the hosted service. ok is false for a scheme
+// other than http or https.
+func splitScheme(s string) (scheme, rest, defPort string, ok bool) {
+	scheme, rest, explicit := strings.Cut(s, "://")
+	switch {
+	case !explicit && s == "ollama.com":
+		return "https", "ollama.com:443", DefaultPort, true
+	case !explicit:
+		return "http", s, DefaultPort, true
+	case strings.EqualFold(scheme, "http"):
+		return "http", rest, "80", true
+	case strings.EqualFold(scheme, "https"):
+		return "https", rest, "443", true
+	}
+	return "", "", "", false
+}
+
+// splitHostPort splits "host", "host:port", "[v6]", "[v6]:port" or a bare
+// IPv6 address into host and port, defaulting the host to 127.0.0.1 and
+// the port to defPort. ok is false when it is not a host address.
+func splitHostPort(hostport, defPort string) (host, port string, ok bool) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		// No port: "host", "[::1]", or an IPv6 address without brackets.
+		host, port = hostport, defPort
+		if b, bracketed := strings.CutPrefix(host, "["); bracketed {
+			if host, ok = strings.CutSuffix(b, "]"); !ok {
+				return "", "", false
+			}
+		}
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return host, port, validHost(host, strings.HasPrefix(hostport, "["))
+}
+
+// validHost reports whether host (without brackets or port) can be a host
+// name or address: only an IPv6 address, with an optional %zone, may have
+// colons or have been written in brackets.
+func validHost(host string, bracketed bool) bool {
+	if strings.ContainsAny(host, "[]") {
+		return false
+	}
+	if !bracketed && !strings.Contains(host, ":") {
+		return true
+	}
+	ip, _, _ := strings.Cut(host, "%")
+	return strings.Contains(ip, ":") && net.ParseIP(ip) != nil
 }
 
 // ResolveHost parses the configured host, or $OLLAMA_HOST when it is
