@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,32 +107,12 @@ type Ollama struct {
 // NewOllama validates cfg and builds the client. It does no network I/O;
 // call Ping to check the server and learn the vector size.
 func NewOllama(cfg OllamaConfig) (*Ollama, error) {
-	if cfg.Model == "" {
-		cfg.Model = DefaultOllamaModel
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = 32
-	}
+	cfg.setDefaults()
 	if cfg.BatchSize < 0 || cfg.BatchSize > 256 {
 		return nil, fmt.Errorf("embed: ollama batch size %d out of range 1..256", cfg.BatchSize)
 	}
 	if cfg.Dimensions < 0 {
 		return nil, fmt.Errorf("embed: ollama dimensions %d is negative", cfg.Dimensions)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 60 * time.Second
-	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 3
-	}
-	if cfg.MaxRetries < 0 {
-		cfg.MaxRetries = 0
-	}
-	if cfg.RetryBackoff <= 0 {
-		cfg.RetryBackoff = 250 * time.Millisecond
-	}
-	if cfg.MaxInputChars == 0 {
-		cfg.MaxInputChars = 6000
 	}
 	base, err := ollama.ResolveHost(cfg.Host)
 	if err != nil {
@@ -151,6 +132,32 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 		o.prefixes = defaultPrefixes(cfg.Model)
 	}
 	return o, nil
+}
+
+// setDefaults fills in the settings left at their zero value (and turns
+// a negative MaxRetries into none).
+func (cfg *OllamaConfig) setDefaults() {
+	if cfg.Model == "" {
+		cfg.Model = DefaultOllamaModel
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = 32
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	}
+	if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = 250 * time.Millisecond
+	}
+	if cfg.MaxInputChars == 0 {
+		cfg.MaxInputChars = 6000
+	}
 }
 
 // defaultPrefixes knows the task prefixes of common Ollama embedding models.
@@ -202,6 +209,27 @@ func (o *Ollama) Digest() string {
 // retries), so a missing server is reported at once. Errors say what to do
 // next.
 func (o *Ollama) Ping(ctx context.Context) error {
+	if err := o.checkPulled(ctx); err != nil {
+		return err
+	}
+	var show *ollama.ShowResponse
+	err := o.withRetry(ctx, 0, func(rctx context.Context) error {
+		var err error
+		show, err = o.client.Show(rctx, o.model)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := o.checkCanEmbed(show.Capabilities); err != nil {
+		return err
+	}
+	return o.learnDims(nativeDims(show.ModelInfo))
+}
+
+// checkPulled asks /api/tags whether the model is pulled and records its
+// digest.
+func (o *Ollama) checkPulled(ctx context.Context) error {
 	var list *ollama.ListResponse
 	err := o.withRetry(ctx, 0, func(rctx context.Context) error {
 		var err error
@@ -218,34 +246,37 @@ func (o *Ollama) Ping(ctx context.Context) error {
 	o.mu.Lock()
 	o.digest = found.Digest
 	o.mu.Unlock()
+	return nil
+}
 
-	var show *ollama.ShowResponse
-	err = o.withRetry(ctx, 0, func(rctx context.Context) error {
-		var err error
-		show, err = o.client.Show(rctx, o.model)
-		return err
-	})
-	if err != nil {
-		return err
+// checkCanEmbed rejects a model whose capabilities (from /api/show) lack
+// "embedding". Servers older than 0.6 list none: then it passes.
+func (o *Ollama) checkCanEmbed(capabilities []string) error {
+	if len(capabilities) == 0 || slices.Contains(capabilities, "embedding") {
+		return nil
 	}
-	if len(show.Capabilities) > 0 {
-		canEmbed := false
-		for _, c := range show.Capabilities {
-			canEmbed = canEmbed || c == "embedding"
-		}
-		if !canEmbed {
-			return fmt.Errorf("%w: model %s cannot produce embeddings (capabilities: %s): pick an embedding model such as `ollama pull %s`",
-				ErrOllamaRejected, o.name, strings.Join(show.Capabilities, ", "), DefaultOllamaModel)
-		}
-	}
+	return fmt.Errorf("%w: model %s cannot produce embeddings (capabilities: %s): pick an embedding model such as `ollama pull %s`",
+		ErrOllamaRejected, o.name, strings.Join(capabilities, ", "), DefaultOllamaModel)
+}
+
+// nativeDims is the vector size in a model's /api/show model_info (the
+// "<architecture>.embedding_length" key), or 0 when it is not there.
+func nativeDims(modelInfo map[string]any) int {
 	native := 0
-	for k, v := range show.ModelInfo {
+	for k, v := range modelInfo {
 		if strings.HasSuffix(k, ".embedding_length") {
 			if f, ok := v.(float64); ok && f > 0 {
 				native = int(f)
 			}
 		}
 	}
+	return native
+}
+
+// learnDims checks the model's native vector size (0: unknown) against
+// the configured dimensions, or against the size learned before, and
+// learns it when nothing was known.
+func (o *Ollama) learnDims(native int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {

@@ -478,3 +478,62 @@ func TestOllamaNotAnOllamaServer(t *testing.T) {
 		t.Fatalf("Ping against a non-Ollama server: %v", err)
 	}
 }
+
+func TestOllamaPingDimensions(t *testing.T) {
+	ctx := context.Background()
+	f, srv := newFakeOllama(t)
+
+	// Ping learns the native size and the digest.
+	o := newTestOllama(t, srv, OllamaConfig{})
+	if err := o.Ping(ctx); err != nil || o.Dims() != 8 || o.Digest() == "" {
+		t.Fatalf("Ping: %v, dims %d, digest %q", err, o.Dims(), o.Digest())
+	}
+	// The model is re-pulled with another size: the next Ping refuses.
+	f.mu.Lock()
+	f.dims = 12
+	f.mu.Unlock()
+	if err := o.Ping(ctx); !errors.Is(err, ErrBadResponse) || !strings.Contains(err.Error(), "now produces 12 dimensions, earlier 8") {
+		t.Errorf("Ping after a re-pull: %v", err)
+	}
+
+	// More dimensions than the model has are refused; fewer are kept.
+	o2 := newTestOllama(t, srv, OllamaConfig{Dimensions: 16})
+	if err := o2.Ping(ctx); !errors.Is(err, ErrOllamaRejected) || !strings.Contains(err.Error(), "16 dimensions requested but model nomic-embed-text produces 12") {
+		t.Errorf("Ping asking for too many dimensions: %v", err)
+	}
+	o3 := newTestOllama(t, srv, OllamaConfig{Dimensions: 4})
+	if err := o3.Ping(ctx); err != nil || o3.Dims() != 4 {
+		t.Errorf("Ping asking for fewer dimensions: %v, dims %d", err, o3.Dims())
+	}
+}
+
+func TestOllamaPingSteps(t *testing.T) {
+	o := &Ollama{name: "m"}
+	for _, caps := range [][]string{nil, {"embedding"}, {"completion", "embedding"}} {
+		if err := o.checkCanEmbed(caps); err != nil {
+			t.Errorf("checkCanEmbed(%q): %v", caps, err)
+		}
+	}
+	if err := o.checkCanEmbed([]string{"completion"}); !errors.Is(err, ErrOllamaRejected) {
+		t.Errorf("checkCanEmbed(completion): %v", err)
+	}
+	for _, c := range []struct {
+		info map[string]any
+		want int
+	}{
+		{nil, 0},
+		{map[string]any{"general.architecture": "bert"}, 0},
+		{map[string]any{"bert.embedding_length": float64(384)}, 384},
+		{map[string]any{"bert.embedding_length": "384"}, 0},
+		{map[string]any{"bert.embedding_length": float64(0)}, 0},
+	} {
+		if got := nativeDims(c.info); got != c.want {
+			t.Errorf("nativeDims(%v) = %d, want %d", c.info, got, c.want)
+		}
+	}
+	// An unknown native size changes nothing.
+	o.dims = 8
+	if err := o.learnDims(0); err != nil || o.dims != 8 {
+		t.Errorf("learnDims(0): %v, dims %d", err, o.dims)
+	}
+}
