@@ -212,24 +212,9 @@ func (s *Server) memRemember(ctx context.Context, _ *mcp.CallToolRequest, in Rem
 	if err := s.needMemories(); err != nil {
 		return nil, out, err
 	}
-	content := strings.TrimSpace(in.Content)
-	if content == "" {
-		return nil, out, toolError("content is empty: pass the sentence to remember")
-	}
-	if len(content) > maxRememberChars {
-		return nil, out, toolError("content is %d characters: keep a memory under %d (one or two sentences)", len(content), maxRememberChars)
-	}
-	t, err := memories.ParseType(in.Type)
+	n, err := s.newMemory(in)
 	if err != nil {
-		return nil, out, toolError("type %q is not a memory type: use one of %s", in.Type, typeNames())
-	}
-	if in.Importance != 0 && (in.Importance < 1 || in.Importance > 5) {
-		return nil, out, toolError("importance %d is out of range: use 1 (minor) to 5 (critical)", in.Importance)
-	}
-	n := memories.NewMemory{Type: t, Content: content, Tags: in.Tags, Importance: in.Importance,
-		Origin: memories.OriginRemember, SourceSession: s.o.SessionID}
-	if !in.Global {
-		n.Project = s.o.Project
+		return nil, out, err
 	}
 	r, err := s.o.Memories.Add(ctx, n)
 	if err != nil {
@@ -242,15 +227,47 @@ func (s *Server) memRemember(ctx context.Context, _ *mcp.CallToolRequest, in Rem
 	if r.Conflicts != nil {
 		out.Conflicts = r.Conflicts
 	}
-	switch {
-	case r.Action == memories.ActionAdded && out.Memory.Status == string(memories.Pending):
-		out.Message = "Saved as " + out.Memory.ID + "; it awaits the user's review in cairn before it is used."
-	case r.Action == memories.ActionAdded:
-		out.Message = "Saved as " + out.Memory.ID + "."
-	case r.Action == memories.ActionSkippedRejected:
-		out.Message = "Not saved: the user rejected this memory before."
-	default:
-		out.Message = "A similar memory exists (" + out.Memory.ID + "): " + r.Action + " instead of adding a new one."
-	}
+	out.Message = rememberMessage(r.Action, out.Memory)
 	return nil, out, nil
+}
+
+// newMemory checks memory_remember's input and makes it a memory of this
+// session, for this project unless in.Global. Its errors are tool errors
+// that say what to send instead.
+func (s *Server) newMemory(in RememberIn) (memories.NewMemory, error) {
+	content := strings.TrimSpace(in.Content)
+	if content == "" {
+		return memories.NewMemory{}, toolError("content is empty: pass the sentence to remember")
+	}
+	if len(content) > maxRememberChars {
+		return memories.NewMemory{}, toolError("content is %d characters: keep a memory under %d (one or two sentences)", len(content), maxRememberChars)
+	}
+	t, err := memories.ParseType(in.Type)
+	if err != nil {
+		return memories.NewMemory{}, toolError("type %q is not a memory type: use one of %s", in.Type, typeNames())
+	}
+	if in.Importance != 0 && (in.Importance < 1 || in.Importance > 5) {
+		return memories.NewMemory{}, toolError("importance %d is out of range: use 1 (minor) to 5 (critical)", in.Importance)
+	}
+	n := memories.NewMemory{Type: t, Content: content, Tags: in.Tags, Importance: in.Importance,
+		Origin: memories.OriginRemember, SourceSession: s.o.SessionID}
+	if !in.Global {
+		n.Project = s.o.Project
+	}
+	return n, nil
+}
+
+// rememberMessage tells Claude what became of the memory it sent: action
+// is memories.AddResult.Action and m the memory stored (or the similar one
+// kept).
+func rememberMessage(action string, m MemoryOut) string {
+	switch {
+	case action == memories.ActionAdded && m.Status == string(memories.Pending):
+		return "Saved as " + m.ID + "; it awaits the user's review in cairn before it is used."
+	case action == memories.ActionAdded:
+		return "Saved as " + m.ID + "."
+	case action == memories.ActionSkippedRejected:
+		return "Not saved: the user rejected this memory before."
+	}
+	return "A similar memory exists (" + m.ID + "): " + action + " instead of adding a new one."
 }
