@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"sync"
 
@@ -59,7 +60,7 @@ deleted. Interrupted runs resume where they stopped.`,
 // drawing a progress bar on a terminal stderr and then the phase that
 // follows (full-text catching up, embeddings). It reports what could not
 // be read; the caller reports the rest.
-func updateStore(ctx context.Context, o *Options, a *app.App, io app.IndexOptions) (app.IndexResult, error) {
+func updateStore(ctx context.Context, o *Options, a *app.App, opts app.IndexOptions) (app.IndexResult, error) {
 	// A bulk run allocates a lot of short-lived memory: collect less often,
 	// but within a bound, so peak RSS stays ~280 MB on a 1 GB corpus. A
 	// small run (the usual incremental one) does not collect at all below
@@ -67,48 +68,73 @@ func updateStore(ctx context.Context, o *Options, a *app.App, io app.IndexOption
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(160 << 20))
 	var bulk sync.Once
-	if io.Rebuild || io.Retrain {
-		bulk.Do(func() { debug.SetGCPercent(300) })
+	collectForBulk := func() { bulk.Do(func() { debug.SetGCPercent(300) }) }
+	if opts.Rebuild || opts.Retrain {
+		collectForBulk()
 	}
-	var bar *progressBar
-	if isTerminal(o.Stderr) {
-		bar = newProgressBar(o.Stderr, "indexing")
-	}
-	// Phase messages share the terminal line with the progress bar: they
-	// show once the bar is done.
-	var mu sync.Mutex
-	barDone := false
-	io.Progress = func(p app.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		if p.Stage != app.StageSync {
-			if bar != nil && barDone && p.Message != "" {
-				fmt.Fprintf(o.Stderr, "\r%s\x1b[K", p.Message)
-			}
-			return
+	progress := newIndexProgress(o.Stderr)
+	opts.Progress = func(p app.Progress) {
+		if p.Stage == app.StageSync && p.Sync.BytesTotal > 32<<20 {
+			collectForBulk()
 		}
-		if p.Sync.BytesTotal > 32<<20 {
-			bulk.Do(func() { debug.SetGCPercent(300) })
-		}
-		if bar == nil {
-			return
-		}
-		bar.update(p.Sync.FilesDone, p.Sync.FilesTotal, p.Sync.BytesDone, p.Sync.BytesTotal, p.Sync.Entries)
-		if p.Sync.FilesDone == p.Sync.FilesTotal && !barDone {
-			bar.done()
-			barDone = true
-		}
+		progress.report(p)
 	}
-	res, err := a.Index(ctx, io)
-	mu.Lock()
-	if bar != nil && !barDone {
-		bar.done()
-	}
-	if bar != nil && barDone {
-		fmt.Fprint(o.Stderr, "\r\x1b[K")
-	}
-	barDone = true
-	mu.Unlock()
+	res, err := a.Index(ctx, opts)
+	progress.finish()
 	reportSync(o, res.Sync)
 	return res, err
+}
+
+// indexProgress shows an indexing run on a terminal: the progress bar
+// while transcripts are read, then the messages of the phases that follow
+// (full-text catching up, embeddings) on the same line, once the bar is
+// done. Off a terminal it shows nothing. It is safe for concurrent use.
+type indexProgress struct {
+	w       io.Writer
+	bar     *progressBar // nil off a terminal
+	mu      sync.Mutex
+	barDone bool
+}
+
+func newIndexProgress(w io.Writer) *indexProgress {
+	p := &indexProgress{w: w}
+	if isTerminal(w) {
+		p.bar = newProgressBar(w, "indexing")
+	}
+	return p
+}
+
+// report is the app.IndexOptions.Progress callback.
+func (ip *indexProgress) report(p app.Progress) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	if ip.bar == nil {
+		return
+	}
+	if p.Stage != app.StageSync {
+		if ip.barDone && p.Message != "" {
+			fmt.Fprintf(ip.w, "\r%s\x1b[K", p.Message)
+		}
+		return
+	}
+	ip.bar.update(p.Sync.FilesDone, p.Sync.FilesTotal, p.Sync.BytesDone, p.Sync.BytesTotal, p.Sync.Entries)
+	if p.Sync.FilesDone == p.Sync.FilesTotal && !ip.barDone {
+		ip.bar.done()
+		ip.barDone = true
+	}
+}
+
+// finish clears what the run left on the line: the bar, or the last phase
+// message.
+func (ip *indexProgress) finish() {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	switch {
+	case ip.bar == nil:
+	case ip.barDone:
+		fmt.Fprint(ip.w, "\r\x1b[K")
+	default:
+		ip.bar.done()
+	}
+	ip.barDone = true
 }
