@@ -45,12 +45,12 @@ func TestEveryProfileHonoursEmbedderKind(t *testing.T) {
 		if p == app.Interactive {
 			// The TUI's searcher owns the full-text index and drains it.
 			o.DrainFTS = func(ctx context.Context, progress func(int)) (int, error) {
-				ix, err := a.Store.OpenFTS(time.Second)
+				ix, err := a.Store.Derived().OpenFTS(time.Second)
 				if err != nil {
 					return 0, err
 				}
 				defer ix.Close()
-				n, err := a.Store.DrainFTS(ctx, ix, progress)
+				n, err := a.Store.Derived().DrainFTS(ctx, ix, progress)
 				drained = n
 				return n, err
 			}

@@ -547,7 +547,7 @@ func TestConcurrentHooks(t *testing.T) {
 	e.sync(t)
 	e.addMemory(t, demoProject, memories.Gotcha, "The websocket reconnect test is flaky: await the open event before sending", memories.Approved, 4)
 	st := e.store(t)
-	ix, err := st.OpenFTS(time.Second)
+	ix, err := st.Derived().OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

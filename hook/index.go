@@ -177,12 +177,12 @@ func Background(ctx context.Context, env Env, what, session string) error {
 			}
 		}
 	}
-	ix, err := st.OpenFTS(2 * time.Second)
+	ix, err := st.Derived().OpenFTS(2 * time.Second)
 	if err != nil {
 		return nil // busy: the documents stay queued
 	}
 	defer ix.Close()
-	if _, err := st.DrainFTS(ctx, ix, nil); err != nil {
+	if _, err := st.Derived().DrainFTS(ctx, ix, nil); err != nil {
 		env.Log.Printf("full-text index: %v", err)
 	}
 	return nil

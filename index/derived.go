@@ -25,7 +25,8 @@ func (s *Store) vecCachePath() string { return filepath.Join(s.Dir(), "vectors.b
 
 // OpenFTS opens the full-text index, waiting up to lockWait for another
 // process that holds it (ftsapi.ErrLocked otherwise).
-func (s *Store) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
+func (d Derived) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
+	s := d.s
 	return ftsapi.Open(s.ftsDir(), lockWait)
 }
 
@@ -41,14 +42,15 @@ const (
 
 // DrainFTS moves every queued document into the full-text index. Documents
 // stay queued until indexed, so a process killed midway loses nothing.
-func (s *Store) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (int, error) {
+func (d Derived) DrainFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (int, error) {
+	s := d.s
 	done := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
 		const limit = 2000
-		rows, err := s.QueuedDocs(ctx, limit)
+		rows, err := s.Derived().QueuedDocs(ctx, limit)
 		if err != nil || len(rows) == 0 {
 			return done, err
 		}
@@ -92,7 +94,7 @@ func (s *Store) indexRows(ctx context.Context, ix ftsapi.Index, rows []DocRow) e
 	// Once the index has the documents the queue must say so, even when
 	// the run was cancelled meanwhile (an interrupted drain settles what
 	// the sync committed).
-	return s.AckQueued(context.WithoutCancel(ctx), ids)
+	return s.Derived().AckQueued(context.WithoutCancel(ctx), ids)
 }
 
 // ftsDoc is what the full-text index gets of a document.
@@ -115,18 +117,19 @@ func ftsDoc(r DocRow) ftsapi.Doc {
 
 // RebuildFTS throws the full-text index away and indexes every document of
 // the store again.
-func (s *Store) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
+func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
+	s := d.s
 	if err := ftsapi.Remove(s.ftsDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("removing the full-text index: %w", err)
 	}
 	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
 		return 0, err
 	}
-	ix, err := s.OpenFTS(2 * time.Second)
+	ix, err := s.Derived().OpenFTS(2 * time.Second)
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.DrainFTS(ctx, ix, progress)
+	n, err := s.Derived().DrainFTS(ctx, ix, progress)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}
@@ -140,7 +143,8 @@ const builtinModelKey = "embed.builtin.model"
 // own transcripts, training it when there is none or when the store has
 // grown to twice the entries it was trained on (retrain forces it). A new
 // model is a new vector space: every document is queued for embedding again.
-func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model, error) {
+func (d Derived) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model, error) {
+	s := d.s
 	m, _, err := s.builtinEmbedder(ctx, retrain)
 	return m, err
 }
@@ -151,7 +155,7 @@ func (s *Store) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Model
 // read back (on a cold 1 GB index, the sample is every embeddable entry).
 func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model, []DocRow, error) {
 	if !retrain {
-		m, ok, err := s.LoadBuiltinEmbedder(ctx)
+		m, ok, err := s.Derived().LoadBuiltinEmbedder(ctx)
 		if err == nil && ok {
 			grown, err := s.grownSinceTraining(ctx)
 			if err != nil || !grown {
@@ -199,7 +203,8 @@ const activeEmbedderKey = "embed.active"
 // ActivateEmbedder makes id the embedder that queued documents are embedded
 // with. Switching to another embedder queues every document again: vectors
 // of different embedders never mix, and each needs its own.
-func (s *Store) ActivateEmbedder(ctx context.Context, id string) error {
+func (d Derived) ActivateEmbedder(ctx context.Context, id string) error {
+	s := d.s
 	_, err := s.activate(ctx, id)
 	return err
 }
@@ -223,7 +228,8 @@ func (s *Store) activate(ctx context.Context, id string) (bool, error) {
 var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
 
 // EmbedQueued embeds every queued document with e and stores the vectors.
-func (s *Store) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
+func (d Derived) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
+	s := d.s
 	return s.embedQueued(ctx, e, 0, progress)
 }
 
@@ -233,7 +239,7 @@ func (s *Store) embedQueued(ctx context.Context, e embed.Embedder, done int, pro
 		if err := ctx.Err(); err != nil {
 			return done - start, err
 		}
-		rows, err := s.QueuedEmbeds(ctx, embedBatchSize)
+		rows, err := s.Derived().QueuedEmbeds(ctx, embedBatchSize)
 		if err != nil || len(rows) == 0 {
 			return done - start, err
 		}
@@ -307,12 +313,13 @@ func (s *Store) embedBatch(ctx context.Context, e embed.Embedder, rows []DocRow)
 	if err := AppendVecCache(s.vecCachePath(), e.ID(), e.Dims(), added); err != nil {
 		return err
 	}
-	return s.AckEmbeds(ctx, skip)
+	return s.Derived().AckEmbeds(ctx, skip)
 }
 
 // RefreshVecCache rewrites the memory-mapped vector cache when it does not
 // hold exactly the stored vectors of embedder.
-func (s *Store) RefreshVecCache(ctx context.Context, embedder string, dims int) error {
+func (d Derived) RefreshVecCache(ctx context.Context, embedder string, dims int) error {
+	s := d.s
 	n, err := s.vecCount(ctx, embedder)
 	if err != nil {
 		return err
@@ -324,9 +331,18 @@ func (s *Store) RefreshVecCache(ctx context.Context, embedder string, dims int) 
 			return nil
 		}
 	}
-	rows, err := s.Embeddings(ctx, embedder)
+	rows, err := s.Derived().Embeddings(ctx, embedder)
 	if err != nil {
 		return err
 	}
 	return WriteVecCache(s.vecCachePath(), embedder, dims, rows)
 }
+
+// Derived is the store's derived indexes: the full-text index and the
+// vectors, the work queues that feed them and the built-in embedder they
+// are made with. Everything in them can be rebuilt from the store. Get it
+// with Store.Derived.
+type Derived struct{ s *Store }
+
+// Derived is the store's derived indexes.
+func (s *Store) Derived() Derived { return Derived{s} }

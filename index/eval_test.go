@@ -33,11 +33,11 @@ func evalStore(t testing.TB) (*Store, *Searcher) {
 	if _, err := st.Sync(ctx, filepath.Join(testutil.RepoRoot(), "testdata", "claude"), SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.BuiltinEmbedder(ctx, false)
+	m, err := st.Derived().BuiltinEmbedder(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.EmbedQueued(ctx, m, nil); err != nil {
+	if _, err := st.Derived().EmbedQueued(ctx, m, nil); err != nil {
 		t.Fatal(err)
 	}
 	sr, err := st.OpenSearcher(ctx, time.Second)

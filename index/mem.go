@@ -452,7 +452,7 @@ func (m MemStore) PutVectors(ctx context.Context, embedder string, vecs map[stri
 	for id, v := range vecs {
 		rows = append(rows, VecRow{ID: docMemoryPrefix + id, Vec: v})
 	}
-	return s.PutEmbeddings(ctx, embedder, rows)
+	return s.Derived().PutEmbeddings(ctx, embedder, rows)
 }
 
 // MemStore is the store's memory persistence: memories with their links,

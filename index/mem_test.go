@@ -53,7 +53,7 @@ func TestMemoryDocsSearchable(t *testing.T) {
 		t.Fatalf("rejected memory still found: %+v", rs)
 	}
 	// Embedding queue: memories and summaries are queued for vectors too.
-	q, err := st.QueuedEmbeds(ctx, 100)
+	q, err := st.Derived().QueuedEmbeds(ctx, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,23 +58,27 @@ const docEntryCols = `q.doc, e.id IS NULL, coalesce(e.text, ''), coalesce(s.titl
 
 // QueuedDocs returns up to limit documents waiting for the full-text index.
 // They stay queued until AckQueued: a consumer that dies loses nothing.
-func (s *Store) QueuedDocs(ctx context.Context, limit int) ([]DocRow, error) {
+func (d Derived) QueuedDocs(ctx context.Context, limit int) ([]DocRow, error) {
+	s := d.s
 	return s.queued(ctx, "fts_queue", limit, true)
 }
 
 // AckQueued removes indexed documents from the full-text queue.
-func (s *Store) AckQueued(ctx context.Context, ids []string) error {
+func (d Derived) AckQueued(ctx context.Context, ids []string) error {
+	s := d.s
 	return s.ack(ctx, "fts_queue", ids)
 }
 
 // QueuedEmbeds returns up to limit documents waiting for an embedding:
 // typed prompts and assistant replies (not tool output or thinking).
-func (s *Store) QueuedEmbeds(ctx context.Context, limit int) ([]DocRow, error) {
+func (d Derived) QueuedEmbeds(ctx context.Context, limit int) ([]DocRow, error) {
+	s := d.s
 	return s.queued(ctx, "embed_queue", limit, false)
 }
 
 // AckEmbeds removes embedded documents from the embedding queue.
-func (s *Store) AckEmbeds(ctx context.Context, ids []string) error {
+func (d Derived) AckEmbeds(ctx context.Context, ids []string) error {
+	s := d.s
 	return s.ack(ctx, "embed_queue", ids)
 }
 
@@ -175,7 +179,8 @@ const entryKeyOf = `(SELECT printf('e:%013d', id) FROM entries_raw WHERE ?1 >= '
 // PutEmbeddings stores vectors made by embedder (a name that pins model,
 // dimensions and version: vectors of different embedders never mix) and
 // removes their documents from the embedding queue, in one transaction.
-func (s *Store) PutEmbeddings(ctx context.Context, embedder string, vecs []VecRow) error {
+func (d Derived) PutEmbeddings(ctx context.Context, embedder string, vecs []VecRow) error {
+	s := d.s
 	_, err := s.putEmbeddings(ctx, embedder, vecs)
 	return err
 }
@@ -243,7 +248,8 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 
 // Embeddings loads every vector of embedder (e.g. to write the vector
 // cache with WriteVecCache).
-func (s *Store) Embeddings(ctx context.Context, embedder string) ([]VecRow, error) {
+func (d Derived) Embeddings(ctx context.Context, embedder string) ([]VecRow, error) {
+	s := d.s
 	// Entries' vectors are stored under their "e:" key: read back by id.
 	rows, err := s.r.QueryContext(ctx, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
 			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)

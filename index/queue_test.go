@@ -58,7 +58,7 @@ func TestSummaryResolvesWhenItsLeafArrives(t *testing.T) {
 		t.Fatalf("title %q (%s), want the summary", sess.Title, sess.TitleSource)
 	}
 	sameSessionsAnyOrder(t, storeSessions(t, s), scan(t, claude).Sessions)
-	docs, err := s.QueuedDocs(t.Context(), 10000)
+	docs, err := s.Derived().QueuedDocs(t.Context(), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestQueues(t *testing.T) {
 	sessions := count(t, s, `SELECT count(*) FROM sessions WHERE entries > 0`)
 	var all []DocRow
 	for {
-		docs, err := s.QueuedDocs(t.Context(), 500)
+		docs, err := s.Derived().QueuedDocs(t.Context(), 500)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestQueues(t *testing.T) {
 		for i, d := range docs {
 			ids[i] = d.ID
 		}
-		if err := s.AckQueued(t.Context(), ids); err != nil {
+		if err := s.Derived().AckQueued(t.Context(), ids); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ func TestQueues(t *testing.T) {
 		}
 	}
 
-	emb, err := s.QueuedEmbeds(t.Context(), 100000)
+	emb, err := s.Derived().QueuedEmbeds(t.Context(), 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestQueues(t *testing.T) {
 		}
 	}
 	vecs := []VecRow{{ID: emb[0].ID, Vec: []float32{1, -2.5, 3}}, {ID: emb[1].ID, Vec: []float32{0.5, 0, -1}}}
-	if err := s.PutEmbeddings(t.Context(), "test-3", vecs); err != nil {
+	if err := s.Derived().PutEmbeddings(t.Context(), "test-3", vecs); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Embeddings(t.Context(), "test-3")
+	got, err := s.Derived().Embeddings(t.Context(), "test-3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestQueues(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(vecs) {
 		t.Fatalf("embeddings round trip: %v vs %v", got, vecs)
 	}
-	if left, _ := s.QueuedEmbeds(t.Context(), 100000); len(left) != len(emb)-2 {
+	if left, _ := s.Derived().QueuedEmbeds(t.Context(), 100000); len(left) != len(emb)-2 {
 		t.Fatalf("%d left in the embedding queue, want %d", len(left), len(emb)-2)
 	}
 
@@ -237,7 +237,7 @@ func TestSessionLookup(t *testing.T) {
 func TestQueueKeysMigration(t *testing.T) {
 	s, dir := openStore(t)
 	mustSync(t, s, sampleDir, SyncOptions{})
-	before, err := s.QueuedDocs(t.Context(), 1<<20)
+	before, err := s.Derived().QueuedDocs(t.Context(), 1<<20)
 	if err != nil || len(before) == 0 {
 		t.Fatalf("queued: %d, %v", len(before), err)
 	}
@@ -253,7 +253,7 @@ func TestQueueKeysMigration(t *testing.T) {
 	if n := count(t, s2, `SELECT count(*) FROM fts_queue WHERE doc >= 'm:' AND doc < 'm;'`); n != 1 {
 		t.Fatalf("%d uuid-keyed rows left, want only the removal", n)
 	}
-	after, err := s2.QueuedDocs(t.Context(), 1<<20)
+	after, err := s2.Derived().QueuedDocs(t.Context(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,10 +286,10 @@ func TestQueueKeysMigration(t *testing.T) {
 			break
 		}
 	}
-	if err := s2.AckQueued(t.Context(), []string{first}); err != nil {
+	if err := s2.Derived().AckQueued(t.Context(), []string{first}); err != nil {
 		t.Fatal(err)
 	}
-	left, _ := s2.QueuedDocs(t.Context(), 1<<20)
+	left, _ := s2.Derived().QueuedDocs(t.Context(), 1<<20)
 	if len(left) != len(after)-1 {
 		t.Fatalf("ack by id: %d left of %d", len(left), len(after))
 	}
@@ -300,7 +300,7 @@ func TestQueueKeysMigration(t *testing.T) {
 func TestEmbeddingsMigration(t *testing.T) {
 	s, dir := openStore(t)
 	vecs := []VecRow{{ID: "m:a", Vec: []float32{1, 0}}, {ID: "m:b", Vec: []float32{0, 1}}, {ID: "mem:c", Vec: []float32{0.625, 0.75}}}
-	if err := s.PutEmbeddings(t.Context(), "test-2", vecs); err != nil {
+	if err := s.Derived().PutEmbeddings(t.Context(), "test-2", vecs); err != nil {
 		t.Fatal(err)
 	}
 	s2 := reopenAfter(t, s, dir,
@@ -310,7 +310,7 @@ func TestEmbeddingsMigration(t *testing.T) {
 		`DROP TABLE embeddings`,
 		`ALTER TABLE embeddings_v4 RENAME TO embeddings`,
 		`PRAGMA user_version = 4`)
-	got, err := s2.Embeddings(t.Context(), "test-2")
+	got, err := s2.Derived().Embeddings(t.Context(), "test-2")
 	if err != nil || len(got) != len(vecs) {
 		t.Fatalf("after migrating: %d vectors, %v", len(got), err)
 	}
@@ -321,7 +321,7 @@ func TestEmbeddingsMigration(t *testing.T) {
 		}
 	}
 	// The unique key still holds: the same document again is an update.
-	if err := s2.PutEmbeddings(t.Context(), "test-2", []VecRow{{ID: "m:a", Vec: []float32{0, 1}}}); err != nil {
+	if err := s2.Derived().PutEmbeddings(t.Context(), "test-2", []VecRow{{ID: "m:a", Vec: []float32{0, 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s2, `SELECT count(*) FROM embeddings WHERE embedder = 'test-2'`); n != 3 {
@@ -346,7 +346,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 	}
 	byID := func(s *Store) map[string][]float32 {
 		t.Helper()
-		rows, err := s.Embeddings(ctx, st.Embedder)
+		rows, err := s.Derived().Embeddings(ctx, st.Embedder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 	for id = range before {
 		break
 	}
-	if err := s.PutEmbeddings(ctx, st.Embedder, []VecRow{{ID: id, Vec: before[id]}}); err != nil {
+	if err := s.Derived().PutEmbeddings(ctx, st.Embedder, []VecRow{{ID: id, Vec: before[id]}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder); n != total {

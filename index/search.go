@@ -131,14 +131,14 @@ type Searcher struct {
 // writer), indexes what is queued, and loads the built-in embedder and its
 // vector cache when they exist.
 func (s *Store) OpenSearcher(ctx context.Context, lockWait time.Duration) (*Searcher, error) {
-	ix, err := s.OpenFTS(lockWait)
+	ix, err := s.Derived().OpenFTS(lockWait)
 	if err != nil {
 		if errors.Is(err, ftsapi.ErrLocked) {
 			return nil, fmt.Errorf("the full-text index is in use by another cairn process for more than %s: try again in a moment (%w)", lockWait, err)
 		}
 		return nil, err
 	}
-	if _, err := s.DrainFTS(ctx, ix, nil); err != nil {
+	if _, err := s.Derived().DrainFTS(ctx, ix, nil); err != nil {
 		ix.Close()
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, on
 	// Once the index has the documents the queue must say so, even when
 	// the run was cancelled meanwhile (an interrupted drain settles what
 	// the sync committed).
-	return s.AckQueued(context.WithoutCancel(ctx), ids)
+	return s.Derived().AckQueued(context.WithoutCancel(ctx), ids)
 }
 
 // sameDoc reports whether two documents index the same way.

@@ -27,7 +27,7 @@ func specLine(uuid, sid, text string, sec int) string {
 // store does not have, which would hide a stray document).
 func ftsIDs(t *testing.T, s *Store, text string, f ftsapi.Filter) []string {
 	t.Helper()
-	ix, err := s.OpenFTS(time.Second)
+	ix, err := s.Derived().OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestSpeculationInterrupted(t *testing.T) {
 	if err := s.queueAhead(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := s.OpenFTS(time.Second)
+	ix, err := s.Derived().OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	defer side.Wait()
 	if !o.NoEmbed && !o.Retrain && !o.Rebuild && s.Embedder().Kind == EmbedBuiltin {
 		// The built-in model (~0.5 MB) loads while the sync runs, not after.
-		side.Go(func() { s.LoadBuiltinEmbedder(ctx) })
+		side.Go(func() { s.Derived().LoadBuiltinEmbedder(ctx) })
 	}
 	embedNow := func(fresh []DocRow) {
 		side.Go(func() { s.checkpointPassive() })
@@ -105,7 +105,7 @@ func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptio
 			return err
 		}
 		status("rebuilding the full-text index")
-		st.FTSDocs, err = s.RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		st.FTSDocs, err = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
 	case o.DeferFTS:
 		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
 	default:
@@ -131,7 +131,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// lists again, so as not to work from an old listing).
 	opened := time.Now()
 	so.survey = s.startSurvey(ctx, claudeDir, so.Projects)
-	ix, err := s.OpenFTS(lockWait)
+	ix, err := s.Derived().OpenFTS(lockWait)
 	if time.Since(opened) > staleSurvey {
 		so.survey = nil
 	}
@@ -257,7 +257,7 @@ func (d *drainer) finish(ctx context.Context) error {
 	if done {
 		return err
 	}
-	n, err := d.s.DrainFTS(ctx, d.ix, func(n int) { d.status(fmt.Sprintf("full-text index: %d documents", d.total+n)) })
+	n, err := d.s.Derived().DrainFTS(ctx, d.ix, func(n int) { d.status(fmt.Sprintf("full-text index: %d documents", d.total+n)) })
 	d.total += n
 	return err
 }

@@ -83,7 +83,7 @@ func TestUpdateLeavesWorkQueuedWhenIndexBusy(t *testing.T) {
 	s, _ := openStore(t)
 	claude := sampleClaude(t)
 	ctx := context.Background()
-	holder, err := s.OpenFTS(time.Second)
+	holder, err := s.Derived().OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestIncrementalVectorsAppendToTheCache(t *testing.T) {
 	if err := WriteVecCache(cachePath, st.Embedder, dims, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RefreshVecCache(ctx, st.Embedder, dims); err != nil {
+	if err := s.Derived().RefreshVecCache(ctx, st.Embedder, dims); err != nil {
 		t.Fatal(err)
 	}
 	c, err = OpenVecCache(cachePath, st.Embedder)
@@ -373,7 +373,7 @@ func TestHandoffDocsMatchQueue(t *testing.T) {
 	if st.Transactions < 2 {
 		t.Fatalf("want several transactions, got %d", st.Transactions)
 	}
-	queued, err := s.QueuedDocs(t.Context(), 1<<20)
+	queued, err := s.Derived().QueuedDocs(t.Context(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestModelCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s2.Close()
-		m, ok, err := s2.LoadBuiltinEmbedder(t.Context())
+		m, ok, err := s2.Derived().LoadBuiltinEmbedder(t.Context())
 		if err == nil && !ok {
 			t.Fatal("no model")
 		}
@@ -488,11 +488,11 @@ func TestTrainingSampleEmbeddedFirst(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM embed_queue`); n != 0 {
 		t.Fatalf("%d left queued", n)
 	}
-	m, ok, err := s.LoadBuiltinEmbedder(ctx)
+	m, ok, err := s.Derived().LoadBuiltinEmbedder(ctx)
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
-	stored, err := s.Embeddings(ctx, m.ID())
+	stored, err := s.Derived().Embeddings(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,8 @@ const ollamaPing = 5 * time.Second
 // and refreshes the vector cache. It returns how many documents it embedded
 // and the embedder's id. Queued documents stay queued on error, so the next
 // run resumes where this one stopped.
-func (s *Store) EmbedPending(ctx context.Context, retrain bool, progress func(done int)) (int, string, error) {
+func (d Derived) EmbedPending(ctx context.Context, retrain bool, progress func(done int)) (int, string, error) {
+	s := d.s
 	return s.embedPending(ctx, retrain, nil, progress)
 }
 
@@ -67,11 +68,11 @@ func (s *Store) embedPending(ctx context.Context, retrain bool, fresh []DocRow, 
 		if err != nil {
 			return 0, "", fmt.Errorf("%w; documents stay queued for Ollama and search uses the vectors it has", err)
 		}
-		if err := s.ActivateEmbedder(ctx, o.ID()); err != nil {
+		if err := s.Derived().ActivateEmbedder(ctx, o.ID()); err != nil {
 			return 0, o.ID(), err
 		}
-		n, err := s.EmbedQueued(ctx, o, progress)
-		if rerr := s.RefreshVecCache(ctx, o.ID(), o.Dims()); err == nil {
+		n, err := s.Derived().EmbedQueued(ctx, o, progress)
+		if rerr := s.Derived().RefreshVecCache(ctx, o.ID(), o.Dims()); err == nil {
 			err = rerr
 		}
 		return n, o.ID(), err
@@ -94,7 +95,7 @@ func (s *Store) embedPending(ctx context.Context, retrain bool, fresh []DocRow, 
 				if err != nil {
 					return n, m.ID(), err
 				}
-				return n, m.ID(), s.RefreshVecCache(ctx, m.ID(), m.Dims())
+				return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
 			}
 		}
 		n, err := s.embedRows(ctx, m, sample, progress)
@@ -106,7 +107,7 @@ func (s *Store) embedPending(ctx context.Context, retrain bool, fresh []DocRow, 
 		if err != nil {
 			return n, m.ID(), err
 		}
-		return n, m.ID(), s.RefreshVecCache(ctx, m.ID(), m.Dims())
+		return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
 	}
 }
 
@@ -139,14 +140,14 @@ func (s *Store) attachVectors(ctx context.Context, sr *Searcher) {
 }
 
 func (s *Store) attachBuiltin(ctx context.Context, sr *Searcher) {
-	m, ok, err := s.LoadBuiltinEmbedder(ctx)
+	m, ok, err := s.Derived().LoadBuiltinEmbedder(ctx)
 	switch {
 	case err != nil:
 		sr.notice = "vectors unavailable (" + err.Error() + "): text search only; run `cairn index --rebuild`"
 	case !ok:
 		sr.notice = "no embeddings yet: text search only (run `cairn index` to build them)"
 	default:
-		if err := s.RefreshVecCache(ctx, m.ID(), m.Dims()); err != nil {
+		if err := s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims()); err != nil {
 			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
 			break
 		}
@@ -185,7 +186,7 @@ func (s *Store) attachOllama(ctx context.Context, sr *Searcher, oc embed.OllamaC
 	if o.ID() != id {
 		return fmt.Sprintf("the Ollama vectors were made by %s, the config asks for %s (run `cairn index` to embed again)", id, o.ID())
 	}
-	if err := s.RefreshVecCache(ctx, id, dims); err != nil {
+	if err := s.Derived().RefreshVecCache(ctx, id, dims); err != nil {
 		return "vector cache unavailable (" + err.Error() + ")"
 	}
 	vc, err := OpenVecCache(s.vecCachePath(), id)
@@ -219,7 +220,8 @@ const (
 // LoadBuiltinEmbedder returns the stored built-in model without training;
 // ok is false when there is none. The decoded model is kept for the life
 // of the Store and re-read only when another process stored a new one.
-func (s *Store) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, error) {
+func (d Derived) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, error) {
+	s := d.s
 	id, haveID, err := s.Setting(ctx, builtinIDKey)
 	if err != nil {
 		return nil, false, err

@@ -355,7 +355,7 @@ func checkEmbedder(ctx context.Context, o *DoctorOptions, st *index.Store, vecto
 	case "ollama":
 		emb.Detail = fmt.Sprintf("ollama (%s)", o.Config.Ollama.EmbedModel)
 	default:
-		if m, ok, err := st.LoadBuiltinEmbedder(ctx); err == nil && ok {
+		if m, ok, err := st.Derived().LoadBuiltinEmbedder(ctx); err == nil && ok {
 			emb.Detail = "built-in " + m.ID()
 		} else {
 			emb.Status, emb.Detail, emb.Fix = Warn, "built-in, not trained yet: search is text-only until then", "cairn index"

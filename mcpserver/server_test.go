@@ -275,7 +275,7 @@ func TestRecallAndRead(t *testing.T) {
 // Claude can act on, and recall works again once it is released.
 func TestRecallWhileIndexBusy(t *testing.T) {
 	f := newFixture(t, nil)
-	ix, err := f.st.OpenFTS(time.Second)
+	ix, err := f.st.Derived().OpenFTS(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func benchStore(b *testing.B, n int) *Service {
 	if _, err := st.Sync(ctx, sampleDir, index.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.BuiltinEmbedder(ctx, false); err != nil {
+	if _, err := st.Derived().BuiltinEmbedder(ctx, false); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))

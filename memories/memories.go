@@ -208,7 +208,7 @@ func (s *Service) embedder(ctx context.Context) *embed.Model {
 	s.embOnce.Do(func() {
 		// Loaded once for the service's life: a caller's cancellation
 		// must not leave every later call without vectors.
-		if m, ok, err := s.st.LoadBuiltinEmbedder(context.WithoutCancel(ctx)); err == nil && ok {
+		if m, ok, err := s.st.Derived().LoadBuiltinEmbedder(context.WithoutCancel(ctx)); err == nil && ok {
 			s.emb = m
 		}
 	})

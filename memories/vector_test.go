@@ -19,7 +19,7 @@ func vectorService(t *testing.T, n int) *Service {
 	t.Helper()
 	ctx := context.Background()
 	s := sampleService(t)
-	if _, err := s.st.BuiltinEmbedder(ctx, false); err != nil {
+	if _, err := s.st.Derived().BuiltinEmbedder(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)

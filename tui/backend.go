@@ -92,14 +92,14 @@ func (h *searchHub) Drain(ctx context.Context, progress func(int)) (int, error) 
 		h.sr.Close()
 		h.sr = nil
 	}
-	ix, err := h.st.OpenFTS(50 * time.Millisecond)
+	ix, err := h.st.Derived().OpenFTS(50 * time.Millisecond)
 	if err != nil {
 		if errors.Is(err, fts.ErrLocked) {
 			return 0, nil
 		}
 		return 0, err
 	}
-	n, err := h.st.DrainFTS(ctx, ix, progress)
+	n, err := h.st.Derived().DrainFTS(ctx, ix, progress)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}

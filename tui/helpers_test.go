@@ -70,12 +70,12 @@ func testStore(t testing.TB) *index.Store {
 			baseErr = err
 			return
 		}
-		ix, err := st.OpenFTS(time.Second)
+		ix, err := st.Derived().OpenFTS(time.Second)
 		if err != nil {
 			baseErr = err
 			return
 		}
-		_, baseErr = st.DrainFTS(context.Background(), ix, nil)
+		_, baseErr = st.Derived().DrainFTS(context.Background(), ix, nil)
 		ix.Close()
 	})
 	if baseErr != nil {
