@@ -9,6 +9,12 @@
 // readers run beside one writer, and every write is one short immediate
 // transaction, so a kill -9 at any moment leaves a consistent store.
 //
+// Store keeps the lifecycle, the sync, the read models, search and
+// settings; two sub-stores keep the rest: Store.Mem() the memories'
+// persistence and Store.Derived() the derived indexes (full text, vectors,
+// their queues and the built-in embedder). Every I/O method takes a
+// context.
+//
 // Files, by what they hold:
 //
 //   - store.go: opening, pragmas, errors; schema.go: tables and migrations.
