@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -123,85 +124,121 @@ Output is bounded (about 3,000 tokens).`,
 			ctx := cmd.Context()
 			proj := currentProject()
 			return withApp(ctx, o, false, func(a *app.App) error {
-				svc, st := a.Memories, a.Store
 				if project != "" {
 					var err error
-					if proj, err = resolveProject(cmd.Context(), st, project); err != nil {
+					if proj, err = resolveProject(ctx, a.Store, project); err != nil {
 						return err
 					}
 				}
 				if _, err := syncStore(ctx, o, a, false); err != nil {
 					fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
 				}
-				var b strings.Builder
-				line := func(format string, a ...any) {
-					if b.Len() < recallChars {
-						fmt.Fprintf(&b, format+"\n", a...)
-					}
-				}
+				var b recallOutput
+				var err error
 				if query == "" {
-					line("# cairn: memory of %s", proj)
-					brief, err := svc.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
-					if err != nil {
-						return err
-					}
-					line("\n## Approved memories (best first)")
-					if len(brief.Memories) == 0 {
-						line("None yet. Memories are extracted when sessions end and approved in `cairn`; /remember adds one.")
-					}
-					for _, m := range brief.Memories {
-						line("- [%s] %s (%s)", m.Type, oneLineMD(m.Content, 400), m.ID)
-					}
-					if len(brief.Summaries) > 0 {
-						line("\n## Latest session summaries")
-						for _, s := range brief.Summaries {
-							line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
-							line("%s", truncate(termtext.Safe(s.Markdown), 1500))
-						}
-					}
+					err = b.brief(ctx, a.Memories, proj)
 				} else {
-					line("# cairn: recall %q in %s", oneLineMD(query, 200), proj)
-					rs, err := svc.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
-					if err != nil {
-						return err
-					}
-					line("\n## Matching approved memories")
-					if len(rs) == 0 {
-						line("None.")
-					}
-					for _, m := range rs {
-						line("- [%s] %s (%s, relevance %.2f)", m.Type, oneLineMD(m.Content, 400), m.ID, m.Score)
-					}
-					line("\n## Matching past sessions")
-					sr, err := st.OpenSearcher(ctx, 3e9)
-					if err != nil {
-						line("(search unavailable: %v)", err)
-					} else {
-						found, _, err := sr.RecallSessions(ctx, []string{query}, nil, 5)
-						sr.Close()
-						switch {
-						case err != nil:
-							line("(search failed: %v)", err)
-						case len(found) == 0:
-							line("None.")
-						default:
-							for _, r := range found {
-								line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), r.Project, r.SessionID,
-									oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
-							}
-						}
-					}
+					err = b.matches(ctx, a.Memories, a.Store, proj, query)
 				}
-				if c, err := svc.Counts(ctx); err == nil && c.PendingMemories+c.PendingDrafts > 0 {
-					line("\n%d memories and %d summary drafts await the user's review in `cairn`.", c.PendingMemories, c.PendingDrafts)
+				if err != nil {
+					return err
 				}
-				_, err := io.WriteString(o.Stdout, b.String())
+				b.pendingReview(ctx, a.Memories)
+				_, err = io.WriteString(o.Stdout, b.String())
 				return err
 			})
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
 	return cmd
+}
+
+// recallOutput is the Markdown /recall prints, bounded: once it holds
+// recallChars, further lines are dropped.
+type recallOutput struct {
+	strings.Builder
+}
+
+// line adds one line (format is fmt.Printf's, without the newline).
+func (b *recallOutput) line(format string, a ...any) {
+	if b.Len() < recallChars {
+		fmt.Fprintf(&b.Builder, format+"\n", a...)
+	}
+}
+
+// brief is /recall without a query: the project's approved memories, best
+// first, and its latest session summaries.
+func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj string) error {
+	b.line("# cairn: memory of %s", proj)
+	brief, err := svc.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
+	if err != nil {
+		return err
+	}
+	b.line("\n## Approved memories (best first)")
+	if len(brief.Memories) == 0 {
+		b.line("None yet. Memories are extracted when sessions end and approved in `cairn`; /remember adds one.")
+	}
+	for _, m := range brief.Memories {
+		b.line("- [%s] %s (%s)", m.Type, oneLineMD(m.Content, 400), m.ID)
+	}
+	if len(brief.Summaries) > 0 {
+		b.line("\n## Latest session summaries")
+		for _, s := range brief.Summaries {
+			b.line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
+			b.line("%s", truncate(termtext.Safe(s.Markdown), 1500))
+		}
+	}
+	return nil
+}
+
+// matches is /recall with a query: the approved memories and the past
+// sessions that match it.
+func (b *recallOutput) matches(ctx context.Context, svc *memories.Service, st *index.Store, proj, query string) error {
+	b.line("# cairn: recall %q in %s", oneLineMD(query, 200), proj)
+	rs, err := svc.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
+	if err != nil {
+		return err
+	}
+	b.line("\n## Matching approved memories")
+	if len(rs) == 0 {
+		b.line("None.")
+	}
+	for _, m := range rs {
+		b.line("- [%s] %s (%s, relevance %.2f)", m.Type, oneLineMD(m.Content, 400), m.ID, m.Score)
+	}
+	b.line("\n## Matching past sessions")
+	b.sessions(ctx, st, query)
+	return nil
+}
+
+// sessions lists the past sessions that match query. A search that fails
+// is a line in the output, not an error.
+func (b *recallOutput) sessions(ctx context.Context, st *index.Store, query string) {
+	sr, err := st.OpenSearcher(ctx, 3e9)
+	if err != nil {
+		b.line("(search unavailable: %v)", err)
+		return
+	}
+	found, _, err := sr.RecallSessions(ctx, []string{query}, nil, 5)
+	sr.Close()
+	switch {
+	case err != nil:
+		b.line("(search failed: %v)", err)
+	case len(found) == 0:
+		b.line("None.")
+	default:
+		for _, r := range found {
+			b.line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), r.Project, r.SessionID,
+				oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
+		}
+	}
+}
+
+// pendingReview says how much awaits the user's review, if anything.
+func (b *recallOutput) pendingReview(ctx context.Context, svc *memories.Service) {
+	if c, err := svc.Counts(ctx); err == nil && c.PendingMemories+c.PendingDrafts > 0 {
+		b.line("\n%d memories and %d summary drafts await the user's review in `cairn`.", c.PendingMemories, c.PendingDrafts)
+	}
 }
 
 // oneLineMD flattens untrusted text to one safe line.

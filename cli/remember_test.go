@@ -31,3 +31,33 @@ func TestRememberAndRecall(t *testing.T) {
 		t.Fatal("an unknown type must be refused")
 	}
 }
+
+func TestRecallPendingReview(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("CLAUDE_PROJECT_DIR", "/path/to/Demo")
+	if _, _, err := run(t, "remember", "--data", data, "The deploy script needs the staging VPN"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "recall", "--data", data, "--claude-dir", sample())
+	if err != nil || !strings.Contains(out, "None yet.") || !strings.Contains(out, "1 memories and 0 summary drafts await the user's review in `cairn`.") {
+		t.Fatalf("recall with a pending memory: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "recall", "--data", data, "--claude-dir", sample(), "--", "zyxwvut")
+	if err != nil || !strings.Contains(out, "## Matching approved memories\nNone.\n") || !strings.Contains(out, "## Matching past sessions\nNone.\n") {
+		t.Fatalf("recall matching nothing: %v\n%s", err, out)
+	}
+}
+
+func TestRecallOutputIsBounded(t *testing.T) {
+	var b recallOutput
+	long := strings.Repeat("x", 1000)
+	for range 100 {
+		b.line("- %s", long)
+	}
+	if n := b.Len(); n < recallChars || n > recallChars+len(long)+3 {
+		t.Fatalf("recall output holds %d characters, bound %d", n, recallChars)
+	}
+	if !strings.HasSuffix(b.String(), long+"\n") {
+		t.Fatal("a line was cut")
+	}
+}
