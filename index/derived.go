@@ -26,8 +26,7 @@ func (s *Store) vecCachePath() string { return filepath.Join(s.Dir(), "vectors.b
 // OpenFTS opens the full-text index, waiting up to lockWait for another
 // process that holds it (ftsapi.ErrLocked otherwise).
 func (d Derived) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
-	s := d.s
-	return ftsapi.Open(s.ftsDir(), lockWait)
+	return ftsapi.Open(d.s.ftsDir(), lockWait)
 }
 
 // Tool output is indexed for full-text search as its first ftsToolHead and
@@ -229,8 +228,7 @@ var errNotEnoughText = errors.New("not enough text indexed yet to train the buil
 
 // EmbedQueued embeds every queued document with e and stores the vectors.
 func (d Derived) EmbedQueued(ctx context.Context, e embed.Embedder, progress func(done int)) (int, error) {
-	s := d.s
-	return s.embedQueued(ctx, e, 0, progress)
+	return d.s.embedQueued(ctx, e, 0, progress)
 }
 
 func (s *Store) embedQueued(ctx context.Context, e embed.Embedder, done int, progress func(done int)) (int, error) {

@@ -212,9 +212,8 @@ func (m MemStore) Save(ctx context.Context, rows ...*MemRow) error {
 	})
 }
 
-// MemQuery lists memories matching f, newest update first, with links.
-func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
-	s := m.s
+// sql is the filter's query and its arguments.
+func (f MemFilter) sql() (string, []any) {
 	q := `SELECT ` + memCols + ` FROM memories WHERE 1=1`
 	var args []any
 	in := func(col string, vals []string) {
@@ -242,6 +241,13 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
+	return q, args
+}
+
+// MemQuery lists memories matching f, newest update first, with links.
+func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
+	s := m.s
+	q, args := f.sql()
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -298,8 +304,7 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 
 // MemIDsWithPrefix returns the ids starting with prefix (at most 10).
 func (m MemStore) IDsWithPrefix(ctx context.Context, prefix string) ([]string, error) {
-	s := m.s
-	return s.queryStrings(ctx, `SELECT id FROM memories WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 10`, len(prefix), prefix)
+	return m.s.queryStrings(ctx, `SELECT id FROM memories WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 10`, len(prefix), prefix)
 }
 
 // MemDelete removes a memory and its outgoing links, keeping trash (the

@@ -214,14 +214,13 @@ func (s *Store) Conversation(ctx context.Context, idPrefix string) (*transcripts
 	if err != nil {
 		return nil, err
 	}
-	c := &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}}
 	rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.file, e.line, e.agent, e.parent, e.type, e.subtype, e.role, e.block,
 		e.ts, e.flags, e.text, e.data FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? ORDER BY e.id`, sess.ID)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
 	defer rows.Close()
-	files := map[int64]bool{}
+	b := newConversation(sess)
 	for rows.Next() {
 		var r entryRow
 		var file int64
@@ -235,37 +234,63 @@ func (s *Store) Conversation(ctx context.Context, idPrefix string) (*transcripts
 		if err != nil {
 			return nil, fmt.Errorf("%w: entry %s of session %s: %w", ErrCorrupt, r.uuid, sess.ID, err)
 		}
-		if r.flags&flagAgentThread != 0 {
-			c.Agents[r.agent] = append(c.Agents[r.agent], e)
-			continue
-		}
-		files[file] = true
-		c.Entries = append(c.Entries, e)
-		if e.ResultAgentID != "" {
-			for _, b := range e.Blocks {
-				if b.Type == transcripts.BlockToolResult {
-					c.SpawnedBy[b.ToolUseID] = e.ResultAgentID
-				}
-			}
-		}
+		b.add(e, &r, file)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	return b.finish(), nil
+}
+
+// conversation collects a session's stored entries into its conversation.
+type conversation struct {
+	c     *transcripts.Conversation
+	files map[int64]bool
+}
+
+func newConversation(sess *transcripts.Session) *conversation {
+	return &conversation{
+		c:     &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}},
+		files: map[int64]bool{},
+	}
+}
+
+// add files an entry under the main chain or its subagent's thread, and
+// notes which agent a tool result spawned.
+func (b *conversation) add(e transcripts.Entry, r *entryRow, file int64) {
+	if r.flags&flagAgentThread != 0 {
+		b.c.Agents[r.agent] = append(b.c.Agents[r.agent], e)
+		return
+	}
+	b.files[file] = true
+	b.c.Entries = append(b.c.Entries, e)
+	if e.ResultAgentID == "" {
+		return
+	}
+	for _, bl := range e.Blocks {
+		if bl.Type == transcripts.BlockToolResult {
+			b.c.SpawnedBy[bl.ToolUseID] = e.ResultAgentID
+		}
+	}
+}
+
+// finish orders the entries and links the session's known subagents.
+func (b *conversation) finish() *transcripts.Conversation {
+	c := b.c
 	// Lines of one session from several files interleave by time, as in
 	// transcripts.LoadConversation.
-	if len(files) > 1 {
+	if len(b.files) > 1 {
 		sort.SliceStable(c.Entries, func(i, j int) bool {
 			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp
 			return !a.IsZero() && !b.IsZero() && a.Before(b)
 		})
 	}
-	for _, ag := range sess.Subagents {
+	for _, ag := range c.Session.Subagents {
 		if ag.ToolUseID != "" && ag.AgentID != "" {
 			c.SpawnedBy[ag.ToolUseID] = ag.AgentID
 		}
 	}
-	return c, nil
+	return c
 }
 
 // StoreStats are counts for status lines.

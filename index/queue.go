@@ -59,27 +59,23 @@ const docEntryCols = `q.doc, e.id IS NULL, coalesce(e.text, ''), coalesce(s.titl
 // QueuedDocs returns up to limit documents waiting for the full-text index.
 // They stay queued until AckQueued: a consumer that dies loses nothing.
 func (d Derived) QueuedDocs(ctx context.Context, limit int) ([]DocRow, error) {
-	s := d.s
-	return s.queued(ctx, "fts_queue", limit, true)
+	return d.s.queued(ctx, "fts_queue", limit, true)
 }
 
 // AckQueued removes indexed documents from the full-text queue.
 func (d Derived) AckQueued(ctx context.Context, ids []string) error {
-	s := d.s
-	return s.ack(ctx, "fts_queue", ids)
+	return d.s.ack(ctx, "fts_queue", ids)
 }
 
 // QueuedEmbeds returns up to limit documents waiting for an embedding:
 // typed prompts and assistant replies (not tool output or thinking).
 func (d Derived) QueuedEmbeds(ctx context.Context, limit int) ([]DocRow, error) {
-	s := d.s
-	return s.queued(ctx, "embed_queue", limit, false)
+	return d.s.queued(ctx, "embed_queue", limit, false)
 }
 
 // AckEmbeds removes embedded documents from the embedding queue.
 func (d Derived) AckEmbeds(ctx context.Context, ids []string) error {
-	s := d.s
-	return s.ack(ctx, "embed_queue", ids)
+	return d.s.ack(ctx, "embed_queue", ids)
 }
 
 func (s *Store) queued(ctx context.Context, table string, limit int, sessions bool) ([]DocRow, error) {

@@ -45,8 +45,7 @@ const ollamaPing = 5 * time.Second
 // and the embedder's id. Queued documents stay queued on error, so the next
 // run resumes where this one stopped.
 func (d Derived) EmbedPending(ctx context.Context, retrain bool, progress func(done int)) (int, string, error) {
-	s := d.s
-	return s.embedPending(ctx, retrain, nil, progress)
+	return d.s.embedPending(ctx, retrain, nil, progress)
 }
 
 // embedPending is EmbedPending given, when a sync just committed them in
@@ -58,57 +57,77 @@ func (s *Store) embedPending(ctx context.Context, retrain bool, fresh []DocRow, 
 	case EmbedNone:
 		return 0, "", nil
 	case EmbedOllama:
-		o, err := embed.NewOllama(c.Ollama)
-		if err != nil {
-			return 0, "", err
-		}
-		pctx, cancel := context.WithTimeout(ctx, ollamaPing)
-		err = o.Ping(pctx)
-		cancel()
-		if err != nil {
-			return 0, "", fmt.Errorf("%w; documents stay queued for Ollama and search uses the vectors it has", err)
-		}
-		if err := s.Derived().ActivateEmbedder(ctx, o.ID()); err != nil {
-			return 0, o.ID(), err
-		}
-		n, err := s.Derived().EmbedQueued(ctx, o, progress)
-		if rerr := s.Derived().RefreshVecCache(ctx, o.ID(), o.Dims()); err == nil {
-			err = rerr
-		}
-		return n, o.ID(), err
+		return s.embedWithOllama(ctx, c.Ollama, progress)
 	default:
-		m, sample, err := s.builtinEmbedder(ctx, retrain)
-		if err != nil {
-			return 0, "", err
-		}
-		if sample == nil && len(fresh) > 0 {
-			if outside, err := s.queuedOutside(ctx, "embed_queue", fresh); err != nil {
-				return 0, m.ID(), err
-			} else if !outside {
-				var rows []DocRow
-				for _, r := range fresh {
-					if r.embed {
-						rows = append(rows, r)
-					}
-				}
-				n, err := s.embedRows(ctx, m, rows, progress)
-				if err != nil {
-					return n, m.ID(), err
-				}
-				return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
-			}
-		}
-		n, err := s.embedRows(ctx, m, sample, progress)
-		if err != nil {
-			return n, m.ID(), err
-		}
-		k, err := s.embedQueued(ctx, m, n, progress)
-		n += k
-		if err != nil {
-			return n, m.ID(), err
-		}
-		return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
+		return s.embedWithBuiltin(ctx, retrain, fresh, progress)
 	}
+}
+
+// embedWithOllama embeds the queue with an Ollama server, once it answers.
+func (s *Store) embedWithOllama(ctx context.Context, c embed.OllamaConfig, progress func(done int)) (int, string, error) {
+	o, err := embed.NewOllama(c)
+	if err != nil {
+		return 0, "", err
+	}
+	pctx, cancel := context.WithTimeout(ctx, ollamaPing)
+	err = o.Ping(pctx)
+	cancel()
+	if err != nil {
+		return 0, "", fmt.Errorf("%w; documents stay queued for Ollama and search uses the vectors it has", err)
+	}
+	d := s.Derived()
+	if err := d.ActivateEmbedder(ctx, o.ID()); err != nil {
+		return 0, o.ID(), err
+	}
+	n, err := d.EmbedQueued(ctx, o, progress)
+	if rerr := d.RefreshVecCache(ctx, o.ID(), o.Dims()); err == nil {
+		err = rerr
+	}
+	return n, o.ID(), err
+}
+
+// embedWithBuiltin embeds with the built-in model (trained first when
+// needed): the training sample, then fresh documents from memory when the
+// queue holds nothing else, else the queue.
+func (s *Store) embedWithBuiltin(ctx context.Context, retrain bool, fresh []DocRow, progress func(done int)) (int, string, error) {
+	m, sample, err := s.builtinEmbedder(ctx, retrain)
+	if err != nil {
+		return 0, "", err
+	}
+	if sample == nil && len(fresh) > 0 {
+		outside, err := s.queuedOutside(ctx, "embed_queue", fresh)
+		if err != nil {
+			return 0, m.ID(), err
+		}
+		if !outside {
+			n, err := s.embedRows(ctx, m, embeddable(fresh), progress)
+			if err != nil {
+				return n, m.ID(), err
+			}
+			return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
+		}
+	}
+	n, err := s.embedRows(ctx, m, sample, progress)
+	if err != nil {
+		return n, m.ID(), err
+	}
+	k, err := s.embedQueued(ctx, m, n, progress)
+	n += k
+	if err != nil {
+		return n, m.ID(), err
+	}
+	return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
+}
+
+// embeddable are the rows that get a vector.
+func embeddable(rows []DocRow) []DocRow {
+	var out []DocRow
+	for _, r := range rows {
+		if r.embed {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // queryTimeout bounds embedding a query with Ollama: a search must answer
