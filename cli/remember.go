@@ -46,16 +46,9 @@ arguments, or from stdin when there are none. It lands pending review unless
 memories.remember_status = "approved" in the config. Near-duplicates bump
 the existing memory instead of adding another; secrets are redacted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			content := strings.Join(args, " ")
-			if len(args) == 0 || content == "-" {
-				b, err := io.ReadAll(io.LimitReader(o.Stdin, 1<<20))
-				if err != nil {
-					return err
-				}
-				content = string(b)
-			}
-			if strings.TrimSpace(content) == "" {
-				return usageError{fmt.Errorf("nothing to remember: pass the text as arguments or on stdin")}
+			content, err := rememberContent(args, o.Stdin)
+			if err != nil {
+				return err
 			}
 			t, err := memories.ParseType(typ)
 			if err != nil {
@@ -79,20 +72,7 @@ the existing memory instead of adding another; secrets are redacted.`,
 				if o.JSON {
 					return writeJSON(o.Stdout, r)
 				}
-				m := r.Memory
-				switch {
-				case r.Action == memories.ActionSkippedRejected:
-					fmt.Fprintf(o.Stdout, "not saved: you rejected this memory before (%s)\n", m.ID)
-				case r.Action != memories.ActionAdded:
-					fmt.Fprintf(o.Stdout, "%s %s: a similar memory exists (%s)\n", r.Action, m.ID, m.Status)
-				case m.Status == memories.Pending:
-					fmt.Fprintf(o.Stdout, "remembered %s (%s), pending review: run `cairn` or `cairn memories approve %s`\n", m.ID, m.Type, m.ID)
-				default:
-					fmt.Fprintf(o.Stdout, "remembered %s (%s, %s)\n", m.ID, m.Type, m.Status)
-				}
-				for _, c := range r.Conflicts {
-					fmt.Fprintf(o.Stdout, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
-				}
+				printRemembered(o.Stdout, r)
 				return nil
 			})
 		},
@@ -105,6 +85,42 @@ the existing memory instead of adding another; secrets are redacted.`,
 	f.BoolVar(&global, "global", false, "a memory for every project")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// rememberContent is what /remember was given: the arguments, or stdin
+// when there are none or the only one is "-".
+func rememberContent(args []string, stdin io.Reader) (string, error) {
+	content := strings.Join(args, " ")
+	if len(args) == 0 || content == "-" {
+		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		if err != nil {
+			return "", err
+		}
+		content = string(b)
+	}
+	if strings.TrimSpace(content) == "" {
+		return "", usageError{fmt.Errorf("nothing to remember: pass the text as arguments or on stdin")}
+	}
+	return content, nil
+}
+
+// printRemembered says what became of the memory and which memories it
+// may contradict.
+func printRemembered(w io.Writer, r memories.AddResult) {
+	m := r.Memory
+	switch {
+	case r.Action == memories.ActionSkippedRejected:
+		fmt.Fprintf(w, "not saved: you rejected this memory before (%s)\n", m.ID)
+	case r.Action != memories.ActionAdded:
+		fmt.Fprintf(w, "%s %s: a similar memory exists (%s)\n", r.Action, m.ID, m.Status)
+	case m.Status == memories.Pending:
+		fmt.Fprintf(w, "remembered %s (%s), pending review: run `cairn` or `cairn memories approve %s`\n", m.ID, m.Type, m.ID)
+	default:
+		fmt.Fprintf(w, "remembered %s (%s, %s)\n", m.ID, m.Type, m.Status)
+	}
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
+	}
 }
 
 // recallChars bounds what /recall puts into the conversation.

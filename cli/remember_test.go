@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/memories"
 )
 
 func TestRememberAndRecall(t *testing.T) {
@@ -59,5 +63,48 @@ func TestRecallOutputIsBounded(t *testing.T) {
 	}
 	if !strings.HasSuffix(b.String(), long+"\n") {
 		t.Fatal("a line was cut")
+	}
+}
+
+func TestRememberContent(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		stdin, want string
+	}{
+		{[]string{"use", "pnpm"}, "ignored", "use pnpm"},
+		{nil, "from stdin\n", "from stdin\n"},
+		{[]string{"-"}, "from stdin", "from stdin"},
+	} {
+		got, err := rememberContent(c.args, strings.NewReader(c.stdin))
+		if err != nil || got != c.want {
+			t.Errorf("rememberContent(%q, %q) = %q, %v; want %q", c.args, c.stdin, got, err, c.want)
+		}
+	}
+	for _, args := range [][]string{nil, {" "}, {"-"}} {
+		var ue usageError
+		if _, err := rememberContent(args, strings.NewReader(" \n")); !errors.As(err, &ue) || !strings.Contains(err.Error(), "nothing to remember") {
+			t.Errorf("rememberContent(%q) with nothing: %v", args, err)
+		}
+	}
+}
+
+func TestPrintRemembered(t *testing.T) {
+	m := &memories.Memory{ID: "m1", Type: "fact", Status: memories.Approved}
+	pending := &memories.Memory{ID: "m2", Type: "gotcha", Status: memories.Pending}
+	for _, c := range []struct {
+		r    memories.AddResult
+		want string
+	}{
+		{memories.AddResult{Memory: m, Action: memories.ActionAdded}, "remembered m1 (fact, approved)\n"},
+		{memories.AddResult{Memory: pending, Action: memories.ActionAdded, Conflicts: []string{"m0"}},
+			"remembered m2 (gotcha), pending review: run `cairn` or `cairn memories approve m2`\n  may contradict m0: review both (cairn memories show m0)\n"},
+		{memories.AddResult{Memory: m, Action: memories.ActionMerged}, "merged m1: a similar memory exists (approved)\n"},
+		{memories.AddResult{Memory: m, Action: memories.ActionSkippedRejected}, "not saved: you rejected this memory before (m1)\n"},
+	} {
+		var b bytes.Buffer
+		printRemembered(&b, c.r)
+		if b.String() != c.want {
+			t.Errorf("printRemembered(%s) = %q, want %q", c.r.Action, b.String(), c.want)
+		}
 	}
 }
