@@ -361,86 +361,146 @@ type span struct {
 	brk bool
 }
 
+// inline renders the inlines under parent as spans in style sgr.
 func (r *mdRenderer) inline(parent ast.Node, sgr string, out []span) []span {
-	st := r.st
 	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
-		switch n := c.(type) {
-		case *ast.Text:
-			s := r.text(n.Segment)
-			if !n.IsRaw() {
-				s = mdUnescape(s)
-			}
-			out = append(out, span{s: s, sgr: sgr})
-			if n.HardLineBreak() {
-				out = append(out, span{brk: true})
-			} else if n.SoftLineBreak() {
-				out = append(out, span{s: " ", sgr: sgr})
-			}
-		case *ast.String:
-			s := string(n.Value)
-			if !n.IsRaw() && !n.IsCode() {
-				s = mdUnescape(s)
-			}
-			out = append(out, span{s: s, sgr: sgr})
-		case *ast.CodeSpan:
-			var sb strings.Builder
-			for t := n.FirstChild(); t != nil; t = t.NextSibling() {
-				if t, ok := t.(*ast.Text); ok {
-					sb.Write(bytes.TrimSuffix(t.Segment.Value(r.src), []byte("\n")))
-					if t.SoftLineBreak() || bytes.HasSuffix(t.Segment.Value(r.src), []byte("\n")) {
-						sb.WriteByte(' ')
-					}
-				}
-			}
-			s := sanitizeLine(sb.String())
-			if st.noColor {
-				s = "`" + s + "`"
-			}
-			out = append(out, span{s: s, sgr: sgr + st.code})
-		case *ast.Emphasis:
-			mark, add := "*", st.em
-			if n.Level >= 2 {
-				mark, add = "**", st.strong
-			}
-			out = r.marked(n, sgr, add, mark, out)
-		case *mdStrike:
-			out = r.marked(n, sgr, st.strike, "~~", out)
-		case *ast.Link:
-			k := len(out)
-			out = r.inline(n, sgr+st.link, out)
-			dest := sanitizeLine(string(n.Destination))
-			if dest != "" && dest != spansText(out[k:]) && "mailto:"+spansText(out[k:]) != dest {
-				out = append(out, span{s: " ", sgr: sgr}, span{s: "(" + dest + ")", sgr: st.url})
-			}
-		case *ast.Image:
-			alt := spansText(r.inline(n, "", nil))
-			if alt == "" {
-				alt = "image"
-			} else {
-				alt = "image: " + alt
-			}
-			out = append(out, span{s: "[" + alt + "]", sgr: sgr + st.muted})
-			if dest := sanitizeLine(string(n.Destination)); dest != "" {
-				out = append(out, span{s: " ", sgr: sgr}, span{s: "(" + dest + ")", sgr: st.url})
-			}
-		case *ast.AutoLink:
-			out = append(out, span{s: sanitizeLine(string(n.Label(r.src))), sgr: sgr + st.link})
-		case *ast.RawHTML:
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				out = append(out, span{s: sanitizeLine(r.text(seg)), sgr: sgr + st.html})
-			}
-		case *mdTask:
-			if n.checked {
-				out = append(out, span{s: "[x]", sgr: st.check}, span{s: " "})
-			} else {
-				out = append(out, span{s: "[ ]", sgr: st.uncheck}, span{s: " "})
-			}
-		default:
-			out = r.inline(n, sgr, out)
-		}
+		out = r.inlineNode(c, sgr, out)
 	}
 	return out
+}
+
+// inlineNode renders one inline node, dispatching on its kind; a node of
+// no known kind is rendered through its children.
+func (r *mdRenderer) inlineNode(c ast.Node, sgr string, out []span) []span {
+	st := r.st
+	switch n := c.(type) {
+	case *ast.Text:
+		return r.textSpans(n, sgr, out)
+	case *ast.String:
+		return append(out, span{s: stringText(n), sgr: sgr})
+	case *ast.CodeSpan:
+		return r.codeSpan(n, sgr, out)
+	case *ast.Emphasis:
+		return r.emphasis(n, sgr, out)
+	case *mdStrike:
+		return r.marked(n, sgr, st.strike, "~~", out)
+	case *ast.Link:
+		return r.link(n, sgr, out)
+	case *ast.Image:
+		return r.image(n, sgr, out)
+	case *ast.AutoLink:
+		return append(out, span{s: sanitizeLine(string(n.Label(r.src))), sgr: sgr + st.link})
+	case *ast.RawHTML:
+		return r.rawHTML(n, sgr, out)
+	case *mdTask:
+		return r.taskBox(n, out)
+	}
+	return r.inline(c, sgr, out)
+}
+
+// textSpans renders text, unescaped unless raw, and the line break after
+// it: a hard break, or a space for a soft one.
+func (r *mdRenderer) textSpans(n *ast.Text, sgr string, out []span) []span {
+	s := r.text(n.Segment)
+	if !n.IsRaw() {
+		s = mdUnescape(s)
+	}
+	out = append(out, span{s: s, sgr: sgr})
+	if n.HardLineBreak() {
+		out = append(out, span{brk: true})
+	} else if n.SoftLineBreak() {
+		out = append(out, span{s: " ", sgr: sgr})
+	}
+	return out
+}
+
+// stringText is the text of a String node, unescaped unless raw or code.
+func stringText(n *ast.String) string {
+	s := string(n.Value)
+	if !n.IsRaw() && !n.IsCode() {
+		s = mdUnescape(s)
+	}
+	return s
+}
+
+// codeSpan renders `code`: in the code style, or between backticks without
+// colour.
+func (r *mdRenderer) codeSpan(n *ast.CodeSpan, sgr string, out []span) []span {
+	s := sanitizeLine(r.codeSpanText(n))
+	if r.st.noColor {
+		s = "`" + s + "`"
+	}
+	return append(out, span{s: s, sgr: sgr + r.st.code})
+}
+
+// codeSpanText is the source of a code span, its lines joined by spaces.
+func (r *mdRenderer) codeSpanText(n *ast.CodeSpan) string {
+	var sb strings.Builder
+	for t := n.FirstChild(); t != nil; t = t.NextSibling() {
+		if t, ok := t.(*ast.Text); ok {
+			v := t.Segment.Value(r.src)
+			sb.Write(bytes.TrimSuffix(v, []byte("\n")))
+			if t.SoftLineBreak() || bytes.HasSuffix(v, []byte("\n")) {
+				sb.WriteByte(' ')
+			}
+		}
+	}
+	return sb.String()
+}
+
+// emphasis renders *em* (level 1) or **strong** (level 2 and more).
+func (r *mdRenderer) emphasis(n *ast.Emphasis, sgr string, out []span) []span {
+	if n.Level >= 2 {
+		return r.marked(n, sgr, r.st.strong, "**", out)
+	}
+	return r.marked(n, sgr, r.st.em, "*", out)
+}
+
+// link renders a link's text, then its destination in parentheses unless
+// the text already says it (a bare URL or e-mail address).
+func (r *mdRenderer) link(n *ast.Link, sgr string, out []span) []span {
+	k := len(out)
+	out = r.inline(n, sgr+r.st.link, out)
+	dest := sanitizeLine(string(n.Destination))
+	if dest != "" && dest != spansText(out[k:]) && "mailto:"+spansText(out[k:]) != dest {
+		out = r.dest(dest, sgr, out)
+	}
+	return out
+}
+
+// image renders an image as [image: alt] and its destination.
+func (r *mdRenderer) image(n *ast.Image, sgr string, out []span) []span {
+	alt := "image"
+	if s := spansText(r.inline(n, "", nil)); s != "" {
+		alt = "image: " + s
+	}
+	out = append(out, span{s: "[" + alt + "]", sgr: sgr + r.st.muted})
+	if dest := sanitizeLine(string(n.Destination)); dest != "" {
+		out = r.dest(dest, sgr, out)
+	}
+	return out
+}
+
+// dest renders the " (destination)" after a link or image.
+func (r *mdRenderer) dest(dest, sgr string, out []span) []span {
+	return append(out, span{s: " ", sgr: sgr}, span{s: "(" + dest + ")", sgr: r.st.url})
+}
+
+// rawHTML renders inline HTML as its source, muted.
+func (r *mdRenderer) rawHTML(n *ast.RawHTML, sgr string, out []span) []span {
+	for i := 0; i < n.Segments.Len(); i++ {
+		seg := n.Segments.At(i)
+		out = append(out, span{s: sanitizeLine(r.text(seg)), sgr: sgr + r.st.html})
+	}
+	return out
+}
+
+// taskBox renders a task list item's box, [x] or [ ], and a space.
+func (r *mdRenderer) taskBox(n *mdTask, out []span) []span {
+	if n.checked {
+		return append(out, span{s: "[x]", sgr: r.st.check}, span{s: " "})
+	}
+	return append(out, span{s: "[ ]", sgr: r.st.uncheck}, span{s: " "})
 }
 
 // marked renders emphasis: styled, or between its Markdown markers without
