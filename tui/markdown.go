@@ -170,71 +170,104 @@ func (r *mdRenderer) blocks(parent ast.Node, w int, tight bool) []string {
 	return out
 }
 
+// block renders one block node, dispatching on its kind.
 func (r *mdRenderer) block(n ast.Node, w int) []string {
-	st := r.st
 	switch n := n.(type) {
 	case *ast.Heading:
-		mark := strings.Repeat("#", n.Level) + " "
-		sgr := st.h3
-		switch n.Level {
-		case 1:
-			sgr = st.h1
-		case 2:
-			sgr = st.h2
-		}
-		ls := r.layout(r.inline(n, sgr, nil), w-len(mark))
-		return hang(ls, mark, st.hmark, len(mark))
+		return r.heading(n, w)
 	case *ast.Paragraph, *ast.TextBlock:
 		return r.layout(r.inline(n, "", nil), w)
 	case *ast.ThematicBreak:
-		return []string{paint(st.subtle, strings.Repeat("─", min(w, 80)))}
+		return []string{paint(r.st.subtle, strings.Repeat("─", min(w, 80)))}
 	case *ast.FencedCodeBlock:
-		var lang string
-		if n.Info != nil {
-			lang = sanitizeLine(string(n.Language(r.src)))
-		}
-		return r.code(n.Lines(), lang, w)
+		return r.code(n.Lines(), r.fenceLang(n), w)
 	case *ast.CodeBlock:
 		return r.code(n.Lines(), "", w)
 	case *ast.Blockquote:
-		bar := paint(st.subtle, "▎")
-		ls := r.blocks(n, w-2, false)
-		for i, l := range ls {
-			if l == "" {
-				ls[i] = bar
-			} else {
-				ls[i] = bar + " " + l
-			}
-		}
-		return ls
+		return r.blockquote(n, w)
 	case *ast.List:
 		return r.list(n, w)
 	case *ast.HTMLBlock:
-		var out []string
-		add := func(seg text.Segment) {
-			l := strings.TrimRight(r.text(seg), "\n ")
-			for _, p := range hardWrap(l, w) {
-				out = append(out, paint(st.html, p))
-			}
-		}
-		ls := n.Lines()
-		for i := 0; i < ls.Len(); i++ {
-			add(ls.At(i))
-		}
-		if n.HasClosure() {
-			add(n.ClosureLine)
-		}
-		return trimBlank(out)
+		return r.htmlBlock(n, w)
 	case *mdTable:
 		return r.table(n, w)
 	}
-	if n.Type() == ast.TypeBlock && n.FirstChild() != nil {
-		if n.FirstChild().Type() == ast.TypeInline {
-			return r.layout(r.inline(n, "", nil), w)
-		}
-		return r.blocks(n, w, false)
+	return r.otherBlock(n, w)
+}
+
+// otherBlock renders a block of no known kind through its children: its
+// inlines laid out, or its blocks.
+func (r *mdRenderer) otherBlock(n ast.Node, w int) []string {
+	if n.Type() != ast.TypeBlock || n.FirstChild() == nil {
+		return nil
 	}
-	return nil
+	if n.FirstChild().Type() == ast.TypeInline {
+		return r.layout(r.inline(n, "", nil), w)
+	}
+	return r.blocks(n, w, false)
+}
+
+// heading renders a heading behind its #s, wrapped lines under the text.
+func (r *mdRenderer) heading(n *ast.Heading, w int) []string {
+	mark := strings.Repeat("#", n.Level) + " "
+	ls := r.layout(r.inline(n, r.st.heading(n.Level), nil), w-len(mark))
+	return hang(ls, mark, r.st.hmark, len(mark))
+}
+
+// heading is the style of a heading of level (1, 2, then one for the rest).
+func (st *mdStyles) heading(level int) string {
+	switch level {
+	case 1:
+		return st.h1
+	case 2:
+		return st.h2
+	}
+	return st.h3
+}
+
+// fenceLang is a fenced code block's language, "" if it names none.
+func (r *mdRenderer) fenceLang(n *ast.FencedCodeBlock) string {
+	if n.Info == nil {
+		return ""
+	}
+	return sanitizeLine(string(n.Language(r.src)))
+}
+
+// blockquote renders the quoted blocks behind a bar.
+func (r *mdRenderer) blockquote(n *ast.Blockquote, w int) []string {
+	bar := paint(r.st.subtle, "▎")
+	ls := r.blocks(n, w-2, false)
+	for i, l := range ls {
+		if l == "" {
+			ls[i] = bar
+		} else {
+			ls[i] = bar + " " + l
+		}
+	}
+	return ls
+}
+
+// htmlBlock renders an HTML block as its source lines, muted and
+// hard-wrapped.
+func (r *mdRenderer) htmlBlock(n *ast.HTMLBlock, w int) []string {
+	var out []string
+	ls := n.Lines()
+	for i := 0; i < ls.Len(); i++ {
+		out = r.htmlLine(ls.At(i), w, out)
+	}
+	if n.HasClosure() {
+		out = r.htmlLine(n.ClosureLine, w, out)
+	}
+	return trimBlank(out)
+}
+
+// htmlLine renders one source line of an HTML block.
+func (r *mdRenderer) htmlLine(seg text.Segment, w int, out []string) []string {
+	l := strings.TrimRight(r.text(seg), "\n ")
+	for _, p := range hardWrap(l, w) {
+		out = append(out, paint(r.st.html, p))
+	}
+	return out
 }
 
 // code renders a code block: a bar on the left, the language above, lines
