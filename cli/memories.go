@@ -21,6 +21,20 @@ import (
 
 func init() { register(newMemoriesCmd) }
 
+// parseTypes reads a comma-separated list of memory types (a usage error
+// names the bad one and the valid ones).
+func parseTypes(list string) ([]memories.Type, error) {
+	var out []memories.Type
+	for _, s := range splitList(list) {
+		t, err := memories.ParseType(s)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // resolveProject turns --project into one stored project path, by the
 // store's one rule (index.Store.MatchProjects).
 func resolveProject(ctx context.Context, st *index.Store, p string) (string, error) {
@@ -70,13 +84,11 @@ func newMemListCmd(o *Options) *cobra.Command {
 					}
 					f.Statuses = append(f.Statuses, st)
 				}
-				for _, s := range splitList(typ) {
-					t, err := memories.ParseType(s)
-					if err != nil {
-						return usageError{err}
-					}
-					f.Types = append(f.Types, t)
+				types, err := parseTypes(typ)
+				if err != nil {
+					return err
 				}
+				f.Types = types
 				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err
@@ -144,13 +156,9 @@ full-text index: fast, and it works while another cairn holds the index.
 ` + "`cairn search --kind memories`" + ` searches them with the hybrid search.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var types []memories.Type
-			for _, s := range splitList(typ) {
-				t, err := memories.ParseType(s)
-				if err != nil {
-					return usageError{err}
-				}
-				types = append(types, t)
+			types, err := parseTypes(typ)
+			if err != nil {
+				return err
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
 				rs, err := svc.Search(cmd.Context(), strings.Join(args, " "), types, splitList(tag), limit)
@@ -287,13 +295,11 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 				ids := args
 				if all {
 					f := memories.Filter{Statuses: []memories.Status{memories.Pending}}
-					for _, s := range splitList(typ) {
-						t, err := memories.ParseType(s)
-						if err != nil {
-							return usageError{err}
-						}
-						f.Types = append(f.Types, t)
+					types, err := parseTypes(typ)
+					if err != nil {
+						return err
 					}
+					f.Types = types
 					p, err := resolveProject(cmd.Context(), store, project)
 					if err != nil {
 						return err
