@@ -650,65 +650,101 @@ func (l *line) String() string {
 
 // layout word-wraps spans to w cells.
 func (r *mdRenderer) layout(sp []span, w int) []string {
-	w = max(1, w)
-	var out []string
-	var ln line
 	fr := frags(sp, r.fr[:0])
 	r.fr = fr
+	wr := wrapper{w: max(1, w)}
 	for i := 0; i < len(fr); {
 		if fr[i].brk {
-			out = append(out, ln.String())
+			wr.newline()
 			i++
 			continue
 		}
-		j, ww := i+1, fr[i].w
-		for j < len(fr) && fr[j].next {
-			ww += fr[j].w
-			j++
-		}
-		wd := fr[i:j]
+		j, ww := wordEnd(fr, i)
+		wr.word(fr[i:j], ww)
 		i = j
-		if ln.w > 0 && ln.w+1+ww > w {
-			out = append(out, ln.String())
-		}
-		if ln.w > 0 && wd[0].lead {
-			sgr := wd[0].sp
-			if wd[0].sgr != sgr {
-				sgr = "" // no underline reaching past a link
-			}
-			ln.add(" ", sgr)
-			ln.w++
-		}
-		if ln.w+ww <= w {
-			for _, p := range wd {
-				ln.add(p.s, p.sgr)
-			}
-			ln.w += ww
-			continue
-		}
-		// A word longer than the line: cut it by cells.
+	}
+	return wr.lines()
+}
+
+// wordEnd is the end of the word that starts at fr[i] (the frags that
+// continue it) and its width.
+func wordEnd(fr []frag, i int) (int, int) {
+	j, ww := i+1, fr[i].w
+	for j < len(fr) && fr[j].next {
+		ww += fr[j].w
+		j++
+	}
+	return j, ww
+}
+
+// wrapper fills lines of at most w cells word by word.
+type wrapper struct {
+	ln  line
+	out []string
+	w   int
+}
+
+// newline ends the current line.
+func (wr *wrapper) newline() { wr.out = append(wr.out, wr.ln.String()) }
+
+// lines ends the last line, unless empty, and returns them all.
+func (wr *wrapper) lines() []string {
+	if wr.ln.w > 0 || wr.ln.sb.Len() > 0 {
+		wr.newline()
+	}
+	return wr.out
+}
+
+// word adds a word of ww cells: on this line if it fits, else on the next,
+// cut by cells if it is longer than a line.
+func (wr *wrapper) word(wd []frag, ww int) {
+	if wr.ln.w > 0 && wr.ln.w+1+ww > wr.w {
+		wr.newline()
+	}
+	if wr.ln.w > 0 && wd[0].lead {
+		wr.space(wd[0])
+	}
+	if wr.ln.w+ww <= wr.w {
 		for _, p := range wd {
-			s := p.s
-			for s != "" {
-				head, hw := cutCells(s, w-ln.w)
-				if head == "" && ln.w == 0 {
-					head, hw = firstCluster(s)
-				}
-				if head != "" {
-					ln.add(head, p.sgr)
-					ln.w += hw
-					s = s[len(head):]
-				}
-				if s != "" {
-					out = append(out, ln.String())
-				}
-			}
+			wr.ln.add(p.s, p.sgr)
+		}
+		wr.ln.w += ww
+		return
+	}
+	for _, p := range wd {
+		wr.cut(p)
+	}
+}
+
+// space adds the space before word f: styled only if the text on both
+// sides is (no underline reaching past a link).
+func (wr *wrapper) space(f frag) {
+	sgr := f.sp
+	if f.sgr != sgr {
+		sgr = ""
+	}
+	wr.ln.add(" ", sgr)
+	wr.ln.w++
+}
+
+// cut adds a frag of a word longer than the line, cut by cells across as
+// many lines as it takes (at least a grapheme cluster a line).
+func (wr *wrapper) cut(p frag) {
+	s := p.s
+	for s != "" {
+		head, hw := cutCells(s, wr.w-wr.ln.w)
+		if head == "" && wr.ln.w == 0 {
+			head, hw = firstCluster(s)
+		}
+		if head != "" {
+			wr.ln.add(head, p.sgr)
+			wr.ln.w += hw
+			s = s[len(head):]
+		}
+		if s != "" {
+			wr.newline()
 		}
 	}
-	if ln.w > 0 || ln.sb.Len() > 0 {
-		out = append(out, ln.String())
-	}
-	return out
 }
 
 // hardWrap cuts plain text into pieces of at most w cells.
