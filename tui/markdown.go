@@ -850,24 +850,49 @@ func styledWidth(l string) int {
 // table lays out a GFM table: columns as wide as their text, narrowed
 // (widest first) to fit the width, cells word-wrapped within them.
 func (r *mdRenderer) table(t *mdTable, w int) []string {
-	st := r.st
+	const sepW = 3
 	nc := len(t.align)
+	rows := r.tableSpans(t, nc)
+	widths := fitColumns(r.naturalWidths(rows, nc), max(nc, w-sepW*(nc-1)))
+	sep := paint(r.st.subtle, " │ ")
+	var out []string
+	for i, row := range rows {
+		out = r.rowLines(row, widths, t.align, sep, out)
+		if i == 0 {
+			out = append(out, paint(r.st.subtle, tableRule(widths)))
+		}
+	}
+	return out
+}
+
+// tableSpans renders the cells of every row, nc a row.
+func (r *mdRenderer) tableSpans(t *mdTable, nc int) [][][]span {
 	var rows [][][]span
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
-		var cells [][]span
-		hdr := row.(*mdRow).header
-		for c := row.FirstChild(); c != nil && len(cells) < nc; c = c.NextSibling() {
-			sgr := ""
-			if hdr {
-				sgr = st.thead
-			}
-			cells = append(cells, r.inline(c, sgr, nil))
-		}
-		for len(cells) < nc {
-			cells = append(cells, nil)
-		}
-		rows = append(rows, cells)
+		rows = append(rows, r.rowSpans(row.(*mdRow), nc))
 	}
+	return rows
+}
+
+// rowSpans renders a row's cells (bold in the header), cut or padded with
+// empty cells to nc.
+func (r *mdRenderer) rowSpans(row *mdRow, nc int) [][]span {
+	sgr := ""
+	if row.header {
+		sgr = r.st.thead
+	}
+	var cells [][]span
+	for c := row.FirstChild(); c != nil && len(cells) < nc; c = c.NextSibling() {
+		cells = append(cells, r.inline(c, sgr, nil))
+	}
+	for len(cells) < nc {
+		cells = append(cells, nil)
+	}
+	return cells
+}
+
+// naturalWidths is the width of each column unwrapped (at least 1).
+func (r *mdRenderer) naturalWidths(rows [][][]span, nc int) []int {
 	nat := make([]int, nc)
 	for _, row := range rows {
 		for j, c := range row {
@@ -879,44 +904,51 @@ func (r *mdRenderer) table(t *mdTable, w int) []string {
 	for j := range nat {
 		nat[j] = max(1, nat[j])
 	}
-	const sepW = 3
-	avail := max(nc, w-sepW*(nc-1))
-	widths := fitColumns(nat, avail)
-	sep := paint(st.subtle, " │ ")
-	var out []string
-	for i, row := range rows {
-		cl := make([][]string, nc)
-		h := 1
-		for j, c := range row {
-			cl[j] = r.layout(c, widths[j])
-			h = max(h, len(cl[j]))
-		}
-		for k := 0; k < h; k++ {
-			var sb strings.Builder
-			for j := range row {
-				if j > 0 {
-					sb.WriteString(sep)
-				}
-				var s string
-				if k < len(cl[j]) {
-					s = cl[j][k]
-				}
-				sb.WriteString(align(s, widths[j], t.align[j]))
-			}
-			out = append(out, strings.TrimRight(sb.String(), " "))
-		}
-		if i == 0 {
-			var sb strings.Builder
-			for j := range widths {
-				if j > 0 {
-					sb.WriteString("─┼─")
-				}
-				sb.WriteString(strings.Repeat("─", widths[j]))
-			}
-			out = append(out, paint(st.subtle, sb.String()))
-		}
+	return nat
+}
+
+// rowLines lays out a row: each cell wrapped to its column, the row as
+// tall as its tallest cell.
+func (r *mdRenderer) rowLines(row [][]span, widths []int, al []byte, sep string, out []string) []string {
+	cl := make([][]string, len(row))
+	h := 1
+	for j, c := range row {
+		cl[j] = r.layout(c, widths[j])
+		h = max(h, len(cl[j]))
+	}
+	for k := 0; k < h; k++ {
+		out = append(out, tableLine(cl, k, widths, al, sep))
 	}
 	return out
+}
+
+// tableLine is line k of a row's wrapped cells, each aligned in its column.
+func tableLine(cl [][]string, k int, widths []int, al []byte, sep string) string {
+	var sb strings.Builder
+	for j := range cl {
+		if j > 0 {
+			sb.WriteString(sep)
+		}
+		var s string
+		if k < len(cl[j]) {
+			s = cl[j][k]
+		}
+		sb.WriteString(align(s, widths[j], al[j]))
+	}
+	return strings.TrimRight(sb.String(), " ")
+}
+
+// tableRule is the rule under the header: ─ across each column, ─┼─
+// between them.
+func tableRule(widths []int) string {
+	var sb strings.Builder
+	for j := range widths {
+		if j > 0 {
+			sb.WriteString("─┼─")
+		}
+		sb.WriteString(strings.Repeat("─", widths[j]))
+	}
+	return sb.String()
 }
 
 // fitColumns narrows the widest columns until they fit in avail cells.
