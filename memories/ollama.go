@@ -272,23 +272,32 @@ func (s *Service) chat(ctx context.Context, client *ollama.Client, base, model s
 	}
 	prompt.WriteString("\nTranscript:\n")
 	prompt.WriteString(chunk)
-	req := &ollama.ChatRequest{Model: model, Format: []byte(ollamaSchema),
+	var ans ollamaAnswer
+	if err := chatJSON(ctx, client, base, model, timeout, ollamaSchema, ollamaSystem, prompt.String(), &ans); err != nil {
+		return nil, err
+	}
+	return &ans, nil
+}
+
+// chatJSON asks model (temperature 0) to answer user in the JSON of
+// schema and decodes the answer into out. Failures say what to do.
+func chatJSON(ctx context.Context, client *ollama.Client, base, model string, timeout time.Duration, schema, system, user string, out any) error {
+	req := &ollama.ChatRequest{Model: model, Format: []byte(schema),
 		Options:  map[string]any{"temperature": 0},
-		Messages: []ollama.Message{{Role: "system", Content: ollamaSystem}, {Role: "user", Content: prompt.String()}}}
+		Messages: []ollama.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := client.Chat(rctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, ollamaFailure(err, base, model, timeout)
+		return ollamaFailure(err, base, model, timeout)
 	}
-	var ans ollamaAnswer
-	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
-		return nil, fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%w)", ErrOllamaUnavailable, model, base, err)
+	if err := json.Unmarshal([]byte(resp.Message.Content), out); err != nil {
+		return fmt.Errorf("%w: model %s at %s answered something that is not the requested JSON (%w)", ErrOllamaUnavailable, model, base, err)
 	}
-	return &ans, nil
+	return nil
 }
 
 // ollamaFailure turns a client error into one that says what to do.
@@ -333,19 +342,6 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 	if err != nil {
 		return nil, err
 	}
-	timeout := s.ollamaTimeout()
-	req := &ollama.ChatRequest{Model: model, Format: []byte(summarySchema),
-		Options:  map[string]any{"temperature": 0},
-		Messages: []ollama.Message{{Role: "system", Content: summarySystem}, {Role: "user", Content: "Transcript:\n" + text}}}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	resp, err := client.Chat(rctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, ollamaFailure(err, base, model, timeout)
-	}
 	var ans struct {
 		Request      []string `json:"request"`
 		Investigated []string `json:"investigated"`
@@ -353,8 +349,8 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 		Completed    []string `json:"completed"`
 		NextSteps    []string `json:"next_steps"`
 	}
-	if err := json.Unmarshal([]byte(resp.Message.Content), &ans); err != nil {
-		return nil, fmt.Errorf("%w: model %s answered something that is not the requested JSON (%w)", ErrOllamaUnavailable, model, err)
+	if err := chatJSON(ctx, client, base, model, s.ollamaTimeout(), summarySchema, summarySystem, "Transcript:\n"+text, &ans); err != nil {
+		return nil, err
 	}
 	return modelSections(map[string][]string{"Request": ans.Request, "Investigated": ans.Investigated,
 		"Learned": ans.Learned, "Completed": ans.Completed, "Next steps": ans.NextSteps}), nil
