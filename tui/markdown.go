@@ -1133,6 +1133,24 @@ func tableCells(seg text.Segment, src []byte) []text.Segment {
 // tableDelim parses a delimiter row into column alignments (nil if it is
 // not one).
 func tableDelim(line []byte) []byte {
+	cols := delimCols(line)
+	if cols == nil {
+		return nil
+	}
+	al := make([]byte, 0, len(cols))
+	for _, c := range cols {
+		a, ok := delimAlign(c)
+		if !ok {
+			return nil
+		}
+		al = append(al, a)
+	}
+	return al
+}
+
+// delimCols splits a candidate delimiter row at its pipes, without the
+// empty cells outside the outer pipes (nil if it cannot be one).
+func delimCols(line []byte) [][]byte {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || bytes.IndexByte(line, '-') < 0 {
 		return nil
@@ -1140,36 +1158,43 @@ func tableDelim(line []byte) []byte {
 	if w, _ := util.IndentWidth(line, 0); w > 3 {
 		return nil
 	}
-	cols := bytes.Split(line, []byte{'|'})
+	cols := trimOuterCells(bytes.Split(line, []byte{'|'}))
+	if len(cols) == 0 || (len(cols) == 1 && bytes.IndexByte(line, '|') < 0) {
+		return nil
+	}
+	return cols
+}
+
+// trimOuterCells drops the blank first and last cells: what lies outside
+// a row's leading and trailing pipes.
+func trimOuterCells(cols [][]byte) [][]byte {
 	if len(cols) > 0 && len(bytes.TrimSpace(cols[0])) == 0 {
 		cols = cols[1:]
 	}
 	if len(cols) > 0 && len(bytes.TrimSpace(cols[len(cols)-1])) == 0 {
 		cols = cols[:len(cols)-1]
 	}
-	if len(cols) == 0 || (len(cols) == 1 && bytes.IndexByte(line, '|') < 0) {
-		return nil
+	return cols
+}
+
+// delimAlign is the alignment a delimiter cell sets: 'c' for :-:, 'r' for
+// -:, 'l' for :- and 0 for -; ok is false if c is not a delimiter cell.
+func delimAlign(c []byte) (a byte, ok bool) {
+	c = bytes.TrimSpace(c)
+	l, r := bytes.HasPrefix(c, []byte(":")), bytes.HasSuffix(c, []byte(":"))
+	d := bytes.Trim(c, ":")
+	if len(d) == 0 || len(bytes.Trim(d, "-")) != 0 {
+		return 0, false
 	}
-	al := make([]byte, 0, len(cols))
-	for _, c := range cols {
-		c = bytes.TrimSpace(c)
-		l, r := bytes.HasPrefix(c, []byte(":")), bytes.HasSuffix(c, []byte(":"))
-		d := bytes.Trim(c, ":")
-		if len(d) == 0 || len(bytes.Trim(d, "-")) != 0 {
-			return nil
-		}
-		switch {
-		case l && r && len(c) > 1:
-			al = append(al, 'c')
-		case r:
-			al = append(al, 'r')
-		case l:
-			al = append(al, 'l')
-		default:
-			al = append(al, 0)
-		}
+	switch {
+	case l && r && len(c) > 1:
+		return 'c', true
+	case r:
+		return 'r', true
+	case l:
+		return 'l', true
 	}
-	return al
+	return 0, true
 }
 
 // mdTaskParser reads [ ] and [x] at the start of a list item.
