@@ -35,6 +35,21 @@ func parseTypes(list string) ([]memories.Type, error) {
 	return out, nil
 }
 
+// scoped narrows f to the --type list and the --project (whose global
+// memories come along).
+func scoped(ctx context.Context, st *index.Store, f memories.Filter, types, project string) (memories.Filter, error) {
+	var err error
+	if f.Types, err = parseTypes(types); err != nil {
+		return f, err
+	}
+	p, err := resolveProject(ctx, st, project)
+	if err != nil {
+		return f, err
+	}
+	f.Project, f.IncludeGlobal = p, p != ""
+	return f, nil
+}
+
 // resolveProject turns --project into one stored project path, by the
 // store's one rule (index.Store.MatchProjects).
 func resolveProject(ctx context.Context, st *index.Store, p string) (string, error) {
@@ -84,16 +99,10 @@ func newMemListCmd(o *Options) *cobra.Command {
 					}
 					f.Statuses = append(f.Statuses, st)
 				}
-				types, err := parseTypes(typ)
+				f, err := scoped(cmd.Context(), st, f, typ, project)
 				if err != nil {
 					return err
 				}
-				f.Types = types
-				p, err := resolveProject(cmd.Context(), st, project)
-				if err != nil {
-					return err
-				}
-				f.Project, f.IncludeGlobal = p, p != ""
 				if tag != "" {
 					f.Limit = 0 // filtered below
 				}

@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -177,11 +178,8 @@ type scored struct {
 
 // byScore orders scored memories best first, then by id.
 func byScore(a, b scored) int {
-	switch {
-	case a.score > b.score:
-		return -1
-	case a.score < b.score:
-		return 1
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
 	}
 	return strings.Compare(a.c.row.ID, b.c.row.ID)
 }
@@ -283,11 +281,8 @@ func inScope(memProject, project string) bool {
 // byTopScore orders Top's memories best first; at the same score the
 // project's own before global ones, then the newest.
 func byTopScore(a, b Ranked) int {
-	switch {
-	case a.Score > b.Score:
-		return -1
-	case a.Score < b.Score:
-		return 1
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
 	}
 	if c := globalLast(a.Project, b.Project); c != 0 {
 		return c
