@@ -1317,21 +1317,24 @@ func (p *readerPane) export() tea.Cmd {
 // ExportMarkdown renders a conversation as a Markdown document: prompts,
 // replies, one line per tool call with a shortened output, subagents nested.
 func ExportMarkdown(c *transcripts.Conversation, thinking bool) string {
-	var b strings.Builder
-	s := c.Session
-	title := s.Title
-	if title == "" {
-		title = transcripts.OneLine(s.FirstPrompt, 100)
-	}
-	fmt.Fprintf(&b, "# %s\n\n", oneLineMD(title))
-	fmt.Fprintf(&b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", s.ID, s.ProjectPath,
-		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
-	if len(s.Models) > 0 {
-		fmt.Fprintf(&b, "- Models: %s\n", strings.Join(s.Models, ", "))
-	}
-	if len(s.Branches) > 0 {
-		fmt.Fprintf(&b, "- Branch: %s\n", strings.Join(s.Branches, ", "))
-	}
+	x := exporter{c: c, thinking: thinking, results: exportResults(c)}
+	x.header(c.Session)
+	x.entries(c.Entries, "")
+	return x.b.String()
+}
+
+// exporter writes a conversation as Markdown.
+type exporter struct {
+	b        strings.Builder
+	c        *transcripts.Conversation
+	thinking bool                          // export thinking blocks
+	results  map[string]*transcripts.Block // tool results by tool call id
+}
+
+// exportResults indexes the tool results of the conversation and its
+// subagents by the id of their tool call. Unlike toolResults it keeps a
+// result with no id, paired with a call with no id as the export always has.
+func exportResults(c *transcripts.Conversation) map[string]*transcripts.Block {
 	results := map[string]*transcripts.Block{}
 	for _, es := range append([][]transcripts.Entry{c.Entries}, mapValues(c.Agents)...) {
 		for i := range es {
@@ -1342,49 +1345,90 @@ func ExportMarkdown(c *transcripts.Conversation, thinking bool) string {
 			}
 		}
 	}
-	var walk func(es []transcripts.Entry, quote string)
-	walk = func(es []transcripts.Entry, quote string) {
-		w := func(format string, a ...any) {
-			for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
-				b.WriteString(quote + l + "\n")
-			}
-		}
-		for i := range es {
-			e := &es[i]
-			switch {
-			case e.Type == "system" && e.Subtype == "compact_boundary":
-				w("\n---\n*conversation compacted*\n")
-			case e.Type == "user" && transcripts.IsRealPrompt(e):
-				w("\n## You · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.CleanPrompt(e.PromptText())))
-			case e.Type == "assistant":
-				for bi := range e.Blocks {
-					bl := &e.Blocks[bi]
-					switch bl.Type {
-					case transcripts.BlockText:
-						w("\n%s\n", sanitize(bl.Text))
-					case transcripts.BlockThinking:
-						if thinking && strings.TrimSpace(bl.Text) != "" {
-							w("\n> *thinking:* %s\n", strings.ReplaceAll(sanitize(bl.Text), "\n", "\n> "))
-						}
-					case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-						w("\n- **%s**(`%s`)", bl.ToolName, strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
-						if r := results[bl.ToolID]; r != nil {
-							out := strings.Split(strings.TrimRight(sanitize(r.Text), "\n"), "\n")
-							if len(out) > 8 {
-								out = append(out[:8], fmt.Sprintf("… %d more lines", len(out)-8))
-							}
-							w("  ```\n  %s\n  ```", strings.Join(out, "\n  "))
-						}
-						if id := c.SpawnedBy[bl.ToolID]; id != "" && len(c.Agents[id]) > 0 {
-							walk(c.Agents[id], quote+"> ")
-						}
-					}
-				}
-			}
+	return results
+}
+
+// header writes the title and the session's details.
+func (x *exporter) header(s *transcripts.Session) {
+	title := s.Title
+	if title == "" {
+		title = transcripts.OneLine(s.FirstPrompt, 100)
+	}
+	fmt.Fprintf(&x.b, "# %s\n\n", oneLineMD(title))
+	fmt.Fprintf(&x.b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", s.ID, s.ProjectPath,
+		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
+	if len(s.Models) > 0 {
+		fmt.Fprintf(&x.b, "- Models: %s\n", strings.Join(s.Models, ", "))
+	}
+	if len(s.Branches) > 0 {
+		fmt.Fprintf(&x.b, "- Branch: %s\n", strings.Join(s.Branches, ", "))
+	}
+}
+
+// printf writes formatted text, each line behind quote (a subagent's
+// entries are quoted once per level).
+func (x *exporter) printf(quote, format string, a ...any) {
+	for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
+		x.b.WriteString(quote + l + "\n")
+	}
+}
+
+// entries writes a conversation's or a subagent's entries.
+func (x *exporter) entries(es []transcripts.Entry, quote string) {
+	for i := range es {
+		x.entry(&es[i], quote)
+	}
+}
+
+// entry writes a compaction, a prompt, or the blocks of a reply.
+func (x *exporter) entry(e *transcripts.Entry, quote string) {
+	switch {
+	case e.Type == "system" && e.Subtype == "compact_boundary":
+		x.printf(quote, "\n---\n*conversation compacted*\n")
+	case e.Type == "user" && transcripts.IsRealPrompt(e):
+		x.printf(quote, "\n## You · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.CleanPrompt(e.PromptText())))
+	case e.Type == "assistant":
+		for bi := range e.Blocks {
+			x.block(&e.Blocks[bi], quote)
 		}
 	}
-	walk(c.Entries, "")
-	return b.String()
+}
+
+// block writes a block of a reply: text, thinking if asked for, or a tool
+// call.
+func (x *exporter) block(bl *transcripts.Block, quote string) {
+	switch bl.Type {
+	case transcripts.BlockText:
+		x.printf(quote, "\n%s\n", sanitize(bl.Text))
+	case transcripts.BlockThinking:
+		if x.thinking && strings.TrimSpace(bl.Text) != "" {
+			x.printf(quote, "\n> *thinking:* %s\n", strings.ReplaceAll(sanitize(bl.Text), "\n", "\n> "))
+		}
+	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+		x.toolUse(bl, quote)
+	}
+}
+
+// toolUse writes a tool call on one line, its output shortened, and the
+// entries of the subagent it spawned.
+func (x *exporter) toolUse(bl *transcripts.Block, quote string) {
+	x.printf(quote, "\n- **%s**(`%s`)", bl.ToolName, strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
+	if r := x.results[bl.ToolID]; r != nil {
+		x.printf(quote, "  ```\n  %s\n  ```", strings.Join(shortOutput(r.Text), "\n  "))
+	}
+	if id := x.c.SpawnedBy[bl.ToolID]; id != "" && len(x.c.Agents[id]) > 0 {
+		x.entries(x.c.Agents[id], quote+"> ")
+	}
+}
+
+// shortOutput is a tool's output as lines: the first 8 and a count of
+// the rest.
+func shortOutput(s string) []string {
+	out := strings.Split(strings.TrimRight(sanitize(s), "\n"), "\n")
+	if len(out) > 8 {
+		out = append(out[:8], fmt.Sprintf("… %d more lines", len(out)-8))
+	}
+	return out
 }
 
 func oneLineMD(s string) string { return sanitizeLine(transcripts.OneLine(s, 200)) }
