@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"github.com/cairn-dev/cairn/termtext"
 	"strings"
 	"unicode"
 )
@@ -43,6 +44,7 @@ func (b *budget) String() string { return strings.Join(b.lines, "\n") }
 // characters (terminal escapes among them) are dropped, whitespace runs
 // become one space, and the text is cut to max runes with an ellipsis.
 func oneLine(s string, max int) string {
+	s = termtext.Line(s) // bidi overrides and line separators too
 	var sb strings.Builder
 	space := false
 	n := 0

@@ -39,8 +39,9 @@ func TestBudgetNeverExceeded(t *testing.T) {
 }
 
 func TestOneLineStripsControls(t *testing.T) {
-	got := oneLine("a\x1b[31m red\n\tline\x07 end", 100)
-	if strings.ContainsAny(got, "\x1b\x07\n\t") || got != "a[31m red line end" {
+	// termtext's one form: controls and bidi overrides as visible escapes.
+	got := oneLine("a\x1b[31m red\n\tline\x07 end \u202egnp.exe\u2028x", 100)
+	if strings.ContainsAny(got, "\x1b\x07\n\t\u202e\u2028") || got != `a\x1b[31m red line\x07 end \u202egnp.exe x` {
 		t.Fatalf("%q", got)
 	}
 	if got := oneLine(strings.Repeat("é", 50), 10); len([]rune(got)) != 10 || !strings.HasSuffix(got, "…") {

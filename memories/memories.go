@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/embed"
 	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/termtext"
 )
 
 // Type is what kind of knowledge a memory holds.
@@ -289,18 +290,9 @@ func toRow(m *Memory) *index.MemRow {
 // clean redacts secrets, neutralises control characters and trims.
 func clean(s string) string {
 	s, _ = redact.Redact(s)
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			// drop terminal control characters
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return strings.TrimSpace(b.String())
+	// Memories reach terminals, CLAUDE.md and Claude's context: the one
+	// terminal-safe form (controls and bidi overrides as visible escapes).
+	return strings.TrimSpace(termtext.Safe(s))
 }
 
 func cleanTags(tags []string) []string {

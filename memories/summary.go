@@ -3,6 +3,7 @@ package memories
 import (
 	"context"
 	"fmt"
+	"github.com/cairn-dev/cairn/termtext"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -283,7 +284,7 @@ func relPath(p, root string) string {
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
 // firstSentences returns up to n sentences of the first paragraph of s.
