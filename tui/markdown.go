@@ -178,7 +178,7 @@ func (r *mdRenderer) block(n ast.Node, w int) []string {
 	case *ast.Paragraph, *ast.TextBlock:
 		return r.layout(r.inline(n, "", nil), w)
 	case *ast.ThematicBreak:
-		return []string{paint(r.st.subtle, strings.Repeat("─", min(w, 80)))}
+		return []string{paint(r.st.subtle, strings.Repeat("─", max(0, min(w, 80))))}
 	case *ast.FencedCodeBlock:
 		return r.code(n.Lines(), r.fenceLang(n), w)
 	case *ast.CodeBlock:
