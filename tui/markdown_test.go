@@ -197,6 +197,9 @@ func FuzzMarkdown(f *testing.F) {
 	} {
 		f.Add(s, 20)
 	}
+	// A rule nested deep enough to push the width below 0 once crashed the
+	// renderer (a negative strings.Repeat).
+	f.Add("0000000000000000000000000000000000000000000\n* ---", -1)
 	dark, none := mdStylesFor(theme.New(true, false)), mdStylesFor(theme.New(false, true))
 	f.Fuzz(func(t *testing.T, src string, w int) {
 		w = max(-1, min(w, 200))
@@ -236,4 +239,11 @@ func BenchmarkMarkdown(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/msg")
 	b.ReportMetric(float64(bytes)/float64(len(texts)), "bytes/msg")
+}
+
+func TestMarkdownRuleAtNegativeWidth(t *testing.T) {
+	st := mdStylesFor(theme.New(true, false))
+	for w := -3; w <= 3; w++ {
+		_ = renderMarkdown("x\n* > - ---", w, st) // must not panic
+	}
 }
