@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/human"
-	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -48,7 +47,7 @@ func newDraftAddCmd(o *Options) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("reading the draft from stdin: %w", err)
 			}
-			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
 				d, err := svc.AddDraft(cmd.Context(), session, string(b))
 				if err != nil {
 					return err
@@ -69,7 +68,7 @@ func newDraftListCmd(o *Options) *cobra.Command {
 		Short: "List drafts (newest first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				ds, err := svc.Drafts(cmd.Context(), status)
 				if err != nil {
 					return usageError{err}
@@ -161,7 +160,7 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 		Short: "Edit a draft in $EDITOR (or replace it with Markdown on stdin: --stdin)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				d, err := svc.Draft(cmd.Context(), args[0])
 				if err != nil {
 					return err

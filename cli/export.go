@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
@@ -30,7 +29,7 @@ func newExportCmd(o *Options) *cobra.Command {
 			if format != "jsonl" && format != "markdown" && format != "md" {
 				return usageError{fmt.Errorf("unknown format %q: use jsonl or markdown", format)}
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				var w io.Writer = o.Stdout
 				var f *os.File
 				if output != "" && output != "-" {
@@ -92,7 +91,7 @@ whose id exists replace it, so importing the same file twice is harmless.`,
 				defer f.Close()
 				r = f
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				c, err := svc.Import(cmd.Context(), r)
 				if err != nil {
 					return err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -47,7 +46,7 @@ built-in extractor is used and a notice says so.`,
 			if err != nil {
 				return err
 			}
-			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
 				start := time.Now()
 				res, err := svc.Extract(cmd.Context(), opts)
 				if err != nil {
@@ -97,7 +96,7 @@ draft or stored summary when there is one, else one built from the
 transcript (--store keeps it; ` + "`cairn extract`" + ` stores them too).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
 				var sum *memories.Summary
 				var err error
 				if store {

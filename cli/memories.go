@@ -86,7 +86,8 @@ func newMemListCmd(o *Options) *cobra.Command {
 		Short: "List memories (pending first, then newest)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				st := svc.Store()
 				f := memories.Filter{Limit: limit}
 				for _, s := range splitList(status) {
 					if s == "all" {
@@ -169,7 +170,7 @@ full-text index: fast, and it works while another cairn holds the index.
 			if err != nil {
 				return err
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				rs, err := svc.Search(cmd.Context(), strings.Join(args, " "), types, splitList(tag), limit)
 				if err != nil {
 					return err
@@ -236,7 +237,7 @@ func newMemShowCmd(o *Options) *cobra.Command {
 		Short: "Show a memory with its source and links",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				m, err := svc.Get(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -300,7 +301,8 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 			if all == (len(args) > 0) {
 				return usageError{fmt.Errorf("give memory ids, or --all (with --type/--project) for every pending one")}
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, store *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				store := svc.Store()
 				ids := args
 				if all {
 					f := memories.Filter{Statuses: []memories.Status{memories.Pending}}
@@ -373,7 +375,7 @@ and "# tags:" can be changed too, other lines starting with # are ignored,
 and an empty file leaves the memory unchanged.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				m, err := svc.Get(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -494,7 +496,7 @@ func newMemRmCmd(o *Options) *cobra.Command {
 		Short:   "Delete memories (undo with `cairn memories undo`)",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				var ids []string
 				for _, id := range args {
 					m, err := svc.Get(cmd.Context(), id)
@@ -558,7 +560,8 @@ memory instead. Secrets are redacted.`,
 				}
 				content = string(b)
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				st := svc.Store()
 				t, err := memories.ParseType(typ)
 				if err != nil {
 					return usageError{err}
@@ -623,7 +626,7 @@ files are only read, never changed. ` + "`cairn extract`" + ` runs this too.`,
 			if err != nil {
 				return err
 			}
-			return withMemories(cmd.Context(), o, true, func(svc *memories.Service, _ *index.Store) error {
+			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
 				res, err := svc.ImportClaudeMemory(cmd.Context(), claude, dry)
 				if err != nil {
 					return err

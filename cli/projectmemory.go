@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -51,7 +50,8 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 			if project == "" && target == "" {
 				project = "."
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				st := svc.Store()
 				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err
@@ -89,7 +89,7 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 // syncAll syncs the CLAUDE.md of every project with approved memories
 // whose folder still exists.
 func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
-	return withMemories(cmd.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+	return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 		ms, err := svc.List(cmd.Context(), memories.Filter{Statuses: []memories.Status{memories.Approved}})
 		if err != nil {
 			return err
@@ -152,7 +152,8 @@ prints a diff of what changed. The synthesis is kept in the store
 			if project == "" {
 				return usageError{fmt.Errorf("--project is required (a path, part of one, or .)")}
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				st := svc.Store()
 				p, err := resolveProject(cmd.Context(), st, project)
 				if err != nil {
 					return err

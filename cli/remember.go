@@ -54,7 +54,8 @@ the existing memory instead of adding another; secrets are redacted.`,
 			if err != nil {
 				return usageError{err}
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service, st *index.Store) error {
+			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
+				st := svc.Store()
 				n := memories.NewMemory{Type: t, Content: content, Tags: splitList(tags), Importance: importance,
 					Origin: memories.OriginRemember, SourceSession: os.Getenv("CLAUDE_CODE_SESSION_ID")}
 				if !global {

@@ -95,8 +95,8 @@ func withStore(ctx context.Context, o *Options, fn func(st *index.Store) error) 
 
 // withMemories runs fn with the memory service; sync first indexes new
 // transcript lines (quietly).
-func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service, st *index.Store) error) error {
-	return withApp(ctx, o, sync, func(a *app.App) error { return fn(a.Memories, a.Store) })
+func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memories.Service) error) error {
+	return withApp(ctx, o, sync, func(a *app.App) error { return fn(a.Memories) })
 }
 
 // serviceCmd finishes cmd as a command that makes one call on the memory
@@ -104,7 +104,7 @@ func withMemories(ctx context.Context, o *Options, sync bool, fn func(svc *memor
 // --json, else as text (say writes it).
 func serviceCmd[T any](o *Options, cmd *cobra.Command, call func(ctx context.Context, svc *memories.Service, args []string) (T, error), say func(T)) *cobra.Command {
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		return withMemories(c.Context(), o, false, func(svc *memories.Service, _ *index.Store) error {
+		return withMemories(c.Context(), o, false, func(svc *memories.Service) error {
 			v, err := call(c.Context(), svc, args)
 			if err != nil {
 				return err
