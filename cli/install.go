@@ -149,15 +149,7 @@ again changes nothing; cairn uninstall removes exactly what it added.
 current project's .claude/ folder and .mcp.json.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if scope != install.ScopeUser && scope != install.ScopeProject {
-				return usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
-			}
-			io, err := installOptions(o, scope, dry)
-			if err != nil {
-				return err
-			}
-			changes, err := install.Install(io)
-			printChanges(o, changes, dry)
+			io, err := runInstall(o, scope, dry, install.Install)
 			if err != nil {
 				return err
 			}
@@ -180,6 +172,21 @@ current project's .claude/ folder and .mcp.json.`,
 	return cmd
 }
 
+// runInstall checks --scope, runs install.Install or install.Uninstall
+// with the options it names and prints the changes.
+func runInstall(o *Options, scope string, dry bool, run func(install.Options) ([]install.Change, error)) (install.Options, error) {
+	if scope != install.ScopeUser && scope != install.ScopeProject {
+		return install.Options{}, usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
+	}
+	io, err := installOptions(o, scope, dry)
+	if err != nil {
+		return io, err
+	}
+	changes, err := run(io)
+	printChanges(o, changes, dry)
+	return io, err
+}
+
 func newUninstallCmd(o *Options) *cobra.Command {
 	var scope string
 	var dry bool
@@ -192,15 +199,7 @@ are backed up first). Slash command files you changed are left in place.
 cairn's data dir (the store, memories) is not touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if scope != install.ScopeUser && scope != install.ScopeProject {
-				return usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
-			}
-			io, err := installOptions(o, scope, dry)
-			if err != nil {
-				return err
-			}
-			changes, err := install.Uninstall(io)
-			printChanges(o, changes, dry)
+			_, err := runInstall(o, scope, dry, install.Uninstall)
 			if err == nil && dry {
 				fmt.Fprintln(o.Stdout, "dry run: nothing was written")
 			}

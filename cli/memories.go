@@ -575,14 +575,8 @@ memory instead. Secrets are redacted.`,
 					}
 					n.Status = s
 				}
-				if !global {
-					p := project
-					if p == "" {
-						p = "."
-					}
-					if n.Project, err = resolveProject(cmd.Context(), st, p); err != nil {
-						return err
-					}
+				if n.Project, err = memoryProject(cmd.Context(), st, project, global); err != nil {
+					return err
 				}
 				r, err := svc.Add(cmd.Context(), n)
 				if err != nil {

@@ -34,6 +34,19 @@ func currentProject() string {
 	return wd
 }
 
+// memoryProject is the project a new memory is filed under: none with
+// --global, else --project by the store's rule, else the current project.
+// `cairn remember` (/remember) and `cairn memories add` share it.
+func memoryProject(ctx context.Context, st *index.Store, project string, global bool) (string, error) {
+	switch {
+	case global:
+		return "", nil
+	case project != "":
+		return resolveProject(ctx, st, project)
+	}
+	return currentProject(), nil
+}
+
 func newRememberCmd(o *Options) *cobra.Command {
 	var typ, tags, project string
 	var importance int
@@ -58,13 +71,8 @@ the existing memory instead of adding another; secrets are redacted.`,
 				st := svc.Store()
 				n := memories.NewMemory{Type: t, Content: content, Tags: splitList(tags), Importance: importance,
 					Origin: memories.OriginRemember, SourceSession: os.Getenv("CLAUDE_CODE_SESSION_ID")}
-				if !global {
-					n.Project = currentProject()
-					if project != "" {
-						if n.Project, err = resolveProject(cmd.Context(), st, project); err != nil {
-							return err
-						}
-					}
+				if n.Project, err = memoryProject(cmd.Context(), st, project, global); err != nil {
+					return err
 				}
 				r, err := svc.Add(cmd.Context(), n)
 				if err != nil {
