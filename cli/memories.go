@@ -561,7 +561,6 @@ memory instead. Secrets are redacted.`,
 				content = string(b)
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				st := svc.Store()
 				t, err := memories.ParseType(typ)
 				if err != nil {
 					return usageError{err}
@@ -575,21 +574,12 @@ memory instead. Secrets are redacted.`,
 					}
 					n.Status = s
 				}
-				if n.Project, err = memoryProject(cmd.Context(), st, project, global); err != nil {
-					return err
-				}
-				r, err := svc.Add(cmd.Context(), n)
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, r)
-				}
-				fmt.Fprintf(o.Stdout, "%s %s (%s)\n", r.Action, r.Memory.ID, r.Memory.Status)
-				for _, c := range r.Conflicts {
-					fmt.Fprintf(o.Stdout, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
-				}
-				return nil
+				return addMemory(cmd.Context(), o, svc, n, project, global, func(w io.Writer, r memories.AddResult) {
+					fmt.Fprintf(w, "%s %s (%s)\n", r.Action, r.Memory.ID, r.Memory.Status)
+					for _, c := range r.Conflicts {
+						fmt.Fprintf(w, "  may contradict %s: review both (cairn memories show %s)\n", c, c)
+					}
+				})
 			})
 		},
 	}

@@ -47,6 +47,26 @@ func memoryProject(ctx context.Context, st *index.Store, project string, global 
 	return currentProject(), nil
 }
 
+// addMemory files n under the project --project and --global name (see
+// memoryProject), adds it and reports the result: as JSON with --json,
+// else with print. memories add and remember both end here.
+func addMemory(ctx context.Context, o *Options, svc *memories.Service, n memories.NewMemory, project string, global bool,
+	print func(io.Writer, memories.AddResult)) error {
+	var err error
+	if n.Project, err = memoryProject(ctx, svc.Store(), project, global); err != nil {
+		return err
+	}
+	r, err := svc.Add(ctx, n)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.Stdout, r)
+	}
+	print(o.Stdout, r)
+	return nil
+}
+
 func newRememberCmd(o *Options) *cobra.Command {
 	var typ, tags, project string
 	var importance int
@@ -68,21 +88,9 @@ the existing memory instead of adding another; secrets are redacted.`,
 				return usageError{err}
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				st := svc.Store()
 				n := memories.NewMemory{Type: t, Content: content, Tags: splitList(tags), Importance: importance,
 					Origin: memories.OriginRemember, SourceSession: os.Getenv("CLAUDE_CODE_SESSION_ID")}
-				if n.Project, err = memoryProject(cmd.Context(), st, project, global); err != nil {
-					return err
-				}
-				r, err := svc.Add(cmd.Context(), n)
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, r)
-				}
-				printRemembered(o.Stdout, r)
-				return nil
+				return addMemory(cmd.Context(), o, svc, n, project, global, printRemembered)
 			})
 		},
 	}
