@@ -281,6 +281,18 @@ func mustContain(t testing.TB, s string, subs ...string) {
 	}
 }
 
+// goldenSizes opens a model at each of sizes(), brings it to the screen
+// under test with show and compares that with testdata/<name>_<size>.golden.
+func goldenSizes(t *testing.T, name string, st *index.Store, svc MemoryService, show func(m *Model)) {
+	t.Helper()
+	for _, sz := range sizes() {
+		m := newTestModel(t, sz.w, sz.h, st, svc)
+		show(m)
+		golden(t, name+"_"+sizeName(sz.w, sz.h), m)
+		m.Close()
+	}
+}
+
 func sizes() []struct{ w, h int } {
 	return []struct{ w, h int }{{80, 24}, {120, 40}}
 }

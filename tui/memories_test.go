@@ -59,12 +59,7 @@ func TestMemoriesPane(t *testing.T) {
 	st := testStore(t)
 	svc := testService(t, st)
 	sid, uuid, ids := seedMemories(t, st, svc)
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, svc)
-		press(t, m, "5")
-		golden(t, "memories_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	goldenSizes(t, "memories", st, svc, func(m *Model) { press(t, m, "5") })
 	m := newTestModel(t, 80, 24, st, svc)
 	p := m.mems
 	press(t, m, "5")
@@ -224,17 +219,14 @@ func TestDraftsPane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, svc)
+	goldenSizes(t, "drafts", st, svc, func(m *Model) {
 		press(t, m, "6")
 		for i := range m.drafts.drafts {
 			if m.drafts.drafts[i].ID == d.ID {
 				m.drafts.list.cursor = i
 			}
 		}
-		golden(t, "drafts_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	})
 	m := newTestModel(t, 80, 24, st, svc)
 	press(t, m, "6")
 	p := m.drafts

@@ -7,17 +7,14 @@ import (
 
 func TestProjectsPane(t *testing.T) {
 	st := testStore(t)
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, nil)
+	goldenSizes(t, "projects", st, nil, func(m *Model) {
 		if m.focus != paneProjects {
 			t.Fatalf("starts on pane %d, want projects", m.focus)
 		}
 		if n := len(m.projects.shown); n != 4 {
 			t.Fatalf("%d projects, want 4", n)
 		}
-		golden(t, "projects_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	})
 	m := newTestModel(t, 80, 24, st, nil)
 	first := m.projects.selected().Path
 	press(t, m, "j")
@@ -59,8 +56,7 @@ func TestProjectsPane(t *testing.T) {
 
 func TestTimelinePane(t *testing.T) {
 	st := testStore(t)
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, nil)
+	goldenSizes(t, "timeline", st, nil, func(m *Model) {
 		// The spotter project has three sessions.
 		for i, p := range m.projects.shown {
 			if strings.HasSuffix(p.Path, "/spotter") {
@@ -68,9 +64,7 @@ func TestTimelinePane(t *testing.T) {
 			}
 		}
 		press(t, m, "enter")
-		golden(t, "timeline_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	})
 	m := newTestModel(t, 80, 24, st, nil)
 	press(t, m, "2") // all projects
 	if m.focus != paneTimeline || len(m.timeline.all) != 8 {

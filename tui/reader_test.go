@@ -26,12 +26,7 @@ func openFirst(t *testing.T, m *Model, title string) {
 
 func TestReaderPane(t *testing.T) {
 	st := testStore(t)
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, nil)
-		openFirst(t, m, "create the beads")
-		golden(t, "reader_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	goldenSizes(t, "reader", st, nil, func(m *Model) { openFirst(t, m, "create the beads") })
 	m := newTestModel(t, 80, 24, st, nil)
 	openFirst(t, m, "spotter-4te")
 	r := m.reader

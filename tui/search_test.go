@@ -9,16 +9,13 @@ import (
 
 func TestSearchPane(t *testing.T) {
 	st := testStore(t)
-	for _, sz := range sizes() {
-		m := newTestModel(t, sz.w, sz.h, st, nil)
+	goldenSizes(t, "search", st, nil, func(m *Model) {
 		press(t, m, "/")
 		typeQuery(t, m, "credo dialyxir")
 		// The golden checks the layout; bleve's order of near-equal scores
 		// moves between runs, so the hits are put in a fixed order.
 		sort.Slice(m.search.results, func(i, j int) bool { return m.search.results[i].UUID < m.search.results[j].UUID })
-		golden(t, "search_"+sizeName(sz.w, sz.h), m)
-		m.Close()
-	}
+	})
 	m := newTestModel(t, 80, 24, st, nil)
 	press(t, m, "3") // / works from any pane
 	press(t, m, "/")
