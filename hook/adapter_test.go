@@ -8,18 +8,14 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 	"github.com/cairn-dev/cairn/memories"
 )
 
 // The hooks' fast Top ranks exactly as memories.Service.Top.
 func TestBriefMatchesService(t *testing.T) {
 	ctx := context.Background()
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Open(t)
 	now := time.Now()
 	svc := memories.New(st, config.Default())
 	types := []memories.Type{memories.Decision, memories.Progress, memories.Context, memories.Gotcha, memories.Fact}

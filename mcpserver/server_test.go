@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,14 +39,7 @@ func newFixture(t *testing.T, mem MemoryService) *fixture {
 func newFixtureWith(t *testing.T, mem func(st *index.Store) MemoryService) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Sync(ctx, sample(), index.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	st := teststore.Synced(t, sample())
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
 	srv := New(Options{Store: st, Config: config.Default(), ClaudeDir: sample(), Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }})
 	ct, stt := mcp.NewInMemoryTransports()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 )
 
 // Benchmarks for the budgets (run: go test -bench . -run ^$ ./memories/):
@@ -52,14 +53,7 @@ func benchContent(r *rand.Rand, i int) string {
 func benchStore(b *testing.B, n int) *Service {
 	b.Helper()
 	ctx := context.Background()
-	st, err := index.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	if _, err := st.Sync(ctx, sampleDir, index.SyncOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	st := teststore.Synced(b, sampleDir)
 	if _, err := st.Derived().BuiltinEmbedder(ctx, false); err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 )
 
 const sampleDir = "../testdata/claude"
@@ -20,12 +21,7 @@ const (
 // newService opens an empty store in a temp dir.
 func newService(t testing.TB) *Service {
 	t.Helper()
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return New(st, config.Default())
+	return New(teststore.Open(t), config.Default())
 }
 
 // sampleService opens a store holding the bundled sample.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 	"github.com/cairn-dev/cairn/ollama"
 )
 
@@ -76,12 +77,7 @@ func ollamaService(t *testing.T, f *fakeChat) (*Service, *transcript) {
 	cfg.Ollama.ChatModel = "qwen3:4b"
 	cfg.Ollama.Host = srv.URL
 	cfg.Ollama.Timeout = config.Duration{Duration: 2 * time.Second}
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s := New(st, cfg)
+	s := New(teststore.Open(t), cfg)
 	tr := newTranscript("51111111-2222-4333-8444-555555555555", "/work/proj")
 	tr.user("Always use pnpm in this repo, never npm.")
 	tr.assistant("The root cause was `nginx` buffering the SSE stream; fixed by `proxy_buffering off`.")
