@@ -13,12 +13,8 @@ import (
 // nothing was indexed ahead, still indexes them from memory when nothing
 // else is queued, and then when something else is; nothing stays queued.
 func TestIncrementalFromMemoryWithoutSpeculation(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
+	s, _, claude, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	ctx := context.Background()
-	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
 	const sid = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 	path := filepath.Join(claude, "projects", "-path-to-Demo", sid+".jsonl")
 	grow := func(word string, n, base int) {

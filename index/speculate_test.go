@@ -75,11 +75,7 @@ func TestSpeculativeFullText(t *testing.T) {
 		}
 		ahead = 0
 	}
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
-	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
+	s, _, claude, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	demo := filepath.Join(claude, "projects", "-path-to-Demo")
 	main := filepath.Join(demo, specSession+".jsonl")
 	var project string
@@ -172,12 +168,8 @@ func TestSpeculativeFullText(t *testing.T) {
 // uuid's document goes back to the stored entry, and a document whose entry
 // was never stored goes away.
 func TestSpeculationInterrupted(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
+	s, _, claude, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	ctx := context.Background()
-	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
 	var stored, text string
 	if err := s.r.QueryRowContext(t.Context(), `SELECT uuid, text FROM entries WHERE role = 'user' AND length(text) > 20 AND session = (SELECT id FROM sessions WHERE sid = ?) LIMIT 1`, specOther).Scan(&stored, &text); err != nil {
 		t.Fatal(err)
@@ -267,11 +259,7 @@ func blockedUpdate(t *testing.T, s *Store, claude string, ctx context.Context, a
 // TestSpeculable: documents of sessions not stored yet are not indexed
 // ahead; the others carry their session's stored label.
 func TestSpeculable(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
-	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
+	s, _, _, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	var stored, title, project string
 	if err := s.r.QueryRowContext(t.Context(), `SELECT e.uuid, s.title, s.project_path FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? LIMIT 1`, specSession).Scan(&stored, &title, &project); err != nil {
 		t.Fatal(err)
@@ -300,11 +288,7 @@ func TestSpeculable(t *testing.T) {
 // it indexed ahead queued; the next one indexes the entries it stores with
 // their session's labels.
 func TestSpeculationCancelled(t *testing.T) {
-	s, _ := openStore(t)
-	claude := sampleClaude(t)
-	if _, err := s.Update(context.Background(), claude, UpdateOptions{NoEmbed: true}); err != nil {
-		t.Fatal(err)
-	}
+	s, _, claude, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
 	var project string
 	if err := s.r.QueryRowContext(t.Context(), `SELECT project_path FROM sessions WHERE sid = ?`, specSession).Scan(&project); err != nil {
 		t.Fatal(err)
