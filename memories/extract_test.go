@@ -116,9 +116,7 @@ func TestExtractorIgnoresChatter(t *testing.T) {
 }
 
 func TestCommandAfterFailureAndTodos(t *testing.T) {
-	s := newService(t)
-	claude := t.TempDir()
-	tr := newTranscript("11111111-2222-4333-8444-555555555555", "/work/proj")
+	s, tr, claude := transcriptService(t, "11111111-2222-4333-8444-555555555555")
 	tr.user("run the tests")
 	failed := tr.bash("go test ./... -run TestX -racey", "flag provided but not defined: -racey\nusage: go test [build/test flags]", true)
 	ok := tr.bash("go test ./... -run TestX -race", "ok  proj 0.1s", false)
@@ -165,9 +163,7 @@ func TestCommandAfterFailureAndTodos(t *testing.T) {
 
 func TestExtractCursorAndDryRun(t *testing.T) {
 	ctx := context.Background()
-	s := newService(t)
-	claude := t.TempDir()
-	tr := newTranscript("21111111-2222-4333-8444-555555555555", "/work/proj")
+	s, tr, claude := transcriptService(t, "21111111-2222-4333-8444-555555555555")
 	tr.user("Always run gofmt before committing Go code.")
 	tr.assistant("Sure.")
 	tr.write(t, s, claude)

@@ -10,9 +10,7 @@ import (
 
 func TestImportClaudeMemory(t *testing.T) {
 	ctx := context.Background()
-	s := newService(t)
-	claude := t.TempDir()
-	tr := newTranscript("71111111-2222-4333-8444-555555555555", "/work/proj")
+	s, tr, claude := transcriptService(t, "71111111-2222-4333-8444-555555555555")
 	tr.user("hello there, let us start")
 	tr.write(t, s, claude)
 	pdir := filepath.Join(claude, "projects", "-work-proj")

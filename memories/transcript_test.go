@@ -26,6 +26,13 @@ func newTranscript(sid, cwd string) *transcript {
 	return &transcript{sid: sid, cwd: cwd, t0: time.Now().Add(-time.Hour).UTC()}
 }
 
+// transcriptService is an empty service, a transcript of session sid in
+// /work/proj and the Claude folder (a temp dir) tr.write puts it in.
+func transcriptService(t testing.TB, sid string) (s *Service, tr *transcript, claude string) {
+	t.Helper()
+	return newService(t), newTranscript(sid, "/work/proj"), t.TempDir()
+}
+
 func (tr *transcript) uuid() string {
 	tr.n++
 	return fmt.Sprintf("%08d-0000-4000-8000-%012d", tr.n, tr.n)
