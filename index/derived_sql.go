@@ -26,38 +26,21 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]DocRow, error) {
 		return nil, err
 	}
 	step := n/max + 1
-	rows, err := s.r.QueryContext(ctx, `SELECT 'm:' || uuid, printf('e:%013d', id), text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, step)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []DocRow
-	for rows.Next() {
-		d := DocRow{Kind: DocMessage}
-		if err := rows.Scan(&d.ID, &d.queueKey, &d.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s, `SELECT 'm:' || uuid, printf('e:%013d', id), text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, []any{step},
+		func(rows *sql.Rows) (DocRow, error) {
+			d := DocRow{Kind: DocMessage}
+			err := rows.Scan(&d.ID, &d.queueKey, &d.Text)
+			return d, err
+		})
 }
 
 // queryStrings runs a query of one text column and returns its values.
 func (s *Store) queryStrings(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return queryRows(ctx, s, q, args, func(rows *sql.Rows) (string, error) {
 		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&t)
+		return t, err
+	})
 }
 
 // dropEmbeddingsLike deletes vectors of embedders matching the LIKE pattern,
@@ -111,18 +94,13 @@ func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, er
 	for len(uuids) > 0 {
 		chunk := uuids[:min(len(uuids), 500)]
 		uuids = uuids[len(chunk):]
-		rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
-			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`+placeholders(len(chunk))+`)`, chunk...)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		for rows.Next() {
+		err := s.eachRow(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
+			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
 			h := &hit{}
 			var flags int
 			var ts int64
 			if err := rows.Scan(&h.UUID, &h.Text, &h.Title, &h.Project, &h.Session, &h.Role, &h.Block, &flags, &ts, &h.Archived); err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			h.ID, h.Kind = docEntryPrefix+h.UUID, DocMessage
 			h.Subagent = flags&(flagSidechain|flagAgentThread) != 0
@@ -130,28 +108,29 @@ func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, er
 				h.Time = unixMilli(ts)
 			}
 			out[h.ID] = h
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		rows.Close()
 	}
 	for len(sids) > 0 {
 		chunk := sids[:min(len(sids), 500)]
 		sids = sids[len(chunk):]
-		rows, err := s.r.QueryContext(ctx, `SELECT sid, first_prompt, title, project_path, start_ns, archived
-			FROM sessions WHERE sid IN (`+placeholders(len(chunk))+`)`, chunk...)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		for rows.Next() {
+		err := s.eachRow(ctx, `SELECT sid, first_prompt, title, project_path, start_ns, archived
+			FROM sessions WHERE sid IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
 			h := &hit{}
 			var start int64
 			if err := rows.Scan(&h.Session, &h.Text, &h.Title, &h.Project, &start, &h.Archived); err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			h.ID, h.Kind, h.Time = docSessionPrefix+h.Session, DocSession, fromUnixNano(start)
 			out[h.ID] = h
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		rows.Close()
 	}
 	if err := s.memDocsByID(ctx, ids, out); err != nil {
 		return nil, err

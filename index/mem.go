@@ -284,22 +284,21 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 			largs = append(largs, r.ID)
 		}
 	}
-	lrows, err := s.r.QueryContext(ctx, lq, largs...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer lrows.Close()
-	for lrows.Next() {
+	err = s.eachRow(ctx, lq, largs, func(lrows *sql.Rows) error {
 		var src string
 		var l MemLink
 		if err := lrows.Scan(&src, &l.Kind, &l.Target); err != nil {
-			return nil, err
+			return err
 		}
 		if r := byID[src]; r != nil {
 			r.Links = append(r.Links, l)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, lrows.Err()
+	return out, nil
 }
 
 // MemIDsWithPrefix returns the ids starting with prefix (at most 10).

@@ -16,53 +16,42 @@ func (s *Store) queuedMemDocs(ctx context.Context, table string, limit int) ([]D
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT q.doc, m.id IS NULL OR m.status = 'rejected', coalesce(m.content, ''),
+	out, err := queryRows(ctx, s, `SELECT q.doc, m.id IS NULL OR m.status = 'rejected', coalesce(m.content, ''),
 		coalesce(m.tags, '[]'), coalesce(m.type, ''), coalesce(m.project, ''), coalesce(m.source_session, ''), coalesce(m.updated, 0)
 		FROM `+table+` q LEFT JOIN memories m ON m.id = substr(q.doc, 5)
-		WHERE q.doc >= 'mem:' AND q.doc < 'mem;' LIMIT ?`, limit)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	var out []DocRow
-	for rows.Next() {
+		WHERE q.doc >= 'mem:' AND q.doc < 'mem;' LIMIT ?`, []any{limit}, func(rows *sql.Rows) (DocRow, error) {
 		var d DocRow
 		var tags, typ string
 		var updated int64
 		if err := rows.Scan(&d.ID, &d.Gone, &d.Text, &tags, &typ, &d.Project, &d.Session, &updated); err != nil {
-			rows.Close()
-			return nil, err
+			return d, err
 		}
 		d.Kind, d.Title, d.Time = DocMemory, memTitle(typ, tags), timeOfMs(updated)
 		if tags != "[]" {
 			d.Text += "\n" + tags
 		}
-		out = append(out, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(out) >= limit {
+		return d, nil
+	})
+	if err != nil || len(out) >= limit {
 		return out, err
 	}
-	rows, err = s.r.QueryContext(ctx, `SELECT q.doc, ss.session IS NULL, coalesce(ss.markdown, ''), coalesce(ss.project, ''),
+	sums, err := queryRows(ctx, s, `SELECT q.doc, ss.session IS NULL, coalesce(ss.markdown, ''), coalesce(ss.project, ''),
 		coalesce(ss.session, ''), coalesce(ss.created, 0), coalesce(s.title, '')
 		FROM `+table+` q LEFT JOIN session_summaries ss ON ss.session = substr(q.doc, 5)
 		LEFT JOIN sessions s ON s.sid = ss.session
-		WHERE q.doc >= 'sum:' AND q.doc < 'sum;' LIMIT ?`, limit-len(out))
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		WHERE q.doc >= 'sum:' AND q.doc < 'sum;' LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
 		var d DocRow
 		var created int64
-		if err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Project, &d.Session, &created, &d.Title); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Project, &d.Session, &created, &d.Title)
 		// Summaries are session documents to search filters and callers
 		// ("summaries"); the id prefix tells them apart.
 		d.Kind, d.Time = DocSession, timeOfMs(created)
-		out = append(out, d)
+		return d, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return append(out, sums...), nil
 }
 
 func memTitle(typ, tags string) string {
@@ -96,43 +85,39 @@ func (s *Store) memDocsByID(ctx context.Context, ids []string, out map[string]*h
 	for len(mids) > 0 {
 		chunk := mids[:min(len(mids), 500)]
 		mids = mids[len(chunk):]
-		rows, err := s.r.QueryContext(ctx, `SELECT id, content, tags, type, project, source_session, updated FROM memories
-			WHERE status != 'rejected' AND id IN (`+placeholders(len(chunk))+`)`, chunk...)
-		if err != nil {
-			return s.wrap(err)
-		}
-		for rows.Next() {
+		err := s.eachRow(ctx, `SELECT id, content, tags, type, project, source_session, updated FROM memories
+			WHERE status != 'rejected' AND id IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
 			h := &hit{}
 			var id, tags, typ string
 			var updated int64
 			if err := rows.Scan(&id, &h.Text, &tags, &typ, &h.Project, &h.Session, &updated); err != nil {
-				rows.Close()
 				return err
 			}
 			h.ID, h.Kind, h.Title, h.Time, h.UUID = docMemoryPrefix+id, DocMemory, memTitle(typ, tags), timeOfMs(updated), id
 			out[h.ID] = h
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		rows.Close()
 	}
 	for len(sids) > 0 {
 		chunk := sids[:min(len(sids), 500)]
 		sids = sids[len(chunk):]
-		rows, err := s.r.QueryContext(ctx, `SELECT ss.session, ss.markdown, ss.project, ss.created, coalesce(s.title, ''), coalesce(s.archived, 0)
-			FROM session_summaries ss LEFT JOIN sessions s ON s.sid = ss.session WHERE ss.session IN (`+placeholders(len(chunk))+`)`, chunk...)
-		if err != nil {
-			return s.wrap(err)
-		}
-		for rows.Next() {
+		err := s.eachRow(ctx, `SELECT ss.session, ss.markdown, ss.project, ss.created, coalesce(s.title, ''), coalesce(s.archived, 0)
+			FROM session_summaries ss LEFT JOIN sessions s ON s.sid = ss.session WHERE ss.session IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
 			h := &hit{}
 			var created int64
 			if err := rows.Scan(&h.Session, &h.Text, &h.Project, &created, &h.Title, &h.Archived); err != nil {
-				rows.Close()
 				return err
 			}
 			h.ID, h.Kind, h.Time = docSummaryPrefix+h.Session, DocSession, timeOfMs(created)
 			out[h.ID] = h
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		rows.Close()
 	}
 	return nil
 }

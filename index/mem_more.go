@@ -160,23 +160,14 @@ func (m MemStore) RecordInjection(ctx context.Context, session, event string, id
 // MemInjections lists what was injected into a session, oldest first.
 func (m MemStore) Injections(ctx context.Context, session string) ([]InjectionRow, error) {
 	s := m.s
-	rows, err := s.r.QueryContext(ctx, `SELECT session, memory, event, ts, checked, used FROM memory_injections
-		WHERE session = ? ORDER BY ts, memory, event`, session)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []InjectionRow
-	for rows.Next() {
+	return queryRows(ctx, s, `SELECT session, memory, event, ts, checked, used FROM memory_injections
+		WHERE session = ? ORDER BY ts, memory, event`, []any{session}, func(rows *sql.Rows) (InjectionRow, error) {
 		var r InjectionRow
 		var ts int64
-		if err := rows.Scan(&r.Session, &r.Memory, &r.Event, &ts, &r.Checked, &r.Used); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&r.Session, &r.Memory, &r.Event, &ts, &r.Checked, &r.Used)
 		r.Time = timeOfMs(ts)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, err
+	})
 }
 
 // MemMarkUsage marks a session's injections checked, and those of the used

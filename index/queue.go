@@ -93,30 +93,23 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 		if len(out) >= limit {
 			break
 		}
-		rows, err := s.r.QueryContext(ctx, `SELECT CASE WHEN e.id IS NULL THEN q.doc ELSE 'm:' || e.uuid END, `+docEntryCols+` FROM `+table+` q
+		docs, err := queryRows(ctx, s, `SELECT CASE WHEN e.id IS NULL THEN q.doc ELSE 'm:' || e.uuid END, `+docEntryCols+` FROM `+table+` q
 		`+part.join+`
 		LEFT JOIN sessions s ON s.id = e.session
-		WHERE `+part.where+` LIMIT ?`, limit-len(out))
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		for rows.Next() {
+		WHERE `+part.where+` LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
 			var d DocRow
 			var flags int
 			var ts int64
-			if err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts); err != nil {
-				rows.Close()
-				return nil, err
-			}
+			err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts)
 			d.Kind = DocMessage
 			d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
 			d.Time = docTime(ts)
-			out = append(out, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return d, err
+		})
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, docs...)
 	}
 	// Memories and session summaries: full-text and vectors both.
 	more, err := s.queuedMemDocs(ctx, table, limit-len(out))
@@ -127,25 +120,21 @@ func (s *Store) queued(ctx context.Context, table string, limit int, sessions bo
 	if !sessions || len(out) >= limit {
 		return out, nil
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
+	more, err = queryRows(ctx, s, `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
 		coalesce(s.project_path, ''), coalesce(s.sid, ''), coalesce(s.start_ns, 0)
 		FROM `+table+` q LEFT JOIN sessions s ON s.sid = substr(q.doc, 3)
-		WHERE q.doc >= 's:' AND q.doc < 's;' LIMIT ?`, limit-len(out))
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		WHERE q.doc >= 's:' AND q.doc < 's;' LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
 		var d DocRow
 		var start int64
-		if err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &start); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &start)
 		d.Kind = DocSession
 		d.Time = fromUnixNano(start)
-		out = append(out, d)
+		return d, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return append(out, more...), nil
 }
 
 func (s *Store) ack(ctx context.Context, table string, ids []string) error {
@@ -247,30 +236,23 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 func (d Derived) Embeddings(ctx context.Context, embedder string) ([]VecRow, error) {
 	s := d.s
 	// Entries' vectors are stored under their "e:" key: read back by id.
-	rows, err := s.r.QueryContext(ctx, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
+	return queryRows(ctx, s, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
 			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
 			ELSE v.doc END, v.dims, v.vector
-		FROM embeddings v WHERE v.embedder = ?`, embedder)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []VecRow
-	for rows.Next() {
+		FROM embeddings v WHERE v.embedder = ?`, []any{embedder}, func(rows *sql.Rows) (VecRow, error) {
 		var e VecRow
 		var dims int
 		var blob []byte
 		if err := rows.Scan(&e.ID, &dims, &blob); err != nil {
-			return nil, err
+			return e, err
 		}
 		v, err := decodeVector(blob, dims)
 		if err != nil {
-			return nil, fmt.Errorf("embedding of %s (%s): %w", e.ID, embedder, err)
+			return e, fmt.Errorf("embedding of %s (%s): %w", e.ID, embedder, err)
 		}
 		e.Vec = v
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return e, nil
+	})
 }
 
 // Vectors are stored as little-endian IEEE half floats (2 bytes a
