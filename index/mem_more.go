@@ -142,15 +142,9 @@ func (m MemStore) RecordInjection(ctx context.Context, session, event string, id
 	}
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_injections(session, memory, event, ts) VALUES (?,?,?,?)`,
-				session, id, event, now.UnixMilli())
-			if err != nil {
+			if err := execCountingMem(ctx, tx, "injected", id, `INSERT OR IGNORE INTO memory_injections(session, memory, event, ts) VALUES (?,?,?,?)`,
+				session, id, event, now.UnixMilli()); err != nil {
 				return err
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				if _, err := tx.ExecContext(ctx, `UPDATE memories SET injected = injected + 1 WHERE id = ?`, id); err != nil {
-					return err
-				}
 			}
 		}
 		return bumpMemGen(ctx, tx)
@@ -181,18 +175,25 @@ func (m MemStore) MarkUsage(ctx context.Context, session string, checked, used [
 			}
 		}
 		for _, id := range used {
-			res, err := tx.ExecContext(ctx, `UPDATE memory_injections SET used = 1 WHERE session = ? AND memory = ? AND used = 0`, session, id)
-			if err != nil {
+			if err := execCountingMem(ctx, tx, "used", id, `UPDATE memory_injections SET used = 1 WHERE session = ? AND memory = ? AND used = 0`, session, id); err != nil {
 				return err
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				if _, err := tx.ExecContext(ctx, `UPDATE memories SET used = used + 1 WHERE id = ?`, id); err != nil {
-					return err
-				}
 			}
 		}
 		return bumpMemGen(ctx, tx)
 	})
+}
+
+// execCountingMem runs q and, when it changed a row, adds one to memory id's
+// counter column (injected or used).
+func execCountingMem(ctx context.Context, tx *sql.Tx, counter, id, q string, args ...any) error {
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET `+counter+` = `+counter+` + 1 WHERE id = ?`, id)
+	}
+	return err
 }
 
 // ExtractCursor returns the entries.id extraction has read a session up to.
