@@ -82,55 +82,39 @@ type hit struct {
 // docsByID loads documents for ranking and display; unknown ids are left out.
 func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, error) {
 	out := map[string]*hit{}
-	var uuids, sids []any
-	for _, id := range ids {
-		switch {
-		case strings.HasPrefix(id, docEntryPrefix):
-			uuids = append(uuids, strings.TrimPrefix(id, docEntryPrefix))
-		case strings.HasPrefix(id, docSessionPrefix):
-			sids = append(sids, strings.TrimPrefix(id, docSessionPrefix))
+	uuids, sids := idsByPrefix(ids, docEntryPrefix, docSessionPrefix)
+	err := s.eachRowIn(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
+			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`, uuids, func(rows *sql.Rows) error {
+		h := &hit{}
+		var flags int
+		var ts int64
+		if err := rows.Scan(&h.UUID, &h.Text, &h.Title, &h.Project, &h.Session, &h.Role, &h.Block, &flags, &ts, &h.Archived); err != nil {
+			return err
 		}
+		h.ID, h.Kind = docEntryPrefix+h.UUID, DocMessage
+		h.Subagent = flags&(flagSidechain|flagAgentThread) != 0
+		if ts != 0 {
+			h.Time = unixMilli(ts)
+		}
+		out[h.ID] = h
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for len(uuids) > 0 {
-		chunk := uuids[:min(len(uuids), 500)]
-		uuids = uuids[len(chunk):]
-		err := s.eachRow(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
-			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
-			h := &hit{}
-			var flags int
-			var ts int64
-			if err := rows.Scan(&h.UUID, &h.Text, &h.Title, &h.Project, &h.Session, &h.Role, &h.Block, &flags, &ts, &h.Archived); err != nil {
-				return err
-			}
-			h.ID, h.Kind = docEntryPrefix+h.UUID, DocMessage
-			h.Subagent = flags&(flagSidechain|flagAgentThread) != 0
-			if ts != 0 {
-				h.Time = unixMilli(ts)
-			}
-			out[h.ID] = h
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	err = s.eachRowIn(ctx, `SELECT sid, first_prompt, title, project_path, start_ns, archived
+			FROM sessions WHERE sid IN (`, sids, func(rows *sql.Rows) error {
+		h := &hit{}
+		var start int64
+		if err := rows.Scan(&h.Session, &h.Text, &h.Title, &h.Project, &start, &h.Archived); err != nil {
+			return err
 		}
-	}
-	for len(sids) > 0 {
-		chunk := sids[:min(len(sids), 500)]
-		sids = sids[len(chunk):]
-		err := s.eachRow(ctx, `SELECT sid, first_prompt, title, project_path, start_ns, archived
-			FROM sessions WHERE sid IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
-			h := &hit{}
-			var start int64
-			if err := rows.Scan(&h.Session, &h.Text, &h.Title, &h.Project, &start, &h.Archived); err != nil {
-				return err
-			}
-			h.ID, h.Kind, h.Time = docSessionPrefix+h.Session, DocSession, fromUnixNano(start)
-			out[h.ID] = h
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		h.ID, h.Kind, h.Time = docSessionPrefix+h.Session, DocSession, fromUnixNano(start)
+		out[h.ID] = h
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := s.memDocsByID(ctx, ids, out); err != nil {
 		return nil, err

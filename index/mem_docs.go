@@ -73,51 +73,31 @@ func requeueMemDocs(ctx context.Context, tx *sql.Tx, table string) error {
 
 // memDocsByID adds the memory and summary documents among ids to out.
 func (s *Store) memDocsByID(ctx context.Context, ids []string, out map[string]*hit) error {
-	var mids, sids []any
-	for _, id := range ids {
-		switch {
-		case strings.HasPrefix(id, docMemoryPrefix):
-			mids = append(mids, strings.TrimPrefix(id, docMemoryPrefix))
-		case strings.HasPrefix(id, docSummaryPrefix):
-			sids = append(sids, strings.TrimPrefix(id, docSummaryPrefix))
-		}
-	}
-	for len(mids) > 0 {
-		chunk := mids[:min(len(mids), 500)]
-		mids = mids[len(chunk):]
-		err := s.eachRow(ctx, `SELECT id, content, tags, type, project, source_session, updated FROM memories
-			WHERE status != 'rejected' AND id IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
-			h := &hit{}
-			var id, tags, typ string
-			var updated int64
-			if err := rows.Scan(&id, &h.Text, &tags, &typ, &h.Project, &h.Session, &updated); err != nil {
-				return err
-			}
-			h.ID, h.Kind, h.Title, h.Time, h.UUID = docMemoryPrefix+id, DocMemory, memTitle(typ, tags), timeOfMs(updated), id
-			out[h.ID] = h
-			return nil
-		})
-		if err != nil {
+	mids, sids := idsByPrefix(ids, docMemoryPrefix, docSummaryPrefix)
+	err := s.eachRowIn(ctx, `SELECT id, content, tags, type, project, source_session, updated FROM memories
+			WHERE status != 'rejected' AND id IN (`, mids, func(rows *sql.Rows) error {
+		h := &hit{}
+		var id, tags, typ string
+		var updated int64
+		if err := rows.Scan(&id, &h.Text, &tags, &typ, &h.Project, &h.Session, &updated); err != nil {
 			return err
 		}
+		h.ID, h.Kind, h.Title, h.Time, h.UUID = docMemoryPrefix+id, DocMemory, memTitle(typ, tags), timeOfMs(updated), id
+		out[h.ID] = h
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for len(sids) > 0 {
-		chunk := sids[:min(len(sids), 500)]
-		sids = sids[len(chunk):]
-		err := s.eachRow(ctx, `SELECT ss.session, ss.markdown, ss.project, ss.created, coalesce(s.title, ''), coalesce(s.archived, 0)
-			FROM session_summaries ss LEFT JOIN sessions s ON s.sid = ss.session WHERE ss.session IN (`+placeholders(len(chunk))+`)`, chunk, func(rows *sql.Rows) error {
-			h := &hit{}
-			var created int64
-			if err := rows.Scan(&h.Session, &h.Text, &h.Project, &created, &h.Title, &h.Archived); err != nil {
-				return err
-			}
-			h.ID, h.Kind, h.Time = docSummaryPrefix+h.Session, DocSession, timeOfMs(created)
-			out[h.ID] = h
-			return nil
-		})
-		if err != nil {
+	return s.eachRowIn(ctx, `SELECT ss.session, ss.markdown, ss.project, ss.created, coalesce(s.title, ''), coalesce(s.archived, 0)
+			FROM session_summaries ss LEFT JOIN sessions s ON s.sid = ss.session WHERE ss.session IN (`, sids, func(rows *sql.Rows) error {
+		h := &hit{}
+		var created int64
+		if err := rows.Scan(&h.Session, &h.Text, &h.Project, &created, &h.Title, &h.Archived); err != nil {
 			return err
 		}
-	}
-	return nil
+		h.ID, h.Kind, h.Time = docSummaryPrefix+h.Session, DocSession, timeOfMs(created)
+		out[h.ID] = h
+		return nil
+	})
 }

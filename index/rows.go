@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"strings"
 )
 
 // eachRow runs q on the read pool and calls fn for each row, stopping at
@@ -36,4 +37,31 @@ func queryRows[T any](ctx context.Context, s *Store, q string, args []any, scan 
 		return nil, err
 	}
 	return out, nil
+}
+
+// eachRowIn runs head + "?,?,…)" for each chunk of up to 500 keys (head
+// ends in "IN ("), calling fn for each row.
+func (s *Store) eachRowIn(ctx context.Context, head string, keys []any, fn func(*sql.Rows) error) error {
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), 500)]
+		keys = keys[len(chunk):]
+		if err := s.eachRow(ctx, head+placeholders(len(chunk))+`)`, chunk, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idsByPrefix returns the ids starting with prefix a and those starting with
+// prefix b, each without its prefix; other ids are left out.
+func idsByPrefix(ids []string, a, b string) (as, bs []any) {
+	for _, id := range ids {
+		switch {
+		case strings.HasPrefix(id, a):
+			as = append(as, strings.TrimPrefix(id, a))
+		case strings.HasPrefix(id, b):
+			bs = append(bs, strings.TrimPrefix(id, b))
+		}
+	}
+	return as, bs
 }
