@@ -43,22 +43,13 @@ func (m MemStore) Drafts(ctx context.Context, status, idPrefix string) ([]*Draft
 		args = append(args, len(idPrefix), idPrefix)
 	}
 	q += ` ORDER BY created DESC, id`
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []*DraftRow
-	for rows.Next() {
+	return queryRows(ctx, s, q, args, func(rows *sql.Rows) (*DraftRow, error) {
 		d := &DraftRow{}
 		var c, u int64
-		if err := rows.Scan(&d.ID, &d.Session, &d.Project, &d.Markdown, &d.Status, &c, &u); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&d.ID, &d.Session, &d.Project, &d.Markdown, &d.Status, &c, &u)
 		d.Created, d.Updated = timeOfMs(c), timeOfMs(u)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		return d, err
+	})
 }
 
 // SummaryRow is a stored session summary.
@@ -106,13 +97,7 @@ func (m MemStore) Summaries(ctx context.Context, session, project string, limit 
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []*SummaryRow
-	for rows.Next() {
+	return queryRows(ctx, s, q, args, func(rows *sql.Rows) (*SummaryRow, error) {
 		r := &SummaryRow{}
 		var sec string
 		var c int64
@@ -121,9 +106,8 @@ func (m MemStore) Summaries(ctx context.Context, session, project string, limit 
 		}
 		_ = json.Unmarshal([]byte(sec), &r.Sections)
 		r.Created = timeOfMs(c)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, nil
+	})
 }
 
 // InjectionRow is one memory injected into a session.
