@@ -45,6 +45,16 @@ func (c *common) store() *index.Store     { return c.cfg.Store }
 func (c *common) memories() MemoryService { return c.cfg.Memories }
 func (c *common) now() time.Time          { return c.cfg.Now() }
 
+// loadState is what a list pane shows instead of its rows after failing
+// to list what (err, with the hint retry under it) or, err nil, while loading.
+func (c *common) loadState(what string, err error, retry string) []string {
+	s := c.sty
+	if err != nil {
+		return []string{"", s.Error.Render(" Could not list " + what + ": " + sanitizeLine(err.Error())), s.Muted.Render(retry)}
+	}
+	return []string{s.Muted.Render(" loading…")}
+}
+
 func (c *common) flashf(format string, a ...any) { c.flash(fmt.Sprintf(format, a...), false) }
 func (c *common) flashError(err error)           { c.flash(err.Error(), true) }
 

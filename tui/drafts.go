@@ -192,11 +192,8 @@ func (p *draftsPane) state(filt string) []string {
 	switch {
 	case p.c.memories() == nil:
 		return []string{"", s.Muted.Render(" Drafts are not available.")}
-	case p.err != nil:
-		return []string{"", s.Error.Render(" Could not list drafts: " + sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries.")}
-	case !p.loaded:
-		return []string{s.Muted.Render(" loading…")}
+	case p.err != nil || !p.loaded:
+		return p.c.loadState("drafts", p.err, " ctrl+r retries.")
 	case len(p.drafts) == 0:
 		return []string{"", s.Muted.Render(" No " + filt + " drafts."),
 			s.Muted.Render(" /summarize in Claude Code sends a draft summary here (cairn drafts add); s changes the filter.")}

@@ -74,6 +74,36 @@ func (l *list) set(i int) {
 	}
 }
 
+// step moves the cursor one row in n's direction, whatever n's size (a
+// wheel scroll that moves the selection rather than the view).
+func (l *list) step(n int) {
+	if n > 0 {
+		l.move(1)
+	} else {
+		l.move(-1)
+	}
+}
+
+// click handles a click on row i (-1: none): it selects the row, and a
+// click on the row already selected opens it with open.
+func (l *list) click(i int, open func(i int) tea.Cmd) tea.Cmd {
+	if i < 0 {
+		return nil
+	}
+	if i == l.cursor {
+		return open(i)
+	}
+	l.set(i)
+	return nil
+}
+
+// paste pastes into the filter box and applies the filter with apply.
+func (l *list) paste(msg tea.PasteMsg, apply func()) tea.Cmd {
+	cmd := l.filter.paste(msg)
+	apply()
+	return cmd
+}
+
 // settle moves the cursor off a row it cannot rest on, in direction d,
 // turning back at the end of the list.
 func (l *list) settle(d int) {

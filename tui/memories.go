@@ -454,13 +454,7 @@ func (p *memoriesPane) click(y int) tea.Cmd {
 	return nil
 }
 
-func (p *memoriesPane) scroll(n int) {
-	if n > 0 {
-		p.list.move(1)
-	} else {
-		p.list.move(-1)
-	}
-}
+func (p *memoriesPane) scroll(n int) { p.list.step(n) }
 
 func (p *memoriesPane) help() []key.Binding {
 	k := p.c.keys
@@ -528,11 +522,8 @@ func (p *memoriesPane) state() []string {
 	switch {
 	case p.c.memories() == nil:
 		return []string{"", s.Muted.Render(" Memories are not available.")}
-	case p.err != nil:
-		return []string{"", s.Error.Render(" Could not list memories: " + sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries.")}
-	case !p.loaded:
-		return []string{s.Muted.Render(" loading…")}
+	case p.err != nil || !p.loaded:
+		return p.c.loadState("memories", p.err, " ctrl+r retries.")
 	case len(p.mems) == 0:
 		return []string{"",
 			s.Muted.Render(" Nothing to review here."),

@@ -148,22 +148,10 @@ func (p *projectsPane) scroll(n int) { p.list.move(n) }
 
 // click selects the row under the mouse; a click on the selected row opens it.
 func (p *projectsPane) click(y int) tea.Cmd {
-	i := p.clicks.row(y)
-	if i < 0 {
-		return nil
-	}
-	if i == p.list.cursor {
-		return p.open()
-	}
-	p.list.set(i)
-	return nil
+	return p.list.click(p.clicks.row(y), func(int) tea.Cmd { return p.open() })
 }
 
-func (p *projectsPane) paste(msg tea.PasteMsg) tea.Cmd {
-	cmd := p.list.filter.paste(msg)
-	p.apply()
-	return cmd
-}
+func (p *projectsPane) paste(msg tea.PasteMsg) tea.Cmd { return p.list.paste(msg, p.apply) }
 
 func (p *projectsPane) help() []key.Binding {
 	k := p.c.keys
@@ -184,12 +172,8 @@ func (p *projectsPane) view() string {
 		lines = append(lines, p.list.filter.view(w))
 	}
 	switch {
-	case p.err != nil:
-		lines = append(lines, "", s.Error.Render(" Could not list projects: "+sanitizeLine(p.err.Error())),
-			s.Muted.Render(" Check the data folder (--data) is readable; ctrl+r retries."))
-		return strings.Join(lines, "\n")
-	case !p.ready:
-		return strings.Join(append(lines, s.Muted.Render(" loading…")), "\n")
+	case p.err != nil || !p.ready:
+		return strings.Join(append(lines, p.c.loadState("projects", p.err, " Check the data folder (--data) is readable; ctrl+r retries.")...), "\n")
 	case len(p.all) == 0:
 		lines = append(lines, "", s.Muted.Render(" No sessions yet."))
 		if p.c.indexing() {

@@ -253,24 +253,10 @@ func (p *searchPane) open(r *index.SearchResult) tea.Cmd {
 }
 
 func (p *searchPane) click(y int) tea.Cmd {
-	i := p.clicks.row(y)
-	if i < 0 {
-		return nil
-	}
-	if i == p.list.cursor {
-		return p.open(&p.results[i])
-	}
-	p.list.set(i)
-	return nil
+	return p.list.click(p.clicks.row(y), func(i int) tea.Cmd { return p.open(&p.results[i]) })
 }
 
-func (p *searchPane) scroll(n int) {
-	if n > 0 {
-		p.list.move(1)
-	} else {
-		p.list.move(-1)
-	}
-}
+func (p *searchPane) scroll(n int) { p.list.step(n) }
 
 func (p *searchPane) help() []key.Binding {
 	k := p.c.keys

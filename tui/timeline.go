@@ -195,21 +195,13 @@ func (p *timelinePane) scroll(n int) { p.list.move(n) }
 
 func (p *timelinePane) click(y int) tea.Cmd {
 	i := p.clicks.row(y)
-	if i < 0 || p.rows[i].s == nil {
+	if i >= 0 && p.rows[i].s == nil {
 		return nil
 	}
-	if i == p.list.cursor {
-		return msgCmd(openSessionMsg{id: p.rows[i].s.ID})
-	}
-	p.list.set(i)
-	return nil
+	return p.list.click(i, func(i int) tea.Cmd { return msgCmd(openSessionMsg{id: p.rows[i].s.ID}) })
 }
 
-func (p *timelinePane) paste(msg tea.PasteMsg) tea.Cmd {
-	cmd := p.list.filter.paste(msg)
-	p.apply()
-	return cmd
-}
+func (p *timelinePane) paste(msg tea.PasteMsg) tea.Cmd { return p.list.paste(msg, p.apply) }
 
 func (p *timelinePane) help() []key.Binding {
 	k := p.c.keys
@@ -270,11 +262,8 @@ func (p *timelinePane) heading(w int) []string {
 func (p *timelinePane) state() []string {
 	s := p.c.sty
 	switch {
-	case p.err != nil:
-		return []string{"", s.Error.Render(" Could not list sessions: " + sanitizeLine(p.err.Error())),
-			s.Muted.Render(" ctrl+r retries; the store may be busy or damaged (cairn index --rebuild).")}
-	case !p.loaded:
-		return []string{s.Muted.Render(" loading…")}
+	case p.err != nil || !p.loaded:
+		return p.c.loadState("sessions", p.err, " ctrl+r retries; the store may be busy or damaged (cairn index --rebuild).")
 	case len(p.rows) == 0:
 		msg := " No sessions here."
 		if p.list.filter.value() != "" || p.dateIdx > 0 {
