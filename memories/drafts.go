@@ -75,11 +75,7 @@ func (s *Service) Drafts(ctx context.Context, status string) ([]Draft, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Draft, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, draftOf(r))
-	}
-	return out, nil
+	return convert(rows, draftOf), nil
 }
 
 func (s *Service) draftRow(ctx context.Context, id string) (*index.DraftRow, error) {

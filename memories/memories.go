@@ -373,10 +373,7 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
 		return nil, err
 	}
 	now := s.now()
-	out := make([]Memory, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, fromRow(r, now))
-	}
+	out := convert(rows, func(r *index.MemRow) Memory { return fromRow(r, now) })
 	slices.SortStableFunc(out, pendingFirst)
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[:f.Limit]
@@ -424,4 +421,14 @@ func (s *Service) autoApproved(t Type) bool {
 		}
 	}
 	return false
+}
+
+// convert returns f of each of rows, in order: an empty list, not nil, for
+// no rows.
+func convert[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, f(r))
+	}
+	return out
 }

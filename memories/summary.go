@@ -61,11 +61,7 @@ func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]S
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, summaryOf(r))
-	}
-	return out, nil
+	return convert(rows, summaryOf), nil
 }
 
 // StoreSummary builds a session's heuristic summary and stores it, unless
