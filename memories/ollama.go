@@ -206,16 +206,27 @@ func (s *Service) ollamaClient() (*ollama.Client, string, error) {
 	return c, c.Host(), nil
 }
 
+// ollamaChat returns the chat model with a client and its host, or an
+// ErrOllamaUnavailable error; why ("" or ending in a space) starts the
+// message saying the model is not set.
+func (s *Service) ollamaChat(why string) (client *ollama.Client, base, model string, err error) {
+	model = s.cfg.Ollama.ChatModel
+	if model == "" {
+		return nil, "", "", fmt.Errorf("%w: %sollama.chat_model is empty", ErrOllamaUnavailable, why)
+	}
+	client, base, err = s.ollamaClient()
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
+	}
+	return client, base, model, nil
+}
+
 // ollamaExtract asks the configured chat model for memories, chunk by
 // chunk, showing it the existing memories closest to each chunk.
 func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entries []index.MemEntry) ([]NewMemory, error) {
-	model := s.cfg.Ollama.ChatModel
-	if model == "" {
-		return nil, fmt.Errorf("%w: memories.extractor is ollama but ollama.chat_model is empty", ErrOllamaUnavailable)
-	}
-	client, base, err := s.ollamaClient()
+	client, base, model, err := s.ollamaChat("memories.extractor is ollama but ")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
+		return nil, err
 	}
 	timeout := s.ollamaTimeout()
 	var out []NewMemory
@@ -330,13 +341,9 @@ exactly. Never include secrets, tokens or passwords.`
 // ollamaSummary asks the chat model for a session's summary sections from
 // the start and the end of the session (about 18,000 characters).
 func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (map[string][]string, error) {
-	model := s.cfg.Ollama.ChatModel
-	if model == "" {
-		return nil, fmt.Errorf("%w: ollama.chat_model is empty", ErrOllamaUnavailable)
-	}
-	client, base, err := s.ollamaClient()
+	client, base, model, err := s.ollamaChat("")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOllamaUnavailable, err)
+		return nil, err
 	}
 	text, err := summaryExcerpt(chunkEntries(entries))
 	if err != nil {
