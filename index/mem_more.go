@@ -226,21 +226,15 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 	if limit <= 0 {
 		limit = 1 << 30
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
+	return queryRows(ctx, s, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
 		FROM entries e JOIN sessions s ON s.id = e.session
-		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, session, after, flagAgentThread, limit)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []MemEntry
-	for rows.Next() {
+		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread, limit}, func(rows *sql.Rows) (MemEntry, error) {
 		var e MemEntry
 		var ts int64
 		var flags int
 		var data sql.NullString
 		if err := rows.Scan(&e.ID, &e.UUID, &e.Role, &e.Block, &ts, &flags, &e.Text, &data); err != nil {
-			return nil, err
+			return e, err
 		}
 		e.Sidechain = flags&flagSidechain != 0
 		e.Meta = flags&flagMeta != 0
@@ -266,9 +260,8 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 				}
 			}
 		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return e, nil
+	})
 }
 
 // MemSessionRef is a session as extraction needs it.
@@ -284,28 +277,26 @@ type MemSessionRef struct {
 // pendingOnly is set.
 func (m MemStore) Sessions(ctx context.Context, since time.Time, pendingOnly bool) ([]MemSessionRef, error) {
 	s := m.s
-	rows, err := s.r.QueryContext(ctx, `SELECT s.sid, s.project_path, s.end_ns,
+	var out []MemSessionRef
+	err := s.eachRow(ctx, `SELECT s.sid, s.project_path, s.end_ns,
 		coalesce((SELECT max(e.id) FROM entries e WHERE e.session = s.id), 0),
 		coalesce((SELECT c.last_entry FROM extract_cursors c WHERE c.session = s.sid), 0)
-		FROM sessions s WHERE s.entries > 0 AND s.end_ns >= ? ORDER BY s.start_ns, s.sid`, unixNano(since))
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []MemSessionRef
-	for rows.Next() {
+		FROM sessions s WHERE s.entries > 0 AND s.end_ns >= ? ORDER BY s.start_ns, s.sid`, []any{unixNano(since)}, func(rows *sql.Rows) error {
 		var r MemSessionRef
 		var end int64
 		if err := rows.Scan(&r.ID, &r.Project, &end, &r.MaxEntry, &r.Cursor); err != nil {
-			return nil, err
+			return err
 		}
 		r.End = fromUnixNano(end)
-		if pendingOnly && r.MaxEntry <= r.Cursor {
-			continue
+		if !pendingOnly || r.MaxEntry > r.Cursor {
+			out = append(out, r)
 		}
-		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SynthesisState returns a project's last synthesis ("" when none).
