@@ -55,6 +55,19 @@ func (c *common) loadState(what string, err error, retry string) []string {
 	return []string{s.Muted.Render(" loading…")}
 }
 
+// memLoadState is what a pane of the memory service (listing name, or what
+// in a sentence) shows instead of its rows: unavailable, an error, loading;
+// nil once loaded.
+func (c *common) memLoadState(name, what string, err error, loaded bool) []string {
+	switch {
+	case c.memories() == nil:
+		return []string{"", c.sty.Muted.Render(" " + name + " are not available.")}
+	case err != nil || !loaded:
+		return c.loadState(what, err, " ctrl+r retries.")
+	}
+	return nil
+}
+
 func (c *common) flashf(format string, a ...any) { c.flash(fmt.Sprintf(format, a...), false) }
 func (c *common) flashError(err error)           { c.flash(err.Error(), true) }
 

@@ -188,17 +188,12 @@ func (p *draftsPane) view() string {
 // state is what the pane shows instead of drafts: unavailable, an error,
 // loading, none.
 func (p *draftsPane) state(filt string) []string {
-	s := p.c.sty
-	switch {
-	case p.c.memories() == nil:
-		return []string{"", s.Muted.Render(" Drafts are not available.")}
-	case p.err != nil || !p.loaded:
-		return p.c.loadState("drafts", p.err, " ctrl+r retries.")
-	case len(p.drafts) == 0:
-		return []string{"", s.Muted.Render(" No " + filt + " drafts."),
-			s.Muted.Render(" /summarize in Claude Code sends a draft summary here (cairn drafts add); s changes the filter.")}
+	if st := p.c.memLoadState("Drafts", "drafts", p.err, p.loaded); st != nil || len(p.drafts) > 0 {
+		return st
 	}
-	return nil
+	s := p.c.sty
+	return []string{"", s.Muted.Render(" No " + filt + " drafts."),
+		s.Muted.Render(" /summarize in Claude Code sends a draft summary here (cairn drafts add); s changes the filter.")}
 }
 
 // text is the selected draft's Markdown, scrolled, in room lines.

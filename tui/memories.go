@@ -518,19 +518,14 @@ func (p *memoriesPane) heading(w int) string {
 // state is what the pane shows instead of memories: unavailable, an
 // error, loading, none.
 func (p *memoriesPane) state() []string {
-	s := p.c.sty
-	switch {
-	case p.c.memories() == nil:
-		return []string{"", s.Muted.Render(" Memories are not available.")}
-	case p.err != nil || !p.loaded:
-		return p.c.loadState("memories", p.err, " ctrl+r retries.")
-	case len(p.mems) == 0:
-		return []string{"",
-			s.Muted.Render(" Nothing to review here."),
-			s.Muted.Render(" Memories are proposed from your sessions (cairn extract, or the Stop hook)."),
-			s.Muted.Render(" s changes the status filter, T the type, p limits to this project.")}
+	if st := p.c.memLoadState("Memories", "memories", p.err, p.loaded); st != nil || len(p.mems) > 0 {
+		return st
 	}
-	return nil
+	s := p.c.sty
+	return []string{"",
+		s.Muted.Render(" Nothing to review here."),
+		s.Muted.Render(" Memories are proposed from your sessions (cairn extract, or the Stop hook)."),
+		s.Muted.Render(" s changes the status filter, T the type, p limits to this project.")}
 }
 
 // rows draws the visible memories, w wide, at most h, below top lines.
