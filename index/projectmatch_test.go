@@ -78,24 +78,23 @@ func TestSearchDefaultsApplyToEveryQuery(t *testing.T) {
 	}
 	defer sr.Close()
 	q := SearchQuery{Text: "test", Mode: ModeText}
+	s.SetSearchDefaults(SearchDefaults{Recency: true})
+	off := false
+	q.Recency = &off // a query's own setting wins over the store's default
 	plain, err := sr.Search(ctx, q)
 	if err != nil || len(plain.Results) == 0 {
 		t.Fatal(err, "no results")
 	}
-	s.SetSearchDefaults(SearchDefaults{Recency: true})
+	q.Recency = nil // unset: the store's default applies
 	favoured, err := sr.Search(ctx, q)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(favoured.Results) == 0 {
+		t.Fatal(err, "no results")
 	}
 	// The sample's sessions are months old: the recency prior lowers every
-	// score when (and only when) the store's default asks for it.
-	if favoured.Results[0].Score >= plain.Results[0].Score {
-		t.Fatalf("search.recency default not applied: %v >= %v", favoured.Results[0].Score, plain.Results[0].Score)
-	}
-	off := false
-	q.Recency = &off // a query's own setting wins
-	again, err := sr.Search(ctx, q)
-	if err != nil || again.Results[0].Score != plain.Results[0].Score {
-		t.Fatalf("an explicit recency=false was overridden: %v %v", err, again.Results[0].Score)
+	// score by far more than a background segment merge moves BM25 (which
+	// is why the comparison has slack). If the explicit false had not won,
+	// both would be lowered alike.
+	if favoured.Results[0].Score >= 0.95*plain.Results[0].Score {
+		t.Fatalf("search.recency default not applied, or the query's own false overridden: %v vs %v", favoured.Results[0].Score, plain.Results[0].Score)
 	}
 }
