@@ -31,10 +31,7 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 				fmt.Fprintln(o.Stderr, "cairn mcp speaks JSON-RPC on stdin/stdout for Claude Code; register it with `cairn install` (Ctrl-C to quit)")
 			}
 			opts := mcpserver.Options{Version: strings.TrimPrefix(VersionString(), "cairn "),
-				Project: os.Getenv("CLAUDE_PROJECT_DIR"), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
-			if opts.Project == "" {
-				opts.Project, _ = os.Getwd()
-			}
+				Project: currentProject(), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
 			a, err := openApp(o, app.Options{BusyTimeout: 2 * time.Second, SmallCache: true})
 			switch {
 			case app.IsConfigError(err):
