@@ -1,6 +1,7 @@
 package fakeclaude_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,7 +55,11 @@ func TestServerProtocol(t *testing.T) {
 	api := fakeclaude.NewServer(t, fakeclaude.Script(fakeclaude.TextAndTool("looking", "mcp__cairn__memory_search", map[string]any{"query": "x"})))
 	post := func(path, body string) string {
 		t.Helper()
-		resp, err := http.Post(api.URL+path, "application/json", strings.NewReader(body))
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, api.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
