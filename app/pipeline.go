@@ -36,6 +36,9 @@ type IndexOptions struct {
 	// Rebuild rebuilds the full-text index (and, with it, the vectors)
 	// from the store; Retrain retrains the built-in embedder.
 	Rebuild, Retrain bool
+	// NoSync, with Rebuild, rebuilds the derived indexes from the store
+	// without reading the transcripts (after a restore).
+	NoSync bool
 	// NoEmbed leaves vectors queued for a later run.
 	NoEmbed bool
 	// StoreOnly syncs the store alone: the full-text documents and the
@@ -105,6 +108,7 @@ func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 	uo := index.UpdateOptions{
 		Sync:     a.syncOptions(o, report),
 		Rebuild:  o.Rebuild,
+		NoSync:   o.NoSync && o.Rebuild,
 		Retrain:  o.Retrain,
 		NoEmbed:  o.NoEmbed || o.storeOnly(),
 		LockWait: o.LockWait,

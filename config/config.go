@@ -27,6 +27,7 @@ type Config struct {
 	Search   Search   `toml:"search" comment:"ranking defaults for cairn search"`
 	Memories Memories `toml:"memories" comment:"memory extraction, review and CLAUDE.md"`
 	Hooks    Hooks    `toml:"hooks" comment:"what the Claude Code hooks inject"`
+	Backup   Backup   `toml:"backup" comment:"automatic rolling backups of the store (cairn backup makes one by hand)"`
 }
 
 // Embedder chooses the vector space.
@@ -53,6 +54,8 @@ type Index struct {
 	// result kept for search and display (the middle is dropped).
 	ToolOutputHead int `toml:"tool_output_head" comment:"characters kept from the start of each tool output"`
 	ToolOutputTail int `toml:"tool_output_tail" comment:"characters kept from the end of each tool output (the middle is dropped)"`
+	// Exclude keeps projects out of indexing, extraction and injection.
+	Exclude []string `toml:"exclude" comment:"project paths or globs never indexed, e.g. [\"~/work/secret\", \"~/clients/*\"]; a .cairnignore file in a project folder does the same"`
 }
 
 // Search tunes ranking.
@@ -83,6 +86,13 @@ type Hooks struct {
 	PromptTokens       int     `toml:"prompt_tokens" comment:"token budget of what is injected on a prompt"`
 	PromptThreshold    float64 `toml:"prompt_threshold" comment:"minimum relevance for a memory to be injected on a prompt"`
 	Summaries          int     `toml:"summaries" comment:"session summaries shown at session start"`
+}
+
+// Backup is the automatic rolling backup, made at most once a day by the
+// hooks' background work.
+type Backup struct {
+	Keep int    `toml:"keep" comment:"backups kept (the oldest is deleted); 0: no automatic backups"`
+	Dir  string `toml:"dir" comment:"where automatic backups go; default: <data dir>/backups"`
 }
 
 // Duration is a time.Duration written as "30s" in TOML.
@@ -213,6 +223,7 @@ func (c *Config) validate() error {
 		{"index.tool_output_tail", c.Index.ToolOutputTail},
 		{"memories.sync_lines", c.Memories.SyncLines},
 		{"ollama.batch_size", c.Ollama.BatchSize},
+		{"backup.keep", c.Backup.Keep},
 	} {
 		if n.v < 0 {
 			return fmt.Errorf("%s = %d: must not be negative", n.name, n.v)

@@ -30,6 +30,9 @@ type UpdateOptions struct {
 	// full-text index (the TUI's searcher holds it) and drains the queue
 	// itself afterwards, or leaves it to the next process (hooks).
 	DeferFTS bool
+	// NoSync skips reading the transcripts: with Rebuild, only the derived
+	// indexes are rebuilt from the store (after a restore).
+	NoSync bool
 }
 
 // UpdateStats say what an Update did.
@@ -100,9 +103,10 @@ func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptio
 	var err error
 	switch {
 	case o.Rebuild:
-		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
-		if err != nil {
-			return err
+		if !o.NoSync {
+			if st.Sync, err = s.Sync(ctx, claudeDir, o.Sync); err != nil {
+				return err
+			}
 		}
 		status("rebuilding the full-text index")
 		st.FTSDocs, err = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })

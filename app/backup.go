@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// BackupName is the file name of a backup made at t.
+func BackupName(t time.Time) string {
+	return "cairn-backup-" + t.UTC().Format("20060102-150405") + ".db"
+}
+
+// Backup writes a verified snapshot of the whole store to dest (a file
+// name; ” picks BackupName in the current folder).
+func (a *App) Backup(ctx context.Context, dest string) (index.BackupInfo, error) {
+	if dest == "" {
+		dest = BackupName(time.Now())
+	}
+	return a.Store.Backup(ctx, dest)
+}
+
+// RestoreResult says what Restore did.
+type RestoreResult struct {
+	index.RestoreResult
+	// Rebuilt is what rebuilding the derived indexes did.
+	Rebuilt IndexResult `json:"-"`
+}
+
+// Restore replaces the store in the data dir with a backup file, keeps the
+// old one aside, then opens the restored store (migrating an older schema)
+// and rebuilds the full-text index and the vectors through the pipeline.
+func Restore(ctx context.Context, flags Paths, src string, force bool, progress func(Progress)) (RestoreResult, error) {
+	var res RestoreResult
+	paths, err := ResolvePaths(flags)
+	if err != nil {
+		return res, err
+	}
+	cfg, err := LoadConfig(paths.DataDir)
+	if err != nil {
+		return res, err
+	}
+	res.RestoreResult, err = index.Restore(ctx, paths.DataDir, src, index.RestoreOptions{Force: force})
+	if err != nil {
+		return res, err
+	}
+	a, err := OpenWith(paths, cfg, Options{})
+	if err != nil {
+		return res, fmt.Errorf("opening the restored store: %w", err)
+	}
+	defer a.Close()
+	res.Rebuilt, err = a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true, Progress: progress})
+	if err != nil {
+		return res, fmt.Errorf("the store was restored, but rebuilding its search indexes failed: %w (run `cairn index --rebuild`)", err)
+	}
+	return res, nil
+}
+
+// backupEvery is how often the rolling backup runs.
+const backupEvery = 24 * time.Hour
+
+// RollingBackup makes the automatic backup when backup.keep > 0 and the
+// newest one is a day old, then deletes the oldest beyond keep. It returns
+// the new backup's path (” when none was due).
+func (a *App) RollingBackup(ctx context.Context, now time.Time) (string, error) {
+	keep := a.Config.Backup.Keep
+	if keep <= 0 {
+		return "", nil
+	}
+	dir := a.Config.Backup.Dir
+	if dir == "" {
+		dir = filepath.Join(a.Paths.DataDir, "backups")
+	} else if strings.HasPrefix(dir, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, dir[2:])
+		}
+	}
+	old := rollingBackups(dir)
+	if len(old) > 0 {
+		if fi, err := os.Stat(old[len(old)-1]); err == nil && now.Sub(fi.ModTime()) < backupEvery {
+			return "", nil
+		}
+	}
+	info, err := a.Store.Backup(ctx, filepath.Join(dir, BackupName(now)))
+	if err != nil {
+		return "", err
+	}
+	all := rollingBackups(dir)
+	for len(all) > keep {
+		if err := os.Remove(all[0]); err != nil {
+			return info.Path, err
+		}
+		all = all[1:]
+	}
+	return info.Path, nil
+}
+
+// rollingBackups lists dir's backups, oldest first (their names sort by time).
+func rollingBackups(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "cairn-backup-*.db"))
+	sort.Strings(m)
+	return m
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/human"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	register(newBackupCmd)
+	register(newRestoreCmd)
+}
+
+func newBackupCmd(o *Options) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "backup",
+		Short: "Write a verified snapshot of the whole store (sessions, memories, reviews) to one file",
+		Long: `backup writes everything cairn keeps — every indexed session and entry
+(also those whose transcripts Claude Code has deleted), memories, reviews,
+drafts, summaries — to one SQLite file, while other cairn processes keep
+working. The file is checked with integrity_check before it is named.
+The search indexes are not in it: ` + "`cairn restore`" + ` rebuilds them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withApp(cmd.Context(), o, false, func(a *app.App) error {
+				info, err := a.Backup(cmd.Context(), output)
+				if err != nil {
+					return err
+				}
+				return reply(o, info, "backed up %d sessions (%d entries) and %d memories to %s (%s)",
+					info.Sessions, info.Entries, info.Memories, info.Path, human.Bytes(info.Bytes))
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "backup file (default ./cairn-backup-<time>.db); must not exist")
+	return cmd
+}
+
+func newRestoreCmd(o *Options) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "restore FILE",
+		Short: "Replace the store with a backup file and rebuild its search indexes",
+		Long: `restore checks FILE (a ` + "`cairn backup`" + ` file), moves the current store aside
+to <data dir>/before-restore-<time> (nothing is deleted), puts the backup in
+its place and rebuilds the full-text index and vectors. It refuses while
+another cairn process (the TUI, ` + "`cairn mcp`" + `) has the store open, and
+refuses to replace a store holding sessions or memories without --force.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := app.Restore(cmd.Context(), o.paths(), args[0], force, nil)
+			if err != nil {
+				return err
+			}
+			b := res.Backup
+			if !o.JSON && res.Aside != "" {
+				fmt.Fprintf(o.Stderr, "the previous store is kept in %s\n", res.Aside)
+			}
+			return reply(o, res.RestoreResult, "restored %d sessions (%d entries) and %d memories from %s; search indexes rebuilt",
+				b.Sessions, b.Entries, b.Memories, b.Path)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "replace a store that holds sessions or memories (it is kept aside)")
+	return cmd
+}
