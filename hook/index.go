@@ -159,6 +159,7 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		return err
 	}
 	defer a.Close()
+	maintain(ctx, env, a)
 	st := a.Store
 	if env.Memories != nil && validSessionID(session) {
 		mem := env.Memories(st, cfg)
