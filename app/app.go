@@ -99,6 +99,7 @@ func Configure(st *index.Store, cfg config.Config) {
 		VectorWeight: cfg.Search.VectorWeight,
 		Recency:      cfg.Search.Recency,
 	})
+	st.SetExclusion(index.Exclusion{Globs: cfg.Index.Exclude})
 }
 
 // EmbedderConfig turns the config's embedder settings into the index's.

@@ -282,6 +282,16 @@ UPDATE embeddings SET doc = (SELECT printf('e:%013d', e.id) FROM entries_raw e W
 	// half floats (encodeVector). The version moves so such a build refuses
 	// the store instead of reading compressed bytes as text.
 	`SELECT 1;`,
+	// 8: what `cairn forget` removed, so no later sync stores it again
+	// although its transcript files stay on disk (see forget.go).
+	`
+CREATE TABLE tombstones (
+	kind    TEXT NOT NULL,     -- session, folder, path
+	key     TEXT NOT NULL,
+	created INTEGER NOT NULL,  -- unix ms
+	PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -95,6 +95,8 @@ type Store struct {
 	embedCfg EmbedderConfig
 	// searchDefaults fill what a query leaves unset (SetSearchDefaults).
 	searchDefaults SearchDefaults
+	// exclusion is the opt-out rule (SetExclusion).
+	exclusion Exclusion
 	// model is the decoded built-in embedder (see LoadBuiltinEmbedder).
 	modelMu sync.Mutex
 	model   *embed.Model

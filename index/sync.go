@@ -68,6 +68,7 @@ type SyncStats struct {
 	FilesNew     int // files seen for the first time
 	FilesMissing int // known files gone from disk this time (their entries are kept)
 	Restarts     int // files that were truncated or replaced and re-read from the start
+	Excluded     int // changed files left unread: opted out (index.exclude, .cairnignore) or forgotten
 
 	BytesRead    int64
 	EntriesAdded int // new entries rows
@@ -126,9 +127,15 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 	}
 	st.Problems = append(st.Problems, tree.Problems...)
 	plan := planSync(tree, known, &st)
+	tomb, err := s.loadTombstones(ctx)
+	if err != nil {
+		return st, s.wrap(err)
+	}
+	s.dropExcluded(ctx, plan, tomb)
+	st.Excluded = plan.excluded
 
 	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(),
-		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}}
+		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}, tomb: tomb}
 	for _, p := range tree.Projects {
 		y.decoded(p.Name, p.DecodedPath)
 	}
@@ -150,6 +157,7 @@ type syncPlan struct {
 	bytesTotal int64             // bytes the jobs have to read
 	missing    []int64           // files present last time and gone now
 	reappeared int               // files missing last time and back now
+	excluded   int               // files with news left unread (dropExcluded)
 }
 
 // planSync compares the tree with the known files, counting what it finds
@@ -380,6 +388,7 @@ type syncer struct {
 	projects map[string]int64  // folder name -> projects.id; rows are never deleted
 	paths    map[string]string // folder name -> decoded path
 	touched  bool              // a transaction wrote entries or summaries
+	tomb     *tombstones       // what was forgotten: never stored again
 }
 
 func (y *syncer) decoded(name, path string) {

@@ -184,6 +184,9 @@ func (w *txWriter) fileRow(pf *preparedFile) (int64, error) {
 // entry writes one line of file fid: its row, unless its uuid is stored
 // already (first seen wins), its redactions and its part of the session.
 func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) error {
+	if w.y.tomb != nil && w.y.tomb.sessions[pe.sid] {
+		return nil // forgotten: a file shared with other sessions still holds it
+	}
 	sr, err := w.session(pe.sid, f.Project)
 	if err != nil {
 		return err

@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// ForgetResult says what Forget removed.
+type ForgetResult struct {
+	index.ForgetStats
+	Project string `json:"project,omitempty"`
+	Session string `json:"session,omitempty"`
+}
+
+// Forget removes a project (a name MatchProjects resolves) or a session
+// (an id or a unique prefix) from the store with secure deletion, records
+// a tombstone so the next index never brings it back, then rebuilds the
+// full-text index, the vectors and (for the built-in embedder) the model
+// trained on the transcripts, so nothing of it is left in the data dir.
+func (a *App) Forget(ctx context.Context, project, session string, progress func(Progress)) (ForgetResult, error) {
+	var res ForgetResult
+	switch {
+	case (project == "") == (session == ""):
+		return res, fmt.Errorf("give --project or --session (one of them)")
+	case project != "":
+		p, err := a.Store.ResolveProject(ctx, project)
+		if err != nil {
+			return res, err
+		}
+		if p == "" {
+			return res, fmt.Errorf("no project matches %q (`cairn projects` lists them)", project)
+		}
+		res.Project = p
+	default:
+		sess, err := a.Store.Session(ctx, session)
+		switch {
+		case err == nil:
+			res.Session = sess.ID
+		case validUUID(session):
+			res.Session = strings.ToLower(session) // not stored: the tombstone alone keeps it out
+		default:
+			return res, err
+		}
+	}
+	var err error
+	res.ForgetStats, err = a.Store.Forget(ctx, index.ForgetTarget{Project: res.Project, Session: res.Session})
+	if err != nil {
+		return res, err
+	}
+	_, err = a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true,
+		Retrain: a.Config.Embedder.Kind == index.EmbedBuiltin, Progress: progress})
+	if err != nil {
+		return res, fmt.Errorf("forgotten in the store, but rebuilding the search indexes failed: %w (run `cairn index --rebuild --retrain` to finish)", err)
+	}
+	return res, nil
+}
+
+// validUUID reports whether s looks like a whole session id.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range strings.ToLower(s) {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case (c < '0' || c > '9') && (c < 'a' || c > 'f'):
+			return false
+		}
+	}
+	return true
+}

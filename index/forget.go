@@ -1,0 +1,355 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/transcripts"
+)
+
+// Tombstone kinds: what `cairn forget` removed and the sync must never
+// bring back, although the transcript files stay on disk.
+const (
+	TombSession = "session" // a session id
+	TombFolder  = "folder"  // a project folder under projects/
+	TombPath    = "path"    // a project path (cwd), and everything under it
+)
+
+// ForgetTarget is what to forget: a project path (as MatchProjects gives
+// it) or a session id.
+type ForgetTarget struct {
+	Project string
+	Session string
+}
+
+// ForgetStats says what Forget removed.
+type ForgetStats struct {
+	Sessions  int `json:"sessions"`
+	Entries   int `json:"entries"`
+	Memories  int `json:"memories"`
+	Summaries int `json:"summaries"`
+	Drafts    int `json:"drafts"`
+	// Pending is true when another process kept SQLite from folding the
+	// deletion into the database file now (a reader held an old snapshot):
+	// the deleted pages are zeroed when it lets go.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// Forget deletes a project's or a session's sessions, entries, redaction
+// records, summaries, drafts, memories drawn from them (trash included),
+// injections, vectors and queue rows, with SQLite's secure_delete (freed
+// pages are zeroed, not left readable), and records tombstones so no later
+// sync stores them again. The full-text index and the vector cache still
+// hold the documents: the caller rebuilds them (app.Forget does).
+func (s *Store) Forget(ctx context.Context, t ForgetTarget) (ForgetStats, error) {
+	var st ForgetStats
+	if (t.Project == "") == (t.Session == "") {
+		return st, fmt.Errorf("forget needs a project or a session")
+	}
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return st, s.wrap(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
+		return st, s.wrap(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF") //nolint:errcheck
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return st, s.wrap(err)
+	}
+	if err := forgetTx(ctx, tx, t, &st); err != nil {
+		tx.Rollback()
+		return st, s.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return st, s.wrap(err)
+	}
+	// Fold the WAL (which holds the zeroed pages, and older frames with
+	// the old ones) into the database file and empty it.
+	var busy, frames, copied int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &copied); err != nil || busy != 0 {
+		st.Pending = true
+	}
+	return st, nil
+}
+
+func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
+	now := time.Now().UnixMilli()
+	sel, arg := "sid = ?", t.Session
+	if t.Project != "" {
+		sel, arg = "project_path = ?", t.Project
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS forget_s (id INTEGER PRIMARY KEY, sid TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.forget_s`); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO temp.forget_s(id, sid) SELECT id, sid FROM sessions WHERE `+sel, arg)
+	if err != nil {
+		return err
+	}
+	n, _ := res.RowsAffected()
+	st.Sessions = int(n)
+	if t.Session != "" && n == 0 {
+		// Not stored (yet): the tombstone alone keeps it out.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO temp.forget_s(id, sid) VALUES (-1, ?)`, t.Session); err != nil {
+			return err
+		}
+	}
+	// Tombstones first: the session ids, their folders, and the path.
+	tombs := []string{
+		`INSERT OR IGNORE INTO tombstones(kind, key, created) SELECT 'session', sid, ? FROM temp.forget_s`,
+	}
+	if t.Project != "" {
+		tombs = append(tombs,
+			`INSERT OR IGNORE INTO tombstones(kind, key, created) SELECT DISTINCT 'folder', p.name, ? FROM sessions s JOIN projects p ON p.id = s.project WHERE s.id IN (SELECT id FROM temp.forget_s)`,
+		)
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tombstones(kind, key, created) VALUES ('path', ?, ?)`, t.Project, now); err != nil {
+			return err
+		}
+	}
+	for _, q := range tombs {
+		if _, err := tx.ExecContext(ctx, q, now); err != nil {
+			return err
+		}
+	}
+	// Memories drawn from the sessions, or filed under the project.
+	memSel := `source_session IN (SELECT sid FROM temp.forget_s)`
+	memArgs := []any{}
+	if t.Project != "" {
+		memSel += ` OR project = ?`
+		memArgs = append(memArgs, t.Project)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS forget_m (id TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.forget_m`); err != nil {
+		return err
+	}
+	res, err = tx.ExecContext(ctx, `INSERT INTO temp.forget_m(id) SELECT id FROM memories WHERE `+memSel, memArgs...)
+	if err != nil {
+		return err
+	}
+	n, _ = res.RowsAffected()
+	st.Memories = int(n)
+	count := func(dst *int, q string, args ...any) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("forgetting (%s): %w", strings.Fields(q)[2], err)
+		}
+		if dst != nil {
+			n, _ := res.RowsAffected()
+			*dst += int(n)
+		}
+		return nil
+	}
+	steps := []struct {
+		dst  *int
+		q    string
+		args []any
+	}{
+		{nil, `DELETE FROM embeddings WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))
+			OR doc IN (SELECT 's:' || sid FROM temp.forget_s) OR doc IN (SELECT 'mem:' || id FROM temp.forget_m)`, nil},
+		{nil, `DELETE FROM fts_queue WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))`, nil},
+		{nil, `DELETE FROM embed_queue WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))`, nil},
+		{&st.Entries, `DELETE FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM redactions WHERE session IN (SELECT id FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM summaries WHERE session IN (SELECT id FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM session_files WHERE session IN (SELECT id FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM files WHERE session_id IN (SELECT sid FROM temp.forget_s)
+			AND id NOT IN (SELECT file FROM session_files)`, nil},
+		{nil, `DELETE FROM sessions WHERE id IN (SELECT id FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM memory_links WHERE src IN (SELECT id FROM temp.forget_m) OR dst IN (SELECT id FROM temp.forget_m)`, nil},
+		{nil, `DELETE FROM memory_trash WHERE id IN (SELECT id FROM temp.forget_m)`, nil},
+		{nil, `DELETE FROM memory_injections WHERE session IN (SELECT sid FROM temp.forget_s) OR memory IN (SELECT id FROM temp.forget_m)`, nil},
+		{nil, `DELETE FROM memories WHERE id IN (SELECT id FROM temp.forget_m)`, nil},
+		{&st.Summaries, `DELETE FROM session_summaries WHERE session IN (SELECT sid FROM temp.forget_s)`, nil},
+		{&st.Drafts, `DELETE FROM drafts WHERE session IN (SELECT sid FROM temp.forget_s)`, nil},
+		{nil, `DELETE FROM extract_cursors WHERE session IN (SELECT sid FROM temp.forget_s)`, nil},
+	}
+	if t.Project != "" {
+		steps = append(steps,
+			struct {
+				dst  *int
+				q    string
+				args []any
+			}{&st.Summaries, `DELETE FROM session_summaries WHERE project = ?`, []any{t.Project}},
+			struct {
+				dst  *int
+				q    string
+				args []any
+			}{&st.Drafts, `DELETE FROM drafts WHERE project = ?`, []any{t.Project}},
+			struct {
+				dst  *int
+				q    string
+				args []any
+			}{nil, `DELETE FROM synthesis WHERE project = ?`, []any{t.Project}},
+		)
+	}
+	for _, s := range steps {
+		if err := count(s.dst, s.q, s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tombstones are what Forget recorded, loaded once per sync.
+type tombstones struct {
+	sessions, folders map[string]bool
+	paths             []string
+}
+
+func (s *Store) loadTombstones(ctx context.Context) (*tombstones, error) {
+	t := &tombstones{sessions: map[string]bool{}, folders: map[string]bool{}}
+	err := s.eachRow(ctx, `SELECT kind, key FROM tombstones`, nil, func(rows *sql.Rows) error {
+		var kind, key string
+		if err := rows.Scan(&kind, &key); err != nil {
+			return err
+		}
+		switch kind {
+		case TombSession:
+			t.sessions[key] = true
+		case TombFolder:
+			t.folders[key] = true
+		case TombPath:
+			t.paths = append(t.paths, key)
+		}
+		return nil
+	})
+	return t, err
+}
+
+// Exclusion is the opt-out rule: project paths matching a glob of the
+// config's index.exclude, or holding a .cairnignore file, are never
+// indexed, extracted from or injected into; nor is anything `cairn forget`
+// removed.
+type Exclusion struct {
+	Globs []string
+}
+
+// IgnoreFile is the marker that keeps a project folder out of cairn.
+const IgnoreFile = ".cairnignore"
+
+// Excluded reports whether a project path is opted out, and why.
+func (x Exclusion) Excluded(path string) (bool, string) {
+	if path == "" {
+		return false, ""
+	}
+	path = filepath.Clean(path)
+	home, _ := os.UserHomeDir()
+	for _, g := range x.Globs {
+		g = strings.TrimSpace(g)
+		if strings.HasPrefix(g, "~/") && home != "" {
+			g = filepath.Join(home, g[2:])
+		}
+		g = filepath.Clean(g)
+		for p := path; ; p = filepath.Dir(p) {
+			if ok, _ := filepath.Match(g, p); ok {
+				return true, "index.exclude " + g
+			}
+			if parent := filepath.Dir(p); parent == p {
+				break
+			}
+		}
+	}
+	for p := path; ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(filepath.Join(p, IgnoreFile)); err == nil {
+			return true, filepath.Join(p, IgnoreFile)
+		}
+		if parent := filepath.Dir(p); parent == p || p == home {
+			break
+		}
+	}
+	return false, ""
+}
+
+// SetExclusion sets the opt-out rule this process's syncs and hooks apply.
+func (s *Store) SetExclusion(x Exclusion) { s.exclusion = x }
+
+// Excluded reports whether the project path is opted out (config globs, a
+// .cairnignore, or forgotten with `cairn forget --project`).
+func (s *Store) Excluded(ctx context.Context, path string) (bool, string) {
+	if ok, why := s.exclusion.Excluded(path); ok {
+		return true, why
+	}
+	t, err := s.loadTombstones(ctx)
+	if err != nil {
+		return false, ""
+	}
+	if underAny(path, t.paths) {
+		return true, "forgotten (cairn forget)"
+	}
+	return false, ""
+}
+
+// underAny reports whether path is one of roots or inside one.
+func underAny(path string, roots []string) bool {
+	if path == "" {
+		return false
+	}
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropExcluded takes out of the plan the files of forgotten sessions and
+// folders and of opted-out projects. Only files with something to read are
+// looked at, so an incremental sync checks a project or two.
+func (s *Store) dropExcluded(ctx context.Context, plan *syncPlan, t *tombstones) {
+	excluded := map[string]bool{} // folder -> opted out
+	keep := plan.jobs[:0]
+	for _, j := range plan.jobs {
+		f := j.File
+		out := t.sessions[f.SessionID] || t.folders[f.Project]
+		if !out {
+			x, ok := excluded[f.Project]
+			if !ok {
+				x = s.folderExcluded(ctx, f.Project, t)
+				excluded[f.Project] = x
+			}
+			out = x
+		}
+		if out {
+			plan.excluded++
+			if n := f.Size - j.Cursor.Offset; n > 0 {
+				plan.bytesTotal -= n
+			}
+			continue
+		}
+		keep = append(keep, j)
+	}
+	plan.jobs = keep
+}
+
+// folderExcluded checks a project folder's paths (the lossy decoding of its
+// name, and the cwd its stored sessions recorded) against the opt-out rule.
+func (s *Store) folderExcluded(ctx context.Context, folder string, t *tombstones) bool {
+	paths := []string{transcripts.DecodeProjectName(folder)}
+	_ = s.eachRow(ctx, `SELECT DISTINCT project_path FROM sessions WHERE project = (SELECT id FROM projects WHERE name = ?) AND project_path != ''`,
+		[]any{folder}, func(rows *sql.Rows) error {
+			var p string
+			if err := rows.Scan(&p); err != nil {
+				return err
+			}
+			paths = append(paths, p)
+			return nil
+		})
+	for _, p := range paths {
+		if ok, _ := s.exclusion.Excluded(p); ok || underAny(p, t.paths) {
+			return true
+		}
+	}
+	return false
+}
