@@ -24,6 +24,9 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	}
 	defer st.Close()
 	trace("store open")
+	if h.optedOut(ctx, st) {
+		return nil, nil
+	}
 	project := h.project()
 	b := &budget{max: max}
 	head := "cairn: session id " + h.in.SessionID
@@ -229,6 +232,9 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 	}
 	defer st.Close()
 	trace("store open")
+	if h.optedOut(ctx, st) {
+		return nil, nil
+	}
 	mem := h.env.Memories(st, h.cfg)
 	seen, err := mem.Injected(ctx, h.in.SessionID)
 	if err != nil {

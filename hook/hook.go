@@ -398,9 +398,24 @@ func (h *handler) handle(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// openStore opens the store with a hook's short busy timeout.
+// openStore opens the store with a hook's short busy timeout, configured
+// as app.Open would (embedder, search defaults, opt-outs).
 func (h *handler) openStore() (*index.Store, error) {
-	return index.OpenWith(h.env.DataDir, index.OpenOptions{BusyTimeout: BusyTimeout})
+	st, err := index.OpenWith(h.env.DataDir, index.OpenOptions{BusyTimeout: BusyTimeout})
+	if err == nil {
+		app.Configure(st, h.cfg)
+	}
+	return st, err
+}
+
+// optedOut reports (and logs) that the session's project is kept out of
+// cairn (index.exclude, a .cairnignore, or forgotten): nothing is injected.
+func (h *handler) optedOut(ctx context.Context, st *index.Store) bool {
+	out, why := st.Excluded(ctx, h.project())
+	if out {
+		h.env.Log.Printf("%s: project opted out (%s): nothing injected", h.in.Event, why)
+	}
+	return out
 }
 
 func output(event, context string) ([]byte, error) {
