@@ -120,7 +120,7 @@ func Default() Config {
 			Timeout:    Duration{30 * time.Second},
 			BatchSize:  32,
 		},
-		Index:    Index{ToolOutputHead: 1200, ToolOutputTail: 400},
+		Index:    Index{ToolOutputHead: 1200, ToolOutputTail: 400, Exclude: []string{}},
 		Search:   Search{Fusion: "weighted"},
 		Memories: Memories{RememberStatus: "pending", Extractor: "builtin", MinRelevance: 0.2, SyncLines: 150},
 		Hooks: Hooks{
