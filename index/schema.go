@@ -285,7 +285,7 @@ UPDATE embeddings SET doc = (SELECT printf('e:%013d', e.id) FROM entries_raw e W
 	// 8: what `cairn forget` removed, so no later sync stores it again
 	// although its transcript files stay on disk (see forget.go).
 	`
-CREATE TABLE tombstones (
+CREATE TABLE IF NOT EXISTS tombstones (
 	kind    TEXT NOT NULL,     -- session, folder, path
 	key     TEXT NOT NULL,
 	created INTEGER NOT NULL,  -- unix ms
