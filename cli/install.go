@@ -54,10 +54,16 @@ func installedBinary(dry bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot find the cairn binary: %w", err)
 	}
+	return checkInstallBinary(exe, dry)
+}
+
+// checkInstallBinary resolves exe's symlinks and refuses a `go run` build
+// (install.TemporaryBuild) unless dry.
+func checkInstallBinary(exe string, dry bool) (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	if !dry && (strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()+string(filepath.Separator))) {
+	if !dry && install.TemporaryBuild(exe) {
 		return "", fmt.Errorf("%s is a temporary build (go run?): install cairn first (go install ./...) and run that binary's install, so the hooks keep working", exe)
 	}
 	return exe, nil

@@ -145,15 +145,28 @@ const recallChars = 12000
 
 func newRecallCmd(o *Options) *cobra.Command {
 	var project string
+	var stdin bool
 	cmd := &cobra.Command{
 		Use:   "recall [QUERY...]",
 		Short: "Print the project's memory, or memories and past sessions matching a query, as Markdown (what /recall runs)",
 		Long: `recall prints, as Markdown for Claude to read: with no query, the current
 project's approved memories (best first) and its latest session summaries;
 with a query, the approved memories and the past sessions that match it.
-Output is bounded (about 3,000 tokens).`,
+Output is bounded (about 3,000 tokens). --stdin reads the query from
+stdin instead: /recall passes the user's text that way, through a quoted
+heredoc, so no shell ever interprets it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			query := strings.TrimSpace(strings.Join(args, " "))
+			if stdin {
+				b, err := io.ReadAll(io.LimitReader(o.Stdin, maxStdinQuery+1))
+				if err != nil {
+					return fmt.Errorf("reading the query from stdin: %w", err)
+				}
+				if len(b) > maxStdinQuery {
+					return usageError{fmt.Errorf("the query on stdin is over %d bytes: pass a shorter one", maxStdinQuery)}
+				}
+				query = strings.TrimSpace(strings.Join(append(args, strings.Join(strings.Fields(string(b)), " ")), " "))
+			}
 			ctx := cmd.Context()
 			proj := currentProject()
 			return withApp(ctx, o, false, func(a *app.App) error {
@@ -183,8 +196,12 @@ Output is bounded (about 3,000 tokens).`,
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
+	cmd.Flags().BoolVar(&stdin, "stdin", false, "read the query from stdin (what /recall does, so no shell sees it)")
 	return cmd
 }
+
+// maxStdinQuery bounds a query read with recall --stdin.
+const maxStdinQuery = 64 << 10
 
 // recallOutput is the Markdown /recall prints, bounded: once it holds
 // recallChars, further lines are dropped.

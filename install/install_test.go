@@ -369,13 +369,34 @@ func TestPluginHooksMatchInstall(t *testing.T) {
 	for _, ev := range hook.Events {
 		v, _ := hooks.Get(ev)
 		h := Plain(v).([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)
-		if h["command"] != "cairn-hook "+ev+" || cairn hook "+ev || !o.IsHookCommand(h["command"].(string)) {
+		cmd, _ := h["command"].(string)
+		if !strings.HasPrefix(cmd, "cairn-hook "+ev+" --plugin 2>/dev/null || cairn hook "+ev+" --plugin 2>/dev/null || ") || !o.IsHookCommand(cmd) {
 			t.Errorf("%s: command %v", ev, h["command"])
 		}
 		want := Timeouts[ev]
 		got, _ := h["timeout"].(float64)
 		if int(got) != want {
 			t.Errorf("%s: timeout %v, install uses %d", ev, h["timeout"], want)
+		}
+	}
+}
+
+// The slash commands cairn install writes are the plugin's, pointed at the
+// binary: their argument hints stay quoted YAML strings and /recall's
+// query still reaches cairn through the quoted heredoc.
+func TestInstalledCommandsKeepHintsAndHeredoc(t *testing.T) {
+	o := Options{Exe: "/opt/cairn/bin/cairn", CommandName: "/opt/cairn/bin/cairn"}
+	files := o.CommandFiles()
+	for name, want := range map[string]string{"recall.md": `argument-hint: "[query]"`, "remember.md": `argument-hint: "<what to remember>"`,
+		"summarize.md": `argument-hint: "[what to stress, optional]"`} {
+		if !strings.Contains(string(files[name]), want+"\n") {
+			t.Errorf("%s lacks %s:\n%s", name, want, files[name])
+		}
+	}
+	recall := string(files["recall.md"])
+	for _, want := range []string{"allowed-tools: Bash(/opt/cairn/bin/cairn recall:*)", "```!\n/opt/cairn/bin/cairn recall --stdin <<'CAIRN_QUERY'\n$ARGUMENTS\nCAIRN_QUERY\n```"} {
+		if !strings.Contains(recall, want) {
+			t.Errorf("recall.md lacks %q:\n%s", want, recall)
 		}
 	}
 }

@@ -1,0 +1,189 @@
+package plugin
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// frontmatter returns a command file's frontmatter lines as key → raw value.
+func frontmatter(t *testing.T, c Command) map[string]string {
+	t.Helper()
+	s := string(c.Content)
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		t.Fatalf("%s: no frontmatter", c.Name)
+	}
+	head, _, ok := strings.Cut(rest, "\n---\n")
+	if !ok {
+		t.Fatalf("%s: frontmatter not closed", c.Name)
+	}
+	out := map[string]string{}
+	for _, l := range strings.Split(head, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("%s: frontmatter line %q is not key: value", c.Name, l)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out
+}
+
+// Claude Code parses the frontmatter as YAML: an unquoted `[query]` is a
+// list and Claude Code shows `query`; `<a, b>` stays text but `[a, b]` or
+// `{…}` do not. Every argument-hint must be a YAML string: quoted (as
+// JSON-compatible double quotes) and shown exactly as written.
+func TestArgumentHintsAreYAMLStrings(t *testing.T) {
+	want := map[string]string{"recall": "[query]", "remember": "<what to remember>", "summarize": "[what to stress, optional]"}
+	for _, c := range Commands() {
+		raw, ok := frontmatter(t, c)["argument-hint"]
+		if !ok {
+			if _, needs := want[c.Name]; needs {
+				t.Errorf("/%s has no argument-hint", c.Name)
+			}
+			continue
+		}
+		var v string
+		if !strings.HasPrefix(raw, `"`) || json.Unmarshal([]byte(raw), &v) != nil {
+			t.Errorf("/%s: argument-hint %s is not a quoted string: YAML reads [..] as a list and {..} as a map", c.Name, raw)
+			continue
+		}
+		if v != want[c.Name] {
+			t.Errorf("/%s: argument-hint %q, want %q", c.Name, v, want[c.Name])
+		}
+	}
+}
+
+// shellSnippets returns what Claude Code runs in a command body: inline
+// !`cmd` (at line start or after whitespace) and ```! blocks.
+func shellSnippets(body string) []string {
+	var out []string
+	block := regexp.MustCompile("(?s)```!\n(.*?)\n```")
+	for _, m := range block.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	body = block.ReplaceAllString(body, "")
+	inline := regexp.MustCompile("(?:^|\\s)!`([^`]*)`")
+	for _, m := range inline.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// Claude Code pastes the user's text for $ARGUMENTS into a command's
+// shell lines unescaped. Every command that runs cairn through a shell must
+// hand the text over so that no shell interprets it: backticks, $VAR and
+// $(…) reach cairn verbatim and execute nothing. The shell snippets are
+// run with bash (as Claude Code does) against a stub cairn that records
+// what it got.
+func TestCommandsPassUserTextUninterpreted(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(dir, "got")
+	stub := "#!/bin/sh\n{ printf 'ARGS:'; for a; do printf ' [%s]' \"$a\"; done; printf '\\nSTDIN:'; cat; } > " + got + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "cairn"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(dir, "pwned")
+	hostile := []string{
+		"why does `mix test` hang",
+		"what is $HOME and ${PATH}",
+		"$(touch " + pwned + ") and `touch " + pwned + "`",
+		`quotes " and ' and \ backslash; rm -rf / # comment`,
+		"",
+	}
+	ran := 0
+	for _, c := range Commands() {
+		_, body, _ := strings.Cut(strings.TrimPrefix(string(c.Content), "---\n"), "\n---\n")
+		for _, sn := range shellSnippets(body) {
+			if !strings.Contains(sn, "$ARGUMENTS") {
+				continue
+			}
+			ran++
+			for _, q := range hostile {
+				os.Remove(got)
+				script := strings.ReplaceAll(sn, "$ARGUMENTS", q)
+				cmd := exec.Command(bash, "-c", script)
+				cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=/home/nobody"}
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Errorf("/%s with %q: %v\n%s", c.Name, q, err, out)
+					continue
+				}
+				if _, err := os.Stat(pwned); err == nil {
+					t.Fatalf("/%s with %q executed the user's text", c.Name, q)
+				}
+				b, err := os.ReadFile(got)
+				if err != nil {
+					t.Errorf("/%s with %q: cairn did not run", c.Name, q)
+					continue
+				}
+				if !strings.Contains(string(b), q) {
+					t.Errorf("/%s with %q: cairn got\n%s", c.Name, q, b)
+				}
+			}
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no command passes $ARGUMENTS to a shell: update the test")
+	}
+}
+
+// The plugin's hooks exit 0 when neither binary is on PATH (Claude Code
+// shows a failing hook to the user), and SessionStart says what to do.
+func TestHooksExitZeroWithoutBinaries(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	var v struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(HooksJSON(), &v); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	for ev, groups := range v.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				cmd := exec.Command(bash, "-c", h.Command)
+				cmd.Env = []string{"PATH=" + empty}
+				cmd.Stdin = strings.NewReader(`{"hook_event_name":"` + ev + `"}`)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Errorf("%s: %q exits with %v", ev, h.Command, err)
+				}
+				if stderr.Len() > 0 {
+					t.Errorf("%s: stderr %q", ev, stderr.String())
+				}
+				if ev == "SessionStart" && !strings.Contains(string(out), "is on PATH") {
+					t.Errorf("SessionStart says %q, want a hint", out)
+				}
+				if ev != "SessionStart" && len(out) > 0 {
+					t.Errorf("%s prints %q", ev, out)
+				}
+				if !strings.Contains(h.Command, "--plugin") {
+					t.Errorf("%s: %q does not tell cairn it runs from the plugin", ev, h.Command)
+				}
+			}
+		}
+	}
+}
