@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -114,7 +115,7 @@ func TestCommandsPassUserTextUninterpreted(t *testing.T) {
 			for _, q := range hostile {
 				os.Remove(got)
 				script := strings.ReplaceAll(sn, "$ARGUMENTS", q)
-				cmd := exec.Command(bash, "-c", script)
+				cmd := exec.CommandContext(context.Background(), bash, "-c", script)
 				cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=/home/nobody"}
 				cmd.Dir = dir
 				out, err := cmd.CombinedOutput()
@@ -162,7 +163,7 @@ func TestHooksExitZeroWithoutBinaries(t *testing.T) {
 	for ev, groups := range v.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				cmd := exec.Command(bash, "-c", h.Command)
+				cmd := exec.CommandContext(context.Background(), bash, "-c", h.Command)
 				cmd.Env = []string{"PATH=" + empty}
 				cmd.Stdin = strings.NewReader(`{"hook_event_name":"` + ev + `"}`)
 				var stderr strings.Builder
