@@ -40,9 +40,14 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// A closed terminal or a kill ends the program normally, so the demo's
-	// temporary store is removed and the project list cached.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
+	// A closed terminal, a kill or an interrupt from outside ends the
+	// program normally, so the demo's temporary store is removed and the
+	// project list cached. This is the one signal handler: Bubble Tea's own
+	// (tea.WithoutSignalHandler below) would also catch SIGTERM and SIGINT
+	// and block forever handing its quit message to an event loop that our
+	// cancelled context had already stopped, leaving the screen frozen in
+	// the alternate screen.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if !isTerminal(o.Stdout) {
 		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
@@ -105,7 +110,7 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	// A soft heap limit keeps the long-running TUI small while indexing in
 	// the background (the collector works harder near it).
 	debug.SetMemoryLimit(96 << 20)
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil

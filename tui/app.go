@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
@@ -105,6 +106,10 @@ type Model struct {
 	hub    *searchHub
 	ctx    context.Context
 	cancel context.CancelFunc
+	// bg counts the background work that writes to the store (indexing,
+	// OnIndexed): Close waits for it, so the store is closed (and a demo's
+	// temporary folder removed) only once nothing writes to it any more.
+	bg bgWork
 
 	lastSync string
 	memSig   string
@@ -163,9 +168,18 @@ func (m *Model) setTheme(dark bool) {
 	}
 }
 
-// Close stops background work and releases the index.
+// closeWait bounds how long Close waits for background work to stop
+// after its context was cancelled (it checks the context often; this only
+// guards against a stage that does not).
+const closeWait = 600 * time.Millisecond
+
+// Close stops background work, waits for it (at most closeWait) and
+// releases the index.
 func (m *Model) Close() {
 	m.cancel()
+	if !m.bg.stop(closeWait) {
+		trace("close: background work still running after %v", closeWait)
+	}
 	m.hub.Close()
 	if m.cfg.Store != nil {
 		m.projects.saveCache()
@@ -254,7 +268,13 @@ func (m *Model) startIndex(quiet bool) tea.Cmd {
 	}
 	m.index.start(quiet)
 	ch := make(chan indexMsg, 8)
-	go runIndex(m.ctx, m.cfg.Index, m.hub, quiet, ch)
+	if !m.bg.add() {
+		return nil
+	}
+	go func() {
+		defer m.bg.done()
+		runIndex(m.ctx, m.cfg.Index, m.hub, quiet, ch)
+	}()
 	return waitIndex(ch)
 }
 
@@ -454,6 +474,45 @@ func (m *Model) scopeProject() string {
 		return s.Path
 	}
 	return ""
+}
+
+// bgWork counts running background work; once stopped it starts no more.
+type bgWork struct {
+	mu      sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+// add records that work starts; false once stopped (do not start it).
+func (b *bgWork) add() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return false
+	}
+	b.wg.Add(1)
+	return true
+}
+
+func (b *bgWork) done() { b.wg.Done() }
+
+// stop starts no more work and waits at most d for what runs; false when
+// some still runs.
+func (b *bgWork) stop(d time.Duration) bool {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+	finished := make(chan struct{})
+	go func() {
+		b.wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 func (m *Model) quit() tea.Cmd {

@@ -91,8 +91,12 @@ func (m *Model) indexFinished(msg indexMsg) tea.Cmd {
 
 // onIndexed runs f under the model's context and shows what it says.
 func (m *Model) onIndexed(f func(ctx context.Context) (string, error)) tea.Cmd {
-	ctx := m.ctx
+	ctx, bg := m.ctx, &m.bg
 	return func() tea.Msg {
+		if !bg.add() {
+			return nil // cairn is closing
+		}
+		defer bg.done()
 		text, err := f(ctx)
 		if err != nil {
 			return flashMsg{text: err.Error(), err: true}
