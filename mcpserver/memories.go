@@ -17,6 +17,8 @@ type MemoryService interface {
 	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
 	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
 	Summaries(ctx context.Context, project string, limit int) ([]memories.Summary, error)
+	Correct(ctx context.Context, r memories.CorrectRequest) (memories.ChangeResult, error)
+	Forget(ctx context.Context, r memories.ForgetRequest) (memories.ChangeResult, error)
 }
 
 // storedSummaries maps session ids to a one-line version of their stored
@@ -91,7 +93,9 @@ func (s *Server) registerMemoryTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{Name: "memory_remember", Description: "Propose a new memory for future sessions: one self-contained sentence " +
 		"(keep paths and identifiers verbatim, never secrets). It lands pending until the user approves it in cairn (unless configured otherwise). " +
 		"Near-duplicates are merged instead of added.",
+		InputSchema: inputSchema[RememberIn](between("importance", 1, 5)),
 		Annotations: &mcp.ToolAnnotations{Title: "Remember", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memRemember)
+	s.registerChangeTools(srv)
 }
 
 func (s *Server) needMemories() error {
@@ -196,7 +200,7 @@ type RememberIn struct {
 	Content    string   `json:"content" jsonschema:"one self-contained sentence to remember (no secrets)"`
 	Type       string   `json:"type" jsonschema:"decision, architecture, pattern, gotcha, preference, fact, bugfix, progress or context"`
 	Tags       []string `json:"tags,omitempty"`
-	Importance int      `json:"importance,omitempty" jsonschema:"1 (minor) to 5 (critical); default 3"`
+	Importance int      `json:"importance,omitempty" jsonschema:"1 (minor) to 5 (critical); leave it out for 3"`
 	Global     bool     `json:"global,omitempty" jsonschema:"true: for every project, not only this one"`
 }
 

@@ -79,7 +79,7 @@ func New(o Options) *mcp.Server {
 
 const instructions = `cairn indexes every past Claude Code session of this user and keeps curated memories (decisions, gotchas, preferences...). ` +
 	`Use memory_recall to find past sessions about a topic (pass rephrasings as alternatives), memory_timeline for recent work, ` +
-	`session_read to read part of one session, memory_search/memory_related for curated memories, and memory_remember to propose a new memory (a person reviews it).`
+	`session_read to read part of one session, memory_search/memory_related for curated memories, memory_remember to propose a new memory (a person reviews it), and memory_correct/memory_forget when a memory is wrong.`
 
 // Run serves over stdin/stdout until the client disconnects.
 func Run(ctx context.Context, o Options) error {
@@ -89,13 +89,16 @@ func Run(ctx context.Context, o Options) error {
 func (s *Server) register(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{Name: "memory_recall", Description: "Search every past Claude Code session (all projects, or one) by words and meaning; " +
 		"returns up to 5 sessions with a summary and the best matching excerpt. Pass rephrasings of the query in `alternatives` to widen recall: their rankings are fused.",
+		InputSchema: inputSchema[RecallIn](atMostItems("alternatives", maxAlternatives)),
 		Annotations: readOnly("Recall past sessions")}, s.recall)
 	addTool(s, srv, &mcp.Tool{Name: "memory_timeline", Description: "List the sessions of the last `days` days (default 7), newest first, optionally for one project.",
+		InputSchema: inputSchema[TimelineIn](between("days", 1, maxTimelineDays)),
 		Annotations: readOnly("Recent sessions")}, s.timeline)
 	addTool(s, srv, &mcp.Tool{Name: "memory_projects", Description: "List the projects with Claude Code history: path, session count, last use, size.",
 		Annotations: readOnly("Projects")}, s.projects)
 	addTool(s, srv, &mcp.Tool{Name: "session_read", Description: "Read a bounded excerpt of one past session (about 40 entries): from its start, or centred on an entry uuid returned by memory_recall. " +
-		"Use `offset` to page on.", Annotations: readOnly("Read a session")}, s.sessionRead)
+		"Use `offset` to page on.", InputSchema: inputSchema[ReadIn](between("offset", 0, 1<<31-1)),
+		Annotations: readOnly("Read a session")}, s.sessionRead)
 	s.registerMemoryTools(srv)
 }
 

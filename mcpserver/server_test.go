@@ -185,7 +185,7 @@ func TestTimeline(t *testing.T) {
 		}
 	}
 	msg := f.call(t, "memory_timeline", map[string]any{"days": 5000}, &out, true)
-	if !strings.Contains(msg, "between 1 and 365") {
+	if !strings.Contains(msg, "days") || !strings.Contains(msg, "365") {
 		t.Errorf("error message: %s", msg)
 	}
 	msg = f.call(t, "memory_timeline", map[string]any{"project": "no-such-project"}, &out, true)

@@ -282,13 +282,19 @@ func (s *Server) MainRequests() []*Request {
 	return out
 }
 
-// Dump is every main-loop request body, for a failing test's log.
+// Dump is the messages of every main-loop request, each cut to 1,500
+// characters (Claude Code's own reminders are long), for a failing test's
+// log.
 func (s *Server) Dump() string {
 	var sb strings.Builder
 	for i, r := range s.MainRequests() {
 		fmt.Fprintf(&sb, "--- request %d (%s)\n", i, r.Model)
 		for _, m := range r.Messages {
-			fmt.Fprintf(&sb, "[%s] %s", m.Role, m.Text())
+			t := m.Text()
+			if len(t) > 1500 {
+				t = t[:1500] + "…\n"
+			}
+			fmt.Fprintf(&sb, "[%s] %s", m.Role, t)
 		}
 	}
 	return sb.String()

@@ -1,0 +1,422 @@
+// Package claudecode_test is cairn's end-to-end suite: it drives the real
+// Claude Code CLI (the version pinned in internal/fakeclaude, installed by
+// .ci/run or on first use) in print mode against a scripted fake Messages
+// API, with cairn installed as a user would (cairn install, or the plugin
+// from this repo's marketplace), and asserts on what Claude Code sent the
+// model and on cairn's store.
+//
+// Every scenario has its own scratch HOME (so ~/.claude, ~/.claude.json
+// and cairn's data dir are private to it) and runs in parallel with the
+// others. Set CAIRN_SKIP_CLAUDE_E2E=1 to skip the suite outside CI.
+package claudecode_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/fakeclaude"
+	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/transcripts"
+)
+
+// binDir holds the cairn and cairn-hook binaries built for the suite.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cairn-e2e-bin")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	cmd := exec.CommandContext(context.Background(), "go", "build", "-o", dir, ".", "./cmd/cairn-hook")
+	cmd.Dir = testutil.RepoRoot()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building cairn:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	start := time.Now()
+	code := m.Run()
+	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency inside Claude Code (hook_started → hook_response):\n%s",
+		fakeclaude.Version, time.Since(start).Round(time.Second), latencyReport())
+	fmt.Fprint(os.Stderr, report)
+	if p := os.Getenv("CAIRN_E2E_REPORT"); p != "" {
+		_ = os.WriteFile(p, []byte(report), 0o644)
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is one scenario's machine: a scratch HOME with a project folder,
+// the fake API, and the pinned CLI.
+type world struct {
+	t      *testing.T
+	cli    *fakeclaude.CLI
+	api    *fakeclaude.Server
+	home   string
+	proj   string // the project Claude Code runs in
+	claude string // Claude Code's config dir (~/.claude unless configDir)
+	data   string // cairn's data dir
+	// configDir, when set, is CLAUDE_CONFIG_DIR.
+	configDir string
+	// path is the PATH Claude Code and cairn run with.
+	path string
+}
+
+func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
+	t.Helper()
+	t.Parallel()
+	cli := fakeclaude.RequireCLI(t)
+	home := t.TempDir()
+	w := &world{t: t, cli: cli, home: home, proj: filepath.Join(home, "work", "demo"),
+		claude: filepath.Join(home, ".claude"), data: filepath.Join(home, ".local", "share", "cairn"),
+		path: binDir + string(os.PathListSeparator) + os.Getenv("PATH")}
+	if err := os.MkdirAll(w.proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.api = fakeclaude.NewServer(t, respond)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("requests the model got:\n%s", w.api.Dump())
+			if b, err := os.ReadFile(filepath.Join(w.data, "hook.log")); err == nil {
+				t.Logf("hook.log:\n%s", b)
+			}
+		}
+	})
+	return w
+}
+
+// useConfigDir makes Claude Code and cairn use CLAUDE_CONFIG_DIR=dir.
+func (w *world) useConfigDir(dir string) {
+	w.configDir, w.claude = dir, dir
+}
+
+func (w *world) env(extra ...string) []string {
+	env := []string{"PATH=" + w.path, "CAIRN_CONFIG=", "CAIRN_DISABLE=", "CAIRN_HOME="}
+	if w.configDir != "" {
+		env = append(env, "CLAUDE_CONFIG_DIR="+w.configDir)
+	}
+	return fakeclaude.Env(w.home, w.api, append(env, extra...)...)
+}
+
+// result is a finished process.
+type result struct {
+	out, err string
+	code     int
+	took     time.Duration
+}
+
+func (w *world) run(dir string, env []string, stdin string, name string, args ...string) result {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	start := time.Now()
+	err := cmd.Run()
+	r := result{out: o.String(), err: e.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		w.t.Fatalf("running %s %v: %v", name, args, err)
+	}
+	return r
+}
+
+// cairn runs the cairn binary in the project folder.
+func (w *world) cairn(args ...string) result {
+	w.t.Helper()
+	return w.run(w.proj, w.env(), "", filepath.Join(binDir, "cairn"), args...)
+}
+
+// mustCairn runs cairn and fails the test on a non-zero exit.
+func (w *world) mustCairn(args ...string) string {
+	w.t.Helper()
+	r := w.cairn(args...)
+	if r.code != 0 {
+		w.t.Fatalf("cairn %v: exit %d\n%s%s", args, r.code, r.out, r.err)
+	}
+	return r.out
+}
+
+// claudeCmd runs the Claude Code CLI in the project folder.
+func (w *world) claudeCmd(args ...string) result {
+	w.t.Helper()
+	return w.run(w.proj, w.env(), "", w.cli.Path, args...)
+}
+
+// ask runs `claude -p prompt` with args and the stream-json output that
+// reports hook runs; it fails the test unless Claude Code exits 0.
+func (w *world) ask(prompt string, args ...string) *streamRun {
+	w.t.Helper()
+	r := w.tryAsk(prompt, args...)
+	if r.code != 0 {
+		w.t.Fatalf("claude -p %q %v: exit %d\nstdout:\n%s\nstderr:\n%s", prompt, args, r.code, r.out, r.err)
+	}
+	return r
+}
+
+// tryAsk is ask without the exit code check. Each stdout line is stamped
+// as it arrives: the time between a hook_started and its hook_response
+// event is the hook's latency as Claude Code lives it.
+func (w *world) tryAsk(prompt string, args ...string) *streamRun {
+	w.t.Helper()
+	all := append([]string{"-p", prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events"}, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.cli.Path, all...)
+	cmd.Dir, cmd.Env = w.proj, w.env()
+	cmd.WaitDelay = 5 * time.Second
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	pipe, err := cmd.StdoutPipe()
+	must(w.t, err)
+	start := time.Now()
+	must(w.t, cmd.Start())
+	var lines []stampedLine
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		lines = append(lines, stampedLine{at: time.Now(), text: sc.Text()})
+	}
+	err = cmd.Wait()
+	r := result{err: e.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		w.t.Fatalf("running claude: %v", err)
+	}
+	var out strings.Builder
+	for _, l := range lines {
+		out.WriteString(l.text + "\n")
+	}
+	r.out = out.String()
+	s := parseStream(w.t, r, lines)
+	recordLatencies(s)
+	return s
+}
+
+type stampedLine struct {
+	at   time.Time
+	text string
+}
+
+// streamRun is a parsed stream-json run.
+type streamRun struct {
+	result
+	events    []map[string]any
+	sessionID string
+	final     string // the result text
+	hooks     []hookRun
+}
+
+// hookRun is one hook run Claude Code reported.
+type hookRun struct {
+	event, name, stdout string
+	exitCode            int
+	outcome             string
+	latency             time.Duration
+}
+
+func parseStream(t *testing.T, r result, lines []stampedLine) *streamRun {
+	s := &streamRun{result: r}
+	started := map[string]time.Time{}
+	for _, l := range lines {
+		line := strings.TrimSpace(l.text)
+		if line == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("stream-json line is not JSON: %v\n%s", err, line)
+		}
+		s.events = append(s.events, ev)
+		if id, ok := ev["session_id"].(string); ok && s.sessionID == "" {
+			s.sessionID = id
+		}
+		switch {
+		case ev["type"] == "result":
+			s.final, _ = ev["result"].(string)
+		case ev["subtype"] == "hook_started":
+			id, _ := ev["hook_id"].(string)
+			started[id] = l.at
+		case ev["subtype"] == "hook_response":
+			id, _ := ev["hook_id"].(string)
+			h := hookRun{}
+			h.event, _ = ev["hook_event"].(string)
+			h.name, _ = ev["hook_name"].(string)
+			h.stdout, _ = ev["stdout"].(string)
+			h.outcome, _ = ev["outcome"].(string)
+			if c, ok := ev["exit_code"].(float64); ok {
+				h.exitCode = int(c)
+			}
+			if t0, ok := started[id]; ok {
+				h.latency = l.at.Sub(t0)
+			}
+			s.hooks = append(s.hooks, h)
+		}
+	}
+	return s
+}
+
+// init returns the run's init event (tools, MCP servers, commands, plugins).
+func (s *streamRun) init() map[string]any {
+	for _, ev := range s.events {
+		if ev["type"] == "system" && ev["subtype"] == "init" {
+			return ev
+		}
+	}
+	return nil
+}
+
+// strings of an init field that is a list of strings.
+func (s *streamRun) list(field string) []string {
+	var out []string
+	vs, _ := s.init()[field].([]any)
+	for _, v := range vs {
+		if str, ok := v.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}
+
+// serverConnected reports whether the run's init shows the MCP server
+// connected.
+func serverConnected(s *streamRun, name string) bool {
+	vs, _ := s.init()["mcp_servers"].([]any)
+	for _, v := range vs {
+		m, _ := v.(map[string]any)
+		if m["name"] == name && m["status"] == "connected" {
+			return true
+		}
+	}
+	return false
+}
+
+// hooksOf returns the reported runs of an event's hooks.
+func (s *streamRun) hooksOf(event string) []hookRun {
+	var out []hookRun
+	for _, h := range s.hooks {
+		if h.event == event {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Hook latencies seen across the suite, per event (only cairn's hooks run).
+var (
+	latMu     sync.Mutex
+	latencies = map[string][]time.Duration{}
+)
+
+func recordLatencies(s *streamRun) {
+	latMu.Lock()
+	defer latMu.Unlock()
+	for _, h := range s.hooks {
+		if h.latency > 0 {
+			latencies[h.event] = append(latencies[h.event], h.latency)
+		}
+	}
+}
+
+// latencyReport is a table of the hook latencies measured: median and
+// maximum per event.
+func latencyReport() string {
+	latMu.Lock()
+	defer latMu.Unlock()
+	var events []string
+	for ev := range latencies {
+		events = append(events, ev)
+	}
+	sort.Strings(events)
+	var sb strings.Builder
+	for _, ev := range events {
+		ds := append([]time.Duration(nil), latencies[ev]...)
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		fmt.Fprintf(&sb, "%-17s runs %3d  median %4d ms  max %4d ms\n", ev, len(ds), ds[len(ds)/2].Milliseconds(), ds[len(ds)-1].Milliseconds())
+	}
+	return sb.String()
+}
+
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(t *testing.T, a, b string) bool {
+	t.Helper()
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return string(ja) == string(jb)
+}
+
+// store opens cairn's store read-only (as another process would).
+func (w *world) store() *index.Store {
+	w.t.Helper()
+	st, err := index.OpenWith(w.data, index.OpenOptions{ReadOnly: true, BusyTimeout: 2 * time.Second})
+	must(w.t, err)
+	return st
+}
+
+// session returns what the store knows of a session (nil if nothing).
+func (w *world) session(sid string) *transcripts.Session {
+	w.t.Helper()
+	if _, err := os.Stat(filepath.Join(w.data, index.DBName)); err != nil {
+		return nil
+	}
+	st := w.store()
+	defer st.Close()
+	s, err := st.Session(context.Background(), sid)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// waitIndexed waits (a few seconds at most) until the hooks have indexed
+// the session with at least one assistant turn, and returns it.
+func (w *world) waitIndexed(sid string) *transcripts.Session {
+	w.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if s := w.session(sid); s != nil && s.AssistantTurns > 0 {
+			return s
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("session %s not indexed by the hooks", sid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,244 @@
+package memories
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// Corrections and forget requests come from Claude (the MCP tools
+// memory_correct and memory_forget) or any other front end. The rules:
+//
+//   - A pending memory (nobody reviewed it yet) is corrected in place, and
+//     forgetting it rejects it (so extraction never proposes it again).
+//   - An approved memory was confirmed by the person: Claude cannot change
+//     it behind their back. A correction becomes a new pending memory that
+//     supersedes the old one once approved (the old one stays in use until
+//     then); a forget request sends it back to review (pending), which
+//     stops its injection until the person decides. With
+//     memories.remember_status = "approved" (the person trusts what Claude
+//     writes) both apply at once: the correction replaces it in place, the
+//     forget rejects it.
+//   - Rejected, superseded and archived memories are history: they cannot
+//     be corrected or forgotten.
+//
+// Every change leaves an audit record (Audit) on the memories it touched.
+
+// Actions of a correction or forget request.
+const (
+	ActionCorrected           = "corrected"            // changed in place
+	ActionReplacementProposed = "replacement-proposed" // a pending memory supersedes it once approved
+	ActionRejected            = "rejected"             // forgotten for good
+	ActionBackToReview        = "back-to-review"       // approved → pending until the person decides
+)
+
+// ErrNotEditable is returned for memories whose status forbids a change.
+var ErrNotEditable = errors.New("not editable in this status")
+
+// AuditRecord is one change made to a memory on someone's request.
+type AuditRecord struct {
+	Time        time.Time `json:"time"`
+	Action      string    `json:"action"`
+	Memory      string    `json:"memory"`
+	Replacement string    `json:"replacement,omitempty"` // the pending memory proposed instead
+	Before      string    `json:"before,omitempty"`      // content before a correction
+	After       string    `json:"after,omitempty"`       // content proposed or set
+	StatusFrom  Status    `json:"status_from"`
+	StatusTo    Status    `json:"status_to"`
+	Reason      string    `json:"reason,omitempty"`
+	Session     string    `json:"session,omitempty"`
+	By          string    `json:"by"` // who asked: "mcp", "cli", ...
+}
+
+// CorrectRequest asks to correct a memory's content.
+type CorrectRequest struct {
+	ID      string // id or a prefix of 4+ characters
+	Content string // the corrected content
+	Reason  string // why (kept in the audit record)
+	Session string // the session asking, if known
+	By      string // the front end asking
+}
+
+// ChangeResult says what a correction or forget request did.
+type ChangeResult struct {
+	Action string
+	// Memory is the memory as it is now; Replacement the pending memory
+	// proposed instead of it, if any.
+	Memory      *Memory
+	Replacement *Memory
+	Audit       AuditRecord
+}
+
+// maxReason bounds the reason kept in an audit record.
+const maxReason = 500
+
+// auditKey is the store setting holding a memory's audit records.
+func auditKey(id string) string { return "memories.audit:" + id }
+
+// trusted reports whether Claude's changes apply without review.
+func (s *Service) trusted() bool { return s.cfg.Memories.RememberStatus == string(Approved) }
+
+// Correct corrects a memory's content by the rules above.
+func (s *Service) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, error) {
+	content := cut(clean(r.Content), MaxContent)
+	if content == "" {
+		return ChangeResult{}, errors.New("the corrected content is empty: pass the whole corrected memory")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, err := s.row(ctx, r.ID)
+	if err != nil {
+		return ChangeResult{}, err
+	}
+	old := fromRow(row, s.now())
+	rec := AuditRecord{Time: s.now().UTC(), Memory: old.ID, Before: old.Content, After: content, StatusFrom: old.Status,
+		StatusTo: old.Status, Reason: cut(clean(r.Reason), maxReason), Session: r.Session, By: orUnknown(r.By)}
+	if content == old.Content {
+		return ChangeResult{}, fmt.Errorf("memory %s already says exactly that: nothing to correct", old.ID)
+	}
+	switch {
+	case old.Status == Pending || old.Status == Approved && s.trusted():
+		vecs, err := s.updateContent(ctx, row, content)
+		if err != nil {
+			return ChangeResult{}, err
+		}
+		row.Updated = s.now().UTC()
+		if err := s.st.Mem().Save(ctx, row); err != nil {
+			return ChangeResult{}, err
+		}
+		s.wrote(ctx, 1, []*index.MemRow{row}, vecs, nil)
+		rec.Action = ActionCorrected
+		m := fromRow(row, s.now())
+		if err := s.appendAudit(ctx, rec); err != nil {
+			return ChangeResult{}, err
+		}
+		return ChangeResult{Action: rec.Action, Memory: &m, Audit: rec}, nil
+	case old.Status == Approved:
+		rep, err := s.proposeReplacement(ctx, old, content, r.Session)
+		if err != nil {
+			return ChangeResult{}, err
+		}
+		rec.Action, rec.Replacement = ActionReplacementProposed, rep.ID
+		if err := s.appendAudit(ctx, rec); err != nil {
+			return ChangeResult{}, err
+		}
+		repRec := rec
+		repRec.Memory, repRec.StatusFrom, repRec.StatusTo = rep.ID, "", Pending
+		if err := s.appendAudit(ctx, repRec); err != nil {
+			return ChangeResult{}, err
+		}
+		return ChangeResult{Action: rec.Action, Memory: &old, Replacement: rep, Audit: rec}, nil
+	}
+	return ChangeResult{}, fmt.Errorf("memory %s is %s: %w (only pending and approved memories can be corrected)", old.ID, old.Status, ErrNotEditable)
+}
+
+// proposeReplacement stores a pending copy of old with the new content
+// that supersedes old once approved. Duplicate detection is skipped on
+// purpose: a correction is meant to be close to what it corrects.
+func (s *Service) proposeReplacement(ctx context.Context, old Memory, content, session string) (*Memory, error) {
+	n := NewMemory{Project: old.Project, Type: old.Type, Content: content, Tags: old.Tags, Importance: old.Importance,
+		Status: Pending, SourceSession: session, Origin: OriginRemember, Supersedes: []string{old.ID}}
+	if err := s.validate(&n); err != nil {
+		return nil, err
+	}
+	mc, err := s.addCache(ctx, n.Project, nil)
+	if err != nil {
+		return nil, err
+	}
+	mem, _ := newMemory(n, s.now().UTC(), mc, nil, false)
+	if !hasLink(mem.Links, old.ID) {
+		mem.Links = append(mem.Links, Link{Kind: Supersedes, Target: old.ID})
+	}
+	if err := s.saveRow(ctx, toRow(&mem), s.vectorOf(ctx, mem.Content), nil); err != nil {
+		return nil, err
+	}
+	return &mem, nil
+}
+
+// ForgetRequest asks to forget a memory.
+type ForgetRequest struct {
+	ID      string
+	Reason  string
+	Session string
+	By      string
+}
+
+// Forget forgets a memory by the rules above.
+func (s *Service) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, err := s.row(ctx, r.ID)
+	if err != nil {
+		return ChangeResult{}, err
+	}
+	old := fromRow(row, s.now())
+	rec := AuditRecord{Time: s.now().UTC(), Memory: old.ID, StatusFrom: old.Status, Reason: cut(clean(r.Reason), maxReason),
+		Session: r.Session, By: orUnknown(r.By)}
+	switch {
+	case old.Status == Pending || old.Status == Approved && s.trusted():
+		rec.Action, rec.StatusTo = ActionRejected, Rejected
+	case old.Status == Approved:
+		rec.Action, rec.StatusTo = ActionBackToReview, Pending
+	default:
+		return ChangeResult{}, fmt.Errorf("memory %s is %s already: %w (only pending and approved memories can be forgotten)", old.ID, old.Status, ErrNotEditable)
+	}
+	row.Status = string(rec.StatusTo)
+	row.Updated = s.now().UTC()
+	if err := s.st.Mem().Save(ctx, row); err != nil {
+		return ChangeResult{}, err
+	}
+	s.wrote(ctx, 1, []*index.MemRow{row}, nil, nil)
+	if err := s.appendAudit(ctx, rec); err != nil {
+		return ChangeResult{}, err
+	}
+	m := fromRow(row, s.now())
+	return ChangeResult{Action: rec.Action, Memory: &m, Audit: rec}, nil
+}
+
+// Audit returns the changes made to a memory on request, oldest first.
+func (s *Service) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
+	full, err := s.Resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.audit(ctx, full)
+}
+
+func (s *Service) audit(ctx context.Context, id string) ([]AuditRecord, error) {
+	b, ok, err := s.st.Setting(ctx, auditKey(id))
+	if err != nil || !ok {
+		return nil, err
+	}
+	var recs []AuditRecord
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return nil, fmt.Errorf("the audit trail of memory %s is damaged: %w", id, err)
+	}
+	return recs, nil
+}
+
+func (s *Service) appendAudit(ctx context.Context, rec AuditRecord) error {
+	recs, err := s.audit(ctx, rec.Memory)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(append(recs, rec))
+	if err != nil {
+		return err
+	}
+	if err := s.st.SetSetting(ctx, auditKey(rec.Memory), b); err != nil {
+		return fmt.Errorf("recording the audit trail of %s: %w", rec.Memory, err)
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "unknown"
+	}
+	return s
+}
