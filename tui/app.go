@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/theme"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -86,7 +87,11 @@ type Model struct {
 	keys  KeyMap
 	c     *common // shared with every pane
 	focus int
-	back  []int
+	// parent is each pane's parent (noParent: a root), for esc (nav.go).
+	parent [numPanes]int
+	// scopeSel is the project every pane is limited to (nil: all);
+	// lastScope the last one chosen, for p to go back to.
+	scopeSel, lastScope *transcripts.ProjectSummary
 
 	showHelp bool
 	helpOff  int
@@ -137,6 +142,9 @@ func New(cfg Config) *Model {
 		cfg.LookPath = exec.LookPath
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap()}
+	for i := range m.parent {
+		m.parent[i] = noParent
+	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.hub = newSearchHub(cfg.Store, 3*time.Second)
 	m.c = &common{cfg: &m.cfg, hub: m.hub, keys: &m.keys, lay: newLayout(80, 24), ctx: m.ctx,
@@ -362,7 +370,7 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 	lay := m.c.lay
 	if msg.Y < lay.tabs.y+lay.tabs.h {
 		if i := m.tabAt(msg.X); i >= 0 {
-			return m.focusPane(i, true)
+			return m.focusPane(i)
 		}
 		return nil
 	}
@@ -432,6 +440,8 @@ func (m *Model) refreshAll() tea.Cmd {
 	if c := m.reader.refresh(); c != nil {
 		cmds = append(cmds, c)
 	}
+	// The query shown searches the new entries too.
+	cmds = append(cmds, m.search.rerun())
 	return tea.Batch(cmds...)
 }
 
@@ -459,21 +469,6 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.editorDone(msg)
 	}
 	return nil
-}
-
-// scopeProject is the project "this project" means: the open session's,
-// else the one chosen in the timeline, else the selected project.
-func (m *Model) scopeProject() string {
-	if c := m.reader.conv; c != nil {
-		return c.Session.ProjectPath
-	}
-	if t := m.timeline.project; t != nil {
-		return t.Path
-	}
-	if s := m.projects.selected(); s != nil {
-		return s.Path
-	}
-	return ""
 }
 
 // bgWork counts running background work; once stopped it starts no more.

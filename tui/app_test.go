@@ -30,11 +30,13 @@ func TestFocusKeysAndHelp(t *testing.T) {
 			t.Fatalf("tab bar does not show pane %d focused: %q", i+1, tab)
 		}
 		if i == paneSearch {
-			// Digits are text in the search box; esc with nothing found backs out.
+			// Digits are text in the search box; Search is a root: esc
+			// stays, tab moves on.
 			press(t, m, "esc")
-			if m.focus != paneSearch-1 { // back where we came from
+			if m.focus != paneSearch {
 				t.Fatalf("esc from an empty search went to %d", m.focus)
 			}
+			press(t, m, "tab")
 		}
 	}
 	press(t, m, "1", "tab")
@@ -60,7 +62,7 @@ func TestFocusKeysAndHelp(t *testing.T) {
 		for _, g := range m.keys.FullHelp() {
 			mustContain(t, text, g.Title)
 		}
-		mustContain(t, text, "approve", "next prompt", "scope", "quit", "save")
+		mustContain(t, text, "approve", "next prompt", "project/all", "quit", "save")
 	}
 	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	// The short help line comes from the same keymap as the handling.

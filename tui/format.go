@@ -117,3 +117,11 @@ func (c clickMap) row(y int) int {
 	}
 	return i
 }
+
+// plural is "1 session", "2 sessions".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%s %ss", fmtCount(int64(n)), one)
+}

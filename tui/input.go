@@ -62,9 +62,9 @@ func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
 	km := &m.keys
 	switch {
 	case key.Matches(k, km.NextPane):
-		return m.focusPane((m.focus+1)%numPanes, !typing), true
+		return m.focusPane((m.focus + 1) % numPanes), true
 	case key.Matches(k, km.PrevPane):
-		return m.focusPane((m.focus+numPanes-1)%numPanes, !typing), true
+		return m.focusPane((m.focus + numPanes - 1) % numPanes), true
 	case typing:
 		return nil, false
 	case key.Matches(k, km.Quit):
@@ -73,13 +73,13 @@ func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
 		m.showHelp = true
 		return nil, true
 	case key.Matches(k, km.Search):
-		return m.focusPane(paneSearch, true), true
+		return m.focusPane(paneSearch), true
 	case key.Matches(k, km.Refresh):
 		return m.reindex(), true
 	}
 	for i, b := range km.Panes {
 		if key.Matches(k, b) {
-			return m.focusPane(i, true), true
+			return m.focusPane(i), true
 		}
 	}
 	return nil, false

@@ -21,12 +21,12 @@ type KeyMap struct {
 	DateFilter, Resume key.Binding
 
 	// Reader (it moves with List.Up/Down/PageUp/PageDown/Top/Bottom)
-	Expand, Thinking, NextPrompt, PrevPrompt, Find, FindDone, FindNext, FindPrev, CopyID, Export, ExpandAll key.Binding
+	Expand, Thinking, NextPrompt, PrevPrompt, Find, FindDone, FindOlder, FindNewer, FindNext, FindPrev, CopyID, Export, ExpandAll key.Binding
 
 	// Search: results move with SearchList while browsing and with
 	// SearchTyping while typing the query.
-	Scope, Mode, Kind, EditQuery key.Binding
-	SearchList, SearchTyping     listKeys
+	Scope, Mode, Kind key.Binding
+	SearchTyping      listKeys
 
 	// Memories and drafts
 	Approve, Reject, Edit, Delete, Undo, Mark, Merge, CycleType, ImportanceUp, ImportanceDown,
@@ -85,23 +85,16 @@ func DefaultKeyMap() KeyMap {
 		PrevPrompt: b([]string{"[", "K"}, "[/K", "prev prompt"),
 		Find:       b([]string{"f"}, "f", "find in session"),
 		FindDone:   b([]string{"enter"}, "enter", "find"),
+		FindOlder:  b([]string{"up"}, "↑", "earlier find (in f)"),
+		FindNewer:  b([]string{"down"}, "↓", "later find (in f)"),
 		FindNext:   b([]string{"n"}, "n", "next match"),
 		FindPrev:   b([]string{"N"}, "N", "prev match"),
 		CopyID:     b([]string{"y"}, "y", "copy id"),
 		Export:     b([]string{"e"}, "e", "export .md"),
 
-		Scope:     b([]string{"ctrl+s"}, "ctrl+s", "scope"),
-		Mode:      b([]string{"ctrl+t"}, "ctrl+t", "mode"),
-		Kind:      b([]string{"ctrl+k"}, "ctrl+k", "kind"),
-		EditQuery: b([]string{"f", "i"}, "f/i", "edit query"),
-		SearchList: listKeys{
-			Up:       b([]string{"up", "k", "ctrl+p"}, "↑/k", "prev result"),
-			Down:     b([]string{"down", "j", "ctrl+n"}, "↓/j", "next result"),
-			PageUp:   b([]string{"pgup", "ctrl+u", "ctrl+b"}, "pgup/^u", "page up"),
-			PageDown: b([]string{"pgdown", "ctrl+d", "ctrl+f", "space"}, "pgdn/^d/spc", "page down"),
-			Top:      b([]string{"g", "home"}, "g/home", "top"),
-			Bottom:   b([]string{"G", "end"}, "G/end", "bottom"),
-		},
+		Scope: b([]string{"ctrl+s"}, "ctrl+s", "project/all"),
+		Mode:  b([]string{"ctrl+t"}, "ctrl+t", "mode"),
+		Kind:  b([]string{"ctrl+k"}, "ctrl+k", "kind"),
 		SearchTyping: listKeys{
 			Up:       b([]string{"up", "ctrl+p"}, "↑/ctrl+p", "prev result"),
 			Down:     b([]string{"down", "ctrl+n"}, "↓/ctrl+n", "next result"),
@@ -123,7 +116,7 @@ func DefaultKeyMap() KeyMap {
 		ImportanceDown: b([]string{"-"}, "-", "importance down"),
 		StatusFilter:   b([]string{"s"}, "s", "status filter"),
 		TypeFilter:     b([]string{"T"}, "T", "type filter"),
-		ProjectFilter:  b([]string{"p"}, "p", "project filter"),
+		ProjectFilter:  b([]string{"p"}, "p", "project/all"),
 		TextUp:         b([]string{"K", "["}, "K/[", "scroll text up"),
 		TextDown:       b([]string{"J", "]"}, "J/]", "scroll text down"),
 
@@ -154,10 +147,10 @@ func (k KeyMap) FullHelp() []keyGroup {
 			bind([]string{"1", "2", "3", "4", "5", "6"}, "1…6", "switch pane"),
 			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
 		{"Lists", []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, k.Open, k.Filter, k.Done}},
-		{"Timeline", []key.Binding{k.DateFilter, k.Resume}},
-		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindNext, k.FindPrev,
+		{"Timeline", []key.Binding{k.DateFilter, k.ProjectFilter, k.Resume}},
+		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindOlder, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
-		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.EditQuery}},
+		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind}},
 		{"Memories", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
 			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open}},
 		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
@@ -185,16 +178,14 @@ func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
 	case pane == paneProjects:
 		bs = append(k.List.bindings(), k.Filter, k.Open)
 	case pane == paneTimeline:
-		bs = append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume)
+		bs = append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume, k.ProjectFilter)
 	case pane == paneReader && typing:
-		bs = []key.Binding{k.FindDone}
+		bs = []key.Binding{k.FindDone, k.FindOlder, k.FindNewer}
 	case pane == paneReader:
 		bs = append(k.List.bindings(), k.NextPrompt, k.PrevPrompt, k.Expand, k.ExpandAll, k.Thinking, k.Find,
 			k.FindNext, k.FindPrev, k.CopyID, k.Export, k.Resume)
-	case pane == paneSearch && typing:
-		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
 	case pane == paneSearch:
-		bs = append(k.SearchList.bindings(), k.Scope, k.Mode, k.Kind, k.Open, k.EditQuery)
+		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
 	case pane == paneMemories:
 		bs = append(k.List.bindings(), k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
 			k.Delete, k.Mark, k.Merge, k.CycleType, k.ImportanceUp, k.ImportanceDown, k.Edit, k.Open)

@@ -96,17 +96,21 @@ func TestListKeysSameInEveryPane(t *testing.T) {
 	}
 	for pane, f := range fill {
 		m.focus = pane
-		if pane == paneSearch {
-			m.search.inInput = false
-		}
 		l := f()
 		l.setLen(n)
 		l.cursor, l.offset = 0, 0
 		l.window(7)
-		for _, c := range []struct {
+		type step struct {
 			key  string
 			want int
-		}{{"pgdown", 7}, {"space", 14}, {"pgup", 7}, {"end", n - 1}, {"home", 0}, {"G", n - 1}, {"g", 0}, {"j", 1}, {"k", 0}} {
+		}
+		steps := []step{{"pgdown", 7}, {"space", 14}, {"pgup", 7}, {"end", n - 1}, {"home", 0}, {"G", n - 1}, {"g", 0}, {"j", 1}, {"k", 0}}
+		if pane == paneSearch {
+			// Search's query has the keyboard: letters, space and
+			// home/end are text; the arrows and pages move.
+			steps = []step{{"pgdown", 7}, {"pgdown", 14}, {"pgup", 7}, {"down", 8}, {"up", 7}}
+		}
+		for _, c := range steps {
 			m.Update(keyMsg(c.key))
 			if l.cursor != c.want {
 				t.Fatalf("%s: %s put the cursor on %d, want %d", paneNames[pane], c.key, l.cursor, c.want)
@@ -139,7 +143,7 @@ func TestNavigationByMessage(t *testing.T) {
 	if m.focus != paneTimeline {
 		t.Fatalf("backMsg went to %d, want the timeline", m.focus)
 	}
-	send(t, m, focusPaneMsg{pane: paneDrafts, push: true})
+	send(t, m, focusPaneMsg{pane: paneDrafts})
 	if m.focus != paneDrafts {
 		t.Fatalf("focusPaneMsg went to %d", m.focus)
 	}

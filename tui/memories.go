@@ -73,8 +73,7 @@ type memoriesPane struct {
 	linked    map[string]memories.Memory
 	list      list
 	statusIdx int
-	typeIdx   int // 0 = all, else memories.Types[typeIdx-1]
-	project   bool
+	typeIdx   int    // 0 = all, else memories.Types[typeIdx-1]
 	marked    string // id marked for merge
 	loaded    bool
 	err       error
@@ -95,8 +94,8 @@ func (p *memoriesPane) filter() memories.Filter {
 	if p.typeIdx > 0 {
 		f.Types = []memories.Type{memories.Types[p.typeIdx-1]}
 	}
-	if p.project {
-		f.Project = p.c.scopeProject()
+	if pr := p.c.scopeProject(); pr != "" {
+		f.Project = pr
 		f.IncludeGlobal = true
 	}
 	return f
@@ -324,7 +323,11 @@ func (p *memoriesPane) filterKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(k, km.TypeFilter):
 		p.typeIdx = (p.typeIdx + 1) % (len(memories.Types) + 1)
 	case key.Matches(k, km.ProjectFilter):
-		p.project = !p.project
+		proj := ""
+		if mm := p.selected(); mm != nil {
+			proj = mm.Project
+		}
+		return true, msgCmd(scopeMsg{project: proj})
 	case key.Matches(k, km.Undo):
 		return true, p.act("undo", func(ctx context.Context, svc MemoryService) (string, string, error) {
 			r, err := svc.Undo(ctx)
@@ -508,8 +511,10 @@ func (p *memoriesPane) heading(w int) string {
 	if p.typeIdx > 0 {
 		filt += " · " + string(memories.Types[p.typeIdx-1])
 	}
-	if p.project {
-		filt += " · project " + lastElem(p.c.scopeProject())
+	if pr := p.c.scopeProject(); pr != "" {
+		filt += " · project " + lastElem(sanitizeLine(pr)) + " + global"
+	} else {
+		filt += " · every project"
 	}
 	return s.Title.Render(fmt.Sprintf(" Memories (%d) ", len(p.mems))) +
 		s.Muted.Render(trunc(filt+fmt.Sprintf(" · %d pending", p.counts.PendingMemories), w-16))
@@ -525,7 +530,7 @@ func (p *memoriesPane) state() []string {
 	return []string{"",
 		s.Muted.Render(" Nothing to review here."),
 		s.Muted.Render(" Memories are proposed from your sessions (cairn extract, or the Stop hook)."),
-		s.Muted.Render(" s changes the status filter, T the type, p limits to this project.")}
+		s.Muted.Render(" s changes the status filter, T the type, p the project (this one or every one).")}
 }
 
 // rows draws the visible memories, w wide, at most h, below top lines.

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	"github.com/cairn-dev/cairn/transcripts"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,7 +15,8 @@ type (
 	// openSessionMsg opens a session in the reader at an entry (uuid may
 	// be ""); find marks those words in it (from a search).
 	openSessionMsg struct{ id, uuid, find string }
-	// openProjectMsg shows a project's sessions in the timeline.
+	// openProjectMsg makes a project the scope and shows its sessions in
+	// the timeline.
 	openProjectMsg struct{ project transcripts.ProjectSummary }
 	// openMemoryMsg shows one memory in the memories pane.
 	openMemoryMsg struct{ id string }
@@ -22,13 +25,13 @@ type (
 		target      editTarget
 		title, text string
 	}
-	// focusPaneMsg shows a pane; push records where we came from for esc.
-	focusPaneMsg struct {
-		pane int
-		push bool
-	}
-	// backMsg goes back to the pane we came from.
+	// focusPaneMsg shows a pane, as its tab would.
+	focusPaneMsg struct{ pane int }
+	// backMsg goes up to the pane's parent (nothing at a root).
 	backMsg struct{}
+	// scopeMsg toggles the scope between every project and one: the last
+	// one chosen, else project (a path; "" when the pane has none to offer).
+	scopeMsg struct{ project string }
 	// memoriesChangedMsg reloads the memories (a draft approved proposes some).
 	memoriesChangedMsg struct{}
 )
@@ -44,38 +47,43 @@ func (m *Model) updateNav(msg tea.Msg) (tea.Cmd, bool) {
 	case openProjectMsg:
 		return m.openProject(msg.project), true
 	case openMemoryMsg:
-		m.pushBack()
-		m.focus = paneMemories
+		m.show(paneMemories, m.focus)
 		return m.mems.selectID(msg.id), true
 	case openEditorMsg:
 		return m.openEditor(msg.target, msg.title, msg.text), true
 	case focusPaneMsg:
-		return m.focusPane(msg.pane, msg.push), true
+		return m.focusPane(msg.pane), true
 	case backMsg:
 		return m.goBack(), true
+	case scopeMsg:
+		return m.toggleScope(msg.project), true
 	case memoriesChangedMsg:
 		return m.mems.load(), true
 	}
 	return nil, false
 }
 
-func (m *Model) pushBack() {
-	m.back = append(m.back, m.focus)
-	if len(m.back) > 50 {
-		m.back = m.back[1:]
+// Panes form a tree of one level: the tabs are roots, and a pane opened
+// from another (a session from the timeline, search or a memory; a
+// project's timeline from the projects; a memory from search) has that one
+// as its parent until it is picked by its tab. esc goes to the parent and
+// does nothing at a root.
+const noParent = -1
+
+// show focuses pane i with parent (noParent: a root).
+func (m *Model) show(i, parent int) {
+	if parent == i {
+		parent = m.parent[i]
 	}
+	m.parent[i] = parent
+	m.focus = i
 }
 
-// focusPane shows pane i; push records where we came from for esc.
-func (m *Model) focusPane(i int, push bool) tea.Cmd {
-	if i == m.focus {
-		if i == paneSearch {
-			return m.search.focusInput()
-		}
-		return nil
-	}
-	if push {
-		m.pushBack()
+// focusPane shows pane i as its tab does: the reader keeps the parent of
+// the session it shows, every other pane becomes a root.
+func (m *Model) focusPane(i int) tea.Cmd {
+	if i != paneReader {
+		m.parent[i] = noParent
 	}
 	m.focus = i
 	switch i {
@@ -89,13 +97,16 @@ func (m *Model) focusPane(i int, push bool) tea.Cmd {
 	return nil
 }
 
+// goBack goes to the focused pane's parent; nothing at a root.
 func (m *Model) goBack() tea.Cmd {
-	if n := len(m.back); n > 0 {
-		m.focus = m.back[n-1]
-		m.back = m.back[:n-1]
+	p := m.parent[m.focus]
+	if p == noParent {
 		return nil
 	}
-	m.focus = paneProjects
+	m.focus = p
+	if p == paneSearch {
+		return m.search.focusInput()
+	}
 	return nil
 }
 
@@ -103,17 +114,60 @@ func (m *Model) goBack() tea.Cmd {
 func (m *Model) openSession(id, uuid string) tea.Cmd { return m.openSessionFind(id, uuid, "") }
 
 func (m *Model) openSessionFind(id, uuid, find string) tea.Cmd {
-	if m.focus != paneReader {
-		m.back = append(m.back, m.focus)
-	}
-	m.focus = paneReader
+	m.show(paneReader, m.focus)
 	return m.reader.open(id, uuid, find)
 }
 
-// openProject shows the project's sessions in the timeline.
+// openProject makes ps the scope and shows its sessions in the timeline,
+// under the projects.
 func (m *Model) openProject(ps transcripts.ProjectSummary) tea.Cmd {
-	m.timeline.setProject(&ps)
-	m.back = append(m.back, m.focus)
-	m.focus = paneTimeline
-	return m.timeline.load()
+	cmd := m.setScope(&ps)
+	m.show(paneTimeline, paneProjects)
+	return cmd
+}
+
+// scope is the project every pane is limited to (nil: every project):
+// the timeline's sessions, search's "this project" and the memories'
+// project filter. It is chosen by opening a project (enter in Projects),
+// shown in each of those panes and toggled with p (ctrl+s in Search).
+func (m *Model) scope() *transcripts.ProjectSummary { return m.scopeSel }
+
+// setScope changes the scope and reloads what depends on it.
+func (m *Model) setScope(ps *transcripts.ProjectSummary) tea.Cmd {
+	m.scopeSel = ps
+	if ps != nil {
+		m.lastScope = ps
+	}
+	m.timeline.setProject(ps)
+	if ps == nil && m.parent[paneTimeline] == paneProjects {
+		m.parent[paneTimeline] = noParent // every project's timeline is a root
+	}
+	return tea.Batch(m.timeline.load(), m.mems.load(), m.search.rerun())
+}
+
+// toggleScope switches between every project and one: the last chosen,
+// else the path a pane offers (the selected session's project…).
+func (m *Model) toggleScope(path string) tea.Cmd {
+	if m.scopeSel != nil {
+		m.c.flashf("scope: every project (p goes back to %s)", lastElem(m.scopeSel.Path))
+		return m.setScope(nil)
+	}
+	ps := m.lastScope
+	if path != "" && (ps == nil || m.focus == paneReader) {
+		ps = m.projects.byPath(path)
+	}
+	if ps == nil {
+		m.c.flashError(fmt.Errorf("no project to limit to: pick one in Projects (1) and press enter"))
+		return nil
+	}
+	m.c.flashf("scope: project %s (p: every project)", lastElem(ps.Path))
+	return m.setScope(ps)
+}
+
+// scopeProject is the path of the scope's project ("" = every project).
+func (m *Model) scopeProject() string {
+	if s := m.scopeSel; s != nil {
+		return s.Path
+	}
+	return ""
 }

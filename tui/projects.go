@@ -120,6 +120,17 @@ func (p *projectsPane) selected() *transcripts.ProjectSummary {
 	return nil
 }
 
+// byPath is the project at path (nil when the list has none).
+func (p *projectsPane) byPath(path string) *transcripts.ProjectSummary {
+	for i := range p.all {
+		if p.all[i].Path == path {
+			ps := p.all[i]
+			return &ps
+		}
+	}
+	return nil
+}
+
 func (p *projectsPane) typing() bool { return p.list.typing() }
 
 func (p *projectsPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {

@@ -74,6 +74,8 @@ type readerPane struct {
 
 	find        textinput.Model
 	finding     bool
+	findHist    []string // earlier finds, oldest first (↑ in the find box)
+	histIdx     int      // the one shown while browsing history: len(findHist) = the new one
 	query       string
 	matches     []int
 	matchIdx    int
@@ -881,16 +883,42 @@ func (p *readerPane) findKey(k tea.KeyPressMsg) tea.Cmd {
 		p.finding = false
 		p.find.Blur()
 		p.userFind = true
-		p.runFind(p.find.Value(), true)
+		q := strings.TrimSpace(p.find.Value())
+		if q != "" && (len(p.findHist) == 0 || p.findHist[len(p.findHist)-1] != q) {
+			p.findHist = append(p.findHist, q)
+		}
+		p.runFind(q, true)
 		return nil
 	case key.Matches(k, km.Back):
 		p.finding = false
 		p.find.Blur()
 		return nil
+	case key.Matches(k, km.FindOlder):
+		p.histStep(-1)
+		return nil
+	case key.Matches(k, km.FindNewer):
+		p.histStep(1)
+		return nil
 	}
 	var cmd tea.Cmd
 	p.find, cmd = p.find.Update(k)
 	return cmd
+}
+
+// histStep shows an earlier (d=-1) or later (d=1) find in the box; past
+// the last, the box is empty again.
+func (p *readerPane) histStep(d int) {
+	i := min(max(p.histIdx+d, 0), len(p.findHist))
+	if i == p.histIdx {
+		return
+	}
+	p.histIdx = i
+	if i == len(p.findHist) {
+		p.find.SetValue("")
+		return
+	}
+	p.find.SetValue(p.findHist[i])
+	p.find.CursorEnd()
 }
 
 // moveKey moves the cursor or the view; false when k does neither.
@@ -961,8 +989,10 @@ func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(k, km.Thinking):
 		p.toggleThinking()
 	case key.Matches(k, km.Find):
+		// A new find starts empty; ↑ brings back earlier ones.
 		p.finding = true
-		p.find.SetValue(p.query)
+		p.find.SetValue("")
+		p.histIdx = len(p.findHist)
 		return true, p.find.Focus()
 	case key.Matches(k, km.CopyID):
 		id := p.conv.Session.ID
@@ -972,8 +1002,6 @@ func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, p.export()
 	case key.Matches(k, km.Resume):
 		return true, p.c.resume(p.conv.Session)
-	case key.Matches(k, km.Back) && p.query != "" && p.userFind:
-		p.query, p.matches, p.userFind = "", nil, false
 	default:
 		return false, nil
 	}
@@ -1154,7 +1182,7 @@ func (p *readerPane) paste(msg tea.PasteMsg) tea.Cmd {
 func (p *readerPane) help() []key.Binding {
 	k := p.c.keys
 	if p.finding {
-		return []key.Binding{k.FindDone}
+		return []key.Binding{k.FindDone, k.FindOlder, k.Cancel}
 	}
 	return []key.Binding{k.List.Down, k.Expand, k.NextPrompt, k.Thinking, k.Find, k.CopyID, k.Export, k.Resume}
 }

@@ -42,13 +42,11 @@ const markOn, markOff = "\uE000", "\uE001"
 type searchPane struct {
 	c        *common
 	input    textinput.Model
-	inInput  bool
 	seq      int // the latest query
 	shown    int // the query whose results are shown
 	results  []index.SearchResult
 	resp     *index.SearchResponse
 	list     list
-	scope    int // 0: this project, 1: everything
 	mode     int
 	kind     int
 	err      error
@@ -61,11 +59,12 @@ type searchPane struct {
 func newSearchPane(c *common) *searchPane {
 	ti := newInput("› ", "search every session, memory and summary")
 	ti.CharLimit = 500
-	return &searchPane{c: c, input: ti, scope: 1}
+	return &searchPane{c: c, input: ti}
 }
 
+// focusInput gives the query the keyboard: whenever Search is shown, what
+// is typed goes into the query (letters never run commands there).
 func (p *searchPane) focusInput() tea.Cmd {
-	p.inInput = true
 	hub, ctx := p.c.hub, p.c.ctx
 	warm := func() tea.Msg {
 		hub.Warm(ctx)
@@ -74,7 +73,15 @@ func (p *searchPane) focusInput() tea.Cmd {
 	return tea.Batch(p.input.Focus(), warm)
 }
 
-func (p *searchPane) typing() bool { return p.inInput }
+func (p *searchPane) typing() bool { return true }
+
+// rerun searches again (the scope changed).
+func (p *searchPane) rerun() tea.Cmd {
+	if strings.TrimSpace(p.input.Value()) == "" {
+		return nil
+	}
+	return p.changed()
+}
 
 func (p *searchPane) query() index.SearchQuery {
 	q := index.SearchQuery{
@@ -83,10 +90,8 @@ func (p *searchPane) query() index.SearchQuery {
 		Limit:     20,
 		Highlight: func(s string) string { return markOn + s + markOff },
 	}
-	if p.scope == 0 {
-		if pr := p.c.scopeProject(); pr != "" {
-			q.Projects = []string{pr}
-		}
+	if pr := p.c.scopeProject(); pr != "" {
+		q.Projects = []string{pr}
 	}
 	if k := searchKinds[p.kind]; k != "all" {
 		q.Kinds = []string{k}
@@ -165,8 +170,11 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	km := p.c.keys
 	switch {
 	case key.Matches(k, km.Scope):
-		p.scope = 1 - p.scope
-		return true, p.changed()
+		proj := ""
+		if r := p.selected(); r != nil {
+			proj = r.Project
+		}
+		return true, msgCmd(scopeMsg{project: proj})
 	case key.Matches(k, km.Mode):
 		p.mode = (p.mode + 1) % len(searchModes)
 		return true, p.changed()
@@ -175,43 +183,14 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, p.changed()
 	case key.Matches(k, km.Open):
 		return true, p.enter()
-	}
-	if p.inInput {
-		return p.typed(k)
-	}
-	switch {
-	case p.list.navigate(k, km.SearchList):
-	case key.Matches(k, km.EditQuery):
-		return true, p.focusInput()
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
-// enter opens the selected result, or searches now.
-func (p *searchPane) enter() tea.Cmd {
-	if r := p.selected(); r != nil {
-		return p.open(r)
-	}
-	if p.inInput {
-		return p.run(p.seq)
-	}
-	return nil
-}
-
-// typed handles a key while the query has the keyboard.
-func (p *searchPane) typed(k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := p.c.keys
-	if key.Matches(k, km.Back) {
-		p.inInput = false
-		p.input.Blur()
-		if len(p.results) == 0 {
-			return false, nil // nothing to browse: go back
+	case key.Matches(k, km.Back):
+		if p.input.Value() == "" {
+			return false, nil // a root: nothing to clear
 		}
-		return true, nil
-	}
-	if p.list.navigate(k, km.SearchTyping) {
+		p.input.SetValue("")
+		p.lastText = ""
+		return true, p.changed()
+	case p.list.navigate(k, km.SearchTyping):
 		return true, nil
 	}
 	var cmd tea.Cmd
@@ -221,6 +200,14 @@ func (p *searchPane) typed(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, tea.Batch(cmd, p.changed())
 	}
 	return true, cmd
+}
+
+// enter opens the selected result, or searches now.
+func (p *searchPane) enter() tea.Cmd {
+	if r := p.selected(); r != nil {
+		return p.open(r)
+	}
+	return p.run(p.seq)
 }
 
 func (p *searchPane) paste(msg tea.PasteMsg) tea.Cmd {
@@ -238,18 +225,36 @@ func (p *searchPane) selected() *index.SearchResult {
 }
 
 // open opens a hit: a message at its exact turn in the reader (with the
-// searched words marked), a memory in the memories pane, a summary at the
-// top of its session.
+// searched words marked), a memory at the turn it came from (a memory
+// without one in the memories pane), a summary at the top of its session.
 func (p *searchPane) open(r *index.SearchResult) tea.Cmd {
-	if r.Kind == "memory" && r.SessionID == "" {
-		return msgCmd(openMemoryMsg{id: r.UUID})
+	find := strings.TrimSpace(p.input.Value())
+	if r.Kind == "memory" {
+		return p.openMemory(r.UUID, find)
 	}
 	if r.SessionID == "" {
 		return nil
 	}
-	p.inInput = false
-	p.input.Blur()
-	return msgCmd(openSessionMsg{id: r.SessionID, uuid: r.UUID, find: strings.TrimSpace(p.input.Value())})
+	return msgCmd(openSessionMsg{id: r.SessionID, uuid: r.UUID, find: find})
+}
+
+// openMemory looks the memory up and opens its source turn.
+func (p *searchPane) openMemory(id, find string) tea.Cmd {
+	svc, ctx := p.c.memories(), p.c.ctx
+	if svc == nil {
+		return msgCmd(openMemoryMsg{id: id})
+	}
+	return func() tea.Msg {
+		mm, err := svc.Get(ctx, id)
+		if err != nil || mm.SourceSession == "" {
+			return openMemoryMsg{id: id}
+		}
+		uuid := ""
+		if len(mm.SourceUUIDs) > 0 {
+			uuid = mm.SourceUUIDs[0]
+		}
+		return openSessionMsg{id: mm.SourceSession, uuid: uuid, find: find}
+	}
 }
 
 func (p *searchPane) click(y int) tea.Cmd {
@@ -286,11 +291,9 @@ func (p *searchPane) view() string {
 func (p *searchPane) heading(w int) []string {
 	s := p.c.sty
 	p.input.SetWidth(w - 6)
-	scope := "everything"
-	if p.scope == 0 {
-		if pr := p.c.scopeProject(); pr != "" {
-			scope = "project " + lastElem(pr)
-		}
+	scope := "every project"
+	if pr := p.c.scopeProject(); pr != "" {
+		scope = "project " + lastElem(sanitizeLine(pr))
 	}
 	opts := fmt.Sprintf("scope: %s · mode: %s · kind: %s", scope, searchModes[p.mode], searchKinds[p.kind])
 	lines := []string{s.Title.Render(" Search"), " " + p.input.View(), s.Muted.Render(trunc(" "+opts, w))}

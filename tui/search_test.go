@@ -2,6 +2,7 @@ package tui
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/index"
@@ -52,10 +53,13 @@ func TestSearchPane(t *testing.T) {
 	}
 	// Scope, mode and kind cycle and search again.
 	press(t, m, "ctrl+s")
-	if p.scope != 0 {
-		t.Fatal("ctrl+s did not switch the scope to this project")
+	if pr := m.scopeProject(); pr == "" || pr != p.results[0].Project {
+		t.Fatalf("ctrl+s limited search to %q, want the selected hit's project", pr)
 	}
 	press(t, m, "ctrl+s", "ctrl+t")
+	if m.scopeProject() != "" {
+		t.Fatal("a second ctrl+s did not go back to every project")
+	}
 	if searchModes[p.mode] != index.ModeText || p.resp.Mode != index.ModeText {
 		t.Fatalf("ctrl+t: mode %s, searched %s", searchModes[p.mode], p.resp.Mode)
 	}
@@ -83,15 +87,49 @@ func TestSearchPane(t *testing.T) {
 		t.Fatalf("esc from the reader went to pane %d, want search", m.focus)
 	}
 	// Clearing the query clears the results.
-	press(t, m, "/")
 	for range len("dialyzer") {
 		press(t, m, "backspace")
 	}
 	if len(p.results) != 0 {
 		t.Fatal("empty query kept results")
 	}
-	press(t, m, "esc", "esc")
-	if m.focus == paneSearch {
-		t.Fatal("esc twice with no results did not leave search")
+	// Search is a root: esc clears the query, then does nothing.
+	typeQuery(t, m, "credo")
+	press(t, m, "esc")
+	if m.focus != paneSearch || p.input.Value() != "" || len(p.results) != 0 {
+		t.Fatalf("esc in search: focus %d, query %q, %d results", m.focus, p.input.Value(), len(p.results))
+	}
+	press(t, m, "esc")
+	if m.focus != paneSearch {
+		t.Fatal("esc in an empty search left it")
+	}
+}
+
+// Issue 18 item 2: back from a result, the query has the keyboard again:
+// typing "sqlite" searches for it instead of quitting at the q, and e is
+// text (in the reader it would export).
+func TestSearchKeepsFocusAfterReader(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 80, 24, st, nil)
+	press(t, m, "/")
+	typeQuery(t, m, "dialyzer")
+	press(t, m, "enter")
+	if m.focus != paneReader {
+		t.Fatal("enter did not open the hit")
+	}
+	press(t, m, "esc")
+	if m.focus != paneSearch || !m.search.typing() || !m.search.input.Focused() {
+		t.Fatalf("back in search: focus %d, input focused %v", m.focus, m.search.input.Focused())
+	}
+	for range len("dialyzer") {
+		press(t, m, "backspace")
+	}
+	quitSeen = false
+	typeQuery(t, m, "sqlite e")
+	if quitSeen || m.focus != paneSearch || m.search.input.Value() != "sqlite e" {
+		t.Fatalf("typing after esc: quit %v, focus %d, query %q", quitSeen, m.focus, m.search.input.Value())
+	}
+	if !strings.Contains(screen(m), "› sqlite e") {
+		t.Fatalf("the query is not shown:\n%s", screen(m))
 	}
 }

@@ -185,6 +185,12 @@ func (p *timelinePane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 	case key.Matches(k, km.Resume):
 		return true, p.c.resume(p.selected())
+	case key.Matches(k, km.ProjectFilter):
+		proj := ""
+		if s := p.selected(); s != nil {
+			proj = s.ProjectPath
+		}
+		return true, msgCmd(scopeMsg{project: proj})
 	default:
 		return false, nil
 	}
@@ -208,7 +214,7 @@ func (p *timelinePane) help() []key.Binding {
 	if p.typing() {
 		return []key.Binding{k.Done}
 	}
-	return []key.Binding{k.Open, k.Resume, k.Filter, k.DateFilter}
+	return []key.Binding{k.Open, k.Resume, k.Filter, k.DateFilter, k.ProjectFilter}
 }
 
 func (p *timelinePane) view() string {
@@ -236,9 +242,9 @@ func (p *timelinePane) view() string {
 
 // heading is the title (scope, count, date range) and the filter box.
 func (p *timelinePane) heading(w int) []string {
-	scope := "all projects"
+	scope := "every project"
 	if p.project != nil {
-		scope = shortPath(sanitizeLine(p.project.Path))
+		scope = "project " + truncLeft(shortPath(sanitizeLine(p.project.Path)), max(12, w-52))
 	}
 	n := 0
 	for _, r := range p.rows {
@@ -246,7 +252,7 @@ func (p *timelinePane) heading(w int) []string {
 			n++
 		}
 	}
-	title := fmt.Sprintf(" Timeline · %s (%d sessions", truncLeft(scope, w-40), n)
+	title := fmt.Sprintf(" Timeline · %s (%s", scope, plural(n, "session"))
 	if p.dateIdx > 0 {
 		title += ", " + dateRanges[p.dateIdx].name
 	}

@@ -158,6 +158,18 @@ func (p *pane) exitStatus() string {
 // altScreen reports that the terminal is in the alternate screen.
 func (p *pane) altScreen() bool { return p.format("#{alternate_on}") == "1" }
 
+// keys types keys (tmux key names: Enter, Escape, C-s, or text).
+func (p *pane) keys(keys ...string) {
+	p.s.t.Helper()
+	p.s.must(append([]string{"send-keys", "-t", p.target}, keys...)...)
+}
+
+// text types s literally.
+func (p *pane) text(s string) {
+	p.s.t.Helper()
+	p.s.must("send-keys", "-l", "-t", p.target, s)
+}
+
 // waitFor waits until the screen shows all of subs, failing after d.
 func (p *pane) waitFor(d time.Duration, subs ...string) string {
 	p.s.t.Helper()
