@@ -126,11 +126,11 @@ func (m *Model) openProject(ps transcripts.ProjectSummary) tea.Cmd {
 	return cmd
 }
 
-// scope is the project every pane is limited to (nil: every project):
-// the timeline's sessions, search's "this project" and the memories'
-// project filter. It is chosen by opening a project (enter in Projects),
-// shown in each of those panes and toggled with p (ctrl+s in Search).
-func (m *Model) scope() *transcripts.ProjectSummary { return m.scopeSel }
+// The scope (Model.scopeSel) is the project every pane is limited to (nil:
+// every project): the timeline's sessions, search's results and the
+// memories' project filter. It is chosen by opening a project (enter in
+// Projects), shown in each of those panes and toggled with p (ctrl+s in
+// Search).
 
 // setScope changes the scope and reloads what depends on it.
 func (m *Model) setScope(ps *transcripts.ProjectSummary) tea.Cmd {
