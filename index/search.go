@@ -52,6 +52,12 @@ type SearchQuery struct {
 	VectorWeight float64
 	// Highlight wraps matched words in snippets (nil: plain text).
 	Highlight func(string) string
+	// Prefix: the last word is still being typed (search as you type), so
+	// it also matches as the start of longer words ("websock" finds
+	// "websocket"). Hits with only such longer words rank below every
+	// hit with the whole words (Match is MatchPrefix). The TUI sets it;
+	// the CLI takes --prefix (a typed "word*" works everywhere).
+	Prefix bool
 }
 
 // SearchDefaults are the ranking settings every front end's queries get
@@ -105,6 +111,10 @@ type SearchResult struct {
 	Snippet   string
 	Subagent  bool
 	Archived  bool
+	// Match is how it matches the query: MatchWords, MatchPrefix or
+	// MatchMeaning (no shared word; shown because its vector is above
+	// the meaning floor).
+	Match string
 }
 
 // SearchResponse carries results and how they were found.
@@ -125,6 +135,8 @@ type Searcher struct {
 	Embedder embed.Embedder // nil: no vectors
 	Vectors  *VecCache
 	notice   string
+	// floor overrides MeaningFloor when set (the calibration sweep).
+	floor *float64
 }
 
 // OpenSearcher opens the full-text index (waiting up to lockWait for a
@@ -181,6 +193,18 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	if err != nil {
 		return nil, err
 	}
+	byWords := make(map[string]bool, len(textRank))
+	for _, r := range textRank {
+		byWords[r.ID] = true
+	}
+	prefixOnly, err := sr.prefixRanking(q, filter, resp.Mode, deep, byWords)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range prefixOnly {
+		byWords[r.ID] = true
+	}
+	textRank = appendBelow(textRank, prefixOnly)
 	vecRank, err := sr.vectorRanking(ctx, q.Text, resp, deep)
 	if err != nil {
 		return nil, err
@@ -197,10 +221,16 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	if err != nil {
 		return nil, err
 	}
+	// The relevance floor: a vector neighbour sharing no word with the
+	// query is shown only when it is close in meaning. It only removes:
+	// what passes ranks as it would without the floor.
+	fused = aboveFloor(fused, vecRank, byWords, sr.meaningFloor(resp.Embedder))
 	if *q.Recency {
 		favourRecent(fused, docs, time.Now())
 	}
-	resp.Results = q.results(fused, docs)
+	match := matchKinds(textRank, prefixOnly)
+	wordsFirst(fused, match)
+	resp.Results = q.results(fused, docs, match)
 	resp.Took = time.Since(start)
 	return resp, nil
 }
@@ -342,11 +372,82 @@ func favourRecent(fused []Scored, docs map[string]*hit, now time.Time) {
 	sort.SliceStable(fused, func(i, j int) bool { return fused[i].Score > fused[j].Score })
 }
 
+// prefixRanking is, with q.Prefix, the hits that match the last word only
+// as the start of a longer one: those of the query with its last word as a
+// prefix that the whole words did not find, best first.
+func (sr *Searcher) prefixRanking(q SearchQuery, filter ftsapi.Filter, mode string, deep int, byWords map[string]bool) ([]Scored, error) {
+	if !q.Prefix || mode == ModeVector {
+		return nil, nil
+	}
+	text, ok := ftsapi.PrefixLast(q.Text)
+	if !ok {
+		return nil, nil
+	}
+	rank, err := sr.textRanking(text, filter, mode, deep)
+	if err != nil {
+		return nil, err
+	}
+	only := rank[:0]
+	for _, r := range rank {
+		if !byWords[r.ID] {
+			only = append(only, r)
+		}
+	}
+	return only, nil
+}
+
+// appendBelow appends the prefix-only hits to the text ranking, their
+// scores scaled under its lowest so they rank after every whole-word hit
+// and keep their own order.
+func appendBelow(text, below []Scored) []Scored {
+	if len(below) == 0 {
+		return text
+	}
+	ceil := 1.0
+	if len(text) > 0 {
+		ceil = text[len(text)-1].Score / 2
+	}
+	top := below[0].Score
+	for _, b := range below {
+		s := ceil
+		if top > 0 {
+			s = ceil * b.Score / top
+		}
+		text = append(text, Scored{ID: b.ID, Score: s})
+	}
+	return text
+}
+
+// matchKinds says how each ranked document matches: by words or only by
+// the prefix; anything else matched by meaning alone.
+func matchKinds(text, prefixOnly []Scored) map[string]string {
+	m := make(map[string]string, len(text))
+	for _, r := range text {
+		m[r.ID] = MatchWords
+	}
+	for _, r := range prefixOnly {
+		m[r.ID] = MatchPrefix
+	}
+	return m
+}
+
+// wordsFirst keeps every hit with the whole words above the prefix-only
+// ones (vectors or recency may have lifted one), otherwise in order.
+func wordsFirst(fused []Scored, match map[string]string) {
+	sort.SliceStable(fused, func(i, j int) bool {
+		return match[fused[i].ID] != MatchPrefix && match[fused[j].ID] == MatchPrefix
+	})
+}
+
 // results turns the fused ranking into at most q.Limit results, one per
 // session when grouping.
-func (q *SearchQuery) results(fused []Scored, docs map[string]*hit) []SearchResult {
+func (q *SearchQuery) results(fused []Scored, docs map[string]*hit, match map[string]string) []SearchResult {
 	var out []SearchResult
-	terms := ftsapi.QueryTerms(q.Text)
+	text := q.Text
+	if q.Prefix {
+		text, _ = ftsapi.PrefixLast(text)
+	}
+	terms := ftsapi.QueryTerms(text)
 	seen := map[string]bool{}
 	for _, f := range fused {
 		d := docs[f.ID]
@@ -362,7 +463,7 @@ func (q *SearchQuery) results(fused []Scored, docs map[string]*hit) []SearchResu
 		out = append(out, SearchResult{
 			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
 			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
-			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight),
+			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight), Match: cmp.Or(match[f.ID], MatchMeaning),
 		})
 		if len(out) == q.Limit {
 			break

@@ -84,13 +84,14 @@ func TestParseQuery(t *testing.T) {
 		in   string
 		want []clause
 	}{
-		{`a b`, []clause{{"a", false, opShould}, {"b", false, opShould}}},
-		{`+a -b`, []clause{{"a", false, opMust}, {"b", false, opNot}}},
-		{`"a b" -"c d"`, []clause{{"a b", true, opMust}, {"c d", true, opNot}}},
-		{`"unterminated phrase`, []clause{{"unterminated phrase", true, opMust}}},
-		{`- -- --flag x-y`, []clause{{"-", false, opShould}, {"--", false, opShould}, {"--flag", false, opShould}, {"x-y", false, opShould}}},
+		{`a b`, []clause{{"a", false, opShould, false}, {"b", false, opShould, false}}},
+		{`+a -b`, []clause{{"a", false, opMust, false}, {"b", false, opNot, false}}},
+		{`"a b" -"c d"`, []clause{{"a b", true, opMust, false}, {"c d", true, opNot, false}}},
+		{`"unterminated phrase`, []clause{{"unterminated phrase", true, opMust, false}}},
+		{`- -- --flag x-y`, []clause{{"-", false, opShould, false}, {"--", false, opShould, false}, {"--flag", false, opShould, false}, {"x-y", false, opShould, false}}},
 		{`""  " "`, nil},
-		{`foo:bar (x)`, []clause{{"foo:bar", false, opShould}, {"(x)", false, opShould}}},
+		{`websock* ab* -gone* "q*"`, []clause{{"websock", false, opShould, true}, {"ab", false, opShould, false}, {"gone*", false, opNot, false}, {"q*", true, opMust, false}}},
+		{`foo:bar (x)`, []clause{{"foo:bar", false, opShould, false}, {"(x)", false, opShould, false}}},
 	} {
 		if got := parseQuery(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("parseQuery(%q) = %+v, want %+v", tc.in, got, tc.want)

@@ -19,5 +19,6 @@ func init() {
 		Remove:     Remove,
 		QueryTerms: QueryTerms,
 		Snippet:    Snippet,
+		PrefixLast: PrefixLast,
 	})
 }

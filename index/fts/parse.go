@@ -17,6 +17,11 @@ import (
 //	            compound, not merely as part of one; in order only with
 //	            prosePositions. An unterminated quote runs to the end.
 //	-word       excluded; also -"a phrase". A lone "-" or "--flag" is a word.
+//	word*       optional, and also matched as the start of longer words
+//	            ("websock*" finds "websocket"); at least minPrefixRunes
+//	            runes before the '*', else it is the plain word. Hits that
+//	            have only the longer words rank below whole-word hits
+//	            (index.SearchQuery.Prefix adds the '*' while typing).
 
 type clauseOp int
 
@@ -30,7 +35,13 @@ type clause struct {
 	text   string
 	phrase bool
 	op     clauseOp
+	prefix bool // word*: also the start of longer words
 }
+
+// minPrefixRunes is the shortest prefix matched as one: a shorter one
+// ("a*", "te*") matches a large part of the dictionary, which costs time
+// and says little.
+const minPrefixRunes = 3
 
 // Bounds on what one query may cost: a pasted log line should not turn
 // into thousands of term searchers.
@@ -89,6 +100,10 @@ func readClause(q string, i int) (clause, int) {
 			end = len(q) - i
 		}
 		c.text = q[i : i+end]
+		if c.op != opNot && strings.HasSuffix(c.text, "*") {
+			c.text = strings.TrimRight(c.text, "*")
+			c.prefix = utf8.RuneCountInString(c.text) >= minPrefixRunes
+		}
 		return c, i + end
 	}
 	end := strings.IndexByte(q[i+1:], '"')
@@ -100,4 +115,27 @@ func readClause(q string, i int) (clause, int) {
 		c.op = opMust // quoting is an explicit demand
 	}
 	return c, i + end + 2
+}
+
+// PrefixLast returns text with its last word marked as a prefix (word*),
+// as a search box wants while the word is being typed: only when text
+// ends in a plain positive word (not quoted, not excluded, not followed by
+// a space) of at least minPrefixRunes runes.
+func PrefixLast(text string) (string, bool) {
+	if text == "" || len(text) > maxQueryBytes {
+		return text, false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(text); unicode.IsSpace(r) || r == '"' || r == '*' {
+		return text, false
+	}
+	cs := parseQuery(text)
+	if len(cs) == 0 {
+		return text, false
+	}
+	last := cs[len(cs)-1]
+	if last.phrase || last.op == opNot || last.prefix || utf8.RuneCountInString(last.text) < minPrefixRunes ||
+		!strings.HasSuffix(text, last.text) {
+		return text, false
+	}
+	return text + "*", true
 }

@@ -1,8 +1,10 @@
 package fts
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -24,18 +26,26 @@ type built struct {
 
 func (b *built) empty() bool { return len(b.must) == 0 && len(b.should) == 0 }
 
+// knownFunc reports whether a compound's part occurs anywhere in the index
+// (nil: assume it does).
+type knownFunc func(part string) bool
+
 // buildQuery turns user text into bleve queries. It never fails: text that
 // analyses to nothing (stop words, punctuation) just contributes nothing.
-func buildQuery(text string) built {
+// known decides whether compounds may match by their parts (compoundQuery).
+func buildQuery(text string, known knownFunc) built {
 	var b built
 	// Positive plain words in order, stop words included, for phrase boosts.
 	var words []queryWord
 	for _, c := range parseQuery(text) {
 		var q query.Query
-		if c.phrase {
+		switch {
+		case c.phrase:
 			q = phraseQuery(c.text)
-		} else {
-			q = wordQuery(c.text, c.op == opNot)
+		case c.prefix:
+			q = prefixWordQuery(c.text, known)
+		default:
+			q = wordQuery(c.text, c.op == opNot, known)
 		}
 		if !c.phrase && c.op != opNot {
 			words = append(words, queryWord{c.text, q != nil})
@@ -100,10 +110,14 @@ func bigramQueries(words []queryWord) []query.Query {
 // English (stemmed) and code (whole compound and parts) forms, in body and
 // title. A compound query word is also looked up by its parts in the
 // English field, so `parseTranscript` finds prose that says "parse the
-// transcript". With exact (exclusions, quoted text) only the word's own
+// transcript" — unless one of its parts occurs nowhere in the index
+// (unseen): then it names something the index has never seen, and only the
+// whole may match (it cannot), not the parts it happens to share with
+// everything else ("zzzzqqqq-nothing-matches" matched every text saying
+// "nothing"). With exact (exclusions, quoted text) only the word's own
 // forms count, not its parts: `-parseX` must not exclude every document
 // that mentions "parse".
-func wordQuery(w string, exact bool) query.Query {
+func wordQuery(w string, exact bool, known knownFunc) query.Query {
 	a := analyzers()
 	prose := analyzeTerms(a.english, w)
 	code := analyzeTerms(a.codeQuery, w)
@@ -117,6 +131,9 @@ func wordQuery(w string, exact bool) query.Query {
 			qs = append(qs, term(fieldCode, code[0], 1), term(fieldTitleCode, code[0], 1))
 		}
 		return anyOf(qs)
+	}
+	if compound && unseen(w, known) {
+		return anyOf([]query.Query{term(fieldCode, code[0], boostExact), term(fieldTitleCode, code[0], boostExact*boostTitle)})
 	}
 	if compound {
 		prose = union(prose, analyzeTerms(a.english, strings.Join(code[1:], " ")))
@@ -135,6 +152,125 @@ func wordQuery(w string, exact bool) query.Query {
 	return anyOf(qs)
 }
 
+// unseen reports whether a compound of w has an innermost part that known
+// says occurs nowhere in the index.
+func unseen(w string, known knownFunc) bool {
+	if known == nil {
+		return false
+	}
+	for _, tok := range (codeTokenizer{}).Tokenize([]byte(w)) {
+		if isPlain(tok.Term) {
+			continue
+		}
+		for _, leaf := range compoundLeaves(tok.Term) {
+			if !known(string(leaf)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boostPrefix weighs a word's longer forms ("websocket" for "websock*")
+// below the word itself.
+const boostPrefix = 0.5
+
+// prefixWordQuery matches w as a word (wordQuery) or as the start of a
+// longer one: its last token (a plain word, or a compound whose last part
+// is being typed, "parse_trans*") continues into any term.
+func prefixWordQuery(w string, known knownFunc) query.Query {
+	qs := []query.Query{wordQuery(w, false, known)}
+	toks := (codeTokenizer{}).Tokenize([]byte(w))
+	if len(toks) == 0 {
+		return anyOf(qs)
+	}
+	last := toks[len(toks)-1].Term
+	if isPlain(last) {
+		qs = append(qs, prefixTerms(strings.ToLower(string(last)))...)
+		return anyOf(qs)
+	}
+	lower := strings.ToLower(string(last))
+	qs = append(qs, prefix(fieldCode, lower, boostPrefix*boostExact), prefix(fieldTitleCode, lower, boostPrefix*boostExact))
+	leaves := compoundLeaves(last)
+	if len(leaves) < 2 || !bytes.HasSuffix(last, leaves[len(leaves)-1]) {
+		return anyOf(qs)
+	}
+	var parts []query.Query
+	for _, leaf := range leaves[:len(leaves)-1] {
+		if q := anyOf(plainWordQuery(string(leaf), 1)); q != nil {
+			parts = append(parts, q)
+		}
+	}
+	parts = append(parts, anyOf(prefixTerms(strings.ToLower(string(leaves[len(leaves)-1])))))
+	qs = append(qs, query.NewConjunctionQuery(parts))
+	return anyOf(qs)
+}
+
+// prefixTerms are the clauses matching any term that starts with p, in
+// every text field. p is matched as typed (lowercased), not stemmed: the
+// stem of a half-typed word is no prefix of anything ("dialy" → "diali").
+func prefixTerms(p string) []query.Query {
+	return []query.Query{
+		prefix(fieldText, p, boostPrefix), prefix(fieldTitle, p, boostPrefix*boostTitle),
+		prefix(fieldCode, p, boostPrefix), prefix(fieldTitleCode, p, boostPrefix*boostTitle),
+	}
+}
+
+func prefix(field, p string, boost float64) query.Query {
+	q := query.NewPrefixQuery(p)
+	q.SetField(field)
+	q.SetBoost(boost)
+	return q
+}
+
+// plainWordQuery is the clauses matching a word without parts: its English
+// terms in body and title, and the word as a compound's part.
+func plainWordQuery(w string, boost float64) []query.Query {
+	a := analyzers()
+	var qs []query.Query
+	for _, t := range analyzeTerms(a.english, w) {
+		qs = append(qs, term(fieldText, t, boost), term(fieldTitle, t, boost*boostTitle))
+	}
+	for _, t := range analyzeTerms(a.codeQuery, w) {
+		qs = append(qs, term(fieldCode, t, boost), term(fieldTitleCode, t, boost*boostTitle))
+	}
+	return qs
+}
+
+// compoundLeaves are the innermost parts of a compound, split as the code
+// analyzer splits it (separators outermost first, then case), without
+// one-rune parts, which the index does not keep. An ID or hash has none:
+// only its whole means anything.
+func compoundLeaves(b []byte) [][]byte {
+	var out [][]byte
+	var walk func(b []byte, lvl int)
+	walk = func(b []byte, lvl int) {
+		for ; lvl <= camelLevel; lvl++ {
+			var pieces []span
+			if lvl == camelLevel {
+				pieces = camelSplit(b)
+			} else {
+				pieces = sepSplit(b, lvl)
+			}
+			if len(pieces) < 2 {
+				continue
+			}
+			if lvl == camelLevel-1 && allHexish(b, pieces) {
+				return
+			}
+			for _, p := range pieces {
+				walk(b[p.s:p.e], lvl+1)
+			}
+			return
+		}
+		if utf8.RuneCount(b) >= 2 {
+			out = append(out, b)
+		}
+	}
+	walk(b, 0)
+	return out
+}
+
 // phraseQuery matches quoted text. With prosePositions it is a phrase in the
 // English fields; without, every word must appear in its exact form (order
 // unchecked). A quoted single compound ("parse_transcript") also matches it
@@ -143,7 +279,7 @@ func phraseQuery(p string) query.Query {
 	if !prosePositions {
 		var qs []query.Query
 		for _, w := range strings.Fields(p) {
-			if q := wordQuery(w, true); q != nil {
+			if q := wordQuery(w, true, nil); q != nil {
 				qs = append(qs, q)
 			}
 		}
@@ -246,6 +382,9 @@ func QueryTerms(text string) []string {
 	for _, c := range parseQuery(text) {
 		if c.op == opNot {
 			continue
+		}
+		if c.prefix {
+			out = union(out, []string{strings.ToLower(c.text) + "*"})
 		}
 		code := analyzeTerms(a.codeQuery, c.text)
 		out = union(out, analyzeTerms(a.english, c.text))

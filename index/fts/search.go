@@ -4,6 +4,9 @@ import (
 	"github.com/cairn-dev/cairn/index/ftsapi"
 
 	"fmt"
+	"strings"
+
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -33,7 +36,9 @@ func (ix *Index) Search(text string, f Filter, limit int) ([]Hit, uint64, error)
 		limit = defaultLimit
 	}
 	limit = min(limit, maxLimit)
-	b := buildQuery(text)
+	known, release := ix.known()
+	defer release()
+	b := buildQuery(text, known)
 	if b.empty() {
 		return nil, 0, nil
 	}
@@ -103,4 +108,78 @@ func filterQuery(f Filter) query.Query {
 		return qs[0]
 	}
 	return query.NewConjunctionQuery(qs)
+}
+
+// known returns a check of whether a word occurs anywhere in the index (as
+// an English term or a compound's part), for compound query words, and a
+// function to release what it opened. It looks the word up in the term
+// dictionaries of one snapshot, opened on first use; when they cannot be
+// read it assumes the word is known (the looser matching) rather than
+// failing the search.
+func (ix *Index) known() (knownFunc, func()) {
+	var dicts []index.FieldDictContains
+	var r index.IndexReader
+	opened := false
+	check := func(part string) bool {
+		if !opened {
+			opened = true
+			r, dicts = ix.dictionaries()
+		}
+		if dicts == nil {
+			return true
+		}
+		terms := append([][]byte{[]byte(strings.ToLower(part))}, toBytes(analyzeTerms(analyzers().english, part))...)
+		for _, d := range dicts {
+			for _, t := range terms {
+				if ok, err := d.Contains(t); err != nil || ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	release := func() {
+		if r != nil {
+			_ = r.Close()
+		}
+	}
+	return check, release
+}
+
+func toBytes(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+// dictionaries opens a reader on the current snapshot and the term
+// dictionaries of its text and code fields; nils when it cannot.
+func (ix *Index) dictionaries() (index.IndexReader, []index.FieldDictContains) {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return nil, nil
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, nil
+	}
+	c, ok := r.(interface {
+		FieldDictContains(field string) (index.FieldDictContains, error)
+	})
+	if !ok {
+		_ = r.Close()
+		return nil, nil
+	}
+	var out []index.FieldDictContains
+	for _, f := range []string{fieldText, fieldCode, fieldTitle, fieldTitleCode} {
+		d, err := c.FieldDictContains(f)
+		if err != nil {
+			_ = r.Close()
+			return nil, nil
+		}
+		out = append(out, d)
+	}
+	return r, out
 }

@@ -32,16 +32,17 @@ func TestCodeFormsFindEachOther(t *testing.T) {
 	ix := fixture(t)
 	all := []string{"camel", "prose", "path", "snake"}
 	for _, tc := range []struct {
-		q   string
-		top string // expected best hit
+		q    string
+		top  string   // expected best hit
+		want []string // the documents it must find
 	}{
-		{"parseTranscript", "camel"},
-		{"parse_transcript", "snake"},
-		{"parse transcript", ""},
-		{"transcripts/parse.go", "path"},
+		{"parseTranscript", "camel", all},
+		{"parse_transcript", "snake", all},
+		{"parse transcript", "", all},
+		{"transcripts/parse.go", "path", all},
 	} {
 		got := searchIDs(t, ix, tc.q, Filter{})
-		for _, id := range all {
+		for _, id := range tc.want {
 			if !slices.Contains(got, id) {
 				t.Errorf("%q: %s missing from %v", tc.q, id, got)
 			}
@@ -51,6 +52,32 @@ func TestCodeFormsFindEachOther(t *testing.T) {
 		}
 		if slices.Contains(got, "cats") {
 			t.Errorf("%q matched unrelated doc: %v", tc.q, got)
+		}
+	}
+}
+
+// TestCompoundOfUnseenPart: a compound query word with a part the index
+// has never seen names nothing it holds, so it matches nothing, not every
+// text sharing its other parts (issue 15.4: "zzzzqqqq-nothing-matches"
+// matched every text saying "nothing"); the same words typed apart still
+// match alone, and a compound of known parts still matches by any of them.
+func TestCompoundOfUnseenPart(t *testing.T) {
+	ix := fixture(t)
+	mustIndex(t, ix, Doc{ID: "nothing", Kind: "message", Text: "nothing matches the pattern you gave", Role: "tool", Block: "tool_result"})
+	for _, q := range []string{"zzzzqqqq-nothing-matches", "zzzzqqqq_nothing_matches", "zzzzqqqqNothingMatches", "nothing/matches/zzzzqqqq.go", "zzzzqqqq-noth*"} {
+		if got := searchIDs(t, ix, q, Filter{}); len(got) != 0 {
+			t.Errorf("%q matched %v, want nothing", q, got)
+		}
+	}
+	for q, want := range map[string][]string{
+		"zzzzqqqq nothing":  {"nothing"},
+		"nothing-matches":   {"nothing"},
+		"parse-cats":        {"camel", "cats", "path", "prose", "snake"},
+	} {
+		got := searchIDs(t, ix, q, Filter{})
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: got %v, want %v", q, got, want)
 		}
 	}
 }
@@ -234,8 +261,9 @@ func TestHostileQueriesNeverFail(t *testing.T) {
 	if got := searchIDs(t, ix, "foo:bar", Filter{}); len(got) != 0 {
 		t.Errorf("foo:bar matched %v", got)
 	}
-	// Field syntax is not special: "text:parse" is a compound like "os:path".
-	if got := searchIDs(t, ix, "text:parse", Filter{}); !sameSet(got, searchIDs(t, ix, "text parse", Filter{})) {
+	// Field syntax is not special: "text:parse" is a compound like
+	// "os:path" or "text_parse".
+	if got := searchIDs(t, ix, "text:parse", Filter{}); !sameSet(got, searchIDs(t, ix, "text_parse", Filter{})) {
 		t.Errorf("text:parse matched %v", got)
 	}
 }
@@ -336,5 +364,58 @@ func TestConcurrentWritesAndSearches(t *testing.T) {
 	}
 	if n, _ := ix.Count(); n != 20 {
 		t.Errorf("count %d, want 20", n)
+	}
+}
+
+// TestPrefixWords: "word*" also matches longer words, as typed (a half
+// word's stem is no prefix: "dialy" must still find "dialyzer"), in prose
+// and in a compound's last part; without the '*' it is the whole word.
+func TestPrefixWords(t *testing.T) {
+	ix := fixture(t)
+	mustIndex(t, ix,
+		Doc{ID: "ws", Kind: "message", Text: "the WebSocket reconnects after a timeout", Block: "text"},
+		Doc{ID: "dia", Kind: "message", Text: "run mix dialyzer before pushing", Block: "text"},
+		Doc{ID: "snakews", Kind: "message", Text: "call open_websocket_conn(url)", Block: "text"},
+	)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"websock", nil},
+		{"websock*", []string{"snakews", "ws"}},
+		{"dialy", nil},
+		{"dialy*", []string{"dia"}},
+		{"open_websock*", []string{"snakews"}},
+		{"parseTrans*", []string{"camel", "path", "prose", "snake"}},
+	} {
+		got := searchIDs(t, ix, tc.q, Filter{})
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q matched %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if s := Snippet("the WebSocket reconnects", QueryTerms("websock*"), 100, bracket); s != "the [WebSocket] reconnects" {
+		t.Errorf("snippet %q", s)
+	}
+}
+
+func TestPrefixLast(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"websock", "websock*", true},
+		{"sqlite lock websock", "sqlite lock websock*", true},
+		{"websocket ", "websocket ", false}, // a space: the word is finished
+		{"we", "we", false},                 // too short to be worth it
+		{`"websock"`, `"websock"`, false},
+		{"-websock", "-websock", false},
+		{"websock*", "websock*", false},
+		{"", "", false},
+	} {
+		got, ok := PrefixLast(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("PrefixLast(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
 	}
 }

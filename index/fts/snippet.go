@@ -116,14 +116,19 @@ func matchSpans(text string, terms []string) []span {
 // and code query analyzers see it, whose term is one of terms.
 func termSpans(text string, terms []string) []span {
 	want := make(map[string]bool, len(terms))
+	var prefixes []string // "websock*": any token starting so, as written
 	for _, t := range terms {
+		if p, ok := strings.CutSuffix(t, "*"); ok && p != "" {
+			prefixes = append(prefixes, p)
+			continue
+		}
 		want[t] = true
 	}
 	a := analyzers()
 	var spans []span
 	for _, an := range []analysis.Analyzer{a.english, a.codeQuery} {
 		for _, t := range an.Analyze([]byte(text)) {
-			if want[string(t.Term)] {
+			if want[string(t.Term)] || len(prefixes) > 0 && hasAnyPrefix(strings.ToLower(text[t.Start:t.End]), prefixes) {
 				spans = append(spans, span{t.Start, t.End})
 			}
 		}
@@ -217,4 +222,13 @@ func trimToWord(runes []rune, lo, hi int, fromStart bool) int {
 		}
 	}
 	return hi
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

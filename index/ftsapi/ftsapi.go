@@ -84,6 +84,9 @@ type Engine struct {
 	// Snippet is the window of at most width runes of text holding the most
 	// terms, each match passed through mark (nil: plain).
 	Snippet func(text string, terms []string, width int, mark func(string) string) string
+	// PrefixLast marks the last word of query text as a prefix ("word*")
+	// when it is a plain word being typed; false when it is not.
+	PrefixLast func(text string) (string, bool)
 }
 
 var engine *Engine
@@ -129,4 +132,14 @@ func Snippet(text string, terms []string, width int, mark func(string) string) s
 		return text
 	}
 	return engine.Snippet(text, terms, width, mark)
+}
+
+// PrefixLast returns query text whose last word also matches as the start
+// of longer words ("websock" → "websock*"), and whether it changed (not
+// without an engine, nor for a finished, quoted, excluded or short word).
+func PrefixLast(text string) (string, bool) {
+	if engine == nil || engine.PrefixLast == nil {
+		return text, false
+	}
+	return engine.PrefixLast(text)
 }

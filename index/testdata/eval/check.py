@@ -37,7 +37,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", "testdata", "claude", "projects"))
-TYPES = {"keyword", "paraphrase", "identifier"}
+TYPES = {"keyword", "paraphrase", "identifier", "phrase", "question", "nonsense"}
+# nonsense queries have no answer: they check the relevance floor.
 
 STOP = set("""
 a about above after again against all am an and any are as at be because been before being below between both but by
@@ -152,8 +153,10 @@ def main():
         if q.get("type") not in TYPES:
             errors.append(f"{qid}: bad type {q.get('type')!r}")
         rel = q.get("relevant") or []
-        if not rel:
+        if not rel and q.get("type") != "nonsense":
             errors.append(f"{qid}: no relevant entries")
+        if rel and q.get("type") == "nonsense":
+            errors.append(f"{qid}: a nonsense query with relevant entries")
         if len(set(rel)) != len(rel):
             errors.append(f"{qid}: duplicate uuid in relevant")
         for u in rel:
