@@ -134,3 +134,53 @@ func TestRelevanceFloor(t *testing.T) {
 		sr.floor = nil
 	}
 }
+
+// TestPrefixWhileTyping (issue 18.3): with Prefix the last word also
+// matches as the start of longer words ("dialy" finds dialyzer, "websock"
+// websocket), hits holding a whole query word rank above those holding
+// only a longer one, and without Prefix a half word finds nothing.
+func TestPrefixWhileTyping(t *testing.T) {
+	_, sr := evalStore(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ text, want string }{{"dialy", "dialy"}, {"websock", "websocket"}} {
+		plain, err := sr.Search(ctx, SearchQuery{Text: tc.text, Mode: ModeText})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plain.Results) != 0 {
+			t.Errorf("%q without prefix: %d results, want none", tc.text, len(plain.Results))
+		}
+		typed, err := sr.Search(ctx, SearchQuery{Text: tc.text, Prefix: true, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(typed.Results) == 0 {
+			t.Fatalf("%q with prefix: no results", tc.text)
+		}
+		for _, r := range typed.Results {
+			if r.Match != MatchPrefix || !strings.Contains(strings.ToLower(r.Snippet), tc.want) {
+				t.Errorf("%q: %s result %.80q", tc.text, r.Match, r.Snippet)
+			}
+		}
+	}
+	// "sobelow" is a whole word of some hits, "websock" the start of a word
+	// in others: every whole-word hit comes first.
+	resp, err := sr.Search(ctx, SearchQuery{Text: "sobelow websock", Prefix: true, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	last := MatchWords
+	for i, r := range resp.Results {
+		seen[r.Match]++
+		if r.Match == MatchWords && last == MatchPrefix {
+			t.Errorf("result %d matches by words after a prefix-only hit", i)
+		}
+		if r.Match != MatchMeaning {
+			last = r.Match
+		}
+	}
+	if seen[MatchWords] == 0 || seen[MatchPrefix] == 0 {
+		t.Errorf("want both whole-word and prefix-only hits, got %v", seen)
+	}
+}

@@ -432,11 +432,18 @@ func matchKinds(text, prefixOnly []Scored) map[string]string {
 }
 
 // wordsFirst keeps every hit with the whole words above the prefix-only
-// ones (vectors or recency may have lifted one), otherwise in order.
+// ones (vectors or recency may have lifted one), otherwise in order, and
+// lowers the score of a prefix-only hit so it is never above one before it:
+// front ends that re-sort by score (to break ties) keep the order.
 func wordsFirst(fused []Scored, match map[string]string) {
 	sort.SliceStable(fused, func(i, j int) bool {
 		return match[fused[i].ID] != MatchPrefix && match[fused[j].ID] == MatchPrefix
 	})
+	for i := 1; i < len(fused); i++ {
+		if match[fused[i].ID] == MatchPrefix && fused[i].Score >= fused[i-1].Score {
+			fused[i].Score = fused[i-1].Score * 0.999
+		}
+	}
 }
 
 // results turns the fused ranking into at most q.Limit results, one per

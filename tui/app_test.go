@@ -170,7 +170,7 @@ func TestProgram(t *testing.T) {
 	waitFor("/path/to/Demo") // the list has loaded (the screen is drawn as diffs)
 	tm.Send(tea.KeyPressMsg{Code: '/', Text: "/"})
 	tm.Type("dialyzer")
-	waitFor("results")
+	waitFor("matched by words")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	posRe := regexp.MustCompile(` \d+/\d+`) // the reader's position line
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return posRe.Match(b) },

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -85,10 +86,13 @@ func (p *searchPane) rerun() tea.Cmd {
 
 func (p *searchPane) query() index.SearchQuery {
 	q := index.SearchQuery{
-		Text:      strings.TrimSpace(p.input.Value()),
+		Text:      strings.TrimLeftFunc(p.input.Value(), unicode.IsSpace),
 		Mode:      searchModes[p.mode],
 		Limit:     20,
 		Highlight: func(s string) string { return markOn + s + markOff },
+		// Search as you type: the last word matches as the start of
+		// longer words until a space ends it.
+		Prefix: true,
 	}
 	if pr := p.c.scopeProject(); pr != "" {
 		q.Projects = []string{pr}
@@ -272,7 +276,7 @@ func (p *searchPane) view() string {
 	w, h := p.c.lay.body.w, p.c.lay.body.h
 	lines := p.heading(w)
 	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
-		lines = append(lines, p.c.sty.Muted.Render(" No results. Try other words, ctrl+s for every project, or ctrl+t for another mode."))
+		lines = append(lines, p.c.sty.Muted.Render(trunc(" No matches by words or meaning; try other words, ctrl+s for every project, or ctrl+t for another mode.", w)))
 		return strings.Join(lines, "\n")
 	}
 	// Two lines a result: the matching text first (what was looked for),
@@ -304,7 +308,7 @@ func (p *searchPane) heading(w int) []string {
 	case p.running:
 		status = "searching…"
 	case p.resp != nil:
-		status = fmt.Sprintf("%d results · %s in %s", len(p.results), p.resp.Mode, fmtMs(p.latency))
+		status = matchedLine(p.results) + fmt.Sprintf(" · %s in %s", p.resp.Mode, fmtMs(p.latency))
 		if p.resp.Notice != "" {
 			lines = append(lines, s.Muted.Render(trunc(" "+sanitizeLine(p.resp.Notice), w)))
 		}
@@ -334,8 +338,26 @@ func (p *searchPane) result(i, w int) []string {
 		num = s.Bold.Render(num)
 	}
 	snip := p.snippet(r.Snippet, w-6)
+	if r.Match == index.MatchMeaning { // no word of the query in it: say so
+		snip = s.Muted.Render(meaningMark) + trunc(snip, w-6-2)
+	}
 	meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + p.c.fmtTime(r.Timestamp) + " · " + resultTag(&r) + " · " + sanitizeLine(transcripts.OneLine(title, 200))
 	return []string{trunc(gutter+num+snip, w), s.Muted.Render(trunc(meta, w))}
+}
+
+// meaningMark starts the snippet of a result that shares no word with the
+// query and is shown because it is close in meaning.
+const meaningMark = "≈ "
+
+// matchedLine counts the results by how they match: "12 matched by words ·
+// 3 by meaning".
+func matchedLine(rs []index.SearchResult) string {
+	words, meaning := index.MatchCounts(rs)
+	line := fmt.Sprintf("%d matched by words", words)
+	if meaning > 0 {
+		line += fmt.Sprintf(" · %d by meaning (%s)", meaning, strings.TrimSpace(meaningMark))
+	}
+	return line
 }
 
 // resultTag says what a result is: a role and block, a memory, a summary.
@@ -352,6 +374,9 @@ func resultTag(r *index.SearchResult) string {
 	}
 	if r.Archived {
 		tag += " · archived"
+	}
+	if r.Match == index.MatchMeaning {
+		tag += " · by meaning"
 	}
 	return tag
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -132,4 +133,42 @@ func TestSearchKeepsFocusAfterReader(t *testing.T) {
 	if !strings.Contains(screen(m), "› sqlite e") {
 		t.Fatalf("the query is not shown:\n%s", screen(m))
 	}
+}
+
+// TestSearchMarksMatches (issues 18.3, 18.4): the Search pane shows only
+// results above the relevance floor and says how many matched by words; a
+// query matching nothing says so; a half-typed last word already matches
+// as the start of a longer one; meaning-only results are marked.
+func TestSearchMarksMatches(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 100, 30, st, nil)
+	press(t, m, "/")
+	typeQuery(t, m, "zzzzqqqq-nothing-matches")
+	if n := len(m.search.results); n != 0 {
+		t.Fatalf("nonsense query: %d results", n)
+	}
+	mustContain(t, screen(m), "No matches by words or meaning; try")
+	for range len("zzzzqqqq-nothing-matches") {
+		press(t, m, "backspace")
+	}
+	typeQuery(t, m, "dialy")
+	p := m.search
+	if len(p.results) == 0 {
+		t.Fatal(`"dialy" found nothing while typing`)
+	}
+	for _, r := range p.results {
+		if r.Match != index.MatchPrefix {
+			t.Errorf("dialy: a %s result", r.Match)
+		}
+	}
+	mustContain(t, screen(m), fmt.Sprintf("%d matched by words", len(p.results)))
+
+	// Meaning-only results carry the mark and are counted apart.
+	p.results = []index.SearchResult{
+		{Kind: "message", Role: "user", Snippet: "credo and dialyxir", Match: index.MatchWords},
+		{Kind: "message", Role: "user", Snippet: "static analysis of elixir code", Match: index.MatchMeaning},
+	}
+	p.list.setLen(2)
+	s := screen(m)
+	mustContain(t, s, "1 matched by words · 1 by meaning (≈)", "≈ static analysis", "user · by meaning")
 }
