@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -83,7 +85,14 @@ const instructions = `cairn indexes every past Claude Code session of this user 
 
 // Run serves over stdin/stdout until the client disconnects.
 func Run(ctx context.Context, o Options) error {
-	return New(o).Run(ctx, &mcp.StdioTransport{})
+	return Serve(ctx, o, os.Stdin, os.Stdout)
+}
+
+// Serve serves newline-delimited JSON-RPC read from in and written to out
+// (Run's stdio), behind the guard of transport.go: a bad line is answered
+// with an error and the server serves on.
+func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
+	return New(o).Run(ctx, &guardTransport{in: in, out: out})
 }
 
 func (s *Server) register(srv *mcp.Server) {

@@ -1,0 +1,287 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK's stdio transport ends the session on the first line it cannot
+// decode, answers calls made before `initialize` with error code 0 and
+// still answers a call the client cancelled. guardTransport puts a guard
+// in front of it (the SDK has no option for any of this): every line is
+// checked before the SDK sees it, and
+//   - a line that is not JSON gets -32700 (parse error) and the server
+//     serves on;
+//   - a line that is JSON but not a JSON-RPC 2.0 message (`{}`, a bare
+//     string, `"jsonrpc":"1.0"`, a bad id or method, a batch under a
+//     protocol version without batches: 2025-06-18 and later) gets -32600
+//     (invalid request);
+//   - a request other than initialize and ping before the server answered
+//     initialize gets -32002 (server not initialized);
+//   - the response to a request the client cancelled
+//     (notifications/cancelled) is not sent, as the protocol asks.
+
+// JSON-RPC error codes the guard answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeNotInitialized = -32002
+)
+
+// maxLine bounds one incoming message (a longer line is refused whole).
+const maxLine = 16 << 20
+
+// firstBatchlessVersion is the first protocol revision without JSON-RPC
+// batches.
+const firstBatchlessVersion = "2025-06-18"
+
+type guardTransport struct {
+	in  io.Reader
+	out io.Writer
+}
+
+// guard is one connection's state.
+type guard struct {
+	out io.Writer
+
+	mu        sync.Mutex
+	initID    string // the raw id of the initialize request, once seen
+	ready     bool   // initialize answered
+	version   string // negotiated protocol version
+	cancelled map[string]bool
+	pending   []byte // a partial outgoing line
+}
+
+func (t *guardTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	g := &guard{out: t.out, cancelled: map[string]bool{}}
+	pr, pw := io.Pipe()
+	go g.pump(t.in, pw)
+	return (&mcp.IOTransport{Reader: pr, Writer: nopCloser{g}, MaxLineLength: -1}).Connect(ctx)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// pump checks each line from in and forwards the good ones to the SDK.
+func (g *guard) pump(in io.Reader, pw *io.PipeWriter) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 {
+			if fwd := g.check(line); fwd != nil {
+				if _, werr := pw.Write(append(fwd, '\n')); werr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// readLine reads one line; one over maxLine comes back as a marker that
+// check refuses, the rest of it skipped.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		} else if line != nil {
+			line = []byte("\x00too long")
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, err
+	}
+}
+
+// message is the part of a JSON-RPC message the guard reads.
+type message struct {
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// check returns the line to forward, or nil after answering it.
+func (g *guard) check(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	if bytes.HasPrefix(line, []byte("\x00")) {
+		g.reply(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: a message over %d bytes", maxLine))
+		return nil
+	}
+	if !json.Valid(line) {
+		g.reply(nil, codeParseError, "Parse error: the line is not valid JSON")
+		return nil
+	}
+	switch line[0] {
+	case '[':
+		g.mu.Lock()
+		v := g.version
+		g.mu.Unlock()
+		if v == "" || v >= firstBatchlessVersion {
+			g.reply(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported by protocol version "+versionName(v))
+			return nil
+		}
+		return line
+	case '{':
+	default:
+		g.reply(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is an object")
+		return nil
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		g.reply(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
+		return nil
+	}
+	id, idOK := validID(m.ID)
+	switch {
+	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
+		g.reply(id, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+		return nil
+	case m.ID != nil && !idOK:
+		g.reply(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
+		return nil
+	}
+	if m.Method == nil {
+		if m.ID != nil && (m.Result != nil || m.Error != nil) {
+			return line // a response to a request of the server
+		}
+		g.reply(id, codeInvalidRequest, `Invalid Request: no "method"`)
+		return nil
+	}
+	var method string
+	if json.Unmarshal(m.Method, &method) != nil || method == "" {
+		g.reply(id, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
+		return nil
+	}
+	if m.ID == nil {
+		if method == "notifications/cancelled" {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil {
+				if rid, ok := validID(p.RequestID); ok {
+					g.mu.Lock()
+					g.cancelled[string(rid)] = true
+					g.mu.Unlock()
+				}
+			}
+		}
+		return line
+	}
+	g.mu.Lock()
+	if method == "initialize" {
+		g.initID = string(id)
+	}
+	early := !g.ready && method != "initialize" && method != "ping"
+	g.mu.Unlock()
+	if early {
+		g.reply(id, codeNotInitialized, "Server not initialized: send initialize first")
+		return nil
+	}
+	return line
+}
+
+// validID returns a request id in canonical form when it is a string or
+// a number.
+func validID(raw json.RawMessage) (json.RawMessage, bool) {
+	if raw == nil {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	switch v.(type) {
+	case string, float64:
+		b, _ := json.Marshal(v)
+		return b, true
+	}
+	return nil, false
+}
+
+// reply writes an error response (id null when id is nil).
+func (g *guard) reply(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, _ = g.out.Write(append(b, '\n'))
+}
+
+// Write takes the SDK's outgoing lines: it notes the answer to initialize
+// and drops answers to cancelled requests.
+func (g *guard) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending = append(g.pending, p...)
+	for {
+		i := bytes.IndexByte(g.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := g.pending[:i+1]
+		g.pending = g.pending[i+1:]
+		if g.drop(line) {
+			continue
+		}
+		if _, err := g.out.Write(line); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+// drop inspects an outgoing line (under g.mu) and reports whether it
+// answers a cancelled request.
+func (g *guard) drop(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != nil {
+		return false
+	}
+	id, ok := validID(m.ID)
+	if !ok {
+		return false
+	}
+	if string(id) == g.initID && !g.ready {
+		g.ready = true
+		if m.Result != nil {
+			g.version = m.Result.ProtocolVersion
+		}
+	}
+	if g.cancelled[string(id)] {
+		delete(g.cancelled, string(id))
+		return true
+	}
+	return false
+}
+
+func versionName(s string) string {
+	if s == "" {
+		return "(none negotiated yet)"
+	}
+	return s
+}
