@@ -5,6 +5,7 @@ package human
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -58,4 +59,36 @@ func Ago(t, now time.Time, loc *time.Location) string {
 		loc = time.Local
 	}
 	return t.In(loc).Format("2006-01-02")
+}
+
+// sparks are the eight heights of a sparkline.
+var sparks = []rune("▁▂▃▄▅▆▇█")
+
+// Sparkline draws vs as one line of block characters, scaled to the
+// largest value; zero is a blank-looking lowest block. (Eight runes and a
+// division: a charting library would cost more than it saves here.)
+func Sparkline(vs []int) string {
+	top := 0
+	for _, v := range vs {
+		top = max(top, v)
+	}
+	out := make([]rune, len(vs))
+	for i, v := range vs {
+		switch {
+		case top == 0 || v <= 0:
+			out[i] = ' '
+		default:
+			out[i] = sparks[min(len(sparks)-1, (v*(len(sparks)-1)+top-1)/top)]
+		}
+	}
+	return string(out)
+}
+
+// Bar is a horizontal bar of n out of top, width cells at most.
+func Bar(n, top, width int) string {
+	if top <= 0 || n <= 0 || width <= 0 {
+		return ""
+	}
+	cells := max(1, n*width/top)
+	return strings.Repeat("█", min(cells, width))
 }

@@ -1,6 +1,7 @@
 package human
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,5 +33,17 @@ func TestAgo(t *testing.T) {
 	}
 	if Ago(time.Time{}, now, nil) != "-" {
 		t.Error("zero time")
+	}
+}
+
+func TestSparklineAndBar(t *testing.T) {
+	if got := Sparkline([]int{0, 1, 4, 8}); got != " ▂▅█" {
+		t.Fatalf("Sparkline = %q", got)
+	}
+	if got := Sparkline([]int{0, 0}); got != "  " {
+		t.Fatalf("all zero = %q", got)
+	}
+	if Bar(5, 10, 20) != strings.Repeat("█", 10) || Bar(1, 1000, 20) != "█" || Bar(0, 10, 20) != "" || Bar(50, 10, 20) != strings.Repeat("█", 20) {
+		t.Fatal("Bar scales wrong")
 	}
 }
