@@ -74,7 +74,7 @@ Ids are "m-" and 8 hex characters; any 4+ characters of one will do.`,
 	cmd.AddCommand(newMemListCmd(o), newMemShowCmd(o), newMemStatusCmd(o, "approve", memories.Approved),
 		newMemStatusCmd(o, "reject", memories.Rejected), newMemStatusCmd(o, "archive", memories.Archived),
 		newMemEditCmd(o), newMemRmCmd(o), newMemMergeCmd(o), newMemAddCmd(o), newMemUndoCmd(o), newMemImportClaudeCmd(o),
-		newMemSearchCmd(o))
+		newMemSearchCmd(o), newMemConsolidateCmd(o))
 	return cmd
 }
 

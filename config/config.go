@@ -78,6 +78,8 @@ type Memories struct {
 	MinRelevance float64 `toml:"min_relevance" comment:"ranking threshold for recall and injection"`
 	// SyncLines is the line budget of the CLAUDE.md block.
 	SyncLines int `toml:"sync_lines" comment:"line budget of the CLAUDE.md block"`
+	// RetentionDays is how long retired memories are kept (consolidation).
+	RetentionDays int `toml:"retention_days" comment:"days archived, superseded and rejected memories are kept before consolidation prunes them"`
 }
 
 // Hooks tunes what the Claude Code hooks inject.
@@ -122,7 +124,7 @@ func Default() Config {
 		},
 		Index:    Index{ToolOutputHead: 1200, ToolOutputTail: 400, Exclude: []string{}},
 		Search:   Search{Fusion: "weighted"},
-		Memories: Memories{RememberStatus: "pending", Extractor: "builtin", MinRelevance: 0.2, SyncLines: 150},
+		Memories: Memories{RememberStatus: "pending", Extractor: "builtin", MinRelevance: 0.2, SyncLines: 150, RetentionDays: 180},
 		Hooks: Hooks{
 			SessionStartTokens: 1500,
 			PromptTokens:       500,
@@ -224,6 +226,7 @@ func (c *Config) validate() error {
 		{"memories.sync_lines", c.Memories.SyncLines},
 		{"ollama.batch_size", c.Ollama.BatchSize},
 		{"backup.keep", c.Backup.Keep},
+		{"memories.retention_days", c.Memories.RetentionDays},
 	} {
 		if n.v < 0 {
 			return fmt.Errorf("%s = %d: must not be negative", n.name, n.v)

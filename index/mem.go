@@ -309,39 +309,51 @@ func (m MemStore) IDsWithPrefix(ctx context.Context, prefix string) ([]string, e
 // MemDelete removes a memory and its outgoing links, keeping trash (the
 // memory as JSON) so MemUndelete can restore it.
 func (m MemStore) Delete(ctx context.Context, id string, trash []byte) error {
-	s := m.s
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
-		if err != nil {
+	return m.s.writeTx(ctx, func(tx *sql.Tx) error { return deleteMem(ctx, tx, id, trash) })
+}
+
+// Purge deletes a memory without keeping it for undo (a proposal withdrawn).
+func (m MemStore) Purge(ctx context.Context, id string) error {
+	return m.s.writeTx(ctx, func(tx *sql.Tx) error { return deleteMem(ctx, tx, id, nil) })
+}
+
+// deleteMem deletes memory id, keeping trash (when not nil) for undo.
+func deleteMem(ctx context.Context, tx *sql.Tx, id string, trash []byte) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return sql.ErrNoRows
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_links WHERE src = ?`, id); err != nil {
+		return err
+	}
+	if trash != nil {
+		now := time.Now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_trash(id, deleted, data) VALUES (?,?,?)`, id, now.UnixMilli(), string(trash)); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return sql.ErrNoRows
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_links WHERE src = ?`, id); err != nil {
+		// Keep every deletion of the last 30 days (a consolidation's
+		// undo restores all it pruned), and the last 200 beyond.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE seq <= (SELECT max(seq) - 200 FROM memory_trash) AND deleted < ?`,
+			now.Add(-30*24*time.Hour).UnixMilli()); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_trash(id, deleted, data) VALUES (?,?,?)`, id, time.Now().UnixMilli(), string(trash)); err != nil {
+	}
+	if err := queueDoc(ctx, tx, docMemoryPrefix+id); err != nil {
+		return err
+	}
+	res, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		if err := forgetVecCounts(ctx, tx); err != nil {
 			return err
 		}
-		// Keep the last 200 deletions for undo.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE seq <= (SELECT max(seq) - 200 FROM memory_trash)`); err != nil {
-			return err
-		}
-		if err := queueDoc(ctx, tx, docMemoryPrefix+id); err != nil {
-			return err
-		}
-		res, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			if err := forgetVecCounts(ctx, tx); err != nil {
-				return err
-			}
-		}
-		return bumpMemGen(ctx, tx)
-	})
+	}
+	return bumpMemGen(ctx, tx)
 }
 
 // ErrNothingToUndo is returned by MemUndelete when the trash is empty.
@@ -351,12 +363,35 @@ var ErrNothingToUndo = errors.New("nothing to undo: no deleted memory is kept")
 // JSON to restore, which returns the row to save; both happen in one
 // transaction.
 func (m MemStore) Undelete(ctx context.Context, restore func(data []byte) (*MemRow, error)) (*MemRow, error) {
+	return m.undelete(ctx, `SELECT seq, data FROM memory_trash ORDER BY seq DESC LIMIT 1`, nil, restore)
+}
+
+// UndeleteID restores the most recently deleted copy of memory id.
+func (m MemStore) UndeleteID(ctx context.Context, id string, restore func(data []byte) (*MemRow, error)) (*MemRow, error) {
+	return m.undelete(ctx, `SELECT seq, data FROM memory_trash WHERE id = ? ORDER BY seq DESC LIMIT 1`, []any{id}, restore)
+}
+
+// PurgeTrash drops deleted memories kept for undo that were deleted
+// before a time, for good. It returns how many.
+func (m MemStore) PurgeTrash(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := m.s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE deleted < ?`, before.UnixMilli())
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return err
+	})
+	return int(n), err
+}
+
+func (m MemStore) undelete(ctx context.Context, q string, args []any, restore func(data []byte) (*MemRow, error)) (*MemRow, error) {
 	s := m.s
 	var out *MemRow
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		var seq int64
 		var data string
-		err := tx.QueryRowContext(ctx, `SELECT seq, data FROM memory_trash ORDER BY seq DESC LIMIT 1`).Scan(&seq, &data)
+		err := tx.QueryRowContext(ctx, q, args...).Scan(&seq, &data)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNothingToUndo
 		}

@@ -1,0 +1,446 @@
+package memories
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/embed"
+)
+
+// OriginConsolidate marks the merge proposals consolidation makes.
+const OriginConsolidate = "consolidate"
+
+// Consolidation thresholds: looser than the add-time dedup (Jaccard 0.6,
+// cosine 0.85), which already folded near-copies, so that paraphrases it
+// missed meet; a vector match still needs some shared words.
+const (
+	consJaccard      = 0.5 // rarity-weighted Jaccard
+	consCosine       = 0.8
+	consCosineWords  = 0.25
+	consMaxCluster   = 8
+	DefaultRetention = 180 * 24 * time.Hour
+)
+
+// ConsolidateOptions tune Consolidate.
+type ConsolidateOptions struct {
+	// DryRun reports what would be done and changes nothing.
+	DryRun bool
+	// Archive archives the stale approved memories found (the person asked
+	// for it, having seen them); without it they are only reported.
+	Archive bool
+	// Retention is how long archived, superseded and rejected memories are
+	// kept before they are pruned (0: DefaultRetention).
+	Retention time.Duration
+}
+
+// MergeProposal is a cluster of overlapping memories of one project, and
+// the pending memory proposed to replace them.
+type MergeProposal struct {
+	Proposal string   `json:"proposal,omitempty"` // the pending memory's id (empty in a dry run)
+	Project  string   `json:"project"`
+	Type     Type     `json:"type"`
+	Content  string   `json:"content"`
+	Members  []string `json:"members"`
+	Score    float64  `json:"score"` // the weakest member's similarity to the best one
+}
+
+// StaleMemory is an approved memory proposed for archiving.
+type StaleMemory struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	Reason  string `json:"reason"`
+}
+
+// PrunedMemory is a memory deleted for having been retired long enough.
+type PrunedMemory struct {
+	ID      string    `json:"id"`
+	Status  Status    `json:"status"`
+	Updated time.Time `json:"updated"`
+}
+
+// ConsolidateReport says what Consolidate did (or would do).
+type ConsolidateReport struct {
+	DryRun   bool            `json:"dry_run"`
+	Scanned  int             `json:"scanned"`
+	Merges   []MergeProposal `json:"merges"`
+	Stale    []StaleMemory   `json:"stale"`
+	Archived []string        `json:"archived"`
+	Pruned   []PrunedMemory  `json:"pruned"`
+	// TrashPurged counts deleted memories kept for undo longer than the
+	// retention, dropped for good.
+	TrashPurged int           `json:"trash_purged"`
+	Took        time.Duration `json:"took_ns"`
+	At          time.Time     `json:"at"`
+}
+
+// consolidateKey is where the last run is kept, for undo.
+const consolidateKey = "memories.consolidate.last"
+
+// Consolidate keeps the memory store healthy:
+//   - clusters of overlapping memories of one project and type (paraphrases
+//     the add-time dedup missed) become one pending memory that supersedes
+//     them and keeps every source: approving it retires them, rejecting it
+//     leaves them be;
+//   - approved memories whose confidence decayed to nothing, or that were
+//     injected PruneAfter times and never used, are reported, and archived
+//     only with Archive;
+//   - archived, superseded and rejected memories older than the retention
+//     are deleted (kept for undo, then purged once a retention later).
+//
+// Nothing approved changes without review, and `ConsolidateUndo` reverts
+// the last run.
+func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (ConsolidateReport, error) {
+	start := time.Now()
+	now := s.now().UTC()
+	if o.Retention <= 0 {
+		o.Retention = time.Duration(s.cfg.Memories.RetentionDays) * 24 * time.Hour
+	}
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	rep := ConsolidateReport{DryRun: o.DryRun, At: now, Merges: []MergeProposal{}, Stale: []StaleMemory{}, Archived: []string{}, Pruned: []PrunedMemory{}}
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{})
+	if err != nil {
+		return rep, err
+	}
+	rep.Scanned = len(rows)
+	rep.Merges = append(rep.Merges, s.mergeClusters(ctx, rows)...)
+	for _, r := range rows {
+		if r.Status != string(Approved) {
+			continue
+		}
+		switch {
+		case confidence(Type(r.Type), r.Updated, now) == 0:
+			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("a %s memory last updated %s ago: its confidence has faded to nothing", r.Type, now.Sub(r.Updated).Round(24*time.Hour))})
+		case r.Used == 0 && r.Injected >= PruneAfter:
+			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("injected %d times, never used", r.Injected)})
+		}
+	}
+	cutoff := now.Add(-o.Retention)
+	for _, r := range rows {
+		switch Status(r.Status) {
+		case Archived, Superseded, Rejected:
+			if r.Updated.Before(cutoff) && !supersededByPending(rows, r.ID) {
+				rep.Pruned = append(rep.Pruned, PrunedMemory{ID: r.ID, Status: Status(r.Status), Updated: r.Updated})
+			}
+		}
+	}
+	if o.DryRun {
+		rep.Took = time.Since(start)
+		return rep, nil
+	}
+	if err := s.applyConsolidation(ctx, &rep, o, now); err != nil {
+		return rep, err
+	}
+	rep.Took = time.Since(start)
+	return rep, nil
+}
+
+// applyConsolidation writes the report's proposals, archives and prunes,
+// and keeps the run for undo.
+func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o ConsolidateOptions, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byID := map[string]*index.MemRow{}
+	var ids []string
+	for _, m := range rep.Merges {
+		ids = append(ids, m.Members...)
+	}
+	if len(ids) > 0 {
+		rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+	}
+	var written []*index.MemRow
+	for i := range rep.Merges {
+		m := &rep.Merges[i]
+		row := &index.MemRow{ID: newID("m-"), Project: m.Project, Type: string(m.Type), Content: m.Content, Status: string(Pending),
+			Origin: OriginConsolidate, Created: now, Updated: now, Tags: []string{}, SourceUUIDs: []string{}}
+		for _, id := range m.Members {
+			r := byID[id]
+			if r == nil {
+				continue
+			}
+			row.Importance = max(row.Importance, r.Importance)
+			row.Tags = cleanTags(append(row.Tags, r.Tags...))
+			row.SourceUUIDs = uniq(append(row.SourceUUIDs, r.SourceUUIDs...))
+			if row.SourceSession == "" {
+				row.SourceSession = r.SourceSession
+			}
+			row.Links = append(row.Links, index.MemLink{Kind: string(Supersedes), Target: id})
+		}
+		m.Proposal = row.ID
+		written = append(written, row)
+	}
+	if o.Archive {
+		rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: staleIDs(rep.Stale)})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.Status == string(Approved) {
+				r.Status = string(Archived)
+				r.Updated = now
+				written = append(written, r)
+				rep.Archived = append(rep.Archived, r.ID)
+			}
+		}
+	}
+	if len(written) > 0 {
+		if err := s.st.Mem().Save(ctx, written...); err != nil {
+			return err
+		}
+		s.wrote(ctx, 1, written, nil, nil)
+	}
+	for _, p := range rep.Pruned {
+		r, err := s.row(ctx, p.ID)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if err := s.st.Mem().Delete(ctx, r.ID, b); err != nil {
+			return err
+		}
+		s.wrote(ctx, 1, nil, nil, []string{r.ID})
+	}
+	retention := o.Retention
+	n, err := s.st.Mem().PurgeTrash(ctx, time.Now().Add(-retention))
+	if err != nil {
+		return err
+	}
+	rep.TrashPurged = n
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	return s.st.SetSetting(ctx, consolidateKey, b)
+}
+
+func staleIDs(st []StaleMemory) []string {
+	out := make([]string, len(st))
+	for i, m := range st {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// supersededByPending reports whether a pending memory proposes to
+// supersede id (its undo needs it).
+func supersededByPending(rows []*index.MemRow, id string) bool {
+	for _, r := range rows {
+		if r.Status == string(Pending) {
+			for _, l := range r.Links {
+				if l.Kind == string(Supersedes) && l.Target == id {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// mergeClusters finds clusters of overlapping live memories of one project
+// and type. Each cluster is a seed (the best memory left: approved first,
+// then most important, most used, newest) and the memories similar enough
+// to it; no chaining, so a cluster never drifts from its seed. Memories
+// already proposed for a merge (by a pending or rejected proposal) are
+// left out: a rejected proposal is not made again.
+func (s *Service) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeProposal {
+	proposed := map[string]bool{}
+	var live []*index.MemRow
+	for _, r := range rows {
+		if r.Origin == OriginConsolidate && (r.Status == string(Pending) || r.Status == string(Rejected)) {
+			for _, l := range r.Links {
+				if l.Kind == string(Supersedes) {
+					proposed[l.Target] = true
+				}
+			}
+			continue
+		}
+		if r.Status == string(Approved) || r.Status == string(Pending) {
+			live = append(live, r)
+		}
+	}
+	sort.SliceStable(live, func(i, j int) bool { return better(live[i], live[j]) })
+	mc := &memCache{byID: make(map[string]*cached, len(live)), post: map[uint32][]int32{}}
+	for _, r := range live {
+		mc.add(newCached(r))
+	}
+	if m := s.embedder(ctx); m != nil {
+		if err := s.attachVectors(ctx, mc, m); err != nil {
+			mc.model = nil
+		}
+	}
+	// Words weigh by rarity (idf): two memories of one project share its
+	// common vocabulary ("service", "test", "fails"); paraphrases of one
+	// fact share its rare words (names, flags, paths).
+	idf := make(map[uint32]float64, len(mc.post))
+	for t, ps := range mc.post {
+		idf[t] = math.Log(1 + float64(len(mc.items))/float64(len(ps)))
+	}
+	mass := make([]float64, len(mc.items))
+	for i, c := range mc.items {
+		for _, t := range c.toks {
+			mass[i] += idf[t]
+		}
+	}
+	shared := make([]float64, len(mc.items))
+	taken := make([]bool, len(mc.items))
+	var out []MergeProposal
+	for i, seed := range mc.items {
+		if taken[i] || proposed[seed.row.ID] || len(seed.toks) == 0 {
+			continue
+		}
+		var touched []int32
+		for _, t := range seed.toks {
+			w := idf[t]
+			for _, j := range mc.post[t] {
+				if shared[j] == 0 {
+					touched = append(touched, j)
+				}
+				shared[j] += w
+			}
+		}
+		type cand struct {
+			i     int32
+			score float64
+		}
+		var cands []cand
+		for _, j := range touched {
+			sw := shared[j]
+			shared[j] = 0
+			c := mc.items[j]
+			if int(j) == i || taken[j] || proposed[c.row.ID] || c.row.Project != seed.row.Project || c.row.Type != seed.row.Type || c.neg != seed.neg {
+				continue
+			}
+			jac := sw / (mass[i] + mass[j] - sw)
+			score := jac
+			if jac < consJaccard {
+				if jac < consCosineWords || mc.model == nil {
+					continue
+				}
+				a, b := mc.vecOf(seed), mc.vecOf(c)
+				if a == nil || b == nil {
+					continue
+				}
+				cos := float64(embed.Dot(a, b))
+				if cos < consCosine {
+					continue
+				}
+				score = cos
+			}
+			cands = append(cands, cand{j, score})
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		sort.Slice(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+		if len(cands) > consMaxCluster-1 {
+			cands = cands[:consMaxCluster-1]
+		}
+		p := MergeProposal{Project: seed.row.Project, Type: Type(seed.row.Type), Content: seed.row.Content, Members: []string{seed.row.ID}, Score: 1}
+		taken[i] = true
+		for _, c := range cands {
+			taken[c.i] = true
+			p.Members = append(p.Members, mc.items[c.i].row.ID)
+			p.Score = min(p.Score, c.score)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// better orders memories for keeping: approved first, then more
+// important, more used, newer.
+func better(a, b *index.MemRow) bool {
+	if (a.Status == string(Approved)) != (b.Status == string(Approved)) {
+		return a.Status == string(Approved)
+	}
+	if a.Importance != b.Importance {
+		return a.Importance > b.Importance
+	}
+	if a.Used != b.Used {
+		return a.Used > b.Used
+	}
+	return a.Updated.After(b.Updated)
+}
+
+// ErrNoConsolidation is returned by ConsolidateUndo when there is no run
+// to undo.
+var ErrNoConsolidation = errors.New("no consolidation to undo")
+
+// ConsolidateUndo reverts the last consolidation run: its merge proposals
+// still pending are deleted, what it archived is approved again and what
+// it pruned is restored from the trash.
+func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error) {
+	b, ok, err := s.st.Setting(ctx, consolidateKey)
+	if err != nil {
+		return ConsolidateReport{}, err
+	}
+	if !ok || len(b) == 0 {
+		return ConsolidateReport{}, ErrNoConsolidation
+	}
+	var rep ConsolidateReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return rep, fmt.Errorf("the last consolidation's record is unreadable (%w)", err)
+	}
+	for _, m := range rep.Merges {
+		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == string(Pending) {
+			if err := s.st.Mem().Purge(ctx, r.ID); err != nil {
+				return rep, err
+			}
+		}
+	}
+	for _, id := range rep.Archived {
+		if r, err := s.row(ctx, id); err == nil && r.Status == string(Archived) {
+			if _, err := s.SetStatus(ctx, id, Approved); err != nil {
+				return rep, err
+			}
+		}
+	}
+	for _, p := range rep.Pruned {
+		_, err := s.st.Mem().UndeleteID(ctx, p.ID, func(data []byte) (*index.MemRow, error) {
+			var r index.MemRow
+			return &r, json.Unmarshal(data, &r)
+		})
+		if err != nil && !errors.Is(err, index.ErrNothingToUndo) {
+			return rep, err
+		}
+	}
+	s.cache = nil
+	if err := s.st.SetSetting(ctx, consolidateKey, nil); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// AutoConsolidate is the daily run of the hooks' background work: it
+// consolidates (proposing and pruning, never archiving) when the last run
+// is a day old. ran is false when it was not due.
+func (s *Service) AutoConsolidate(ctx context.Context) (rep ConsolidateReport, ran bool, err error) {
+	b, ok, err := s.st.Setting(ctx, consolidateKey)
+	if err != nil {
+		return rep, false, err
+	}
+	if ok && len(b) > 0 {
+		var last ConsolidateReport
+		if json.Unmarshal(b, &last) == nil && s.now().Sub(last.At) < 24*time.Hour {
+			return rep, false, nil
+		}
+	}
+	rep, err = s.Consolidate(ctx, ConsolidateOptions{})
+	return rep, err == nil, err
+}
