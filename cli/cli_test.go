@@ -79,7 +79,7 @@ func TestSharedCorpusTwelveSessions(t *testing.T) {
 
 func TestSessionsTableAndProjects(t *testing.T) {
 	out, _, err := run(t, "sessions", "--claude-dir", sample())
-	if err != nil || !strings.Contains(out, "TITLE") || !strings.Contains(out, "[partial]") || strings.Count(out, "\n") != 9 {
+	if err != nil || !strings.Contains(out, "TITLE") || !strings.Contains(out, "[main file missing]") || strings.Count(out, "\n") != 9 {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, _, err = run(t, "projects", "--claude-dir", sample(), "--json")

@@ -91,6 +91,7 @@ func newDraftListCmd(o *Options) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "pending", "pending, approved, rejected or all")
+	flagChoices(cmd, "status", false, "pending", "approved", "rejected", "all")
 	addJSONFlag(cmd, o)
 	return cmd
 }

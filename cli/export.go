@@ -70,6 +70,7 @@ func newExportCmd(o *Options) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "jsonl", "jsonl (exact, importable) or markdown (for reading)")
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	flagChoices(cmd, "format", false, "jsonl", "markdown")
 	return cmd
 }
 

@@ -38,7 +38,7 @@ built-in extractor is used and a notice says so.`,
 				}
 				t, err := parseSince(since, time.Now())
 				if err != nil {
-					return usageError{err}
+					return usageError{fmt.Errorf("--since: %w", err)}
 				}
 				opts.Since = t
 			}
@@ -76,6 +76,7 @@ built-in extractor is used and a notice says so.`,
 	f := cmd.Flags()
 	f.StringVar(&session, "session", "", "only this session (an id or 8+ characters of one)")
 	f.StringVar(&since, "since", "", "only sessions active since: 7d, 24h, 2w or a date")
+	flagCheck(cmd, "since", checkSince)
 	f.BoolVar(&dry, "dry-run", false, "show what would be proposed; store nothing and move no cursor")
 	f.BoolVar(&noNative, "no-claude-memory", false, "do not import Claude Code's memory files")
 	f.BoolVar(&noSummaries, "no-summaries", false, "do not store heuristic session summaries")

@@ -175,15 +175,13 @@ current project's .claude/ folder and .mcp.json.`,
 	}
 	cmd.Flags().StringVar(&scope, "scope", install.ScopeUser, "user (every project) or project (this project's .claude/ and .mcp.json)")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the changes without writing anything")
+	flagChoices(cmd, "scope", false, install.ScopeUser, install.ScopeProject)
 	return cmd
 }
 
-// runInstall checks --scope, runs install.Install or install.Uninstall
-// with the options it names and prints the changes.
+// runInstall runs install.Install or install.Uninstall with the options
+// --scope (checked by flagChoices) names and prints the changes.
 func runInstall(o *Options, scope string, dry bool, run func(install.Options) ([]install.Change, error)) (install.Options, error) {
-	if scope != install.ScopeUser && scope != install.ScopeProject {
-		return install.Options{}, usageError{fmt.Errorf("--scope takes user or project, not %q", scope)}
-	}
 	io, err := installOptions(o, scope, dry)
 	if err != nil {
 		return io, err
@@ -214,5 +212,6 @@ cairn's data dir (the store, memories) is not touched.`,
 	}
 	cmd.Flags().StringVar(&scope, "scope", install.ScopeUser, "user or project")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the changes without writing anything")
+	flagChoices(cmd, "scope", false, install.ScopeUser, install.ScopeProject)
 	return cmd
 }

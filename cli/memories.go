@@ -135,8 +135,37 @@ func newMemListCmd(o *Options) *cobra.Command {
 	f.StringVar(&project, "project", "", "only this project's memories (and global ones); a path, part of one, or .")
 	f.IntVar(&limit, "limit", 0, "at most this many")
 	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
+	flagCheck(cmd, "type", checkTypes)
+	flagCheck(cmd, "status", checkStatuses)
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// checkTypes is the flag check of a comma-separated list of memory types
+// (memories.ParseType's rule).
+func checkTypes(list string) error {
+	_, err := parseTypes(list)
+	return err
+}
+
+// checkType is the flag check of one memory type.
+func checkType(s string) error {
+	_, err := memories.ParseType(s)
+	return err
+}
+
+// checkStatuses is the flag check of a comma-separated list of memory
+// statuses or "all" (memories.ParseStatus's rule).
+func checkStatuses(list string) error {
+	for _, s := range splitList(list) {
+		if s == "all" {
+			continue
+		}
+		if _, err := memories.ParseStatus(s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // withTags keeps the memories that carry every tag.
@@ -198,6 +227,7 @@ full-text index: fast, and it works while another cairn holds the index.
 	f.StringVar(&typ, "type", "", "only these types (comma-separated)")
 	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
 	f.IntVar(&limit, "limit", 10, "at most this many")
+	flagCheck(cmd, "type", checkTypes)
 	addJSONFlag(cmd, o)
 	return cmd
 }
@@ -350,6 +380,7 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 	f.BoolVar(&all, "all", false, "every pending memory (narrowed by --type and --project)")
 	f.StringVar(&typ, "type", "", "with --all: only these types (comma-separated)")
 	f.StringVar(&project, "project", "", "with --all: only this project's memories")
+	flagCheck(cmd, "type", checkTypes)
 	if verb == "approve" {
 		cmd.Long = "Approve memories: they are recalled, injected and synced. A memory that supersedes others marks them superseded."
 	}
@@ -426,6 +457,8 @@ and an empty file leaves the memory unchanged.`,
 	f.IntVar(&importance, "importance", 3, "new importance, 1 (minor) to 5 (critical)")
 	f.StringVar(&tags, "tags", "", "new tags, comma-separated (empty: none)")
 	f.StringVar(&project, "project", "", "new project path (empty: global)")
+	flagCheck(cmd, "type", checkType)
+	flagRange(cmd, "importance", 1, 5, "1 minor to 5 critical")
 	addJSONFlag(cmd, o)
 	return cmd
 }
@@ -591,6 +624,9 @@ memory instead. Secrets are redacted.`,
 	f.BoolVar(&global, "global", false, "a memory for every project")
 	f.StringVar(&status, "status", "", "pending (default) or approved")
 	f.StringVar(&session, "session", "", "the session it comes from")
+	flagCheck(cmd, "type", checkType)
+	flagRange(cmd, "importance", 1, 5, "1 minor to 5 critical")
+	flagChoices(cmd, "status", false, string(memories.Pending), string(memories.Approved))
 	addJSONFlag(cmd, o)
 	return cmd
 }

@@ -141,14 +141,27 @@ func fmtTime(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-// truncate cuts s to n runes with an ellipsis.
+// truncate cuts s to n terminal cells with an ellipsis: wide (CJK) runes
+// count two, so a cut title never pushes the columns after it.
 func truncate(s string, n int) string {
-	r := []rune(s)
-	if n <= 0 || len(r) <= n {
+	if n <= 0 || ansi.StringWidth(s) <= n {
 		return s
 	}
-	if n == 1 {
-		return "…"
+	return ansi.Truncate(s, n, "…")
+}
+
+// truncatePath cuts a path to n terminal cells keeping its end, where the
+// parts that tell folders apart are (the worktree under a repository, the
+// project under a workspace): leading folders give way to "…/" first.
+func truncatePath(p string, n int) string {
+	if n <= 0 || ansi.StringWidth(p) <= n {
+		return p
 	}
-	return string(r[:n-1]) + "…"
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		if t := "…/" + strings.Join(parts[i:], "/"); ansi.StringWidth(t) <= n {
+			return t
+		}
+	}
+	return ansi.TruncateLeft(p, ansi.StringWidth(p)-n+1, "…")
 }

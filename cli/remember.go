@@ -100,6 +100,8 @@ the existing memory instead of adding another; secrets are redacted.`,
 	f.IntVar(&importance, "importance", 3, "1 (minor) to 5 (critical)")
 	f.StringVar(&project, "project", "", "the project (default: $CLAUDE_PROJECT_DIR or the current directory)")
 	f.BoolVar(&global, "global", false, "a memory for every project")
+	flagCheck(cmd, "type", checkType)
+	flagRange(cmd, "importance", 1, 5, "1 minor to 5 critical")
 	addJSONFlag(cmd, o)
 	return cmd
 }

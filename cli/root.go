@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/cairn-dev/cairn/app"
 
@@ -59,6 +60,7 @@ them, and lets you browse them.`,
 		root.AddCommand(f(o))
 	}
 	addTUI(root, o) // cairn with no command opens the TUI (cli/tui.go)
+	strictCommands(root)
 	return root
 }
 
@@ -70,19 +72,39 @@ var registered []func(o *Options) *cobra.Command
 // register adds a command constructor to the tree every NewRoot builds.
 func register(f func(o *Options) *cobra.Command) { registered = append(registered, f) }
 
+// Exit codes, the same for every command (README: "Bad input").
+const (
+	ExitOK      = 0 // it did what was asked
+	ExitFailure = 1 // it could not: a file, the store, the network, ...
+	ExitUsage   = 2 // it was asked wrongly: an unknown command or flag, a bad value
+)
+
 // Execute runs cairn with the process's arguments and returns the exit code.
 func Execute() int {
-	o := &Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}
+	return Run(&Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}, os.Args[1:])
+}
+
+// Run runs cairn with args and returns the exit code; errors are printed
+// to o.Stderr.
+func Run(o *Options, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			// A bug, not the caller's fault: say so instead of a bare trace.
+			fmt.Fprintf(o.Stderr, "cairn: internal error (please report it): %v\n%s", r, debug.Stack())
+			code = ExitFailure
+		}
+	}()
 	root := NewRoot(o)
+	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(o.Stderr, "cairn:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
-			return 2
+			return ExitUsage
 		}
-		return 1
+		return ExitFailure
 	}
-	return 0
+	return ExitOK
 }
 
 // usageError marks errors caused by how the command was called.

@@ -87,6 +87,14 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.BoolVar(&sf.recency, "recency", false, "favour recent results (default: search.recency)")
 	f.StringVar(&q.Fusion, "fusion", "", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
 	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
+	flagRange(cmd, "limit", 1, index.MaxSearchLimit, fmt.Sprintf("a search ranks at most %d candidates", index.MaxSearchLimit))
+	flagChoices(cmd, "mode", false, index.ModeHybrid, index.ModeText, index.ModeVector)
+	flagChoices(cmd, "kind", true, "messages", "summaries", "memories", "all")
+	flagChoices(cmd, "role", true, "user", "assistant", "tool", "system")
+	flagChoices(cmd, "subagents", false, "both", "only", "none")
+	flagChoices(cmd, "fusion", false, "weighted", "rrf")
+	flagCheck(cmd, "since", checkSince)
+	flagCheck(cmd, "until", checkSince)
 	return cmd
 }
 
@@ -96,10 +104,10 @@ func (sf *searchFlags) apply(cmd *cobra.Command, q *index.SearchQuery) error {
 	var err error
 	now := time.Now()
 	if q.Since, err = parseSince(sf.since, now); err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("--since: %w", err)}
 	}
 	if q.Until, err = parseSince(sf.until, now); err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("--until: %w", err)}
 	}
 	if sf.kind != "" {
 		q.Kinds = strings.Split(sf.kind, ",")
@@ -168,6 +176,12 @@ func refreshBeforeSearch(ctx context.Context, o *Options, a *app.App) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkSince is the flag check of a time flag (parseSince's forms).
+func checkSince(s string) error {
+	_, err := parseSince(s, time.Now())
+	return err
+}
 
 // parseSince reads 7d, 24h, 90m, 2w or a date.
 func parseSince(s string, now time.Time) (time.Time, error) {

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/termtext"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,7 @@ type SessionJSON struct {
 	Start           *time.Time     `json:"start"`
 	End             *time.Time     `json:"end"`
 	DurationSeconds int64          `json:"duration_seconds"`
+	Model           string         `json:"model"`
 	Models          []string       `json:"models"`
 	Branches        []string       `json:"branches"`
 	Prompts         int            `json:"prompts"`
@@ -36,6 +39,7 @@ type SessionJSON struct {
 	Compactions     int            `json:"compactions"`
 	Subagents       []SubagentJSON `json:"subagents"`
 	Partial         bool           `json:"partial"`
+	SourceNote      string         `json:"source_note,omitempty"`
 	SourceExists    bool           `json:"source_exists"`
 }
 
@@ -72,16 +76,25 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// sortedCopy is list sorted, never nil: a stable order whatever order the
+// files were read in.
+func sortedCopy(list []string) []string {
+	out := append([]string{}, list...)
+	sort.Strings(out)
+	return out
+}
+
 func sessionJSON(s *transcripts.Session) SessionJSON {
 	j := SessionJSON{
 		ID: s.ID, Project: s.ProjectPath, ProjectDir: s.Project, Title: s.Title, TitleSource: s.TitleSource,
 		Start: timePtr(s.Start), End: timePtr(s.End), DurationSeconds: int64(s.Duration().Seconds()),
-		Models: nonNil(s.Models), Branches: nonNil(s.Branches), Prompts: s.Prompts, AssistantTurns: s.AssistantTurns,
+		Model: s.MainModel, Models: sortedCopy(s.Models), Branches: nonNil(s.Branches), Prompts: s.Prompts, AssistantTurns: s.AssistantTurns,
 		ToolCalls: s.ToolCalls, Errors: s.Errors, Entries: s.Entries,
 		Tokens: TokensJSON{Input: s.Usage.InputTokens, Output: s.Usage.OutputTokens,
 			CacheCreation: s.Usage.CacheCreationInputTokens, CacheRead: s.Usage.CacheReadInputTokens, Total: s.Usage.Total()},
 		FilesRead: nonNil(s.FilesRead), FilesEdited: nonNil(s.FilesEdited), Commands: len(s.Commands),
-		Compactions: s.Compactions, Subagents: []SubagentJSON{}, Partial: s.Partial(), SourceExists: s.SourceExists,
+		Compactions: s.Compactions, Subagents: []SubagentJSON{}, Partial: s.Partial(), SourceNote: s.SourceNote(),
+		SourceExists: s.SourceExists,
 	}
 	for _, a := range s.Subagents {
 		j.Subagents = append(j.Subagents, SubagentJSON{AgentID: a.AgentID, Type: a.Type, Description: a.Description,
@@ -139,16 +152,16 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 	}
 	t.header("ID", "STARTED", "DURATION", "PROJECT", "TITLE", "MODEL", "PROMPTS", "TURNS", "TOOLS")
 	for _, s := range ss {
-		title := s.Title
-		if s.Partial() {
-			title = "[partial] " + title
+		title := termtext.Line(s.Title)
+		if l := s.SourceLabel(); l != "" {
+			title = "[" + l + "] " + title
 		}
 		model := "-"
-		if len(s.Models) > 0 {
-			model = strings.TrimPrefix(s.Models[len(s.Models)-1], "claude-")
+		if s.MainModel != "" {
+			model = strings.TrimPrefix(s.MainModel, "claude-")
 		}
-		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), human.Duration(s.Duration()), truncate(shortPath(s.ProjectPath), 30),
-			truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
+		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), human.Duration(s.Duration()),
+			truncatePath(termtext.Line(shortPath(s.ProjectPath)), 30), truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
 	}
 	return t.flush()
 }

@@ -55,7 +55,7 @@ func newShowCmd(o *Options) *cobra.Command {
 // cannot drive the terminal.
 func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions) error {
 	s := c.Session
-	r := &renderer{w: w, c: c, so: so, shown: map[string]bool{}}
+	r := &renderer{w: w, c: c, so: so, shown: map[string]bool{}, results: toolResults(c), printed: map[string]bool{}}
 	r.printf("Session %s\n", s.ID)
 	r.printf("Project %s\n", termtext.Line(s.ProjectPath))
 	if s.Title != "" {
@@ -70,8 +70,8 @@ func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions
 	}
 	r.printf("Counts  %d prompts, %d replies, %d tool calls, %d errors, %d tokens\n",
 		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())
-	if s.Partial() {
-		r.printf("Note    the main transcript file is missing; only subagent files remain\n")
+	if note := s.SourceNote(); note != "" {
+		r.printf("Note    %s\n", note)
 	}
 	r.entries(c.Entries, "")
 	// Subagents not linked to any call in the main thread (legacy files,
@@ -92,7 +92,37 @@ type renderer struct {
 	c     *transcripts.Conversation
 	so    ShowOptions
 	shown map[string]bool
-	err   error
+	// results are the tool results by tool-use id, so each prints under
+	// its own call (parallel calls are answered after the last of them);
+	// printed are the ones printed so far.
+	results map[string]*transcripts.Block
+	printed map[string]bool
+	err     error
+}
+
+// toolResults indexes the tool results of every thread of c by the id of
+// the call they answer.
+func toolResults(c *transcripts.Conversation) map[string]*transcripts.Block {
+	out := map[string]*transcripts.Block{}
+	add := func(es []transcripts.Entry) {
+		for i := range es {
+			if es[i].Type != "user" {
+				continue
+			}
+			for bi := range es[i].Blocks {
+				if b := &es[i].Blocks[bi]; b.Type == transcripts.BlockToolResult && b.ToolUseID != "" {
+					if _, dup := out[b.ToolUseID]; !dup {
+						out[b.ToolUseID] = b
+					}
+				}
+			}
+		}
+	}
+	add(c.Entries)
+	for _, es := range c.Agents {
+		add(es)
+	}
+	return out
 }
 
 func (r *renderer) printf(format string, a ...any) {
@@ -135,8 +165,7 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 	case e.IsCompactSummary:
 		r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
 	case e.Type == "user" && transcripts.IsRealPrompt(e):
-		r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
-		r.block(indent+"  ", transcripts.CleanPrompt(e.PromptText()))
+		r.prompt(e, indent)
 		return "user"
 	case e.Type == "user":
 		r.toolResults(e, indent)
@@ -144,6 +173,24 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 		return r.assistant(e, indent, lastRole)
 	}
 	return lastRole
+}
+
+// prompt prints what the person sent: the typed text, the images and
+// documents pasted with it, and the IDE context the extension added (the
+// file open or the lines selected), as a detail.
+func (r *renderer) prompt(e *transcripts.Entry, indent string) {
+	r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
+	if text := transcripts.CleanPrompt(e.PromptText()); text != "" {
+		r.block(indent+"  ", text)
+	}
+	for _, m := range e.Media() {
+		r.printf("%s  %s\n", indent, termtext.Line(m))
+	}
+	for _, ctx := range e.IDEContext() {
+		r.printf("%s  ⌁ IDE: %s\n", indent, termtext.Line(ctx))
+	}
+	// A prompt typed while rejecting a tool call comes with the result.
+	r.toolResults(e, indent)
 }
 
 // assistant prints an assistant entry's blocks, under a header unless the
@@ -180,9 +227,18 @@ func (r *renderer) headed(b *transcripts.Block) bool {
 // the first time it is met.
 func (r *renderer) toolUse(b *transcripts.Block, indent string) {
 	r.printf("%s  ● %s(%s)\n", indent, b.ToolName, termtext.Line(transcripts.ToolSummary(b)))
-	if !transcripts.IsAgentTool(b.ToolName) {
-		return
+	if transcripts.IsAgentTool(b.ToolName) {
+		r.subagent(b, indent)
 	}
+	if res := r.results[b.ToolID]; res != nil && b.ToolID != "" && !r.printed[b.ToolID] {
+		r.printed[b.ToolID] = true
+		r.toolResult(res, indent)
+	}
+}
+
+// subagent prints the thread of the agent a call started, the first time
+// the call is met.
+func (r *renderer) subagent(b *transcripts.Block, indent string) {
 	id := r.c.SpawnedBy[b.ToolID]
 	if id == "" || len(r.c.Agents[id]) == 0 || r.shown[id] {
 		return
@@ -193,35 +249,42 @@ func (r *renderer) toolUse(b *transcripts.Block, indent string) {
 	r.printf("%s  └ end of subagent %s\n", indent, id)
 }
 
+// toolResults prints the results of a user entry that were not printed
+// under their call already (a call not in the transcript).
 func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
 	for bi := range e.Blocks {
 		b := &e.Blocks[bi]
-		if b.Type != transcripts.BlockToolResult {
+		if b.Type != transcripts.BlockToolResult || r.printed[b.ToolUseID] {
 			continue
 		}
-		mark := "⎿"
-		if b.IsError {
-			mark = "✗"
+		r.toolResult(b, indent)
+	}
+}
+
+// toolResult prints one tool result, shortened unless --full.
+func (r *renderer) toolResult(b *transcripts.Block, indent string) {
+	mark := "⎿"
+	if b.IsError {
+		mark = "✗"
+	}
+	text := strings.TrimRight(b.Text, "\n")
+	if text == "" {
+		r.printf("%s    %s (no output)\n", indent, mark)
+		return
+	}
+	lines := strings.Split(text, "\n")
+	if !r.so.Full && len(lines) > r.so.ToolLines {
+		more := len(lines) - r.so.ToolLines
+		lines = append(lines[:r.so.ToolLines:r.so.ToolLines], fmt.Sprintf("… %d more lines", more))
+	}
+	for i, l := range lines {
+		if !r.so.Full {
+			l = truncate(l, 200)
 		}
-		text := strings.TrimRight(b.Text, "\n")
-		if text == "" {
-			r.printf("%s    %s (no output)\n", indent, mark)
-			continue
-		}
-		lines := strings.Split(text, "\n")
-		if !r.so.Full && len(lines) > r.so.ToolLines {
-			more := len(lines) - r.so.ToolLines
-			lines = append(lines[:r.so.ToolLines:r.so.ToolLines], fmt.Sprintf("… %d more lines", more))
-		}
-		for i, l := range lines {
-			if !r.so.Full {
-				l = truncate(l, 200)
-			}
-			if i == 0 {
-				r.printf("%s    %s %s\n", indent, mark, termtext.Safe(l))
-			} else {
-				r.printf("%s      %s\n", indent, termtext.Safe(l))
-			}
+		if i == 0 {
+			r.printf("%s    %s %s\n", indent, mark, termtext.Safe(l))
+		} else {
+			r.printf("%s      %s\n", indent, termtext.Safe(l))
 		}
 	}
 }

@@ -58,7 +58,8 @@ type SessionFilter struct {
 const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_source, s.first_prompt, s.start_ns, s.end_ns,
 	s.prompts, s.turns, s.tool_calls, s.errors, s.entries, s.compactions,
 	s.input_tokens, s.output_tokens, s.cache_creation_tokens, s.cache_read_tokens,
-	s.has_main_file, s.archived, cairn_unz(s.detail)`
+	s.has_main_file, s.archived, cairn_unz(s.detail),
+	s.has_main_file = 0 AND EXISTS (SELECT 1 FROM files mf WHERE mf.session_id = s.sid AND mf.kind = 0)`
 
 // Sessions lists sessions newest first (by start), as transcripts.Scan does.
 // Sessions without a user or assistant entry are not listed.
@@ -98,7 +99,7 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 		if err := rows.Scan(&id, &ss.ID, &ss.Project, &ss.ProjectPath, &ss.Title, &ss.TitleSource, &ss.FirstPrompt, &start, &end,
 			&ss.Prompts, &ss.AssistantTurns, &ss.ToolCalls, &ss.Errors, &ss.Entries, &ss.Compactions,
 			&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens,
-			&ss.HasMainFile, &archived, &detail); err != nil {
+			&ss.HasMainFile, &archived, &detail, &ss.MainFileEmpty); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -111,6 +112,10 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 		}
 		ss.Branches, ss.Models, ss.Versions, ss.FilesRead, ss.FilesEdited, ss.Commands, ss.Subagents =
 			d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands, d.Subagents
+		ss.MainModel, ss.HostSession = d.MainModel, d.HostSession
+		if ss.MainModel == "" && len(ss.Models) > 0 {
+			ss.MainModel = ss.Models[0] // stored before the main model was kept
+		}
 		out = append(out, &ss)
 		byID[id] = &ss
 		ids = append(ids, id)
@@ -277,6 +282,7 @@ func (b *conversation) add(e transcripts.Entry, r *entryRow, file int64) {
 // finish orders the entries and links the session's known subagents.
 func (b *conversation) finish() *transcripts.Conversation {
 	c := b.c
+	c.DropReplays()
 	// Lines of one session from several files interleave by time, as in
 	// transcripts.LoadConversation.
 	if len(b.files) > 1 {

@@ -292,6 +292,13 @@ CREATE TABLE IF NOT EXISTS tombstones (
 	PRIMARY KEY (kind, key)
 ) WITHOUT ROWID;
 `,
+	// 9: a summary line resolves within its own project (the folder whose
+	// file holds it), never into another project's session with the same
+	// leaf uuid. Lines stored before have no row here and resolve as before.
+	`CREATE TABLE IF NOT EXISTS summary_projects (
+	summary INTEGER PRIMARY KEY REFERENCES summaries(id),
+	project INTEGER NOT NULL REFERENCES projects(id)
+);`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -173,6 +173,10 @@ func (sr *Searcher) Close() error {
 // candidates is how deep each ranking is read before fusion.
 const candidates = 100
 
+// MaxSearchLimit is the most results a search can return: each ranking is
+// read candidates deep.
+const MaxSearchLimit = candidates
+
 // Search runs a query.
 func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse, error) {
 	start := time.Now()

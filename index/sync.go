@@ -188,8 +188,10 @@ func (plan *syncPlan) consider(f transcripts.File, known map[string]knownFile, s
 	switch {
 	case !ok:
 		st.FilesNew++
-	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano():
-		return // unchanged
+	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano() && k.cursor.Offset >= k.size:
+		return // unchanged, and read to the end
+	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano() && time.Since(f.ModTime) < transcripts.QuietPeriod:
+		return // a last line without its newline, not quiet long enough yet to be read
 	default:
 		st.FilesChanged++
 		if !k.present {
@@ -304,7 +306,9 @@ func (sv *survey) wait() (*transcripts.Tree, map[string]knownFile, error) {
 // (an earlier sync was interrupted before resolving it).
 func (s *Store) summariesResolvable(ctx context.Context) bool {
 	var one int
-	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM summaries s JOIN entries e ON e.uuid = s.leaf_uuid WHERE s.session IS NULL LIMIT 1`).Scan(&one)
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM summaries s JOIN entries e ON e.uuid = s.leaf_uuid
+		JOIN sessions ss ON ss.id = e.session LEFT JOIN summary_projects sp ON sp.summary = s.id
+		WHERE s.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) LIMIT 1`).Scan(&one)
 	return err == nil
 }
 

@@ -21,7 +21,7 @@ type txWriter struct {
 	y   *syncer
 
 	insEntry, insFTS, insEmbed, insRedaction, upFile, selSession, insSession,
-	updSession, insSessionFile, insSummary, upProject *sql.Stmt
+	updSession, insSessionFile, insSummary, insSummaryProject, upProject *sql.Stmt
 
 	sessions map[string]*sessionRow
 	dirty    []*sessionRow // in first-touched order
@@ -59,6 +59,8 @@ type sessionDetail struct {
 	FilesEdited []string               `json:"files_edited,omitempty"`
 	Commands    []string               `json:"commands,omitempty"`
 	Subagents   []transcripts.Subagent `json:"subagents,omitempty"`
+	MainModel   string                 `json:"main_model,omitempty"`
+	HostSession string                 `json:"host_session,omitempty"`
 }
 
 // strip clears from s the lists detail holds, so the state blob does not
@@ -99,6 +101,8 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 			has_main_file=?, archived = CASE WHEN ? THEN 0 ELSE archived END, detail=?, state=?, state_version=? WHERE id=?`},
 		{&w.insSessionFile, `INSERT OR IGNORE INTO session_files(session, file) VALUES (?, ?)`},
 		{&w.insSummary, `INSERT OR IGNORE INTO summaries(leaf_uuid, text) VALUES (?, ?)`},
+		{&w.insSummaryProject, `INSERT OR IGNORE INTO summary_projects(summary, project)
+			SELECT id, ? FROM summaries WHERE leaf_uuid = ? AND text = ?`},
 		{&w.upProject, `INSERT INTO projects(name, decoded_path, first_seen, last_seen) VALUES (?,?,?,?)
 			ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen RETURNING id`},
 	} {
@@ -114,7 +118,7 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 
 func (w *txWriter) close() {
 	for _, st := range []*sql.Stmt{w.insEntry, w.insFTS, w.insEmbed, w.insRedaction, w.upFile, w.selSession,
-		w.insSession, w.updSession, w.insSessionFile, w.insSummary, w.upProject} {
+		w.insSession, w.updSession, w.insSessionFile, w.insSummary, w.insSummaryProject, w.upProject} {
 		if st != nil {
 			st.Close()
 		}
@@ -150,9 +154,18 @@ func (w *txWriter) file(pf *preparedFile) error {
 			return err
 		}
 	}
+	var pid int64
+	if len(pf.summaries) > 0 {
+		if pid, err = w.projectID(pf.file.Project); err != nil {
+			return err
+		}
+	}
 	for _, sm := range pf.summaries {
 		res, err := w.insSummary.ExecContext(w.ctx, sm.leaf, sm.text)
 		if err != nil {
+			return err
+		}
+		if _, err := w.insSummaryProject.ExecContext(w.ctx, pid, sm.leaf, sm.text); err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
@@ -315,7 +328,8 @@ func (w *txWriter) flushSessions() error {
 	for _, sr := range w.dirty {
 		fin := sr.st.Finish(w.y.decodedPath(sr.project))
 		d := sessionDetail{Branches: fin.Branches, Models: fin.Models, Versions: fin.Versions,
-			FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents}
+			FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents,
+			MainModel: fin.MainModel, HostSession: fin.HostSession}
 		detail, err := json.Marshal(d)
 		if err != nil {
 			return err
@@ -367,7 +381,8 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 		}
 	}
 	// Summaries resolve through their leaf uuid, possibly into another
-	// file's session (resume chains). Later lines win, as in the Builder.
+	// file's session (resume chains), but only within the summary's own
+	// project, as in the Builder. Later lines win.
 	type pending struct {
 		id           int64
 		text         string
@@ -376,7 +391,8 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 	rows, err := w.tx.QueryContext(w.ctx, `SELECT sm.id, sm.text, ss.sid, p.name
 		FROM summaries sm JOIN entries e ON e.uuid = sm.leaf_uuid
 		JOIN sessions ss ON ss.id = e.session JOIN projects p ON p.id = ss.project
-		WHERE sm.session IS NULL ORDER BY sm.id`)
+		LEFT JOIN summary_projects sp ON sp.summary = sm.id
+		WHERE sm.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) ORDER BY sm.id`)
 	if err != nil {
 		return err
 	}

@@ -129,6 +129,7 @@ type conversationCollector struct {
 // session.
 func (cc *conversationCollector) add(r *Result) error {
 	f := &r.Job.File
+	cc.b.NoteFile(f)
 	for i := range r.Entries {
 		e := &r.Entries[i]
 		if !cc.belongs(f, e) || !cc.b.Add(f, e) {
@@ -170,6 +171,7 @@ func (cc *conversationCollector) place(f *File, e *Entry) {
 // session summary and the agents it spawned.
 func (cc *conversationCollector) finish() (*Conversation, error) {
 	c := cc.c
+	c.DropReplays()
 	if len(cc.multi) > 1 {
 		sort.SliceStable(c.Entries, func(i, j int) bool {
 			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp

@@ -137,13 +137,61 @@ func (e *Entry) IsToolResultOnly() bool {
 	return true
 }
 
-// PromptText returns the text of a user prompt (all text blocks joined), or ""
-// when the entry is not a user prompt.
+// PromptText returns what the person wrote in a user prompt: its text
+// blocks judged one by one, leaving out the markers Claude Code or the IDE
+// extension added as blocks of their own (IsSynthetic: <ide_opened_file>,
+// <system-reminder>, interruption notes, ...). It is "" when the entry is
+// not a user prompt or holds only markers.
 func (e *Entry) PromptText() string {
 	if e.Type != "user" || e.IsToolResultOnly() {
 		return ""
 	}
-	return e.JoinedText()
+	var out []byte
+	for _, b := range e.Blocks {
+		if b.Type != BlockText {
+			continue
+		}
+		_, text := splitIDE(b.Text)
+		if IsSynthetic(text) {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, text...)
+	}
+	return string(out)
+}
+
+// IDEContext returns the context the IDE extension (VS Code, JetBrains)
+// wrote beside a prompt, one line per block: "The user opened the file …",
+// "The user selected the lines … from …". It is shown as a detail of the
+// prompt, never as the prompt.
+func (e *Entry) IDEContext() []string {
+	if e.Type != "user" {
+		return nil
+	}
+	var out []string
+	for _, b := range e.Blocks {
+		if b.Type != BlockText {
+			continue
+		}
+		ctx, _ := splitIDE(b.Text)
+		out = append(out, ctx...)
+	}
+	return out
+}
+
+// Media returns the placeholders of the images and documents of the entry
+// ("[image: image/png, 1.2 MB]").
+func (e *Entry) Media() []string {
+	var out []string
+	for _, b := range e.Blocks {
+		if b.Type == BlockImage || b.Type == BlockDocument {
+			out = append(out, b.Text)
+		}
+	}
+	return out
 }
 
 // JoinedText joins the text blocks of the entry.

@@ -16,8 +16,6 @@ var syntheticPrefixes = []string{
 	"[Request interrupted by user",
 	"<task-notification>",
 	"<system-reminder>",
-	"<ide_opened_file>",
-	"<ide_selection>",
 	"<bash-stdout>",
 	"<bash-stderr>",
 	"<user-memory-input>",
@@ -25,7 +23,11 @@ var syntheticPrefixes = []string{
 
 // IsSynthetic reports whether prompt text is a marker Claude Code wrote.
 func IsSynthetic(text string) bool {
-	t := strings.TrimSpace(text)
+	ctx, rest := splitIDE(text)
+	t := strings.TrimSpace(rest)
+	if len(ctx) > 0 && t == "" {
+		return true // IDE context and nothing typed
+	}
 	for _, p := range syntheticPrefixes {
 		if strings.HasPrefix(t, p) {
 			return true
@@ -41,14 +43,36 @@ func IsCommandWrapper(text string) bool {
 }
 
 // IsRealPrompt reports whether a user entry is something the person did:
-// a typed prompt or a slash command, not a tool result, injected meta text,
-// compaction summary or synthetic marker.
+// a typed prompt, a slash command or a pasted image, not a tool result,
+// injected meta text, compaction summary or synthetic marker. Content
+// blocks are judged one by one: the VS Code extension writes the file the
+// person had open as a first block and the typed prompt as the next one.
 func IsRealPrompt(e *Entry) bool {
 	if e.Type != "user" || e.IsMeta || e.IsCompactSummary || e.IsToolResultOnly() {
 		return false
 	}
-	t := e.PromptText()
-	return strings.TrimSpace(t) != "" && !IsSynthetic(t)
+	return strings.TrimSpace(e.PromptText()) != "" || len(e.Media()) > 0
+}
+
+// ideTagRe matches context the IDE extension wrote at the start of a
+// text: <ide_opened_file>, <ide_selection> and any later <ide_…> tag,
+// closed or running to the end; group 2 is its text.
+var ideTagRe = regexp.MustCompile(`(?s)^\s*<(ide_[a-z_]+)>(.*?)(?:</ide_[a-z_]+>|$)`)
+
+// splitIDE splits the IDE context off the start of a text block: each
+// context as one line, and the rest (what the person typed, if anything).
+func splitIDE(text string) (ctx []string, rest string) {
+	rest = text
+	for {
+		m := ideTagRe.FindStringSubmatchIndex(rest)
+		if m == nil {
+			return ctx, rest
+		}
+		if line := OneLine(rest[m[4]:m[5]], 300); line != "" {
+			ctx = append(ctx, line)
+		}
+		rest = rest[m[1]:]
+	}
 }
 
 var (
@@ -56,9 +80,15 @@ var (
 	cmdArgsRe = regexp.MustCompile(`(?s)<command-args>\s*(.*?)\s*</command-args>`)
 )
 
+// bashInputRe is a `!` command typed in the prompt box.
+var bashInputRe = regexp.MustCompile(`(?s)^\s*<bash-input>(.*?)</bash-input>\s*$`)
+
 // CleanPrompt makes prompt text presentable: a command wrapper becomes
-// "/name args"; other text is trimmed.
+// "/name args", a `!` shell command "! cmd"; other text is trimmed.
 func CleanPrompt(text string) string {
+	if m := bashInputRe.FindStringSubmatch(text); m != nil {
+		return "! " + strings.TrimSpace(m[1])
+	}
 	if IsCommandWrapper(text) {
 		name := ""
 		if m := cmdNameRe.FindStringSubmatch(text); m != nil {

@@ -3,11 +3,13 @@ package transcripts
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+	"time"
 )
 
 // Cursor records how far a file has been read, so the next read resumes
@@ -51,11 +53,19 @@ const MaxLineBytes = 512 << 20
 // fingerprintBytes is how much of the first line identifies a file.
 const fingerprintBytes = 4096
 
+// QuietPeriod is how long a file must have gone unwritten before a last
+// line without its newline is read anyway, when it is complete JSON: Claude
+// Code sometimes ends a file without one, and that line (often the final
+// answer) must not wait forever. A line still being written is younger.
+var QuietPeriod = 3 * time.Second
+
 var errLineTooLong = errors.New("line longer than 512 MB skipped")
 
 // ReadFile reads the complete lines of path after cur and calls fn for every
 // parsed entry. It returns the cursor to resume from. A half-written last
-// line (no trailing newline yet) is left for the next read. When the file is
+// line (no trailing newline yet) is left for the next read, unless the file
+// has been quiet for QuietPeriod and the line is complete JSON: it is read
+// then, and the newline arriving later is not read as a line of its own. When the file is
 // shorter than cur.Offset or its first line changed, it is read from the start
 // and stats.Restart is set: the caller must treat earlier entries of this file
 // as replaced. fn may return an error to stop; it is returned as is.
@@ -87,12 +97,27 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 		cur.Size = st.Size()
 		return cur, stats, nil
 	}
+	ro := readOpts{quiet: time.Since(st.ModTime()) >= QuietPeriod}
+	if cur.Offset > 0 {
+		// The last read ended inside a line (a complete last line read
+		// without its newline): what follows is still that line.
+		var b [1]byte
+		if _, err := f.ReadAt(b[:], cur.Offset-1); err == nil && b[0] != '\n' {
+			ro.midLine = true
+		}
+	}
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return cur, stats, err
 	}
-	next, err := Read(f, path, cur, &stats, fn)
+	next, err := read(f, path, cur, &stats, fn, ro)
 	next.Size = st.Size()
 	return next, stats, err
+}
+
+// readOpts are what ReadFile knows about a file beyond its bytes.
+type readOpts struct {
+	quiet   bool // unwritten for QuietPeriod: a complete unterminated last line is read
+	midLine bool // the cursor is inside a line whose start was read already
 }
 
 // isReplaced reports whether the file f, of size bytes, is no longer the
@@ -134,6 +159,10 @@ func hashBytes(b []byte) uint64 {
 // returns the advanced cursor (Size is left to the caller). path is only used
 // in error reports.
 func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry) error) (Cursor, error) {
+	return read(r, path, cur, stats, fn, readOpts{})
+}
+
+func read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry) error, ro readOpts) (Cursor, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	var long []byte // accumulates lines longer than the bufio buffer
 	for {
@@ -153,7 +182,14 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 			continue
 		}
 		if err == io.EOF {
-			// No newline: a half-written line waits for the next read.
+			// No newline: a half-written line waits for the next read,
+			// unless the file is quiet and the line complete.
+			if ro.quiet && len(long)+len(chunk) > 0 {
+				line := append(long, chunk...)
+				if json.Valid(bytes.TrimSpace(line)) && len(bytes.TrimSpace(line)) > 0 {
+					return cur, readLine(line, path, &cur, stats, fn)
+				}
+			}
 			return cur, nil
 		}
 		if err != nil {
@@ -163,6 +199,19 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 		if len(long) > 0 {
 			long = append(long, chunk...)
 			line = long
+		}
+		if ro.midLine {
+			// The rest of a line read before its newline came: the
+			// newline alone (or what was glued to the line) is not a new
+			// line.
+			ro.midLine = false
+			if len(bytes.TrimSpace(line)) == 0 {
+				cur.Offset += int64(len(line))
+				stats.Bytes += int64(len(line))
+				long = long[:0]
+				continue
+			}
+			cur.Line--
 		}
 		if err := readLine(line, path, &cur, stats, fn); err != nil {
 			return cur, err
@@ -194,7 +243,7 @@ func readLine(line []byte, path string, cur *Cursor, stats *ReadStats, fn func(*
 	stats.Lines++
 	stats.Bytes += n
 	if cur.Offset == 0 && cur.Fingerprint == 0 {
-		fp := line[:len(line)-1]
+		fp := bytes.TrimSuffix(line, []byte{'\n'})
 		if len(fp) > fingerprintBytes {
 			fp = fp[:fingerprintBytes]
 		}

@@ -228,6 +228,7 @@ func (sc *treeScan) add(r *Result) error {
 	if r.Warning != nil {
 		res.Problems = append(res.Problems, r.Warning)
 	}
+	sc.b.NoteFile(&r.Job.File)
 	for i := range r.Entries {
 		sc.b.Add(&r.Job.File, &r.Entries[i])
 	}

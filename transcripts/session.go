@@ -17,7 +17,8 @@ type Session struct {
 	FirstPrompt string
 	Start, End  time.Time
 	Branches    []string
-	Models      []string
+	Models      []string // every model, first seen first (subagents' included)
+	MainModel   string   // the model of most main-thread responses
 	Versions    []string
 
 	Prompts        int // typed prompts and slash commands of the main thread
@@ -33,9 +34,16 @@ type Session struct {
 	Compactions int
 	Subagents   []Subagent
 
-	SourceFiles  []string // transcript files holding its entries
-	HasMainFile  bool     // false: known only through subagent files (partial)
-	SourceExists bool     // the files are still on disk
+	SourceFiles []string // transcript files holding its entries
+	HasMainFile bool     // its own <id>.jsonl gave it entries
+	// HostSession is the session whose main file holds this session's
+	// main thread, when it is not its own file (Claude Code bugs wrote
+	// lines of one session into another's file).
+	HostSession string
+	// MainFileEmpty: its own <id>.jsonl exists but holds no conversation
+	// (2.0.x "Warmup" sessions, whose entries are all in agent files).
+	MainFileEmpty bool
+	SourceExists  bool // the files are still on disk
 }
 
 // Duration is the time between the first and last entry.
@@ -46,8 +54,37 @@ func (s *Session) Duration() time.Duration {
 	return s.End.Sub(s.Start)
 }
 
-// Partial reports that the session's main transcript is missing.
-func (s *Session) Partial() bool { return !s.HasMainFile }
+// Partial reports that the session's main thread is nowhere: only its
+// subagents' files hold entries.
+func (s *Session) Partial() bool { return !s.HasMainFile && s.HostSession == "" }
+
+// SourceNote says in a few words where the session's entries are, when
+// that is not its own main file; "" when it is.
+func (s *Session) SourceNote() string {
+	switch {
+	case s.HasMainFile:
+		return ""
+	case s.HostSession != "":
+		return "recorded in the file of session " + s.HostSession
+	case s.MainFileEmpty:
+		return "main transcript empty; only subagent files hold entries"
+	}
+	return "main transcript missing; only subagent files remain"
+}
+
+// SourceLabel is SourceNote as a short tag for listings ("" when the
+// session has its own main file).
+func (s *Session) SourceLabel() string {
+	switch {
+	case s.HasMainFile:
+		return ""
+	case s.HostSession != "":
+		return "in " + s.HostSession[:min(8, len(s.HostSession))] + "'s file"
+	case s.MainFileEmpty:
+		return "main file empty"
+	}
+	return "main file missing"
+}
 
 // Subagent is one agent a session spawned.
 type Subagent struct {
@@ -68,6 +105,7 @@ type Builder struct {
 	seen                 map[string]string // entry uuid -> session id
 	sessions             map[string]*SessionState
 	summaries            []summaryRef
+	mainFiles            map[string]bool // session ids whose <id>.jsonl is on disk
 }
 
 type summaryRef struct{ text, leaf string }
@@ -75,7 +113,16 @@ type summaryRef struct{ text, leaf string }
 // NewBuilder starts a project. decodedPath is the fallback project path.
 func NewBuilder(project, decodedPath string) *Builder {
 	return &Builder{project: project, decodedPath: decodedPath,
-		seen: map[string]string{}, sessions: map[string]*SessionState{}}
+		seen: map[string]string{}, sessions: map[string]*SessionState{}, mainFiles: map[string]bool{}}
+}
+
+// NoteFile tells the builder a file of the project exists, even when it
+// holds nothing: a session whose main file is empty is told apart from one
+// whose main file is gone.
+func (b *Builder) NoteFile(f *File) {
+	if f.Kind == MainFile && f.SessionID != "" {
+		b.mainFiles[f.SessionID] = true
+	}
 }
 
 // EntrySessionID is the session an entry belongs to: its own sessionId
@@ -184,7 +231,9 @@ func (b *Builder) Sessions() []*Session {
 		if st.Session.Entries == 0 {
 			continue
 		}
-		out = append(out, st.Finish(b.decodedPath))
+		s := st.Finish(b.decodedPath)
+		s.MainFileEmpty = !s.HasMainFile && b.mainFiles[s.ID]
+		out = append(out, s)
 	}
 	SortNewestFirst(out)
 	return out

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	json "github.com/go-json-experiment/json"
 )
@@ -32,6 +33,19 @@ type SessionState struct {
 
 	Responses KeySet // message.id:requestId whose usage was summed
 	Turns     KeySet // assistant responses counted as turns
+	// Replays are the user and assistant lines counted, by ReplayKey: a
+	// resume can write the history again with new uuids, and each message
+	// and tool call counts once.
+	Replays KeySet
+
+	// MainModels counts the main thread's assistant responses per model;
+	// the most used is the session's model.
+	MainModels map[string]int
+	// MainCWD is the working directory of the earliest main-thread entry
+	// that has one (MainCWDAt): the session's project. Subagents may run
+	// in worktrees of their own and never decide it.
+	MainCWD   string
+	MainCWDAt time.Time
 
 	Agents map[string]*Subagent // agent id -> subagent seen through its entries
 	Spawns map[string]*Subagent // Task/Agent tool_use id -> the agent it asked for
@@ -70,6 +84,12 @@ func (st *SessionState) init() {
 	if st.Turns == nil {
 		st.Turns = KeySet{}
 	}
+	if st.Replays == nil {
+		st.Replays = KeySet{}
+	}
+	if st.MainModels == nil {
+		st.MainModels = map[string]int{}
+	}
 	if st.Agents == nil {
 		st.Agents = map[string]*Subagent{}
 	}
@@ -100,8 +120,16 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	if st.titleOrBookkeeping(e) {
 		return
 	}
-	st.noteContext(e)
 	sidechain := e.IsSidechain || f.Kind != MainFile
+	if e.IsUserOrAssistant() {
+		if k := ReplayKey(f, e); k != "" && !st.Replays.Add(k) {
+			return // history a resume wrote again
+		}
+		if !sidechain && f.SessionID != "" && f.SessionID != st.Session.ID && st.Session.HostSession == "" {
+			st.Session.HostSession = f.SessionID
+		}
+	}
+	st.noteContext(e, sidechain)
 	var agent *Subagent
 	if sidechain {
 		agent = st.agent(f, e)
@@ -155,8 +183,9 @@ func setIfNonEmpty(dst *string, v string) {
 }
 
 // noteContext widens the session's time span and records where it ran: the
-// working directory, git branch and Claude Code version.
-func (st *SessionState) noteContext(e *Entry) {
+// working directory (the main thread's, see MainCWD), git branch and
+// Claude Code version.
+func (st *SessionState) noteContext(e *Entry, sidechain bool) {
 	s := &st.Session
 	if !e.Timestamp.IsZero() {
 		if s.Start.IsZero() || e.Timestamp.Before(s.Start) {
@@ -167,7 +196,10 @@ func (st *SessionState) noteContext(e *Entry) {
 		}
 	}
 	if s.ProjectPath == "" && e.CWD != "" {
-		s.ProjectPath = e.CWD
+		s.ProjectPath = e.CWD // any thread's: the fallback
+	}
+	if !sidechain && e.CWD != "" && (st.MainCWD == "" || (!e.Timestamp.IsZero() && e.Timestamp.Before(st.MainCWDAt))) {
+		st.MainCWD, st.MainCWDAt = e.CWD, e.Timestamp
 	}
 	addOnce(st.idx.branches, &s.Branches, e.GitBranch)
 	addOnce(st.idx.versions, &s.Versions, e.Version)
@@ -262,6 +294,9 @@ func (st *SessionState) turn(e *Entry) {
 	}
 	if st.Turns.Add(key) {
 		st.Session.AssistantTurns++
+		if e.Model != "" && e.Model != "<synthetic>" {
+			st.MainModels[e.Model]++
+		}
 	}
 }
 
@@ -343,9 +378,13 @@ func (st *SessionState) tool(b *Block) {
 func (st *SessionState) Finish(decodedPath string) *Session {
 	out := st.Session // the lists are shared read-only; Subagents is rebuilt
 	s := &out
+	if st.MainCWD != "" {
+		s.ProjectPath = st.MainCWD
+	}
 	if s.ProjectPath == "" {
 		s.ProjectPath = decodedPath
 	}
+	s.MainModel = st.mainModel()
 	switch {
 	case st.CustomTitle != "":
 		s.Title, s.TitleSource = st.CustomTitle, "custom"
@@ -366,6 +405,21 @@ func (st *SessionState) Finish(decodedPath string) *Session {
 	s.Subagents = st.subagents()
 	s.SourceExists = len(s.SourceFiles) > 0
 	return s
+}
+
+// mainModel is the model of most of the main thread's responses (the
+// first seen of those tied), else the first model seen anywhere.
+func (st *SessionState) mainModel() string {
+	best, n := "", 0
+	for _, m := range st.Session.Models {
+		if c := st.MainModels[m]; c > n {
+			best, n = m, c
+		}
+	}
+	if best == "" && len(st.Session.Models) > 0 {
+		best = st.Session.Models[0]
+	}
+	return best
 }
 
 // subagents merges the agents seen through their entries with the calls
