@@ -13,6 +13,9 @@ package app
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -84,7 +87,7 @@ func Open(flags Paths, o Options) (*App, error) {
 func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
 	st, err := index.OpenWith(paths.DataDir, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout})
 	if err != nil {
-		return nil, err
+		return nil, writableError(paths.DataDir, err)
 	}
 	Configure(st, cfg)
 	return &App{Paths: paths, Config: cfg, Store: st, Memories: memories.New(st, cfg)}, nil
@@ -118,3 +121,12 @@ func EmbedderConfig(cfg config.Config) index.EmbedderConfig {
 
 // Close closes the store.
 func (a *App) Close() error { return a.Store.Close() }
+
+// writableError names the data dir when err says it cannot be written (a
+// read-only folder or file system) and says how to pick another one.
+func writableError(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("cannot write to %s: read-only; set --data or CAIRN_HOME to a folder you can write (%w)", dir, err)
+	}
+	return err
+}

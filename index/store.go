@@ -113,6 +113,17 @@ var ErrBusy = errors.New("store is busy (another cairn process is writing)")
 // ErrCorrupt wraps errors that mean the database file is damaged.
 var ErrCorrupt = errors.New("store is damaged")
 
+// RebuildAdvice says what rebuilding the store at path from the
+// transcripts keeps and what it loses, and how to keep a copy first: a
+// rebuild must never be advised as if it lost nothing.
+func RebuildAdvice(path string) string {
+	dir := filepath.Dir(path)
+	return fmt.Sprintf("Rebuilding it (mv %s %s.broken, then `cairn index`) re-reads the transcripts still on disk "+
+		"and keeps their sessions, but loses what only the store holds: memories and their reviews, drafts, summaries, "+
+		"and the sessions whose transcripts Claude Code has deleted. Keep a copy first: `cairn backup` while the store "+
+		"can still be read, else copy the folder %s (cp -a %s %s.copy)", path, path, dir, dir, dir)
+}
+
 // Open opens (creating if needed) the store in dataDir. The directory is
 // made private (0700) and the database files 0600: they hold transcript
 // text, which is redacted but still personal.
@@ -283,13 +294,13 @@ func (s *Store) wrap(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched: move it aside (mv %s %s.broken) and run `cairn index` to rebuild the store from the transcripts", ErrCorrupt, s.path, err, s.path, s.path)
+			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched. %s", ErrCorrupt, s.path, err, RebuildAdvice(s.path))
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("%w: %s: %w", ErrBusy, s.path, err)
 		}
 	}
 	if strings.Contains(err.Error(), "file is not a database") {
-		return fmt.Errorf("%w: %s is not a SQLite database. It was left untouched: move it aside and run `cairn index` to rebuild the store", ErrCorrupt, s.path)
+		return fmt.Errorf("%w: %s is not a SQLite database. It was left untouched. %s", ErrCorrupt, s.path, RebuildAdvice(s.path))
 	}
 	return err
 }

@@ -303,8 +303,8 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 	case err != nil:
 		return nil, fmt.Errorf("loading session %s: %w", sid, err)
 	case blob != nil && version != transcripts.StateVersion:
-		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d): rebuild the store (move %s aside and run `cairn index`)",
-			sid, version, transcripts.StateVersion, w.y.s.path)
+		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d). %s",
+			sid, version, transcripts.StateVersion, RebuildAdvice(w.y.s.path))
 	}
 	if blob == nil {
 		sr.st = transcripts.NewSessionState(sid, sr.project)
@@ -314,7 +314,7 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 			err = json.Unmarshal(detail, &d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%w); rebuild the store (move %s aside and run `cairn index`)", ErrCorrupt, sid, err, w.y.s.path)
+			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%w). %s", ErrCorrupt, sid, err, RebuildAdvice(w.y.s.path))
 		}
 		d.restore(&sr.st.Session)
 	}
