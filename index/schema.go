@@ -295,9 +295,11 @@ CREATE TABLE IF NOT EXISTS tombstones (
 	// 9: a summary line resolves within its own project (the folder whose
 	// file holds it), never into another project's session with the same
 	// leaf uuid. Lines stored before have no row here and resolve as before.
+	// No foreign keys: forgetting a summary leaves its row, which the next
+	// summary given that id replaces.
 	`CREATE TABLE IF NOT EXISTS summary_projects (
-	summary INTEGER PRIMARY KEY REFERENCES summaries(id),
-	project INTEGER NOT NULL REFERENCES projects(id)
+	summary INTEGER PRIMARY KEY,  -- summaries.id
+	project INTEGER NOT NULL      -- projects.id
 );`,
 }
 

@@ -101,7 +101,7 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 			has_main_file=?, archived = CASE WHEN ? THEN 0 ELSE archived END, detail=?, state=?, state_version=? WHERE id=?`},
 		{&w.insSessionFile, `INSERT OR IGNORE INTO session_files(session, file) VALUES (?, ?)`},
 		{&w.insSummary, `INSERT OR IGNORE INTO summaries(leaf_uuid, text) VALUES (?, ?)`},
-		{&w.insSummaryProject, `INSERT OR IGNORE INTO summary_projects(summary, project)
+		{&w.insSummaryProject, `INSERT OR REPLACE INTO summary_projects(summary, project)
 			SELECT id, ? FROM summaries WHERE leaf_uuid = ? AND text = ?`},
 		{&w.upProject, `INSERT INTO projects(name, decoded_path, first_seen, last_seen) VALUES (?,?,?,?)
 			ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen RETURNING id`},
