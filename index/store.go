@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/internal/diskspace"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -287,12 +288,19 @@ func (s *Store) wrap(err error) error {
 	}
 	// Already said what to do (and, wrapping the SQLite error, it would be
 	// matched below and said twice).
-	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) {
+	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) || errors.Is(err, diskspace.ErrFull) {
 		return err
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_FULL:
+			// The transaction was rolled back: the store is as it was.
+			return diskspace.Error("store", s.Dir(), err)
+		case sqlite3.SQLITE_IOERR:
+			if free, ok := diskspace.Free(s.Dir()); ok && free < lowSpace {
+				return diskspace.Error("store", s.Dir(), err)
+			}
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched. %s", ErrCorrupt, s.path, err, RebuildAdvice(s.path))
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
@@ -304,6 +312,10 @@ func (s *Store) wrap(err error) error {
 	}
 	return err
 }
+
+// lowSpace is the free space under which an I/O error writing the store is
+// taken for a full disk (SQLite reports some of those as SQLITE_IOERR).
+const lowSpace = 64 << 20
 
 // writeTx runs fn in one immediate write transaction.
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {

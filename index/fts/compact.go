@@ -59,10 +59,16 @@ var smallMergePlan = func() mergeplan.MergePlanOptions {
 // Compact merges the whole index into as few segments as scorch allows,
 // for the fastest queries. It takes seconds on a large index: meant for the
 // end of a rebuild or an explicit maintenance command, not for hooks.
-func (ix *Index) Compact() error {
+func (ix *Index) Compact() (err error) {
 	if ix.idx == nil {
 		return errClosed
 	}
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if err := ix.broken(); err != nil {
+		return err
+	}
+	defer ix.guard("merging", &err)
 	return ix.merge(&mergeplan.SingleSegmentMergePlanOptions)
 }
 

@@ -6,6 +6,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if diskFullChild() {
+		return // ran under a file size limit (diskfull_linux_test.go)
+	}
 	if helperMain() {
 		return // ran as a lock-holding subprocess (lock_test.go)
 	}

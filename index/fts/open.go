@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/diskspace"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bolterrors "go.etcd.io/bbolt/errors"
@@ -35,6 +37,8 @@ type Index struct {
 	dir     string
 	writeMu sync.Mutex // serialises Index and Delete (and gen)
 	gen     uint64     // write generation, see generation.go
+	failMu  sync.Mutex
+	failed  error // set by a write that failed underneath bleve (guard.go)
 }
 
 // Files inside an index directory (bleve's layout).
@@ -60,6 +64,9 @@ func Open(dir string, lockWait time.Duration) (*Index, error) {
 		return nil, err
 	case state == stateMissing:
 		if err := create(dir); err != nil {
+			if diskspace.IsFull(err) {
+				return nil, diskspace.Error("full-text index (creating)", dir, err)
+			}
 			return nil, err
 		}
 	case state == stateForeign:
@@ -155,7 +162,12 @@ func create(dir string) error {
 }
 
 // createEmpty creates an empty index of the current schema in dir.
-func createEmpty(dir string) error {
+func createEmpty(dir string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = diskspace.Error("full-text index (creating)", dir, r)
+		}
+	}()
 	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return err
@@ -201,8 +213,19 @@ func (ix *Index) Close() error {
 	if ix == nil || ix.idx == nil {
 		return nil
 	}
-	err := ix.idx.Close()
+	idx := ix.idx
 	ix.idx = nil
+	if failed := ix.broken(); failed != nil {
+		// bleve may panic again closing the segment that failed; the
+		// error was reported once already.
+		defer func() { _ = recover() }()
+		_ = idx.Close()
+		return nil
+	}
+	err := idx.Close()
+	if err != nil && diskspace.IsFull(err) {
+		return ix.fail("closing", err)
+	}
 	return err
 }
 

@@ -28,10 +28,14 @@ const (
 // score and the total number of matching documents. Query text is never a
 // syntax error: see parseQuery. A query that analyses to nothing (empty,
 // only stop words or punctuation, only exclusions) matches nothing.
-func (ix *Index) Search(text string, f Filter, limit int) ([]Hit, uint64, error) {
+func (ix *Index) Search(text string, f Filter, limit int) (_ []Hit, _ uint64, err error) {
 	if ix.idx == nil {
 		return nil, 0, errClosed
 	}
+	if err := ix.broken(); err != nil {
+		return nil, 0, err
+	}
+	defer ix.guard("searching", &err)
 	if limit <= 0 {
 		limit = defaultLimit
 	}

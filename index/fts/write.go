@@ -23,12 +23,16 @@ var errClosed = errors.New("fts: index is closed")
 // Index adds or replaces docs (by ID; within one call the last one with an
 // ID wins). It is not atomic: on error some batches may be indexed, and
 // indexing the same docs again is harmless.
-func (ix *Index) Index(docs []Doc) error {
+func (ix *Index) Index(docs []Doc) (err error) {
 	if ix.idx == nil {
 		return errClosed
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
+	if err := ix.broken(); err != nil {
+		return err
+	}
+	defer ix.guard("indexing", &err)
 	for i, d := range docs {
 		if d.ID == "" {
 			return fmt.Errorf("fts: document %d of %d has an empty ID", i+1, len(docs))
@@ -88,7 +92,8 @@ func (ix *Index) afterWrite() error {
 	return ix.maybeCompact()
 }
 
-func (ix *Index) indexBatch(docs []Doc) error {
+func (ix *Index) indexBatch(docs []Doc) (err error) {
+	defer ix.guard("indexing", &err) // each batch runs on its own goroutine
 	b := ix.idx.NewBatch()
 	ix.stamp(b)
 	for _, d := range docs {
@@ -121,12 +126,16 @@ func lastByID(docs []Doc) []Doc {
 }
 
 // Delete removes documents by ID; unknown IDs are ignored.
-func (ix *Index) Delete(ids []string) error {
+func (ix *Index) Delete(ids []string) (err error) {
 	if ix.idx == nil {
 		return errClosed
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
+	if err := ix.broken(); err != nil {
+		return err
+	}
+	defer ix.guard("deleting", &err)
 	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
 	if len(ids) == 0 {
 		return nil

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package fts
+
+func diskFullChild() bool { return false }
