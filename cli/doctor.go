@@ -17,6 +17,7 @@ import (
 func init() { register(newDoctorCmd) }
 
 func newDoctorCmd(o *Options) *cobra.Command {
+	var full bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check cairn's installation: hooks, MCP server, store, index lag, embedder, Ollama, reviews, hook errors",
@@ -24,8 +25,11 @@ func newDoctorCmd(o *Options) *cobra.Command {
 wrong: the binary and its version, where the hooks, the MCP server and the
 slash commands are installed, the store's health and size, how far the
 derived indexes lag behind, the embedder in use and whether Ollama answers,
-what awaits review, and the last problems the hooks logged. It changes
-nothing. Exit status 1 when a check failed.`,
+what awaits review, and the last problems the hooks logged. It checks the
+store with SQLite's quick_check (--full: integrity_check, which also
+compares every index with its table) and that the full-text index is not
+empty over a full store. It changes nothing. Exit status 1 when a check
+failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			uo, err := installOptions(o, install.ScopeUser, true)
@@ -46,7 +50,7 @@ nothing. Exit status 1 when a check failed.`,
 				ctx = context.Background()
 			}
 			rep := install.Doctor(ctx, install.DoctorOptions{User: uo, Project: po, DataDir: dataDir, Version: VersionString(),
-				Config: cfg, ConfigErr: cerr,
+				Config: cfg, Full: full, ConfigErr: cerr,
 				Pending: func(ctx context.Context, st *index.Store) (int, int, error) {
 					c, err := memories.New(st, cfg).Counts(ctx)
 					return c.PendingMemories, c.PendingDrafts, err
@@ -65,6 +69,7 @@ nothing. Exit status 1 when a check failed.`,
 		},
 	}
 	addJSONFlag(cmd, o)
+	cmd.Flags().BoolVar(&full, "full", false, "run SQLite's full integrity_check (slower on a large store)")
 	return cmd
 }
 

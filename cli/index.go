@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
 )
@@ -32,6 +34,7 @@ deleted. Interrupted runs resume where they stopped.`,
 			defer a.Close()
 			res, err := updateStore(cmd.Context(), o, a, app.IndexOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed})
 			stats := res.UpdateStats
+			reportDamage(o, stats)
 			if err != nil {
 				return err
 			}
@@ -54,6 +57,21 @@ deleted. Interrupted runs resume where they stopped.`,
 	cmd.Flags().BoolVar(&retrain, "retrain", false, "retrain the built-in embedder on the current store")
 	cmd.Flags().BoolVar(&noEmbed, "no-embed", false, "leave the vectors for a later run (they stay queued)")
 	return cmd
+}
+
+// reportDamage says what a run found damaged in the store and repaired or
+// left out.
+func reportDamage(o *Options, stats index.UpdateStats) {
+	if ic := stats.Integrity; !ic.OK() {
+		if ic.IndexesOnly {
+			fmt.Fprintf(o.Stderr, "cairn: the store's indexes were damaged (%s); rebuilt them, nothing was lost\n", termtext.Line(ic.Problems[0]))
+		} else {
+			fmt.Fprintf(o.Stderr, "cairn: the store is damaged (%s): what can be read was indexed; run `cairn doctor --full` for what to do\n", termtext.Line(ic.Problems[0]))
+		}
+	}
+	if stats.Damaged > 0 {
+		fmt.Fprintf(o.Stderr, "cairn: %d document(s) could not be read from the damaged store and were left out of the full-text index; run `cairn doctor --full`\n", stats.Damaged)
+	}
 }
 
 // updateStore runs the indexing pipeline (app.App.Index) for a command,

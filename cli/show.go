@@ -36,6 +36,10 @@ func newShowCmd(o *Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if c.Unreadable > 0 {
+				fmt.Fprintf(o.Stderr, "cairn: %d entr%s of this session could not be read from the damaged store and %s left out; run `cairn doctor --full`\n",
+					c.Unreadable, plural(c.Unreadable, "y", "ies"), plural(c.Unreadable, "is", "are"))
+			}
 			if o.JSON {
 				return writeJSON(o.Stdout, sessionJSON(c.Session))
 			}
@@ -47,6 +51,13 @@ func newShowCmd(o *Options) *cobra.Command {
 	cmd.Flags().IntVar(&so.ToolLines, "tool-lines", 6, "lines of tool output to keep when shortening")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // RenderConversation prints a conversation as plain text: prompts, replies,

@@ -65,7 +65,7 @@ func init() {
 			return args[0], nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: a compressed value does not decompress (%w); restore a backup or index into a new data dir", ErrCorrupt, err)
+			return nil, fmt.Errorf("%w: a compressed value does not decompress (%w); run `cairn doctor --full` for what to do", ErrCorrupt, err)
 		}
 		return string(out), nil
 	})

@@ -62,12 +62,12 @@ func TestCompressFormats(t *testing.T) {
 			t.Fatalf("%s round trip: %v", c.magic, err)
 		}
 		// A value cut short, as a torn page might leave it.
-		if _, err := unz(packed[:len(packed)-len(packed)/3]); err == nil || !strings.Contains(err.Error(), "new data dir") {
+		if _, err := unz(packed[:len(packed)-len(packed)/3]); err == nil || !strings.Contains(err.Error(), "doctor --full") {
 			t.Fatalf("%s damaged value: %v", c.magic, err)
 		}
 	}
 	// A damaged S2 header claiming a huge value is refused, not allocated.
-	if _, err := unz([]byte(s2Magic + "\xff\xff\xff\xff\x0f")); err == nil || !strings.Contains(err.Error(), "new data dir") {
+	if _, err := unz([]byte(s2Magic + "\xff\xff\xff\xff\x0f")); err == nil || !strings.Contains(err.Error(), "doctor --full") {
 		t.Fatalf("S2 header claiming 4 GB: %v", err)
 	}
 	if got, err := unz("plain text"); err != nil || got != "plain text" {

@@ -114,25 +114,88 @@ func ftsDoc(r DocRow) ftsapi.Doc {
 		Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time}
 }
 
-// RebuildFTS throws the full-text index away and indexes every document of
-// the store again.
+// RebuildFTS builds a new full-text index of every document of the store
+// beside the old one and swaps it in only when it is complete: a rebuild
+// that fails (a damaged store, a full disk, an interrupt) leaves the old
+// index searchable. Documents whose rows cannot be read are left out and
+// counted (Store.Damaged); the rest are indexed.
 func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
 	s := d.s
-	if err := ftsapi.Remove(s.ftsDir()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("removing the full-text index: %w", err)
+	dir := s.ftsDir()
+	// Fail before the work, not after, when another process holds it.
+	if old, err := ftsapi.Open(dir, 2*time.Second); err == nil {
+		old.Close()
+	} else if errors.Is(err, ftsapi.ErrLocked) {
+		return 0, fmt.Errorf("%w: close the other cairn (the TUI, the MCP server, a running index) and run `cairn index --rebuild` again", err)
 	}
+	// Every document is queued: whatever this rebuild does not finish,
+	// the next drain does.
 	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
 		return 0, err
 	}
-	ix, err := s.Derived().OpenFTS(2 * time.Second)
+	built := filepath.Join(s.Dir(), fmt.Sprintf(".bleve.rebuilding-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	ix, err := ftsapi.Open(built, 0)
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.Derived().DrainFTS(ctx, ix, progress)
+	keys, n, err := s.fillFTS(ctx, ix, progress)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}
-	return n, err
+	if err == nil {
+		err = ftsapi.Replace(dir, built)
+	}
+	if err != nil {
+		_ = os.RemoveAll(built) // only ever our own new directory
+		return n, fmt.Errorf("rebuilding the full-text index (the old index was kept): %w", err)
+	}
+	for len(keys) > 0 {
+		k := min(len(keys), 5000)
+		if err := s.ack(context.WithoutCancel(ctx), "fts_queue", keys[:k]); err != nil {
+			return n, err
+		}
+		keys = keys[k:]
+	}
+	return n, nil
+}
+
+// fillFTS indexes every queued document into ix without taking any off
+// the queue, and returns their queue keys.
+func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (keys []string, n int, err error) {
+	after := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, n, err
+		}
+		rows, damaged, err := s.queuedAfter(ctx, "fts_queue", after, 2000, true)
+		if err != nil {
+			return nil, n, err
+		}
+		if len(rows)+len(damaged) == 0 {
+			return keys, n, nil
+		}
+		if err := s.dropDamaged(ctx, "fts_queue", damaged); err != nil {
+			return nil, n, err
+		}
+		docs := make([]ftsapi.Doc, 0, len(rows))
+		for _, r := range rows {
+			keys = append(keys, r.key())
+			after = max(after, r.key())
+			if !r.Gone {
+				docs = append(docs, ftsDoc(r))
+			}
+		}
+		for _, k := range damaged {
+			after = max(after, k)
+		}
+		if err := ix.Index(docs); err != nil {
+			return nil, n, err
+		}
+		n += len(rows)
+		if progress != nil {
+			progress(n)
+		}
+	}
 }
 
 // builtinModelKey is where the trained built-in embedder is kept.

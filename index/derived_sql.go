@@ -1,6 +1,7 @@
 package index
 
 import (
+	"maps"
 	"context"
 	"database/sql"
 	"strings"
@@ -72,6 +73,18 @@ func (s *Store) requeueAll(ctx context.Context, table string) error {
 	})
 }
 
+// FTSDocCount is how many documents the full-text index holds when it is
+// complete: what requeueAll would queue.
+func (d Derived) FTSDocCount(ctx context.Context) (int, error) {
+	var n int
+	err := d.s.r.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM entries_raw WHERE text IS NOT NULL AND (typeof(text) = 'blob' OR trim(text) != '')) +
+		(SELECT count(*) FROM sessions WHERE entries > 0) +
+		(SELECT count(*) FROM memories WHERE status != 'rejected') +
+		(SELECT count(*) FROM session_summaries)`).Scan(&n)
+	return n, d.s.wrap(err)
+}
+
 // hit is a search result's stored fields.
 type hit struct {
 	DocRow
@@ -79,8 +92,30 @@ type hit struct {
 	Archived bool
 }
 
-// docsByID loads documents for ranking and display; unknown ids are left out.
-func (s *Store) docsByID(ctx context.Context, ids []string) (map[string]*hit, error) {
+// docsByID loads documents for ranking and display; unknown ids are left
+// out, and so are (counted in damaged) those whose rows a damaged store
+// cannot give back.
+func (s *Store) docsByID(ctx context.Context, ids []string) (out map[string]*hit, damaged int, err error) {
+	out, err = s.docsByIDAll(ctx, ids)
+	if err == nil || !isDamage(err) || ctx.Err() != nil {
+		return out, 0, s.wrap(err)
+	}
+	out = map[string]*hit{}
+	for _, id := range ids {
+		one, err := s.docsByIDAll(ctx, []string{id})
+		if err != nil {
+			if !isDamage(err) {
+				return nil, 0, s.wrap(err)
+			}
+			damaged++
+			continue
+		}
+		maps.Copy(out, one)
+	}
+	return out, damaged, nil
+}
+
+func (s *Store) docsByIDAll(ctx context.Context, ids []string) (map[string]*hit, error) {
 	out := map[string]*hit{}
 	uuids, sids := idsByPrefix(ids, docEntryPrefix, docSessionPrefix)
 	err := s.eachRowIn(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived

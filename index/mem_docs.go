@@ -11,15 +11,12 @@ import (
 // embedding when written, searchable with Kinds memories and summaries.
 // Rejected memories leave the indexes.
 
-// queuedMemDocs returns up to limit queued memory and summary documents.
-func (s *Store) queuedMemDocs(ctx context.Context, table string, limit int) ([]DocRow, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	out, err := queryRows(ctx, s, `SELECT q.doc, m.id IS NULL OR m.status = 'rejected', coalesce(m.content, ''),
+// memoryQueuePart reads the queued memory documents.
+func memoryQueuePart(table string) queuePart {
+	return queuePart{lo: "mem:", hi: "mem;", sql: `SELECT q.doc, m.id IS NULL OR m.status = 'rejected', coalesce(m.content, ''),
 		coalesce(m.tags, '[]'), coalesce(m.type, ''), coalesce(m.project, ''), coalesce(m.source_session, ''), coalesce(m.updated, 0)
-		FROM `+table+` q LEFT JOIN memories m ON m.id = substr(q.doc, 5)
-		WHERE q.doc >= 'mem:' AND q.doc < 'mem;' LIMIT ?`, []any{limit}, func(rows *sql.Rows) (DocRow, error) {
+		FROM ` + table + ` q LEFT JOIN memories m ON m.id = substr(q.doc, 5)
+		WHERE q.doc >= ?3 AND q.doc < ?4 AND q.doc > ?1 ORDER BY q.doc LIMIT ?2`, scan: func(rows *sql.Rows) (DocRow, error) {
 		var d DocRow
 		var tags, typ string
 		var updated int64
@@ -31,15 +28,16 @@ func (s *Store) queuedMemDocs(ctx context.Context, table string, limit int) ([]D
 			d.Text += "\n" + tags
 		}
 		return d, nil
-	})
-	if err != nil || len(out) >= limit {
-		return out, err
-	}
-	sums, err := queryRows(ctx, s, `SELECT q.doc, ss.session IS NULL, coalesce(ss.markdown, ''), coalesce(ss.project, ''),
+	}}
+}
+
+// summaryQueuePart reads the queued session summaries.
+func summaryQueuePart(table string) queuePart {
+	return queuePart{lo: "sum:", hi: "sum;", sql: `SELECT q.doc, ss.session IS NULL, coalesce(ss.markdown, ''), coalesce(ss.project, ''),
 		coalesce(ss.session, ''), coalesce(ss.created, 0), coalesce(s.title, '')
-		FROM `+table+` q LEFT JOIN session_summaries ss ON ss.session = substr(q.doc, 5)
+		FROM ` + table + ` q LEFT JOIN session_summaries ss ON ss.session = substr(q.doc, 5)
 		LEFT JOIN sessions s ON s.sid = ss.session
-		WHERE q.doc >= 'sum:' AND q.doc < 'sum;' LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
+		WHERE q.doc >= ?3 AND q.doc < ?4 AND q.doc > ?1 ORDER BY q.doc LIMIT ?2`, scan: func(rows *sql.Rows) (DocRow, error) {
 		var d DocRow
 		var created int64
 		err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Project, &d.Session, &created, &d.Title)
@@ -47,11 +45,7 @@ func (s *Store) queuedMemDocs(ctx context.Context, table string, limit int) ([]D
 		// ("summaries"); the id prefix tells them apart.
 		d.Kind, d.Time = DocSession, timeOfMs(created)
 		return d, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return append(out, sums...), nil
+	}}
 }
 
 func memTitle(typ, tags string) string {

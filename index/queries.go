@@ -219,32 +219,65 @@ func (s *Store) Conversation(ctx context.Context, idPrefix string) (*transcripts
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.file, e.line, e.agent, e.parent, e.type, e.subtype, e.role, e.block,
-		e.ts, e.flags, e.text, e.data FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? ORDER BY e.id`, sess.ID)
-	if err != nil {
+	c, err := s.readConversation(ctx, sess, `s.sid = ?`, sess.ID)
+	if err == nil || !isDamage(err) || ctx.Err() != nil {
+		return c, s.wrap(err)
+	}
+	// A damaged row: read the entries one by one and leave out (and
+	// count) those that cannot be read, instead of failing the session.
+	ids, ierr := queryRows(ctx, s, `SELECT e.id FROM entries_raw e JOIN sessions s ON s.id = e.session WHERE s.sid = ? ORDER BY e.id`,
+		[]any{sess.ID}, func(rows *sql.Rows) (int64, error) {
+			var id int64
+			return id, rows.Scan(&id)
+		})
+	if ierr != nil {
 		return nil, s.wrap(err)
 	}
-	defer rows.Close()
 	b := newConversation(sess)
+	for _, id := range ids {
+		if err := s.conversationRows(ctx, sess, b, `e.id = ?`, id); err != nil {
+			if !isDamage(err) {
+				return nil, s.wrap(err)
+			}
+			b.c.Unreadable++
+		}
+	}
+	return b.finish(), nil
+}
+
+// readConversation reads the entries matching where into a conversation.
+func (s *Store) readConversation(ctx context.Context, sess *transcripts.Session, where string, arg any) (*transcripts.Conversation, error) {
+	b := newConversation(sess)
+	if err := s.conversationRows(ctx, sess, b, where, arg); err != nil {
+		return nil, err
+	}
+	return b.finish(), nil
+}
+
+// conversationRows adds the entries matching where to b.
+func (s *Store) conversationRows(ctx context.Context, sess *transcripts.Session, b *conversation, where string, arg any) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT e.uuid, e.file, e.line, e.agent, e.parent, e.type, e.subtype, e.role, e.block,
+		e.ts, e.flags, e.text, e.data FROM entries e JOIN sessions s ON s.id = e.session WHERE `+where+` ORDER BY e.id`, arg)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
 	for rows.Next() {
 		var r entryRow
 		var file int64
 		var data sql.RawBytes
 		if err := rows.Scan(&r.uuid, &file, &r.line, &r.agent, &r.parent, &r.typ, &r.subtype, &r.role, &r.block,
 			&r.ts, &r.flags, &r.text, &data); err != nil {
-			return nil, err
+			return err
 		}
 		r.data = data
 		e, err := decodeEntry(sess.ID, &r)
 		if err != nil {
-			return nil, fmt.Errorf("%w: entry %s of session %s: %w", ErrCorrupt, r.uuid, sess.ID, err)
+			return fmt.Errorf("%w: entry %s of session %s: %w", ErrCorrupt, r.uuid, sess.ID, err)
 		}
 		b.add(e, &r, file)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return b.finish(), nil
+	return rows.Err()
 }
 
 // conversation collects a session's stored entries into its conversation.

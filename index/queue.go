@@ -79,62 +79,147 @@ func (d Derived) AckEmbeds(ctx context.Context, ids []string) error {
 }
 
 func (s *Store) queued(ctx context.Context, table string, limit int, sessions bool) ([]DocRow, error) {
+	rows, damaged, err := s.queuedAfter(ctx, table, "", limit, sessions)
+	if err == nil {
+		err = s.dropDamaged(ctx, table, damaged)
+	}
+	return rows, err
+}
+
+// dropDamaged takes queue rows whose documents cannot be read off the
+// queue (they would be read, and fail, on every drain) and counts them
+// (Store.Damaged). The entries stay in the store: `cairn doctor --full`
+// reports the damage and `cairn index --rebuild` re-reads them from their
+// transcripts.
+func (s *Store) dropDamaged(ctx context.Context, table string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	s.damaged.Add(int64(len(keys)))
+	if s.readOnly {
+		return nil
+	}
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, k := range keys {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE doc = ?`, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Damaged is how many documents this process skipped because their rows in
+// the store could not be read.
+func (s *Store) Damaged() int { return int(s.damaged.Load()) }
+
+// queuePart is one key range of a queue (its documents come from one
+// table) and how to read its rows.
+type queuePart struct {
+	lo, hi string // keys in [lo, hi)
+	// sql reads the part's documents: ?1 is the key they follow, ?2 the
+	// limit.
+	sql  string
+	scan func(rows *sql.Rows) (DocRow, error)
+}
+
+// queueParts are a queue's key ranges in key order ("e:" < "m:" < "mem:"
+// < "s:" < "sum:"), so that reading them one after the other with a key
+// cursor walks the queue once.
+func queueParts(table string, sessions bool) []queuePart {
+	entry := func(join string) string {
+		return `SELECT CASE WHEN e.id IS NULL THEN q.doc ELSE 'm:' || e.uuid END, ` + docEntryCols + ` FROM ` + table + ` q
+		` + join + `
+		LEFT JOIN sessions s ON s.id = e.session
+		WHERE q.doc >= ?3 AND q.doc < ?4 AND q.doc > ?1 ORDER BY q.doc LIMIT ?2`
+	}
+	scanEntry := func(rows *sql.Rows) (DocRow, error) {
+		var d DocRow
+		var flags int
+		var ts int64
+		err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts)
+		d.Kind = DocMessage
+		d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
+		d.Time = docTime(ts)
+		return d, err
+	}
+	parts := []queuePart{
+		{lo: "e:", hi: "e;", sql: entry(`LEFT JOIN entries e ON e.id = CAST(substr(q.doc, 3) AS INTEGER)`), scan: scanEntry},
+		{lo: "m:", hi: "m;", sql: entry(`LEFT JOIN entries e ON e.uuid = substr(q.doc, 3)`), scan: scanEntry},
+		memoryQueuePart(table),
+	}
+	if sessions {
+		parts = append(parts, queuePart{lo: "s:", hi: "s;", sql: `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
+		coalesce(s.project_path, ''), coalesce(s.sid, ''), coalesce(s.start_ns, 0)
+		FROM ` + table + ` q LEFT JOIN sessions s ON s.sid = substr(q.doc, 3)
+		WHERE q.doc >= ?3 AND q.doc < ?4 AND q.doc > ?1 ORDER BY q.doc LIMIT ?2`, scan: func(rows *sql.Rows) (DocRow, error) {
+			var d DocRow
+			var start int64
+			err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &start)
+			d.Kind = DocSession
+			d.Time = fromUnixNano(start)
+			return d, err
+		}})
+	}
+	// Summaries: full-text and vectors both.
+	return append(parts, summaryQueuePart(table))
+}
+
+// queuedAfter returns up to limit queued documents whose keys follow after
+// ("" for the start), in key order. A row that cannot be read (a damaged
+// page, a value that does not decompress) does not stop the rest: it is
+// left out and its key returned in damaged, so that one bad row never
+// blocks an index.
+func (s *Store) queuedAfter(ctx context.Context, table, after string, limit int, sessions bool) (out []DocRow, damaged []string, err error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	// Queue keys sort "e:" (entries by row id) < "m:" (entries by uuid:
-	// removals, and rows from before schema 4) < "mem:" < "s:"; the range
-	// conditions let each query walk its part of the queue's primary key.
-	var out []DocRow
-	for _, part := range []struct{ join, where string }{
-		{`LEFT JOIN entries e ON e.id = CAST(substr(q.doc, 3) AS INTEGER)`, `q.doc >= 'e:' AND q.doc < 'e;'`},
-		{`LEFT JOIN entries e ON e.uuid = substr(q.doc, 3)`, `q.doc >= 'm:' AND q.doc < 'm;'`},
-	} {
+	for _, part := range queueParts(table, sessions) {
 		if len(out) >= limit {
 			break
 		}
-		docs, err := queryRows(ctx, s, `SELECT CASE WHEN e.id IS NULL THEN q.doc ELSE 'm:' || e.uuid END, `+docEntryCols+` FROM `+table+` q
-		`+part.join+`
-		LEFT JOIN sessions s ON s.id = e.session
-		WHERE `+part.where+` LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
-			var d DocRow
-			var flags int
-			var ts int64
-			err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts)
-			d.Kind = DocMessage
-			d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
-			d.Time = docTime(ts)
-			return d, err
-		})
+		if after >= part.hi {
+			continue
+		}
+		docs, bad, err := s.queuedPart(ctx, table, part, max(after, part.lo), limit-len(out))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, docs...)
+		damaged = append(damaged, bad...)
 	}
-	// Memories and session summaries: full-text and vectors both.
-	more, err := s.queuedMemDocs(ctx, table, limit-len(out))
-	if err != nil {
-		return nil, err
+	return out, damaged, nil
+}
+
+// queuedPart reads one part's rows after key; when that fails, it reads
+// them one by one and skips (returns in damaged) those that fail alone.
+func (s *Store) queuedPart(ctx context.Context, table string, part queuePart, after string, limit int) ([]DocRow, []string, error) {
+	// "after" is exclusive; a part's lower bound lo itself is a prefix no
+	// key equals.
+	read := func(after string, limit int) ([]DocRow, error) {
+		return queryRows(ctx, s, part.sql, []any{after, limit, part.lo, part.hi}, part.scan)
 	}
-	out = append(out, more...)
-	if !sessions || len(out) >= limit {
-		return out, nil
+	docs, err := read(after, limit)
+	if err == nil || ctx.Err() != nil || !isDamage(err) {
+		return docs, nil, s.wrap(err)
 	}
-	more, err = queryRows(ctx, s, `SELECT q.doc, s.id IS NULL, coalesce(s.first_prompt, ''), coalesce(s.title, ''),
-		coalesce(s.project_path, ''), coalesce(s.sid, ''), coalesce(s.start_ns, 0)
-		FROM `+table+` q LEFT JOIN sessions s ON s.sid = substr(q.doc, 3)
-		WHERE q.doc >= 's:' AND q.doc < 's;' LIMIT ?`, []any{limit - len(out)}, func(rows *sql.Rows) (DocRow, error) {
-		var d DocRow
-		var start int64
-		err := rows.Scan(&d.ID, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &start)
-		d.Kind = DocSession
-		d.Time = fromUnixNano(start)
-		return d, err
-	})
-	if err != nil {
-		return nil, err
+	keys, kerr := s.queryStrings(ctx, `SELECT doc FROM `+table+` WHERE doc >= ? AND doc < ? AND doc > ? ORDER BY doc LIMIT ?`, part.lo, part.hi, after, limit)
+	if kerr != nil {
+		return nil, nil, fmt.Errorf("reading the %s: %w", table, s.wrap(err))
 	}
-	return append(out, more...), nil
+	var damaged []string
+	docs = docs[:0]
+	prev := after
+	for _, k := range keys {
+		one, err := read(prev, 1)
+		prev = k
+		if err != nil || len(one) != 1 {
+			damaged = append(damaged, k)
+			continue
+		}
+		docs = append(docs, one[0])
+	}
+	return docs, damaged, nil
 }
 
 func (s *Store) ack(ctx context.Context, table string, ids []string) error {

@@ -215,9 +215,12 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	}
 	// Load what we rank: vector candidates are filtered here (the vector
 	// cache holds no metadata).
-	docs, err := sr.Store.docsByID(ctx, rankedIDs(textRank, vecRank))
+	docs, damaged, err := sr.Store.docsByID(ctx, rankedIDs(textRank, vecRank))
 	if err != nil {
 		return nil, err
+	}
+	if damaged > 0 {
+		resp.Notice = strings.TrimPrefix(resp.Notice+fmt.Sprintf("; %d result(s) left out: their rows in the store are damaged (run `cairn doctor --full`)", damaged), "; ")
 	}
 	textRank = q.exactTime(textRank, docs)
 	vecRank = q.acceptedVectors(vecRank, docs, deep)

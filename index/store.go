@@ -50,6 +50,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
@@ -101,6 +102,9 @@ type Store struct {
 	// model is the decoded built-in embedder (see LoadBuiltinEmbedder).
 	modelMu sync.Mutex
 	model   *embed.Model
+	// damaged counts documents skipped because their rows could not be
+	// read (integrity.go).
+	damaged atomic.Int64
 }
 
 // ErrNewerSchema is returned by Open for a store written by a newer cairn.
@@ -301,8 +305,12 @@ func (s *Store) wrap(err error) error {
 			if free, ok := diskspace.Free(s.Dir()); ok && free < lowSpace {
 				return diskspace.Error("store", s.Dir(), err)
 			}
-		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+		case sqlite3.SQLITE_NOTADB:
 			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched. %s", ErrCorrupt, s.path, err, RebuildAdvice(s.path))
+		case sqlite3.SQLITE_CORRUPT:
+			// Most of a damaged store is still readable (and memories live
+			// only there): doctor says what to save and how.
+			return fmt.Errorf("%w: %s cannot be read where it is damaged (%w). It was left untouched: run `cairn doctor --full` for what is damaged and what to do (`cairn index --rebuild` keeps search working meanwhile)", ErrCorrupt, s.path, err)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("%w: %s: %w", ErrBusy, s.path, err)
 		}

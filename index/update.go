@@ -47,6 +47,12 @@ type UpdateStats struct {
 	// so. It does not fail the update.
 	EmbedErr error
 	Duration time.Duration
+	// Integrity is what a rebuild's check of the store found (and, when
+	// only indexes were damaged, repaired).
+	Integrity Integrity
+	// Damaged is how many documents were left out of the full-text index
+	// because their rows in the store could not be read.
+	Damaged int
 }
 
 // Update brings everything up to date with the transcripts under claudeDir:
@@ -84,6 +90,7 @@ func (s *Store) Update(ctx context.Context, claudeDir string, o UpdateOptions) (
 	if err != nil {
 		return st, err
 	}
+	st.Damaged = s.Damaged()
 	st.Duration = time.Since(start)
 	return st, nil
 }
@@ -103,13 +110,27 @@ func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptio
 	var err error
 	switch {
 	case o.Rebuild:
+		// The store's own indexes first: when only they are damaged,
+		// REINDEX repairs them and the sync below can write again.
+		status("checking the store")
+		if st.Integrity, err = s.RepairIndexes(ctx); err != nil {
+			return err
+		}
 		if !o.NoSync {
-			if st.Sync, err = s.Sync(ctx, claudeDir, o.Sync); err != nil {
+			st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
+			if err != nil && (!isDamage(err) || ctx.Err() != nil) {
 				return err
 			}
 		}
+		// A damaged store still gets a full-text index of every row that
+		// can be read.
 		status("rebuilding the full-text index")
-		st.FTSDocs, err = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		var ferr error
+		st.FTSDocs, ferr = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		st.Damaged = s.Damaged()
+		if err = errors.Join(err, ferr); err != nil {
+			return err
+		}
 	case o.DeferFTS:
 		st.Sync, err = s.Sync(ctx, claudeDir, o.Sync)
 	default:

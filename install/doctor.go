@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/ollama"
 )
 
@@ -66,6 +67,9 @@ type DoctorOptions struct {
 	ConfigErr error
 	// Pending counts memories and drafts awaiting review (nil: skipped).
 	Pending func(ctx context.Context, st *index.Store) (memories, drafts int, err error)
+	// Full runs SQLite's integrity_check (every row against every index)
+	// instead of quick_check.
+	Full bool
 	// OllamaTimeout bounds the reachability probe (0: 500 ms).
 	OllamaTimeout time.Duration
 	Now           func() time.Time
@@ -318,11 +322,77 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
 	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
 		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
+	add(checkIntegrity(ctx, o, st))
+	add(checkFullText(ctx, st, &s))
 	add(checkLag(o, &s))
 	add(checkEmbedder(ctx, o, st, s.Embeddings))
 	if o.Pending != nil {
 		add(checkReviews(ctx, o, st))
 	}
+}
+
+// checkIntegrity runs SQLite's own check of the store and says what is
+// damaged and what to do.
+func checkIntegrity(ctx context.Context, o *DoctorOptions, st *index.Store) Check {
+	name := "integrity"
+	ic, err := st.CheckIntegrity(ctx, o.Full)
+	switch {
+	case err != nil:
+		return Check{Name: name, Status: Warn, Detail: "could not check the store: " + err.Error(), Fix: "run `cairn doctor --full` again when no other cairn is writing"}
+	case ic.OK() && o.Full:
+		return Check{Name: name, Status: OK, Detail: "integrity_check: every page, row and index is intact"}
+	case ic.OK():
+		return Check{Name: name, Status: OK, Detail: "quick_check: ok (`cairn doctor --full` also compares every index with its table)"}
+	}
+	more := ""
+	if len(ic.Problems) > 1 {
+		more = fmt.Sprintf(" (and %d more problem(s))", len(ic.Problems)-1)
+	}
+	c := Check{Name: name, Status: Fail, Detail: fmt.Sprintf("the store %s is damaged: %s%s", st.Path(), ic.Problems[0], more)}
+	if ic.IndexesOnly {
+		c.Fix = "cairn index --rebuild (only the store's indexes are damaged: it rebuilds them and the full-text index; nothing is lost)"
+		return c
+	}
+	c.Fix = "`cairn backup` now (while most of it can be read), then `cairn index --rebuild`: it keeps search working over every row it can read. " +
+		index.RebuildAdvice(st.Path())
+	return c
+}
+
+// checkFullText opens the full-text index (when this binary has the
+// engine and no other process holds it) and fails when it cannot be used
+// or is empty while the store has documents: text search would find
+// nothing without saying why.
+func checkFullText(ctx context.Context, st *index.Store, s *index.StoreStats) Check {
+	name := "full-text"
+	if !ftsapi.Available() {
+		return Check{Name: name, Status: Info, Detail: "not checked (this binary has no full-text engine)"}
+	}
+	ix, err := st.Derived().OpenFTS(500 * time.Millisecond)
+	switch {
+	case errors.Is(err, ftsapi.ErrLocked):
+		return Check{Name: name, Status: Info, Detail: "in use by another cairn process: not checked"}
+	case err != nil:
+		return Check{Name: name, Status: Fail, Detail: err.Error(), Fix: "cairn index --rebuild (the old index stays until the new one is complete)"}
+	}
+	defer ix.Close()
+	n, err := ix.Count()
+	if err != nil {
+		return Check{Name: name, Status: Fail, Detail: err.Error(), Fix: "cairn index --rebuild"}
+	}
+	want, err := st.Derived().FTSDocCount(ctx)
+	if err != nil {
+		return Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%d documents; cannot count the store's: %v", n, err)}
+	}
+	c := Check{Name: name, Status: OK, Detail: fmt.Sprintf("%d documents (the store has %d, %d queued)", n, want, s.FTSQueue)}
+	switch {
+	case n == 0 && want > 0 && s.FTSQueue < want:
+		c.Status, c.Fix = Fail, "cairn index --rebuild (text search finds nothing until then)"
+		c.Detail = fmt.Sprintf("the full-text index is empty while the store has %d documents: text search finds nothing", want)
+	case want-s.FTSQueue > 2*int(n)+100:
+		c.Status, c.Fix = Warn, "cairn index --rebuild"
+		c.Detail = fmt.Sprintf("the full-text index has %d documents, far fewer than the store's %d (%d queued): text search misses some", n, want, s.FTSQueue)
+	}
+	return c
 }
 
 // checkLag reports the index queues and the last sync, warning when the

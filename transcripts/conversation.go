@@ -14,6 +14,9 @@ type Conversation struct {
 	Agents  map[string][]Entry // subagent id -> its entries, in order
 	// SpawnedBy maps the tool_use id of a Task/Agent call to the agent it spawned.
 	SpawnedBy map[string]string
+	// Unreadable is how many entries a damaged store could not give back
+	// (they are left out).
+	Unreadable int
 }
 
 // MinIDPrefix is the shortest session id prefix accepted.

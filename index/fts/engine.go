@@ -17,6 +17,7 @@ func init() {
 			return ix, nil
 		},
 		Remove:     Remove,
+		Replace:    Replace,
 		QueryTerms: QueryTerms,
 		Snippet:    Snippet,
 		PrefixLast: PrefixLast,

@@ -52,6 +52,52 @@ func Remove(dir string) error {
 	return nil
 }
 
+// Replace puts the closed index in built in the place of the index in dir
+// (which may be missing or damaged) and deletes the old one. The old index
+// is moved aside in one rename and the new one moved in with a second, so
+// a reader sees the old index, no index (and creates none while built
+// exists beside), or the new one; never a half-deleted one. It refuses
+// (ErrLocked) while another process has dir's index open.
+func Replace(dir, built string) error {
+	if state, err := probe(built); err != nil || state != stateIndex {
+		return fmt.Errorf("fts: %s is not a complete index; %s was left as it was", built, dir)
+	}
+	var trash string
+	switch state, err := probe(dir); {
+	case err != nil:
+		return err
+	case state == stateForeign && !exists(filepath.Join(dir, rootBoltFile)):
+		return fmt.Errorf("fts: %s does not look like a full-text index (no %s); not replacing it", dir, metaFile)
+	case state != stateMissing:
+		db, busy := lockRoot(filepath.Join(dir, rootBoltFile))
+		if busy {
+			return fmt.Errorf("%w (%s): close it and rebuild again", ErrLocked, dir)
+		}
+		if db != nil {
+			defer db.Close()
+		}
+		trash = fmt.Sprintf("%s.removing-%d", filepath.Clean(dir), time.Now().UnixNano())
+		if err := os.Rename(dir, trash); err != nil {
+			return fmt.Errorf("fts: moving the old index %s aside: %w", dir, err)
+		}
+	default:
+		_ = os.Remove(dir) // an empty directory
+	}
+	if err := os.Rename(built, dir); err != nil {
+		if trash != "" {
+			_ = os.Rename(trash, dir) // put the old one back
+		}
+		return fmt.Errorf("fts: moving the new index %s into place: %w", built, err)
+	}
+	if trash != "" {
+		if err := os.RemoveAll(trash); err != nil {
+			return fmt.Errorf("fts: removing the old index files in %s: %w", trash, err)
+		}
+	}
+	removeLeftovers(dir)
+	return nil
+}
+
 // removeLeftovers deletes temporary directories that crashed creations or
 // removals of this index left beside it. Only old ones: a young one may
 // belong to a process still at work.

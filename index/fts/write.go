@@ -156,9 +156,13 @@ func (ix *Index) Delete(ids []string) (err error) {
 }
 
 // Count is the number of documents in the index.
-func (ix *Index) Count() (uint64, error) {
+func (ix *Index) Count() (_ uint64, err error) {
 	if ix.idx == nil {
 		return 0, errClosed
 	}
+	if err := ix.broken(); err != nil {
+		return 0, err
+	}
+	defer ix.guard("counting", &err)
 	return ix.idx.DocCount()
 }

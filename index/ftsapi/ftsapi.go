@@ -55,6 +55,8 @@ type Index interface {
 	Index(docs []Doc) error
 	Delete(ids []string) error
 	Search(text string, f Filter, limit int) ([]Hit, uint64, error)
+	// Count is the number of documents in the index.
+	Count() (uint64, error)
 	Close() error
 }
 
@@ -79,6 +81,10 @@ type Engine struct {
 	Open func(dir string, lockWait time.Duration) (Index, error)
 	// Remove deletes the index in dir (only an index: never other files).
 	Remove func(dir string) error
+	// Replace puts the (closed) index in built where dir's index is, in
+	// one rename, and deletes the old one; it refuses while another
+	// process holds dir's index.
+	Replace func(dir, built string) error
 	// QueryTerms are the analysed terms of query text, for highlighting.
 	QueryTerms func(text string) []string
 	// Snippet is the window of at most width runes of text holding the most
@@ -111,6 +117,15 @@ func Remove(dir string) error {
 		return ErrUnavailable
 	}
 	return engine.Remove(dir)
+}
+
+// Replace puts the index built in built in the place of dir's
+// (ErrUnavailable without an engine).
+func Replace(dir, built string) error {
+	if engine == nil {
+		return ErrUnavailable
+	}
+	return engine.Replace(dir, built)
 }
 
 // QueryTerms are the analysed terms of query text (none without an engine).

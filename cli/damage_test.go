@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/install"
+)
+
+// A store damaged at random pages (a few flipped bytes, as a disk error or
+// a cut copy leaves them) must never be reported healthy by `doctor --full`
+// while SQLite's integrity_check fails, and text search must keep working
+// or say plainly that it cannot, before and after `index --rebuild`. Before
+// the fix: doctor said ok, and a rebuild deleted the full-text index first
+// and then failed on a bad row, leaving every search empty.
+func TestDamagedStoreTrials(t *testing.T) {
+	base := t.TempDir()
+	if _, _, err := run(t, "index", "--no-embed", "--claude-dir", sample(), "--data", base); err != nil {
+		t.Fatal(err)
+	}
+	const trials = 24
+	rng := rand.New(rand.NewPCG(19, 19))
+	damaged := 0
+	for trial := range trials {
+		dir := filepath.Join(t.TempDir(), "data")
+		copyTree(t, base, dir)
+		flipPages(t, filepath.Join(dir, "cairn.db"), rng, 4)
+		problems := integrityCheck(t, filepath.Join(dir, "cairn.db"))
+		if len(problems) > 0 {
+			damaged++
+		}
+		// doctor --full: never healthy while integrity fails.
+		out, _, err := run(t, "doctor", "--full", "--json", "--claude-dir", sample(), "--data", dir)
+		var rep install.Report
+		if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil {
+			t.Fatalf("trial %d: doctor --json: %v\n%s", trial, jerr, out)
+		}
+		if len(problems) > 0 && (err == nil || rep.Healthy() || !hasCheck(&rep, "integrity", install.Fail)) {
+			t.Errorf("trial %d: integrity_check fails (%s) but doctor --full says healthy", trial, problems[0])
+		}
+		searchWorksOrSays(t, trial, "before the rebuild", dir)
+		_, stderr, err := run(t, "index", "--rebuild", "--no-embed", "--claude-dir", sample(), "--data", dir)
+		if err != nil && !plainDamage(err.Error()) {
+			t.Errorf("trial %d: rebuild failed unclearly: %v", trial, err)
+		}
+		if len(problems) > 0 && !strings.Contains(stderr, "damaged") && err == nil {
+			t.Errorf("trial %d: a rebuild of a damaged store said nothing about it", trial)
+		}
+		searchWorksOrSays(t, trial, "after the rebuild", dir)
+		// show of every session: whole, or with the bad entries left out
+		// and said so, or a plain error.
+		for _, id := range []string{"ae4a77f8", "5c0375b4", "491e126e"} {
+			if _, _, err := run(t, "show", id, "--claude-dir", sample(), "--data", dir); err != nil && !plainDamage(err.Error()) && !strings.Contains(err.Error(), "no session") {
+				t.Errorf("trial %d: show %s: %v", trial, id, err)
+			}
+		}
+	}
+	if damaged < trials/4 {
+		t.Fatalf("only %d of %d trials damaged the store: flip more", damaged, trials)
+	}
+	t.Logf("%d trials, %d with integrity_check failing", trials, damaged)
+}
+
+// searchWorksOrSays: a text search finds something, or fails with an error
+// that says the store or index is damaged and what to do.
+func searchWorksOrSays(t *testing.T, trial int, when, dir string) {
+	t.Helper()
+	out, _, err := run(t, "search", "--mode", "text", "--json", "spotter", "--claude-dir", sample(), "--data", dir)
+	if err != nil {
+		if !plainDamage(err.Error()) {
+			t.Errorf("trial %d %s: search failed unclearly: %v", trial, when, err)
+		}
+		return
+	}
+	var res struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if jerr := json.Unmarshal([]byte(out), &res); jerr != nil || len(res.Results) == 0 {
+		t.Errorf("trial %d %s: text search silently found nothing (%v)", trial, when, jerr)
+	}
+}
+
+func plainDamage(msg string) bool {
+	return strings.Contains(msg, "damaged") && (strings.Contains(msg, "cairn index") || strings.Contains(msg, "doctor") || strings.Contains(msg, "move it aside"))
+}
+
+func hasCheck(r *install.Report, name, status string) bool {
+	for _, c := range r.Checks {
+		if c.Name == name && c.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+// flipPages flips a few bytes on n random pages of a SQLite file (never
+// the header page).
+func flipPages(t *testing.T, path string, rng *rand.Rand, n int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 16384
+	pages := len(b) / page
+	for range n {
+		off := (1+rng.IntN(pages-1))*page + 100 + rng.IntN(page-104)
+		for i := range 4 {
+			b[off+i] ^= 0x5a
+		}
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// integrityCheck is SQLite's own verdict, from a connection of its own.
+func integrityCheck(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(context.Background(), "PRAGMA integrity_check")
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return []string{err.Error()}
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		out = append(out, err.Error())
+	}
+	if len(out) == 1 && out[0] == "ok" {
+		return nil
+	}
+	return out
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = testutil.RepoRoot
+}

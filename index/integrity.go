@@ -1,0 +1,121 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// A store can be damaged a little: a few bad bytes on a page (a disk
+// error, a copy cut short, a file system that lied about a write) leave
+// SQLite able to open it and to read most rows, while one index misses rows
+// or one value no longer decompresses. cairn notices and keeps going:
+//
+//   - `cairn doctor` runs PRAGMA quick_check (`--full`: integrity_check)
+//     and says what is damaged and what to do (Integrity);
+//   - readers skip a row they cannot read and say how many they skipped
+//     (queuedAfter, Conversation) instead of failing as a whole;
+//   - `cairn index --rebuild` rebuilds the store's own indexes (REINDEX)
+//     when only they are damaged, builds the full-text index beside the old
+//     one and swaps it in only when it is complete.
+
+// isDamage reports whether err is SQLite (or cairn_unz) saying that what
+// it read is damaged, as opposed to busy, cancelled or a bug.
+func isDamage(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrCorrupt) {
+		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return true
+		}
+	}
+	msg := err.Error()
+	// A value of the wrong type where the schema has another (a flipped
+	// type byte in a record) is damage too.
+	return strings.Contains(msg, ErrCorrupt.Error()) || strings.Contains(msg, "malformed") || strings.Contains(msg, "does not decompress") ||
+		strings.Contains(msg, "Scan error on column")
+}
+
+// Integrity is what SQLite's own check found.
+type Integrity struct {
+	// Full is true for integrity_check, false for quick_check.
+	Full bool `json:"full"`
+	// Problems are SQLite's messages (at most maxProblems); none when the
+	// store is intact.
+	Problems []string `json:"problems"`
+	// IndexesOnly is true when every problem is in an index (missing or
+	// extra index entries): REINDEX repairs those without losing anything.
+	IndexesOnly bool `json:"indexes_only"`
+}
+
+// OK reports whether the check found nothing.
+func (i Integrity) OK() bool { return len(i.Problems) == 0 }
+
+const maxProblems = 20
+
+// CheckIntegrity runs PRAGMA quick_check (full: integrity_check, which also
+// compares every index with its table and takes longer). A store so damaged
+// that the check itself cannot run is reported as one problem.
+func (s *Store) CheckIntegrity(ctx context.Context, full bool) (Integrity, error) {
+	res := Integrity{Full: full}
+	pragma := fmt.Sprintf("PRAGMA quick_check(%d)", maxProblems)
+	if full {
+		pragma = fmt.Sprintf("PRAGMA integrity_check(%d)", maxProblems)
+	}
+	msgs, err := s.queryStrings(ctx, pragma)
+	if err != nil {
+		if !isDamage(err) {
+			return res, s.wrap(err)
+		}
+		msgs = []string{err.Error()}
+	}
+	if len(msgs) == 1 && msgs[0] == "ok" {
+		return res, nil
+	}
+	res.Problems = msgs
+	res.IndexesOnly = true
+	for _, m := range msgs {
+		if !indexProblem(m) {
+			res.IndexesOnly = false
+		}
+	}
+	return res, nil
+}
+
+// indexProblem reports whether an integrity_check message is about an
+// index alone (the table rows are intact).
+func indexProblem(m string) bool {
+	return (strings.Contains(m, "missing from index") || strings.Contains(m, "wrong # of entries in index") ||
+		strings.Contains(m, "non-unique entry in index")) && !strings.Contains(m, "Tree ")
+}
+
+// RepairIndexes rebuilds the store's indexes (REINDEX) when a full check
+// finds only index damage, and says what it did. A store whose tables are
+// damaged is left as it is (the error says what to do).
+func (s *Store) RepairIndexes(ctx context.Context) (Integrity, error) {
+	ic, err := s.CheckIntegrity(ctx, true)
+	if err != nil || ic.OK() {
+		return ic, err
+	}
+	if !ic.IndexesOnly {
+		return ic, nil
+	}
+	if err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "REINDEX")
+		return err
+	}); err != nil {
+		return ic, fmt.Errorf("rebuilding the store's indexes: %w", err)
+	}
+	return ic, nil
+}
