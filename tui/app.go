@@ -454,6 +454,8 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.timeline.loadedSessions(msg)
 	case convMsg:
 		return m.reader.loaded(msg)
+	case fullInputsMsg:
+		m.reader.fullLoaded(msg)
 	case searchDebounceMsg, searchResultMsg:
 		return m.search.data(msg)
 	case memoriesMsg:

@@ -72,6 +72,7 @@ type readerPane struct {
 	width   int // content width the cache is for
 	cache   map[string][]string
 
+	fullInputs  map[string]json.RawMessage // file changes' whole inputs, by tool id (diff.go)
 	find        textinput.Model
 	finding     bool
 	findHist    []string // earlier finds, oldest first (↑ in the find box)
@@ -158,6 +159,7 @@ func (p *readerPane) loaded(msg convMsg) tea.Cmd {
 	p.id = msg.conv.Session.ID
 	p.expanded = map[string]bool{}
 	p.cache = map[string][]string{}
+	p.fullInputs = nil
 	p.query, p.matches = "", nil
 	p.cur, p.topItem, p.topLine = 0, 0, 0
 	p.build()
@@ -168,7 +170,16 @@ func (p *readerPane) loaded(msg convMsg) tea.Cmd {
 	if msg.uuid != "" {
 		p.jumpTo(msg.uuid)
 	}
-	return nil
+	return p.loadFullInputs(p.conv)
+}
+
+// fullLoaded keeps the whole inputs of the open session's file changes.
+func (p *readerPane) fullLoaded(msg fullInputsMsg) {
+	if p.conv == nil || p.conv.Session.ID != msg.session {
+		return
+	}
+	p.fullInputs = msg.inputs
+	p.cache = map[string][]string{}
 }
 
 // reloaded shows the open session grown, the cursor staying on its item
@@ -623,7 +634,11 @@ func (p *readerPane) renderTool(it *ritem, cw int) []string {
 	}
 	out = append(out, trunc(line, cw))
 	if open && it.tool != nil && len(it.tool.ToolInput) > 0 {
-		out = append(out, p.toolInput(it.tool, cw)...)
+		if ls, ok := p.fileChange(it.tool, cw); ok {
+			out = append(out, ls...)
+		} else {
+			out = append(out, p.toolInput(it.tool, cw)...)
+		}
 	}
 	if it.result != nil {
 		out = append(out, p.toolOutput(it.result, open, cw)...)
@@ -631,21 +646,74 @@ func (p *readerPane) renderTool(it *ritem, cw int) []string {
 	return out
 }
 
-// toolInput is a call's input as indented JSON.
+// toolInput is a call's input, one field a line in the order Claude
+// wrote them: a text value with its real line breaks (wrapped under its
+// indentation), any other value as compact JSON.
 func (p *readerPane) toolInput(tool *transcripts.Block, cw int) []string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, tool.ToolInput, "", "  ") != nil {
-		return nil
+	st := p.c.sty.Muted
+	fields, ok := inputFields(tool.ToolInput)
+	if !ok {
+		var buf bytes.Buffer
+		if json.Indent(&buf, tool.ToolInput, "", "  ") != nil {
+			return nil
+		}
+		fields = []inputField{{value: buf.String()}}
 	}
-	in := strings.Split(sanitize(buf.String()), "\n")
-	if len(in) > maxToolLines {
-		in = append(in[:maxToolLines], fmt.Sprintf("… %d more lines", len(in)-maxToolLines))
-	}
-	out := make([]string, 0, len(in))
-	for _, l := range in {
-		out = append(out, p.c.sty.Muted.Render(trunc("      "+l, cw)))
+	var out []string
+	for _, f := range fields {
+		lines := strings.Split(strings.TrimRight(sanitize(f.value), "\n"), "\n")
+		lead := "      "
+		switch {
+		case f.key != "" && len(lines) == 1:
+			lead += sanitizeLine(f.key) + ": "
+		case f.key != "":
+			// A text of several lines goes under its name.
+			out = append(out, st.Render(trunc(lead+sanitizeLine(f.key)+":", cw)))
+			lead += "  "
+		}
+		for _, l := range lines {
+			for _, wl := range wrapIndent(l, cw, lead, 0) {
+				out = append(out, st.Render(wl))
+			}
+		}
+		if len(out) > maxToolLines {
+			return append(out[:maxToolLines], st.Render(fmt.Sprintf("      … %d more lines", len(out)-maxToolLines)))
+		}
 	}
 	return out
+}
+
+type inputField struct{ key, value string }
+
+// inputFields reads a JSON object's fields in order: strings as text,
+// anything else as compact JSON. ok is false when input is not an object.
+func inputFields(input json.RawMessage) ([]inputField, bool) {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var out []inputField
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, _ := t.(string)
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil, false
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw) == nil {
+				raw = buf.Bytes()
+			}
+			s = string(raw)
+		}
+		out = append(out, inputField{k, s})
+	}
+	return out, true
 }
 
 // toolOutput is a call's result: its first line, or all of it when open.
@@ -672,13 +740,14 @@ func (p *readerPane) toolOutput(r *transcripts.Block, open bool, cw int) []strin
 	if len(ls) > maxToolLines {
 		ls = append(ls[:maxToolLines], fmt.Sprintf("… %d more lines", len(ls)-maxToolLines))
 	}
+	// Long lines wrap at word boundaries under their own indentation.
 	var out []string
 	for j, l := range ls {
 		lead := "      "
 		if j == 0 {
 			lead = "    " + markR + " "
 		}
-		for _, wl := range strings.Split(ansi.Hardwrap(lead+l, cw, true), "\n") {
+		for _, wl := range wrapIndent(l, cw, lead, 0) {
 			out = append(out, st.Render(wl))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // openFirst opens the session whose title contains title in the reader.
@@ -216,4 +218,88 @@ func TestReaderOpensAtTurn(t *testing.T) {
 	if got := m.reader.items[m.reader.cur]; got.uuid != agentUUID || got.depth == 0 {
 		t.Fatalf("subagent entry: cursor on %s depth %d", got.uuid, got.depth)
 	}
+}
+
+// Issue 18 item 6: an Edit shows as a unified diff, a MultiEdit as one per
+// edit, a Write as numbered lines; other tools' inputs show their text
+// with real line breaks, and long output lines wrap at word boundaries.
+func TestReaderFileChanges(t *testing.T) {
+	st := testStore(t)
+	const sid, edit, multi = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", "d2a42b7c-e641-4abe-baa9-b5ee11b95a7a", "f8368b17-2bd0-4150-96be-0e5065eaeee0"
+	expandAt := func(m *Model, uuid string) string {
+		t.Helper()
+		send(t, m, openSessionMsg{id: sid, uuid: uuid})
+		screen(m)
+		if it := m.reader.items[m.reader.cur]; it.kind != kTool {
+			t.Fatalf("cursor on kind %d, want the tool call %s", it.kind, uuid)
+		}
+		press(t, m, "enter")
+		return strings.Join(m.reader.lines(m.reader.cur), "\n")
+	}
+	goldenSizes(t, "reader_edit", st, nil, func(m *Model) { expandAt(m, edit) })
+
+	m := newTestModel(t, 100, 40, st, nil)
+	got := expandAt(m, edit)
+	mustContain(t, got, "/path/to/Demo/CLAUDE.md", "@@ ", "-A fully functional TODO application built with Next.js 14,",
+		"+A fully functional TODO application built with Next.js 15.5.2,")
+	if strings.Contains(got, `\n`) || strings.Contains(got, `"old_string"`) {
+		t.Fatalf("the edit is shown as JSON:\n%s", got)
+	}
+	got = expandAt(m, multi)
+	mustContain(t, got, "edit 1 of ", "edit 2 of ", "-A fully functional", "+A fully functional")
+
+	// A Write: the file's lines, numbered.
+	c, err := st.Conversation(context.Background(), "fe5e1c67-53e7-4862-81ae-d0e013e3270b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var write string
+	for _, e := range c.Entries {
+		for _, b := range e.Blocks {
+			if b.ToolName == "Write" && write == "" {
+				write = e.UUID
+			}
+		}
+	}
+	send(t, m, openSessionMsg{id: c.Session.ID, uuid: write})
+	screen(m)
+	press(t, m, "enter")
+	got = strings.Join(m.reader.lines(m.reader.cur), "\n")
+	mustContain(t, got, "lines written", " 1 │ ", " 2 │ ")
+}
+
+func TestWrapIndent(t *testing.T) {
+	line := "    if err := doSomething(withAVeryLongArgument, andAnother); err != nil { return err }"
+	got := wrapIndent(line, 40, "  ", 0)
+	if len(got) < 2 {
+		t.Fatalf("not wrapped: %q", got)
+	}
+	for i, l := range got {
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("line %d is %d wide: %q", i, w, l)
+		}
+		if i > 0 && !strings.HasPrefix(l, "      ") {
+			t.Errorf("continuation %d lost the indent: %q", i, l)
+		}
+	}
+	// Words are not cut: every word of the line is whole on some line.
+	joined := strings.Join(got, " ")
+	for _, w := range strings.Fields(line) {
+		if !strings.Contains(joined, w) {
+			t.Errorf("word %q was cut: %q", w, got)
+		}
+	}
+}
+
+// A NotebookEdit shows the cell's new source, numbered.
+func TestReaderNotebookEdit(t *testing.T) {
+	m := newTestModel(t, 80, 24, testStore(t), nil)
+	p := m.reader
+	in := `{"notebook_path":"/tmp/a.ipynb","cell_id":"c1","new_source":"import pandas as pd\ndf = pd.read_csv(\"x.csv\")","edit_mode":"replace"}`
+	out, ok := p.fileChange(&transcripts.Block{ToolName: "NotebookEdit", ToolID: "t1", ToolInput: []byte(in)}, 70)
+	if !ok {
+		t.Fatal("NotebookEdit not drawn as a file change")
+	}
+	got := strings.Join(out, "\n")
+	mustContain(t, got, "/tmp/a.ipynb · replace · cell c1", "1 │ import pandas as pd", `2 │ df = pd.read_csv("x.csv")`)
 }

@@ -1,0 +1,278 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/transcripts"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fileInput is the input of the tools that change files: Edit, MultiEdit,
+// Write and NotebookEdit.
+type fileInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	OldString    string `json:"old_string"`
+	NewString    string `json:"new_string"`
+	ReplaceAll   bool   `json:"replace_all"`
+	Edits        []struct {
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	} `json:"edits"`
+	Content   string `json:"content"`
+	NewSource string `json:"new_source"`
+	CellID    string `json:"cell_id"`
+	CellType  string `json:"cell_type"`
+	EditMode  string `json:"edit_mode"`
+}
+
+// fileChange draws what a file-changing tool did: edits as unified diffs
+// (go-udiff, the library the rest of cairn diffs with), written files and
+// notebook cells as numbered lines. ok is false for any other tool, or an
+// input it cannot read (the JSON is shown instead).
+func (p *readerPane) fileChange(tool *transcripts.Block, cw int) (out []string, ok bool) {
+	switch tool.ToolName {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+	default:
+		return nil, false
+	}
+	raw, full := p.fullInputs[tool.ToolID]
+	if !full {
+		raw = tool.ToolInput
+	}
+	var in fileInput
+	if json.Unmarshal(raw, &in) != nil {
+		return nil, false
+	}
+	s := p.c.sty
+	const lead = "      "
+	head := func(text string) {
+		out = append(out, s.Muted.Render(trunc(lead+sanitizeLine(text), cw)))
+	}
+	switch tool.ToolName {
+	case "Edit":
+		head(editTitle(in.FilePath, in.ReplaceAll))
+		out = append(out, p.diffLines(in.OldString, in.NewString, lead, cw)...)
+	case "MultiEdit":
+		for i, e := range in.Edits {
+			head(fmt.Sprintf("%s · edit %d of %d", editTitle(in.FilePath, e.ReplaceAll), i+1, len(in.Edits)))
+			out = append(out, p.diffLines(e.OldString, e.NewString, lead, cw)...)
+		}
+	case "Write":
+		head(fmt.Sprintf("%s · %d lines written", in.FilePath, countLines(in.Content)))
+		out = append(out, p.numbered(in.Content, lead, cw)...)
+	case "NotebookEdit":
+		what := strings.Join(nonEmpty(in.EditMode, in.CellType, cellName(in.CellID)), " · ")
+		head(strings.Join(nonEmpty(in.NotebookPath, what), " · "))
+		if in.EditMode != "delete" {
+			out = append(out, p.numbered(in.NewSource, lead, cw)...)
+		}
+	}
+	if len(out) > maxToolLines {
+		out = append(out[:maxToolLines], s.Muted.Render(fmt.Sprintf("%s… %d more lines", lead, len(out)-maxToolLines)))
+	}
+	if !full {
+		why := "the transcript is gone: cairn keeps only the start of edits"
+		if p.conv != nil && p.conv.Session.SourceExists {
+			why = "reading the whole edit from the transcript…"
+		}
+		out = append(out, s.Muted.Render(trunc(lead+"("+why+")", cw)))
+	}
+	return out, true
+}
+
+func editTitle(path string, all bool) string {
+	if all {
+		return path + " · every occurrence"
+	}
+	return path
+}
+
+func cellName(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "cell " + id
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
+}
+
+// diffLines is the unified diff from old to new (3 lines of context),
+// hunk headers muted, removed lines red, added lines green; the --- and
+// +++ lines are left out (the file is named above).
+func (p *readerPane) diffLines(old, new, lead string, cw int) []string {
+	s := p.c.sty
+	if old == new {
+		return []string{s.Muted.Render(lead + "(no change)")}
+	}
+	// Both end in a newline: a last line without one is not a change.
+	if !strings.HasSuffix(old, "\n") {
+		old += "\n"
+	}
+	if !strings.HasSuffix(new, "\n") {
+		new += "\n"
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(udiff.Unified("a", "b", old, new), "\n"), "\n") {
+		st := s.Text
+		switch {
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
+			continue
+		case strings.HasPrefix(l, "@@"):
+			st = s.Muted
+		case strings.HasPrefix(l, "-"):
+			st = s.Error
+		case strings.HasPrefix(l, "+"):
+			st = s.OK
+		}
+		for _, wl := range wrapIndent(sanitize(l), cw, lead, 1) {
+			out = append(out, st.Render(wl))
+		}
+	}
+	return out
+}
+
+// numbered is text with its line numbers, as written to a file.
+func (p *readerPane) numbered(text, lead string, cw int) []string {
+	s := p.c.sty
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return []string{s.Muted.Render(lead + "(empty)")}
+	}
+	ls := strings.Split(sanitize(text), "\n")
+	nw := len(fmt.Sprint(len(ls)))
+	var out []string
+	for i, l := range ls {
+		if len(out) > maxToolLines {
+			break
+		}
+		num := s.Subtle.Render(fmt.Sprintf("%*d │ ", nw, i+1))
+		cont := s.Subtle.Render(strings.Repeat(" ", nw) + " │ ")
+		for j, wl := range wrapIndent(l, cw-nw-3, "", 0) {
+			n := num
+			if j > 0 {
+				n = cont
+			}
+			out = append(out, lead+n+wl)
+		}
+	}
+	return out
+}
+
+// wrapIndent wraps one line of text at word boundaries to w cells after
+// lead, continuing under its own indentation (the leading spaces and tabs
+// after skip cells of prefix, such as a diff's +/-); a word longer than
+// the room is broken. Continuation lines start with spaces as wide as
+// lead.
+func wrapIndent(line string, w int, lead string, skip int) []string {
+	room := w - lipgloss.Width(lead)
+	if ansi.StringWidth(line) <= room || room < 10 {
+		return []string{lead + line}
+	}
+	rest := line[min(skip, len(line)):]
+	indent := line[:len(line)-len(rest)] + rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
+	indent = strings.ReplaceAll(indent, "\t", "    ")
+	iw := ansi.StringWidth(indent)
+	if iw > room/2 {
+		indent, iw = strings.Repeat(" ", skip), skip
+	}
+	first := strings.SplitN(ansi.Wrap(line, room, ""), "\n", 2)[0]
+	out := []string{lead + first}
+	rest = strings.TrimLeft(strings.TrimPrefix(line, first), " ")
+	if rest == "" {
+		return out
+	}
+	cont := strings.Repeat(" ", lipgloss.Width(lead)+iw)
+	for _, l := range strings.Split(ansi.Wrap(rest, room-iw, ""), "\n") {
+		out = append(out, cont+strings.TrimLeft(l, " "))
+	}
+	return out
+}
+
+// fullInputsMsg carries the whole inputs of a session's file-changing
+// calls, by tool id, read from its transcript files.
+type fullInputsMsg struct {
+	session string
+	inputs  map[string]json.RawMessage
+}
+
+// isFileTool reports a tool whose input holds file text.
+func isFileTool(name string) bool {
+	switch name {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+// loadFullInputs reads the inputs of c's file-changing calls from its
+// transcript files. The store keeps only the start of edit strings and
+// file bodies (what a one-line label needs: index/prepare.go); the diff
+// needs all of it, and the transcript still has it while it exists.
+func (p *readerPane) loadFullInputs(c *transcripts.Conversation) tea.Cmd {
+	if c == nil || c.Session == nil || !c.Session.SourceExists || !hasFileTool(c) {
+		return nil
+	}
+	files, id, ctx := c.Session.SourceFiles, c.Session.ID, p.c.ctx
+	return func() tea.Msg {
+		out := map[string]json.RawMessage{}
+		for _, f := range files {
+			if ctx.Err() != nil {
+				return nil
+			}
+			_, _, _ = transcripts.ReadFile(f, transcripts.Cursor{}, func(e *transcripts.Entry) error {
+				for _, b := range e.Blocks {
+					if b.Type == transcripts.BlockToolUse && isFileTool(b.ToolName) && b.ToolID != "" {
+						out[b.ToolID] = json.RawMessage(b.ToolInput)
+					}
+				}
+				return ctx.Err()
+			})
+		}
+		return fullInputsMsg{session: id, inputs: out}
+	}
+}
+
+func hasFileTool(c *transcripts.Conversation) bool {
+	check := func(es []transcripts.Entry) bool {
+		for i := range es {
+			for _, b := range es[i].Blocks {
+				if b.Type == transcripts.BlockToolUse && isFileTool(b.ToolName) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if check(c.Entries) {
+		return true
+	}
+	for _, es := range c.Agents {
+		if check(es) {
+			return true
+		}
+	}
+	return false
+}
