@@ -7,9 +7,9 @@ import (
 
 	"github.com/cairn-dev/cairn/transcripts"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/charmbracelet/x/ansi"
 )
 
