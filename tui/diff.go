@@ -193,10 +193,9 @@ func wrapIndent(line string, w int, lead string, skip int) []string {
 	}
 	rest := line[min(skip, len(line)):]
 	indent := line[:len(line)-len(rest)] + rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
-	indent = strings.ReplaceAll(indent, "\t", "    ")
-	iw := ansi.StringWidth(indent)
+	iw := ansi.StringWidth(strings.ReplaceAll(indent, "\t", "    "))
 	if iw > room/2 {
-		indent, iw = strings.Repeat(" ", skip), skip
+		iw = skip // deeply indented: keep the room for the text
 	}
 	first := strings.SplitN(ansi.Wrap(line, room, ""), "\n", 2)[0]
 	out := []string{lead + first}
