@@ -26,7 +26,16 @@ func toMemories(rs []memories.Ranked) []Memory {
 
 func (m serviceMem) Brief(ctx context.Context, project string, mems, sums int) (Brief, error) {
 	b, err := m.s.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums})
-	out := Brief{Memories: toMemories(b.Memories), PendingMemories: b.PendingMemories, PendingDrafts: b.PendingDrafts, Problem: b.Problem()}
+	out := Brief{Memories: toMemories(b.Memories), Problem: b.Problem()}
+	if err == nil && project != "" {
+		// What awaits review in this project, at most once a day.
+		pm, pd, perr := m.s.PendingFor(ctx, project)
+		if perr == nil && pm+pd > 0 {
+			if due, _ := m.s.TakeReviewReminder(ctx, project); due {
+				out.PendingMemories, out.PendingDrafts = pm, pd
+			}
+		}
+	}
 	for _, s := range b.Summaries {
 		out.Summaries = append(out.Summaries, Summary{SessionID: s.SessionID, Created: s.Created, Sections: s.Sections})
 	}
@@ -57,15 +66,19 @@ func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, 
 }
 
 func (m serviceMem) Injected(ctx context.Context, session string) ([]string, error) {
-	return m.s.Injected(ctx, session)
+	return m.s.InjectedSinceReset(ctx, session)
 }
 
 func (m serviceMem) RecordInjection(ctx context.Context, session, event string, ids []string) error {
-	return m.s.RecordInjection(ctx, session, event, ids)
+	return m.s.RecordInjectionSinceReset(ctx, session, event, ids)
 }
 
-func (m serviceMem) ScoreUsage(ctx context.Context, session string) (int, int, error) {
-	return m.s.ScoreUsage(ctx, session)
+func (m serviceMem) ResetInjected(ctx context.Context, session string) error {
+	return m.s.ResetInjected(ctx, session)
+}
+
+func (m serviceMem) ScoreUsage(ctx context.Context, session, reply string, final bool) (int, int, error) {
+	return m.s.ScoreUsageWith(ctx, session, memories.UsageOptions{Reply: reply, Final: final})
 }
 
 func (m serviceMem) StoreSummary(ctx context.Context, session string) error {

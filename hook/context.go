@@ -14,7 +14,7 @@ import (
 // its latest session summaries, within hooks.session_start_tokens.
 func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	max := h.cfg.Hooks.SessionStartTokens
-	if max <= 0 {
+	if max <= 0 && (h.in.Source != "compact" || h.env.Memories == nil) {
 		return nil, nil
 	}
 	trace("start")
@@ -23,6 +23,16 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	defer st.Close()
+	if h.in.Source == "compact" && h.env.Memories != nil {
+		// The model lost what it was given before compaction: it may be
+		// given again.
+		if err := h.env.Memories(st, h.cfg).ResetInjected(ctx, h.in.SessionID); err != nil {
+			h.env.Log.Printf("%s: resetting what the session holds: %v", h.in.Event, err)
+		}
+	}
+	if max <= 0 {
+		return nil, nil
+	}
 	trace("store open")
 	if h.optedOut(ctx, st) {
 		return nil, nil

@@ -242,8 +242,12 @@ func TestSessionStartContext(t *testing.T) {
 	}
 	r = e.run(t, input("SessionStart", "11111111-2222-3333-4444-555555555556", "", map[string]any{"source": "clear"}), nil)
 	ctx = parseOutput(t, "SessionStart", r.stdout)
-	if n := hook.Tokens(ctx); n > 200 || !strings.Contains(ctx, "awaits review") {
+	if n := hook.Tokens(ctx); n > 200 {
 		t.Fatalf("budget 200: %d tokens:\n%s", n, ctx)
+	}
+	// The review reminder was given in this project today: not again.
+	if strings.Contains(ctx, "awaits review") {
+		t.Errorf("the review reminder is repeated the same day:\n%s", ctx)
 	}
 }
 
@@ -439,8 +443,11 @@ func TestFailOpen(t *testing.T) {
 		{name: "json array", stdin: `[1,2]`, logged: "not a JSON object"},
 		{name: "unknown event", stdin: input("Bogus", demoSession, tr, nil), logged: "unknown event"},
 		{name: "no event", stdin: `{"session_id":"` + demoSession + `"}`, logged: "no hook_event_name"},
-		{name: "event from argument only, missing transcript", stdin: `{"session_id":"` + demoSession + `","transcript_path":"` + filepath.Join(e.claude, "projects", demoFolder, "gone.jsonl") + `"}`, args: []string{"Stop"}, logged: "gone.jsonl"},
-		{name: "missing transcript", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", demoFolder, "nope.jsonl"), nil), logged: "nope.jsonl"},
+		{name: "event from argument only, missing transcript", stdin: `{"session_id":"` + demoSession + `","transcript_path":"` + filepath.Join(e.claude, "projects", demoFolder, "gone.jsonl") + `"}`, args: []string{"SessionEnd"}, logged: "gone.jsonl"},
+		{name: "missing transcript", stdin: input("PreCompact", demoSession, filepath.Join(e.claude, "projects", demoFolder, "nope.jsonl"), nil), logged: "nope.jsonl"},
+		// Claude Code often runs Stop before it writes the transcript: a
+		// harmless race, not a problem to report.
+		{name: "Stop before the transcript exists", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", demoFolder, "later.jsonl"), map[string]any{"last_assistant_message": "done"})},
 		{name: "no transcript", stdin: input("Stop", demoSession, "", nil), logged: "no transcript_path"},
 		{name: "transcript outside claude dir", stdin: input("Stop", demoSession, outside, nil), logged: "outside the Claude config dir"},
 		{name: "dot-dot escape", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", "..", "..", "evil.jsonl"), nil), logged: "outside the Claude config dir"},
@@ -461,7 +468,7 @@ func TestFailOpen(t *testing.T) {
 			added := strings.TrimPrefix(e.logText(), before)
 			if c.logged == "" {
 				if added != "" {
-					t.Fatalf("disabled hook logged %q", added)
+					t.Fatalf("logged %q", added)
 				}
 				return
 			}

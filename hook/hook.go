@@ -67,6 +67,10 @@ type Input struct {
 	AgentTranscriptPath string `json:"agent_transcript_path"`
 	Trigger             string `json:"trigger"` // PreCompact
 	Reason              string `json:"reason"`  // SessionEnd
+	// LastAssistantMessage is the reply that ends the turn (Stop,
+	// SubagentStop): Claude Code often runs Stop before the transcript
+	// holds it.
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // Output is what a context-injecting hook prints.
@@ -186,7 +190,18 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 			res.Ignored = err.Error()
 			return nil
 		}
-	case Stop, SubagentStop, PreCompact, SessionEnd:
+	case Stop, SubagentStop:
+		// The transcript may not exist yet: Claude Code often runs Stop
+		// before writing it (index says what that means).
+		if in.TranscriptPath == "" {
+			res.Ignored = "no transcript_path in the input"
+			return nil
+		}
+		if err := h.checkTranscript(false); err != nil {
+			res.Ignored = err.Error()
+			return nil
+		}
+	case PreCompact, SessionEnd:
 		if err := h.checkTranscript(true); err != nil {
 			res.Ignored = err.Error()
 			return nil

@@ -29,6 +29,12 @@ func (h *handler) index(ctx context.Context) error {
 	if h.folder == "" {
 		return fmt.Errorf("cannot tell the project folder of %s", h.in.TranscriptPath)
 	}
+	if _, err := os.Stat(h.in.TranscriptPath); err != nil && (h.in.Event == Stop || h.in.Event == SubagentStop) {
+		// Normal in print mode: Claude Code runs Stop before it writes
+		// the transcript. Nothing to index yet (SessionEnd will); the
+		// reply came with the payload.
+		return h.scoreReplyOnly(ctx)
+	}
 	d := stopDeadline
 	if h.in.Event == SessionEnd {
 		d = sessionEndDeadline
@@ -93,9 +99,33 @@ func (h *handler) extracted(run app.IndexResult) {
 	}
 }
 
-// scoreUsage decides which injected memories the new entries used.
+// scoreReplyOnly scores memory use against the Stop payload's reply when
+// the transcript is not written yet.
+func (h *handler) scoreReplyOnly(ctx context.Context) error {
+	if h.env.Memories == nil || h.in.Event != Stop || h.in.LastAssistantMessage == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, stopDeadline)
+	defer cancel()
+	st, err := h.openStore()
+	if err != nil {
+		h.logUnlessBusy("scoring memory use", err)
+		return nil
+	}
+	defer st.Close()
+	h.scoreUsage(ctx, h.env.Memories(st, h.cfg))
+	return nil
+}
+
+// scoreUsage decides which injected memories the assistant used: Stop
+// adds the reply of its payload (the transcript may not hold it yet);
+// only SessionEnd settles the memories not used.
 func (h *handler) scoreUsage(ctx context.Context, mem Memories) {
-	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID)
+	reply := ""
+	if h.in.Event == Stop {
+		reply = h.in.LastAssistantMessage
+	}
+	checked, used, err := mem.ScoreUsage(ctx, h.in.SessionID, reply, h.in.Event == SessionEnd)
 	h.res.Checked, h.res.Used = checked, used
 	trace("usage scored")
 	h.logUnlessBusy("scoring memory use", err)

@@ -12,18 +12,24 @@ type Memories interface {
 	// Brief returns what a session starting in project is told: its
 	// approved memories (best first, at most memories), its latest
 	// session summaries (newest first, at most summaries) and what awaits
-	// review (memories.Service.Brief).
+	// review in this project, when the person is due a reminder
+	// (memories.Service.Brief, PendingFor, TakeReviewReminder).
 	Brief(ctx context.Context, project string, memories, summaries int) (Brief, error)
 	// Rank returns approved memories relevant to query above threshold,
 	// best first, leaving out the ids in exclude.
 	Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error)
-	// Injected lists the memory ids already given to a session.
+	// Injected lists the memory ids the session holds: given to it since
+	// its last compaction.
 	Injected(ctx context.Context, session string) ([]string, error)
 	// RecordInjection records that ids were given to a session.
 	RecordInjection(ctx context.Context, session, event string, ids []string) error
-	// ScoreUsage decides, from the session's newly indexed entries, which
-	// injected memories were used.
-	ScoreUsage(ctx context.Context, session string) (checked, used int, err error)
+	// ResetInjected says the session's context was compacted: what it was
+	// given before is gone (memories.Service.ResetInjected).
+	ResetInjected(ctx context.Context, session string) error
+	// ScoreUsage decides, from the session's indexed entries and the
+	// turn's reply (when the hook has it), which injected memories were
+	// used; final settles the unused ones (memories.Service.ScoreUsageWith).
+	ScoreUsage(ctx context.Context, session, reply string, final bool) (checked, used int, err error)
 	// StoreSummary builds and stores the session's heuristic summary (it
 	// reads the whole session: background only).
 	StoreSummary(ctx context.Context, session string) error

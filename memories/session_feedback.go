@@ -1,0 +1,227 @@
+package memories
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// What the hooks feed back into a session, and what they learn from it:
+// which memories a session holds (reset by compaction), which of them the
+// assistant used, and when the person was last reminded of reviews.
+
+// --- injections and compaction ---
+
+// injReset is a session's compaction state: when its context was last
+// compacted, and how many times.
+type injReset struct {
+	At  int64 `json:"at"` // ms
+	Gen int   `json:"gen"`
+}
+
+func injResetKey(session string) string { return "memories.injections-reset:" + session }
+
+func (s *Service) injReset(ctx context.Context, session string) (injReset, error) {
+	var r injReset
+	b, ok, err := s.st.Setting(ctx, injResetKey(session))
+	if err != nil || !ok {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return injReset{}, nil // damaged: as if never compacted
+	}
+	return r, nil
+}
+
+// ResetInjected forgets what was injected into a session so far, as far as
+// what it holds goes: after compaction (SessionStart with source
+// "compact") the model no longer has it, so the same memories may be
+// injected again. The injection records stay (usage scoring reads them).
+func (s *Service) ResetInjected(ctx context.Context, session string) error {
+	r, err := s.injReset(ctx, session)
+	if err != nil {
+		return err
+	}
+	r = injReset{At: s.now().UnixMilli(), Gen: r.Gen + 1}
+	b, _ := json.Marshal(r)
+	return s.st.SetSetting(ctx, injResetKey(session), b)
+}
+
+// InjectedSinceReset lists the memory ids injected into a session since
+// its last compaction (all of them when it was never compacted), in order.
+func (s *Service) InjectedSinceReset(ctx context.Context, session string) ([]string, error) {
+	r, err := s.injReset(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.Mem().Injections(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, row := range rows {
+		if row.Time.UnixMilli() >= r.At && !slices.Contains(out, row.Memory) {
+			out = append(out, row.Memory)
+		}
+	}
+	return out, nil
+}
+
+// RecordInjectionSinceReset records an injection into a session; after a
+// compaction it is recorded as a new injection (its own row), not merged
+// into the one before.
+func (s *Service) RecordInjectionSinceReset(ctx context.Context, session, event string, ids []string) error {
+	r, err := s.injReset(ctx, session)
+	if err != nil {
+		return err
+	}
+	if r.Gen > 0 {
+		event += "/compact-" + strconv.Itoa(r.Gen)
+	}
+	return s.RecordInjection(ctx, session, event, ids)
+}
+
+// --- usage ---
+
+// UsageOptions say what a usage scoring may rely on.
+type UsageOptions struct {
+	// Reply is the assistant's reply that ends the turn (the Stop hook's
+	// last_assistant_message): Claude Code often runs Stop before the
+	// transcript holds it.
+	Reply string
+	// Final settles the injections: at the end of a session, an injected
+	// memory followed by a reply but not used is marked checked (unused).
+	// Before that, only use is recorded: a memory injected at the start
+	// may be used many turns later.
+	Final bool
+}
+
+// ScoreUsageWith decides which memories injected into a session the
+// assistant used: those whose distinctive words (at least two, and at
+// least half of them) reappear in what it wrote after the injection (the
+// stored text, plus o.Reply). An injection is never settled without a
+// reply after it; o.Final re-scores every injection not found used yet.
+func (s *Service) ScoreUsageWith(ctx context.Context, session string, o UsageOptions) (checked, used int, err error) {
+	inj, err := s.st.Mem().Injections(ctx, session)
+	if err != nil || len(inj) == 0 {
+		return 0, 0, err
+	}
+	// Each memory is scored against what was said after its first
+	// injection not yet found used.
+	since := map[string]time.Time{}
+	var ids []string
+	for _, r := range inj {
+		if r.Used || (r.Checked && !o.Final) {
+			continue
+		}
+		if t, ok := since[r.Memory]; !ok || r.Time.Before(t) {
+			since[r.Memory] = r.Time
+		}
+		if !slices.Contains(ids, r.Memory) {
+			ids = append(ids, r.Memory)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, 0, nil
+	}
+	alreadyUsed, open := map[string]bool{}, map[string]bool{}
+	for _, r := range inj {
+		if r.Used {
+			alreadyUsed[r.Memory] = true
+		}
+		if !r.Checked {
+			open[r.Memory] = true
+		}
+	}
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
+	if err != nil {
+		return 0, 0, err
+	}
+	said := map[time.Time][]uint32{}
+	replied := map[time.Time]bool{}
+	for _, t := range since {
+		if _, ok := said[t]; ok {
+			continue
+		}
+		texts, err := s.st.Mem().AssistantText(ctx, session, t)
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading what the assistant said: %w", err)
+		}
+		if o.Reply != "" {
+			texts = append(texts, o.Reply)
+		}
+		replied[t] = len(texts) > 0
+		said[t] = saidTokens(texts)
+	}
+	var settle, usedIDs []string
+	for _, id := range ids {
+		t := since[id]
+		u := usedMemories([]string{id}, rows, said[t])
+		switch {
+		case len(u) > 0:
+			usedIDs = append(usedIDs, id)
+			settle = append(settle, id)
+		case o.Final && replied[t] && !alreadyUsed[id] && open[id]:
+			settle = append(settle, id)
+		}
+	}
+	if len(settle) == 0 {
+		return 0, 0, nil
+	}
+	if err := s.st.Mem().MarkUsage(ctx, session, settle, usedIDs); err != nil {
+		return 0, 0, err
+	}
+	s.mu.Lock()
+	s.cache = nil
+	s.mu.Unlock()
+	return len(settle), len(usedIDs), nil
+}
+
+// --- review reminders ---
+
+// ReviewReminderEvery is the least time between two reminders of pending
+// reviews in a project's sessions.
+const ReviewReminderEvery = 24 * time.Hour
+
+func reviewReminderKey(project string) string { return "memories.review-reminder:" + project }
+
+// PendingFor counts what awaits review for a project: its memories (and
+// global ones) and the summary drafts of its sessions.
+func (s *Service) PendingFor(ctx context.Context, project string) (mems, drafts int, err error) {
+	ms, err := s.List(ctx, Filter{Statuses: []Status{Pending}, Project: project, IncludeGlobal: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	ds, err := s.Drafts(ctx, "pending")
+	if err != nil {
+		return len(ms), 0, err
+	}
+	for _, d := range ds {
+		if d.Project == project {
+			drafts++
+		}
+	}
+	return len(ms), drafts, nil
+}
+
+// TakeReviewReminder reports whether a session of project should remind
+// the person of pending reviews now: at most once per
+// ReviewReminderEvery. It records the reminder when it says yes.
+func (s *Service) TakeReviewReminder(ctx context.Context, project string) (bool, error) {
+	now := s.now()
+	b, ok, err := s.st.Setting(ctx, reviewReminderKey(project))
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		if ms, err := strconv.ParseInt(string(b), 10, 64); err == nil && now.Sub(time.UnixMilli(ms)) < ReviewReminderEvery {
+			return false, nil
+		}
+	}
+	return true, s.st.SetSetting(ctx, reviewReminderKey(project), []byte(strconv.FormatInt(now.UnixMilli(), 10)))
+}
