@@ -15,8 +15,9 @@ import (
 //
 // The key covers the line's thread (agent), type, time (to the
 // millisecond, as the store keeps it), message id and each block's kind,
-// text and tool ids. A tool result's output is left out: the store keeps
-// it shortened, and its tool-use id already names it.
+// text and tool ids. A tool call's input and a tool result's output are
+// left out: their tool-use id names them (and the store keeps them
+// shortened).
 func ReplayKey(f *File, e *Entry) string {
 	return replayKey(firstNonEmpty(f.AgentID, e.AgentID), e)
 }
@@ -41,7 +42,12 @@ func replayKey(agent string, e *Entry) string {
 		put(b.ToolID)
 		put(b.ToolName)
 		put(b.ToolUseID)
-		if b.Type != BlockToolResult {
+		switch {
+		case b.Type == BlockToolResult:
+		case b.ToolID != "":
+			// The call's id names it: its input's JSON may be written
+			// with other key order or escaping by another build.
+		default:
 			put(b.Text)
 			put(string(b.ToolInput))
 		}

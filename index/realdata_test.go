@@ -1,0 +1,124 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/transcripts"
+)
+
+// reducedDir holds lines of the claude-code-log corpus (MIT): see
+// testdata/reduced/README.md.
+const reducedDir = "../testdata/reduced"
+
+const vscodeSession = "9e953218-585f-4692-89df-9e0747a31c68"
+
+// TestSummaryResolvesWithinItsProject: a summary line names the
+// conversation it describes by a leaf uuid; it is looked for in its own
+// project's files, never in another project's.
+func TestSummaryResolvesWithinItsProject(t *testing.T) {
+	claude := copyTree(t, reducedDir)
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	var leaf, got string
+	// The uuid of the session's last line.
+	if err := s.r.QueryRowContext(t.Context(), `SELECT e.uuid FROM entries e JOIN sessions ss ON ss.id = e.session
+		WHERE ss.sid = ? ORDER BY e.id DESC LIMIT 1`, vscodeSession).Scan(&leaf); err != nil {
+		t.Fatal(err)
+	}
+	title := func() string {
+		t.Helper()
+		if err := s.r.QueryRowContext(t.Context(), `SELECT title FROM sessions WHERE sid = ?`, vscodeSession).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first := title()
+	summary := func(project, text string) {
+		t.Helper()
+		p := filepath.Join(claude, "projects", project, "0e9d1c7e-0000-4000-8000-000000000000.jsonl")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		line := `{"type":"summary","summary":"` + text + `","leafUuid":"` + leaf + `"}` + "\n"
+		if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary("-Users-someone-else-project", "Another project's summary")
+	mustSync(t, s, claude, SyncOptions{})
+	if title() != first {
+		t.Fatalf("title %q: taken from another project's summary", got)
+	}
+	summary("-Users-dain-workspace-danieldemmel-me-next", "Tokenizer submodule")
+	mustSync(t, s, claude, SyncOptions{})
+	if title() != "Tokenizer submodule" {
+		t.Fatalf("title %q: the project's own summary is not used", got)
+	}
+	// The in-memory reader agrees.
+	for _, ss := range scan(t, claude).Sessions {
+		if ss.ID == vscodeSession && ss.Title != "Tokenizer submodule" {
+			t.Errorf("transcripts.Scan title %q", ss.Title)
+		}
+	}
+}
+
+// TestVSCodePromptsAreStoredAsTheUsers: prompts typed in the VS Code
+// extension (an IDE context block, then the prompt) are stored with the
+// user role, so `search --role user` finds them.
+func TestVSCodePromptsAreStoredAsTheUsers(t *testing.T) {
+	s, _ := openStore(t)
+	mustSync(t, s, reducedDir, SyncOptions{})
+	n := count(t, s, `SELECT count(*) FROM entries e JOIN sessions ss ON ss.id = e.session WHERE ss.sid = ? AND e.role = 'user'`, vscodeSession)
+	if n != 4 {
+		t.Fatalf("%d entries with the user role, want 4", n)
+	}
+	c, err := s.Conversation(t.Context(), "9e953218")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ide := c.Entries[0].IDEContext(); len(ide) != 1 || !transcripts.IsRealPrompt(&c.Entries[0]) {
+		t.Fatalf("stored VS Code prompt: context %q", ide)
+	}
+}
+
+// TestQuietLastLineIsSyncedOnce: a complete last line without its newline
+// is stored once the file has been quiet, even though the file did not
+// change since the sync that left it waiting, and not again when the
+// newline arrives.
+func TestQuietLastLineIsSyncedOnce(t *testing.T) {
+	defer func(d time.Duration) { transcripts.QuietPeriod = d }(transcripts.QuietPeriod)
+	transcripts.QuietPeriod = 300 * time.Millisecond
+	claude := copyTree(t, reducedDir)
+	path := filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next", vscodeSession+".jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.TrimSuffix(string(b), "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	entries := func() int {
+		return count(t, s, `SELECT count(*) FROM entries e JOIN sessions ss ON ss.id = e.session WHERE ss.sid = ?`, vscodeSession)
+	}
+	if n := entries(); n != 20 {
+		t.Fatalf("%d entries while the file is fresh, want 20 (the last line waits)", n)
+	}
+	time.Sleep(2 * transcripts.QuietPeriod)
+	mustSync(t, s, claude, SyncOptions{})
+	if n := entries(); n != 21 {
+		t.Fatalf("%d entries once quiet, want 21", n)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	_, _ = f.WriteString("\n")
+	f.Close()
+	st := mustSync(t, s, claude, SyncOptions{})
+	if n := entries(); n != 21 || st.BadLines != 0 || st.Restarts != 0 {
+		t.Fatalf("after the newline: %d entries, %d bad lines, %d restarts", n, st.BadLines, st.Restarts)
+	}
+}
