@@ -1,0 +1,116 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
+)
+
+// sessionKey is what must survive export → index: the session's identity,
+// counts and title.
+func sessionKey(s *transcripts.Session) string {
+	return fmt.Sprintf("%s project=%s title=%q (%s) prompts=%d turns=%d tools=%d errors=%d entries=%d start=%s end=%s models=%v tokens=%d subagents=%d",
+		s.ID, s.ProjectPath, s.Title, s.TitleSource, s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Entries,
+		s.Start.UTC().Format("15:04:05.000"), s.End.UTC().Format("15:04:05.000"), s.Models, s.Usage.Total(), len(s.Subagents))
+}
+
+func conversationKey(t *testing.T, st *index.Store, sid string) []string {
+	t.Helper()
+	c, err := st.Conversation(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	add := func(thread string, es []transcripts.Entry) {
+		for _, e := range es {
+			var bs []string
+			for _, b := range e.Blocks {
+				bs = append(bs, fmt.Sprintf("%s:%s:%s:%s:%q", b.Type, b.ToolName, b.ToolUseID, b.ToolInput, b.Text))
+			}
+			out = append(out, fmt.Sprintf("%s %s %s %s %s %v %q %s", thread, e.UUID, e.ParentUUID, e.Type, e.Subtype, e.IsSidechain, e.Text, strings.Join(bs, "|")))
+		}
+	}
+	add("main", c.Entries)
+	for id, es := range c.Agents {
+		add(id, es)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Sessions exported as Claude Code JSONL and indexed again give the same
+// sessions and the same conversations.
+func TestExportSessionsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	a := openSample(t, "embedder.kind = \"none\"\n")
+	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := a.ExportSessions(ctx, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := a.Store.Sessions(ctx, index.SessionFilter{})
+	if res.Sessions != len(orig) || res.Files < res.Sessions {
+		t.Fatalf("exported %+v of %d sessions", res, len(orig))
+	}
+	if _, err := a.ExportSessions(ctx, out, ""); err == nil {
+		t.Fatal("a second export over the same files must be refused")
+	}
+
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "config.toml"), []byte("embedder.kind = \"none\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := app.Open(app.Paths{DataDir: data, ClaudeDir: out}, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r, err := b.Index(ctx, app.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sync.BadLines > 0 {
+		t.Fatalf("the export has %d unreadable lines: %v", r.Sync.BadLines, r.Sync.LineErrors)
+	}
+	again, _ := b.Store.Sessions(ctx, index.SessionFilter{})
+	if len(again) != len(orig) {
+		t.Fatalf("%d sessions after the round trip, want %d", len(again), len(orig))
+	}
+	byID := map[string]*transcripts.Session{}
+	for _, s := range again {
+		byID[s.ID] = s
+	}
+	for _, s := range orig {
+		g := byID[s.ID]
+		if g == nil {
+			t.Errorf("session %s lost", s.ID)
+			continue
+		}
+		if sessionKey(s) != sessionKey(g) {
+			t.Errorf("session changed in the round trip:\n was %s\n now %s", sessionKey(s), sessionKey(g))
+		}
+		want, got := conversationKey(t, a.Store, s.ID), conversationKey(t, b.Store, s.ID)
+		if strings.Join(want, "\n") != strings.Join(got, "\n") {
+			for i := range min(len(want), len(got)) {
+				if want[i] != got[i] {
+					t.Errorf("session %s, first differing entry:\n was %.300s\n now %.300s", s.ID, want[i], got[i])
+					break
+				}
+			}
+			if len(want) != len(got) {
+				t.Errorf("session %s: %d entries, was %d", s.ID, len(got), len(want))
+			}
+		}
+	}
+}
