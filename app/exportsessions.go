@@ -98,6 +98,15 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 		lines = append(lines, b)
 	}
 	if len(main) > 0 {
+		// The session's first and last moments can come from lines cairn
+		// does not store (hook progress, snapshots): a progress line at
+		// each keeps its times.
+		if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
+			lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, lc)}, lines...)
+		}
+		if last := main[len(main)-1].Timestamp; s.End.After(last) {
+			lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, lc))
+		}
 		leaf := main[len(main)-1].UUID
 		if t, err := transcripts.EncodeTitle(s, leaf); err != nil {
 			return files, entries, err

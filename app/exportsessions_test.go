@@ -19,7 +19,7 @@ import (
 func sessionKey(s *transcripts.Session) string {
 	return fmt.Sprintf("%s project=%s title=%q (%s) prompts=%d turns=%d tools=%d errors=%d entries=%d start=%s end=%s models=%v tokens=%d subagents=%d",
 		s.ID, s.ProjectPath, s.Title, s.TitleSource, s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Entries,
-		s.Start.UTC().Format("15:04:05.000"), s.End.UTC().Format("15:04:05.000"), s.Models, s.Usage.Total(), len(s.Subagents))
+		s.Start.UTC().Format("15:04:05.000"), s.End.UTC().Format("15:04:05.000"), mainModel(s), s.Usage.Total(), len(s.Subagents))
 }
 
 func conversationKey(t *testing.T, st *index.Store, sid string) []string {
@@ -113,4 +113,14 @@ func TestExportSessionsRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mainModel is the session's main model: the store keeps which models a
+// session used, not which line each wrote, so an export gives every line
+// the main one.
+func mainModel(s *transcripts.Session) string {
+	if len(s.Models) == 0 {
+		return ""
+	}
+	return s.Models[0]
 }

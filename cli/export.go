@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/spf13/cobra"
@@ -17,15 +18,27 @@ func init() {
 }
 
 func newExportCmd(o *Options) *cobra.Command {
-	var format, output string
+	var format, output, project string
+	var sessions bool
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export memories, their links, session summaries and drafts (jsonl or markdown)",
 		Long: `export writes every memory (with its links), session summary and draft.
 --format jsonl (default) is exact: ` + "`cairn import`" + ` reads it back unchanged.
---format markdown is for reading.`,
+--format markdown is for reading.
+
+--sessions instead writes the stored sessions (all, or --project's) back out
+as Claude Code transcripts under DIR/projects/ (-o DIR, a new or empty
+folder): history Claude Code deleted becomes readable by any tool again,
+and ` + "`cairn index --claude-dir DIR`" + ` reads it back to the same sessions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sessions {
+				return exportSessions(cmd, o, output, project)
+			}
+			if project != "" {
+				return usageError{fmt.Errorf("--project goes with --sessions")}
+			}
 			if format != "jsonl" && format != "markdown" && format != "md" {
 				return usageError{fmt.Errorf("unknown format %q: use jsonl or markdown", format)}
 			}
@@ -69,9 +82,29 @@ func newExportCmd(o *Options) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "jsonl", "jsonl (exact, importable) or markdown (for reading)")
-	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout (with --sessions: the folder to write to)")
+	f.BoolVar(&sessions, "sessions", false, "export the stored sessions as Claude Code JSONL files (-o DIR)")
+	f.StringVar(&project, "project", "", "with --sessions: only this project's sessions")
 	flagChoices(cmd, "format", false, "jsonl", "markdown")
 	return cmd
+}
+
+// exportSessions is `cairn export --sessions`.
+func exportSessions(cmd *cobra.Command, o *Options, dir, project string) error {
+	if dir == "" || dir == "-" {
+		return usageError{fmt.Errorf("--sessions needs -o DIR: the folder to write projects/ into")}
+	}
+	if cmd.Flags().Changed("format") {
+		return usageError{fmt.Errorf("--format does not apply to --sessions (they are written as Claude Code JSONL)")}
+	}
+	return withApp(cmd.Context(), o, true, func(a *app.App) error {
+		res, err := a.ExportSessions(cmd.Context(), dir, project)
+		if err != nil {
+			return err
+		}
+		return reply(o, res, "exported %d sessions (%d entries) as %d Claude Code transcript files under %s",
+			res.Sessions, res.Entries, res.Files, filepath.Join(dir, "projects"))
+	})
 }
 
 func newImportCmd(o *Options) *cobra.Command {

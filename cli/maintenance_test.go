@@ -77,3 +77,23 @@ func isUsage(err error) bool {
 	var ue usageError
 	return errors.As(err, &ue)
 }
+
+// export --sessions writes Claude Code files for one project and refuses
+// bad combinations.
+func TestExportSessionsCommand(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	got, _, err := run(t, "export", "--sessions", "--project", "Demo", "-o", out, "--claude-dir", sample(), "--data", data)
+	if err != nil || !strings.Contains(got, "exported 3 sessions") {
+		t.Fatalf("export --sessions --project Demo: %v\n%s", err, got)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "projects", "-path-to-Demo", "*.jsonl"))
+	if len(files) != 3 {
+		t.Fatalf("wrote %v", files)
+	}
+	if _, _, err := run(t, "export", "--sessions", "--data", data); !isUsage(err) {
+		t.Fatalf("--sessions without -o: %v", err)
+	}
+	if _, _, err := run(t, "export", "--project", "Demo", "--data", data); !isUsage(err) {
+		t.Fatalf("--project without --sessions: %v", err)
+	}
+}

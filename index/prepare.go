@@ -23,6 +23,7 @@ const (
 	flagCompactSummary             // isCompactSummary
 	flagStringContent              // message.content was a plain string
 	flagAgentThread                // belongs to a subagent's thread (entries.agent), not the main thread
+	flagResponseStart              // an assistant line that starts an API response (a message id not seen before in the file)
 )
 
 // Roles (entries.role). A user entry is "user" only when the person typed
@@ -106,6 +107,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, warning: r.Warning, bytes: r.Stats.Bytes}
 	f := &pf.file
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
+	responses := map[string]bool{} // message ids seen: one response is a line per block
 	for i := range r.Entries {
 		e := &r.Entries[i]
 		finds := redactEntry(e)
@@ -122,6 +124,10 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
 			pe.row = p.row(f, e)
+			if e.Type == "assistant" && (e.MessageID == "" || !responses[e.MessageID]) {
+				pe.row.flags |= flagResponseStart
+				responses[e.MessageID] = e.MessageID != ""
+			}
 			// Tool output is only needed in the row; drop the full text
 			// now so a batch does not hold it (Add never reads it).
 			for bi := range e.Blocks {

@@ -284,18 +284,25 @@ func (s *Store) conversationRows(ctx context.Context, sess *transcripts.Session,
 type conversation struct {
 	c     *transcripts.Conversation
 	files map[int64]bool
+	// starts are the assistant lines that began an API response
+	// (flagResponseStart): finish names responses from them.
+	starts map[string]bool
 }
 
 func newConversation(sess *transcripts.Session) *conversation {
 	return &conversation{
-		c:     &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}},
-		files: map[int64]bool{},
+		c:      &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}},
+		files:  map[int64]bool{},
+		starts: map[string]bool{},
 	}
 }
 
 // add files an entry under the main chain or its subagent's thread, and
 // notes which agent a tool result spawned.
 func (b *conversation) add(e transcripts.Entry, r *entryRow, file int64) {
+	if r.flags&flagResponseStart != 0 {
+		b.starts[e.UUID] = true
+	}
 	if r.flags&flagAgentThread != 0 {
 		b.c.Agents[r.agent] = append(b.c.Agents[r.agent], e)
 		return
@@ -329,7 +336,30 @@ func (b *conversation) finish() *transcripts.Conversation {
 			c.SpawnedBy[ag.ToolUseID] = ag.AgentID
 		}
 	}
+	b.nameResponses(c.Entries)
+	for _, es := range c.Agents {
+		b.nameResponses(es)
+	}
 	return c
+}
+
+// nameResponses gives a thread's assistant lines the id of the API
+// response they belong to ("msg_" and the uuid of its first line): the
+// store keeps where responses start, not Claude's message ids, and one
+// response is written as a line per content block (tool results of
+// parallel calls may sit between them).
+func (b *conversation) nameResponses(es []transcripts.Entry) {
+	id := ""
+	for i := range es {
+		e := &es[i]
+		if e.Type != "assistant" || e.MessageID != "" {
+			continue
+		}
+		if b.starts[e.UUID] || id == "" {
+			id = "msg_" + e.UUID
+		}
+		e.MessageID = id
+	}
 }
 
 // StoreStats are counts for status lines.

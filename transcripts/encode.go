@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Encoding writes entries back as Claude Code transcript lines: what
@@ -173,4 +174,14 @@ func EncodeTitle(s *Session, leaf string) ([]byte, error) {
 		return nil, nil
 	}
 	return json.Marshal(v)
+}
+
+// EncodeMark writes a progress line that only marks a moment of a session
+// (its start or end when no stored entry carries it): readers count its
+// time and nothing else.
+func EncodeMark(sid, what string, t time.Time, ctx LineContext) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "progress", "sessionId": sid, "cwd": ctx.CWD,
+		"uuid": "cairn-" + what + "-" + sid, "timestamp": t.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"data": map[string]string{"type": "cairn_export_" + what}})
+	return b
 }
