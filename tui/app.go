@@ -456,7 +456,7 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.reader.loaded(msg)
 	case fullInputsMsg:
 		m.reader.fullLoaded(msg)
-	case searchDebounceMsg, searchResultMsg:
+	case searchDebounceMsg, searchResultMsg, previewMsg:
 		return m.search.data(msg)
 	case memoriesMsg:
 		if msg.err == nil {

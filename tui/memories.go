@@ -80,7 +80,9 @@ type memoriesPane struct {
 	counts    memories.Counts
 	sources   map[string]sourceMsg
 	wantID    string
-	keepPos   bool // after approve/reject/delete: keep the cursor's row
+	findID    string // a memory asked for that the filters may hide
+	reload    bool   // the filters changed while loading: load again
+	keepPos   bool   // after approve/reject/delete: keep the cursor's row
 	clicks    clickMap
 }
 
@@ -146,6 +148,10 @@ func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 		}
 		p.counts = msg.counts
 		p.setMemories(msg.list, msg.linked)
+		if p.reload {
+			p.reload = false
+			return p.load()
+		}
 		return p.loadSource()
 	case memActionMsg:
 		if msg.err != nil {
@@ -175,6 +181,17 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 	}
 	p.mems, p.linked = l, linked
 	p.list.setLen(len(p.mems))
+	if id := p.findID; id != "" {
+		p.findID = ""
+		if !slices.ContainsFunc(l, func(mm memories.Memory) bool { return mm.ID == id }) && p.statusIdx != len(memStatusFilters)-1 {
+			was := memStatusFilters[p.statusIdx].name
+			p.statusIdx = len(memStatusFilters) - 1
+			p.wantID = id
+			p.c.flashf("%s is hidden by the status filter %q: showing every status (s cycles)", id, was)
+			p.reload = true
+			return
+		}
+	}
 	if p.keepPos {
 		// Reviewed: the cursor stays put and lands on the next one.
 		p.keepPos = false
@@ -187,10 +204,11 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 	}
 }
 
-// selectID shows the memory id (from a search result).
+// selectID shows the memory id (from a search result) under the current
+// filters; when they hide it, the status filter becomes "all" and the
+// status bar says so (setMemories).
 func (p *memoriesPane) selectID(id string) tea.Cmd {
-	p.wantID = id
-	p.statusIdx = len(memStatusFilters) - 1 // all: the hit may be any status
+	p.wantID, p.findID = id, id
 	return p.load()
 }
 

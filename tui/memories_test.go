@@ -285,3 +285,60 @@ func TestMemoriesPickedUp(t *testing.T) {
 		t.Fatalf("after another process added a memory: %d listed, %d pending", len(m.mems.mems), m.pending)
 	}
 }
+
+// Issue 18 item 7: a memory found by search opens the session at the turn
+// it came from; one without a source opens in the memories pane, whose
+// filter changes only when it hides the memory, and then says so.
+func TestMemorySearchResultOpensSource(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	sid, uuid, _ := seedMemories(t, st, svc)
+	ctx := context.Background()
+	g, err := svc.Add(ctx, memories.NewMemory{Type: memories.Fact, Content: "Zanzibar quokka builds run on the blue runner", Origin: memories.OriginManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, 80, 24, st, svc)
+	press(t, m, "5", "s", "s")           // memories: approved only (the global one is pending)
+	press(t, m, "/", "ctrl+k", "ctrl+k") // kind: memories
+	typeQuery(t, m, "igniter installers")
+	if len(m.search.results) == 0 || m.search.results[0].Kind != "memory" {
+		t.Fatalf("no memory hit: %+v", m.search.results)
+	}
+	press(t, m, "enter")
+	if m.focus != paneReader || m.reader.conv == nil || m.reader.conv.Session.ID != sid {
+		t.Fatalf("enter on a memory hit: focus %s", paneNames[m.focus])
+	}
+	screen(m)
+	got := m.reader.cur
+	// Where the reader lands when asked for the source turn itself.
+	m.reader.cur = 0
+	m.reader.jumpTo(uuid)
+	if want := m.reader.cur; got != want || want == 0 {
+		t.Fatalf("the reader opened at item %d, want the memory's source turn (item %d)", got, want)
+	}
+	press(t, m, "esc")
+	if m.focus != paneSearch {
+		t.Fatalf("esc went to %s", paneNames[m.focus])
+	}
+	// A global memory without a source, hidden by the status filter.
+	for range len("igniter installers") {
+		press(t, m, "backspace")
+	}
+	typeQuery(t, m, "zanzibar quokka")
+	if len(m.search.results) == 0 {
+		t.Fatal("no hit for the global memory")
+	}
+	press(t, m, "enter")
+	sel := m.mems.selected()
+	if m.focus != paneMemories || sel == nil || sel.ID != g.Memory.ID {
+		t.Fatalf("enter on a global memory: focus %s, selected %v", paneNames[m.focus], sel)
+	}
+	if memStatusFilters[m.mems.statusIdx].name != "all" || !strings.Contains(m.status.flash, "hidden by the status filter") {
+		t.Fatalf("filter %q changed silently (flash %q)", memStatusFilters[m.mems.statusIdx].name, m.status.flash)
+	}
+	press(t, m, "esc")
+	if m.focus != paneSearch {
+		t.Fatalf("esc from a memory opened by search went to %s", paneNames[m.focus])
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // Debounce is how long search waits after the last keystroke.
@@ -48,6 +49,7 @@ type searchPane struct {
 	results  []index.SearchResult
 	resp     *index.SearchResponse
 	list     list
+	prev     preview
 	mode     int
 	kind     int
 	err      error
@@ -166,6 +168,9 @@ func (p *searchPane) data(msg tea.Msg) tea.Cmd {
 		})
 		p.list.cursor, p.list.offset = 0, 0
 		p.list.setLen(len(p.results))
+		return p.loadPreview()
+	case previewMsg:
+		p.previewLoaded(msg)
 	}
 	return nil
 }
@@ -195,7 +200,7 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		p.lastText = ""
 		return true, p.changed()
 	case p.list.navigate(k, km.SearchTyping):
-		return true, nil
+		return true, p.loadPreview()
 	}
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(k)
@@ -280,15 +285,28 @@ func (p *searchPane) view() string {
 		return strings.Join(lines, "\n")
 	}
 	// Two lines a result: the matching text first (what was looked for),
-	// then where it is.
+	// then where it is; on a wide screen the selected one's turn beside.
+	listW := w
+	if p.previewShown() && len(p.results) > 0 {
+		listW = w * 11 / 20
+	}
 	per := 2
 	rows := max(1, (h-len(lines))/per)
 	from, to := p.list.window(rows)
 	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: per}
+	var list []string
 	for i := from; i < to; i++ {
-		lines = append(lines, p.result(i, w)...)
+		list = append(list, p.result(i, listW)...)
 	}
-	return strings.Join(lines, "\n")
+	if listW == w {
+		return strings.Join(append(lines, list...), "\n")
+	}
+	bodyH := h - len(lines)
+	prevW := w - listW - 1
+	left := fitLines(list, listW, bodyH)
+	right := fitLines(p.previewLines(prevW, bodyH), prevW, bodyH)
+	sep := strings.TrimRight(strings.Repeat(p.c.sty.Subtle.Render("│")+"\n", bodyH), "\n")
+	return strings.Join(lines, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right)
 }
 
 // heading is the title, the query box, the options and the status line.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/index"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestSearchPane(t *testing.T) {
@@ -17,6 +19,7 @@ func TestSearchPane(t *testing.T) {
 		// The golden checks the layout; bleve's order of near-equal scores
 		// moves between runs, so the hits are put in a fixed order.
 		sort.Slice(m.search.results, func(i, j int) bool { return m.search.results[i].UUID < m.search.results[j].UUID })
+		run(t, m, m.search.loadPreview())
 	})
 	m := newTestModel(t, 80, 24, st, nil)
 	press(t, m, "3") // / works from any pane
@@ -171,4 +174,46 @@ func TestSearchMarksMatches(t *testing.T) {
 	p.list.setLen(2)
 	s := screen(m)
 	mustContain(t, s, "1 matched by words · 1 by meaning (≈)", "≈ static analysis", "user · by meaning")
+}
+
+// Issue 18 item 5: on a wide screen the selected hit's turn is shown
+// beside the results, with the turns around it, and follows the cursor.
+func TestSearchPreview(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 120, 40, st, nil)
+	press(t, m, "/")
+	typeQuery(t, m, "dialyxir")
+	p := m.search
+	if len(p.results) < 2 {
+		t.Fatal("too few results")
+	}
+	check := func() {
+		t.Helper()
+		r := p.selected()
+		right := rightOf(screen(m), 120*11/20+1)
+		mustContain(t, right, p.c.fmtTime(r.Timestamp))
+		if r.Kind != "memory" && !strings.Contains(right, "▌") {
+			t.Fatalf("the preview does not mark the hit's turn:\n%s", right)
+		}
+	}
+	check()
+	press(t, m, "down")
+	check()
+	// Narrow screens keep the whole width for the results.
+	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if strings.Contains(screen(m), "│ ") && p.previewShown() {
+		t.Fatal("a preview at 80 columns")
+	}
+}
+
+// rightOf is the part of every line of s after column col.
+func rightOf(s string, col int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		r := []rune(l)
+		if len(r) > col {
+			out = append(out, string(r[col:]))
+		}
+	}
+	return strings.Join(out, "\n")
 }
