@@ -26,7 +26,6 @@ type previewMsg struct {
 // preview is what the search pane keeps for its previews.
 type preview struct {
 	convs   map[string]*previewMsg // by session id; nil entry: loading
-	pending string
 }
 
 // previewShown reports that the screen is wide enough for a preview.
