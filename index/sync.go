@@ -113,10 +113,9 @@ type knownFile struct {
 // interrupted sync (even kill -9) leaves a consistent store and the next one
 // finishes the job. Files that disappeared keep their entries; their
 // sessions are marked archived.
-func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (SyncStats, error) {
+func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (st SyncStats, err error) {
 	start := time.Now()
 	opts.defaults()
-	var st SyncStats
 	sv := opts.survey
 	if sv == nil || sv.claudeDir != claudeDir {
 		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
@@ -126,7 +125,12 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 		return st, err
 	}
 	st.Problems = append(st.Problems, tree.Problems...)
-	plan := planSync(tree, known, &st)
+	memo := s.loadSyncMemo(ctx)
+	plan := planSync(tree, known, memo.Failed, &st)
+	defer func() {
+		// Stats are returned by name: this runs before the caller sees them.
+		s.settleProblems(context.WithoutCancel(ctx), &st, memo, plan.failed, len(opts.Projects) == 0)
+	}()
 	tomb, err := s.loadTombstones(ctx)
 	if err != nil {
 		return st, s.wrap(err)
@@ -134,7 +138,7 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (S
 	s.dropExcluded(ctx, plan, tomb)
 	st.Excluded = plan.excluded
 
-	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(),
+	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(), plan: plan,
 		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}, tomb: tomb}
 	for _, p := range tree.Projects {
 		y.decoded(p.Name, p.DecodedPath)
@@ -158,17 +162,30 @@ type syncPlan struct {
 	missing    []int64           // files present last time and gone now
 	reappeared int               // files missing last time and back now
 	excluded   int               // files with news left unread (dropExcluded)
+	// failed are the files that could not be read, path -> size:mtime:
+	// those that failed before and have not changed since, and those that
+	// fail in this sync (countFile).
+	failed map[string]string
+	sigs   map[string]string // every planned file's size:mtime
 }
 
 // planSync compares the tree with the known files, counting what it finds
 // in st.
-func planSync(tree *transcripts.Tree, known map[string]knownFile, st *SyncStats) *syncPlan {
-	plan := &syncPlan{}
+func planSync(tree *transcripts.Tree, known map[string]knownFile, failed map[string]string, st *SyncStats) *syncPlan {
+	plan := &syncPlan{failed: map[string]string{}, sigs: map[string]string{}}
 	seen := make(map[string]bool, len(known))
 	for _, p := range tree.Projects {
 		for _, f := range p.Files {
 			st.FilesScanned++
 			seen[f.Path] = true
+			sig := fileSig(f.Size, f.ModTime.UnixNano())
+			if failed[f.Path] == sig {
+				// Could not be read last time and unchanged since: not
+				// new, not changed, not read again (settleProblems).
+				plan.failed[f.Path] = sig
+				continue
+			}
+			plan.sigs[f.Path] = sig
 			plan.consider(f, known, st)
 		}
 	}
@@ -393,6 +410,7 @@ type syncer struct {
 	paths    map[string]string // folder name -> decoded path
 	touched  bool              // a transaction wrote entries or summaries
 	tomb     *tombstones       // what was forgotten: never stored again
+	plan     *syncPlan
 }
 
 func (y *syncer) decoded(name, path string) {
@@ -465,6 +483,9 @@ func (y *syncer) count(w *txWriter, batch []*preparedFile) {
 	}
 	for _, pf := range batch {
 		st.countFile(pf)
+		if pf.err != nil && y.plan != nil {
+			y.plan.failed[pf.file.Path] = y.plan.sigs[pf.file.Path]
+		}
 	}
 }
 

@@ -120,6 +120,9 @@ func readSmall(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a named pipe or device would block); skipped", path)
+	}
 	if fi.Size() > maxNativeFile {
 		return nil, fmt.Errorf("%s is %d KB: larger than the %d KB a memory file may have; skipped", path, fi.Size()>>10, maxNativeFile>>10)
 	}

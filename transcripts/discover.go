@@ -253,7 +253,7 @@ func (f *File) loadMeta() error {
 		return nil
 	}
 	metaPath := strings.TrimSuffix(f.Path, ".jsonl") + ".meta.json"
-	b, err := os.ReadFile(metaPath)
+	b, err := ReadSmallFile(metaPath, 1<<20)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil
@@ -272,6 +272,9 @@ func stat(f *File) error {
 	st, err := os.Stat(f.Path)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", f.Path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return NotRegularError(f.Path, st.Mode())
 	}
 	f.Size = st.Size()
 	f.ModTime = st.ModTime()

@@ -70,18 +70,11 @@ var errLineTooLong = errors.New("line longer than 512 MB skipped")
 // and stats.Restart is set: the caller must treat earlier entries of this file
 // as replaced. fn may return an error to stop; it is returned as is.
 func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats, error) {
-	f, err := os.Open(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return cur, ReadStats{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return cur, ReadStats{}, err
-	}
-	if st.IsDir() {
-		return cur, ReadStats{}, fmt.Errorf("%s is a directory", path)
-	}
 	var stats ReadStats
 	if cur.Offset > 0 {
 		replaced, err := isReplaced(f, st.Size(), cur)
