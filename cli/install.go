@@ -140,7 +140,7 @@ func printChanges(o *Options, changes []install.Change, dry bool) {
 
 func newInstallCmd(o *Options) *cobra.Command {
 	var scope string
-	var dry bool
+	var dry, replacePlugin bool
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Add cairn's hooks, MCP server and slash commands to Claude Code",
@@ -152,10 +152,15 @@ func newInstallCmd(o *Options) *cobra.Command {
 Every file is backed up before it changes and the diff is shown. Running it
 again changes nothing; cairn uninstall removes exactly what it added.
 --scope user (default) installs for every project; --scope project into the
-current project's .claude/ folder and .mcp.json.`,
+current project's .claude/ folder and .mcp.json.
+When the cairn plugin is enabled, install refuses (both at once would run
+every hook twice); --replace-plugin disables the plugin and installs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			io, err := runInstall(o, scope, dry, install.Install)
+			io, err := runInstall(o, scope, dry, func(io install.Options) ([]install.Change, error) {
+				io.ReplacePlugin = replacePlugin
+				return install.Install(io)
+			})
 			if err != nil {
 				return err
 			}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/mcpserver"
+	"github.com/cairn-dev/cairn/plugin"
 
 	"github.com/spf13/cobra"
 )
@@ -32,6 +34,22 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			}
 			opts := mcpserver.Options{Version: strings.TrimPrefix(VersionString(), "cairn "),
 				Project: currentProject(), SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
+			if os.Getenv(plugin.EnvViaPlugin) == "1" {
+				if files := installedMCP(o, opts.Project); len(files) > 0 {
+					// The plugin's copy stands down: the server cairn
+					// install registered answers (doctor reports it).
+					opts.StandDown = "cairn is installed twice (this plugin, and `cairn install` in " + strings.Join(files, ", ") +
+						"): this copy offers no tools; use the tools of the `cairn` server. Tell the user to run `cairn doctor`."
+					ctx := cmd.Context()
+					if ctx == nil {
+						ctx = context.Background()
+					}
+					if err := mcpserver.Run(ctx, opts); err != nil && ctx.Err() == nil && !isClosed(err) {
+						return err
+					}
+					return nil
+				}
+			}
 			a, err := openApp(o, app.Options{BusyTimeout: 2 * time.Second, SmallCache: true})
 			switch {
 			case app.IsConfigError(err):
@@ -55,6 +73,16 @@ memory_remember). Register it with ` + "`cairn install`" + ` or:
 			return nil
 		},
 	}
+}
+
+// installedMCP lists the files where cairn install registered cairn's MCP
+// server (user, local or project scope).
+func installedMCP(o *Options, project string) []string {
+	claude, err := o.ResolveClaudeDir()
+	if err != nil {
+		return nil
+	}
+	return plugin.InstalledMCP(project, claudeJSON(o, claude), filepath.Join(project, ".mcp.json"))
 }
 
 func isClosed(err error) bool {

@@ -82,3 +82,31 @@ func TestCompactionReinjects(t *testing.T) {
 }
 
 func nowish() time.Time { return time.Now() }
+
+// The plugin's hooks (--plugin) stand down when cairn install's hooks are
+// in the settings too: one injection, not two.
+func TestPluginHooksStandDownBesideInstall(t *testing.T) {
+	e := newEnv(t)
+	e.sync(t)
+	id := e.addMemory(t, demoProject, memories.Gotcha, "The websocket reconnect test is flaky: await the open event before sending", memories.Approved, 4)
+	sid := "88888888-3333-4444-5555-666666666666"
+	tr := e.transcript(demoFolder, sid)
+	start := input("SessionStart", sid, tr, map[string]any{"source": "startup"})
+	if r := e.run(t, start, nil, "--plugin"); !strings.Contains(r.stdout, id) {
+		t.Fatalf("the plugin alone must inject: %q", r.stdout)
+	}
+	settings := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/local/bin/cairn-hook SessionStart"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.claude, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := e.logText()
+	if r := e.run(t, input("SessionStart", "99999999-3333-4444-5555-666666666666", tr, map[string]any{"source": "startup"}), nil, "--plugin"); r.stdout != "" || r.code != 0 {
+		t.Fatalf("the plugin's hook beside cairn install's injected %q", r.stdout)
+	}
+	if strings.TrimPrefix(e.logText(), before) != "" {
+		t.Errorf("standing down was logged as a problem")
+	}
+	if r := e.run(t, input("SessionStart", "99999999-3333-4444-5555-666666666666", tr, map[string]any{"source": "startup"}), nil); !strings.Contains(r.stdout, id) {
+		t.Fatalf("cairn install's own hook must still inject: %q", r.stdout)
+	}
+}

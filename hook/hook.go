@@ -30,6 +30,7 @@ import (
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/plugin"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -108,6 +109,9 @@ type Env struct {
 	// OnEvent, when set, is told the event once the input is read (the
 	// process tightens its watchdog for SessionEnd).
 	OnEvent func(event string)
+	// ViaPlugin says the cairn plugin runs this hook: it stands down when
+	// `cairn install` put cairn's hooks in the settings too.
+	ViaPlugin bool
 }
 
 // Result says what a run did (for tests and the log).
@@ -122,6 +126,7 @@ type Result struct {
 	Checked  int // injected memories checked for use
 	Used     int
 	Spawned  bool
+	Doubled  bool // the plugin stood down for cairn install's hooks
 }
 
 // Run handles one hook invocation. It never returns an error and never
@@ -183,6 +188,12 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 	if validSessionID(in.SessionID) {
 		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
+	if env.ViaPlugin && installedBeside(env, in) {
+		// cairn install's hooks do the work: running both would inject
+		// everything twice. `cairn doctor` reports the doubling.
+		res.Doubled = true
+		return nil
+	}
 	h := &handler{env: env, in: in, res: res}
 	switch in.Event {
 	case SessionStart, UserPromptSubmit:
@@ -223,6 +234,16 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		return nil
 	}
 	return out
+}
+
+// installedBeside reports whether cairn install's hooks are in the user's
+// or the project's settings (the plugin's hooks then stand down).
+func installedBeside(env *Env, in Input) bool {
+	project := env.ProjectDir
+	if project == "" {
+		project = in.CWD
+	}
+	return len(plugin.InstalledHooks(plugin.SettingsFiles(env.ClaudeDir, project)...)) > 0
 }
 
 // readInput reads the hook JSON from stdin: one JSON value, without waiting

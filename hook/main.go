@@ -29,6 +29,7 @@ type Args struct {
 	ClaudeDir  string // --claude-dir
 	Background string // --background extract|summary (internal)
 	Session    string // --session (with --background)
+	Plugin     bool   // --plugin: run by the cairn plugin's hooks
 }
 
 // ParseArgs reads `[EVENT] [--data DIR] [--claude-dir DIR]` in any order.
@@ -44,6 +45,10 @@ func ParseArgs(args []string) Args {
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		if name == "plugin" {
+			a.Plugin = true
+			continue
+		}
 		var dst *string
 		switch name {
 		case "data":
@@ -84,7 +89,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 	}
 	exe, _ := os.Executable()
 	env := Env{Stdin: stdin, Stdout: stdout, Event: a.Event, DataDir: dataDir, ClaudeDir: claudeDir,
-		ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR"), Executable: exe, Memories: ServiceMemories}
+		ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR"), Executable: exe, Memories: ServiceMemories, ViaPlugin: a.Plugin}
 	ctx := context.Background()
 	if a.Background != "" {
 		_ = Background(ctx, env, a.Background, a.Session)

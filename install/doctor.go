@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/ollama"
+	"github.com/cairn-dev/cairn/plugin"
 )
 
 // Check statuses.
@@ -115,14 +117,44 @@ func checkInstalls(o *DoctorOptions, add func(Check)) {
 	if o.Project.ProjectDir != "" {
 		hooksFound = checkScope(&o.Project, "project", add) || hooksFound
 	}
-	if plugin := pluginInstalled(o.User.ClaudeDir); plugin != "" {
+	installed := hooksFound
+	if p := pluginInstalled(o.User.ClaudeDir); p != "" {
 		hooksFound = true
-		add(Check{Name: "plugin", Status: OK, Detail: "cairn plugin installed (" + plugin + ")"})
+		add(checkPlugin(o, p, installed))
 	}
 	if !hooksFound {
 		add(Check{Name: "hooks", Status: Warn, Detail: "cairn's hooks are not installed anywhere: Claude Code gets no memories",
 			Fix: "cairn install (or /plugin install cairn@cairn inside Claude Code)"})
 	}
+}
+
+// checkPlugin reports the installed plugin: enabled or not, installed a
+// second time by cairn install, or unable to find the binaries it runs.
+func checkPlugin(o *DoctorOptions, key string, installed bool) Check {
+	file, enabledKey := plugin.Enabled(plugin.SettingsFiles(o.User.ClaudeDir, o.Project.ProjectDir)...)
+	if file == "" {
+		return Check{Name: "plugin", Status: Info, Detail: "cairn plugin installed (" + key + ") but not enabled"}
+	}
+	var mcp []string
+	if p, err := o.User.Paths(); err == nil {
+		mcp = plugin.InstalledMCP(o.Project.ProjectDir, p.MCP)
+	}
+	if o.Project.ProjectDir != "" {
+		mcp = append(mcp, plugin.InstalledMCP("", filepath.Join(o.Project.ProjectDir, ".mcp.json"))...)
+	}
+	if installed || len(mcp) > 0 {
+		return Check{Name: "plugin", Status: Warn,
+			Detail: fmt.Sprintf("cairn is installed twice: the plugin %s (enabled in %s) and cairn install: every hook would run twice and every tool be offered twice; the plugin's hooks and MCP server stand down meanwhile", enabledKey, file),
+			Fix:    "keep one: cairn uninstall (keep the plugin), or claude plugin disable " + enabledKey + " (keep the install)"}
+	}
+	_, e1 := exec.LookPath(HookProgram)
+	_, e2 := exec.LookPath("cairn")
+	if e1 != nil && e2 != nil {
+		return Check{Name: "plugin", Status: Warn,
+			Detail: "the cairn plugin (" + enabledKey + ") runs cairn-hook and cairn from PATH, which finds neither: its hooks do nothing (they exit 0) and its MCP server cannot start",
+			Fix:    "install the binaries onto PATH: go install ./... (puts cairn and cairn-hook in $(go env GOPATH)/bin)"}
+	}
+	return Check{Name: "plugin", Status: OK, Detail: "cairn plugin installed and enabled (" + enabledKey + ")"}
 }
 
 // checkScope checks the hooks, MCP server and commands of one scope

@@ -50,7 +50,13 @@ type Options struct {
 	Portable bool
 	DryRun   bool
 	Now      func() time.Time
+	// ReplacePlugin disables an enabled cairn plugin (in the settings file
+	// that enables it) instead of refusing to install beside it.
+	ReplacePlugin bool
 }
+
+// ErrPluginEnabled is Install's error when the cairn plugin is enabled.
+var ErrPluginEnabled = errors.New("the cairn plugin is enabled")
 
 // Paths are the files an install touches.
 type Paths struct {
@@ -124,6 +130,28 @@ func Install(o Options) ([]Change, error) {
 		return nil, fmt.Errorf("the cairn binary path %q is not absolute", o.Exe)
 	}
 	var out []Change
+	// The plugin and an install side by side would run every hook twice
+	// and offer every tool twice.
+	if file, key := plugin.Enabled(plugin.SettingsFiles(o.ClaudeDir, o.ProjectDir)...); file != "" {
+		if !o.ReplacePlugin {
+			return nil, fmt.Errorf("%w (%s in %s): installing cairn as well would run every hook twice and offer every tool twice. "+
+				"Keep the plugin (nothing to install), or switch: cairn install --replace-plugin disables the plugin and installs, "+
+				"or disable it yourself (claude plugin disable %s) and run cairn install again", ErrPluginEnabled, key, file, key)
+		}
+		c, err := o.editJSON(file, func(root *Object) error {
+			ep, err := root.Child("enabledPlugins")
+			if err != nil {
+				return err
+			}
+			ep.Set(key, false)
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		c.Note = "the cairn plugin (" + key + ") is disabled: cairn install replaces it"
+		out = append(out, c)
+	}
 	c, err := o.editJSON(p.Settings, func(root *Object) error { return o.mergeHooks(root) })
 	if err != nil {
 		return out, err
@@ -418,7 +446,7 @@ const HookProgram = "cairn-hook"
 func (o *Options) IsHookCommand(cmd string) bool {
 	prog, _ := firstWord(strings.TrimSpace(cmd))
 	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
-	return base == HookProgram || (o.HookExe != "" && prog == o.HookExe) || o.IsCairnCommand(cmd, "hook")
+	return plugin.IsHookCommand(cmd) || base == HookProgram || (o.HookExe != "" && prog == o.HookExe) || o.IsCairnCommand(cmd, "hook")
 }
 
 // IsCairnCommand reports whether a command line runs cairn (by the name

@@ -49,6 +49,10 @@ type Options struct {
 	// used): every tool answers with it, so Claude can tell the user what
 	// to fix, instead of the server failing to start.
 	Broken error
+	// StandDown, when set, says why this server offers no tools: it is the
+	// plugin's copy and `cairn install` registered cairn's server too
+	// (every tool would be offered twice).
+	StandDown string
 }
 
 // Server answers the tools.
@@ -73,6 +77,10 @@ func New(o Options) *mcp.Server {
 		o.Version = "dev"
 	}
 	s := &Server{o: o}
+	if o.StandDown != "" {
+		return mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
+			&mcp.ServerOptions{Instructions: o.StandDown})
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.register(srv)

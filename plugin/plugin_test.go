@@ -188,3 +188,35 @@ func TestHooksExitZeroWithoutBinaries(t *testing.T) {
 		}
 	}
 }
+
+func TestDoubledDetection(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	installed := write("installed.json", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/opt/my tools/cairn' hook Stop --data /d"}]}]}}`)
+	pluginOnly := write("plugin.json", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn-hook Stop --plugin 2>/dev/null || true"}]}]}}`)
+	other := write("other.json", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send cairn hook"}]}]},"enabledPlugins":{"cairn@cairn":false,"x@y":true}}`)
+	enabled := write("enabled.json", `{"enabledPlugins":{"cairn@my-market":true}}`)
+	if got := InstalledHooks(installed, pluginOnly, other, filepath.Join(dir, "missing.json")); len(got) != 1 || got[0] != installed {
+		t.Errorf("InstalledHooks: %v", got)
+	}
+	if f, k := Enabled(other, enabled); f != enabled || k != "cairn@my-market" {
+		t.Errorf("Enabled: %q %q", f, k)
+	}
+	if f, _ := Enabled(other, installed); f != "" {
+		t.Errorf("Enabled found %q", f)
+	}
+	user := write("claude.json", `{"mcpServers":{"cairn":{"command":"cairn","args":["mcp"]}}}`)
+	local := write("local.json", `{"projects":{"/w/p":{"mcpServers":{"cairn":{"command":"cairn"}}}}}`)
+	if got := InstalledMCP("/w/p", user, local, other); len(got) != 2 {
+		t.Errorf("InstalledMCP: %v", got)
+	}
+	if got := InstalledMCP("/w/q", local); len(got) != 0 {
+		t.Errorf("InstalledMCP for another project: %v", got)
+	}
+}
