@@ -90,7 +90,7 @@ func DefaultKeyMap() KeyMap {
 		FindNext:   b([]string{"n"}, "n", "next match"),
 		FindPrev:   b([]string{"N"}, "N", "prev match"),
 		CopyID:     b([]string{"y"}, "y", "copy id"),
-		Export:     b([]string{"e"}, "e", "export .md"),
+		Export:     b([]string{"E"}, "E", "export .md"),
 
 		Scope: b([]string{"ctrl+s"}, "ctrl+s", "project/all"),
 		Mode:  b([]string{"ctrl+t"}, "ctrl+t", "mode"),
@@ -107,7 +107,7 @@ func DefaultKeyMap() KeyMap {
 		Approve:        b([]string{"a"}, "a", "approve"),
 		Reject:         b([]string{"x"}, "x", "reject"),
 		Edit:           b([]string{"e"}, "e", "edit"),
-		Delete:         b([]string{"d"}, "d", "delete"),
+		Delete:         b([]string{"D"}, "D", "delete"),
 		Undo:           b([]string{"u"}, "u", "undo delete"),
 		Mark:           b([]string{"m"}, "m", "mark for merge"),
 		Merge:          b([]string{"M"}, "M", "merge marked into this"),

@@ -479,7 +479,8 @@ func (p *memoriesPane) scroll(n int) { p.list.step(n) }
 
 func (p *memoriesPane) help() []key.Binding {
 	k := p.c.keys
-	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Open, k.Mark, k.StatusFilter}
+	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Open, k.Delete, k.Undo, k.Mark, k.Merge, k.StatusFilter, k.TypeFilter, k.ProjectFilter,
+		k.CycleType, k.ImportanceUp}
 }
 
 func statusMark(st memories.Status) string {

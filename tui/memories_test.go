@@ -137,7 +137,7 @@ func TestMemoriesPane(t *testing.T) {
 	// delete, then undo
 	press(t, m, "s", "s", "s", "s", "s", "s") // back to "pending + approved"
 	sel(ids[1])
-	press(t, m, "d")
+	press(t, m, "D")
 	if _, err := svc.Get(context.Background(), ids[1]); err == nil {
 		t.Fatal("d did not delete")
 	}

@@ -158,3 +158,35 @@ func TestScopeVisibleAndResettable(t *testing.T) {
 		t.Fatal("ctrl+s in search did not go back to every project")
 	}
 }
+
+// Issue 18 item 11: at 80 columns every pane's help line keeps "? all
+// keys" and "q quit"; counts in tabs do not read like pane numbers;
+// Search's tab says Search; ? shows the focused pane's keys first.
+func TestHelpFits(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	seedMemories(t, st, svc)
+	for _, w := range []int{80, 64} {
+		m := newTestModel(t, w, 24, st, svc)
+		for i := range numPanes {
+			if i == paneSearch {
+				continue // typing: its line ends with esc and tab
+			}
+			press(t, m, string(rune('1'+i)))
+			lines := strings.Split(screen(m), "\n")
+			mustContain(t, lines[len(lines)-2], "? all keys", "q quit")
+			tabs := lines[0]
+			if strings.Contains(tabs, "Memories 2 ") || strings.Contains(tabs, "Mem 2 ") || strings.Contains(tabs, "Find") {
+				t.Errorf("%d columns: tab bar %q", w, tabs)
+			}
+			press(t, m, "?")
+			sheet := strings.Split(screen(m), "\n")
+			if !strings.HasPrefix(strings.TrimSpace(sheet[2]), paneNames[i]) && !(i == paneProjects && strings.Contains(sheet[2], "Lists")) {
+				t.Errorf("%d columns: ? in %s starts with %q", w, paneNames[i], sheet[2])
+			}
+			press(t, m, "?")
+		}
+		press(t, m, "4")
+		mustContain(t, strings.Split(screen(m), "\n")[0], "4 Search")
+	}
+}

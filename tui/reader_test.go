@@ -142,7 +142,7 @@ func TestReaderPane(t *testing.T) {
 	// Copy id and export.
 	press(t, m, "y")
 	mustContain(t, m.status.flash, "copied session id "+r.conv.Session.ID)
-	press(t, m, "e")
+	press(t, m, "E")
 	b, err := os.ReadFile(m.c.exportPath(r.conv.Session.ID))
 	if err != nil {
 		t.Fatalf("export: %v (flash %q)", err, m.status.flash)

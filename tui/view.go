@@ -40,7 +40,7 @@ func (m *Model) render() string {
 	return strings.Join([]string{m.tabBar(lay.tabs.w), body, m.helpLine(lay.help.w), m.status.view()}, "\n")
 }
 
-var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Find", "Mem", "Drafts"}
+var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Search", "Mem", "Drafts"}
 
 // tabLabels are the tab titles, shortened when they do not fit.
 func (m *Model) tabLabels() []string {
@@ -61,9 +61,9 @@ func (m *Model) labels(names [numPanes]string) []string {
 		l := fmt.Sprintf("%d %s", i+1, n)
 		switch {
 		case i == paneMemories && m.pending > 0:
-			l += fmt.Sprintf(" %d", m.pending)
+			l += fmt.Sprintf(" (%d)", m.pending) // a count, not a pane number
 		case i == paneDrafts && m.draftsN > 0:
-			l += fmt.Sprintf(" %d", m.draftsN)
+			l += fmt.Sprintf(" (%d)", m.draftsN)
 		}
 		out[i] = l
 	}
@@ -104,41 +104,50 @@ func (m *Model) tabAt(x int) int {
 	return -1
 }
 
-// helpBindings are the keys the help line shows.
-func (m *Model) helpBindings() []key.Binding {
+// helpBindings are the keys the help line shows: the pane's, then the
+// trailing ones every pane ends with (kept when the pane's do not fit).
+func (m *Model) helpBindings() (pane, tail []key.Binding) {
 	k := &m.keys
 	switch {
 	case m.editor != nil:
-		return m.editor.help()
+		return m.editor.help(), nil
 	case m.showHelp:
-		return []key.Binding{k.Help, k.Back}
+		return nil, []key.Binding{k.Help, k.Back}
 	}
 	p := m.panes[m.focus]
-	bs := p.help()
 	if p.typing() {
-		return append(bs, k.Back, k.NextPane)
+		return p.help(), []key.Binding{k.Back, k.NextPane}
 	}
-	return append(bs, k.Search, k.Help, k.Quit)
+	return p.help(), []key.Binding{k.Help, k.Quit}
 }
 
 func (m *Model) helpLine(w int) string {
 	sty := m.c.sty
-	var parts []string
+	item := func(b key.Binding) (string, int) {
+		hp := b.Help()
+		return sty.HelpKey.Render(hp.Key) + " " + sty.HelpDesc.Render(hp.Desc), lipgloss.Width(hp.Key) + 1 + lipgloss.Width(hp.Desc)
+	}
+	pane, tail := m.helpBindings()
+	var tails []string
 	used := 0
-	for _, b := range m.helpBindings() {
+	for _, b := range tail {
+		s, iw := item(b)
+		tails = append(tails, s)
+		used += iw + 3
+	}
+	var parts []string
+	for _, b := range pane {
 		if !b.Enabled() {
 			continue
 		}
-		hp := b.Help()
-		item := sty.HelpKey.Render(hp.Key) + " " + sty.HelpDesc.Render(hp.Desc)
-		iw := lipgloss.Width(hp.Key) + 1 + lipgloss.Width(hp.Desc)
+		s, iw := item(b)
 		if used+iw+3 > w-1 {
 			break
 		}
-		parts = append(parts, item)
+		parts = append(parts, s)
 		used += iw + 3
 	}
-	return pad(" "+strings.Join(parts, sty.Subtle.Render(" · ")), w)
+	return pad(" "+strings.Join(append(parts, tails...), sty.Subtle.Render(" · ")), w)
 }
 
 // helpView is the full help screen: every group of the keymap in columns.
@@ -147,7 +156,7 @@ func (m *Model) helpView(r rect) string {
 	cols := max(1, r.w/colW)
 	avail := max(3, r.h-1)
 	out := helpBands(m.helpColumns(colW, avail), cols, colW)
-	hint := " All keys — ? or esc closes"
+	hint := " Keys of " + paneNames[m.focus] + " first, then every other — ? or esc closes"
 	if len(out) > avail {
 		m.helpOff = min(max(0, m.helpOff), len(out)-avail)
 		out = out[m.helpOff : m.helpOff+avail]
@@ -162,7 +171,7 @@ func (m *Model) helpColumns(colW, avail int) [][]string {
 	sty := m.c.sty
 	var columns [][]string
 	var cur []string
-	for _, g := range m.keys.FullHelp() {
+	for _, g := range m.helpGroups() {
 		lines := []string{sty.Title.Render(g.Title)}
 		keyW := 0
 		for _, b := range g.Keys {
@@ -206,4 +215,23 @@ func helpBands(columns [][]string, cols, colW int) []string {
 		}
 	}
 	return out
+}
+
+// helpGroups are the keymap's groups for the ? sheet: the focused pane's
+// first (with the list keys it moves with), then the rest.
+func (m *Model) helpGroups() []keyGroup {
+	all := m.keys.FullHelp()
+	own := paneNames[m.focus]
+	var first, rest []keyGroup
+	for _, g := range all {
+		switch {
+		case g.Title == own:
+			first = append([]keyGroup{g}, first...)
+		case g.Title == "Lists" && m.focus != paneReader && m.focus != paneSearch:
+			first = append(first, g)
+		default:
+			rest = append(rest, g)
+		}
+	}
+	return append(first, rest...)
 }
