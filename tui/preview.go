@@ -25,7 +25,7 @@ type previewMsg struct {
 
 // preview is what the search pane keeps for its previews.
 type preview struct {
-	convs   map[string]*previewMsg // by session id; nil entry: loading
+	convs map[string]*previewMsg // by session id; nil entry: loading
 }
 
 // previewShown reports that the screen is wide enough for a preview.
