@@ -26,6 +26,10 @@ type Ranked struct {
 	Memory
 	Score      float64 `json:"score"`
 	Similarity float64 `json:"similarity"`
+	// Match is how it matches the query: index.MatchWords (it shares the
+	// query's words) or index.MatchMeaning (no shared word; its vector is
+	// above the meaning floor). Empty for listings without a query.
+	Match string `json:"match,omitempty"`
 }
 
 // lexicalWeight and vectorWeight mix the two similarity signals: shared
@@ -118,7 +122,7 @@ func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOp
 	}
 	out := make([]Ranked, len(cands))
 	for i, c := range cands {
-		out[i] = Ranked{Memory: fromRow(c.c.row, q.now), Score: c.score, Similarity: c.sim}
+		out[i] = Ranked{Memory: fromRow(c.c.row, q.now), Score: c.score, Similarity: c.sim, Match: c.match}
 	}
 	return out
 }
@@ -174,6 +178,7 @@ func (q *rankQuery) weighWords(qt []uint32) {
 type scored struct {
 	c          *cached
 	sim, score float64
+	match      string // index.MatchWords or index.MatchMeaning
 }
 
 // byScore orders scored memories best first, then by id.
@@ -190,7 +195,7 @@ func (q *rankQuery) consider(out []scored, i int32, c *cached) []scored {
 	if !q.eligible(c) {
 		return out
 	}
-	sim := q.similarity(i, c)
+	sim, match := q.similarity(i, c)
 	if sim <= 0 {
 		return out
 	}
@@ -199,7 +204,7 @@ func (q *rankQuery) consider(out []scored, i int32, c *cached) []scored {
 	if score < q.o.Threshold {
 		return out
 	}
-	return append(out, scored{c, sim, score})
+	return append(out, scored{c, sim, score, match})
 }
 
 // eligible reports whether c may be returned: live, kept, not excluded,
@@ -213,20 +218,27 @@ func (q *rankQuery) eligible(c *cached) bool {
 
 // similarity mixes the lexical score of c (item i) with its vector's
 // closeness to the query's; vectors alone are a weak signal, so
-// paraphrase-only hits are damped.
-func (q *rankQuery) similarity(i int32, c *cached) float64 {
+// paraphrase-only hits are damped, and below the relevance floor
+// (index.MeaningFloor, the same rule search applies) they do not match at
+// all: every memory has some closeness to any query, so without it a
+// query matching nothing returned every memory. match says which signal
+// found it.
+func (q *rankQuery) similarity(i int32, c *cached) (float64, string) {
 	lex := q.lexical(i, c)
 	if q.qv == nil {
-		return lex
+		return lex, index.MatchWords
 	}
 	vs := 0.0
 	if cv := q.mc.vecOf(c); cv != nil {
 		vs = max(0, float64(embed.Dot(q.qv, cv)))
 	}
 	if lex == 0 {
-		return vectorWeight * vs * vs
+		if vs < index.MeaningFloor(q.mc.embedder) {
+			return 0, ""
+		}
+		return vectorWeight * vs * vs, index.MatchMeaning
 	}
-	return lexicalWeight*lex + vectorWeight*vs
+	return lexicalWeight*lex + vectorWeight*vs, index.MatchWords
 }
 
 // lexical is c's word score: cover, how much of the query (its words that
@@ -328,7 +340,7 @@ func (s *Service) Related(ctx context.Context, id string, tags []string, limit i
 		vec = mc.vecOf(c)
 	}
 	for _, x := range mc.similar(toks, vec, m.Project, "", "", 3*limit) {
-		if x.jaccard >= 0.15 || x.cosine >= 0.7 {
+		if x.jaccard >= 0.15 || x.cosine >= max(0.7, index.MeaningFloor(mc.embedder)) {
 			r.add(x.c.row)
 		}
 	}
