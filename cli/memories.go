@@ -211,14 +211,20 @@ full-text index: fast, and it works while another cairn holds the index.
 					return writeJSON(o.Stdout, rs)
 				}
 				if len(rs) == 0 {
-					fmt.Fprintln(o.Stdout, "no memory matches")
+					fmt.Fprintln(o.Stdout, "no matches by words or meaning; try other or fewer words, drop --type or --tag, or `cairn search` for past sessions")
 					return nil
 				}
 				ms := make([]memories.Memory, len(rs))
+				meaning := 0
 				for i, r := range rs {
 					ms[i] = r.Memory
+					if r.Match == index.MatchMeaning {
+						ms[i].Content = "≈ " + ms[i].Content
+						meaning++
+					}
 				}
 				printMemories(o, ms)
+				fmt.Fprintf(o.Stdout, "%d matched by words · %d by meaning (≈: none of the words)\n", len(rs)-meaning, meaning)
 				return nil
 			})
 		},

@@ -268,3 +268,43 @@ func TestMemoriesEditInEditor(t *testing.T) {
 		t.Fatalf("empty edit: %v %s", err, errOut)
 	}
 }
+
+// TestMemoriesSearchNonsenseFindsNothing (issue 15.4): with the built-in
+// vectors trained, a query matching no memory by words and none above the
+// relevance floor by meaning finds nothing and says so (it used to list
+// every memory, each a little close to any vector).
+func TestMemoriesSearchNonsenseFindsNothing(t *testing.T) {
+	data := t.TempDir()
+	if _, _, err := runIn(t, data, "", "index"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{
+		"Dialyzer builds its PLT on the first run, which is slow; later runs reuse it",
+		"Run mix phx.server in the background so the session is not blocked",
+		"The pre-commit hook rejects unformatted code: run mix format before committing",
+	} {
+		if _, _, err := runIn(t, data, "", "memories", "add", c, "--type", "gotcha", "--global", "--status", "approved"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runIn(t, data, "", "memories", "search", "zzzzqqqq-nothing-matches", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []memJSON
+	if err := json.Unmarshal([]byte(out), &found); err != nil || len(found) != 0 {
+		t.Fatalf("nonsense: %v %s", err, out)
+	}
+	out, _, _ = runIn(t, data, "", "memories", "search", "zzzzqqqq-nothing-matches")
+	if !strings.HasPrefix(out, "no matches by words or meaning; try") {
+		t.Fatalf("text: %q", out)
+	}
+	out, _, _ = runIn(t, data, "", "memories", "search", "dialyzer", "--json")
+	var ranked []struct {
+		Content string `json:"content"`
+		Match   string `json:"match"`
+	}
+	if err := json.Unmarshal([]byte(out), &ranked); err != nil || len(ranked) != 1 || ranked[0].Match != "words" {
+		t.Fatalf("dialyzer: %v %s", err, out)
+	}
+}

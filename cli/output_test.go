@@ -126,7 +126,7 @@ func TestNoColor(t *testing.T) {
 	}
 	var out bytes.Buffer
 	o := &Options{Stdout: &out, Stderr: &out}
-	if err := printSearch(o, searchResponse(), true); err != nil {
+	if err := printSearch(o, index.SearchQuery{Text: "q"}, searchResponse(), true); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "\x1b") {
@@ -152,7 +152,7 @@ func TestSearchOutputIsInert(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		var out bytes.Buffer
 		o := &Options{Stdout: &out, Stderr: &out}
-		if err := printSearch(o, searchResponse(), tty); err != nil {
+		if err := printSearch(o, index.SearchQuery{Text: "q"}, searchResponse(), tty); err != nil {
 			t.Fatal(err)
 		}
 		assertInert(t, "search", out.String(), tty)

@@ -26,6 +26,10 @@ type SearchResultJSON struct {
 	Score     float64    `json:"score"`
 	Title     string     `json:"title"`
 	Snippet   string     `json:"snippet"`
+	// Match: "words" (holds the query's words), "prefix" (only longer
+	// words starting as the last query word, with --prefix) or "meaning"
+	// (no shared word; close in meaning, above the relevance floor).
+	Match string `json:"match"`
 }
 
 // SearchJSON wraps results with how they were found.
@@ -36,6 +40,8 @@ type SearchJSON struct {
 	Notice   string             `json:"notice,omitempty"`
 	TookMs   float64            `json:"took_ms"`
 	Results  []SearchResultJSON `json:"results"`
+	// Hint says what to try when nothing matched.
+	Hint string `json:"hint,omitempty"`
 }
 
 // searchFlags are the search flags parsed into the query when it runs.
@@ -65,9 +71,9 @@ func newSearchCmd(o *Options) *cobra.Command {
 				return err
 			}
 			if o.JSON {
-				return writeJSON(o.Stdout, searchJSON(q.Text, resp))
+				return writeJSON(o.Stdout, searchJSON(q, resp))
 			}
-			return printSearch(o, resp, tty)
+			return printSearch(o, q, resp, tty)
 		},
 	}
 	f := cmd.Flags()
@@ -84,6 +90,7 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
 	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
 	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
+	f.BoolVar(&q.Prefix, "prefix", false, "also match the last word as the start of longer words (websock → websocket), as the TUI does while typing; whole-word hits rank first")
 	f.BoolVar(&sf.recency, "recency", false, "favour recent results (default: search.recency)")
 	f.StringVar(&q.Fusion, "fusion", "", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
 	f.Float64Var(&q.VectorWeight, "vector-weight", 0, "weight of the vectors against BM25 (default 0.3 weighted, 0.01 rrf)")
@@ -209,22 +216,25 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot read time %q: use 7d, 24h, 90m, 2w or a date like 2026-03-01", s)
 }
 
-func searchJSON(query string, resp *index.SearchResponse) SearchJSON {
-	out := SearchJSON{Query: query, Mode: resp.Mode, Embedder: resp.Embedder, Notice: resp.Notice,
+func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
+	out := SearchJSON{Query: q.Text, Mode: resp.Mode, Embedder: resp.Embedder, Notice: resp.Notice,
 		TookMs: float64(resp.Took.Microseconds()) / 1000, Results: []SearchResultJSON{}}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, SearchResultJSON{Kind: r.Kind, SessionID: r.SessionID, Project: r.Project,
-			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet})
+			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match})
+	}
+	if len(out.Results) == 0 {
+		out.Hint = index.NoMatchesHint(q)
 	}
 	return out
 }
 
-func printSearch(o *Options, resp *index.SearchResponse, tty bool) error {
+func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tty bool) error {
 	if resp.Notice != "" {
 		fmt.Fprintln(o.Stderr, "cairn:", resp.Notice)
 	}
 	if len(resp.Results) == 0 {
-		fmt.Fprintln(o.Stdout, "No results. Try other words, --mode vector for meaning, or a wider --since.")
+		fmt.Fprintln(o.Stdout, "No matches by words or meaning for "+strconv.Quote(termtext.Line(q.Text))+"; "+strings.TrimPrefix(index.NoMatchesHint(q), "no matches; ")+".")
 		return nil
 	}
 	color := useColor(tty)
@@ -237,11 +247,16 @@ func printSearch(o *Options, resp *index.SearchResponse, tty bool) error {
 		if r.Archived {
 			arch = " [archived]"
 		}
-		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch)))
+		mark := ""
+		if r.Match == index.MatchMeaning {
+			mark = " " + sgr(color, "2", "[by meaning: none of the words]")
+		}
+		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark)
 		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind)))
 		fmt.Fprintln(o.Stdout, "   "+termtext.Highlight(r.Snippet, color))
 		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+r.SessionID))
 	}
-	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d results · %s · %s · %.0f ms", len(resp.Results), resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
+	words, meaning := index.MatchCounts(resp.Results)
+	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning · %s · %s · %.0f ms", words, meaning, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
 	return nil
 }

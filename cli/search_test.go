@@ -136,3 +136,47 @@ func TestParseSince(t *testing.T) {
 		t.Errorf("date: %v %v", got, err)
 	}
 }
+
+// TestSearchNonsenseFindsNothing (issue 15.4): a query that matches
+// nothing by words or, above the relevance floor, by meaning returns no
+// result and says what to try; real results say how they matched.
+func TestSearchNonsenseFindsNothing(t *testing.T) {
+	data := t.TempDir()
+	out, _, err := run(t, "search", "zzzzqqqq-nothing-matches", "--claude-dir", sample(), "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r SearchJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(r.Results) != 0 || r.Mode != "hybrid" || !strings.HasPrefix(r.Hint, "no matches; try") {
+		t.Fatalf("nonsense: %d results, mode %s, hint %q", len(r.Results), r.Mode, r.Hint)
+	}
+	out, _, err = run(t, "search", "zzzzqqqq-nothing-matches", "--claude-dir", sample(), "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, `No matches by words or meaning for "zzzzqqqq-nothing-matches"; try other or fewer words`) {
+		t.Fatalf("text output %q", out)
+	}
+	out, _, err = run(t, "search", "dialyzer", "--claude-dir", sample(), "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = SearchJSON{}
+	_ = json.Unmarshal([]byte(out), &r)
+	if len(r.Results) == 0 || r.Results[0].Match != "words" || r.Hint != "" {
+		t.Fatalf("dialyzer: %+v", r)
+	}
+	// --prefix: the last word as typed so far.
+	out, _, err = run(t, "search", "dialy", "--prefix", "--claude-dir", sample(), "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = SearchJSON{}
+	_ = json.Unmarshal([]byte(out), &r)
+	if len(r.Results) == 0 || r.Results[0].Match != "prefix" {
+		t.Fatalf("dialy --prefix: %+v", r)
+	}
+}

@@ -64,6 +64,7 @@ type MemoryOut struct {
 	Project    string   `json:"project" jsonschema:"empty for a global memory"`
 	Updated    string   `json:"updated"`
 	Score      float64  `json:"score,omitempty"`
+	Match      string   `json:"match,omitempty" jsonschema:"for a search: words (shares the query's words) or meaning (none of them, but close in meaning: weaker evidence)"`
 }
 
 func memoryOut(m memories.Memory, score float64) MemoryOut {
@@ -133,7 +134,7 @@ func (s *Server) memSearch(ctx context.Context, _ *mcp.CallToolRequest, in MemSe
 	if err := s.searchInto(ctx, &out, strings.TrimSpace(in.Query), types, in.Tags, true); err != nil {
 		return nil, out, err
 	}
-	out.finish("No memory matches. Try other words, drop the type or tag filter, or search past sessions with memory_recall.")
+	out.finish("No memory matches by words or meaning; try other words, drop the type or tag filter, or search past sessions with memory_recall.")
 	return nil, out, nil
 }
 
@@ -149,7 +150,9 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 		if scored {
 			score = r.Score
 		}
-		out.Memories = append(out.Memories, memoryOut(r.Memory, score))
+		m := memoryOut(r.Memory, score)
+		m.Match = r.Match
+		out.Memories = append(out.Memories, m)
 	}
 	return nil
 }

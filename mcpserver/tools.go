@@ -46,6 +46,7 @@ type RecallResult struct {
 	Relevance float64 `json:"relevance" jsonschema:"0..1, fused over the query and its alternatives"`
 	Excerpt   string  `json:"excerpt" jsonschema:"the best matching text of the session"`
 	EntryUUID string  `json:"entry_uuid,omitempty" jsonschema:"the matching entry: pass it to session_read as around_uuid"`
+	Match     string  `json:"match" jsonschema:"words: the excerpt has the query's words; meaning: none of them, but close in meaning (weaker evidence)"`
 }
 
 type RecallOut struct {
@@ -91,11 +92,11 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		out.Results = append(out.Results, RecallResult{
 			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
 			Timestamp: rfc3339(r.Timestamp), Relevance: r.Relevance,
-			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID,
+			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID, Match: r.Match,
 		})
 	}
 	if len(out.Results) == 0 {
-		out.Suggestion = "Nothing matched. Try other words or identifiers, pass rephrasings in alternatives"
+		out.Suggestion = "No matches by words or meaning; try other words or identifiers, pass rephrasings in alternatives"
 		if len(projects) > 0 {
 			out.Suggestion += ", drop the project filter"
 		}
