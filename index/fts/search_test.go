@@ -70,9 +70,9 @@ func TestCompoundOfUnseenPart(t *testing.T) {
 		}
 	}
 	for q, want := range map[string][]string{
-		"zzzzqqqq nothing":  {"nothing"},
-		"nothing-matches":   {"nothing"},
-		"parse-cats":        {"camel", "cats", "path", "prose", "snake"},
+		"zzzzqqqq nothing": {"nothing"},
+		"nothing-matches":  {"nothing"},
+		"parse-cats":       {"camel", "cats", "path", "prose", "snake"},
 	} {
 		got := searchIDs(t, ix, q, Filter{})
 		slices.Sort(got)
