@@ -122,3 +122,42 @@ func TestQuietLastLineIsSyncedOnce(t *testing.T) {
 		t.Fatalf("after the newline: %d entries, %d bad lines, %d restarts", n, st.BadLines, st.Restarts)
 	}
 }
+
+// TestResumedHistoryIsStoredOnce: history a resume wrote again (new uuids;
+// the same timestamps, message ids and tool-use ids) is not stored, counted
+// or searched twice.
+func TestResumedHistoryIsStoredOnce(t *testing.T) {
+	claude := copyTree(t, reducedDir)
+	path := filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next", vscodeSession+".jsonl")
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	type counts struct{ prompts, turns, tools, entries, rows int }
+	get := func() counts {
+		var c counts
+		if err := s.r.QueryRowContext(t.Context(), `SELECT prompts, turns, tool_calls, entries FROM sessions WHERE sid = ?`, vscodeSession).
+			Scan(&c.prompts, &c.turns, &c.tools, &c.entries); err != nil {
+			t.Fatal(err)
+		}
+		c.rows = count(t, s, `SELECT count(*) FROM entries e JOIN sessions ss ON ss.id = e.session WHERE ss.sid = ?`, vscodeSession)
+		return c
+	}
+	before := get()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replay strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[6:] {
+		// The same line with other uuids.
+		l = strings.Replace(l, `"uuid":"`, `"uuid":"r`, 1)
+		l = strings.Replace(l, `"parentUuid":"`, `"parentUuid":"r`, 1)
+		replay.WriteString(l + "\n")
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	_, _ = f.WriteString(replay.String())
+	f.Close()
+	st := mustSync(t, s, claude, SyncOptions{})
+	if after := get(); after != before || st.Duplicates != 15 {
+		t.Fatalf("after a replay: %+v, before %+v (%d duplicates)", after, before, st.Duplicates)
+	}
+}

@@ -204,6 +204,10 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 	if err != nil {
 		return err
 	}
+	if sr.st.IsReplay(f, pe.e) {
+		w.dups++ // history a resume wrote again: stored, searched and counted once
+		return nil
+	}
 	var entryID int64
 	if r := pe.row; r != nil {
 		var stored bool

@@ -186,10 +186,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		if len(out.Sessions) >= maxTimeline {
 			continue
 		}
-		model := ""
-		if len(x.Models) > 0 {
-			model = x.Models[len(x.Models)-1]
-		}
+		model := x.MainModel // the main thread's, not the last one seen (a subagent's)
 		summary := sums[x.ID]
 		if summary == "" {
 			summary = sessionSummary(x)

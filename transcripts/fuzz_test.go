@@ -37,6 +37,12 @@ func checkEntry(t *testing.T, e *Entry) {
 	}
 	_ = IsRealPrompt(e)
 	_ = CleanPrompt(e.PromptText())
+	for _, c := range e.IDEContext() {
+		if !utf8.ValidString(c) {
+			t.Fatalf("invalid UTF-8 in IDE context %q", c)
+		}
+	}
+	_ = e.Media()
 	_ = OneLine(e.JoinedText(), 80)
 }
 

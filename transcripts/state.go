@@ -147,6 +147,21 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	}
 }
 
+// IsReplay reports whether e, read from f, is a user or assistant line
+// that repeats one already added (ReplayKey): history a resume wrote
+// again. A store skips such lines instead of storing them twice.
+func (st *SessionState) IsReplay(f *File, e *Entry) bool {
+	if !e.IsUserOrAssistant() || len(st.Replays) == 0 {
+		return false
+	}
+	k := ReplayKey(f, e)
+	if k == "" {
+		return false
+	}
+	_, seen := st.Replays[keyHash(k)]
+	return seen
+}
+
 // noteFile records f among the session's source files.
 func (st *SessionState) noteFile(f *File) {
 	s := &st.Session
@@ -501,14 +516,18 @@ type KeySet map[uint64]struct{}
 
 // Add inserts key and reports whether it was new.
 func (k KeySet) Add(key string) bool {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	v := h.Sum64()
+	v := keyHash(key)
 	if _, ok := k[v]; ok {
 		return false
 	}
 	k[v] = struct{}{}
 	return true
+}
+
+func keyHash(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
 }
 
 // MarshalJSON writes the hashes as base64 of sorted little-endian uint64s.
