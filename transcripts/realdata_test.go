@@ -219,8 +219,8 @@ func TestSourceNotesSayWhatIsTrue(t *testing.T) {
 func TestMainModelIsTheMainThreads(t *testing.T) {
 	ss := byID(scanDir(t, corpus(t)))
 	for id, want := range map[string]string{
-		"29ccd257": "claude-opus-4-5-20251101", // its Explore subagent ran on haiku
-		"a7da6a22": "claude-opus-4-5-20251101", // so did its agent file
+		"29ccd257": "claude-opus-4-5-20251101",  // its Explore subagent ran on haiku
+		"a7da6a22": "claude-opus-4-5-20251101",  // so did its agent file
 		"7864f562": "claude-haiku-4-5-20251001", // no main thread: the first model seen
 	} {
 		if s := ss[id]; s == nil || s.MainModel != want {
