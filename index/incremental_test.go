@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
 )
@@ -37,6 +38,13 @@ func freshLines(t testing.TB, path string, n int, tag string) []byte {
 				continue
 			}
 			m["uuid"] = fmt.Sprintf("%s-%08d-0000-0000-000000000000", tag, made)
+			// New lines are new in time too: a copy with only a new uuid
+			// is history a resume wrote again, stored once.
+			if ts, ok := m["timestamp"].(string); ok {
+				if t0, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+					m["timestamp"] = t0.Add(time.Duration(made+1) * time.Millisecond).Format(time.RFC3339Nano)
+				}
+			}
 			if parent != "" {
 				m["parentUuid"] = parent
 			}
