@@ -191,6 +191,9 @@ type Service struct {
 
 	// ollamaHTTP replaces the HTTP client of Ollama calls (tests).
 	ollamaHTTP *http.Client
+	// askWithClaude has Claude Code answer a question in JSON (the Claude
+	// extractor's headless run); it returns the model's name.
+	askWithClaude func(ctx context.Context, system, schema, prompt string, out any) (string, error)
 }
 
 // New returns a service over st.

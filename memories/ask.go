@@ -1,0 +1,269 @@
+package memories
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// AskOptions tune Ask.
+type AskOptions struct {
+	// Project limits the evidence to a project's sessions and memories
+	// (and global memories); "" = everything.
+	Project string
+	// Budget is the evidence handed to the model, in characters (0: 8000).
+	Budget int
+	// NoModel returns the ranked evidence without asking a model.
+	NoModel bool
+	// LockWait is how long to wait for the full-text index (0: 2 s).
+	LockWait time.Duration
+}
+
+// Evidence is one piece of what Ask found: an approved memory, a session
+// summary or an excerpt of a session.
+type Evidence struct {
+	Kind      string    `json:"kind"` // memory, summary, excerpt
+	Ref       string    `json:"ref"`  // what to cite: the memory id, or "s:" and the session id
+	SessionID string    `json:"session_id,omitempty"`
+	Project   string    `json:"project,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	Text      string    `json:"text"`
+	Score     float64   `json:"score"`
+	Time      time.Time `json:"time,omitzero"`
+}
+
+// Answer is what Ask returns: a short answer that cites its evidence when
+// a language model is configured, and always the evidence itself.
+type Answer struct {
+	Question string `json:"question"`
+	// Answer is the model's answer; empty when no model answered (Note
+	// says why) or nothing relevant was found.
+	Answer string `json:"answer"`
+	// Model is who wrote Answer: "claude:<model>" or "ollama:<model>".
+	Model string `json:"model,omitempty"`
+	// Cited are the refs the answer used (only refs of Evidence).
+	Cited    []string   `json:"cited"`
+	Evidence []Evidence `json:"evidence"`
+	// Note says what the caller should know: no model configured, the
+	// model failed (the evidence is still there), nothing found.
+	Note string `json:"note,omitempty"`
+}
+
+// askSchema is the JSON a model answers with.
+const askSchema = `{"type":"object","properties":{"answer":{"type":"string"},"cited":{"type":"array","items":{"type":"string"}}},"required":["answer","cited"],"additionalProperties":false}`
+
+const askSystem = `You answer a developer's question about their own past work with Claude Code, using ONLY the numbered evidence given (approved memories, session summaries, excerpts of past sessions). Be short: at most 5 sentences or a few bullets. Cite the evidence you use inline with its ref in square brackets, e.g. [m-1a2b3c4d] or [s:0f1e2d3c-...], and list those refs in "cited". If the evidence does not answer the question, say so plainly in one sentence and cite nothing. Never invent commands, paths or facts that are not in the evidence.`
+
+type askAnswer struct {
+	Answer string   `json:"answer"`
+	Cited  []string `json:"cited"`
+}
+
+// ErrNoModel is why Ask answered with the evidence alone.
+var ErrNoModel = errors.New("no language model is configured")
+
+// Ask answers a question from what cairn keeps: it gathers the best
+// approved memories, session summaries and session excerpts within a
+// budget and, when a language model is configured (the Claude extractor's
+// Claude Code, or Ollama's chat model), has it write a short answer that
+// cites them. Without a model, or when the model fails, the ranked
+// evidence is the answer, and Note says so.
+func (s *Service) Ask(ctx context.Context, question string, o AskOptions) (Answer, error) {
+	question = strings.TrimSpace(question)
+	ans := Answer{Question: question, Cited: []string{}, Evidence: []Evidence{}}
+	if question == "" {
+		return ans, errors.New("the question is empty")
+	}
+	if o.Budget <= 0 {
+		o.Budget = 8000
+	}
+	ev, note, err := s.evidence(ctx, question, o)
+	if err != nil {
+		return ans, err
+	}
+	ans.Evidence = ev
+	if len(ev) == 0 {
+		ans.Note = "nothing cairn keeps matches the question; try other words, a wider --project, or `cairn search`"
+		return ans, nil
+	}
+	if o.NoModel {
+		ans.Note = joinNotes(note, "the evidence alone, as asked (no model)")
+		return ans, nil
+	}
+	model, a, err := s.answerFrom(ctx, question, ev)
+	switch {
+	case errors.Is(err, ErrNoModel):
+		ans.Note = joinNotes(note, "no language model is configured (memories.extractor = \"claude\", or ollama.chat_model): here is the evidence, best first")
+		return ans, nil
+	case err != nil:
+		if ctx.Err() != nil {
+			return ans, ctx.Err()
+		}
+		ans.Note = joinNotes(note, fmt.Sprintf("the model could not answer (%v): here is the evidence, best first", err))
+		return ans, nil
+	}
+	ans.Model, ans.Answer = model, strings.TrimSpace(a.Answer)
+	refs := map[string]bool{}
+	for _, e := range ev {
+		refs[e.Ref] = true
+	}
+	for _, c := range append(a.Cited, citedIn(ans.Answer)...) {
+		c = strings.Trim(strings.TrimSpace(c), "[]")
+		if refs[c] && !contains(ans.Cited, c) {
+			ans.Cited = append(ans.Cited, c)
+		}
+	}
+	ans.Note = note
+	return ans, nil
+}
+
+var citeRE = regexp.MustCompile(`\[((?:m-[0-9a-f]{4,})|(?:s:[0-9a-fA-F-]{8,}))\]`)
+
+// citedIn finds the refs an answer cites inline.
+func citedIn(answer string) []string {
+	var out []string
+	for _, m := range citeRE.FindAllStringSubmatch(answer, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// evidence gathers and ranks what answers the question, within o.Budget
+// characters: approved memories first (they were reviewed), then the
+// summaries and best excerpts of the sessions that match.
+func (s *Service) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
+	var out []Evidence
+	note := ""
+	ranked, err := s.Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8})
+	if err != nil {
+		return nil, "", err
+	}
+	for _, r := range ranked {
+		out = append(out, Evidence{Kind: "memory", Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
+			Text: fmt.Sprintf("(%s) %s", r.Type, r.Content), Score: r.Score, Time: r.Updated})
+	}
+	var projects []string
+	if o.Project != "" {
+		projects = []string{o.Project}
+	}
+	lockWait := o.LockWait
+	if lockWait <= 0 {
+		lockWait = 2 * time.Second
+	}
+	sr, err := s.st.OpenSearcher(ctx, lockWait)
+	if err != nil {
+		note = fmt.Sprintf("past sessions were not searched (%v)", err)
+	} else {
+		found, _, err := sr.RecallSessions(ctx, []string{question}, projects, 5)
+		sr.Close()
+		if err != nil {
+			return nil, "", err
+		}
+		for _, f := range found {
+			out = append(out, s.sessionEvidence(ctx, f)...)
+		}
+	}
+	// Memories (reviewed) before sessions, each kind best first; then
+	// within the budget.
+	kind := map[string]int{"memory": 0, "summary": 1, "excerpt": 1}
+	sort.SliceStable(out, func(i, j int) bool {
+		if kind[out[i].Kind] != kind[out[j].Kind] {
+			return kind[out[i].Kind] < kind[out[j].Kind]
+		}
+		return out[i].Score > out[j].Score
+	})
+	used, kept := 0, out[:0]
+	for _, e := range out {
+		if used+len(e.Text) > o.Budget {
+			if room := o.Budget - used; room > 200 {
+				e.Text = cut(e.Text, room)
+			} else {
+				continue
+			}
+		}
+		used += len(e.Text)
+		kept = append(kept, e)
+	}
+	return kept, note, nil
+}
+
+// sessionEvidence is a found session's summary (when one is stored) and
+// its best excerpt.
+func (s *Service) sessionEvidence(ctx context.Context, f index.RecalledSession) []Evidence {
+	var out []Evidence
+	ref := "s:" + f.SessionID
+	if rows, err := s.st.Mem().Summaries(ctx, f.SessionID, "", 1); err == nil && len(rows) > 0 {
+		if t := strings.TrimSpace(rows[0].Markdown); t != "" {
+			out = append(out, Evidence{Kind: "summary", Ref: ref, SessionID: f.SessionID, Project: f.Project, Title: f.Title,
+				Text: cut(t, 1500), Score: f.Relevance + 0.01, Time: f.Timestamp})
+		}
+	}
+	if t := strings.TrimSpace(f.Snippet); t != "" {
+		out = append(out, Evidence{Kind: "excerpt", Ref: ref, SessionID: f.SessionID, Project: f.Project, Title: f.Title,
+			Text: cut(t, 800), Score: f.Relevance, Time: f.Timestamp})
+	}
+	return out
+}
+
+// askPrompt is the user message: the question and the numbered evidence.
+func askPrompt(question string, ev []Evidence) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Question: %s\n\nEvidence:\n", question)
+	for i, e := range ev {
+		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Kind)
+		if e.Title != "" {
+			head += " of session \"" + oneLine(e.Title) + "\""
+		}
+		if !e.Time.IsZero() {
+			head += " (" + e.Time.Format("2006-01-02") + ")"
+		}
+		fmt.Fprintf(&b, "%s:\n%s\n\n", head, e.Text)
+	}
+	return b.String()
+}
+
+// answerFrom has the configured model answer; ErrNoModel when none is.
+func (s *Service) answerFrom(ctx context.Context, question string, ev []Evidence) (string, askAnswer, error) {
+	var a askAnswer
+	prompt := askPrompt(question, ev)
+	switch {
+	case s.askWithClaude != nil && s.cfg.Memories.Extractor == "claude":
+		model, err := s.askWithClaude(ctx, askSystem, askSchema, prompt, &a)
+		return model, a, err
+	case s.cfg.Ollama.ChatModel != "":
+		client, base, model, err := s.ollamaChat("")
+		if err != nil {
+			return "", a, err
+		}
+		if err := chatJSON(ctx, client, base, model, s.cfg.Ollama.Timeout.Duration, askSchema, askSystem, prompt, &a); err != nil {
+			return "", a, err
+		}
+		return "ollama:" + model, a, nil
+	}
+	return "", a, ErrNoModel
+}
