@@ -19,6 +19,7 @@ type MemoryService interface {
 	Summaries(ctx context.Context, project string, limit int) ([]memories.Summary, error)
 	Correct(ctx context.Context, r memories.CorrectRequest) (memories.ChangeResult, error)
 	Forget(ctx context.Context, r memories.ForgetRequest) (memories.ChangeResult, error)
+	Ask(ctx context.Context, question string, o memories.AskOptions) (memories.Answer, error)
 }
 
 // storedSummaries maps session ids to a one-line version of their stored
@@ -97,6 +98,7 @@ func (s *Server) registerMemoryTools(srv *mcp.Server) {
 		InputSchema: inputSchema[RememberIn](between("importance", 1, 5)),
 		Annotations: &mcp.ToolAnnotations{Title: "Remember", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memRemember)
 	s.registerChangeTools(srv)
+	s.registerAsk(srv)
 }
 
 func (s *Server) needMemories() error {

@@ -76,7 +76,7 @@ func (w *world) checkInstalledRun(wantStop int) *streamRun {
 
 // cairnTools are the tools cairn's MCP server offers.
 var cairnTools = []string{"memory_recall", "memory_timeline", "memory_projects", "session_read",
-	"memory_search", "memory_related", "memory_remember", "memory_correct", "memory_forget"}
+	"memory_search", "memory_related", "memory_remember", "memory_correct", "memory_forget", "memory_ask"}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
