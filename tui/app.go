@@ -463,7 +463,7 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 			m.pending, m.draftsN = msg.counts.PendingMemories, msg.counts.PendingDrafts
 		}
 		return m.mems.data(msg)
-	case memActionMsg, sourceMsg:
+	case memActionMsg, sourceMsg, memStatsMsg:
 		return m.mems.data(msg)
 	case draftsMsg, draftActionMsg:
 		return m.drafts.data(msg)

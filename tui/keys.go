@@ -32,6 +32,7 @@ type KeyMap struct {
 	Approve, Reject, Edit, Delete, Undo, Mark, Merge, CycleType, ImportanceUp, ImportanceDown,
 	StatusFilter, TypeFilter, ProjectFilter key.Binding
 	TextUp, TextDown key.Binding // scroll the selected draft's text
+	Stats            key.Binding // the memory store's stats, over the Memories pane
 
 	// Editor
 	Save, Cancel key.Binding
@@ -117,6 +118,7 @@ func DefaultKeyMap() KeyMap {
 		StatusFilter:   b([]string{"s"}, "s", "status filter"),
 		TypeFilter:     b([]string{"T"}, "T", "type filter"),
 		ProjectFilter:  b([]string{"p"}, "p", "project/all"),
+		Stats:          b([]string{"S"}, "S", "stats"),
 		TextUp:         b([]string{"K", "["}, "K/[", "scroll text up"),
 		TextDown:       b([]string{"J", "]"}, "J/]", "scroll text down"),
 
@@ -152,7 +154,7 @@ func (k KeyMap) FullHelp() []keyGroup {
 			k.CopyID, k.Export, k.Resume}},
 		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind}},
 		{"Memories", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
-			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open}},
+			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open, k.Stats}},
 		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
 		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}

@@ -29,6 +29,7 @@ type MemoryService interface {
 	ApproveDraft(ctx context.Context, id string) (*memories.Draft, []memories.AddResult, error)
 	RejectDraft(ctx context.Context, id string) error
 	EditDraft(ctx context.Context, id, markdown string) (*memories.Draft, error)
+	Stats(ctx context.Context) (memories.Stats, error)
 }
 
 var _ MemoryService = (*memories.Service)(nil)
@@ -84,6 +85,7 @@ type memoriesPane struct {
 	reload    bool   // the filters changed while loading: load again
 	keepPos   bool   // after approve/reject/delete: keep the cursor's row
 	clicks    clickMap
+	stats     *statsView // shown over the list while set
 }
 
 func newMemoriesPane(c *common) *memoriesPane {
@@ -165,6 +167,10 @@ func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 		return p.load()
 	case sourceMsg:
 		p.sources[msg.key] = msg
+	case memStatsMsg:
+		if p.stats != nil {
+			p.stats.loaded(msg)
+		}
 	}
 	return nil
 }
@@ -314,6 +320,20 @@ func (p *memoriesPane) act(what string, fn func(ctx context.Context, svc MemoryS
 }
 
 func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	if p.stats != nil {
+		if p.stats.key(k) {
+			return true, nil
+		}
+		if key.Matches(k, p.c.keys.Back, p.c.keys.Stats) {
+			p.stats = nil
+			return true, nil
+		}
+		return false, nil
+	}
+	if key.Matches(k, p.c.keys.Stats) {
+		p.stats = newStatsView(p.c)
+		return true, p.stats.load()
+	}
 	if p.list.navigate(k, p.c.keys.List) {
 		return true, p.loadSource()
 	}
@@ -479,8 +499,11 @@ func (p *memoriesPane) scroll(n int) { p.list.step(n) }
 
 func (p *memoriesPane) help() []key.Binding {
 	k := p.c.keys
+	if p.stats != nil {
+		return []key.Binding{k.List.Down, k.List.Up, k.List.PageDown, k.Back}
+	}
 	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Open, k.Delete, k.Undo, k.Mark, k.Merge, k.StatusFilter, k.TypeFilter, k.ProjectFilter,
-		k.CycleType, k.ImportanceUp}
+		k.CycleType, k.ImportanceUp, k.Stats}
 }
 
 func statusMark(st memories.Status) string {
@@ -498,6 +521,9 @@ func statusMark(st memories.Status) string {
 }
 
 func (p *memoriesPane) view() string {
+	if p.stats != nil {
+		return p.stats.view()
+	}
 	s, w, h := p.c.sty, p.c.lay.body.w, p.c.lay.body.h
 	head := []string{p.heading(w)}
 	if msg := p.state(); msg != nil {
