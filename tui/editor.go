@@ -24,6 +24,8 @@ type editor struct {
 	title  string
 	ta     textarea.Model
 	orig   string
+	// discarding: esc was pressed with changes; a second esc discards them.
+	discarding bool
 }
 
 type editorDoneMsg struct {
@@ -66,9 +68,15 @@ func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 			}
 			return true, e.save(text)
 		case key.Matches(k, e.c.keys.Cancel):
+			if e.ta.Value() != e.orig && !e.discarding {
+				// Changes are not thrown away by one key.
+				e.discarding = true
+				return false, nil
+			}
 			e.c.flashf("edit cancelled; nothing changed")
 			return true, nil
 		}
+		e.discarding = false
 	}
 	e.ta, cmd = e.ta.Update(msg)
 	return false, cmd
@@ -77,7 +85,11 @@ func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 func (e *editor) view() string {
 	s := e.c.sty
 	head := s.Title.Render(" "+e.title) + s.Muted.Render("  ctrl+s saves · esc cancels")
-	return strings.Join([]string{head, "", e.ta.View()}, "\n")
+	ask := ""
+	if e.discarding {
+		ask = s.Warn.Render(" Discard your changes? esc again discards them, ctrl+s saves, any other key goes on editing.")
+	}
+	return strings.Join([]string{head, ask, e.ta.View()}, "\n")
 }
 
 func (e *editor) help() []key.Binding { return []key.Binding{e.c.keys.Save, e.c.keys.Cancel} }

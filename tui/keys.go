@@ -109,7 +109,7 @@ func DefaultKeyMap() KeyMap {
 		Reject:         b([]string{"x"}, "x", "reject"),
 		Edit:           b([]string{"e"}, "e", "edit"),
 		Delete:         b([]string{"D"}, "D", "delete"),
-		Undo:           b([]string{"u"}, "u", "undo delete"),
+		Undo:           b([]string{"u"}, "u", "undo"),
 		Mark:           b([]string{"m"}, "m", "mark for merge"),
 		Merge:          b([]string{"M"}, "M", "merge marked into this"),
 		CycleType:      b([]string{"t"}, "t", "change type"),

@@ -24,6 +24,8 @@ type MemoryService interface {
 	Delete(ctx context.Context, id string) error
 	Undo(ctx context.Context) (*memories.Memory, error)
 	Merge(ctx context.Context, keepID, otherID string) (*memories.Memory, error)
+	Snapshot(ctx context.Context, ids ...string) (*memories.Snapshot, error)
+	Restore(ctx context.Context, sn *memories.Snapshot) error
 	Counts(ctx context.Context) (memories.Counts, error)
 	Drafts(ctx context.Context, status string) ([]memories.Draft, error)
 	ApproveDraft(ctx context.Context, id string) (*memories.Draft, []memories.AddResult, error)
@@ -44,7 +46,9 @@ type (
 	memActionMsg struct {
 		text    string
 		err     error
-		select_ string // memory id to put the cursor on
+		select_ string    // memory id to put the cursor on
+		undo    *undoStep // how to undo what was done (nil: nothing to undo)
+		undone  bool      // this was an undo: drop the step
 	}
 	sourceMsg struct {
 		key   string // session#uuid
@@ -81,9 +85,10 @@ type memoriesPane struct {
 	counts    memories.Counts
 	sources   map[string]sourceMsg
 	wantID    string
-	findID    string // a memory asked for that the filters may hide
-	reload    bool   // the filters changed while loading: load again
-	keepPos   bool   // after approve/reject/delete: keep the cursor's row
+	findID    string     // a memory asked for that the filters may hide
+	reload    bool       // the filters changed while loading: load again
+	keepPos   bool       // after approve/reject/delete: keep the cursor's row
+	undos     []undoStep // what u undoes, the last one last
 	clicks    clickMap
 	stats     *statsView // shown over the list while set
 }
@@ -156,6 +161,12 @@ func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 		}
 		return p.loadSource()
 	case memActionMsg:
+		if msg.undo != nil {
+			p.undos = append(p.undos, *msg.undo)
+			if len(p.undos) > 50 {
+				p.undos = p.undos[1:]
+			}
+		}
 		if msg.err != nil {
 			p.c.flashError(msg.err)
 		} else if msg.text != "" {
@@ -303,6 +314,57 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 
 func (p *memoriesPane) typing() bool { return false }
 
+// undoStep undoes one review: the memories as they were (approve,
+// reject, merge), or the service's own undo of a delete.
+type undoStep struct {
+	what string
+	snap *memories.Snapshot // nil: a delete
+}
+
+// review runs fn like act, after taking a snapshot of ids for u to undo.
+func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
+	svc, ctx := p.c.memories(), p.c.ctx
+	if svc == nil {
+		p.c.flashError(fmt.Errorf("memories are not available in this build"))
+		return nil
+	}
+	return func() tea.Msg {
+		sn, err := svc.Snapshot(ctx, ids...)
+		if err != nil {
+			return memActionMsg{err: fmt.Errorf("%s: %w", what, err)}
+		}
+		text, sel, err := fn(ctx, svc)
+		if err != nil {
+			return memActionMsg{err: fmt.Errorf("%s: %w", what, err)}
+		}
+		return memActionMsg{text: text + " — u undoes", select_: sel, undo: &undoStep{what: what, snap: sn}}
+	}
+}
+
+// undo undoes the last review or delete.
+func (p *memoriesPane) undo() tea.Cmd {
+	if len(p.undos) == 0 {
+		p.c.flashError(fmt.Errorf("nothing to undo: approve, reject, merge and delete can be undone in this session"))
+		return nil
+	}
+	step := p.undos[len(p.undos)-1]
+	p.undos = p.undos[:len(p.undos)-1]
+	svc, ctx := p.c.memories(), p.c.ctx
+	return func() tea.Msg {
+		if step.snap == nil {
+			r, err := svc.Undo(ctx)
+			if err != nil {
+				return memActionMsg{err: fmt.Errorf("undo %s: %w", step.what, err), undone: true}
+			}
+			return memActionMsg{text: "undid " + step.what, select_: r.ID, undone: true}
+		}
+		if err := svc.Restore(ctx, step.snap); err != nil {
+			return memActionMsg{err: fmt.Errorf("undo %s: %w", step.what, err), undone: true}
+		}
+		return memActionMsg{text: "undid " + step.what, select_: step.snap.IDs()[0], undone: true}
+	}
+}
+
 // act runs fn against the service; its message reloads the list.
 func (p *memoriesPane) act(what string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
 	svc, ctx := p.c.memories(), p.c.ctx
@@ -367,13 +429,7 @@ func (p *memoriesPane) filterKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 		return true, msgCmd(scopeMsg{project: proj})
 	case key.Matches(k, km.Undo):
-		return true, p.act("undo", func(ctx context.Context, svc MemoryService) (string, string, error) {
-			r, err := svc.Undo(ctx)
-			if err != nil {
-				return "", "", err
-			}
-			return "restored " + r.ID, r.ID, nil
-		})
+		return true, p.undo()
 	default:
 		return false, nil
 	}
@@ -386,20 +442,22 @@ func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, 
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(k, km.Approve):
-		cmd = p.act("approve "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.review("approve "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Approved)
 			return "approved " + id, "", err
 		})
 	case key.Matches(k, km.Reject):
-		cmd = p.act("reject "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.review("reject "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.SetStatus(ctx, id, memories.Rejected)
 			return "rejected " + id + " (it will not be proposed again)", "", err
 		})
 	case key.Matches(k, km.Delete):
-		cmd = p.act("delete "+id, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		what := "delete " + id
+		cmd = p.act(what, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			err := svc.Delete(ctx, id)
 			return "deleted " + id + " — u undoes", "", err
 		})
+		p.undos = append(p.undos, undoStep{what: what})
 	default:
 		return false, nil
 	}
@@ -452,7 +510,7 @@ func (p *memoriesPane) merge(id string) tea.Cmd {
 		return nil
 	}
 	p.marked = ""
-	return p.act("merge", func(ctx context.Context, svc MemoryService) (string, string, error) {
+	return p.review("merge "+other+" into "+id, []string{id, other}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 		_, err := svc.Merge(ctx, id, other)
 		return fmt.Sprintf("merged %s into %s", other, id), id, err
 	})

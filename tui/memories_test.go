@@ -94,6 +94,16 @@ func TestMemoriesPane(t *testing.T) {
 	if get(ids[0]).Status != memories.Approved {
 		t.Fatal("a did not approve")
 	}
+	// u undoes an approve (issue 18 item 12), and again after a redo
+	press(t, m, "u")
+	if st := get(ids[0]).Status; st != memories.Pending {
+		t.Fatalf("u after approve left %s", st)
+	}
+	sel(ids[0])
+	press(t, m, "a")
+	if get(ids[0]).Status != memories.Approved {
+		t.Fatal("a did not approve again")
+	}
 	// importance and type
 	sel(ids[1])
 	press(t, m, "+")
@@ -120,13 +130,23 @@ func TestMemoriesPane(t *testing.T) {
 	if m.editor != nil || !strings.HasSuffix(get(ids[1]).Content, "(use PORT=4001)") {
 		t.Fatalf("edit not saved: %q (flash %q)", get(ids[1]).Content, m.status.flash)
 	}
-	// esc cancels an edit
+	// esc cancels an edit: with changes, after asking (issue 18 item 12)
 	sel(ids[1])
+	press(t, m, "e")
+	press(t, m, "esc")
+	if m.editor != nil {
+		t.Fatal("esc without changes did not close the editor")
+	}
 	press(t, m, "e")
 	typeText(t, m, "garbage")
 	press(t, m, "esc")
+	if m.editor == nil || !strings.Contains(screen(m), "Discard your changes?") {
+		t.Fatal("esc discarded changes without asking")
+	}
+	typeText(t, m, "!")
+	press(t, m, "esc", "esc")
 	if m.editor != nil || strings.Contains(get(ids[1]).Content, "garbage") {
-		t.Fatal("esc saved the edit")
+		t.Fatal("esc esc saved the edit")
 	}
 	// reject
 	sel(ids[2])
@@ -134,6 +154,13 @@ func TestMemoriesPane(t *testing.T) {
 	if get(ids[2]).Status != memories.Rejected {
 		t.Fatal("x did not reject")
 	}
+	press(t, m, "u")
+	if st := get(ids[2]).Status; st != memories.Approved {
+		t.Fatalf("u after reject left %s, want approved again", st)
+	}
+	press(t, m, "s", "s", "s", "s", "s", "s", "s") // the same filter
+	sel(ids[2])
+	press(t, m, "x")
 	// delete, then undo
 	press(t, m, "s", "s", "s", "s", "s", "s") // back to "pending + approved"
 	sel(ids[1])
@@ -156,6 +183,19 @@ func TestMemoriesPane(t *testing.T) {
 	if get(ids[1]).Status != memories.Superseded {
 		t.Fatalf("merge left %s %s", ids[1], get(ids[1]).Status)
 	}
+	// u undoes the merge: both as they were
+	linksBefore := len(get(ids[0]).Links)
+	press(t, m, "u")
+	if st := get(ids[1]).Status; st == memories.Superseded {
+		t.Fatalf("u after merge left %s %s", ids[1], st)
+	}
+	if n := len(get(ids[0]).Links); n >= linksBefore {
+		t.Fatalf("u after merge kept the kept memory's links (%d, merged %d)", n, linksBefore)
+	}
+	sel(ids[1])
+	press(t, m, "m")
+	sel(ids[0])
+	press(t, m, "M")
 	// filters: status cycles; type filter; project filter
 	press(t, m, "s", "s")
 	if memStatusFilters[p.statusIdx].name != "pending" {
