@@ -118,3 +118,17 @@ func TestBadFlagValuesFromTheIssue(t *testing.T) {
 		t.Errorf("show of an unknown session: exit %d, want 1: %s", code, stderr)
 	}
 }
+
+// TestHookNeverExitsWithAUsageError: Claude Code reads a hook's exit 2 as
+// "block"; the hook handler exits 0 even when called wrongly.
+func TestHookNeverExitsWithAUsageError(t *testing.T) {
+	tmp := t.TempDir()
+	for _, args := range [][]string{{"hook", "prompt", "--data"}, {"hook", "prompt", "--data", tmp, "--claude-dir", tmp, "--bogus"},
+		{"hook", "--data", tmp, "--claude-dir", tmp, "--session"}} {
+		var out, errb bytes.Buffer
+		o := &Options{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader("{}")}
+		if code := Run(o, args); code != ExitOK || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q", args, code, out.String())
+		}
+	}
+}

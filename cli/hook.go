@@ -22,8 +22,9 @@ CAIRN_DISABLE=1 turns it off.
 The cairn-hook binary (go install ./...) does the same with a fraction of
 the start-up time (it does not link the terminal UI); cairn install uses it
 when it is installed beside cairn.`,
-		Hidden: true,
-		Args:   cobra.ArbitraryArgs,
+		Hidden:      true,
+		Args:        cobra.ArbitraryArgs,
+		Annotations: map[string]string{annFailOpen: "hooks never fail Claude Code"},
 		// Claude Code must never see a usage error from a hook.
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -72,7 +72,12 @@ var registered []func(o *Options) *cobra.Command
 // register adds a command constructor to the tree every NewRoot builds.
 func register(f func(o *Options) *cobra.Command) { registered = append(registered, f) }
 
-// Exit codes, the same for every command (README: "Bad input").
+// annFailOpen marks a command that exits 0 whatever goes wrong (the hook
+// handler: Claude Code takes exit 2 for "block the prompt").
+const annFailOpen = "cairn.fail-open"
+
+// Exit codes, the same for every command (README: "Bad input"), except
+// the hook handler's (annFailOpen).
 const (
 	ExitOK      = 0 // it did what was asked
 	ExitFailure = 1 // it could not: a file, the store, the network, ...
@@ -96,8 +101,11 @@ func Run(o *Options, args []string) (code int) {
 	}()
 	root := NewRoot(o)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	if cmd, err := root.ExecuteC(); err != nil {
 		fmt.Fprintln(o.Stderr, "cairn:", err)
+		if cmd != nil && cmd.Annotations[annFailOpen] != "" {
+			return ExitOK // a hook: Claude Code reads exit 2 as "block"
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			return ExitUsage
