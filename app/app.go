@@ -13,9 +13,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -122,11 +119,6 @@ func EmbedderConfig(cfg config.Config) index.EmbedderConfig {
 // Close closes the store.
 func (a *App) Close() error { return a.Store.Close() }
 
-// writableError names the data dir when err says it cannot be written (a
-// read-only folder or file system) and says how to pick another one.
-func writableError(dir string, err error) error {
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return fmt.Errorf("cannot write to %s: read-only; set --data or CAIRN_HOME to a folder you can write (%w)", dir, err)
-	}
-	return err
-}
+// writableError is index.WritableError: the data dir named when it cannot
+// be written.
+func writableError(dir string, err error) error { return index.WritableError(dir, err) }

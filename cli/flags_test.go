@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/testutil"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -130,5 +132,21 @@ func TestHookNeverExitsWithAUsageError(t *testing.T) {
 		if code := Run(o, args); code != ExitOK || out.Len() != 0 {
 			t.Errorf("%v: exit %d, stdout %q", args, code, out.String())
 		}
+	}
+}
+
+// TestReadOnlyDataDir: every command that needs the store names a data dir
+// it cannot write (exit 1), and doctor says so too instead of "no store
+// yet, run cairn index".
+func TestReadOnlyDataDir(t *testing.T) {
+	dir := testutil.ReadOnlyDir(t)
+	want := "cannot write to " + dir + ": read-only; set --data or CAIRN_HOME"
+	code, _, stderr := runCode(t, "sessions", "--data", dir, "--claude-dir", sample())
+	if code != ExitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("sessions: exit %d, %q", code, stderr)
+	}
+	_, stdout, _ := runCode(t, "doctor", "--data", dir, "--claude-dir", sample())
+	if !strings.Contains(stdout, "data dir") || !strings.Contains(stdout, want) {
+		t.Errorf("doctor does not say the data dir is read-only:\n%s", stdout)
 	}
 }

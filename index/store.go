@@ -45,12 +45,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
@@ -117,6 +119,41 @@ var ErrBusy = errors.New("store is busy (another cairn process is writing)")
 
 // ErrCorrupt wraps errors that mean the database file is damaged.
 var ErrCorrupt = errors.New("store is damaged")
+
+// WritableError names the data dir when err says it cannot be written (a
+// read-only folder or file system) and says how to pick another one; other
+// errors are returned as they are.
+func WritableError(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("cannot write to %s: read-only; set --data or CAIRN_HOME to a folder you can write (%w)", dir, err)
+	}
+	return err
+}
+
+// CheckWritable reports, as WritableError, whether a store could be
+// created or written in dataDir: the folder, or the nearest existing
+// folder above it when it is not made yet, takes a new file. Nothing is
+// created or left behind.
+func CheckWritable(dataDir string) error {
+	dir := dataDir
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	f, err := os.CreateTemp(dir, ".cairn-write-check-*")
+	if err != nil {
+		return WritableError(dataDir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
 
 // RebuildAdvice says what rebuilding the store at path from the
 // transcripts keeps and what it loses, and how to keep a copy first: a

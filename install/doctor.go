@@ -187,6 +187,9 @@ func checkScope(o *Options, scope string, add func(Check)) (hooksFound bool) {
 // checkStoreFile opens the store read-only, when there is one, and checks
 // it.
 func checkStoreFile(ctx context.Context, o *DoctorOptions, add func(Check)) {
+	if err := index.CheckWritable(o.DataDir); err != nil {
+		add(Check{Name: "data dir", Status: Fail, Detail: err.Error(), Fix: "cairn --data DIR …, or export CAIRN_HOME=DIR, with a folder you can write"})
+	}
 	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
 	switch {
 	case !fileExists(filepath.Join(o.DataDir, index.DBName)):
