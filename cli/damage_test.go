@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/install"
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // A store damaged at random pages (a few flipped bytes, as a disk error or

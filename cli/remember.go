@@ -221,7 +221,7 @@ func (b *recallOutput) line(format string, a ...any) {
 // brief is /recall without a query: the project's approved memories, best
 // first, and its latest session summaries.
 func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj string) error {
-	b.line("# cairn: memory of %s", proj)
+	b.line("# cairn: memory of %s", oneLineMD(proj, 200))
 	brief, err := svc.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
 	if err != nil {
 		return err
@@ -236,7 +236,7 @@ func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj st
 	if len(brief.Summaries) > 0 {
 		b.line("\n## Latest session summaries")
 		for _, s := range brief.Summaries {
-			b.line("\n### Session %s (%s)", s.SessionID, s.Created.Local().Format("2006-01-02"))
+			b.line("\n### Session %s (%s)", oneLineMD(s.SessionID, 80), s.Created.Local().Format("2006-01-02"))
 			b.line("%s", truncate(termtext.Safe(s.Markdown), 1500))
 		}
 	}
@@ -246,7 +246,7 @@ func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj st
 // matches is /recall with a query: the approved memories and the past
 // sessions that match it.
 func (b *recallOutput) matches(ctx context.Context, svc *memories.Service, st *index.Store, proj, query string) error {
-	b.line("# cairn: recall %q in %s", oneLineMD(query, 200), proj)
+	b.line("# cairn: recall %q in %s", oneLineMD(query, 200), oneLineMD(proj, 200))
 	rs, err := svc.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
 	if err != nil {
 		return err
@@ -280,7 +280,7 @@ func (b *recallOutput) sessions(ctx context.Context, st *index.Store, query stri
 		b.line("None.")
 	default:
 		for _, r := range found {
-			b.line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), r.Project, r.SessionID,
+			b.line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), oneLineMD(r.Project, 200), oneLineMD(r.SessionID, 80),
 				oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
 		}
 	}

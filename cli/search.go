@@ -231,7 +231,7 @@ func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
 
 func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tty bool) error {
 	if resp.Notice != "" {
-		fmt.Fprintln(o.Stderr, "cairn:", resp.Notice)
+		fmt.Fprintln(o.Stderr, "cairn:", termtext.Line(resp.Notice))
 	}
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(o.Stdout, "No matches by words or meaning for "+strconv.Quote(termtext.Line(q.Text))+"; "+strings.TrimPrefix(index.NoMatchesHint(q), "no matches; ")+".")
@@ -254,7 +254,7 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark)
 		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind)))
 		fmt.Fprintln(o.Stdout, "   "+termtext.Highlight(r.Snippet, color))
-		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+r.SessionID))
+		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+termtext.Line(r.SessionID)))
 	}
 	words, meaning := index.MatchCounts(resp.Results)
 	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning · %s · %s · %.0f ms", words, meaning, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))

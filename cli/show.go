@@ -67,14 +67,14 @@ func plural(n int, one, many string) string {
 func RenderConversation(w io.Writer, c *transcripts.Conversation, so ShowOptions) error {
 	s := c.Session
 	r := &renderer{w: w, c: c, so: so, shown: map[string]bool{}, results: toolResults(c), printed: map[string]bool{}}
-	r.printf("Session %s\n", s.ID)
+	r.printf("Session %s\n", termtext.Line(s.ID))
 	r.printf("Project %s\n", termtext.Line(s.ProjectPath))
 	if s.Title != "" {
 		r.printf("Title   %s\n", termtext.Line(s.Title))
 	}
 	r.printf("When    %s → %s (%s)\n", fmtTime(s.Start), fmtTime(s.End), human.Duration(s.Duration()))
 	if len(s.Models) > 0 {
-		r.printf("Models  %s\n", strings.Join(s.Models, ", "))
+		r.printf("Models  %s\n", termtext.Line(strings.Join(s.Models, ", ")))
 	}
 	if len(s.Branches) > 0 {
 		r.printf("Branch  %s\n", termtext.Line(strings.Join(s.Branches, ", ")))
@@ -171,7 +171,7 @@ func entryIndent(e *transcripts.Entry, base string) string {
 func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 	switch {
 	case e.Type == "system" && e.Subtype == "compact_boundary":
-		r.printf("\n%s── conversation compacted (%s, %d tokens before) ──\n", indent, orDash(e.CompactTrigger), e.PreTokens)
+		r.printf("\n%s── conversation compacted (%s, %d tokens before) ──\n", indent, termtext.Line(orDash(e.CompactTrigger)), e.PreTokens)
 		return ""
 	case e.IsCompactSummary:
 		r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
@@ -237,7 +237,7 @@ func (r *renderer) headed(b *transcripts.Block) bool {
 // toolUse prints a tool call, and the thread of the subagent it started
 // the first time it is met.
 func (r *renderer) toolUse(b *transcripts.Block, indent string) {
-	r.printf("%s  ● %s(%s)\n", indent, b.ToolName, termtext.Line(transcripts.ToolSummary(b)))
+	r.printf("%s  ● %s(%s)\n", indent, termtext.Line(b.ToolName), termtext.Line(transcripts.ToolSummary(b)))
 	if transcripts.IsAgentTool(b.ToolName) {
 		r.subagent(b, indent)
 	}
@@ -255,9 +255,9 @@ func (r *renderer) subagent(b *transcripts.Block, indent string) {
 		return
 	}
 	r.shown[id] = true
-	r.printf("%s  ┌ subagent %s\n", indent, id)
+	r.printf("%s  ┌ subagent %s\n", indent, termtext.Line(id))
 	r.entries(r.c.Agents[id], indent+"  │ ")
-	r.printf("%s  └ end of subagent %s\n", indent, id)
+	r.printf("%s  └ end of subagent %s\n", indent, termtext.Line(id))
 }
 
 // toolResults prints the results of a user entry that were not printed

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/termtext"
 	"io"
 	"maps"
 	"slices"
@@ -170,7 +171,7 @@ func writeProjectMarkdown(bw *bufio.Writer, project string, mems []*index.MemRow
 	if name == "" {
 		name = "Global"
 	}
-	fmt.Fprintf(bw, "\n## %s\n", name)
+	fmt.Fprintf(bw, "\n## %s\n", oneLine(name))
 	for _, t := range Types {
 		ms := slices.DeleteFunc(slices.Clone(mems), func(m *index.MemRow) bool { return m.Type != string(t) })
 		if len(ms) == 0 {
@@ -190,10 +191,10 @@ func writeProjectMarkdown(bw *bufio.Writer, project string, mems []*index.MemRow
 func writeMemoryMarkdown(bw *bufio.Writer, m *index.MemRow) {
 	fmt.Fprintf(bw, "- [%s] %s (%s, importance %d", m.Status, oneLine(m.Content), m.ID, m.Importance)
 	if len(m.Tags) > 0 {
-		fmt.Fprintf(bw, ", tags %s", strings.Join(m.Tags, ", "))
+		fmt.Fprintf(bw, ", tags %s", oneLine(strings.Join(m.Tags, ", ")))
 	}
 	for _, l := range m.Links {
-		fmt.Fprintf(bw, ", %s %s", l.Kind, l.Target)
+		fmt.Fprintf(bw, ", %s %s", oneLine(l.Kind), oneLine(l.Target))
 	}
 	bw.WriteString(")\n")
 }
@@ -206,8 +207,8 @@ func writeSummariesMarkdown(bw *bufio.Writer, sums []*index.SummaryRow, c *Expor
 	}
 	bw.WriteString("\n## Session summaries\n")
 	for _, sm := range sums {
-		fmt.Fprintf(bw, "\n### Session %s (%s, %s)\n\n", sm.Session, sm.Source, sm.Created.Format("2006-01-02"))
-		for _, line := range strings.Split(strings.TrimSpace(sm.Markdown), "\n") {
+		fmt.Fprintf(bw, "\n### Session %s (%s, %s)\n\n", oneLine(sm.Session), oneLine(sm.Source), sm.Created.Format("2006-01-02"))
+		for _, line := range strings.Split(strings.TrimSpace(termtext.Safe(sm.Markdown)), "\n") {
 			if strings.HasPrefix(line, "#") {
 				line = "###" + line
 			}

@@ -146,3 +146,43 @@ func isClean(s string, line bool) bool {
 	}
 	return true
 }
+
+// EscapeJSON rewrites encoded JSON so that it is safe on a terminal too:
+// encoding/json escapes C0 controls but writes C1 controls (U+0080–U+009F,
+// which some terminals take for CSI and friends) and bidi controls as raw
+// UTF-8. Both can only occur inside JSON strings, where \uNNNN means the
+// same character: the data is unchanged, only its spelling.
+func EscapeJSON(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if isControl(r) || isBidi(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if isControl(r) || isBidi(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}

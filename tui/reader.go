@@ -604,12 +604,12 @@ func (p *readerPane) renderHeader(cw int) []string {
 		human.Duration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
 	var more []string
 	if len(ss.Models) > 0 {
-		more = append(more, strings.Join(ss.Models, ", "))
+		more = append(more, sanitizeLine(strings.Join(ss.Models, ", ")))
 	}
 	if len(ss.Branches) > 0 {
 		more = append(more, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ", ")))
 	}
-	more = append(more, "id "+ss.ID)
+	more = append(more, "id "+sanitizeLine(ss.ID))
 	if !ss.SourceExists {
 		more = append(more, "archived (files deleted; kept by cairn)")
 	}
@@ -1452,13 +1452,13 @@ func (x *exporter) header(s *transcripts.Session) {
 		title = transcripts.OneLine(s.FirstPrompt, 100)
 	}
 	fmt.Fprintf(&x.b, "# %s\n\n", oneLineMD(title))
-	fmt.Fprintf(&x.b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", s.ID, s.ProjectPath,
+	fmt.Fprintf(&x.b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", sanitizeLine(s.ID), sanitizeLine(s.ProjectPath),
 		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
 	if len(s.Models) > 0 {
-		fmt.Fprintf(&x.b, "- Models: %s\n", strings.Join(s.Models, ", "))
+		fmt.Fprintf(&x.b, "- Models: %s\n", sanitizeLine(strings.Join(s.Models, ", ")))
 	}
 	if len(s.Branches) > 0 {
-		fmt.Fprintf(&x.b, "- Branch: %s\n", strings.Join(s.Branches, ", "))
+		fmt.Fprintf(&x.b, "- Branch: %s\n", sanitizeLine(strings.Join(s.Branches, ", ")))
 	}
 }
 
@@ -1509,7 +1509,7 @@ func (x *exporter) block(bl *transcripts.Block, quote string) {
 // toolUse writes a tool call on one line, its output shortened, and the
 // entries of the subagent it spawned.
 func (x *exporter) toolUse(bl *transcripts.Block, quote string) {
-	x.printf(quote, "\n- **%s**(`%s`)", bl.ToolName, strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
+	x.printf(quote, "\n- **%s**(`%s`)", sanitizeLine(bl.ToolName), strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
 	if r := x.results[bl.ToolID]; r != nil {
 		x.printf(quote, "  ```\n  %s\n  ```", strings.Join(shortOutput(r.Text), "\n  "))
 	}

@@ -333,7 +333,7 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 	row := " " + pad(p.c.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), cols.title-1) + " " + padLeft(human.Duration(ss.Duration()), 8) +
 		padLeft(fmt.Sprint(ss.Prompts), 5) + padLeft(fmtCount(ss.Usage.Total()), 8)
 	if cols.wide {
-		row += "  " + pad(strings.Join(ss.Models, ","), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)
+		row += "  " + pad(sanitizeLine(strings.Join(ss.Models, ",")), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)
 	}
 	row += " " + pad(marks, 3)
 	return p.c.rowStyle(i == p.list.cursor, pad(row, w))
@@ -342,9 +342,9 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 // sessionDetails is the selected session's detail line.
 func sessionDetails(ss *transcripts.Session) string {
 	var d []string
-	d = append(d, ss.ID[:min(8, len(ss.ID))])
+	d = append(d, sanitizeLine(ss.ID[:min(8, len(ss.ID))]))
 	if len(ss.Models) > 0 {
-		d = append(d, strings.Join(ss.Models, ","))
+		d = append(d, sanitizeLine(strings.Join(ss.Models, ",")))
 	}
 	if len(ss.Branches) > 0 {
 		d = append(d, "⎇ "+sanitizeLine(strings.Join(ss.Branches, ",")))
