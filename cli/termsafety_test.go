@@ -106,7 +106,7 @@ func TestNoRawControlsOnAnyOutput(t *testing.T) {
 	cmds := [][]string{
 		{"sessions"}, {"projects"},
 		{"show", sid[:8]}, {"show", sid[:8], "--thinking", "--full"},
-		{"search", "findme"}, {"search", "--mode", "text", "findme"}, 
+		{"search", "findme"}, {"search", "--mode", "text", "findme"},
 		{"recall", "findme"},
 		{"memories", "list"}, {"memories", "search", "findme"},
 		{"export", "--format", "markdown", "-o", md},

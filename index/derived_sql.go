@@ -1,9 +1,9 @@
 package index
 
 import (
-	"maps"
 	"context"
 	"database/sql"
+	"maps"
 	"strings"
 	"time"
 )
