@@ -180,6 +180,7 @@ every hook twice); --replace-plugin disables the plugin and installs.`,
 	}
 	cmd.Flags().StringVar(&scope, "scope", install.ScopeUser, "user (every project) or project (this project's .claude/ and .mcp.json)")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the changes without writing anything")
+	cmd.Flags().BoolVar(&replacePlugin, "replace-plugin", false, "when the cairn plugin is enabled, disable it and install instead (cairn refuses to run twice)")
 	flagChoices(cmd, "scope", false, install.ScopeUser, install.ScopeProject)
 	return cmd
 }

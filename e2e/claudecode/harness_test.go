@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 	}
 	start := time.Now()
 	code := m.Run()
-	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency inside Claude Code (hook_started → hook_response):\n%s",
+	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency inside Claude Code (stream-json hook_started → hook_response; SessionStart: debug log, hook start → output parsed):\n%s",
 		fakeclaude.Version, time.Since(start).Round(time.Second), latencyReport())
 	fmt.Fprint(os.Stderr, report)
 	if p := os.Getenv("CAIRN_E2E_REPORT"); p != "" {
@@ -88,7 +88,9 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 	if err := os.MkdirAll(w.proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.api = fakeclaude.NewServer(t, respond)
+	if respond != nil {
+		w.api = fakeclaude.NewServer(t, respond)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("requests the model got:\n%s", w.api.Dump())
@@ -337,7 +339,10 @@ func recordLatencies(s *streamRun) {
 	latMu.Lock()
 	defer latMu.Unlock()
 	for _, h := range s.hooks {
-		if h.latency > 0 {
+		// SessionStart's events reach stdout together with the run's init
+		// (buffered): its latency comes from the debug log instead
+		// (debugLatency).
+		if h.latency > 0 && h.event != "SessionStart" {
 			latencies[h.event] = append(latencies[h.event], h.latency)
 		}
 	}
@@ -419,4 +424,108 @@ func (w *world) waitIndexed(sid string) *transcripts.Session {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// assistantText is the main thread's assistant text the store holds.
+func (w *world) assistantText(sid string) string {
+	w.t.Helper()
+	st := w.store()
+	defer st.Close()
+	texts, err := st.Mem().AssistantText(context.Background(), sid, time.Time{})
+	must(w.t, err)
+	return strings.Join(texts, "\n")
+}
+
+// addMemory stores a memory for the project (as the person would with
+// cairn memories add) and returns its id.
+func (w *world) addMemory(typ, status, content string) string {
+	w.t.Helper()
+	out := w.mustCairn("memories", "add", "--json", "--type", typ, "--status", status, content)
+	var v struct {
+		Memory struct {
+			ID string `json:"id"`
+		} `json:"memory"`
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		w.t.Fatalf("cairn memories add --json: %v\n%s", err, out)
+	}
+	if v.Memory.ID != "" {
+		return v.Memory.ID
+	}
+	return v.ID
+}
+
+// config writes cairn's config.toml.
+func (w *world) config(toml string) {
+	w.t.Helper()
+	writeFile(w.t, filepath.Join(w.data, "config.toml"), toml)
+}
+
+// commandHints asks Claude Code (the SDK's initialize control request)
+// for its slash commands and their argument hints.
+func (w *world) commandHints() map[string]string {
+	w.t.Helper()
+	r := w.run(w.proj, w.env(), `{"type":"control_request","request_id":"hints","request":{"subtype":"initialize"}}`+"\n", w.cli.Path,
+		"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+	for _, line := range strings.Split(r.out, "\n") {
+		var v struct {
+			Type     string `json:"type"`
+			Response struct {
+				RequestID string `json:"request_id"`
+				Response  struct {
+					Commands []struct {
+						Name         string `json:"name"`
+						ArgumentHint string `json:"argumentHint"`
+					} `json:"commands"`
+				} `json:"response"`
+			} `json:"response"`
+		}
+		if json.Unmarshal([]byte(line), &v) != nil || v.Type != "control_response" || v.Response.RequestID != "hints" {
+			continue
+		}
+		out := map[string]string{}
+		for _, c := range v.Response.Response.Commands {
+			out[c.Name] = c.ArgumentHint
+		}
+		return out
+	}
+	w.t.Fatalf("no answer to the initialize control request:\n%s\n%s", r.out, r.err)
+	return nil
+}
+
+// debugLatency reads, from a Claude Code debug log, how long SessionStart
+// hooks took: from the hook's start to its parsed output.
+func debugLatency(t *testing.T, path, event string) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	var start time.Time
+	for _, l := range strings.Split(string(b), "\n") {
+		ts, rest, ok := strings.Cut(l, " ")
+		if !ok {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.Contains(rest, "hook_execution_start") && start.IsZero():
+			start = at
+		case strings.Contains(rest, "Hook "+event+" (") && !start.IsZero():
+			return at.Sub(start)
+		}
+	}
+	return 0
+}
+
+// mainRequestsSince returns the main-loop requests after the first n.
+func (w *world) mainRequestsSince(n int) []*fakeclaude.Request {
+	all := w.api.MainRequests()
+	if n > len(all) {
+		return nil
+	}
+	return all[n:]
 }

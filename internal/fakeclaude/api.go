@@ -71,7 +71,9 @@ func TextAndTool(text, name string, input any) Reply {
 var SideReply = Text(`{"title":"test session","isNewTopic":false}`)
 
 // Responder picks the reply to a main-loop request. n counts the main-loop
-// requests answered before this one (0 for the first).
+// requests answered before this one (0 for the first). The server calls it
+// from its own goroutines, one call at a time: state it shares with the
+// test needs a lock (or read it through Server.Locked).
 type Responder func(n int, r *Request) Reply
 
 // Script answers the main-loop requests with the replies in order, then with
@@ -241,6 +243,7 @@ type Server struct {
 	srv     *httptest.Server
 	respond Responder
 
+	respMu   sync.Mutex // one Responder call at a time
 	mu       sync.Mutex
 	requests []*Request
 	main     int
@@ -256,6 +259,14 @@ func NewServer(t testing.TB, respond Responder) *Server {
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// Locked runs fn while no Responder runs: a test reads what its
+// Responder recorded through it.
+func (s *Server) Locked(fn func()) {
+	s.respMu.Lock()
+	defer s.respMu.Unlock()
+	fn()
 }
 
 // Requests returns every /v1/messages request so far (not token counts).
@@ -329,12 +340,14 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.mu.Unlock()
 
 	reply := SideReply
+	s.respMu.Lock()
 	switch {
 	case r.Main:
 		reply = s.respond(n, r)
 	case s.Side != nil:
 		reply = s.Side(r)
 	}
+	s.respMu.Unlock()
 	msg := s.message(r, reply)
 	if r.Stream {
 		s.stream(w, msg, reply)
