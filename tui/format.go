@@ -123,5 +123,9 @@ func plural(n int, one string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%s %ss", fmtCount(int64(n)), one)
+	many := one + "s"
+	if strings.HasSuffix(one, "y") && !strings.ContainsAny(one[len(one)-2:len(one)-1], "aeiou") {
+		many = one[:len(one)-1] + "ies"
+	}
+	return fmtCount(int64(n)) + " " + many
 }

@@ -29,7 +29,7 @@ type KeyMap struct {
 	SearchTyping      listKeys
 
 	// Memories and drafts
-	Approve, Reject, Edit, Delete, Undo, Mark, Merge, CycleType, ImportanceUp, ImportanceDown,
+	Approve, Reject, ApproveSession, RejectSession, Edit, Delete, Undo, Mark, Merge, CycleType, ImportanceUp, ImportanceDown,
 	StatusFilter, TypeFilter, ProjectFilter key.Binding
 	TextUp, TextDown key.Binding // scroll the selected draft's text
 	Stats            key.Binding // the memory store's stats, over the Memories pane
@@ -107,6 +107,8 @@ func DefaultKeyMap() KeyMap {
 
 		Approve:        b([]string{"a"}, "a", "approve"),
 		Reject:         b([]string{"x"}, "x", "reject"),
+		ApproveSession: b([]string{"A"}, "A", "approve the session's pending"),
+		RejectSession:  b([]string{"X"}, "X", "reject the session's pending"),
 		Edit:           b([]string{"e"}, "e", "edit"),
 		Delete:         b([]string{"D"}, "D", "delete"),
 		Undo:           b([]string{"u"}, "u", "undo"),
@@ -153,7 +155,7 @@ func (k KeyMap) FullHelp() []keyGroup {
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindOlder, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
 		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind}},
-		{"Memories", []key.Binding{k.Approve, k.Reject, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
+		{"Memories", []key.Binding{k.Approve, k.Reject, k.ApproveSession, k.RejectSession, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
 			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open, k.Stats}},
 		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
 		{"Editor", []key.Binding{k.Save, k.Cancel}},
@@ -175,7 +177,7 @@ func (k *KeyMap) globalKeys(typing bool) []key.Binding {
 func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
 	var bs []key.Binding
 	switch {
-	case pane == paneProjects && typing, pane == paneTimeline && typing:
+	case pane == paneProjects && typing, pane == paneTimeline && typing, pane == paneMemories && typing:
 		bs = append(k.TypingList.bindings(), k.Done)
 	case pane == paneProjects:
 		bs = append(k.List.bindings(), k.Filter, k.Open)
@@ -189,7 +191,7 @@ func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
 	case pane == paneSearch:
 		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
 	case pane == paneMemories:
-		bs = append(k.List.bindings(), k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
+		bs = append(k.List.bindings(), k.Filter, k.ApproveSession, k.RejectSession, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
 			k.Delete, k.Mark, k.Merge, k.CycleType, k.ImportanceUp, k.ImportanceDown, k.Edit, k.Open)
 	case pane == paneDrafts:
 		bs = append(k.List.bindings(), k.TextUp, k.TextDown, k.StatusFilter, k.Approve, k.Reject, k.Edit, k.Open)

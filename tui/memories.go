@@ -74,7 +74,8 @@ var memStatusFilters = []struct {
 // memoriesPane is the review inbox.
 type memoriesPane struct {
 	c         *common
-	mems      []memories.Memory
+	all       []memories.Memory // as loaded
+	mems      []memories.Memory // shown: all that pass the text filter
 	linked    map[string]memories.Memory
 	list      list
 	statusIdx int
@@ -94,7 +95,7 @@ type memoriesPane struct {
 }
 
 func newMemoriesPane(c *common) *memoriesPane {
-	return &memoriesPane{c: c, sources: map[string]sourceMsg{}}
+	return &memoriesPane{c: c, sources: map[string]sourceMsg{}, list: list{filter: newFilterBox("words in memories, types, #tags")}}
 }
 
 // filter is what the pane's filters ask the service for.
@@ -196,10 +197,15 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 	if p.wantID != "" {
 		keep, p.wantID = p.wantID, ""
 	}
-	p.mems, p.linked = l, linked
-	p.list.setLen(len(p.mems))
+	p.all, p.linked = l, linked
+	p.applyText()
 	if id := p.findID; id != "" {
 		p.findID = ""
+		if p.list.filter.value() != "" && !slices.ContainsFunc(p.mems, func(mm memories.Memory) bool { return mm.ID == id }) {
+			p.c.flashf("cleared the text filter %q to show %s", p.list.filter.value(), id)
+			p.list.filter.input.SetValue("")
+			p.applyText()
+		}
 		if !slices.ContainsFunc(l, func(mm memories.Memory) bool { return mm.ID == id }) && p.statusIdx != len(memStatusFilters)-1 {
 			was := memStatusFilters[p.statusIdx].name
 			p.statusIdx = len(memStatusFilters) - 1
@@ -219,6 +225,33 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 			p.list.set(i)
 		}
 	}
+}
+
+// applyText shows the loaded memories that hold every word of the text
+// filter (in their content, type, tags or project).
+func (p *memoriesPane) applyText() {
+	words := strings.Fields(strings.ToLower(p.list.filter.value()))
+	p.mems = p.mems[:0:0]
+	for _, mm := range p.all {
+		hay := strings.ToLower(mm.Content + " " + string(mm.Type) + " #" + strings.Join(mm.Tags, " #") + " " + mm.Project + " " + mm.ID)
+		ok := true
+		for _, w := range words {
+			if !strings.Contains(hay, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			p.mems = append(p.mems, mm)
+		}
+	}
+	p.list.setLen(len(p.mems))
+}
+
+func (p *memoriesPane) paste(msg tea.PasteMsg) tea.Cmd {
+	return p.list.paste(msg, func() {
+		p.applyText()
+	})
 }
 
 // selectID shows the memory id (from a search result) under the current
@@ -312,7 +345,7 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 	return out
 }
 
-func (p *memoriesPane) typing() bool { return false }
+func (p *memoriesPane) typing() bool { return p.list.typing() }
 
 // undoStep undoes one review: the memories as they were (approve,
 // reject, merge), or the service's own undo of a delete.
@@ -338,6 +371,45 @@ func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Con
 			return memActionMsg{err: fmt.Errorf("%s: %w", what, err)}
 		}
 		return memActionMsg{text: text + " — u undoes", select_: sel, undo: &undoStep{what: what, snap: sn}}
+	}
+}
+
+// reviewSession approves or rejects every pending memory proposed from
+// mm's session at once (one u undoes them all).
+func (p *memoriesPane) reviewSession(mm *memories.Memory, st memories.Status) tea.Cmd {
+	sid := mm.SourceSession
+	if sid == "" {
+		p.c.flashError(fmt.Errorf("%s has no source session: a or x reviews it alone", mm.ID))
+		return nil
+	}
+	svc, ctx := p.c.memories(), p.c.ctx
+	verb := map[memories.Status]string{memories.Approved: "approved", memories.Rejected: "rejected"}[st]
+	short := sid[:min(8, len(sid))]
+	return func() tea.Msg {
+		l, err := svc.List(ctx, memories.Filter{Statuses: []memories.Status{memories.Pending}, Limit: 5000})
+		if err != nil {
+			return memActionMsg{err: fmt.Errorf("listing session %s's pending memories: %w", short, err)}
+		}
+		var ids []string
+		for _, m := range l {
+			if m.SourceSession == sid {
+				ids = append(ids, m.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return memActionMsg{text: "session " + short + " has no pending memories"}
+		}
+		sn, err := svc.Snapshot(ctx, ids...)
+		if err != nil {
+			return memActionMsg{err: err}
+		}
+		what := fmt.Sprintf("%s %s of session %s", verb, plural(len(ids), "memory"), short)
+		for i, id := range ids {
+			if _, err := svc.SetStatus(ctx, id, st); err != nil {
+				return memActionMsg{err: fmt.Errorf("%s: stopped after %d: %w", what, i, err), undo: &undoStep{what: what, snap: sn}}
+			}
+		}
+		return memActionMsg{text: what + " — u undoes", undo: &undoStep{what: what, snap: sn}}
 	}
 }
 
@@ -396,8 +468,12 @@ func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		p.stats = newStatsView(p.c)
 		return true, p.stats.load()
 	}
-	if p.list.navigate(k, p.c.keys.List) {
-		return true, p.loadSource()
+	switch res, cmd := p.list.update(k, p.c.keys); res {
+	case listFiltered:
+		p.applyText()
+		return true, tea.Batch(cmd, p.loadSource())
+	case listHandled:
+		return true, tea.Batch(cmd, p.loadSource())
 	}
 	if ok, cmd := p.filterKey(k); ok {
 		return true, cmd
@@ -451,6 +527,10 @@ func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, 
 			_, err := svc.SetStatus(ctx, id, memories.Rejected)
 			return "rejected " + id + " (it will not be proposed again)", "", err
 		})
+	case key.Matches(k, km.ApproveSession):
+		cmd = p.reviewSession(mm, memories.Approved)
+	case key.Matches(k, km.RejectSession):
+		cmd = p.reviewSession(mm, memories.Rejected)
 	case key.Matches(k, km.Delete):
 		what := "delete " + id
 		cmd = p.act(what, func(ctx context.Context, svc MemoryService) (string, string, error) {
@@ -560,7 +640,10 @@ func (p *memoriesPane) help() []key.Binding {
 	if p.stats != nil {
 		return []key.Binding{k.List.Down, k.List.Up, k.List.PageDown, k.Back}
 	}
-	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Open, k.Delete, k.Undo, k.Mark, k.Merge, k.StatusFilter, k.TypeFilter, k.ProjectFilter,
+	if p.typing() {
+		return []key.Binding{k.Done}
+	}
+	return []key.Binding{k.Approve, k.Reject, k.Edit, k.Open, k.Filter, k.Delete, k.Undo, k.Mark, k.Merge, k.StatusFilter, k.TypeFilter, k.ProjectFilter,
 		k.CycleType, k.ImportanceUp, k.Stats}
 }
 
@@ -584,6 +667,9 @@ func (p *memoriesPane) view() string {
 	}
 	s, w, h := p.c.sty, p.c.lay.body.w, p.c.lay.body.h
 	head := []string{p.heading(w)}
+	if p.list.filter.shown() {
+		head = append(head, p.list.filter.view(w))
+	}
 	if msg := p.state(); msg != nil {
 		return strings.Join(append(head, msg...), "\n")
 	}

@@ -382,3 +382,51 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 		t.Fatalf("esc from a memory opened by search went to %s", paneNames[m.focus])
 	}
 }
+
+// Issue 18 item 12: a text filter in Memories, and every pending memory
+// of a session approved (A) or rejected (X) at once, undone by one u.
+func TestMemoriesTextFilterAndSessionReview(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	_, _, ids := seedMemories(t, st, svc)
+	m := newTestModel(t, 80, 24, st, svc)
+	p := m.mems
+	press(t, m, "5", "f")
+	if !p.typing() {
+		t.Fatal("f did not open the filter")
+	}
+	typeText(t, m, "igniter credo")
+	if len(p.mems) != 1 || p.mems[0].ID != ids[0] {
+		t.Fatalf("filter shows %d memories", len(p.mems))
+	}
+	mustContain(t, screen(m), "filter: igniter credo")
+	press(t, m, "enter")
+	if p.typing() || len(p.mems) != 1 {
+		t.Fatal("enter did not keep the filter")
+	}
+	press(t, m, "esc")
+	if len(p.mems) != 3 {
+		t.Fatalf("esc left %d memories shown", len(p.mems))
+	}
+	status := func(id string) memories.Status {
+		mm, err := svc.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mm.Status
+	}
+	press(t, m, "A")
+	if status(ids[0]) != memories.Approved || status(ids[1]) != memories.Approved {
+		t.Fatalf("A: %s %s", status(ids[0]), status(ids[1]))
+	}
+	mustContain(t, m.status.flash, "approved 2 memories of session")
+	press(t, m, "u")
+	if status(ids[0]) != memories.Pending || status(ids[1]) != memories.Pending {
+		t.Fatalf("u after A: %s %s", status(ids[0]), status(ids[1]))
+	}
+	p.list.cursor = 0
+	press(t, m, "X")
+	if status(ids[0]) != memories.Rejected || status(ids[1]) != memories.Rejected || status(ids[2]) != memories.Approved {
+		t.Fatalf("X: %s %s %s", status(ids[0]), status(ids[1]), status(ids[2]))
+	}
+}
