@@ -84,7 +84,7 @@ func TestSessionsTableAndProjects(t *testing.T) {
 	}
 	out, _, err = run(t, "projects", "--claude-dir", sample(), "--json")
 	var ps []ProjectJSON
-	if err != nil || json.Unmarshal([]byte(out), &ps) != nil || len(ps) != 4 {
+	if err != nil || json.Unmarshal([]byte(out), &ps) != nil || len(ps) != 3 { // four folders: two worktrees of one repository
 		t.Fatalf("projects: %v %s", err, out)
 	}
 	for _, p := range ps {

@@ -18,6 +18,9 @@ type ProjectJSON struct {
 	Sessions  int        `json:"sessions"`
 	LastUsed  *time.Time `json:"last_used"`
 	SizeBytes int64      `json:"size_bytes"`
+	// Folders are the other folders its sessions ran in: worktrees and
+	// subfolders of the repository Path names.
+	Folders []string `json:"folders"`
 }
 
 func newProjectsCmd(o *Options) *cobra.Command {
@@ -43,7 +46,7 @@ func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
 	if o.JSON {
 		out := make([]ProjectJSON, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, ProjectJSON{Path: p.Path, Dir: p.Name, Sessions: p.Sessions, LastUsed: timePtr(p.LastUsed), SizeBytes: p.Size})
+			out = append(out, ProjectJSON{Path: p.Path, Dir: p.Name, Sessions: p.Sessions, LastUsed: timePtr(p.LastUsed), SizeBytes: p.Size, Folders: nonNil(p.Folders)})
 		}
 		return writeJSON(o.Stdout, out)
 	}
@@ -52,10 +55,19 @@ func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
 		return nil
 	}
 	t := newTable(o.Stdout)
-	t.header("PROJECT", "SESSIONS", "LAST USED", "SIZE")
+	t.header("PROJECT", "SESSIONS", "LAST USED", "SIZE", "FOLDERS")
 	now := time.Now()
 	for _, p := range ps {
-		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size))
+		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size), folderCount(p.Folders))
 	}
 	return t.flush()
+}
+
+// folderCount says how many worktrees and subfolders a project's sessions
+// ran in besides the project folder ("-" for none); --json lists them.
+func folderCount(f []string) string {
+	if len(f) == 0 {
+		return "-"
+	}
+	return fmt.Sprint(len(f))
 }

@@ -21,17 +21,18 @@ func init() {
 	register(newRecallCmd)
 }
 
-// currentProject is the project the slash commands act on: Claude Code's
-// launch root ($CLAUDE_PROJECT_DIR), else the working directory.
+// currentProject is the project the slash commands act on: the git
+// repository (index.ProjectOf) of Claude Code's launch root
+// ($CLAUDE_PROJECT_DIR), else of the working directory.
 func currentProject() string {
 	if p := os.Getenv("CLAUDE_PROJECT_DIR"); p != "" && filepath.IsAbs(p) {
-		return filepath.Clean(p)
+		return index.ProjectOf(p)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	return wd
+	return index.ProjectOf(wd)
 }
 
 // memoryProject is the project a new memory is filed under: none with

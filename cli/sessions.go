@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ type SessionJSON struct {
 	ID              string         `json:"id"`
 	Project         string         `json:"project"`
 	ProjectDir      string         `json:"project_dir"`
+	CWD             string         `json:"cwd"` // the folder it ran in: the project, or a worktree or subfolder of it
 	Title           string         `json:"title"`
 	TitleSource     string         `json:"title_source"`
 	Start           *time.Time     `json:"start"`
@@ -86,7 +88,7 @@ func sortedCopy(list []string) []string {
 
 func sessionJSON(s *transcripts.Session) SessionJSON {
 	j := SessionJSON{
-		ID: s.ID, Project: s.ProjectPath, ProjectDir: s.Project, Title: s.Title, TitleSource: s.TitleSource,
+		ID: s.ID, Project: s.ProjectPath, ProjectDir: s.Project, CWD: s.CWD, Title: s.Title, TitleSource: s.TitleSource,
 		Start: timePtr(s.Start), End: timePtr(s.End), DurationSeconds: int64(s.Duration().Seconds()),
 		Model: s.MainModel, Models: sortedCopy(s.Models), Branches: nonNil(s.Branches), Prompts: s.Prompts, AssistantTurns: s.AssistantTurns,
 		ToolCalls: s.ToolCalls, Errors: s.Errors, Entries: s.Entries,
@@ -161,7 +163,7 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 			model = strings.TrimPrefix(s.MainModel, "claude-")
 		}
 		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), human.Duration(s.Duration()),
-			truncatePath(termtext.Line(shortPath(s.ProjectPath)), 30), truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
+			truncatePath(termtext.Line(projectLabel(s)), 30), truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
 	}
 	return t.flush()
 }
@@ -170,6 +172,16 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 func shortPath(p string) string {
 	if home, err := userHome(); err == nil && home != "" && strings.HasPrefix(p, home+"/") {
 		return "~" + p[len(home):]
+	}
+	return p
+}
+
+// projectLabel is a session's project for a table: the repository, and
+// the worktree or subfolder it ran in when that is another folder.
+func projectLabel(s *transcripts.Session) string {
+	p := shortPath(s.ProjectPath)
+	if s.CWD != "" && s.CWD != s.ProjectPath {
+		p += " (" + filepath.Base(s.CWD) + ")"
 	}
 	return p
 }

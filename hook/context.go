@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,14 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		return nil, nil
 	}
 	project := h.project()
+	if h.in.CWD != "" && filepath.IsAbs(h.in.CWD) {
+		// Remember the cwd's repository while the folder exists: a
+		// worktree removed before cairn indexes the session still files
+		// it under its repository.
+		if _, err := st.RecordProject(ctx, h.in.CWD); err != nil {
+			h.env.Log.Printf("%s: recording the project of %s: %v", h.in.Event, oneLine(h.in.CWD, 200), err)
+		}
+	}
 	b := &budget{max: max}
 	head := "cairn: session id " + h.in.SessionID
 	if project != "" {

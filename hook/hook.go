@@ -375,9 +375,18 @@ func within(root, p string) (string, bool) {
 	return rel, true
 }
 
-// project is the project path memories are keyed by: the launch root
-// ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
+// project is the project memories are keyed by: the git repository of
+// the launch root ($CLAUDE_PROJECT_DIR when known, else the hook's cwd), by
+// the store's one rule (index.ProjectOf), so every worktree and subfolder
+// of a repository gets its memories.
 func (h *handler) project() string {
+	return index.ProjectOf(h.launchDir())
+}
+
+// launchDir is where Claude Code was started: $CLAUDE_PROJECT_DIR, else
+// the ancestor of the hook's cwd its transcript folder is named after,
+// else the cwd.
+func (h *handler) launchDir() string {
 	if h.env.ProjectDir != "" {
 		return filepath.Clean(h.env.ProjectDir)
 	}

@@ -115,6 +115,9 @@ func compareSessions(t testing.TB, got, want []*transcripts.Session, anyOrder bo
 			continue
 		}
 		gn, wn := normalise(g), normalise(w)
+		// A scan knows folders; the store files each session under the
+		// folder's repository (ProjectOf) and keeps the folder as CWD.
+		wn.ProjectPath = ProjectOf(wn.CWD)
 		slices.Sort(gn.SourceFiles)
 		slices.Sort(wn.SourceFiles)
 		if anyOrder {

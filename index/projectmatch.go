@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -18,15 +19,19 @@ var ErrAmbiguousProject = errors.New("several projects match")
 
 // MatchProjects turns what a person or Claude typed for a project into the
 // stored project paths it names. It is the one rule every front end uses
-// (CLI --project, MCP `project`, /recall):
+// (CLI --project, MCP `project`, /recall). A project is a git repository
+// (ProjectOf): a worktree or subfolder names its repository.
 //
 //  1. "" names no project: nil, no filter.
-//  2. "." is the current working directory.
-//  3. A stored project's exact path names that project alone.
-//  4. Otherwise every stored project whose path or folder name contains
-//     the text, ignoring case.
-//  5. Nothing matches: an absolute path names itself (a project cairn has
-//     not indexed yet); anything else is ErrNoProject.
+//  2. "." is the current working directory's project.
+//  3. A stored project's exact path names that project alone, as does the
+//     exact path of a folder its sessions ran in (a worktree, a
+//     subfolder), and an absolute path whose project (ProjectFor) is
+//     stored.
+//  4. Otherwise every stored project whose path, folder name or one of
+//     whose session folders contains the text, ignoring case.
+//  5. Nothing matches: an absolute path names its project (ProjectFor: a
+//     project cairn has not indexed yet); anything else is ErrNoProject.
 func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error) {
 	p := strings.TrimSpace(name)
 	if p == "" {
@@ -43,19 +48,29 @@ func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
+	var owner string // the project p names, when p is a path
+	if filepath.IsAbs(p) {
+		p = filepath.Clean(p)
+		if owner, err = s.ProjectFor(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	lp := strings.ToLower(p)
 	var out []string
 	for _, x := range ps {
-		if x.Path == p {
-			return []string{p}, nil
+		if x.Path == p || x.Path == owner || slices.Contains(x.Folders, p) {
+			return []string{x.Path}, nil
 		}
-		if strings.Contains(strings.ToLower(x.Path), lp) || strings.Contains(strings.ToLower(x.Name), lp) {
+	}
+	for _, x := range ps {
+		if strings.Contains(strings.ToLower(x.Path), lp) || strings.Contains(strings.ToLower(x.Name), lp) ||
+			slices.ContainsFunc(x.Folders, func(f string) bool { return strings.Contains(strings.ToLower(f), lp) }) {
 			out = append(out, x.Path)
 		}
 	}
 	if len(out) == 0 {
-		if filepath.IsAbs(p) {
-			return []string{filepath.Clean(p)}, nil
+		if owner != "" {
+			return []string{owner}, nil
 		}
 		return nil, fmt.Errorf("%w %q (list them with `cairn projects`)", ErrNoProject, p)
 	}

@@ -43,9 +43,9 @@ func TestMatchProjectsRule(t *testing.T) {
 	if err != nil || len(up) == 0 {
 		t.Fatalf("%q: %v %v", upper(part), up, err)
 	}
-	// "." is the working directory.
+	// "." is the working directory's project (this checkout's repository).
 	wd, _ := os.Getwd()
-	if got, err := s.MatchProjects(t.Context(), "."); err != nil || len(got) != 1 || got[0] != wd {
+	if got, err := s.MatchProjects(t.Context(), "."); err != nil || len(got) != 1 || got[0] != ProjectOf(wd) {
 		t.Fatalf(".: %v %v", got, err)
 	}
 	// ResolveProject wants one.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,37 +16,93 @@ import (
 	json "github.com/go-json-experiment/json"
 )
 
-// Projects lists projects, most recently used first. Size is the bytes of
-// their transcript files still on disk.
+// Projects lists projects, most recently used first: one per git
+// repository (see ProjectOf), with the other folders its sessions ran in
+// (worktrees, subfolders) as Folders, and the transcript folders no
+// session of which has been read yet under their decoded path. Size is
+// the bytes of their transcript files still on disk.
 func (s *Store) Projects(ctx context.Context) ([]transcripts.ProjectSummary, error) {
 	// One grouped pass per table: per-project subqueries scanned every
-	// file row for every project (120 ms on a 1 GB store, now ~10 ms).
-	rows, err := s.r.QueryContext(ctx, `WITH ss AS (SELECT project, count(*) AS n, max(end_ns) AS last FROM sessions WHERE entries > 0 GROUP BY project),
-		fs AS (SELECT project, sum(max(size, 0)) AS size FROM files WHERE present = 1 GROUP BY project),
-		fp AS (SELECT project, project_path FROM (SELECT project, project_path,
-			row_number() OVER (PARTITION BY project ORDER BY start_ns, sid) AS rn FROM sessions WHERE entries > 0) WHERE rn = 1)
-		SELECT p.name, p.decoded_path, coalesce(ss.n, 0), coalesce(ss.last, 0), coalesce(fs.size, 0), fp.project_path
-		FROM projects p LEFT JOIN ss ON ss.project = p.id LEFT JOIN fs ON fs.project = p.id LEFT JOIN fp ON fp.project = p.id`)
+	// file row for every project (120 ms on a 1 GB store).
+	byPath := map[string]*transcripts.ProjectSummary{}
+	var out []*transcripts.ProjectSummary
+	type folderPick struct {
+		start int64
+		exact bool
+	}
+	picks := map[string]folderPick{}
+	err := s.eachRow(ctx, `SELECT s.project_path, p.name, s.cwd, count(*), max(s.end_ns), min(s.start_ns)
+		FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0
+		GROUP BY s.project_path, p.name, s.cwd ORDER BY s.project_path, min(s.start_ns)`, nil, func(rows *sql.Rows) error {
+		var path, folder, cwd string
+		var n int
+		var last, first int64
+		if err := rows.Scan(&path, &folder, &cwd, &n, &last, &first); err != nil {
+			return err
+		}
+		ps := byPath[path]
+		if ps == nil {
+			ps = &transcripts.ProjectSummary{Path: path}
+			byPath[path] = ps
+			out = append(out, ps)
+		}
+		ps.Sessions += n
+		if t := fromUnixNano(last); t.After(ps.LastUsed) {
+			ps.LastUsed = t
+		}
+		if cwd != "" && cwd != path && !slices.Contains(ps.Folders, cwd) {
+			ps.Folders = append(ps.Folders, cwd)
+		}
+		// The folder named after the repository itself, else the one
+		// of its oldest session.
+		exact := folder == transcripts.EncodeProjectPath(path)
+		if pk, ok := picks[path]; !ok || (exact && !pk.exact) || (exact == pk.exact && first < pk.start) {
+			picks[path] = folderPick{first, exact}
+			ps.Name = folder
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, s.wrap(err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []transcripts.ProjectSummary
-	for rows.Next() {
-		var ps transcripts.ProjectSummary
-		var last int64
-		var path sql.NullString
-		if err := rows.Scan(&ps.Name, &ps.Path, &ps.Sessions, &last, &ps.Size, &path); err != nil {
-			return nil, err
+	err = s.eachRow(ctx, `SELECT x.project_path, sum(max(f.size, 0)) FROM
+		(SELECT DISTINCT s.project_path, sf.file FROM sessions s JOIN session_files sf ON sf.session = s.id WHERE s.entries > 0) x
+		JOIN files f ON f.id = x.file WHERE f.present = 1 GROUP BY x.project_path`, nil, func(rows *sql.Rows) error {
+		var path string
+		var size int64
+		if err := rows.Scan(&path, &size); err != nil {
+			return err
 		}
-		if path.Valid && path.String != "" {
-			ps.Path = path.String // the oldest session's first cwd, as transcripts.Scan
+		if ps := byPath[path]; ps != nil {
+			ps.Size = size
 		}
-		ps.LastUsed = fromUnixNano(last)
-		out = append(out, ps)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].LastUsed.After(out[j].LastUsed) })
-	return out, rows.Err()
+	// Folders none of whose sessions has a conversation yet.
+	err = s.eachRow(ctx, `SELECT p.name, p.decoded_path, coalesce((SELECT sum(max(size, 0)) FROM files WHERE project = p.id AND present = 1), 0)
+		FROM projects p WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE project = p.id AND entries > 0)`, nil, func(rows *sql.Rows) error {
+		ps := &transcripts.ProjectSummary{}
+		if err := rows.Scan(&ps.Name, &ps.Path, &ps.Size); err != nil {
+			return err
+		}
+		if byPath[ps.Path] == nil {
+			byPath[ps.Path] = ps
+			out = append(out, ps)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := make([]transcripts.ProjectSummary, len(out))
+	for i, ps := range out {
+		res[i] = *ps
+	}
+	sort.SliceStable(res, func(i, j int) bool { return res[i].LastUsed.After(res[j].LastUsed) })
+	return res, nil
 }
 
 // SessionFilter selects sessions.
@@ -59,7 +116,8 @@ const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_sourc
 	s.prompts, s.turns, s.tool_calls, s.errors, s.entries, s.compactions,
 	s.input_tokens, s.output_tokens, s.cache_creation_tokens, s.cache_read_tokens,
 	s.has_main_file, s.archived, cairn_unz(s.detail),
-	s.has_main_file = 0 AND EXISTS (SELECT 1 FROM files mf WHERE mf.session_id = s.sid AND mf.kind = 0)`
+	s.has_main_file = 0 AND EXISTS (SELECT 1 FROM files mf WHERE mf.session_id = s.sid AND mf.kind = 0),
+	s.cwd`
 
 // Sessions lists sessions newest first (by start), as transcripts.Scan does.
 // Sessions without a user or assistant entry are not listed.
@@ -67,8 +125,8 @@ func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]*transcripts.S
 	q := `SELECT ` + sessionCols + ` FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0`
 	var args []any
 	if f.Project != "" {
-		q += ` AND (instr(s.project_path, ?) > 0 OR instr(p.name, ?) > 0)`
-		args = append(args, f.Project, f.Project)
+		q += ` AND (instr(s.project_path, ?) > 0 OR instr(s.cwd, ?) > 0 OR instr(p.name, ?) > 0)`
+		args = append(args, f.Project, f.Project, f.Project)
 	}
 	if !f.Since.IsZero() {
 		q += ` AND s.end_ns >= ?`
@@ -99,7 +157,7 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 		if err := rows.Scan(&id, &ss.ID, &ss.Project, &ss.ProjectPath, &ss.Title, &ss.TitleSource, &ss.FirstPrompt, &start, &end,
 			&ss.Prompts, &ss.AssistantTurns, &ss.ToolCalls, &ss.Errors, &ss.Entries, &ss.Compactions,
 			&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens,
-			&ss.HasMainFile, &archived, &detail, &ss.MainFileEmpty); err != nil {
+			&ss.HasMainFile, &archived, &detail, &ss.MainFileEmpty, &ss.CWD); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -390,8 +390,25 @@ func TestEntryVectorsByRow(t *testing.T) {
 
 // reopenAfter runs stmts on s (turning it into an older store), closes it
 // and opens dir again, which migrates it.
+// undoSchema10 takes a store back to before schema 10 (projects are
+// repositories), for tests that replay earlier migrations. Schema 10 puts
+// the session's folder back as its project.
+var undoSchema10 = []string{
+	`UPDATE sessions SET project_path = cwd`,
+	`ALTER TABLE sessions DROP COLUMN cwd`,
+	`DROP TABLE project_repos`,
+	`DROP TABLE memory_fingerprints`,
+}
+
 func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {
 	t.Helper()
+	for _, q := range stmts {
+		var v int
+		if n, _ := fmt.Sscanf(q, "PRAGMA user_version = %d", &v); n == 1 && v < 10 {
+			stmts = append(slices.Clone(undoSchema10), stmts...)
+			break
+		}
+	}
 	for _, q := range stmts {
 		if _, err := s.w.ExecContext(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)

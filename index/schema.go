@@ -301,6 +301,33 @@ CREATE TABLE IF NOT EXISTS tombstones (
 	summary INTEGER PRIMARY KEY,  -- summaries.id
 	project INTEGER NOT NULL      -- projects.id
 );`,
+	// 10: a session's project is the git repository it ran in (projects.go):
+	// project_path becomes the repository and cwd keeps the folder the
+	// session ran in (a worktree or subfolder). project_repos remembers
+	// folders' repositories while they exist. The stored sessions,
+	// memories, summaries, drafts and syntheses are re-keyed from folders
+	// to repositories in Go right after (rekeyProjects, flagged in kv):
+	// that needs the file system. memory_fingerprints keep what a review
+	// turned down after the memory itself is deleted (memories/review.go).
+	`
+ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT '';
+UPDATE sessions SET cwd = project_path;
+CREATE TABLE project_repos (
+	path    TEXT PRIMARY KEY,  -- a folder sessions ran in: a worktree or subfolder of repo
+	repo    TEXT NOT NULL,     -- the repository: its main checkout's folder
+	updated INTEGER NOT NULL   -- unix ms
+) WITHOUT ROWID;
+CREATE TABLE memory_fingerprints (
+	memory  TEXT PRIMARY KEY,  -- the memory's id
+	project TEXT NOT NULL DEFAULT '',
+	type    TEXT NOT NULL,
+	neg     INTEGER NOT NULL DEFAULT 0,
+	tokens  BLOB NOT NULL,     -- its content words' hashes (memories' dedup), little-endian uint32s
+	status  TEXT NOT NULL,     -- the review: rejected or superseded
+	created INTEGER NOT NULL   -- unix ms
+) WITHOUT ROWID;
+INSERT OR REPLACE INTO kv(key, value) VALUES ('projects.rekey', '1');
+`,
 }
 
 // SchemaVersion is the schema this build writes.

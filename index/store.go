@@ -226,6 +226,12 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 		s.Close()
 		return nil, s.wrap(err)
 	}
+	if !o.ReadOnly {
+		if err := s.rekeyProjects(context.Background()); err != nil {
+			s.Close()
+			return nil, s.wrap(err)
+		}
+	}
 	return s, nil
 }
 

@@ -411,6 +411,16 @@ type syncer struct {
 	touched  bool              // a transaction wrote entries or summaries
 	tomb     *tombstones       // what was forgotten: never stored again
 	plan     *syncPlan
+	rule     *projectRule      // sessions' projects; its cache outlives each transaction
+}
+
+// projectRule is the sync's project rule, reading and recording through tx.
+func (y *syncer) projectRule(tx *sql.Tx) *projectRule {
+	if y.rule == nil {
+		y.rule = newProjectRule(tx, tx, y.now.UnixMilli())
+	}
+	y.rule.q, y.rule.exec = tx, tx
+	return y.rule
 }
 
 func (y *syncer) decoded(name, path string) {

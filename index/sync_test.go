@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/cairn-dev/cairn/transcripts"
@@ -30,13 +31,41 @@ func TestSyncMatchesScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(projects) != len(ref.Projects) {
-		t.Fatalf("projects: store %d, scan %d", len(projects), len(ref.Projects))
+	// The scan lists folders; the store one project per repository
+	// (ProjectOf), holding its folders' sessions and bytes.
+	var want []transcripts.ProjectSummary
+	for _, w := range ref.Projects {
+		repo := ProjectOf(w.Path)
+		i := slices.IndexFunc(want, func(p transcripts.ProjectSummary) bool { return p.Path == repo })
+		if i < 0 {
+			want = append(want, transcripts.ProjectSummary{Path: repo, Name: w.Name})
+			i = len(want) - 1
+		}
+		p := &want[i]
+		p.Sessions += w.Sessions
+		p.Size += w.Size
+		if w.LastUsed.After(p.LastUsed) {
+			p.LastUsed = w.LastUsed
+		}
+		if w.Path != repo {
+			p.Folders = append(p.Folders, w.Path)
+		}
+	}
+	if len(projects) != len(want) {
+		t.Fatalf("projects: store %d, scan %d grouped by repository", len(projects), len(want))
 	}
 	for i := range projects {
-		g, w := projects[i], ref.Projects[i]
-		if g.Name != w.Name || g.Path != w.Path || g.Sessions != w.Sessions || !g.LastUsed.Equal(w.LastUsed) || g.Size != w.Size {
-			t.Errorf("project %d: store %+v, scan %+v", i, g, w)
+		g := projects[i]
+		j := slices.IndexFunc(want, func(p transcripts.ProjectSummary) bool { return p.Path == g.Path })
+		if j < 0 {
+			t.Errorf("project %s is not in the scan", g.Path)
+			continue
+		}
+		w := want[j]
+		slices.Sort(g.Folders)
+		slices.Sort(w.Folders)
+		if g.Sessions != w.Sessions || !g.LastUsed.Equal(w.LastUsed) || g.Size != w.Size || !slices.Equal(g.Folders, w.Folders) {
+			t.Errorf("project %s: store %+v, scan %+v", g.Path, g, w)
 		}
 	}
 	stats, err := s.Stats(t.Context())

@@ -44,8 +44,8 @@ type sessionRow struct {
 	dirty   bool
 	files   map[int64]bool // files that gave it entries in this transaction
 	// what the search index last saw, to re-queue the session's document
-	// only when it changes
-	title, firstPrompt string
+	// only when it changes (path: its entries' documents)
+	title, firstPrompt, path string
 	// the title and project path as written by this transaction
 	curTitle, curPath string
 }
@@ -92,10 +92,10 @@ func newTxWriter(ctx context.Context, tx *sql.Tx, y *syncer) (*txWriter, error) 
 			ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=excluded.mtime,
 				cur_offset=excluded.cur_offset, cur_line=excluded.cur_line, cur_fp=excluded.cur_fp, present=1
 			RETURNING id`},
-		{&w.selSession, `SELECT s.id, cairn_unz(s.state), cairn_unz(s.detail), s.state_version, p.name, s.title, s.first_prompt
+		{&w.selSession, `SELECT s.id, cairn_unz(s.state), cairn_unz(s.detail), s.state_version, p.name, s.title, s.first_prompt, s.project_path
 			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`},
 		{&w.insSession, `INSERT INTO sessions(sid, project) VALUES (?, ?) RETURNING id`},
-		{&w.updSession, `UPDATE sessions SET project_path=?, title=?, title_source=?, first_prompt=?, start_ns=?, end_ns=?,
+		{&w.updSession, `UPDATE sessions SET project_path=?, cwd=?, title=?, title_source=?, first_prompt=?, start_ns=?, end_ns=?,
 			prompts=?, turns=?, tool_calls=?, errors=?, entries=?, compactions=?,
 			input_tokens=?, output_tokens=?, cache_creation_tokens=?, cache_read_tokens=?,
 			has_main_file=?, archived = CASE WHEN ? THEN 0 ELSE archived END, detail=?, state=?, state_version=? WHERE id=?`},
@@ -294,7 +294,7 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 	sr := &sessionRow{sid: sid, project: project, files: map[int64]bool{}}
 	var blob, detail []byte
 	var version int
-	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt)
+	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		pid, err := w.projectID(project)
@@ -331,6 +331,11 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 func (w *txWriter) flushSessions() error {
 	for _, sr := range w.dirty {
 		fin := sr.st.Finish(w.y.decodedPath(sr.project))
+		project, err := w.y.projectRule(w.tx).of(w.ctx, fin.CWD, sr.project)
+		if err != nil {
+			return fmt.Errorf("finding the project of session %s: %w", sr.sid, err)
+		}
+		fin.ProjectPath = project
 		d := sessionDetail{Branches: fin.Branches, Models: fin.Models, Versions: fin.Versions,
 			FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents,
 			MainModel: fin.MainModel, HostSession: fin.HostSession}
@@ -350,7 +355,7 @@ func (w *txWriter) flushSessions() error {
 			w.flushed = append(w.flushed, sr)
 		}
 		u := fin.Usage
-		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.Title, fin.TitleSource, fin.FirstPrompt,
+		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.CWD, fin.Title, fin.TitleSource, fin.FirstPrompt,
 			unixNano(fin.Start), unixNano(fin.End), fin.Prompts, fin.AssistantTurns, fin.ToolCalls, fin.Errors, fin.Entries,
 			fin.Compactions, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens,
 			fin.HasMainFile, len(sr.files) > 0, packData(detail), packBlob(blob), transcripts.StateVersion, sr.id); err != nil {
@@ -361,6 +366,14 @@ func (w *txWriter) flushSessions() error {
 				return err
 			}
 		}
+		if sr.path != "" && sr.path != fin.ProjectPath {
+			// Its folder's project changed (a repository appeared above
+			// it): the documents indexed under the old one move.
+			if err := requeueSessionsWhere(w.ctx, w.tx, `id = ?`, sr.id); err != nil {
+				return err
+			}
+		}
+		sr.path = fin.ProjectPath
 		if fin.Entries > 0 && (fin.Title != sr.title || fin.FirstPrompt != sr.firstPrompt) {
 			if _, err := w.insFTS.ExecContext(w.ctx, docSessionPrefix+sr.sid); err != nil {
 				return err

@@ -138,7 +138,7 @@ func TestProjects(t *testing.T) {
 	f := newFixture(t, nil)
 	var out ProjectsOut
 	f.call(t, "memory_projects", map[string]any{}, &out, false)
-	if out.TotalProjects != 4 || len(out.Projects) != 4 {
+	if out.TotalProjects != 3 || len(out.Projects) != 3 { // four folders, two of them worktrees of one repository
 		t.Fatalf("projects: %+v", out)
 	}
 	sum := 0

@@ -121,16 +121,22 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		return nil, err
 	}
 	sec := summarySections{}
+	// Paths are shown relative to the folder the session ran in (a
+	// worktree's files are not under the repository's main checkout).
+	dir := ss.CWD
+	if dir == "" {
+		dir = ss.ProjectPath
+	}
 	sec.addPrompts(entries)
-	sec.addInvestigated(entries, ss.ProjectPath)
+	sec.addInvestigated(entries, dir)
 	sec.addLearned(entries)
 	sec.addCommits(ss.Commands)
 	sec.addLastReply(entries)
 	for _, f := range ss.FilesRead {
-		sec.add("Files read", relPath(f, ss.ProjectPath), 20)
+		sec.add("Files read", relPath(f, dir), 20)
 	}
 	for _, f := range ss.FilesEdited {
-		sec.add("Files edited", relPath(f, ss.ProjectPath), 20)
+		sec.add("Files edited", relPath(f, dir), 20)
 	}
 	sec.add("Notes", fmt.Sprintf("%d prompts, %d tool calls, %d errors, %s", ss.Prompts, ss.ToolCalls, ss.Errors,
 		ss.End.Sub(ss.Start).Round(time.Minute)), 3)

@@ -164,6 +164,9 @@ type ProjectSummary struct {
 	Sessions int
 	LastUsed time.Time
 	Size     int64 // bytes of transcript files on disk
+	// Folders are the other folders its sessions ran in: worktrees and
+	// subfolders of the repository Path names (the store's listing only).
+	Folders []string
 }
 
 // ScanResult is everything a full read of a tree found.

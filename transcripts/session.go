@@ -9,9 +9,17 @@ import (
 
 // Session is what cairn knows about one Claude Code session.
 type Session struct {
-	ID          string
-	Project     string // project folder name <P>
-	ProjectPath string // real path: first cwd seen, else the decoded folder name
+	ID      string
+	Project string // project folder name <P>
+	// ProjectPath is the project the session belongs to. Read from
+	// transcripts alone it is the session's first cwd, else the decoded
+	// folder name; the store replaces it with the git repository holding
+	// that folder (index.ProjectOf), so worktrees and subfolders of one
+	// repository are one project.
+	ProjectPath string
+	// CWD is where the session ran (its first cwd, else the decoded folder
+	// name): a worktree or subfolder of ProjectPath, or ProjectPath itself.
+	CWD         string
 	Title       string
 	TitleSource string // custom, ai, last-prompt, summary, first-prompt
 	FirstPrompt string

@@ -400,6 +400,7 @@ func (st *SessionState) Finish(decodedPath string) *Session {
 		s.ProjectPath = decodedPath
 	}
 	s.MainModel = st.mainModel()
+	s.CWD = s.ProjectPath
 	switch {
 	case st.CustomTitle != "":
 		s.Title, s.TitleSource = st.CustomTitle, "custom"

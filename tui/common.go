@@ -112,14 +112,20 @@ func (c *common) markdown(text string, w int) []string {
 	return ls
 }
 
-// resume runs `claude --resume ID` in the session's project folder and
+// resume runs `claude --resume ID` in the folder the session ran in and
 // comes back; without claude on PATH it shows the command instead. The
 // PATH lookup runs in the command, not in Update.
 func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
-	ctx, lookPath, dir, id := c.ctx, c.cfg.LookPath, s.ProjectPath, s.ID
+	// Claude Code finds a session by the folder it ran in (a worktree,
+	// a subfolder), not by its project.
+	dir := s.CWD
+	if dir == "" {
+		dir = s.ProjectPath
+	}
+	ctx, lookPath, id := c.ctx, c.cfg.LookPath, s.ID
 	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), id)
 	return func() tea.Msg {
 		path, err := lookPath("claude")

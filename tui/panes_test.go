@@ -11,8 +11,8 @@ func TestProjectsPane(t *testing.T) {
 		if m.focus != paneProjects {
 			t.Fatalf("starts on pane %d, want projects", m.focus)
 		}
-		if n := len(m.projects.shown); n != 4 {
-			t.Fatalf("%d projects, want 4", n)
+		if n := len(m.projects.shown); n != 3 { // four folders, two of them worktrees of one repository
+			t.Fatalf("%d projects, want 3", n)
 		}
 	})
 	m := newTestModel(t, 80, 24, st, nil)
@@ -36,7 +36,7 @@ func TestProjectsPane(t *testing.T) {
 		t.Fatalf("q while filtering: quit=%v value=%q", quitSeen, m.projects.list.filter.value())
 	}
 	press(t, m, "esc")
-	if m.projects.typing() || len(m.projects.shown) != 4 {
+	if m.projects.typing() || len(m.projects.shown) != 3 {
 		t.Fatal("esc did not clear the filter")
 	}
 	press(t, m, "enter")
@@ -44,8 +44,8 @@ func TestProjectsPane(t *testing.T) {
 		t.Fatalf("enter did not open the timeline: focus %d", m.focus)
 	}
 	for _, s := range m.timeline.all {
-		if s.Project != m.timeline.project.Name {
-			t.Errorf("timeline shows session of %s", s.Project)
+		if s.ProjectPath != m.timeline.project.Path {
+			t.Errorf("timeline shows session of %s", s.ProjectPath)
 		}
 	}
 	press(t, m, "esc")

@@ -90,12 +90,12 @@ func (p *projectsPane) loaded(msg projectsMsg) tea.Cmd {
 	}
 	var keep string
 	if s := p.selected(); s != nil {
-		keep = s.Name
+		keep = s.Path
 	}
 	p.all = msg.list
 	p.apply()
 	for i := range p.shown {
-		if p.shown[i].Name == keep {
+		if p.shown[i].Path == keep {
 			p.list.set(i)
 		}
 	}
@@ -106,7 +106,8 @@ func (p *projectsPane) apply() {
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	p.shown = p.shown[:0:0]
 	for _, ps := range p.all {
-		if q == "" || strings.Contains(strings.ToLower(ps.Path), q) || strings.Contains(strings.ToLower(ps.Name), q) {
+		if q == "" || strings.Contains(strings.ToLower(ps.Path), q) || strings.Contains(strings.ToLower(ps.Name), q) ||
+			strings.Contains(strings.ToLower(strings.Join(ps.Folders, "\n")), q) {
 			p.shown = append(p.shown, ps)
 		}
 	}

@@ -24,7 +24,7 @@ func (p *timelinePane) load() tea.Cmd {
 	st, ctx := p.c.store(), p.c.ctx
 	var name string
 	if p.project != nil {
-		name = p.project.Name
+		name = p.project.Path
 	}
 	p.loading = true
 	return func() tea.Msg {
@@ -37,10 +37,11 @@ func (p *timelinePane) load() tea.Cmd {
 		}
 		l, err := st.Sessions(ctx, f)
 		if name != "" {
-			// The filter matches text in paths: keep this project only.
+			// The filter matches text in paths: keep this project (the
+			// repository, with every worktree and subfolder) only.
 			out := l[:0]
 			for _, s := range l {
-				if s.Project == name {
+				if s.ProjectPath == name {
 					out = append(out, s)
 				}
 			}
@@ -75,7 +76,7 @@ type timelinePane struct {
 }
 
 func newTimelinePane(c *common) *timelinePane {
-	p := &timelinePane{c: c, list: list{filter: newFilterBox("words in titles, prompts or branches")}}
+	p := &timelinePane{c: c, list: list{filter: newFilterBox("words in titles, prompts, branches or worktrees")}}
 	p.list.skip = func(i int) bool { return p.rows[i].s == nil } // day headers
 	return p
 }
@@ -89,7 +90,7 @@ func (p *timelinePane) setProject(ps *transcripts.ProjectSummary) {
 func (p *timelinePane) loadedSessions(msg sessionsMsg) tea.Cmd {
 	cur := ""
 	if p.project != nil {
-		cur = p.project.Name
+		cur = p.project.Path
 	}
 	if msg.project != cur {
 		return nil // an older request
@@ -137,7 +138,7 @@ func (p *timelinePane) apply() {
 		if !since.IsZero() && s.End.Before(since) {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(s.Title+" "+s.FirstPrompt+" "+strings.Join(s.Branches, " ")+" "+s.ID), q) {
+		if q != "" && !strings.Contains(strings.ToLower(s.Title+" "+s.FirstPrompt+" "+strings.Join(s.Branches, " ")+" "+s.ID+" "+s.CWD), q) {
 			continue
 		}
 		day := s.Start.In(p.c.cfg.Location).Format("Monday 2 January 2006")
@@ -319,6 +320,11 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 	}
 	if title == "" {
 		title = "(untitled)"
+	}
+	if ss.CWD != "" && ss.CWD != ss.ProjectPath {
+		// A worktree or subfolder of the project: which one is a detail
+		// worth seeing.
+		title = lastElem(ss.CWD) + " · " + title
 	}
 	if p.project == nil {
 		title = lastElem(ss.ProjectPath) + " · " + title
