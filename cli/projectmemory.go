@@ -7,7 +7,9 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -35,8 +37,11 @@ kept byte for byte; the write is atomic, and concurrent syncs of one file
 take turns through a lock file. A file whose markers are broken or repeated
 is refused with an explanation.
 
-The target is --target (e.g. CLAUDE.local.md, or a file your CLAUDE.md
-@imports), else <project>/CLAUDE.md. The block holds at most
+The project is a git repository: its worktrees and subfolders share its
+memories. The target is --target (e.g. CLAUDE.local.md, or a file your
+CLAUDE.md @imports), else the CLAUDE.md of the checkout you are in (a
+linked worktree's own, since that is the one Claude Code reads there), else
+<project>/CLAUDE.md. The block holds at most
 memories.sync_lines lines (150), grouped by type, ordered by
 confidence × (1 + accesses/10); a last line says how many more are searchable.`,
 		Args: cobra.NoArgs,
@@ -49,6 +54,9 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 			}
 			if project == "" && target == "" {
 				project = "."
+				if wd, err := os.Getwd(); err == nil {
+					target = filepath.Join(index.CheckoutOf(wd), "CLAUDE.md")
+				}
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				st := svc.Store()

@@ -47,6 +47,16 @@ func ProjectOf(path string) string {
 	return path
 }
 
+// CheckoutOf is the top folder of the checkout path is in: a linked
+// worktree's own folder, else the repository's (ProjectOf). It is where
+// a file Claude Code reads from the checkout, such as CLAUDE.md, goes.
+func CheckoutOf(path string) string {
+	if r, ok := gitrepo.Find(filepath.Clean(path)); ok {
+		return r.Worktree
+	}
+	return ProjectOf(path)
+}
+
 // projectRule applies the rule with the store's records, remembering its
 // answers for the length of one job (a sync, a migration).
 type projectRule struct {

@@ -2,51 +2,15 @@ package gitrepo
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// gitRun runs git in dir with a config that needs no user setup.
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-// MakeRepo makes a repository at <tmp>/repo with a subfolder and two
-// linked worktrees made by `git worktree add`: one beside it
-// (<repo>-worktrees/feat) and one inside it (.claude/worktrees/agent-1).
-func makeRepo(t *testing.T) (repo, sub, wt1, wt2 string) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is needed for this test")
-	}
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo = filepath.Join(tmp, "repo")
-	sub = filepath.Join(repo, "pkg", "inner")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(sub, "f.txt"), []byte("x\n"), 0o644)
-	gitRun(t, repo, "init", "-q")
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "first")
-	wt1 = filepath.Join(tmp, "repo-worktrees", "feat")
-	wt2 = filepath.Join(repo, ".claude", "worktrees", "agent-1")
-	gitRun(t, repo, "worktree", "add", "-q", "-b", "feat", wt1)
-	gitRun(t, repo, "worktree", "add", "-q", "-b", "agent", wt2)
-	return repo, sub, wt1, wt2
-}
-
 func TestFindWorktreesAndSubfolders(t *testing.T) {
-	repo, sub, wt1, wt2 := makeRepo(t)
+	g := testutil.MakeGitRepo(t)
+	repo, sub, wt1, wt2 := g.Root, g.Sub, g.Worktree, g.Worktree2
 	cases := []struct{ dir, worktree string }{
 		{repo, repo},
 		{sub, repo},
@@ -93,14 +57,14 @@ func TestFindSubmoduleAndBare(t *testing.T) {
 
 func TestGuess(t *testing.T) {
 	cases := map[string]string{
-		"/home/u/projects/spotter-worktrees/spotter-0rt":        "/home/u/projects/spotter",
-		"/home/u/projects/spotter-worktrees/spotter-fum/assets": "/home/u/projects/spotter",
-		"/home/u/app/.claude/worktrees/agent-a4ca7529":          "/home/u/app",
-		"/home/u/app/.claude/worktrees/agent-a4ca7529/src":      "/home/u/app",
+		"/home/u/projects/spotter-worktrees/spotter-0rt":          "/home/u/projects/spotter",
+		"/home/u/projects/spotter-worktrees/spotter-fum/assets":   "/home/u/projects/spotter",
+		"/home/u/app/.claude/worktrees/agent-a4ca7529":            "/home/u/app",
+		"/home/u/app/.claude/worktrees/agent-a4ca7529/src":        "/home/u/app",
 		"-experiments/worktrees/.claude/worktrees/agent-a52886dc": "-experiments/worktrees",
-		"/home/u/app/.worktrees/fix-login":                      "/home/u/app",
-		"/home/u/app.worktrees/fix-login":                       "/home/u/app",
-		"/home/u/app-worktrees/a/.claude/worktrees/b":           "/home/u/app",
+		"/home/u/app/.worktrees/fix-login":                        "/home/u/app",
+		"/home/u/app.worktrees/fix-login":                         "/home/u/app",
+		"/home/u/app-worktrees/a/.claude/worktrees/b":             "/home/u/app",
 	}
 	for in, want := range cases {
 		got, ok := Guess(filepath.FromSlash(in))
