@@ -337,7 +337,9 @@ func (s *Store) dropExcluded(ctx context.Context, plan *syncPlan, t *tombstones)
 // name, and the cwd its stored sessions recorded) against the opt-out rule.
 func (s *Store) folderExcluded(ctx context.Context, folder string, t *tombstones) bool {
 	paths := []string{transcripts.DecodeProjectName(folder)}
-	_ = s.eachRow(ctx, `SELECT DISTINCT project_path FROM sessions WHERE project = (SELECT id FROM projects WHERE name = ?) AND project_path != ''`,
+	// project_path is the session's repository, cwd the folder it ran in.
+	_ = s.eachRow(ctx, `SELECT project_path FROM sessions WHERE project = (SELECT id FROM projects WHERE name = ?1) AND project_path != ''
+		UNION SELECT cwd FROM sessions WHERE project = (SELECT id FROM projects WHERE name = ?1) AND cwd != ''`,
 		[]any{folder}, func(rows *sql.Rows) error {
 			var p string
 			if err := rows.Scan(&p); err != nil {

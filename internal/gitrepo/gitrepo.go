@@ -79,14 +79,13 @@ func fromGitFile(top, dot string) (Repo, bool) {
 		return Repo{}, false
 	}
 	gitDir := abs(top, strings.TrimSpace(gd))
-	common := gitDir
-	if c, ok := readSmall(filepath.Join(gitDir, "commondir")); ok {
-		common = abs(gitDir, strings.TrimSpace(string(c)))
-	} else {
+	c, ok := readSmall(filepath.Join(gitDir, "commondir"))
+	if !ok {
 		// No commondir: a submodule (or a worktree whose admin dir is
 		// gone). The checkout is its own repository.
 		return Repo{Root: top, Worktree: top, CommonDir: gitDir}, true
 	}
+	common := abs(gitDir, strings.TrimSpace(string(c)))
 	return Repo{Root: rootOf(common), Worktree: top, CommonDir: common}, true
 }
 
