@@ -119,7 +119,9 @@ func TestSessionsColumns(t *testing.T) {
 	if !japanese {
 		t.Error("the Japanese title is not in the table")
 	}
-	if !strings.Contains(out, "…/spotter-4te ") || !strings.Contains(out, "…/spotter-0rt ") {
+	// The project is the repository; the worktree a session ran in
+	// follows it in brackets.
+	if !strings.Contains(out, "/spotter (spotter-4te) ") || !strings.Contains(out, "/spotter (spotter-0rt) ") {
 		t.Errorf("the project column lost the worktree names:\n%s", out)
 	}
 	// --json: the main model, and every model in a stable order.
