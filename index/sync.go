@@ -411,7 +411,7 @@ type syncer struct {
 	touched  bool              // a transaction wrote entries or summaries
 	tomb     *tombstones       // what was forgotten: never stored again
 	plan     *syncPlan
-	rule     *projectRule      // sessions' projects; its cache outlives each transaction
+	rule     *projectRule // sessions' projects; its cache outlives each transaction
 }
 
 // projectRule is the sync's project rule, reading and recording through tx.
