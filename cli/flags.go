@@ -129,7 +129,7 @@ func checkRange(s string, lo float64, hi, why string) error {
 	if hasMax {
 		max, _ = strconv.ParseFloat(hi, 64)
 	}
-	if v >= lo && (!hasMax || v <= max) && !math.IsNaN(v) {
+	if v >= lo && (!hasMax || v <= max) && !math.IsNaN(v) && !math.IsInf(v, 0) {
 		return nil
 	}
 	msg := fmt.Sprintf("takes %s or more", fmtNum(lo))

@@ -41,6 +41,9 @@ func badValues(f *pflag.Flag) []string {
 		return nil
 	}
 	bad := []string{"-1", "abc", "1e999x"}
+	if strings.HasPrefix(f.Value.Type(), "float") {
+		bad = append(bad, "NaN", "Inf")
+	}
 	if r, ok := f.Annotations[annRange]; ok && r[1] != "" {
 		hi, _ := strconv.ParseFloat(r[1], 64)
 		bad = append(bad, fmtNum(hi+1))

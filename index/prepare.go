@@ -315,7 +315,7 @@ func (p *preparer) blocks(bs []transcripts.Block) (string, string, []storedBlock
 			sb.Text = b.Text // a placeholder: shown, not searched
 		default:
 			sb.Text = b.Text
-			search = b.Text
+			search = transcripts.SearchableText(b.Text)
 		}
 		if search != "" {
 			parts = append(parts, search)

@@ -161,3 +161,16 @@ func TestResumedHistoryIsStoredOnce(t *testing.T) {
 		t.Fatalf("after a replay: %+v, before %+v (%d duplicates)", after, before, st.Duplicates)
 	}
 }
+
+// TestIDEContextIsSearchedWithoutTags: the words of the IDE context are
+// searchable, its tags are not indexed (they showed up in snippets).
+func TestIDEContextIsSearchedWithoutTags(t *testing.T) {
+	s, _ := openStore(t)
+	mustSync(t, s, reducedDir, SyncOptions{})
+	if n := count(t, s, `SELECT count(*) FROM entries WHERE role = 'user' AND text LIKE '%ide_opened_file%'`); n != 0 {
+		t.Fatalf("%d stored prompts carry <ide_opened_file> tags in their searchable text", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries WHERE role = 'user' AND text LIKE 'The user opened the file %'`); n != 2 {
+		t.Fatalf("%d prompts with the IDE context's words, want 2", n)
+	}
+}

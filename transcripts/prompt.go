@@ -59,6 +59,19 @@ func IsRealPrompt(e *Entry) bool {
 // closed or running to the end; group 2 is its text.
 var ideTagRe = regexp.MustCompile(`(?s)^\s*<(ide_[a-z_]+)>(.*?)(?:</ide_[a-z_]+>|$)`)
 
+// SearchableText is a text block as search indexes it: IDE context keeps
+// its words but not its tags.
+func SearchableText(text string) string {
+	ctx, rest := splitIDE(text)
+	if len(ctx) == 0 {
+		return text
+	}
+	if rest = strings.TrimSpace(rest); rest != "" {
+		ctx = append(ctx, rest)
+	}
+	return strings.Join(ctx, "\n")
+}
+
 // splitIDE splits the IDE context off the start of a text block: each
 // context as one line, and the rest (what the person typed, if anything).
 func splitIDE(text string) (ctx []string, rest string) {
