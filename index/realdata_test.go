@@ -174,3 +174,63 @@ func TestIDEContextIsSearchedWithoutTags(t *testing.T) {
 		t.Fatalf("%d prompts with the IDE context's words, want 2", n)
 	}
 }
+
+// TestStoredSourceNotes: the store tells a session recorded in another
+// session's file, and one whose main file is empty, from one whose main
+// file is gone, as transcripts.Scan does.
+func TestStoredSourceNotes(t *testing.T) {
+	claude := copyTree(t, reducedDir)
+	dir := filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next")
+	guest := filepath.Join(dir, "4379d1bf-ccb1-414e-a856-9791b73f3af2.jsonl")
+	b, err := os.ReadFile(guest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The guest's lines in the host's file; the guest's own file is gone.
+	f, _ := os.OpenFile(filepath.Join(dir, vscodeSession+".jsonl"), os.O_APPEND|os.O_WRONLY, 0o644)
+	_, _ = f.Write(b)
+	f.Close()
+	if err := os.Remove(guest); err != nil {
+		t.Fatal(err)
+	}
+	// A session whose main file is empty and whose entries are in a
+	// legacy agent file (2.0.x "Warmup").
+	empty := "7864f562-717b-4d70-a1cb-b588f7826a1a"
+	if err := os.WriteFile(filepath.Join(dir, empty+".jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := `{"parentUuid":null,"isSidechain":true,"userType":"external","cwd":"/Users/dain/workspace/danieldemmel.me-next","sessionId":"` + empty +
+		`","version":"2.0.28","gitBranch":"main","agentId":"3ea04571","type":"user","message":{"role":"user","content":"Warmup"},"uuid":"6b1f1d34-1cd4-4a9e-a4c4-2b4b1b0f5b11","timestamp":"2025-10-29T16:03:09.377Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "agent-3ea04571.jsonl"), []byte(agent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	ss, err := s.Sessions(t.Context(), SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, x := range ss {
+		notes[x.ID[:8]] = x.SourceNote()
+		if x.ID[:8] == "4379d1bf" && x.Partial() {
+			t.Error("a session recorded in another's file is called partial")
+		}
+	}
+	want := map[string]string{
+		"9e953218": "",
+		"4379d1bf": "recorded in the file of session " + vscodeSession,
+		"7864f562": "main transcript empty; only subagent files hold entries",
+	}
+	for id, note := range want {
+		if notes[id] != note {
+			t.Errorf("%s: note %q, want %q", id, notes[id], note)
+		}
+	}
+	// transcripts.Scan says the same.
+	for _, x := range scan(t, claude).Sessions {
+		if w, ok := want[x.ID[:8]]; ok && x.SourceNote() != w {
+			t.Errorf("Scan %s: note %q, want %q", x.ID[:8], x.SourceNote(), w)
+		}
+	}
+}
