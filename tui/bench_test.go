@@ -127,3 +127,37 @@ func BenchmarkSearchPane(b *testing.B) {
 		_ = m.render()
 	}
 }
+
+// BenchmarkSearchPaneTyping: as BenchmarkSearchPane, with the last word
+// half typed, so it is matched as a prefix (issue 18.3): the costly case
+// of search as you type.
+func BenchmarkSearchPaneTyping(b *testing.B) {
+	var st *index.Store
+	if dir := os.Getenv("CAIRN_TUI_BENCH_DATA"); dir != "" {
+		var err error
+		st, err = index.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+	} else {
+		st = testStore(b)
+	}
+	m := benchModel(b, st)
+	m.focus = paneSearch
+	queries := []string{"dialy", "opentelemetry trac", "mix phx.ser", "websocket reconn", "credo ign", "sqli", "websock"}
+	q := m.search.query()
+	q.Text = queries[0]
+	if _, err := m.hub.Search(context.Background(), q); err != nil { // open the searcher
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		m.search.input.SetValue(queries[i%len(queries)])
+		msg := m.search.run(m.search.seq)()
+		m.Update(msg)
+		_ = m.render()
+	}
+}
