@@ -380,13 +380,18 @@ func favourRecent(fused []Scored, docs map[string]*hit, now time.Time) {
 }
 
 // prefixRanking is, with q.Prefix, the hits that match the last word only
-// as the start of a longer one: those of the query with its last word as a
-// prefix that the whole words did not find, best first.
+// as the start of a longer one: those of the last word as a prefix (with
+// the query's exclusions) that the whole words did not find, best first.
 func (sr *Searcher) prefixRanking(q SearchQuery, filter ftsapi.Filter, mode string, deep int, byWords map[string]bool) ([]Scored, error) {
 	if !q.Prefix || mode == ModeVector {
 		return nil, nil
 	}
-	text, ok := ftsapi.PrefixLast(q.Text)
+	// Prefix-only hits rank after every whole-word hit: with a full page
+	// of those (and no filter that drops some later) they cannot show.
+	if len(byWords) >= q.Limit && !q.GroupBySession && q.Since.IsZero() && q.Until.IsZero() {
+		return nil, nil
+	}
+	text, ok := ftsapi.PrefixOnly(q.Text)
 	if !ok {
 		return nil, nil
 	}

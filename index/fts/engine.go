@@ -21,5 +21,6 @@ func init() {
 		QueryTerms: QueryTerms,
 		Snippet:    Snippet,
 		PrefixLast: PrefixLast,
+		PrefixOnly: PrefixOnly,
 	})
 }

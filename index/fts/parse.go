@@ -139,3 +139,29 @@ func PrefixLast(text string) (string, bool) {
 	}
 	return text + "*", true
 }
+
+// PrefixOnly is the query for the hits PrefixLast(text) adds to text's:
+// the last word as a prefix, with text's exclusions. The other words are
+// left out because a hit holding any of them already matches text; false
+// when PrefixLast does not apply or can add nothing (with required words
+// or phrases every hit of either query holds them, so it matches text).
+func PrefixOnly(text string) (string, bool) {
+	if _, ok := PrefixLast(text); !ok {
+		return text, false
+	}
+	cs := parseQuery(text)
+	var sb strings.Builder
+	for _, c := range cs[:len(cs)-1] {
+		switch {
+		case c.op == opMust:
+			return text, false
+		case c.op != opNot:
+			continue
+		case c.phrase:
+			sb.WriteString(`-"` + c.text + `" `)
+		default:
+			sb.WriteString("-" + c.text + " ")
+		}
+	}
+	return sb.String() + cs[len(cs)-1].text + "*", true
+}

@@ -419,3 +419,21 @@ func TestPrefixLast(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefixOnly(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"websock", "websock*", true},
+		{"sqlite -lock -\"bad thing\" websock", "-lock -\"bad thing\" websock*", true},
+		{"+sqlite websock", "+sqlite websock", false}, // every hit holds sqlite: it matches by words
+		{"\"a phrase\" websock", "\"a phrase\" websock", false},
+		{"websock ", "websock ", false},
+	} {
+		got, ok := PrefixOnly(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("PrefixOnly(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -93,6 +93,9 @@ type Engine struct {
 	// PrefixLast marks the last word of query text as a prefix ("word*")
 	// when it is a plain word being typed; false when it is not.
 	PrefixLast func(text string) (string, bool)
+	// PrefixOnly is the query for the hits PrefixLast adds: the last word
+	// as a prefix with the exclusions; false when it can add none.
+	PrefixOnly func(text string) (string, bool)
 }
 
 var engine *Engine
@@ -157,4 +160,14 @@ func PrefixLast(text string) (string, bool) {
 		return text, false
 	}
 	return engine.PrefixLast(text)
+}
+
+// PrefixOnly returns the query matching what PrefixLast(text) adds to
+// text's hits (the last word as a prefix, with text's exclusions), and
+// false when there is nothing it could add.
+func PrefixOnly(text string) (string, bool) {
+	if engine == nil || engine.PrefixOnly == nil {
+		return text, false
+	}
+	return engine.PrefixOnly(text)
 }
