@@ -254,10 +254,10 @@ func (b *recallOutput) matches(ctx context.Context, svc *memories.Service, st *i
 	}
 	b.line("\n## Matching approved memories")
 	if len(rs) == 0 {
-		b.line("None.")
+		b.line("None match by words or meaning.")
 	}
 	for _, m := range rs {
-		b.line("- [%s] %s (%s, relevance %.2f)", m.Type, oneLineMD(m.Content, 400), m.ID, m.Score)
+		b.line("- [%s] %s (%s, relevance %.2f%s)", m.Type, oneLineMD(m.Content, 400), m.ID, m.Score, byMeaning(m.Match))
 	}
 	b.line("\n## Matching past sessions")
 	b.sessions(ctx, st, query)
@@ -278,13 +278,21 @@ func (b *recallOutput) sessions(ctx context.Context, st *index.Store, query stri
 	case err != nil:
 		b.line("(search failed: %v)", err)
 	case len(found) == 0:
-		b.line("None.")
+		b.line("None match by words or meaning.")
 	default:
 		for _, r := range found {
-			b.line("- %s · %s · session %s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), oneLineMD(r.Project, 200), oneLineMD(r.SessionID, 80),
-				oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
+			b.line("- %s · %s · session %s%s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), oneLineMD(r.Project, 200), oneLineMD(r.SessionID, 80),
+				byMeaning(r.Match), oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
 		}
 	}
+}
+
+// byMeaning marks a match found by meaning alone (none of the words).
+func byMeaning(match string) string {
+	if match == index.MatchMeaning {
+		return ", by meaning only"
+	}
+	return ""
 }
 
 // pendingReview says how much awaits the user's review, if anything.
