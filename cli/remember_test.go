@@ -47,7 +47,7 @@ func TestRecallPendingReview(t *testing.T) {
 		t.Fatalf("recall with a pending memory: %v\n%s", err, out)
 	}
 	out, _, err = run(t, "recall", "--data", data, "--claude-dir", sample(), "--", "zyxwvut")
-	if err != nil || !strings.Contains(out, "## Matching approved memories\nNone.\n") || !strings.Contains(out, "## Matching past sessions\nNone.\n") {
+	if err != nil || !strings.Contains(out, "## Matching approved memories\nNone match by words or meaning.\n") || !strings.Contains(out, "## Matching past sessions\nNone match by words or meaning.\n") {
 		t.Fatalf("recall matching nothing: %v\n%s", err, out)
 	}
 }
