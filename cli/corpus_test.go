@@ -318,6 +318,40 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// compareCounts checks cairn's sessions against the independent reading:
+// the same sessions, and per session the same prompts, assistant messages,
+// tool calls, title and project. It returns the totals, cairn's first.
+func compareCounts(t *testing.T, got []SessionJSON, want map[string]*indep) (totals [2][3]int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d sessions, the independent count has %d", len(got), len(want))
+	}
+	for _, s := range got {
+		x := want[s.ID]
+		if x == nil {
+			t.Errorf("session %s is not in the independent count", s.ID)
+			continue
+		}
+		if s.Prompts != len(x.prompts) || s.AssistantTurns != len(x.assistant) || s.ToolCalls != len(x.tools) {
+			t.Errorf("session %s: prompts/assistant/tools %d/%d/%d, independent %d/%d/%d", s.ID,
+				s.Prompts, s.AssistantTurns, s.ToolCalls, len(x.prompts), len(x.assistant), len(x.tools))
+		}
+		if p := cmpOr(x.mainCWD, x.anyCWD); p != "" && s.CWD != p {
+			t.Errorf("session %s: cwd %q, independent %q", s.ID, s.CWD, p)
+		}
+		if s.Title != x.title() {
+			t.Errorf("session %s: title %q, independent %q", s.ID, s.Title, x.title())
+		}
+		totals[0][0] += s.Prompts
+		totals[0][1] += s.AssistantTurns
+		totals[0][2] += s.ToolCalls
+		totals[1][0] += len(x.prompts)
+		totals[1][1] += len(x.assistant)
+		totals[1][2] += len(x.tools)
+	}
+	return totals
+}
+
 // corpusDir extracts the claude-code-log corpus for one test.
 func corpusDir(t *testing.T) string {
 	t.Helper()
@@ -345,33 +379,7 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(want) {
-		t.Errorf("%d sessions, the independent count has %d", len(got), len(want))
-	}
-	var totals [2][3]int
-	for _, s := range got {
-		x := want[s.ID]
-		if x == nil {
-			t.Errorf("session %s is not in the independent count", s.ID)
-			continue
-		}
-		if s.Prompts != len(x.prompts) || s.AssistantTurns != len(x.assistant) || s.ToolCalls != len(x.tools) {
-			t.Errorf("session %s: prompts/assistant/tools %d/%d/%d, independent %d/%d/%d", s.ID,
-				s.Prompts, s.AssistantTurns, s.ToolCalls, len(x.prompts), len(x.assistant), len(x.tools))
-		}
-		if p := cmpOr(x.mainCWD, x.anyCWD); p != "" && s.Project != p {
-			t.Errorf("session %s: project %q, independent %q", s.ID, s.Project, p)
-		}
-		if s.Title != x.title() {
-			t.Errorf("session %s: title %q, independent %q", s.ID, s.Title, x.title())
-		}
-		totals[0][0] += s.Prompts
-		totals[0][1] += s.AssistantTurns
-		totals[0][2] += s.ToolCalls
-		totals[1][0] += len(x.prompts)
-		totals[1][1] += len(x.assistant)
-		totals[1][2] += len(x.tools)
-	}
+	totals := compareCounts(t, got, want)
 	t.Logf("%d sessions; prompts/assistant messages/tool calls: cairn %v, independent %v", len(got), totals[0], totals[1])
 
 	// Every typed prompt is in `cairn show`.
@@ -395,4 +403,28 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSharedCorpusAgreesWithIndependentCount runs the same independent
+// reading on the other real corpus, ../shared/corpus/claude, when it is
+// present (it stays outside the repo).
+func TestSharedCorpusAgreesWithIndependentCount(t *testing.T) {
+	src := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
+	if _, err := os.Stat(filepath.Join(src, "projects")); err != nil {
+		t.Skip("shared corpus not present")
+	}
+	claude := filepath.Join(t.TempDir(), "claude")
+	if err := testutil.CopyDir(src, claude); err != nil {
+		t.Fatal(err)
+	}
+	want := readIndependently(t, claude)
+	out, _, err := run(t, "sessions", "--json", "--claude-dir", claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []SessionJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	compareCounts(t, got, want)
 }
