@@ -67,8 +67,10 @@ type OriginStats struct {
 	Approved int    `json:"approved"` // approved, or approved then superseded/archived
 	Rejected int    `json:"rejected"`
 	Pending  int    `json:"pending"`
-	// KeepRate is kept / reviewed; nil when nothing was reviewed.
-	KeepRate *float64 `json:"keep_rate"`
+	// KeepRate is approved / proposed (pending ones count as not kept
+	// yet); ReviewedKeepRate approved / reviewed. nil when undefined.
+	KeepRate         *float64 `json:"keep_rate"`
+	ReviewedKeepRate *float64 `json:"reviewed_keep_rate"`
 }
 
 // StoreFigures are the store's size and what it keeps beyond Claude Code.
@@ -137,9 +139,13 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 		}
 	}
 	for _, o := range origins {
+		if o.Proposed > 0 {
+			r := float64(o.Approved) / float64(o.Proposed)
+			o.KeepRate = &r
+		}
 		if n := o.Approved + o.Rejected; n > 0 {
 			r := float64(o.Approved) / float64(n)
-			o.KeepRate = &r
+			o.ReviewedKeepRate = &r
 		}
 		st.Extraction = append(st.Extraction, *o)
 	}

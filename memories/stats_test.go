@@ -75,11 +75,11 @@ func TestStats(t *testing.T) {
 			ex = &st.Extraction[i]
 		}
 	}
-	if ex == nil || ex.Proposed != 3 || ex.Approved != 2 || ex.Rejected != 1 || ex.KeepRate == nil || *ex.KeepRate != 2.0/3 {
+	if ex == nil || ex.Proposed != 3 || ex.Approved != 2 || ex.Rejected != 1 || ex.KeepRate == nil || *ex.KeepRate != 2.0/3 || *ex.ReviewedKeepRate != 2.0/3 {
 		t.Fatalf("extraction: %+v", ex)
 	}
 	rep := st.Report(100)
-	for _, want := range []string{"Memories: 4", "hit rate 8%", never, "keep 67%", "per day, 30 days"} {
+	for _, want := range []string{"Memories: 4", "hit rate 8%", never, "keep 67% (67%)", "per day, 30 days"} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
 		}

@@ -87,13 +87,13 @@ func (st Stats) Report(width int) string {
 		line("  %s  injected %3d  %s", m.ID, m.Injected, termtext.Line(shorten(m.Content, width-26)))
 	}
 	line("")
-	line("Extraction (keep rate = approved / reviewed)")
+	line("Extraction (keep rate = approved / proposed; of those reviewed in brackets)")
 	for _, o := range st.Extraction {
 		origin := o.Origin
 		if origin == "" {
 			origin = "(unknown)"
 		}
-		line("  %-13s proposed %5d  approved %5d  rejected %5d  pending %5d  keep %s", origin, o.Proposed, o.Approved, o.Rejected, o.Pending, pct(o.KeepRate))
+		line("  %-13s proposed %5d  approved %5d  rejected %5d  pending %5d  keep %s (%s)", origin, o.Proposed, o.Approved, o.Rejected, o.Pending, pct(o.KeepRate), pct(o.ReviewedKeepRate))
 	}
 	line("  sessions extracted: %d", st.SessionsExtracted)
 	line("")
