@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -33,7 +34,11 @@ func conversationKey(t *testing.T, st *index.Store, sid string) []string {
 		for _, e := range es {
 			var bs []string
 			for _, b := range e.Blocks {
-				bs = append(bs, fmt.Sprintf("%s:%s:%s:%s:%q", b.Type, b.ToolName, b.ToolUseID, b.ToolInput, b.Text))
+				text := b.Text
+				if b.Type == "image" || b.Type == "document" {
+					text = b.MediaType // the payload is not kept: an export carries none
+				}
+				bs = append(bs, fmt.Sprintf("%s:%s:%s:%s:%q", b.Type, b.ToolName, b.ToolUseID, b.ToolInput, text))
 			}
 			out = append(out, fmt.Sprintf("%s %s %s %s %s %v %q %s", thread, e.UUID, e.ParentUUID, e.Type, e.Subtype, e.IsSidechain, e.Text, strings.Join(bs, "|")))
 		}
@@ -47,10 +52,31 @@ func conversationKey(t *testing.T, st *index.Store, sid string) []string {
 }
 
 // Sessions exported as Claude Code JSONL and indexed again give the same
-// sessions and the same conversations.
+// sessions and the same conversations: on the bundled sample and on the
+// claude-code-log corpus (Claude Code 1.0 to 2.1, VS Code sessions).
 func TestExportSessionsRoundTrip(t *testing.T) {
+	t.Run("sample", func(t *testing.T) { roundTrip(t, sample) })
+	t.Run("claude-code-log", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := testutil.ExtractClaudeCodeLog(dir); err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, dir)
+	})
+}
+
+func roundTrip(t *testing.T, claude string) {
 	ctx := context.Background()
-	a := openSample(t, "embedder.kind = \"none\"\n")
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "config.toml"), []byte("embedder.kind = \"none\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CAIRN_CONFIG", "")
+	a, err := app.Open(app.Paths{DataDir: src, ClaudeDir: claude}, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
 	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +130,7 @@ func TestExportSessionsRoundTrip(t *testing.T) {
 		if strings.Join(want, "\n") != strings.Join(got, "\n") {
 			for i := range min(len(want), len(got)) {
 				if want[i] != got[i] {
-					t.Errorf("session %s, first differing entry:\n was %.300s\n now %.300s", s.ID, want[i], got[i])
+					t.Errorf("session %s, first differing entry:\n was %s\n now %s", s.ID, want[i], got[i])
 					break
 				}
 			}

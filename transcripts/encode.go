@@ -124,7 +124,7 @@ type LineContext struct {
 
 func encodeContent(e *Entry) (json.RawMessage, error) {
 	if e.StringContent && len(e.Blocks) == 1 && e.Blocks[0].Type == "text" {
-		return json.Marshal(e.Blocks[0].Text)
+		return marshalRaw(e.Blocks[0].Text)
 	}
 	blocks := make([]encBlock, 0, len(e.Blocks))
 	for _, b := range e.Blocks {
@@ -152,7 +152,20 @@ func encodeContent(e *Entry) (json.RawMessage, error) {
 		}
 		blocks = append(blocks, eb)
 	}
-	return json.Marshal(blocks)
+	return marshalRaw(blocks)
+}
+
+// marshalRaw is json.Marshal without HTML escaping: Claude Code writes
+// "<" as is, and an escaped "\u003c" would make a text six times longer
+// than what was read.
+func marshalRaw(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // EncodeTitle writes the line that gives a session its title as cairn
@@ -165,6 +178,8 @@ func EncodeTitle(s *Session, leaf string) ([]byte, error) {
 		v = map[string]string{"type": "custom-title", "customTitle": s.Title, "sessionId": s.ID}
 	case "ai":
 		v = map[string]string{"type": "ai-title", "aiTitle": s.Title, "sessionId": s.ID}
+	case "last-prompt":
+		v = map[string]string{"type": "last-prompt", "lastPrompt": s.Title, "sessionId": s.ID}
 	case "summary":
 		if leaf == "" {
 			return nil, nil
