@@ -87,7 +87,8 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 					_, _ = svc.AddDraft(ctx, ss[0].ID, sum.Markdown)
 				}
 			}
-			return fmt.Sprintf("demo: %d memories proposed from %d sessions; review them in 5, drafts in 6", len(r.Proposed), r.Sessions), nil
+			n := r.Added()
+			return fmt.Sprintf("demo: %d %s proposed from %d %s; review them in 5, drafts in 6", n, plural(n, "memory", "memories"), r.Sessions, plural(r.Sessions, "session", "sessions")), nil
 		}
 	}
 	m := tui.New(tui.Config{

@@ -118,6 +118,7 @@ type Model struct {
 
 	lastSync string
 	memSig   string
+	polls    int // poll ticks seen
 	pending  int // memories awaiting review
 	draftsN  int // drafts awaiting review
 
@@ -413,6 +414,9 @@ func (m *Model) updateBackground(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// statsEveryPolls is how often (in polls) a non-zero index lag is re-read.
+const statsEveryPolls = 5
+
 // polled reloads what another process changed: everything after a sync,
 // the memories and drafts when their counts moved.
 func (m *Model) polled(msg pollMsg) tea.Cmd {
@@ -426,6 +430,12 @@ func (m *Model) polled(msg pollMsg) tea.Cmd {
 		cmds = append(cmds, m.mems.load(), m.drafts.load())
 	}
 	m.lastSync, m.memSig = msg.lastSync, msg.memSig
+	// A lag shown must go down by itself as the queues drain (here or in
+	// another process): re-read the stats every few polls while it shows.
+	m.polls++
+	if m.status.lag() > 0 && m.polls%statsEveryPolls == 0 {
+		cmds = append(cmds, m.loadStats())
+	}
 	m.status.expire()
 	return tea.Batch(cmds...)
 }

@@ -197,14 +197,14 @@ func wrapIndent(line string, w int, lead string, skip int) []string {
 	if iw > room/2 {
 		iw = skip // deeply indented: keep the room for the text
 	}
-	first := strings.SplitN(ansi.Wrap(line, room, ""), "\n", 2)[0]
+	first := wordWrap(line, room)[0]
 	out := []string{lead + first}
 	rest = strings.TrimLeft(strings.TrimPrefix(line, first), " ")
 	if rest == "" {
 		return out
 	}
 	cont := strings.Repeat(" ", lipgloss.Width(lead)+iw)
-	for _, l := range strings.Split(ansi.Wrap(rest, room-iw, ""), "\n") {
+	for _, l := range wordWrap(rest, room-iw) {
 		out = append(out, cont+strings.TrimLeft(l, " "))
 	}
 	return out
@@ -274,4 +274,40 @@ func hasFileTool(c *transcripts.Conversation) bool {
 		}
 	}
 	return false
+}
+
+// wordWrap wraps s at spaces only (ids, paths and code keep their
+// hyphens), to w cells; a word longer than w is broken.
+func wordWrap(s string, w int) []string {
+	w = max(w, 1)
+	var out []string
+	var cur strings.Builder
+	cw := 0
+	flush := func() {
+		out = append(out, cur.String())
+		cur.Reset()
+		cw = 0
+	}
+	for i, word := range strings.Split(s, " ") {
+		ww := ansi.StringWidth(word)
+		if i > 0 {
+			if cw+1+ww <= w {
+				cur.WriteByte(' ')
+				cw++
+			} else {
+				flush()
+			}
+		}
+		for ww > w-cw && ww > w {
+			// A word longer than a line: as much as fits, then the rest.
+			head := ansi.Truncate(word, w-cw, "")
+			cur.WriteString(head)
+			flush()
+			word = strings.TrimPrefix(word, head)
+			ww = ansi.StringWidth(word)
+		}
+		cur.WriteString(word)
+		cw += ww
+	}
+	return append(out, cur.String())
 }

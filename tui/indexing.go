@@ -78,7 +78,8 @@ func (m *Model) indexFinished(msg indexMsg) tea.Cmd {
 	if msg.err == nil && msg.proposed > 0 {
 		m.c.flashf("%d memories proposed from new entries: review them in 5", msg.proposed)
 	}
-	var cmd tea.Cmd
+	// The lag changes with every indexing, new entries or not.
+	cmd := m.loadStats()
 	if msg.err == nil && (msg.stats.EntriesAdded > 0 || msg.stats.Sessions > 0 || !msg.quiet) {
 		cmd = m.refreshAll()
 	}

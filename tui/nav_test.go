@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Issue 18 item 10: esc goes up one level (to the pane something was
@@ -189,4 +192,29 @@ func TestHelpFits(t *testing.T) {
 		press(t, m, "4")
 		mustContain(t, strings.Split(screen(m), "\n")[0], "4 Search")
 	}
+}
+
+// Issue 18 item 13: a stale index lag is re-read by itself, and a message
+// too long for the status line is shown whole above it.
+func TestStatusLagAndLongMessages(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 80, 24, st, nil)
+	real, err := st.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(t, m, statsMsg{stats: index.StoreStats{DBBytes: 5 << 20, Sessions: 8, FTSQueue: real.FTSQueue + 26}})
+	mustContain(t, screen(m), "lag ")
+	for range statsEveryPolls {
+		send(t, m, pollMsg{})
+	}
+	if got, want := m.status.lag(), real.FTSQueue+real.EmbedQueue; got != want {
+		t.Fatalf("lag after polls: %d, want the store's %d", got, want)
+	}
+	long := "claude is not on PATH; to resume, run: cd '/home/someone/projects/a rather long project folder name' && claude --resume 0d6e0bad-aaaa-4bbb-8ccc-123456789abc"
+	m.c.flashf("%s", long)
+	sc := screen(m)
+	checkSize(t, sc, 80, 24)
+	flat := strings.Join(strings.Fields(sc), " ")
+	mustContain(t, flat, strings.Join(strings.Fields(long), " "))
 }

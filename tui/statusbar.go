@@ -67,11 +67,54 @@ func (s *statusBar) view() string {
 		st = sty.Error
 	}
 	room := w - lipgloss.Width(status) - 3
-	if room < 30 {
+	switch {
+	case s.popup() != nil:
+		// Too long for this line: shown whole above it (popup).
+		return pad(status+sty.Subtle.Render(" │ ")+st.Render(trunc("↑ message above", max(0, room))), w)
+	case room < 30:
 		// The message matters more than the counters.
-		return pad(" "+st.Render(trunc(s.flash, w-2)), w)
+		return pad(" "+st.Render(s.flash), w)
 	}
-	return pad(status+sty.Subtle.Render(" │ ")+st.Render(trunc(s.flash, room)), w)
+	return pad(status+sty.Subtle.Render(" │ ")+st.Render(s.flash), w)
+}
+
+// popup is the message wrapped on as many lines as it needs, when it does
+// not fit in the status line (a resume command, an export path, a fix
+// hint): the root draws them at the bottom of the body. nil when it fits.
+func (s *statusBar) popup() []string {
+	if s.flash == "" {
+		return nil
+	}
+	w := s.c.lay.status.w
+	room := w - lipgloss.Width(" "+strings.Join(s.counters(), " │ ")) - 3
+	if room < 30 {
+		room = w - 2
+	}
+	if lipgloss.Width(s.flash) <= room {
+		return nil
+	}
+	st := s.c.sty.OK
+	if s.flashErr {
+		st = s.c.sty.Error
+	}
+	ls := wrapIndent(s.flash, w-1, " ", 0)
+	if max := s.c.lay.body.h - 1; len(ls) > max {
+		ls = ls[len(ls)-max:]
+	}
+	out := []string{s.c.sty.Subtle.Render(strings.Repeat("─", w))}
+	for _, l := range ls {
+		out = append(out, st.Render(l))
+	}
+	return out
+}
+
+// lag is the documents waiting for full-text indexing or embedding, as
+// last read (0 before the first read).
+func (s *statusBar) lag() int {
+	if !s.statsOK {
+		return 0
+	}
+	return s.stats.FTSQueue + s.stats.EmbedQueue
 }
 
 // counters are the store, lag and embedder parts, or indexing progress.

@@ -36,7 +36,13 @@ func (m *Model) render() string {
 	default:
 		body = m.panes[m.focus].view()
 	}
-	body = fitLines(strings.Split(body, "\n"), lay.body.w, lay.body.h)
+	lines := strings.Split(body, "\n")
+	if pop := m.status.popup(); pop != nil {
+		// A long message, whole, over the bottom of the body.
+		lines = strings.Split(fitLines(lines, lay.body.w, lay.body.h), "\n")
+		lines = append(lines[:max(0, len(lines)-len(pop))], pop...)
+	}
+	body = fitLines(lines, lay.body.w, lay.body.h)
 	return strings.Join([]string{m.tabBar(lay.tabs.w), body, m.helpLine(lay.help.w), m.status.view()}, "\n")
 }
 
