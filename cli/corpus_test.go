@@ -42,6 +42,7 @@ type indep struct {
 	custom, ai, last, summary, firstCmd string
 	sidePrompt                          string
 	messages                            int // user and assistant entries, any thread
+	rejections                          []string // reasons typed when rejecting a tool call
 	mainCWD, anyCWD                     string
 	mainCWDAt                           time.Time
 }
@@ -94,6 +95,31 @@ func typed(content json.RawMessage) (text string, image bool) {
 		return "", false
 	}
 	return strings.Join(parts, "\n"), image
+}
+
+// rejections are the reasons the person typed when rejecting tool calls:
+// Claude Code writes them into the call's error result after "The user
+// provided the following reason for the rejection:".
+func rejections(content json.RawMessage) []string {
+	var blocks []struct {
+		Type    string          `json:"type"`
+		IsError bool            `json:"is_error"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range blocks {
+		var s string
+		if b.Type != "tool_result" || !b.IsError || json.Unmarshal(b.Content, &s) != nil {
+			continue
+		}
+		if _, reason, ok := strings.Cut(s, "The user provided the following reason for the rejection:"); ok && strings.TrimSpace(reason) != "" {
+			out = append(out, strings.TrimSpace(reason))
+		}
+	}
+	return out
 }
 
 var (
@@ -243,6 +269,9 @@ func readIndependently(t *testing.T, claudeDir string) map[string]*indep {
 				}
 				_ = json.Unmarshal(e["message"], &msg)
 				if typ == "user" {
+					if thread {
+						x.rejections = append(x.rejections, rejections(msg.Content)...)
+					}
 					text, image := typed(msg.Content)
 					if flag("isMeta") || flag("isCompactSummary") || (strings.TrimSpace(text) == "" && !image) {
 						return
@@ -382,7 +411,9 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 	totals := compareCounts(t, got, want)
 	t.Logf("%d sessions; prompts/assistant messages/tool calls: cairn %v, independent %v", len(got), totals[0], totals[1])
 
-	// Every typed prompt is in `cairn show`.
+	// Every typed prompt is in `cairn show`, and so is every reason typed
+	// while rejecting a tool call.
+	rejected := 0
 	for _, s := range got {
 		x := want[s.ID]
 		if x == nil {
@@ -402,7 +433,17 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 				t.Errorf("show %s lacks the prompt %q", s.ID, line)
 			}
 		}
+		for _, r := range x.rejections {
+			if line := firstLine(r); !strings.Contains(shown, "▷ "+line) {
+				t.Errorf("show %s lacks what the person typed rejecting a call: %q", s.ID, line)
+			}
+			rejected++
+		}
 	}
+	if rejected == 0 {
+		t.Error("no rejection reason checked: the corpus has some")
+	}
+	t.Logf("%d rejection reasons shown", rejected)
 }
 
 // TestSharedCorpusAgreesWithIndependentCount runs the same independent

@@ -272,8 +272,14 @@ func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
 	}
 }
 
-// toolResult prints one tool result, shortened unless --full.
+// toolResult prints one tool result, shortened unless --full; what the
+// person typed when rejecting the call is printed whole, as their words.
 func (r *renderer) toolResult(b *transcripts.Block, indent string) {
+	if reason := transcripts.RejectionReason(b); reason != "" {
+		r.printf("%s    ✗ rejected by you:\n", indent)
+		r.block(indent+"      ▷ ", reason)
+		return
+	}
 	mark := "⎿"
 	if b.IsError {
 		mark = "✗"

@@ -93,6 +93,24 @@ var (
 	cmdArgsRe = regexp.MustCompile(`(?s)<command-args>\s*(.*?)\s*</command-args>`)
 )
 
+// rejectionReason is how Claude Code's tool result goes on when the
+// person rejected a call and typed why.
+const rejectionReason = "The user provided the following reason for the rejection:"
+
+// RejectionReason returns what the person typed when rejecting a tool
+// call, carried in the call's (error) result; "" when the block is not
+// such a result.
+func RejectionReason(b *Block) string {
+	if b.Type != BlockToolResult || !b.IsError {
+		return ""
+	}
+	i := strings.Index(b.Text, rejectionReason)
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(b.Text[i+len(rejectionReason):])
+}
+
 // bashInputRe is a `!` command typed in the prompt box.
 var bashInputRe = regexp.MustCompile(`(?s)^\s*<bash-input>(.*?)</bash-input>\s*$`)
 
