@@ -41,7 +41,7 @@ type indep struct {
 	assistant, tools                    map[string]bool
 	custom, ai, last, summary, firstCmd string
 	sidePrompt                          string
-	messages                            int // user and assistant entries, any thread
+	messages                            int      // user and assistant entries, any thread
 	rejections                          []string // reasons typed when rejecting a tool call
 	mainCWD, anyCWD                     string
 	mainCWDAt                           time.Time
