@@ -24,11 +24,12 @@ func TestMaintenanceCommands(t *testing.T) {
 	}
 	var st struct {
 		Total int `json:"total"`
+		Runs  int `json:"extraction_runs"`
 		Store struct {
 			Sessions int `json:"sessions"`
 		} `json:"store"`
 	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Total == 0 || st.Store.Sessions == 0 {
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Total == 0 || st.Store.Sessions == 0 || st.Runs == 0 {
 		t.Fatalf("stats --json: %v %+v\n%s", err, st, out)
 	}
 	out, _, err = run(t, "stats", "--claude-dir", sample(), "--data", data)

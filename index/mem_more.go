@@ -198,6 +198,13 @@ func (m MemStore) SetExtractCursor(ctx context.Context, session string, last int
 		_, err := tx.ExecContext(ctx, `INSERT INTO extract_cursors(session, last_entry, updated) VALUES (?,?,?)
 			ON CONFLICT(session) DO UPDATE SET last_entry = max(last_entry, excluded.last_entry), updated = excluded.updated`,
 			session, last, time.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		// Each cursor move is one extraction run over a session's new
+		// entries (stats counts them).
+		_, err = tx.ExecContext(ctx, `INSERT INTO kv(key, value) VALUES ('`+extractRunsKey+`', 1)
+			ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`)
 		return err
 	})
 }

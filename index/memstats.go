@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// extractRunsKey counts extraction runs (SetExtractCursor).
+const extractRunsKey = "memories.extract.runs"
+
 // MemCount is one group of a memory count.
 type MemCount struct {
 	Type    string `json:"type,omitempty"`
@@ -49,6 +52,7 @@ type MemStatsRaw struct {
 	PerDay, UsedPerDay []int
 	TopUsed, NeverUsed []MemUsage
 	SessionsExtracted  int
+	ExtractionRuns     int
 	PendingDrafts      int
 	// ArchivedEntries are entries kept after their transcript was deleted.
 	ArchivedEntries int
@@ -144,6 +148,9 @@ func (m MemStore) Stats(ctx context.Context, now time.Time, limit, minInjected i
 		return r, err
 	}
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM extract_cursors`).Scan(&r.SessionsExtracted); err != nil {
+		return r, s.wrap(err)
+	}
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM kv WHERE key = '`+extractRunsKey+`'), 0)`).Scan(&r.ExtractionRuns); err != nil {
 		return r, s.wrap(err)
 	}
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM drafts WHERE status = 'pending'`).Scan(&r.PendingDrafts); err != nil {

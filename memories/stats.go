@@ -34,6 +34,7 @@ type Stats struct {
 	// Extraction is, per origin, what was proposed and what a person kept.
 	Extraction        []OriginStats `json:"extraction"`
 	SessionsExtracted int           `json:"sessions_extracted"`
+	ExtractionRuns    int           `json:"extraction_runs"` // passes over a session's new entries
 	PendingDrafts     int           `json:"pending_drafts"`
 	Store             StoreFigures  `json:"store"`
 }
@@ -91,7 +92,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	}
 	st := Stats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}, ByProject: map[string]map[string]int{},
 		PerDay: raw.PerDay, UsedPerDay: raw.UsedPerDay, TopUsed: raw.TopUsed, NeverUsed: raw.NeverUsed,
-		SessionsExtracted: raw.SessionsExtracted, PendingDrafts: raw.PendingDrafts}
+		SessionsExtracted: raw.SessionsExtracted, ExtractionRuns: raw.ExtractionRuns, PendingDrafts: raw.PendingDrafts}
 	for _, c := range raw.ByTypeStatus {
 		st.Total += c.N
 		st.ByStatus[c.Status] += c.N

@@ -95,7 +95,7 @@ func (st Stats) Report(width int) string {
 		}
 		line("  %-13s proposed %5d  approved %5d  rejected %5d  pending %5d  keep %s (%s)", origin, o.Proposed, o.Approved, o.Rejected, o.Pending, pct(o.KeepRate), pct(o.ReviewedKeepRate))
 	}
-	line("  sessions extracted: %d", st.SessionsExtracted)
+	line("  extraction runs: %d over %d sessions", st.ExtractionRuns, st.SessionsExtracted)
 	line("")
 	s := st.Store
 	line("Store: %s in the data dir (database %s); %d sessions, %d entries", human.Bytes(s.DataDirBytes), human.Bytes(s.DBBytes), s.Sessions, s.Entries)
