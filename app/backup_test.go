@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,5 +200,22 @@ func TestRollingBackup(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "*.db"))
 	if len(left) != 2 || left[0] != made[2] || left[1] != made[3] {
 		t.Fatalf("kept %v, want the last two of %v", left, made)
+	}
+}
+
+// A backup that cannot be written says where and changes nothing.
+func TestBackupUnwritable(t *testing.T) {
+	ctx := context.Background()
+	a := indexedSample(t, "")
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Backup(ctx, filepath.Join(file, "b.db"))
+	if err == nil || !strings.Contains(err.Error(), file) {
+		t.Fatalf("backup under a file: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "*.partial")); len(left) != 0 {
+		t.Fatalf("left %v behind", left)
 	}
 }

@@ -55,7 +55,7 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupInfo, error) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return BackupInfo{}, err
 		}
-		return BackupInfo{}, fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space there)", filepath.Dir(dest), s.wrap(err))
+		return BackupInfo{}, fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
 		return BackupInfo{}, err
