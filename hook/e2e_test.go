@@ -455,7 +455,7 @@ func TestFailOpen(t *testing.T) {
 		{name: "relative transcript", stdin: input("Stop", demoSession, "projects/x/y.jsonl", nil), logged: "not absolute"},
 		{name: "bad session id", stdin: input("UserPromptSubmit", "../../etc", tr, map[string]any{"prompt": "x y z"}), logged: "not a session id"},
 		{name: "wrong field types", stdin: `{"hook_event_name":"UserPromptSubmit","session_id":42,"prompt":["x"]}`, logged: "not a session id"},
-		{name: "unknown flag", stdin: input("Bogus2", demoSession, tr, nil), args: []string{"--bogus-flag"}, logged: "Bogus2"},
+		{name: "unknown flag", stdin: input("Bogus2", demoSession, tr, nil), args: []string{"--bogus-flag"}, logged: "unknown event (a name of 6 bytes"},
 		{name: "disabled", stdin: input("SessionStart", demoSession, tr, nil), env: []string{"CAIRN_DISABLE=1"}},
 	}
 	for _, c := range cases {

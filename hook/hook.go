@@ -20,10 +20,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/redact"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,7 +156,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 		env.Log.Printf("%s: failed open after %s: %v", orDash(res.Event), took.Round(time.Millisecond), res.Err)
 		return res
 	case res.Ignored != "":
-		env.Log.Printf("%s: ignored: %s", orDash(res.Event), res.Ignored)
+		env.Log.Printf("%s: ignored: %s", knownEvent(res.Event), res.Ignored)
 		return res
 	}
 	if len(out) > 0 {
@@ -185,7 +188,7 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		env.OnEvent(in.Event)
 	}
 	env.Log.Prefix = ""
-	if validSessionID(in.SessionID) {
+	if looksLikeUUID(in.SessionID) {
 		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
 	if env.ViaPlugin && installedBeside(env, in) {
@@ -221,11 +224,11 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		res.Ignored = "no hook_event_name in the input and no event argument"
 		return nil
 	default:
-		res.Ignored = fmt.Sprintf("unknown event %q", oneLine(in.Event, 60))
+		res.Ignored = fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(Events, ", "))
 		return nil
 	}
 	if !validSessionID(in.SessionID) {
-		res.Ignored = fmt.Sprintf("session_id %q is not a session id", oneLine(in.SessionID, 80))
+		res.Ignored = "session_id " + plainName(in.SessionID) + " is not a session id"
 		return nil
 	}
 	out, err := h.handle(ctx)
@@ -280,6 +283,55 @@ func readInput(r io.Reader) ([]byte, error) {
 	}
 }
 
+// knownEvent is the event's name for the log when it is one cairn knows,
+// "-" when there is none, and "unknown-event" otherwise: an unknown name is
+// input, never echoed.
+func knownEvent(e string) string {
+	switch {
+	case e == "":
+		return "-"
+	case slices.Contains(Events, e):
+		return e
+	}
+	return "unknown-event"
+}
+
+// looksLikeUUID reports whether s is shaped like a Claude Code session id
+// (8-4-4-4-12 hex digits): only such an id is shown in the log.
+func looksLikeUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainName quotes a name from the hook input when it is a plain name
+// (letters, digits, '_', '-', '.', at most 64), and otherwise only says how
+// long it is: malformed input is never echoed into the log or doctor.
+func plainName(s string) string {
+	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == "" {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("(%d bytes, not a plain name)", len(s))
+}
+
+// safeValue is a value from the hook input as a log may show it: secrets
+// redacted, one terminal-safe line, at most max runes.
+func safeValue(s string, max int) string {
+	s, _ = redact.Redact(s)
+	return strconv.Quote(oneLine(s, max))
+}
+
 // ParseInput reads the hook JSON leniently: a field of an unexpected type
 // is dropped, the rest is kept. Empty or non-object input is an error.
 func ParseInput(b []byte) (Input, error) {
@@ -289,7 +341,8 @@ func ParseInput(b []byte) (Input, error) {
 		return in, errors.New("empty stdin (expected the hook JSON)")
 	}
 	if s[0] != '{' {
-		return in, fmt.Errorf("stdin is not a JSON object: %q", oneLine(s, 60))
+		// Never echo what came: it may be anything, secrets included.
+		return in, fmt.Errorf("stdin is not a JSON object (%d bytes, not starting with {)", len(s))
 	}
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
 		var te *json.UnmarshalTypeError
@@ -349,7 +402,7 @@ func (h *handler) checkTranscript(need bool) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("transcript_path %s is outside the Claude config dir %s (set CLAUDE_CONFIG_DIR or --claude-dir)", oneLine(p, 200), h.env.ClaudeDir)
+		return fmt.Errorf("transcript_path %s is outside the Claude config dir %s (set CLAUDE_CONFIG_DIR or --claude-dir)", safeValue(p, 200), h.env.ClaudeDir)
 	}
 	if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) >= 2 {
 		h.folder = parts[0]

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/termtext"
 )
 
 // LogName is the hook log inside the data dir. It is rotated at LogMaxBytes
@@ -35,12 +38,15 @@ func (l *Logger) Printf(format string, args ...any) {
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
-	msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
+	// Whatever a message carries (an error quoting input, a path), the log
+	// gets it redacted and on one terminal-safe line: doctor prints it.
+	msg, _ = redact.Redact(l.Prefix + msg)
+	msg = termtext.Line(msg)
 	now := time.Now
 	if l.Now != nil {
 		now = l.Now
 	}
-	line := now().UTC().Format(time.RFC3339) + " " + l.Prefix + msg + "\n"
+	line := now().UTC().Format(time.RFC3339) + " " + msg + "\n"
 	if fi, err := os.Stat(l.Path); err == nil && fi.Size()+int64(len(line)) > LogMaxBytes {
 		// Several hook processes may race here; the loser's rename fails or
 		// moves a fresh file, which only loses old lines.

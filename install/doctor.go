@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/ollama"
+	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/plugin"
 )
 
@@ -574,6 +575,7 @@ func hookErrors(dataDir string, n int) []string {
 		if strings.Contains(l, "background") && strings.Contains(l, "started") {
 			continue
 		}
+		l, _ = redact.Redact(l) // lines written before the log redacted them
 		out = append(out, l)
 	}
 	if len(out) > n {

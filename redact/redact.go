@@ -9,6 +9,8 @@
 //   - the password in scheme://user:password@host (url.go);
 //   - the value of a secret-looking NAME=value, NAME: value or
 //     "name": "value" pair (env.go);
+//   - passwords given as command-line flags: mysql -p<pw>, sshpass -p,
+//     --password=<pw> (cliflags.go);
 //   - long random-looking tokens (entropy.go).
 //
 // Precision is preferred over recall: transcripts are dominated by code,
@@ -54,6 +56,7 @@ const (
 	KindJWT         = "jwt"
 	KindURLPassword = "url_password"
 	KindEnvSecret   = "env_secret"
+	KindCLIPassword = "cli_password"
 	KindHighEntropy = "high_entropy"
 )
 
@@ -64,7 +67,7 @@ const (
 var kindOrder = []string{
 	KindPrivateKey, KindAnthropic, KindOpenAI, KindGitHub, KindGitLab,
 	KindSlack, KindStripe, KindGoogle, KindAWS, KindNPM, KindHuggingFace,
-	KindJWT, KindURLPassword, KindEnvSecret, KindHighEntropy,
+	KindJWT, KindURLPassword, KindCLIPassword, KindEnvSecret, KindHighEntropy,
 }
 
 // Kinds lists every kind name Redact can emit.

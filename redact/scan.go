@@ -143,6 +143,7 @@ func scan(text string) []Finding {
 		}
 		i = next
 	}
+	s.cliPasswords()
 	return s.fs
 }
 

@@ -1,0 +1,170 @@
+package redact
+
+import "strings"
+
+// Passwords given on a command line as a flag: `mysql -u root -pS3cret`,
+// `mysql -p'two words'`, `mysqldump --password=…`, `sshpass -p S3cret ssh …`,
+// `docker login --password …`. The env detector sees NAME=value pairs only,
+// and `-pS3cret` has no separator at all, so these need their own rule:
+// an attached -p value counts only after a MySQL-family command word in the
+// same command (elsewhere -p is "parents", "patch", "port"…), sshpass's -p
+// takes the next word too, and --password/--passwd takes its value after
+// '=' or a space for any command. Values are taken whole: up to the next
+// blank, or to the closing quote of a quoted one (JSON-escaped quotes
+// included), so nothing of a password survives.
+
+// mysqlCommands take an attached -p<password>.
+var mysqlCommands = []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlpump", "mysqlsh", "mariadb", "mariadb-dump", "mariadb-admin"}
+
+// cliCommandSpan bounds how far after a command word its flags are looked
+// for (one command line).
+const cliCommandSpan = 1000
+
+func (s *scanner) cliPasswords() {
+	text := s.text
+	if !strings.Contains(text, "-p") && !strings.Contains(text, "--passw") {
+		return
+	}
+	for i := 0; i < len(text); {
+		k := strings.Index(text[i:], "--passw")
+		if k < 0 {
+			break
+		}
+		s.longPasswordFlag(i + k)
+		i += k + 7
+	}
+	for _, cmd := range append([]string{"sshpass"}, mysqlCommands...) {
+		for i := 0; i < len(text); {
+			k := strings.Index(text[i:], cmd)
+			if k < 0 {
+				break
+			}
+			at := i + k
+			i = at + len(cmd)
+			if !commandWordAt(text, at, len(cmd)) {
+				continue
+			}
+			s.shortPasswordFlags(at+len(cmd), cmd == "sshpass")
+		}
+	}
+}
+
+// commandWordAt reports whether text[at:at+n] is a whole command word: at
+// the start, after a blank, a path separator, a quote or a shell operator,
+// and followed by a blank.
+func commandWordAt(text string, at, n int) bool {
+	if at > 0 {
+		switch text[at-1] {
+		case ' ', '\t', '\n', '/', '"', '\'', '`', ';', '|', '&', '(', '$':
+		case 'n', 't':
+			if at < 2 || text[at-2] != '\\' { // a JSON-escaped newline or tab
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	e := at + n
+	return e < len(text) && (text[e] == ' ' || text[e] == '\t')
+}
+
+// shortPasswordFlags redacts the value of -p<value> (and, for sshpass, of
+// "-p <value>") among the arguments that follow a command word at p.
+func (s *scanner) shortPasswordFlags(p int, spaced bool) {
+	text := s.text
+	end := min(len(text), p+cliCommandSpan)
+	for i := p; i < end; i++ {
+		switch text[i] {
+		case '\n', ';', '|', '&':
+			return // the command ended
+		case '\\':
+			if i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r') {
+				return // a JSON-escaped newline
+			}
+		case '-':
+			if i == 0 || (text[i-1] != ' ' && text[i-1] != '\t') || i+1 >= len(text) || text[i+1] != 'p' {
+				continue
+			}
+			v := i + 2
+			if v < len(text) && (text[v] == ' ' || text[v] == '\t') {
+				if !spaced {
+					continue // mysql -p alone asks for the password
+				}
+				for v < len(text) && (text[v] == ' ' || text[v] == '\t') {
+					v++
+				}
+			}
+			if vs, ve := flagValue(text, v); ve > vs {
+				s.add(KindCLIPassword, vs, ve)
+				return
+			}
+		}
+	}
+}
+
+// longPasswordFlag redacts the value of --password=<value>,
+// --password <value>, --passwd… at p (which points at "--passw").
+func (s *scanner) longPasswordFlag(p int) {
+	text := s.text
+	if p > 0 && text[p-1] != ' ' && text[p-1] != '\t' && text[p-1] != '"' && text[p-1] != '\'' {
+		return
+	}
+	n := runEnd(text, p+2, cWord)
+	name := strings.ToLower(text[p+2 : n])
+	if name != "password" && name != "passwd" {
+		return
+	}
+	v := n
+	switch {
+	case v < len(text) && text[v] == '=':
+		v++
+	case v < len(text) && text[v] == ' ':
+		v++
+		if v < len(text) && text[v] == '-' {
+			return // the next flag: the program asks for the password
+		}
+	default:
+		return
+	}
+	if vs, ve := flagValue(text, v); ve > vs && !placeholderValue(text[vs:ve]) {
+		s.add(KindCLIPassword, vs, ve)
+	}
+}
+
+// flagValue is the span of a flag value starting at v: a quoted value
+// (quotes included, JSON-escaped quotes too) or a run up to a blank.
+func flagValue(text string, v int) (int, int) {
+	if v >= len(text) {
+		return v, v
+	}
+	q := text[v]
+	switch {
+	case q == '\'' || q == '"':
+		if e := strings.IndexByte(text[v+1:], q); e >= 0 {
+			return v, v + 1 + e + 1
+		}
+	case q == '\\' && v+1 < len(text) && text[v+1] == '"': // \"…\" inside JSON
+		if e := strings.Index(text[v+2:], `\"`); e >= 0 {
+			return v, v + 2 + e + 2
+		}
+	}
+	e := v
+	for e < len(text) {
+		c := text[e]
+		if c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '`' || c == ';' || c == '|' || c == '&' || c == ')' {
+			break
+		}
+		if c == '\\' && e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 't' || text[e+1] == '"') {
+			break // a JSON escape ends the value
+		}
+		e++
+	}
+	return v, e
+}
+
+// placeholderValue reports values that stand for a password without being
+// one: a shell or template variable.
+func placeholderValue(v string) bool {
+	v = strings.Trim(v, `'"\`)
+	return v == "" || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "<") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%")
+}
