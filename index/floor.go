@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"strings"
 )
 
@@ -50,6 +51,20 @@ func MeaningFloor(embedder string) float64 {
 	return BuiltinMeaningFloor
 }
 
+// MeaningAlone reports whether the vectors of embedder may find results
+// for a query none of whose words match anything. Not the built-in ones:
+// an LSA model trained on the transcripts knows only the words they hold,
+// so for a query whose words match nothing its vector comes from typo
+// guesses ("orchestra" → "orchestrator", "lorem" → "remove"), and the
+// short texts it lands on score highest of all (cosine 0.77–0.91 for
+// nonsense on the shared corpus, against 0.2–0.5 for real queries' own
+// vector-only neighbours). Its meaning matches only join word matches.
+// A sentence-embedding model (Ollama) knows language beyond the
+// transcripts, so its matches may stand alone.
+func MeaningAlone(embedder string) bool {
+	return strings.HasPrefix(embedder, "ollama:")
+}
+
 // meaningFloor is the floor this searcher applies.
 func (sr *Searcher) meaningFloor(embedder string) float64 {
 	if sr.floor != nil {
@@ -58,10 +73,21 @@ func (sr *Searcher) meaningFloor(embedder string) float64 {
 	return MeaningFloor(embedder)
 }
 
+// meaningAlone reports whether this search may show meaning matches with
+// no word match at all: with an embedder that allows it, or in vector
+// mode, which asks for meaning alone.
+func (sr *Searcher) meaningAlone(resp *SearchResponse) bool {
+	return resp.Mode == ModeVector || MeaningAlone(resp.Embedder)
+}
+
 // aboveFloor keeps the fused results that may be shown: those the words
 // found (vectors only add to their score) and those whose vector is at
-// least floor close to the query's.
-func aboveFloor(fused, vec []Scored, byWords map[string]bool, floor float64) []Scored {
+// least floor close to the query's — when the words found something or
+// alone allows meaning matches by themselves (MeaningAlone).
+func aboveFloor(fused, vec []Scored, byWords map[string]bool, floor float64, alone bool) []Scored {
+	if len(byWords) == 0 && !alone {
+		floor = math.Inf(1)
+	}
 	cos := make(map[string]float64, len(vec))
 	for _, v := range vec {
 		cos[v.ID] = v.Score

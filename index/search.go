@@ -231,7 +231,7 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	// The relevance floor: a vector neighbour sharing no word with the
 	// query is shown only when it is close in meaning. It only removes:
 	// what passes ranks as it would without the floor.
-	fused = aboveFloor(fused, vecRank, byWords, sr.meaningFloor(resp.Embedder))
+	fused = aboveFloor(fused, vecRank, byWords, sr.meaningFloor(resp.Embedder), sr.meaningAlone(resp))
 	if *q.Recency {
 		favourRecent(fused, docs, time.Now())
 	}

@@ -219,8 +219,8 @@ func (q *rankQuery) eligible(c *cached) bool {
 // similarity mixes the lexical score of c (item i) with its vector's
 // closeness to the query's; vectors alone are a weak signal, so
 // paraphrase-only hits are damped, and below the relevance floor
-// (index.MeaningFloor, the same rule search applies) they do not match at
-// all: every memory has some closeness to any query, so without it a
+// (index.MeaningFloor, index.MeaningAlone: the rules search applies) they
+// do not match at all: every memory has some closeness to any query, so without it a
 // query matching nothing returned every memory. match says which signal
 // found it.
 func (q *rankQuery) similarity(i int32, c *cached) (float64, string) {
@@ -233,7 +233,10 @@ func (q *rankQuery) similarity(i int32, c *cached) (float64, string) {
 		vs = max(0, float64(embed.Dot(q.qv, cv)))
 	}
 	if lex == 0 {
-		if vs < index.MeaningFloor(q.mc.embedder) {
+		// Meaning alone: above the floor, and with the built-in vectors
+		// only when some memory shares a word with the query
+		// (index.MeaningAlone says why).
+		if vs < index.MeaningFloor(q.mc.embedder) || len(q.overlap) == 0 && !index.MeaningAlone(q.mc.embedder) {
 			return 0, ""
 		}
 		return vectorWeight * vs * vs, index.MatchMeaning
