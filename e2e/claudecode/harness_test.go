@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func TestMain(m *testing.M) {
 	}
 	start := time.Now()
 	code := m.Run()
-	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency inside Claude Code (stream-json hook_started → hook_response; SessionStart: debug log, hook start → output parsed):\n%s",
+	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency (in Claude Code: stream-json hook_started → hook_response; in the hook process: CAIRN_HOOK_TRACE):\n%s",
 		fakeclaude.Version, time.Since(start).Round(time.Second), latencyReport())
 	fmt.Fprint(os.Stderr, report)
 	if p := os.Getenv("CAIRN_E2E_REPORT"); p != "" {
@@ -108,7 +109,9 @@ func (w *world) useConfigDir(dir string) {
 }
 
 func (w *world) env(extra ...string) []string {
-	env := []string{"PATH=" + w.path, "CAIRN_CONFIG=", "CAIRN_DISABLE=", "CAIRN_HOME="}
+	// CAIRN_HOOK_TRACE: the hooks print their timings on stderr, which
+	// Claude Code reports (the latency table).
+	env := []string{"PATH=" + w.path, "CAIRN_CONFIG=", "CAIRN_DISABLE=", "CAIRN_HOME=", "CAIRN_HOOK_TRACE=1"}
 	if w.configDir != "" {
 		env = append(env, "CLAUDE_CONFIG_DIR="+w.configDir)
 	}
@@ -240,6 +243,9 @@ type hookRun struct {
 	exitCode            int
 	outcome             string
 	latency             time.Duration
+	// handled is the hook process's own time to handle the event, from
+	// its CAIRN_HOOK_TRACE lines on stderr (as Claude Code captured it).
+	handled time.Duration
 }
 
 func parseStream(t *testing.T, r result, lines []stampedLine) *streamRun {
@@ -277,6 +283,8 @@ func parseStream(t *testing.T, r result, lines []stampedLine) *streamRun {
 			if t0, ok := started[id]; ok {
 				h.latency = l.at.Sub(t0)
 			}
+			stderr, _ := ev["stderr"].(string)
+			h.handled = traceTotal(stderr)
 			s.hooks = append(s.hooks, h)
 		}
 	}
@@ -333,36 +341,72 @@ func (s *streamRun) hooksOf(event string) []hookRun {
 var (
 	latMu     sync.Mutex
 	latencies = map[string][]time.Duration{}
+	handled   = map[string][]time.Duration{}
 )
+
+// traceTotal reads the time of the last CAIRN_HOOK_TRACE line
+// ("cairn hook:   12.34 ms step") of a hook's stderr.
+func traceTotal(stderr string) time.Duration {
+	var last time.Duration
+	for _, l := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "cairn hook:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 || f[1] != "ms" {
+			continue
+		}
+		if ms, err := strconv.ParseFloat(f[0], 64); err == nil {
+			last = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	return last
+}
 
 func recordLatencies(s *streamRun) {
 	latMu.Lock()
 	defer latMu.Unlock()
 	for _, h := range s.hooks {
-		// SessionStart's events reach stdout together with the run's init
-		// (buffered): its latency comes from the debug log instead
-		// (debugLatency).
+		// Claude Code emits SessionStart's hook_started together with its
+		// hook_response: only the hook's own time is known for it.
 		if h.latency > 0 && h.event != "SessionStart" {
 			latencies[h.event] = append(latencies[h.event], h.latency)
+		}
+		if h.handled > 0 {
+			handled[h.event] = append(handled[h.event], h.handled)
 		}
 	}
 }
 
-// latencyReport is a table of the hook latencies measured: median and
-// maximum per event.
+// latencyReport is a Markdown table of the hook latencies measured:
+// median and maximum per event, as Claude Code saw them and inside the
+// hook process.
 func latencyReport() string {
 	latMu.Lock()
 	defer latMu.Unlock()
+	stat := func(ds []time.Duration) string {
+		if len(ds) == 0 {
+			return "– | –"
+		}
+		ds = append([]time.Duration(nil), ds...)
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return fmt.Sprintf("%d ms | %d ms", ds[len(ds)/2].Milliseconds(), ds[len(ds)-1].Milliseconds())
+	}
 	var events []string
-	for ev := range latencies {
+	for ev := range handled {
 		events = append(events, ev)
+	}
+	for ev := range latencies {
+		if _, ok := handled[ev]; !ok {
+			events = append(events, ev)
+		}
 	}
 	sort.Strings(events)
 	var sb strings.Builder
+	sb.WriteString("| hook | runs | in Claude Code: median | max | in the hook process: median | max |\n|---|---|---|---|---|---|\n")
 	for _, ev := range events {
-		ds := append([]time.Duration(nil), latencies[ev]...)
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-		fmt.Fprintf(&sb, "%-17s runs %3d  median %4d ms  max %4d ms\n", ev, len(ds), ds[len(ds)/2].Milliseconds(), ds[len(ds)-1].Milliseconds())
+		fmt.Fprintf(&sb, "| %s | %d | %s | %s |\n", ev, max(len(latencies[ev]), len(handled[ev])), stat(latencies[ev]), stat(handled[ev]))
 	}
 	return sb.String()
 }
@@ -492,33 +536,6 @@ func (w *world) commandHints() map[string]string {
 	}
 	w.t.Fatalf("no answer to the initialize control request:\n%s\n%s", r.out, r.err)
 	return nil
-}
-
-// debugLatency reads, from a Claude Code debug log, how long SessionStart
-// hooks took: from the hook's start to its parsed output.
-func debugLatency(t *testing.T, path, event string) time.Duration {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	var start time.Time
-	for _, l := range strings.Split(string(b), "\n") {
-		ts, rest, ok := strings.Cut(l, " ")
-		if !ok {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, ts)
-		if err != nil {
-			continue
-		}
-		switch {
-		case strings.Contains(rest, "hook_execution_start") && start.IsZero():
-			start = at
-		case strings.Contains(rest, "Hook "+event+" (") && !start.IsZero():
-			return at.Sub(start)
-		}
-	}
-	return 0
 }
 
 // mainRequestsSince returns the main-loop requests after the first n.

@@ -2,7 +2,6 @@ package claudecode_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,13 +20,7 @@ func TestSessionStartContextOnceAlsoOnResume(t *testing.T) {
 	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("first reply"), fakeclaude.Text("second reply")))
 	w.mustCairn("install")
 	w.addMemory("gotcha", "approved", stripeGotcha)
-	dbg := filepath.Join(w.home, "debug.log")
-	run := w.ask("hello there", "--debug-file", dbg, "--debug", "hooks")
-	if d := debugLatency(t, dbg, "SessionStart"); d > 0 {
-		latMu.Lock()
-		latencies["SessionStart"] = append(latencies["SessionStart"], d)
-		latMu.Unlock()
-	}
+	run := w.ask("hello there")
 	first := w.api.MainRequests()[0]
 	if n := strings.Count(first.AllText(), stripeGotcha); n != 1 {
 		t.Errorf("the approved memory is %d times in the first request", n)
