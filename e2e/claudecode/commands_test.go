@@ -135,6 +135,9 @@ func TestModelCallsEveryMCPTool(t *testing.T) {
 		func() (string, map[string]any) { return "memory_timeline", map[string]any{"days": 30} },
 		func() (string, map[string]any) { return "memory_projects", map[string]any{} },
 		func() (string, map[string]any) { return "session_read", map[string]any{"session_id": sessionID} },
+		func() (string, map[string]any) {
+			return "memory_ask", map[string]any{"question": "where does the billing service read its config?"}
+		},
 	}
 	var results []string
 	w := newWorld(t, nil)
@@ -172,6 +175,12 @@ func TestModelCallsEveryMCPTool(t *testing.T) {
 	}
 	run := w.ask("use every cairn tool", "--allowedTools", strings.Join(allowed, ","))
 	w.api.Locked(func() { results = append([]string(nil), results...) })
+	if len(results) != len(calls) {
+		for i, r := range w.api.Requests() {
+			b, _ := r.LastToolResult()
+			t.Logf("request %d main=%v tools=%d last result %.200s", i, r.Main, len(r.Tools), fakeclaude.ResultText(b))
+		}
+	}
 	if run.final != "all tools called" || len(results) != len(calls) {
 		t.Fatalf("%d of %d tool results; final %q", len(results), len(calls), run.final)
 	}

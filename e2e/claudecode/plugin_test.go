@@ -75,7 +75,7 @@ func TestPluginFromMarketplace(t *testing.T) {
 
 // cairn install beside the enabled plugin refuses; installed the other
 // way round (install first, plugin after), the plugin's hooks and server
-// stand down: one injection, 9 tools not 18, and doctor says so.
+// stand down: one injection, each tool offered once, and doctor says so.
 func TestPluginAndInstallTogether(t *testing.T) {
 	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("hi"), fakeclaude.Text("hi again")))
 	w.installPlugin()

@@ -215,16 +215,16 @@ func (r *Request) AllText() string {
 	return sb.String()
 }
 
-// LastToolResult returns the last tool_result block of the request's last
-// message, if it has one.
+// LastToolResult returns the last tool_result block after the request's
+// last assistant message (Claude Code may add a reminder message after the
+// results), if there is one.
 func (r *Request) LastToolResult() (ContentBlock, bool) {
-	if len(r.Messages) == 0 {
-		return ContentBlock{}, false
-	}
-	bs := r.Messages[len(r.Messages)-1].Blocks()
-	for i := len(bs) - 1; i >= 0; i-- {
-		if bs[i].Type == "tool_result" {
-			return bs[i], true
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "assistant"; i-- {
+		bs := r.Messages[i].Blocks()
+		for j := len(bs) - 1; j >= 0; j-- {
+			if bs[j].Type == "tool_result" {
+				return bs[j], true
+			}
 		}
 	}
 	return ContentBlock{}, false
