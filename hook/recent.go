@@ -64,6 +64,9 @@ func noteRecent(ctx context.Context, st *index.Store, project, sid string) error
 	if err != nil {
 		return err
 	}
+	if !s.HasWork() {
+		return nil // a `/clear` or API errors alone: nothing to point back to
+	}
 	title := s.Title
 	if title == "" {
 		title = s.FirstPrompt
@@ -83,7 +86,7 @@ func recentSessions(ctx context.Context, st *index.Store, project string) ([]rec
 	}
 	var rs []recentSession
 	for _, s := range ss {
-		if s.ProjectPath != project {
+		if s.ProjectPath != project || !s.HasWork() {
 			continue
 		}
 		title := s.Title

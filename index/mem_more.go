@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/cairn-dev/cairn/transcripts"
+
 	json "github.com/go-json-experiment/json"
 )
 
@@ -224,16 +226,21 @@ type MemEntry struct {
 	IsError   bool   // a tool result that is an error
 	ToolName  string // of a tool_use block
 	ToolUse   string // tool_use id of a call, or the call a result answers
+
+	synthetic bool // Claude Code's own line in Claude's place: left out
 }
 
 // MemEntries returns up to limit entries of a session's main thread stored
-// after entry id after, in order.
+// after entry id after, in order, without what Claude Code wrote in
+// Claude's place (transcripts.IsSyntheticReply: flagged since schema 10,
+// judged by text in stores indexed before): nothing built from them
+// (summaries, extraction, synthesis) takes those for Claude's work.
 func (m MemStore) Entries(ctx context.Context, session string, after int64, limit int) ([]MemEntry, error) {
 	s := m.s
 	if limit <= 0 {
 		limit = 1 << 30
 	}
-	return queryRows(ctx, s, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
+	out, err := queryRows(ctx, s, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
 		FROM entries e JOIN sessions s ON s.id = e.session
 		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread, limit}, func(rows *sql.Rows) (MemEntry, error) {
 		var e MemEntry
@@ -243,6 +250,7 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 		if err := rows.Scan(&e.ID, &e.UUID, &e.Role, &e.Block, &ts, &flags, &e.Text, &data); err != nil {
 			return e, err
 		}
+		e.synthetic = flags&flagSynthetic != 0 || (e.Role == roleAssistant && e.Block == "text" && transcripts.IsSyntheticReplyText(e.Text))
 		e.Sidechain = flags&flagSidechain != 0
 		e.Meta = flags&flagMeta != 0
 		e.Compact = flags&flagCompactSummary != 0
@@ -269,6 +277,16 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 		}
 		return e, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, e := range out {
+		if !e.synthetic {
+			kept = append(kept, e)
+		}
+	}
+	return kept, nil
 }
 
 // MemSessionRef is a session as extraction needs it.

@@ -24,6 +24,7 @@ const (
 	flagStringContent              // message.content was a plain string
 	flagAgentThread                // belongs to a subagent's thread (entries.agent), not the main thread
 	flagResponseStart              // an assistant line that starts an API response (a message id not seen before in the file)
+	flagSynthetic                  // an assistant line Claude Code wrote itself (transcripts.IsSyntheticReply); role system
 )
 
 // Roles (entries.role). A user entry is "user" only when the person typed
@@ -245,7 +246,8 @@ func entryFlags(f *transcripts.File, e *transcripts.Entry, agent string) int {
 		flags |= flagAgentThread
 	}
 	return flags | bit(e.IsSidechain, flagSidechain) | bit(e.IsMeta, flagMeta) |
-		bit(e.IsCompactSummary, flagCompactSummary) | bit(e.StringContent, flagStringContent)
+		bit(e.IsCompactSummary, flagCompactSummary) | bit(e.StringContent, flagStringContent) |
+		bit(transcripts.IsSyntheticReply(e), flagSynthetic)
 }
 
 // bit is flag when set, else 0.
@@ -257,8 +259,12 @@ func bit(set bool, flag int) int {
 }
 
 // messageRole is the role of a user or assistant line (see roleUser).
+// What Claude Code wrote itself in Claude's place ("No response
+// requested.", API errors) is a system line, not Claude's reply.
 func messageRole(e *transcripts.Entry) string {
 	switch {
+	case transcripts.IsSyntheticReply(e):
+		return roleSystem
 	case e.Type == "assistant":
 		return roleAssistant
 	case transcripts.IsRealPrompt(e):

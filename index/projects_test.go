@@ -2,6 +2,7 @@ package index
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +100,36 @@ func TestSchema10RekeysFoldersToRepositories(t *testing.T) {
 	if n := count(t, s2, `SELECT count(*) FROM kv WHERE key = ?`, rekeyKey); n != 0 {
 		t.Errorf("the re-key flag is still set")
 	}
+}
+
+// TestSyntheticRepliesAreNotClaudes: the assistant lines Claude Code
+// writes itself are stored as system lines, flagged, and left out of what
+// memories read; in a store indexed before the flag existed they are
+// still left out, by their text.
+func TestSyntheticRepliesAreNotClaudes(t *testing.T) {
+	s, _ := openStore(t)
+	mustSync(t, s, "../memories/testdata/synthetic", SyncOptions{})
+	ctx := t.Context()
+	if n := count(t, s, `SELECT count(*) FROM entries WHERE flags & ? != 0 AND role = 'system' AND type = 'assistant'`, flagSynthetic); n != 3 {
+		t.Fatalf("%d synthetic lines stored as system lines, want 3", n)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, sid := range []string{"11111111-aaaa-4bbb-8ccc-000000000001", "11111111-aaaa-4bbb-8ccc-000000000002"} {
+			es, err := s.Mem().Entries(ctx, sid, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range es {
+				if e.Text == "No response requested." || strings.HasPrefix(e.Text, "Prompt is too long") {
+					t.Errorf("%s: %s reads %q", when, sid, e.Text)
+				}
+			}
+		}
+	}
+	check("flagged")
+	if _, err := s.w.ExecContext(ctx, `UPDATE entries_raw SET flags = flags & ~?, role = 'assistant' WHERE flags & ? != 0`, flagSynthetic, flagSynthetic); err != nil {
+		t.Fatal(err)
+	}
+	check("stored before the flag")
 }

@@ -165,12 +165,29 @@ func draftMemories(r *index.DraftRow, sec map[string][]string, order []string) [
 	return out
 }
 
+// draftMined are the draft sections approving a draft proposes memories
+// from, and the type each starts as. The /summarize template asks for all
+// of them (plugin's test checks).
+var draftMined = []struct {
+	Section string
+	Type    Type
+}{{"Decisions", Decision}, {"Discoveries", Fact}, {"Learned", Fact}}
+
+// MinedSections are the draft sections that approving a draft proposes
+// memories from.
+func MinedSections() []string {
+	out := make([]string, len(draftMined))
+	for i, m := range draftMined {
+		out[i] = m.Section
+	}
+	return out
+}
+
 func draftSectionType(name string) Type {
-	switch name {
-	case "Decisions":
-		return Decision
-	case "Discoveries", "Learned":
-		return Fact
+	for _, m := range draftMined {
+		if m.Section == name {
+			return m.Type
+		}
 	}
 	return ""
 }

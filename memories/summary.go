@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // Summary is a structured summary of one session.
@@ -20,14 +21,59 @@ type Summary struct {
 	Markdown  string              `json:"markdown"`
 	Sections  map[string][]string `json:"sections"`
 	Created   time.Time           `json:"created"`
+
+	// noWork is set on a built summary of a session in which Claude did
+	// nothing (transcripts.Session.HasWork): it is never stored.
+	noWork bool
 }
 
+// summaryOf reads a stored summary without the lines that are not work
+// (cleanSections): summaries stored before those were left out still
+// never show them.
 func summaryOf(r *index.SummaryRow) Summary {
-	sec := r.Sections
-	if sec == nil {
-		sec = map[string][]string{}
+	sec, dropped := cleanSections(r.Sections)
+	md := r.Markdown
+	if dropped && (r.Source == "heuristic" || r.Source == "ollama") {
+		md = renderSummary(strings.TrimPrefix(strings.SplitN(md, "\n", 2)[0], "# "), sec, nil)
 	}
-	return Summary{SessionID: r.Session, Project: r.Project, Source: r.Source, Markdown: r.Markdown, Sections: sec, Created: r.Created}
+	return Summary{SessionID: r.Session, Project: r.Project, Source: r.Source, Markdown: md, Sections: sec, Created: r.Created}
+}
+
+// cleanSections drops from a summary's sections the empty lines and the
+// lines Claude Code wrote in Claude's place ("No response requested.", API
+// errors: transcripts.IsSyntheticReplyText), and the sections left empty.
+// dropped reports whether anything went.
+func cleanSections(in map[string][]string) (out map[string][]string, dropped bool) {
+	out = make(map[string][]string, len(in))
+	for name, lines := range in {
+		var keep []string
+		for _, l := range lines {
+			if t := strings.TrimSpace(l); t == "" || transcripts.IsSyntheticReplyText(t) {
+				dropped = true
+				continue
+			}
+			keep = append(keep, l)
+		}
+		if len(keep) > 0 {
+			out[name] = keep
+		}
+	}
+	return out, dropped
+}
+
+// describesWork reports whether a summary says anything about work done:
+// a section besides the request, the files read and the counts.
+func (sm *Summary) describesWork() bool {
+	for name, lines := range sm.Sections {
+		switch name {
+		case "Request", "Files read", "Notes":
+			continue
+		}
+		if len(lines) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Summary returns a session's stored summary, or builds one from the
@@ -55,13 +101,25 @@ func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, 
 	return sid, &sm, nil
 }
 
-// Summaries lists stored summaries of a project ("" = all), newest first.
+// Summaries lists stored summaries of a project ("" = all), newest first,
+// leaving out those that describe no work (a `/clear` session, API errors
+// alone: stored before such sessions got none).
 func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
-	rows, err := s.st.Mem().Summaries(ctx, "", project, limit)
+	ask := limit
+	if ask > 0 {
+		ask += 10
+	}
+	rows, err := s.st.Mem().Summaries(ctx, "", project, ask)
 	if err != nil {
 		return nil, err
 	}
-	return convert(rows, summaryOf), nil
+	var out []Summary
+	for _, r := range rows {
+		if sm := summaryOf(r); sm.describesWork() && (limit <= 0 || len(out) < limit) {
+			out = append(out, sm)
+		}
+	}
+	return out, nil
 }
 
 // StoreSummary builds a session's heuristic summary and stores it, unless
@@ -77,6 +135,9 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 	sm, err := s.buildSummary(ctx, sid)
 	if err != nil {
 		return nil, err
+	}
+	if sm.noWork {
+		return sm, nil // nothing done (local commands, API errors): nothing to remember
 	}
 	if s.cfg.Memories.Extractor == "ollama" && roomForModel(ctx) {
 		s.ollamaSections(ctx, sid, sm)
@@ -149,7 +210,7 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		title = "Session " + sid
 	}
 	return &Summary{SessionID: sid, Project: ss.ProjectPath, Source: "heuristic",
-		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: created}, nil
+		Markdown: renderSummary(clean(oneLine(title)), sec, nil), Sections: sec, Created: created, noWork: !ss.HasWork()}, nil
 }
 
 // summarySections are a heuristic summary's sections: name -> lines.

@@ -34,7 +34,10 @@ type Entry struct {
 	RequestID string
 	Model     string
 	Role      string // message.role
-	Usage     *Usage
+	// IsAPIError marks an assistant entry Claude Code wrote for a failed
+	// API call (isApiErrorMessage); see IsSyntheticReply.
+	IsAPIError bool
+	Usage      *Usage
 
 	// Content blocks. A user prompt given as a plain string becomes one text block.
 	Blocks []Block

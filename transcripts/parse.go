@@ -36,6 +36,7 @@ type rawEntry struct {
 	IsSidechain       bool            `json:"isSidechain"`
 	IsMeta            bool            `json:"isMeta"`
 	IsCompactSummary  bool            `json:"isCompactSummary"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
 	AgentID           string          `json:"agentId"`
 	RequestID         string          `json:"requestId"`
 	Message           *rawMessage     `json:"message"`
@@ -254,6 +255,7 @@ func (r *rawEntry) entry() Entry {
 		e.MessageID = m.ID
 		e.Role = m.Role
 		e.Model = m.Model
+		e.IsAPIError = r.IsAPIErrorMessage
 		e.Usage = m.Usage
 		e.Blocks, e.StringContent = ParseContent(m.Content)
 	}

@@ -302,7 +302,15 @@ func (st *SessionState) usage(e *Entry) {
 }
 
 // turn counts an assistant response once, however many entries it spans.
+// Claude Code's own entries (IsSyntheticReply) are not Claude's turns; an
+// API error among them is an error.
 func (st *SessionState) turn(e *Entry) {
+	if IsSyntheticReply(e) {
+		if e.IsAPIError && st.Turns.Add("synthetic:"+e.MessageID+e.UUID) {
+			st.Session.Errors++
+		}
+		return
+	}
 	key := e.MessageID
 	if key == "" {
 		key = "uuid:" + e.UUID
