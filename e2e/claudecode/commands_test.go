@@ -193,6 +193,16 @@ func TestModelCallsEveryMCPTool(t *testing.T) {
 		}
 		t.Logf("%s → %.120s", name, res)
 	}
+	for _, name := range cairnTools {
+		called := false
+		for _, c := range calls {
+			n, _ := c()
+			called = called || n == name
+		}
+		if !called {
+			t.Errorf("the test does not call %s", name)
+		}
+	}
 	// The memory was pending: corrected in place, then rejected.
 	if !strings.Contains(results[3], `"action":"corrected"`) || !strings.Contains(results[4], `"action":"rejected"`) {
 		t.Errorf("memory_correct / memory_forget of a pending memory:\n%s\n%s", results[3], results[4])

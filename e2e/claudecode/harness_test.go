@@ -458,7 +458,7 @@ func (w *world) session(sid string) *transcripts.Session {
 // the session with at least one assistant turn, and returns it.
 func (w *world) waitIndexed(sid string) *transcripts.Session {
 	w.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if s := w.session(sid); s != nil && s.AssistantTurns > 0 {
 			return s

@@ -155,7 +155,7 @@ func TestCompactAndSessionEndLeaveSummary(t *testing.T) {
 	if len(after) != 1 || after[0].exitCode != 0 || !strings.Contains(after[0].stdout, "half-even") {
 		t.Errorf("SessionStart:compact: %+v", after)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st := w.store()
 		sums, err := memories.New(st, config.Default()).Summaries(context.Background(), "", 50)

@@ -1,12 +1,17 @@
 package claudecode_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/fakeclaude"
+	"github.com/cairn-dev/cairn/mcpserver"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // settingsBefore is a user's own settings, which install must keep and
@@ -74,9 +79,32 @@ func (w *world) checkInstalledRun(wantStop int) *streamRun {
 	return run
 }
 
-// cairnTools are the tools cairn's MCP server offers.
-var cairnTools = []string{"memory_recall", "memory_timeline", "memory_projects", "session_read",
-	"memory_search", "memory_related", "memory_remember", "memory_correct", "memory_forget", "memory_ask"}
+// cairnTools are the tools cairn's MCP server offers, listed from the
+// server itself (so a new tool is expected everywhere at once).
+var cairnTools = func() []string {
+	srv := mcpserver.New(mcpserver.Options{Broken: errors.New("listing only")})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		panic(err)
+	}
+	var names []string
+	for _, t := range res.Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}()
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
