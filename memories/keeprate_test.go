@@ -1,0 +1,262 @@
+package memories
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/index"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// The labelled keep-rate set (issue 15 item 2): both shared corpora,
+// reduced to what extraction reads (testdata/keeprate/reduce.py), and a
+// label for every memory the built-in extractor proposes from them, judged
+// by reading the source turns (kept beside the label, so the set stands
+// alone). A proposal nobody labelled fails the test: run it with
+// -keeprate.dump=FILE, judge each proposal in FILE and append it to
+// labels.jsonl.
+
+var keeprateDump = flag.String("keeprate.dump", "", "write the unlabelled proposals of TestExtractorKeepRate, with their source turns, to this JSONL file")
+
+const keeprateDir = "testdata/keeprate"
+
+// keepLabel is a reviewer's judgement of one proposal.
+type keepLabel struct {
+	Corpus  string `json:"corpus"`
+	Content string `json:"content"`
+	// Label is keep (worth injecting), marginal (true but of little use)
+	// or noise (a fragment, a one-off, wrong or not self-contained).
+	Label string `json:"label"`
+	// Fact names what the memory says: two proposals of one corpus with
+	// the same fact are duplicates.
+	Fact   string `json:"fact"`
+	Why    string `json:"why,omitempty"`
+	Source string `json:"source"`
+}
+
+// keepRate is one corpus's row of the keep-rate table.
+type keepRate struct {
+	corpus                                 string
+	proposals, keep, marginal, noise, dups int
+	unlabelled                             []keepLabel
+}
+
+func (r keepRate) String() string {
+	pct := func(n int) float64 {
+		if r.proposals == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(r.proposals)
+	}
+	return fmt.Sprintf("| %s | %d | %d (%.0f%%) | %d (%.0f%%) | %d (%.0f%%) | %d |", r.corpus, r.proposals,
+		r.keep, pct(r.keep), r.marginal, pct(r.marginal), r.noise, pct(r.noise), r.dups)
+}
+
+// TestExtractorKeepRate extracts from both corpora and scores every
+// proposal by its label: at least 70% keep, at most 10% noise and no
+// duplicates.
+func TestExtractorKeepRate(t *testing.T) {
+	labels := readKeepLabels(t)
+	var unlabelled []keepLabel
+	t.Log("| corpus | proposals | keep | marginal | noise | duplicates |")
+	for _, corpus := range []string{"claude", "claude-code-log"} {
+		r := measureKeepRate(t, corpus, labels)
+		t.Log(r)
+		unlabelled = append(unlabelled, r.unlabelled...)
+		if len(r.unlabelled) > 0 {
+			t.Errorf("%s: %d proposals have no label (run with -keeprate.dump=FILE and label them in %s/labels.jsonl)", corpus, len(r.unlabelled), keeprateDir)
+			continue
+		}
+		if r.keep*10 < r.proposals*7 || r.noise*10 > r.proposals || r.dups > 0 {
+			t.Errorf("%s: keep %d, noise %d, duplicates %d of %d proposals: want ≥ 70%% keep, ≤ 10%% noise, no duplicates", corpus, r.keep, r.noise, r.dups, r.proposals)
+		}
+	}
+	if *keeprateDump != "" {
+		writeKeepLabels(t, *keeprateDump, unlabelled)
+	}
+}
+
+func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) keepRate {
+	ctx := context.Background()
+	dir := untarCorpus(t, filepath.Join(keeprateDir, corpus+".tar.gz"))
+	s := newService(t)
+	// As `cairn index` does: the store, then the built-in embedder's
+	// vectors (dedup compares them).
+	if _, err := s.st.Update(ctx, dir, index.UpdateOptions{Sync: index.SyncOptions{Workers: 1}, DeferFTS: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mems, err := s.List(ctx, Filter{Statuses: []Status{Pending, Approved}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := keepRate{corpus: corpus}
+	facts := map[string]int{}
+	for _, m := range mems {
+		r.proposals++
+		l, ok := labels[corpus+"\x00"+m.Content]
+		if !ok {
+			r.unlabelled = append(r.unlabelled, keepLabel{Corpus: corpus, Content: m.Content, Label: "?", Source: sourceText(ctx, t, s, m)})
+			continue
+		}
+		switch l.Label {
+		case "keep":
+			r.keep++
+		case "marginal":
+			r.marginal++
+		default:
+			r.noise++
+		}
+		if facts[l.Fact]++; facts[l.Fact] > 1 {
+			r.dups++
+		}
+	}
+	return r
+}
+
+// sourceText is the text of the entries m was extracted from, each cut
+// to 1,500 characters around where m's content starts.
+func sourceText(ctx context.Context, t *testing.T, s *Service, m Memory) string {
+	entries, err := s.st.Mem().Entries(ctx, m.SourceSession, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, e := range entries {
+		if !slices.Contains(m.SourceUUIDs, e.UUID) {
+			continue
+		}
+		text := e.Text
+		if e.ToolName != "" {
+			text = e.ToolName + " " + string(e.Input)
+		}
+		parts = append(parts, e.Role+": "+around(text, m.Content, 1500))
+	}
+	return strings.Join(parts, "\n---\n")
+}
+
+// around is up to n bytes of text around where the first words of
+// content occur in it.
+func around(text, content string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	probe := content
+	if len(probe) > 30 {
+		probe = probe[:30]
+	}
+	i := max(0, strings.Index(text, strings.Trim(probe, "`")))
+	start := max(0, i-n/3)
+	end := min(len(text), start+n)
+	for start > 0 && start < len(text) && (text[start]&0xC0) == 0x80 {
+		start--
+	}
+	for end < len(text) && (text[end]&0xC0) == 0x80 {
+		end++
+	}
+	return "…" + text[start:end] + "…"
+}
+
+func readKeepLabels(t *testing.T) map[string]keepLabel {
+	f, err := os.Open(filepath.Join(keeprateDir, "labels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]keepLabel{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var l keepLabel
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("labels.jsonl:%d: %v", n, err)
+		}
+		switch l.Label {
+		case "keep", "marginal", "noise":
+		default:
+			t.Fatalf("labels.jsonl:%d: label %q: use keep, marginal or noise", n, l.Label)
+		}
+		if l.Fact == "" {
+			t.Fatalf("labels.jsonl:%d: no fact", n)
+		}
+		out[l.Corpus+"\x00"+l.Content] = l
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeKeepLabels(t *testing.T, path string, ls []keepLabel) {
+	var b strings.Builder
+	for _, l := range ls {
+		j, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// untarCorpus unpacks a reduced corpus into a temp dir and returns it.
+func untarCorpus(t *testing.T, path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) || h.Typeflag != tar.TypeReg {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, h.ModTime, h.ModTime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
