@@ -113,6 +113,9 @@ func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) k
 			r.unlabelled = append(r.unlabelled, keepLabel{Corpus: corpus, Content: m.Content, Label: "?", Source: sourceText(ctx, t, s, m)})
 			continue
 		}
+		if testing.Verbose() {
+			t.Logf("  %-8s %-34s %s", l.Label, l.Fact, cut(m.Content, 110))
+		}
 		switch l.Label {
 		case "keep":
 			r.keep++

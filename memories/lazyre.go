@@ -28,3 +28,5 @@ func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.get().Find
 func (l *lazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
+
+func (l *lazyRegexp) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }

@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -52,11 +53,23 @@ var userRules = []rule{
 	{"decision", Decision, 3, lazyRE(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
 }
 
-var claudeRules = []rule{
+// typeRules type a line a person already reviewed (a summary draft, a
+// memory file): the lenient classification. Extraction from Claude's own
+// text uses findingRules and the stricter checks of claudeFinding.
+var typeRules = []rule{
 	{"root-cause", Bugfix, 3, lazyRE(`(?i)\b(root cause|the (real |actual |underlying )?(issue|problem|bug|cause|culprit) (was|turned out)|(was|is|were|are) caused by|fixed (it |this |that )?by|the fix (was|is)\b|turned out (to be|that)|resolved (it |this )?by|resolved\s.{3,80}\sby (using|adding|switching|changing|removing|moving|replacing|setting|calling|running)|\bkey fix\b|this (happens|happened) because|\b(fails?|failed|failing|breaks|broke|crash(es|ed)?|hangs?|hung) because\b)`)},
 	{"issue-is", Bugfix, 2, lazyRE(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is)\b`)},
 	{"gotcha", Gotcha, 3, lazyRE(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|needs? to|has to) be [a-z]+(-[a-z]+)?ed\b`)},
 	{"decision", Decision, 3, lazyRE(`(?i)\b(decided to|decision:|we('ll| will) go with|going with\s+\S+\s+(instead|over|rather)|opted (for|to)|chose\s+\S.{1,60}\s+(over|instead of|because)|switched (from \S.{1,40} )?to\s+\S|(use|using|used|prefer)\s+\S.{1,80}\s+instead of|rather than)\b`)},
+}
+
+// findingRules are what extraction proposes from Claude's text: a bug's
+// cause with its fix, and rules (gotchas). Decisions and preferences are
+// the user's (userRules): Claude's "rather than" is advice, not a choice
+// the project made.
+var findingRules = []rule{
+	{"fix", Bugfix, 3, lazyRE(`(?i)\b(fixed|resolved|solved|worked around|avoided)\b[^.;]{0,60}?\b(by|with|using)\b|\bthe (fix|solution|workaround) (was|is)\b|\bfix(ed)?:\s|\bfix was to\b`)},
+	typeRules[2], // gotcha
 }
 
 // narration is Claude talking about what it is doing, not a finding.
@@ -271,16 +284,30 @@ func userRuleFor(s string, long bool) (rule, bool) {
 	return rule{}, false
 }
 
-// userRuleHolds applies a matching rule's extra condition: a "don't" that
-// is not a one-off, an "always"/"never" followed by an instruction.
+// userRuleHolds applies a matching rule's extra condition: an
+// "always"/"never" followed by an instruction; a "don't", a preference or
+// a decision that is not about the moment ("don't run that yet", "now we
+// should change the TUI…", "I don't want to make it…"): those point at
+// the conversation and are requests, not rules.
 func userRuleHolds(name, s string) bool {
 	switch name {
-	case "dont":
-		return !transient.MatchString(s)
 	case "always-never":
 		return imperativeAfter(s)
+	case "remember", "from-now-on":
+		return true
 	}
-	return true
+	return !isTransient(s)
+}
+
+// isTransient reports whether s points at the moment or the conversation
+// ("this", "it", "now"…), other than to scope a rule to "this repo".
+func isTransient(s string) bool {
+	for _, m := range transient.get().FindAllStringSubmatch(s, -1) {
+		if m[2] == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // imperativeAfter reports whether the word after "always"/"never" can
@@ -301,7 +328,7 @@ func imperativeAfter(s string) bool {
 }
 
 // transient words make a "don't …" a one-off request, not a rule.
-var transient = lazyRE(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b`)
+var transient = lazyRE(`(?i)\b(this|that|it|yet|now|here|these|those|again|today|for now)\b(\s+(repo|repository|project|codebase|team|company|org|organi[sz]ation|package|module|monorepo|service)\b)?`)
 
 func claudeCandidates(e index.MemEntry, add func(candidate)) {
 	sc := &claudeScan{e: e, add: add}
@@ -338,34 +365,158 @@ func (sc *claudeScan) line(line string) {
 	if !mayMatch(plain, claudeTriggers) {
 		return
 	}
+	// A list item is one unit first ("**What**: why. Fixed by how."), as
+	// summaries and reports write a problem with its fix.
+	if isListLine(line) {
+		if c, ok := claudeFinding([]string{plain}, 0); ok {
+			c.uuids = []string{sc.e.UUID}
+			sc.add(c)
+			return
+		}
+	}
 	ss := sentences(plain)
 	for i := range ss {
-		if c, ok := claudeFinding(ss, i, sc.e.Sidechain); ok {
+		if c, ok := claudeFinding(ss, i); ok {
 			c.uuids = []string{sc.e.UUID}
 			sc.add(c)
 		}
 	}
 }
 
-// claudeFinding classifies sentence i of ss by claudeRules: a finding
-// that is specific and not a guess; a "Fixed by …" sentence keeps the one
-// before it for context.
-func claudeFinding(ss []string, i int, sidechain bool) (candidate, bool) {
-	s := ss[i]
-	if !mayMatch(s, claudeTriggers) || narration.MatchString(s) || len(strings.Fields(s)) < 5 {
-		return candidate{}, false
-	}
-	c, ok := classifyClaude(s)
-	if !ok {
+// claudeFinding classifies unit i of ss (a sentence, or a whole list
+// item) by findingRules: a finding that stands alone (it names what it is
+// about and starts with no reference to what came before), is specific,
+// not a guess, and is a bug's cause with its fix or a rule. A "Fixed by
+// …" sentence keeps the one before it for context.
+func claudeFinding(ss []string, i int) (candidate, bool) {
+	if !mayMatch(ss[i], claudeTriggers) {
 		return candidate{}, false
 	}
 	content, ok := withContext(ss, i)
-	if !ok || !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || weakFinding(c, content, sidechain) {
+	if !ok {
+		return candidate{}, false
+	}
+	content = strings.TrimSpace(leadIn.ReplaceAllString(content, ""))
+	if c, ok := namedLimit(content); ok {
+		return c, true
+	}
+	if narration.MatchString(content) || dangling.MatchString(content) || len(strings.Fields(content)) < 6 {
+		return candidate{}, false
+	}
+	c, ok := classifyFinding(content)
+	if !ok || !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || firstPerson.MatchString(content) {
 		return candidate{}, false
 	}
 	c.content = content
 	return c, true
 }
+
+// withoutAsides is s without its parenthesised asides: "Graceful
+// degradation (OTEL failures must never crash)" is a label, and the rule
+// in brackets is not what the sentence says.
+func withoutAsides(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// issueThat is "The issue is that <clause>"; namedSubject is a clause that
+// starts with a name (code, or a capitalised word that is not a pronoun
+// or an article) and says in the present tense what it does not do.
+var (
+	issueThat    = lazyRE(`(?i)^the (real |actual |underlying )?(issue|problem|catch|gotcha) (is|here is) that\s+`)
+	namedSubject = lazyRE("^(`[^`]+`|[A-Z][A-Za-z0-9]*[.][A-Za-z]+|[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]*)[^,;]{0,80}?\\b(don'?t|doesn'?t|do not|does not|can'?t|cannot|won'?t|will not|never)\\b")
+)
+
+// relative marks a relative clause: "X returns a type that Dialyzer thinks
+// can never be…" says nothing X never does.
+var relative = lazyRE(`(?i)\b(that|which|who|whose|where|when|if)\b`)
+
+// namedLimit is a gotcha stated as the cause of a problem: "The issue is
+// that `index.html` files under `public/` don't get served by Next.js…"
+// stands alone once the lead-in is dropped, because it names its subject
+// and says what that never does. A clause about "the test" or "the HTML"
+// is about this session's state, not a rule.
+func namedLimit(content string) (candidate, bool) {
+	loc := issueThat.get().FindStringIndex(content)
+	if loc == nil {
+		return candidate{}, false
+	}
+	rest := content[loc[1]:]
+	m := namedSubject.get().FindStringIndex(rest)
+	if m == nil || relative.MatchString(rest[:m[1]]) || hedge.MatchString(rest) || firstPerson.MatchString(rest) || len(strings.Fields(rest)) < 6 {
+		return candidate{}, false
+	}
+	if r := []rune(rest); len(r) > 0 && r[0] >= 'a' && r[0] <= 'z' {
+		rest = strings.ToUpper(string(r[0])) + string(r[1:])
+	}
+	return candidate{typ: Gotcha, importance: 3, rule: "claude:named-limit", content: rest}, true
+}
+
+// classifyFinding is the finding content states: a fix with the problem
+// it fixes, or a rule.
+func classifyFinding(content string) (candidate, bool) {
+	lower := strings.ToLower(content)
+	for _, r := range findingRules {
+		if r.name != "fix" && !containsAny(lower, ruleTriggers[r.name]) {
+			continue
+		}
+		text := content
+		if r.name != "fix" {
+			// A rule is what the sentence says, not an aside in brackets.
+			text = withoutAsides(content)
+		}
+		loc := r.re.get().FindStringIndex(text)
+		if loc == nil {
+			continue
+		}
+		if r.name == "fix" && !causeAndFix(text[:loc[1]], text[loc[1]:]) {
+			continue
+		}
+		return candidate{typ: r.typ, importance: r.imp, rule: "claude:" + r.name}, true
+	}
+	return candidate{}, false
+}
+
+// causeAndFix reports whether the text before a fix marker states a
+// problem (what went wrong, in a few words, not a lint or compiler
+// complaint about one's own edit) and the text after it says how,
+// specifically.
+func causeAndFix(problem, fix string) bool {
+	if len(strings.Fields(problem)) < 3 || !causeWord.MatchString(problem) || editNoise.MatchString(problem) {
+		return false
+	}
+	return len(strings.Fields(fix)) >= 2 && specific(fix)
+}
+
+// causeWord marks text that says why something went wrong, not only
+// what was seen ("X weren't getting the CSS class" is a symptom; "X
+// can't access the sandbox", "Y doesn't exist", "failed because…" are
+// causes).
+var causeWord = lazyRE(`(?i)\b(because|since|due to|caused by|as a result|so (each|every|the|it|they)|doesn'?t exist|does not exist|(was|were|is|are) wrong|can'?t|cannot|couldn'?t|could not|didn'?t|did not|doesn'?t|does not|don'?t|do not|won'?t|will not|not supported|unsupported|instead of|missing|requires?|expects?|only|never|no longer|false positive|race)\b`)
+
+// editNoise marks problems that are a linter's or compiler's complaint
+// about an edit in progress (an unused import, nesting too deep, a format
+// check): fixed in passing, nothing to remember.
+var editNoise = lazyRE(`(?i)\bunused (import|alias|variable|function|parameter|argument)s?\b|\b(nesting|cyclomatic|complexity|line too long|line length|format(ting)? check|formatter|missing import|lint(er|ing)?|credo|eslint|pylint|flake8|ruff|rubocop|clippy|golangci-lint|staticcheck)\b`)
+
+// leadIn is a phrase a finding may start with that says nothing itself.
+var leadIn = lazyRE(`(?i)^(key (fix|finding|insight|lesson)( in this session)?|root cause|important|note|lesson learned|learned)\s*[:—–-]\s*`)
+
+// dangling marks a unit that starts by pointing at what came before ("So
+// the gitignore…", "This means…", "The issue is clear —"): it does not
+// stand alone.
+var dangling = lazyRE(`(?i)^(so|and|but|or|also|this|that|these|those|it|its|it's|they|them|their|here|there|which|then|thus|hence|otherwise|instead|still|however|anyway|again|both|same|the (issue|problem|error|bug|fix|reason|cause|answer) (is|was) (clear|simple|obvious|now|here|this|that)\b)\b`)
 
 // withContext is sentence i of ss, after the one before it when it starts
 // "Fixed by …"; such a sentence first says nothing about what.
@@ -379,25 +530,11 @@ func withContext(ss []string, i int) (string, bool) {
 	return ss[i-1] + " " + ss[i], true
 }
 
-// weakFinding reports a finding its rule needs more from: "the issue is"
-// said tentatively, about where, or briefly; a decision said briefly or
-// by a subagent (which reports what it found; decisions are the main
-// conversation's).
-func weakFinding(c candidate, content string, sidechain bool) bool {
-	if c.rule == "claude:issue-is" && (firstPerson.MatchString(content) || issueWhere.MatchString(content) || len(strings.Fields(content)) < 12) {
-		return true
-	}
-	return c.typ == Decision && (len(strings.Fields(content)) < 7 || sidechain)
-}
-
 // noise marks sentences about the moment, not something lasting.
 var noise = lazyRE(`(?i)\b(expected (during|while|since|because)|as expected|for now|temporarily)\b`)
 
 // hedge marks a guess, not a finding.
 var hedge = lazyRE(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be|i think|i suspect|seems? to|likely)\b`)
-
-// issueWhere is "the error is in <file>": where, not why.
-var issueWhere = lazyRE(`(?i)^the (real |actual |underlying )?(issue|problem|bug|error) (is|here is) (in|on|at|still|now|clear\.?$)\b`)
 
 // claudeTriggers are words one of claudeRules needs: sentences without any
 // skip the regular expressions (most of a transcript).
@@ -437,7 +574,7 @@ func startsWithFix(s string) bool { return fixStart.MatchString(s) }
 
 func classifyClaude(s string) (candidate, bool) {
 	lower := strings.ToLower(s)
-	for _, r := range claudeRules {
+	for _, r := range typeRules {
 		if !containsAny(lower, ruleTriggers[r.name]) {
 			continue
 		}
@@ -456,8 +593,11 @@ func classifyLine(s string) (Type, bool) {
 	return "", false
 }
 
-// commandCandidates finds shell commands that worked after the same tool
-// failed: the working command is worth remembering.
+// commandCandidates finds shell commands that worked after the same
+// command failed for how it was called: the working form, said once for
+// every branch, path and id (instance-specific words normalised), with the
+// error it avoids. A retry that only changed a path or dropped an option
+// teaches nothing.
 func commandCandidates(entries []index.MemEntry) []candidate {
 	calls := map[string]shellCall{}  // tool_use id -> call
 	failed := map[string]shellCall{} // command key -> the first call that failed
@@ -473,18 +613,162 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 		}
 		if invocationFailed(e) {
 			if _, seen := failed[c.key]; !seen {
+				c.out = e.Text
 				failed[c.key] = c
 			}
 			continue
 		}
-		if f, ok := failed[c.key]; ok && f.cmd != c.cmd && len(c.cmd) <= 300 {
-			delete(failed, c.key)
+		f, ok := failed[c.key]
+		if !ok || f.cmd == c.cmd || len(c.cmd) > 300 {
+			continue
+		}
+		delete(failed, c.key)
+		if content, ok := commandLesson(f, c); ok {
 			out = append(out, candidate{typ: Pattern, importance: 2, rule: "command-after-failure",
-				content: "`" + oneLine(c.cmd) + "` works (after `" + cut(oneLine(f.cmd), 120) + "` failed)",
-				uuids:   []string{f.uuid, c.uuid, e.UUID}, tags: []string{"command"}})
+				content: content, uuids: []string{f.uuid, c.uuid, e.UUID}, tags: []string{"command"}})
 		}
 	}
 	return out
+}
+
+// commandLesson is the memory of worked after failed: "`git push
+// --set-upstream origin <branch>` works where `git push` fails (fatal: …)".
+// None when the working command adds no option (a changed path, a dropped
+// flag: a retry, not a lesson).
+func commandLesson(failed, worked shellCall) (string, bool) {
+	inst := map[string]string{}
+	fw, ww := normCommand(failed.cmd, inst), normCommand(worked.cmd, inst)
+	if fw == ww || !sameProgram(fw, ww) || !addsOption(fw, ww) || sameButPaths(fw, ww) {
+		return "", false
+	}
+	msg := "`" + ww + "` works where `" + cut(fw, 120) + "` fails"
+	if line := errorLine(failed.out, inst); line != "" {
+		msg += " (" + line + ")"
+	}
+	return msg, true
+}
+
+// sameProgram reports whether a and b run the same thing: their first
+// three words that are not options agree as far as both have them ("uv
+// run pytest" is not "uv run python").
+func sameProgram(a, b string) bool {
+	wa, wb := plainWords(a, 3), plainWords(b, 3)
+	n := min(len(wa), len(wb))
+	return n > 0 && slices.Equal(wa[:n], wb[:n])
+}
+
+// plainWords are the first n words of cmd that are not options.
+func plainWords(cmd string, n int) []string {
+	var out []string
+	for _, w := range strings.Fields(cmd) {
+		if len(out) == n {
+			break
+		}
+		if !strings.HasPrefix(w, "-") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// addsOption reports whether command b has an option (a word starting
+// with "-") that a lacks.
+func addsOption(a, b string) bool {
+	have := map[string]bool{}
+	for _, w := range strings.Fields(a) {
+		have[optionName(w)] = true
+	}
+	for _, w := range strings.Fields(b) {
+		if strings.HasPrefix(w, "-") && len(w) > 1 && !have[optionName(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// optionName is an option without its value ("--depth=1" -> "--depth").
+func optionName(w string) string {
+	if i := strings.IndexByte(w, '='); i > 0 {
+		return w[:i]
+	}
+	return w
+}
+
+// sameButPaths reports whether a and b differ only in where their paths
+// point (the same file names).
+func sameButPaths(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i] != fb[i] && path.Base(fa[i]) != path.Base(fb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Instance-specific words of commands and their errors.
+var (
+	uuidRe   = lazyRE(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	hashRe   = lazyRE(`\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`)
+	homeRe   = lazyRE(`(/Users|/home)/[^/\s'"]+/`)
+	trailRe  = lazyRE(`\s*(2>&1|2>\s*/dev/null|>\s*/dev/null|\|\s*(head|tail|grep|less|cat|wc)\b.*)$`)
+	gitRefOp = map[string]bool{"push": true, "pull": true, "fetch": true, "checkout": true, "switch": true, "branch": true,
+		"merge": true, "rebase": true, "worktree": true}
+)
+
+// normCommand is cmd on one line without a leading "cd dir &&", trailing
+// redirections and pagers, with a home directory as "~", uuids as
+// "<uuid>" and the branch names of git commands as "<branch>"; inst
+// collects what was replaced (word -> placeholder) for the error line.
+func normCommand(cmd string, inst map[string]string) string {
+	c := oneLine(afterCd(strings.TrimSpace(cmd)))
+	for {
+		t := strings.TrimSpace(trailRe.ReplaceAllString(c, ""))
+		if t == c {
+			break
+		}
+		c = t
+	}
+	c = homeRe.ReplaceAllString(c, "~/")
+	c = uuidRe.ReplaceAllString(c, "<uuid>")
+	f := strings.Fields(c)
+	if len(f) > 2 && f[0] == "git" && gitRefOp[f[1]] {
+		args := 0
+		for i := 2; i < len(f); i++ {
+			w := f[i]
+			if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "<>&|;") {
+				continue
+			}
+			args++
+			// push/pull/fetch name the remote first; the rest are refs.
+			if (f[1] == "push" || f[1] == "pull" || f[1] == "fetch") && args == 1 {
+				continue
+			}
+			inst[w] = "<branch>"
+			f[i] = "<branch>"
+		}
+	}
+	return strings.Join(f, " ")
+}
+
+// errorLine is the first line of a failed command's output that says
+// what was wrong, with the instance words replaced.
+func errorLine(out string, inst map[string]string) string {
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || !invocationError.MatchString(l) {
+			continue
+		}
+		l = homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/")
+		for w, p := range inst {
+			l = strings.ReplaceAll(l, w, p)
+		}
+		return cut(oneLine(l), 160)
+	}
+	return ""
 }
 
 // answeredCall is the call (of calls: tool_use id -> call) tool result e
@@ -507,6 +791,7 @@ func invocationFailed(e index.MemEntry) bool {
 // entry that made it.
 type shellCall struct {
 	cmd, key, uuid string
+	out            string // the output, of a failed call
 }
 
 // bashCall is e's Bash tool call, if e is one with a command.
@@ -628,12 +913,17 @@ func doneTodos(entries []index.MemEntry) []string {
 	return out
 }
 
+// checkStep is a to-do that checks the work just done ("Test the
+// recorder", "Run the linters"): part of finishing the session, not work
+// a later session picks up.
+var checkStep = lazyRE(`(?i)^\s*(test|tests|verify|check|run|re-?run|confirm|validate|ensure|review|build|lint|commit|push)\b`)
+
 // todoCandidates proposes the open items of the last to-do list written.
 func todoCandidates(entries []index.MemEntry) ([]candidate, bool) {
 	todos, uuid, ok := lastTodos(entries)
 	var out []candidate
 	for _, t := range todos {
-		if t.Status == "completed" || strings.TrimSpace(t.Content) == "" {
+		if t.Status == "completed" || strings.TrimSpace(t.Content) == "" || checkStep.MatchString(t.Content) {
 			continue
 		}
 		out = append(out, candidate{typ: Progress, importance: 2, rule: "todo-list",

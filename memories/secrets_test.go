@@ -37,7 +37,7 @@ func TestNoSecretReachesMemoriesSummariesDraftsOrSync(t *testing.T) {
 	tr := newTranscript("41111111-2222-4333-8444-555555555555", proj)
 	tr.user("Always export ANTHROPIC_API_KEY=" + planted[0] + " before running the evals.")
 	tr.user("Remember that the deploy token is " + planted[1] + " for the CI pipeline.")
-	tr.assistant("The root cause was the expired key `" + planted[2] + "` in `config/aws.yml`.")
+	tr.assistant("The upload failed because the key `" + planted[2] + "` in `config/aws.yml` had expired. Fixed by rotating it with `aws iam create-access-key`.")
 	tr.write(t, s, claude)
 	res, err := s.Extract(ctx, ExtractOptions{Summaries: true})
 	if err != nil {
