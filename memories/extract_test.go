@@ -40,6 +40,11 @@ func TestExtractorRules(t *testing.T) {
 		{"in this repo always", userEntry("u13", "In this repo, always squash-merge pull requests."), Preference, "squash-merge"},
 		{"we dont use", userEntry("u14", "We don't use ORMs in this codebase, plain SQL only."), Preference, "ORMs"},
 		{"use instead", userEntry("u15", "No, use `errors.Join` instead of wrapping twice."), Decision, "errors.Join"},
+		{"correction", userEntry("u17", "No, we deploy with `fly deploy --remote-only`, never from a laptop build."), Decision, "we deploy with `fly deploy --remote-only`"},
+		{"correction of a fact", userEntry("u18", "Actually, the billing API returns amounts in cents as `int64`, not floats."), Decision, "billing API returns amounts in cents"},
+		{"no, a request", userEntry("u19", "No, can you run `make test` again first"), "", ""},
+		{"no, about the moment", userEntry("u20", "no, that's the wrong file, look at `main.go`"), "", ""},
+		{"no, with a question", userEntry("u21", "No, why did `go vet` fail on the CI runner?"), "", ""},
 		{"question", userEntry("u10", "Should we always use tabs?"), "", ""},
 		{"plain request", userEntry("u11", "fix the failing test in parser_test.go"), "", ""},
 		{"root cause and fix", claudeEntry("a1", "The root cause was a race in `reconnect()` when the socket closed before the open event; fixed by waiting for `onopen` before sending."), Bugfix, "race in `reconnect()`"},
@@ -221,6 +226,56 @@ func TestExtractSample(t *testing.T) {
 		m := r.Memory
 		if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
 			t.Errorf("%s has no source: %+v", m.ID, m)
+		}
+	}
+}
+
+// TestCommandLessonOncePerRepository: the same lesson learned on two
+// branches in two sessions is one memory with the sources of both; the
+// branch names, the home directory and a leading cd are not part of it.
+func TestCommandLessonOncePerRepository(t *testing.T) {
+	ctx := context.Background()
+	s, _, claude := transcriptService(t, "")
+	var sources []string
+	for i, branch := range []string{"feature-login", "fix-9f3a2c1"} {
+		tr := newTranscript(fmt.Sprintf("3111111%d-2222-4333-8444-555555555555", i), "/work/proj")
+		tr.user("push it")
+		sources = append(sources, tr.bash("cd /home/ana/src/proj && git push 2>&1",
+			"fatal: The current branch "+branch+" has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin "+branch+"\n", true))
+		sources = append(sources, tr.bash("cd /home/ana/src/proj && git push --set-upstream origin "+branch+" 2>&1 | tail -3", "branch '"+branch+"' set up to track 'origin/"+branch+"'.", false))
+		tr.write(t, s, claude)
+	}
+	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.List(ctx, Filter{Types: []Type{Pattern}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 {
+		t.Fatalf("want one memory, got %d: %+v", len(ms), ms)
+	}
+	want := "`git push --set-upstream origin <branch>` works where `git push` fails (fatal: The current branch <branch> has no upstream branch.)"
+	if ms[0].Content != want {
+		t.Fatalf("content %q, want %q", ms[0].Content, want)
+	}
+	for _, u := range sources {
+		if !slices.Contains(ms[0].SourceUUIDs, u) {
+			t.Fatalf("sources %v miss %s", ms[0].SourceUUIDs, u)
+		}
+	}
+}
+
+// TestCommandRetriesAreNotLessons: a retry with an absolute path, with an
+// option dropped, or of another program teaches nothing.
+func TestCommandRetriesAreNotLessons(t *testing.T) {
+	for _, c := range [][2]string{
+		{"ruff check claude_code_log/renderer.py", "ruff check /Users/dain/workspace/claude-code-log/claude_code_log/renderer.py"},
+		{"cd /tmp && coderabbit-extract --help", "cd /tmp && coderabbit-extract"},
+		{"uv run python -c 'import x'", "uv run pytest test/test_x.py -v"},
+	} {
+		if l, ok := commandLesson(shellCall{cmd: c[0], out: "error: unknown option"}, shellCall{cmd: c[1]}); ok {
+			t.Errorf("%q after %q proposed %q", c[1], c[0], l)
 		}
 	}
 }

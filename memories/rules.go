@@ -49,6 +49,10 @@ var userRules = []rule{
 	{"dont", Preference, 3, lazyRE(`(?i)^(please\s+)?(don'?t|do not|stop)\s+(ever\s+)?\w+`)},
 	{"prefer", Preference, 3, lazyRE(`(?i)\b(i|we)\s+(really\s+|strongly\s+)?(prefer|'d rather|would rather|like it when|don'?t like|hate it when|dislike)\b|\bprefer\s+\S+.{0,60}\s+(over|to|instead of)\s+`)},
 	{"we-dont", Preference, 3, lazyRE(`(?i)\b(we|i)\s+(don'?t|do not|never)\s+(use|want|like|allow|need)\b`)},
+	// A correction of Claude: "No, we use X, not Y", "Actually, the API
+	// returns seconds": what follows the interjection is the fact, said as
+	// a statement about something named (userRuleHolds).
+	{"correction", Decision, 3, lazyRE(`(?i)^(no|nope|actually|wrong|not quite|that'?s (wrong|not right|incorrect|not how)[^,.!:]*)\s*[,.!:—–-]+\s*\S+(\s+\S+){4,}`)},
 	{"use-instead", Decision, 3, lazyRE(`(?i)^(no,?\s+|actually,?\s+|please\s+)?(use|switch to|go with)\s+\S.{0,50}\s+instead\b`)},
 	{"decision", Decision, 3, lazyRE(`(?i)\blet'?s\s+(go with|use|stick with|switch to|keep using|standardi[sz]e on)\b|\bwe('ll| will| should)?\s+(go with|stick with|standardi[sz]e on)\b|\bwe\s+(decided|agreed|chose)\b|\b(decided|decision)\s+(to|is|:)|\buse\s+\S.{1,60}\s+instead of\b|\binstead of\s+\S.{1,60},\s+use\b|\bwe\s+use\s+\S.{1,60},\s+not\s+\S`)},
 }
@@ -259,7 +263,11 @@ func userCandidates(e index.MemEntry, add func(candidate)) {
 	proseLines(text, nil, func(line string) {
 		for _, s := range sentences(stripMarkdown(line)) {
 			if r, ok := userRuleFor(s, long); ok {
-				add(candidate{typ: r.typ, content: s, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
+				content := s
+				if r.name == "correction" {
+					content = correctionRest(s)
+				}
+				add(candidate{typ: r.typ, content: content, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
 			}
 		}
 	})
@@ -295,9 +303,24 @@ func userRuleHolds(name, s string) bool {
 		return imperativeAfter(s)
 	case "remember", "from-now-on":
 		return true
+	case "correction":
+		rest := correctionRest(s)
+		return specific(rest) && !isTransient(rest) && !strings.HasSuffix(rest, "?") && !firstPerson.MatchString(rest) && !request.MatchString(rest)
 	}
 	return !isTransient(s)
 }
+
+// correctionRest is a correction without its interjection ("No, …").
+func correctionRest(s string) string {
+	if i := strings.IndexAny(s, ",.!:—–-"); i >= 0 {
+		return strings.TrimSpace(strings.TrimLeft(s[i:], ",.!:—–- "))
+	}
+	return s
+}
+
+// request marks a sentence that asks Claude to do something now ("can
+// you…", "please fix…", "let me…"): a request, not a fact.
+var request = lazyRE(`(?i)^(can|could|would|will) you\b|^(please|pls|let me|let'?s|go ahead|try|just|wait|stop|ok|okay)\b`)
 
 // isTransient reports whether s points at the moment or the conversation
 // ("this", "it", "now"…), other than to scope a rule to "this repo".
@@ -544,7 +567,7 @@ var claudeTriggers = []string{"because", "support", "has to", "cause", "issue", 
 	"instead of", "rather than", "prefer"}
 
 // userTriggers are the same for userRules.
-var userTriggers = []string{"remember", "note", "keep in mind", "always", "never", "from now on", "going forward",
+var userTriggers = []string{"remember", "no", "actually", "wrong", "note", "keep in mind", "always", "never", "from now on", "going forward",
 	"future", "every time", "whenever", "don", "do not", "stop", "prefer", "rather", "like it", "hate", "dislike",
 	"let", "we", "decid", "decision", "instead of", "use"}
 
