@@ -26,6 +26,7 @@ type Config struct {
 	Index    Index    `toml:"index" comment:"what the store keeps"`
 	Search   Search   `toml:"search" comment:"ranking defaults for cairn search"`
 	Memories Memories `toml:"memories" comment:"memory extraction, review and CLAUDE.md"`
+	Claude   Claude   `toml:"claude" comment:"your own Claude Code, run headless (claude -p) for memories.extractor = \"claude\""`
 	Hooks    Hooks    `toml:"hooks" comment:"what the Claude Code hooks inject"`
 	Backup   Backup   `toml:"backup" comment:"automatic rolling backups of the store (cairn backup makes one by hand)"`
 }
@@ -72,14 +73,26 @@ type Memories struct {
 	// RememberStatus is the status of memories added with /remember or
 	// memory_remember: "pending" (default) or "approved".
 	RememberStatus string `toml:"remember_status" comment:"pending | approved: the status of memories added with /remember and memory_remember"`
-	// Extractor is "builtin" (default) or "ollama" (uses ollama.chat_model).
-	Extractor string `toml:"extractor" comment:"builtin | ollama (needs ollama.chat_model)"`
+	// Extractor is "builtin" (default), "ollama" (uses ollama.chat_model)
+	// or "claude" (runs the user's Claude Code headless after a session,
+	// see Claude).
+	Extractor string `toml:"extractor" comment:"builtin | ollama (needs ollama.chat_model) | claude (your Claude Code, after SessionEnd and PreCompact)"`
 	// MinRelevance is the ranking threshold for recall and injection.
 	MinRelevance float64 `toml:"min_relevance" comment:"ranking threshold for recall and injection"`
 	// SyncLines is the line budget of the CLAUDE.md block.
 	SyncLines int `toml:"sync_lines" comment:"line budget of the CLAUDE.md block"`
 	// RetentionDays is how long retired memories are kept (consolidation).
 	RetentionDays int `toml:"retention_days" comment:"days archived, superseded and rejected memories are kept before consolidation prunes them"`
+}
+
+// Claude configures the Claude extractor: a detached process runs
+// `claude -p` with a session's new turns after SessionEnd or PreCompact.
+type Claude struct {
+	Command   string   `toml:"command" comment:"the Claude Code binary; default: claude on PATH"`
+	Model     string   `toml:"model" comment:"model alias or name passed to claude --model"`
+	Timeout   Duration `toml:"timeout" comment:"per run; a run that takes longer is stopped and the built-in extractor used"`
+	DailyRuns int      `toml:"daily_runs" comment:"Claude runs a day at most (then the built-in extractor); 0: never run Claude"`
+	MaxInput  int      `toml:"max_input" comment:"characters of condensed transcript sent per run (the newest turns are kept)"`
 }
 
 // Hooks tunes what the Claude Code hooks inject.
@@ -125,6 +138,7 @@ func Default() Config {
 		Index:    Index{ToolOutputHead: 1200, ToolOutputTail: 400, Exclude: []string{}},
 		Search:   Search{Fusion: "weighted"},
 		Memories: Memories{RememberStatus: "pending", Extractor: "builtin", MinRelevance: 0.2, SyncLines: 150, RetentionDays: 180},
+		Claude:   Claude{Command: "claude", Model: "haiku", Timeout: Duration{3 * time.Minute}, DailyRuns: 20, MaxInput: 60000},
 		Hooks: Hooks{
 			SessionStartTokens: 1500,
 			PromptTokens:       500,
@@ -208,9 +222,15 @@ func (c *Config) validate() error {
 		return fmt.Errorf("memories.remember_status = %q: use pending or approved", c.Memories.RememberStatus)
 	}
 	switch c.Memories.Extractor {
-	case "builtin", "ollama":
+	case "builtin", "ollama", "claude":
 	default:
-		return fmt.Errorf("memories.extractor = %q: use builtin or ollama", c.Memories.Extractor)
+		return fmt.Errorf("memories.extractor = %q: use builtin, ollama or claude", c.Memories.Extractor)
+	}
+	if c.Memories.Extractor == "claude" && strings.TrimSpace(c.Claude.Command) == "" {
+		return errors.New("memories.extractor = \"claude\" needs claude.command (default \"claude\")")
+	}
+	if c.Claude.Timeout.Duration < 0 {
+		return fmt.Errorf("claude.timeout = %s: must not be negative", c.Claude.Timeout.Duration)
 	}
 	if c.Memories.Extractor == "ollama" && c.Ollama.ChatModel == "" {
 		return errors.New("memories.extractor = \"ollama\" needs ollama.chat_model")
@@ -227,6 +247,8 @@ func (c *Config) validate() error {
 		{"ollama.batch_size", c.Ollama.BatchSize},
 		{"backup.keep", c.Backup.Keep},
 		{"memories.retention_days", c.Memories.RetentionDays},
+		{"claude.daily_runs", c.Claude.DailyRuns},
+		{"claude.max_input", c.Claude.MaxInput},
 	} {
 		if n.v < 0 {
 			return fmt.Errorf("%s = %d: must not be negative", n.name, n.v)

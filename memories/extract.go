@@ -39,9 +39,10 @@ type ExtractResult struct {
 	Sessions int         `json:"sessions"`
 	Entries  int         `json:"entries"`
 	Proposed []AddResult `json:"proposed"`
-	// Extractor is the extractor used: builtin or ollama.
+	// Extractor is the extractor used: builtin, ollama or claude.
 	Extractor string `json:"extractor"`
-	// Notice explains a fallback (e.g. Ollama unreachable).
+	// Notice explains a fallback (e.g. Ollama unreachable, Claude Code
+	// not logged in).
 	Notice string `json:"notice,omitempty"`
 }
 
@@ -92,8 +93,9 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string, o Extrac
 }
 
 func (s *Service) extractorName() string {
-	if s.cfg.Memories.Extractor == "ollama" {
-		return "ollama"
+	switch s.cfg.Memories.Extractor {
+	case "ollama", "claude":
+		return s.cfg.Memories.Extractor
 	}
 	return "builtin"
 }
@@ -108,7 +110,7 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	if len(entries) == 0 {
 		return res, nil
 	}
-	news, err := s.proposals(ctx, sid, project, entries, &res)
+	news, sections, err := s.proposals(ctx, sid, project, entries, &res)
 	if err != nil {
 		return res, err
 	}
@@ -122,7 +124,11 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	if o.DryRun {
 		return res, nil
 	}
-	if o.Summaries {
+	if sections != nil {
+		if err := s.storeClaudeSummary(ctx, sid, sections); err != nil {
+			return res, err
+		}
+	} else if o.Summaries {
 		if _, err := s.StoreSummary(ctx, sid); err != nil {
 			return res, err
 		}
@@ -132,30 +138,52 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 }
 
 // proposals are the memories entries propose: the model's when
-// memories.extractor is ollama and it answers in time, else the built-in
-// rules' (res says which, and why).
-func (s *Service) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, error) {
-	if s.cfg.Memories.Extractor == "ollama" {
+// memories.extractor is ollama or claude and it answers in time, else the
+// built-in rules' (res says which, and why). sections is the summary
+// Claude wrote, if it did.
+func (s *Service) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, map[string][]string, error) {
+	switch s.cfg.Memories.Extractor {
+	case "ollama":
 		if !roomForModel(ctx) {
 			res.Notice = "no time for Ollama within this call's deadline; used the built-in extractor (`cairn extract` uses Ollama)"
-		} else {
-			news, err := s.ollamaExtract(ctx, sid, project, entries)
-			switch {
-			case err == nil:
-				res.Extractor = "ollama"
-				return news, nil
-			case !errors.Is(err, ErrOllamaUnavailable):
-				return nil, err
-			}
-			res.Notice = err.Error() + "; used the built-in extractor instead"
+			break
 		}
+		news, err := s.ollamaExtract(ctx, sid, project, entries)
+		switch {
+		case err == nil:
+			res.Extractor = "ollama"
+			return news, nil, nil
+		case !errors.Is(err, ErrOllamaUnavailable):
+			return nil, nil, err
+		}
+		res.Notice = err.Error() + "; used the built-in extractor instead"
+	case "claude":
+		if !roomForModel(ctx) {
+			res.Notice = "no time for Claude Code within this call's deadline; used the built-in extractor (the hooks run Claude after SessionEnd and PreCompact)"
+			break
+		}
+		news, sections, head, err := s.claudeExtract(ctx, sid, project, entries)
+		switch {
+		case err == nil:
+			res.Extractor = "claude"
+			// Entries too old to fit claude.max_input: the built-in rules.
+			return append(builtinProposals(sid, project, head), news...), sections, nil
+		case !errors.Is(err, ErrClaudeUnavailable):
+			return nil, nil, err
+		}
+		res.Notice = err.Error() + "; used the built-in extractor instead"
 	}
+	return builtinProposals(sid, project, entries), nil, nil
+}
+
+// builtinProposals are the built-in rules' proposals from entries.
+func builtinProposals(sid, project string, entries []index.MemEntry) []NewMemory {
 	var news []NewMemory
 	for _, c := range extractCandidates(entries) {
 		news = append(news, NewMemory{Project: project, Type: c.typ, Content: c.content, Tags: c.tags,
 			Importance: c.importance, SourceSession: sid, SourceUUIDs: c.uuids, Origin: OriginExtractor})
 	}
-	return news, nil
+	return news
 }
 
 // openTodo reports whether r is a live progress memory of project reading

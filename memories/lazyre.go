@@ -29,4 +29,6 @@ func (l *lazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
 
-func (l *lazyRegexp) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }
+func (l *lazyRegexp) ReplaceAllString(s, repl string) string {
+	return l.get().ReplaceAllString(s, repl)
+}

@@ -194,6 +194,9 @@ type Service struct {
 	// askWithClaude has Claude Code answer a question in JSON (the Claude
 	// extractor's headless run); it returns the model's name.
 	askWithClaude func(ctx context.Context, system, schema, prompt string, out any) (string, error)
+	// claudeExtraEnv is added to the Claude run's environment (tests: a
+	// fake Messages API and a scratch home).
+	claudeExtraEnv []string
 }
 
 // New returns a service over st.

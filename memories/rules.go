@@ -735,7 +735,6 @@ func sameButPaths(a, b string) bool {
 // Instance-specific words of commands and their errors.
 var (
 	uuidRe   = lazyRE(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
-	hashRe   = lazyRE(`\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`)
 	homeRe   = lazyRE(`(/Users|/home)/[^/\s'"]+/`)
 	trailRe  = lazyRE(`\s*(2>&1|2>\s*/dev/null|>\s*/dev/null|\|\s*(head|tail|grep|less|cat|wc)\b.*)$`)
 	gitRefOp = map[string]bool{"push": true, "pull": true, "fetch": true, "checkout": true, "switch": true, "branch": true,
