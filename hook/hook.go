@@ -33,6 +33,7 @@ import (
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/plugin"
 	"github.com/cairn-dev/cairn/transcripts"
 )
@@ -148,6 +149,13 @@ func Run(ctx context.Context, env Env) (res Result) {
 			env.Log.Printf("%s: internal error (ignored): %v %s", orDash(res.Event), r, firstFrames(debug.Stack()))
 		}
 	}()
+	if os.Getenv(memories.ClaudeChildEnv) != "" {
+		// The Claude Code run of cairn's own Claude extractor: its hooks
+		// do nothing (no recursion, nothing indexed).
+		res.Ignored = "a cairn extraction's own Claude Code run (" + memories.ClaudeChildEnv + " is set)"
+		env.Log.Printf("-: ignored: %s", res.Ignored)
+		return res
+	}
 	out := run(ctx, &env, &res)
 	trace("handled (store closed)")
 	took := env.Now().Sub(start)

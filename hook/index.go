@@ -94,9 +94,20 @@ func (h *handler) extracted(run app.IndexResult) {
 	if !errors.Is(run.ExtractErr, context.DeadlineExceeded) {
 		h.logUnlessBusy("extracting memories", run.ExtractErr)
 	}
-	if run.ExtractDeferred {
+	if run.ExtractDeferred && h.backgroundExtractNow() {
 		h.res.Spawned = h.spawn("extract", h.in.SessionID)
 	}
+}
+
+// backgroundExtractNow reports whether this event hands extraction to a
+// detached process: Ollama's after every indexing event, Claude Code's
+// only after SessionEnd and PreCompact (a run per turn would spend
+// claude.daily_runs; its cursor keeps the turns for then).
+func (h *handler) backgroundExtractNow() bool {
+	if h.cfg.Memories.Extractor != "claude" {
+		return true
+	}
+	return h.in.Event == SessionEnd || h.in.Event == PreCompact
 }
 
 // scoreReplyOnly scores memory use against the Stop payload's reply when
@@ -195,12 +206,21 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		mem := env.Memories(st, cfg)
 		switch what {
 		case "extract":
-			r, err := a.Memories.ExtractSession(ctx, session, memories.ExtractOptions{MaxEntries: app.ExtractMax})
+			eo := memories.ExtractOptions{MaxEntries: app.ExtractMax}
+			if cfg.Memories.Extractor == "claude" {
+				// Every new turn: Claude reads the newest claude.max_input
+				// characters, the built-in rules the rest.
+				eo.MaxEntries = 0
+			}
+			r, err := a.Memories.ExtractSession(ctx, session, eo)
 			n := r.Added()
+			if r.Notice != "" {
+				env.Log.Printf("extract %s: %s", shortID(session), r.Notice)
+			}
 			if err != nil {
 				env.Log.Printf("extract %s: %v", shortID(session), err)
 			} else {
-				env.Log.Printf("extract %s: %d memories proposed", shortID(session), n)
+				env.Log.Printf("extract %s: %d memories proposed by the %s extractor", shortID(session), n, r.Extractor)
 			}
 		case "summary":
 			if err := mem.StoreSummary(ctx, session); err != nil {

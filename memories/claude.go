@@ -293,7 +293,11 @@ func decodeClaude(stdout []byte, stderr string, runErr error) (*claudeAnswer, er
 		if notLoggedIn(res.Result) {
 			return nil, fmt.Errorf("%w: Claude Code is not logged in (%q): run `claude` and log in with /login, or set ANTHROPIC_API_KEY", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
 		}
-		return nil, fmt.Errorf("%w: Claude Code answered with an error (%s): %s", ErrClaudeUnavailable, res.Subtype, cut(oneLine(res.Result), 200))
+		msg := fmt.Sprintf("%s: Claude Code answered with an error (%s)", ErrClaudeUnavailable, res.Subtype)
+		if r := cut(oneLine(res.Result), 200); r != "" {
+			msg += ": " + r
+		}
+		return nil, fmt.Errorf("%w%s", ErrClaudeUnavailable, strings.TrimPrefix(msg, ErrClaudeUnavailable.Error()))
 	}
 	if len(res.Structured) == 0 || string(res.Structured) == "null" {
 		return nil, fmt.Errorf("%w: Claude Code did not answer in the requested JSON (it said: %s)", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
