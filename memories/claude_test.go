@@ -51,7 +51,7 @@ func newClaudeFixture(t *testing.T, cfgFn func(*config.Config)) *claudeFixture {
 
 // use points the service's Claude runs at api (nil: no API key at all).
 func (f *claudeFixture) use(api *fakeclaude.Server) {
-	f.s.claudeExtraEnv = fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR=")
+	f.s.claudeExtraEnv = fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"))
 	if api == nil {
 		f.s.claudeExtraEnv = append(f.s.claudeExtraEnv, "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=http://127.0.0.1:9")
 	}
@@ -98,7 +98,21 @@ func TestClaudeExtractorEndToEnd(t *testing.T) {
 	api := fakeclaude.NewServer(t, func(_ int, r *fakeclaude.Request) fakeclaude.Reply { return answer(r) })
 	api.AllRequests = true
 	f.use(api)
+	// The user's Claude Code has hooks (cairn's, others'): none may run in
+	// the extraction's own session.
+	marker := filepath.Join(f.home, "hook-ran")
+	hook := `{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}`
+	settings := `{"hooks":{"SessionStart":[` + hook + `],"UserPromptSubmit":[` + hook + `],"Stop":[` + hook + `],"SessionEnd":[` + hook + `]}}`
+	if err := os.MkdirAll(filepath.Join(f.home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.home, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	res := f.extract(t)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hook ran in the extraction's Claude Code session")
+	}
 	if res.Extractor != "claude" || res.Notice != "" {
 		t.Fatalf("extractor %q, notice %q", res.Extractor, res.Notice)
 	}
