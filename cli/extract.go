@@ -27,8 +27,9 @@ It also stores each session's heuristic summary and imports Claude Code's
 own memory files (projects/<P>/memory/*.md) as pending memories.
 
 The extractor is memories.extractor in the config: builtin (default, no
-model) or ollama (ollama.chat_model); when Ollama cannot be reached the
-built-in extractor is used and a notice says so.`,
+model), ollama (ollama.chat_model) or claude (your Claude Code, claude -p,
+one run per session with new entries, within claude.daily_runs); when the
+model cannot be used the built-in extractor is used and a notice says why.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := memories.ExtractOptions{Session: session, DryRun: dry, Summaries: !noSummaries}
