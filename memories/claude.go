@@ -285,7 +285,7 @@ func decodeClaude(stdout []byte, stderr string, runErr error) (*claudeAnswer, er
 	var res claudeResult
 	if err := json.Unmarshal(bytes.TrimSpace(stdout), &res); err != nil || res.Type != "result" {
 		if runErr != nil {
-			return nil, fmt.Errorf("%w: Claude Code failed (%v): %s", ErrClaudeUnavailable, runErr, firstLine(stderr, string(stdout)))
+			return nil, fmt.Errorf("%w: Claude Code failed (%w): %s", ErrClaudeUnavailable, runErr, firstLine(stderr, string(stdout)))
 		}
 		return nil, fmt.Errorf("%w: Claude Code printed something that is not its JSON result: %s", ErrClaudeUnavailable, firstLine(string(stdout), stderr))
 	}
