@@ -161,9 +161,11 @@ func (h *handler) spawn(what, session string) bool {
 		h.env.Log.Printf("%s: no executable to run %s in the background", h.in.Event, what)
 		return false
 	}
-	if what == "extract" {
+	if what == "extract" && h.cfg.Memories.Extractor != "claude" {
 		// Extraction is cursor-based: a skipped run is caught up by the
-		// next one.
+		// next one. (Claude's runs follow only PreCompact and SessionEnd:
+		// rare, and a SessionEnd skipped after a PreCompact would leave
+		// the last turns to a manual `cairn extract`.)
 		stamp := filepath.Join(h.env.DataDir, "hook-background-"+what+".stamp")
 		if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
 			return false
