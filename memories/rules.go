@@ -73,7 +73,9 @@ var typeRules = []rule{
 // the project made.
 var findingRules = []rule{
 	{"fix", Bugfix, 3, lazyRE(`(?i)\b(fixed|resolved|solved|worked around|avoided)\b[^.;]{0,60}?\b(by|with|using)\b|\bthe (fix|solution|workaround) (was|is)\b|\bfix(ed)?:\s|\bfix was to\b`)},
-	typeRules[2], // gotcha
+	// A pitfall or rule; "X needs to be updated" is a plan unless it says
+	// when ("needs to be rebuilt after…").
+	{"gotcha", Gotcha, 3, lazyRE(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|has to) be [a-z]+(-[a-z]+)?ed\b|\bneeds? to be [a-z]+(-[a-z]+)?ed (before|after|when|whenever|if|on every|for every|first)\b`)},
 }
 
 // narration is Claude talking about what it is doing, not a finding.
@@ -305,7 +307,8 @@ func userRuleHolds(name, s string) bool {
 		return true
 	case "correction":
 		rest := correctionRest(s)
-		return specific(rest) && !isTransient(rest) && !strings.HasSuffix(rest, "?") && !firstPerson.MatchString(rest) && !request.MatchString(rest)
+		return specific(rest) && !isTransient(rest) && !strings.HasSuffix(rest, "?") && !firstPerson.MatchString(rest) &&
+			!request.MatchString(rest) && ruleShape.MatchString(rest) && !stateReport.MatchString(rest)
 	}
 	return !isTransient(s)
 }
@@ -317,6 +320,14 @@ func correctionRest(s string) string {
 	}
 	return s
 }
+
+// ruleShape marks a correction that states how things are done or are
+// (a contrast, a habit, an obligation), not what is happening.
+var ruleShape = lazyRE(`(?i)\b(always|never|should|must|instead|rather|prefer|, not|not with|we (use|deploy|run|build|keep|store|ship|want|need|call|write)|use)\b`)
+
+// stateReport marks a report of the current state ("still fails", "not
+// working yet").
+var stateReport = lazyRE(`(?i)\b(still|again|yet|anymore|any more|keeps? failing|is failing|fails)\b`)
 
 // request marks a sentence that asks Claude to do something now ("can
 // you…", "please fix…", "let me…"): a request, not a fact.
