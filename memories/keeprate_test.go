@@ -124,9 +124,12 @@ func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) k
 		default:
 			r.noise++
 		}
-		if facts[l.Fact]++; facts[l.Fact] > 1 {
+		// A duplicate is a fact proposed twice where it is injected:
+		// in one project (a repository's worktrees are one project).
+		if k := m.Project + "\x00" + l.Fact; facts[k] > 0 {
 			r.dups++
 		}
+		facts[m.Project+"\x00"+l.Fact]++
 	}
 	return r
 }
