@@ -230,30 +230,42 @@ func (s *Service) spendClaudeRun(ctx context.Context) error {
 	return s.st.SetSetting(ctx, claudeRunsKey, []byte(today+" "+strconv.Itoa(n+1)))
 }
 
-// ClaudeArgs are the arguments of the headless run: print mode, the
-// answer as JSON validated against schema, the model, cairn's
-// instructions as the system prompt, and nothing else: no tools, no MCP
-// servers, no slash commands, no hooks and no session kept on disk.
-func ClaudeArgs(model string) []string {
-	return []string{"-p", "--output-format", "json", "--json-schema", claudeSchema, "--model", model,
-		"--system-prompt", claudeSystem, "--tools", "", "--strict-mcp-config", "--disable-slash-commands",
+// ClaudeArgs are the arguments of a headless run: print mode, the answer
+// as JSON validated against schema, the model, system as the system
+// prompt, and nothing else: no tools, no MCP servers, no slash commands,
+// no hooks and no session kept on disk.
+func ClaudeArgs(model, system, schema string) []string {
+	return []string{"-p", "--output-format", "json", "--json-schema", schema, "--model", model,
+		"--system-prompt", system, "--tools", "", "--strict-mcp-config", "--disable-slash-commands",
 		"--no-session-persistence", "--settings", `{"disableAllHooks":true}`}
 }
 
-// runClaude runs Claude Code on prompt (given on stdin) and decodes its
-// structured answer. Failures wrap ErrClaudeUnavailable and say what to do.
+// runClaude runs the extraction's question: prompt (on stdin) under
+// claudeSystem, answered in claudeSchema.
 func (s *Service) runClaude(ctx context.Context, prompt string) (*claudeAnswer, error) {
+	var ans claudeAnswer
+	if _, err := s.claudeJSON(ctx, claudeSystem, claudeSchema, prompt, &ans); err != nil {
+		return nil, err
+	}
+	return &ans, nil
+}
+
+// claudeJSON runs Claude Code headless on prompt (given on stdin) and
+// decodes its structured answer, in schema, into out; it returns the
+// model's name. Failures wrap ErrClaudeUnavailable and say what to do.
+// `cairn ask` uses it too.
+func (s *Service) claudeJSON(ctx context.Context, system, schema, prompt string, out any) (string, error) {
 	bin := s.cfg.Claude.Command
 	if bin == "" {
 		bin = "claude"
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Claude Code (%q, claude.command) was not found: install it (npm install -g @anthropic-ai/claude-code) or set claude.command to its path", ErrClaudeUnavailable, bin)
+		return "", fmt.Errorf("%w: Claude Code (%q, claude.command) was not found: install it (npm install -g @anthropic-ai/claude-code) or set claude.command to its path", ErrClaudeUnavailable, bin)
 	}
 	dir, err := os.MkdirTemp("", "cairn-claude-")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer os.RemoveAll(dir)
 	timeout := s.claudeTimeout()
@@ -263,7 +275,7 @@ func (s *Service) runClaude(ctx context.Context, prompt string) (*claudeAnswer, 
 	if model == "" {
 		model = "haiku"
 	}
-	cmd := exec.CommandContext(rctx, path, ClaudeArgs(model)...)
+	cmd := exec.CommandContext(rctx, path, ClaudeArgs(model, system, schema)...)
 	cmd.Dir = dir // a folder of its own: nothing of a project is read
 	cmd.Env = claudeEnv(os.Environ(), s.claudeExtraEnv)
 	cmd.Stdin = strings.NewReader(prompt)
@@ -272,41 +284,43 @@ func (s *Service) runClaude(ctx context.Context, prompt string) (*claudeAnswer, 
 	cmd.WaitDelay = 5 * time.Second
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return "", ctx.Err()
 	}
 	if rctx.Err() != nil {
-		return nil, fmt.Errorf("%w: Claude Code did not answer within %s (claude.timeout)", ErrClaudeUnavailable, timeout)
+		return "", fmt.Errorf("%w: Claude Code did not answer within %s (claude.timeout)", ErrClaudeUnavailable, timeout)
 	}
-	return decodeClaude(stdout.Bytes(), stderr.String(), runErr)
+	if err := decodeClaude(stdout.Bytes(), stderr.String(), runErr, out); err != nil {
+		return "", err
+	}
+	return "claude:" + model, nil
 }
 
 // decodeClaude reads what `claude -p --output-format json` printed.
-func decodeClaude(stdout []byte, stderr string, runErr error) (*claudeAnswer, error) {
+func decodeClaude(stdout []byte, stderr string, runErr error, out any) error {
 	var res claudeResult
 	if err := json.Unmarshal(bytes.TrimSpace(stdout), &res); err != nil || res.Type != "result" {
 		if runErr != nil {
-			return nil, fmt.Errorf("%w: Claude Code failed (%w): %s", ErrClaudeUnavailable, runErr, firstLine(stderr, string(stdout)))
+			return fmt.Errorf("%w: Claude Code failed (%w): %s", ErrClaudeUnavailable, runErr, firstLine(stderr, string(stdout)))
 		}
-		return nil, fmt.Errorf("%w: Claude Code printed something that is not its JSON result: %s", ErrClaudeUnavailable, firstLine(string(stdout), stderr))
+		return fmt.Errorf("%w: Claude Code printed something that is not its JSON result: %s", ErrClaudeUnavailable, firstLine(string(stdout), stderr))
 	}
 	if res.IsError {
 		if notLoggedIn(res.Result) {
-			return nil, fmt.Errorf("%w: Claude Code is not logged in (%q): run `claude` and log in with /login, or set ANTHROPIC_API_KEY", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
+			return fmt.Errorf("%w: Claude Code is not logged in (%q): run `claude` and log in with /login, or set ANTHROPIC_API_KEY", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
 		}
 		msg := fmt.Sprintf("%s: Claude Code answered with an error (%s)", ErrClaudeUnavailable, res.Subtype)
 		if r := cut(oneLine(res.Result), 200); r != "" {
 			msg += ": " + r
 		}
-		return nil, fmt.Errorf("%w%s", ErrClaudeUnavailable, strings.TrimPrefix(msg, ErrClaudeUnavailable.Error()))
+		return fmt.Errorf("%w%s", ErrClaudeUnavailable, strings.TrimPrefix(msg, ErrClaudeUnavailable.Error()))
 	}
 	if len(res.Structured) == 0 || string(res.Structured) == "null" {
-		return nil, fmt.Errorf("%w: Claude Code did not answer in the requested JSON (it said: %s)", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
+		return fmt.Errorf("%w: Claude Code did not answer in the requested JSON (it said: %s)", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
 	}
-	var ans claudeAnswer
-	if err := json.Unmarshal(res.Structured, &ans); err != nil {
-		return nil, fmt.Errorf("%w: Claude Code's answer does not follow the requested JSON (%w)", ErrClaudeUnavailable, err)
+	if err := json.Unmarshal(res.Structured, out); err != nil {
+		return fmt.Errorf("%w: Claude Code's answer does not follow the requested JSON (%w)", ErrClaudeUnavailable, err)
 	}
-	return &ans, nil
+	return nil
 }
 
 // notLoggedIn reports Claude Code's answer when it has no credentials.

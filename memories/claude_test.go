@@ -279,3 +279,35 @@ func TestClaudeExtractorBudgetAndInputCap(t *testing.T) {
 		t.Fatalf("second run: %q %q, %d requests", res.Extractor, res.Notice, len(api.MainRequests()))
 	}
 }
+
+// TestAskWithClaude: with memories.extractor = "claude", `cairn ask` has
+// the user's Claude Code write the answer (the same isolated headless run,
+// the ask schema), and falls back to the evidence when it cannot.
+func TestAskWithClaude(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memories.Extractor = "claude"
+	cfg.Claude.Command = fakeclaude.RequireCLI(t).Path
+	s, memID := askService(t, cfg)
+	home := t.TempDir()
+	api := fakeclaude.NewServer(t, func(_ int, r *fakeclaude.Request) fakeclaude.Reply {
+		return fakeclaude.ToolUse("StructuredOutput", map[string]any{"answer": "Raise proxy_read_timeout and ping [" + memID + "].", "cited": []string{memID}})
+	})
+	api.AllRequests = true
+	s.claudeExtraEnv = fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	ans, err := s.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Model != "claude:haiku" || !strings.Contains(ans.Answer, "proxy_read_timeout") || len(ans.Cited) != 1 {
+		t.Fatalf("answer %+v", ans)
+	}
+	r := api.MainRequests()[0]
+	if !strings.Contains(r.AllText(), "websocket reconnect loop") || !strings.Contains(string(r.Tool("StructuredOutput")), `"cited"`) {
+		t.Fatalf("request:\n%s", api.Dump())
+	}
+	s.cfg.Claude.Command = filepath.Join(home, "no-claude")
+	ans, err = s.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
+	if err != nil || ans.Answer != "" || !strings.Contains(ans.Note, "was not found") || len(ans.Evidence) == 0 {
+		t.Fatalf("missing claude: %v %+v", err, ans)
+	}
+}

@@ -201,7 +201,9 @@ type Service struct {
 
 // New returns a service over st.
 func New(st *index.Store, cfg config.Config) *Service {
-	return &Service{st: st, cfg: cfg, now: time.Now}
+	s := &Service{st: st, cfg: cfg, now: time.Now}
+	s.askWithClaude = s.claudeJSON
+	return s
 }
 
 // Store is the store the service works on.
