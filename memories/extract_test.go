@@ -47,6 +47,8 @@ func TestExtractorRules(t *testing.T) {
 		{"no, a state report", userEntry("u22", "No, the tests in `foo_test.go` still fail with the same error."), "", ""},
 		{"no, a state report without still", userEntry("u23", "No, `make build` prints the warning about `cgo` on every run."), "", ""},
 		{"no, with a question", userEntry("u21", "No, why did `go vet` fail on the CI runner?"), "", ""},
+		{"pasted docs' note", userEntry("u24", strings.Repeat("The uv tool interface installs console entry points. ", 30)+"\n\nNote that --with-executables-from differs from --with in that:\n\n--with adds dependencies only"), "", ""},
+		{"request to remember in a long prompt", userEntry("u25", strings.Repeat("The uv tool interface installs console entry points. ", 30)+"\n\nPlease remember that `uv tool install --force` is how we reinstall the CLI."), Preference, "uv tool install --force"},
 		{"question", userEntry("u10", "Should we always use tabs?"), "", ""},
 		{"plain request", userEntry("u11", "fix the failing test in parser_test.go"), "", ""},
 		{"root cause and fix", claudeEntry("a1", "The root cause was a race in `reconnect()` when the socket closed before the open event; fixed by waiting for `onopen` before sending."), Bugfix, "race in `reconnect()`"},

@@ -75,7 +75,7 @@ var findingRules = []rule{
 	{"fix", Bugfix, 3, lazyRE(`(?i)\b(fixed|resolved|solved|worked around|avoided)\b[^.;]{0,60}?\b(by|with|using)\b|\bthe (fix|solution|workaround) (was|is)\b|\bfix(ed)?:\s|\bfix was to\b`)},
 	// A pitfall or rule; "X needs to be updated" is a plan unless it says
 	// when ("needs to be rebuilt after…").
-	{"gotcha", Gotcha, 3, lazyRE(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|has to) be [a-z]+(-[a-z]+)?ed\b|\bneeds? to be [a-z]+(-[a-z]+)?ed (before|after|when|whenever|if|on every|for every|first)\b`)},
+	{"gotcha", Gotcha, 3, lazyRE(`(?i)\b(gotcha|pitfall|caveat|watch out|beware|be careful|keep in mind)\b|\b(must|should|needs? to) (always|never)\b|\b(doesn'?t|does not|won'?t|will not|cannot|can'?t) work (with|when|if|because|unless|on|in)\b|\b(must|need to) be (run|called|set|done|added|configured) before\b|^important:|\b(doesn'?t|does not|don'?t|do not|won'?t) support\b|\bnot supported\b|\b(must|has to) be [a-z]+(-[a-z]+)?ed\b|\bneeds? to be [a-z]+(-[a-z]+)? (before|after|when|whenever|if|on every|for every|first)\b`)},
 }
 
 // narration is Claude talking about what it is doing, not a finding.
@@ -280,11 +280,16 @@ func userCandidates(e index.MemEntry, add func(candidate)) {
 // questions.
 func userRuleFor(s string, long bool) (rule, bool) {
 	words := len(strings.Fields(s))
-	if words < 4 || words > 80 || strings.HasSuffix(s, "?") || !mayMatch(s, userTriggers) {
+	// A sentence ending in a colon goes on in the lines below it: alone,
+	// it is a fragment.
+	if words < 4 || words > 80 || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || !mayMatch(s, userTriggers) {
 		return rule{}, false
 	}
 	for _, r := range userRules {
-		if long && r.name != "remember" {
+		if long && (r.name != "remember" || docNote.MatchString(s)) {
+			// A long prompt is mostly pasted text (a spec, docs): only
+			// a request to remember addressed to Claude counts, not the
+			// docs' own "Note that…".
 			continue
 		}
 		if r.re.MatchString(s) && userRuleHolds(r.name, s) {
@@ -293,6 +298,10 @@ func userRuleFor(s string, long bool) (rule, bool) {
 	}
 	return rule{}, false
 }
+
+// docNote is documentation's "Note that…"/"Note:", not a request to
+// remember.
+var docNote = lazyRE(`(?i)^note\b`)
 
 // userRuleHolds applies a matching rule's extra condition: an
 // "always"/"never" followed by an instruction; a "don't", a preference or
@@ -323,7 +332,7 @@ func correctionRest(s string) string {
 
 // ruleShape marks a correction that states how things are done or are
 // (a contrast, a habit, an obligation), not what is happening.
-var ruleShape = lazyRE(`(?i)\b(always|never|should|must|instead|rather|prefer|, not|not with|we (use|deploy|run|build|keep|store|ship|want|need|call|write)|use)\b`)
+var ruleShape = lazyRE(`(?i), not\b|\b(always|never|should|must|instead|rather|prefer|not with|we (use|deploy|run|build|keep|store|ship|want|need|call|write)|use)\b`)
 
 // stateReport marks a report of the current state ("still fails", "not
 // working yet").
