@@ -174,3 +174,16 @@ func TestDataDirResolution(t *testing.T) {
 		t.Fatal(d)
 	}
 }
+
+// `cairn --help` says how to open the terminal UI (issue 18 item 14).
+func TestHelpMentionsTUI(t *testing.T) {
+	out, _, err := run(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"terminal UI", "cairn --demo"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -38,7 +38,11 @@ func NewRoot(o *Options) *cobra.Command {
 		Short: "Memory for Claude Code: index, search and curate every session",
 		Long: `cairn indexes every Claude Code transcript under ~/.claude/projects into a
 local store that keeps them after Claude Code deletes the files, searches
-them, and lets you browse them.`,
+them, and lets you browse them.
+
+Run cairn with no command to open the terminal UI (projects, timeline,
+reader, search, the memory inbox and drafts; ? lists its keys), or
+cairn --demo to try it on bundled sample sessions.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

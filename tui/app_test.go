@@ -209,7 +209,15 @@ func TestResumeExecs(t *testing.T) {
 	m.cfg.LookPath = func(string) (string, error) { return "/bin/true", nil }
 	press(t, m, "2")
 	s := m.timeline.selected()
+	// The sample's folders do not exist here: without its folder, r says
+	// so instead of starting claude elsewhere (issue 18 item 14).
+	s.CWD = filepath.Join(t.TempDir(), "gone")
 	_, cmd := m.Update(keyMsg("r"))
+	run(t, m, cmd)
+	mustContain(t, m.status.flash, "is gone", "claude --resume "+s.ID)
+	m.status.flash = ""
+	s.CWD = t.TempDir()
+	_, cmd = m.Update(keyMsg("r"))
 	if cmd == nil || m.status.flash != "" {
 		t.Fatalf("resume with claude on PATH: cmd %v, flash %q", cmd != nil, m.status.flash)
 	}

@@ -128,15 +128,20 @@ func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	ctx, lookPath, id := c.ctx, c.cfg.LookPath, s.ID
 	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), id)
 	return func() tea.Msg {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			// Resuming anywhere else starts a new session: say so
+			// instead of running it.
+			return tea.BatchMsg{msgCmd(flashMsg{err: true, text: fmt.Sprintf(
+				"the session's folder %s is gone: recreate it (or clone the project there), then run: %s (copied)", dir, line)}),
+				tea.SetClipboard(line)}
+		}
 		path, err := lookPath("claude")
 		if err != nil {
 			return tea.BatchMsg{msgCmd(flashMsg{text: "claude is not on PATH; to resume, run: " + line}), tea.SetClipboard(line)}
 		}
 		// Under the TUI's context: a SIGTERM that ends cairn ends it too.
 		cmd := exec.CommandContext(ctx, path, "--resume", id)
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			cmd.Dir = dir
-		}
+		cmd.Dir = dir
 		return tea.ExecProcess(cmd, func(err error) tea.Msg { return resumedMsg{cmd: line, err: err} })()
 	}
 }

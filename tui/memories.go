@@ -310,13 +310,7 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 			if !want[e.UUID] {
 				continue
 			}
-			who := "Claude"
-			switch {
-			case e.Type == "user" && e.IsToolResultOnly():
-				who = "Output" // tool results arrive as user-type entries
-			case e.Type == "user":
-				who = "You"
-			}
+			who := entryWho(e)
 			text := e.JoinedText()
 			if text == "" {
 				for _, b := range e.Blocks {

@@ -176,17 +176,20 @@ func previewEntries(c *transcripts.Conversation, uuid string) ([]transcripts.Ent
 	return c.Entries[:min(len(c.Entries), 4)], -1
 }
 
-// entryWho names who wrote an entry.
+// entryWho names who wrote an entry: tool results and compaction
+// summaries arrive as user entries, and a subagent's prompt is Claude's.
 func entryWho(e *transcripts.Entry) string {
 	switch {
 	case e.Type == "user" && e.IsToolResultOnly():
 		return "Output"
+	case e.IsCompactSummary:
+		return "Compaction summary"
+	case e.Type == "user" && e.IsSidechain:
+		return "Claude (task for a subagent)"
 	case e.Type == "user":
 		return "You"
-	case e.Type == "assistant":
-		return "Claude"
 	}
-	return e.Type
+	return "Claude"
 }
 
 // previewText is an entry's text, or its tool calls and outputs.

@@ -103,6 +103,15 @@ func (p *projectsPane) loaded(msg projectsMsg) tea.Cmd {
 }
 
 func (p *projectsPane) apply() {
+	keep := p.selected()
+	defer func() {
+		// The cursor stays on its project when it is still shown.
+		for i := range p.shown {
+			if keep != nil && p.shown[i].Name == keep.Name {
+				p.list.set(i)
+			}
+		}
+	}()
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	p.shown = p.shown[:0:0]
 	for _, ps := range p.all {

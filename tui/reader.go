@@ -550,7 +550,11 @@ func (p *readerPane) renderKind(it *ritem, cw int) []string {
 	case kHeader:
 		return p.renderHeader(cw)
 	case kPrompt:
-		return append([]string{"", s.User.Render("▶ You") + s.Muted.Render(" · "+p.c.fmtTime(it.ts))}, wrap(it.text, cw, "  ")...)
+		who := "▶ You"
+		if it.depth > 0 {
+			who = "▶ Claude's task for the subagent" // a subagent's prompt is written by Claude
+		}
+		return append([]string{"", s.User.Render(who) + s.Muted.Render(" · "+p.c.fmtTime(it.ts))}, wrap(it.text, cw, "  ")...)
 	case kText:
 		return append(p.turnHead(it), p.c.markdown(it.text, cw)...)
 	case kThinking:
@@ -600,8 +604,13 @@ func (p *readerPane) renderHeader(cw int) []string {
 	if title == "" {
 		title = transcripts.OneLine(ss.FirstPrompt, 120)
 	}
-	meta := fmt.Sprintf("%s → %s (%s) · %d prompts · %d tool calls · %s tokens", p.c.fmtTime(ss.Start), p.c.fmtClock(ss.End),
-		human.Duration(ss.Duration()), ss.Prompts, ss.ToolCalls, fmtCount(ss.Usage.Total()))
+	// The end's date too when the session ran past midnight.
+	end := p.c.fmtClock(ss.End)
+	if loc := p.c.cfg.Location; !ss.End.IsZero() && ss.Start.In(loc).Format("2006-01-02") != ss.End.In(loc).Format("2006-01-02") {
+		end = p.c.fmtTime(ss.End)
+	}
+	meta := fmt.Sprintf("%s → %s (%s) · %s · %s · %s tokens", p.c.fmtTime(ss.Start), end,
+		human.Duration(ss.Duration()), plural(ss.Prompts, "prompt"), plural(ss.ToolCalls, "tool call"), fmtCount(ss.Usage.Total()))
 	var more []string
 	if len(ss.Models) > 0 {
 		more = append(more, sanitizeLine(strings.Join(ss.Models, ", ")))

@@ -126,7 +126,7 @@ func (s *statusBar) counters() []string {
 		left = append(left, sty.Warn.Render("● "+s.index.line()))
 	case s.statsOK:
 		left = append(left, fmt.Sprintf("store %s", human.Bytes(s.stats.DBBytes)),
-			fmt.Sprintf("%s sessions", fmtCount(int64(s.stats.Sessions))))
+			plural(s.stats.Sessions, "session"))
 	default:
 		left = append(left, "store …")
 	}

@@ -130,6 +130,15 @@ func (p *timelinePane) since() time.Time {
 }
 
 func (p *timelinePane) apply() {
+	keep := p.selected()
+	defer func() {
+		// The cursor stays on its session when it is still shown.
+		for i, r := range p.rows {
+			if keep != nil && r.s != nil && r.s.ID == keep.ID {
+				p.list.set(i)
+			}
+		}
+	}()
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	since := p.since()
 	p.rows = p.rows[:0:0]
@@ -339,7 +348,8 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 	row := " " + pad(p.c.fmtClock(ss.Start), 7) + pad(sanitizeLine(title), cols.title-1) + " " + padLeft(human.Duration(ss.Duration()), 8) +
 		padLeft(fmt.Sprint(ss.Prompts), 5) + padLeft(fmtCount(ss.Usage.Total()), 8)
 	if cols.wide {
-		row += "  " + pad(sanitizeLine(strings.Join(ss.Models, ",")), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)
+		// A space after the model even when its name fills the column.
+		row += "  " + pad(trunc(sanitizeLine(strings.Join(ss.Models, ",")), cols.model-3), cols.model-2) + pad(sanitizeLine(strings.Join(ss.Branches, ",")), cols.branch)
 	}
 	row += " " + pad(marks, 3)
 	return p.c.rowStyle(i == p.list.cursor, pad(row, w))
