@@ -15,13 +15,13 @@ import (
 	"github.com/cairn-dev/cairn/memories"
 )
 
-// TestClaudeExtractorAfterSessionEnd runs the hooks with
+// TestClaudeExtractorAfterPreCompactAndSessionEnd runs the hooks with
 // memories.extractor = "claude": Stop extracts nothing (the turns wait for
-// the session's end), SessionEnd returns at once and a detached process
-// runs the real Claude Code CLI (against a fake Messages API) whose
+// PreCompact or the session's end), PreCompact returns at once and a
+// detached process runs the real Claude Code CLI (against a fake Messages API) whose
 // proposals arrive as pending memories with a summary; the hooks of that
 // run do nothing.
-func TestClaudeExtractorAfterSessionEnd(t *testing.T) {
+func TestClaudeExtractorAfterPreCompactAndSessionEnd(t *testing.T) {
 	cli := fakeclaude.RequireCLI(t)
 	ref := regexp.MustCompile(`#(\d+) user: `)
 	api := fakeclaude.NewServer(t, func(_ int, r *fakeclaude.Request) fakeclaude.Reply {
@@ -55,9 +55,10 @@ func TestClaudeExtractorAfterSessionEnd(t *testing.T) {
 		t.Fatalf("Stop started a Claude extraction; log: %s", e.logText())
 	}
 
-	r := e.run(t, input("SessionEnd", demoSession, tr, map[string]any{"reason": "prompt_input_exit"}), extra)
-	if r.code != 0 || r.stdout != "" || r.took > 1500*time.Millisecond {
-		t.Fatalf("SessionEnd: exit %d stdout %q took %s", r.code, r.stdout, r.took)
+	// PreCompact hands the turns so far to Claude.
+	r := e.run(t, input("PreCompact", demoSession, tr, map[string]any{"trigger": "auto"}), extra)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("PreCompact: exit %d stdout %q", r.code, r.stdout)
 	}
 	st := e.store(t)
 	svc := memories.New(st, config.Default())
@@ -84,6 +85,16 @@ func TestClaudeExtractorAfterSessionEnd(t *testing.T) {
 	}
 	if n := len(api.MainRequests()); n != 1 {
 		t.Fatalf("%d Claude runs, want 1", n)
+	}
+	// SessionEnd returns at once; with no new turns since, Claude is not
+	// run again (the cursor moved).
+	r = e.run(t, input("SessionEnd", demoSession, tr, map[string]any{"reason": "prompt_input_exit"}), extra)
+	if r.code != 0 || r.stdout != "" || r.took > 1500*time.Millisecond {
+		t.Fatalf("SessionEnd: exit %d stdout %q took %s", r.code, r.stdout, r.took)
+	}
+	waitBackground(t, e)
+	if n := len(api.MainRequests()); n != 1 {
+		t.Fatalf("%d Claude runs after SessionEnd, want still 1", n)
 	}
 	if !strings.Contains(e.logText(), "proposed by the claude extractor") {
 		t.Fatalf("the log does not say which extractor ran: %s", e.logText())
