@@ -26,6 +26,7 @@ type KeyMap struct {
 	// Search: results move with SearchList while browsing and with
 	// SearchTyping while typing the query.
 	Scope, Mode, Kind key.Binding
+	ClearQuery        key.Binding // esc in Search, as its help says it (matched as Back)
 	SearchTyping      listKeys
 
 	// Memories and drafts
@@ -93,9 +94,10 @@ func DefaultKeyMap() KeyMap {
 		CopyID:     b([]string{"y"}, "y", "copy id"),
 		Export:     b([]string{"E"}, "E", "export .md"),
 
-		Scope: b([]string{"ctrl+s"}, "ctrl+s", "project/all"),
-		Mode:  b([]string{"ctrl+t"}, "ctrl+t", "mode"),
-		Kind:  b([]string{"ctrl+k"}, "ctrl+k", "kind"),
+		Scope:      b([]string{"ctrl+s"}, "ctrl+s", "project/all"),
+		ClearQuery: b([]string{"esc"}, "esc", "clear query"),
+		Mode:       b([]string{"ctrl+t"}, "ctrl+t", "mode"),
+		Kind:       b([]string{"ctrl+k"}, "ctrl+k", "kind"),
 		SearchTyping: listKeys{
 			Up:       b([]string{"up", "ctrl+p"}, "↑/ctrl+p", "prev result"),
 			Down:     b([]string{"down", "ctrl+n"}, "↓/ctrl+n", "next result"),

@@ -121,7 +121,10 @@ func (m *Model) helpBindings() (pane, tail []key.Binding) {
 		return nil, []key.Binding{k.Help, k.Back}
 	}
 	p := m.panes[m.focus]
-	if p.typing() {
+	switch {
+	case m.focus == paneSearch:
+		return p.help(), []key.Binding{k.ClearQuery, k.NextPane}
+	case p.typing():
 		return p.help(), []key.Binding{k.Back, k.NextPane}
 	}
 	return p.help(), []key.Binding{k.Help, k.Quit}
