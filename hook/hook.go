@@ -257,16 +257,76 @@ func installedBeside(env *Env, in Input) bool {
 	return len(plugin.InstalledHooks(plugin.SettingsFiles(env.ClaudeDir, project)...)) > 0
 }
 
+// InputIdle is how long the hook waits for more of its input once nothing
+// arrives: Claude Code writes the whole JSON at once, so a pause this long
+// means the rest is not coming (a runner that keeps stdin open, a half
+// object), and the hook answers then instead of at the watchdog.
+var InputIdle = time.Second
+
+var errInputIdle = errors.New("no input for a while")
+
+// idleReader reads r on its own goroutine so that a Read can give up when
+// nothing arrives for idle (stdin pipes support no deadlines). The
+// goroutine may stay blocked in r.Read: a hook process exits soon after.
+type idleReader struct {
+	ch   chan idleChunk
+	idle time.Duration
+	rest []byte
+	err  error
+}
+
+type idleChunk struct {
+	b   []byte
+	err error
+}
+
+func newIdleReader(r io.Reader, idle time.Duration) io.Reader {
+	ir := &idleReader{ch: make(chan idleChunk, 1), idle: idle}
+	go func() {
+		for {
+			b := make([]byte, 32<<10)
+			n, err := r.Read(b)
+			ir.ch <- idleChunk{b[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ir
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	for len(ir.rest) == 0 {
+		if ir.err != nil {
+			return 0, ir.err
+		}
+		t := time.NewTimer(ir.idle)
+		select {
+		case c := <-ir.ch:
+			t.Stop()
+			ir.rest, ir.err = c.b, c.err
+		case <-t.C:
+			return 0, errInputIdle
+		}
+	}
+	n := copy(p, ir.rest)
+	ir.rest = ir.rest[n:]
+	return n, nil
+}
+
 // readInput reads the hook JSON from stdin: one JSON value, without waiting
 // for the end of stdin when it is a well-formed object (a runner that keeps
 // stdin open must not stall the hook); anything else is read to the end
 // (up to MaxInput) so the error can show it.
 func readInput(r io.Reader) ([]byte, error) {
-	br := bufio.NewReader(io.LimitReader(r, MaxInput+1))
+	br := bufio.NewReader(io.LimitReader(newIdleReader(r, InputIdle), MaxInput+1))
 	for {
 		c, err := br.ReadByte()
 		if err == io.EOF {
 			return nil, nil // empty: ParseInput says so
+		}
+		if errors.Is(err, errInputIdle) {
+			return nil, fmt.Errorf("stdin stayed open with nothing on it for %s (expected the hook JSON)", InputIdle)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading stdin: %w", err)
@@ -282,6 +342,9 @@ func readInput(r io.Reader) ([]byte, error) {
 		var raw json.RawMessage
 		dec := json.NewDecoder(br)
 		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, errInputIdle) {
+				return nil, fmt.Errorf("stdin stayed open without a complete JSON object for %s: answered without it", InputIdle)
+			}
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/cairn-dev/cairn/transcripts"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/index/embed"
@@ -38,6 +39,12 @@ const (
 	ftsToolHead = 800
 	ftsToolTail = 200
 )
+
+// ftsMaxText bounds the text of any one full-text document: a 20 MB
+// pasted log in a prompt is searchable by its first 192 KB and last 64 KB
+// (the store keeps all of it for reading). Without the bound, a file of
+// three 20 MB lines took 1 GB of memory and half a minute to analyse.
+const ftsMaxText = 256 << 10
 
 // DrainFTS moves every queued document into the full-text index. Documents
 // stay queued until indexed, so a process killed midway loses nothing.
@@ -101,6 +108,8 @@ func ftsDoc(r DocRow) ftsapi.Doc {
 	text, title := r.Text, r.Title
 	if r.Block == "tool_result" {
 		text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
+	} else if len(text) > ftsMaxText {
+		text = transcripts.HeadTail(text, ftsMaxText*3/4, ftsMaxText/4)
 	}
 	if r.Block == "tool_result" || r.Block == "tool_use" {
 		// A session's title describes the conversation, not each of its
@@ -287,6 +296,18 @@ func (s *Store) activate(ctx context.Context, id string) (bool, error) {
 	return true, s.SetSetting(ctx, activeEmbedderKey, []byte(id))
 }
 
+// embedMaxText bounds the text one vector is made of: a vector stands for
+// what a document is about, which its first 64 KB say (a 20 MB pasted log
+// would only cost memory and time).
+const embedMaxText = 64 << 10
+
+func embedText(s string) string {
+	if len(s) <= embedMaxText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:embedMaxText], "")
+}
+
 var errNotEnoughText = errors.New("not enough text indexed yet to train the built-in embedder")
 
 // EmbedQueued embeds every queued document with e and stores the vectors.
@@ -350,7 +371,7 @@ func (s *Store) embedBatch(ctx context.Context, e embed.Embedder, rows []DocRow)
 			continue
 		}
 		live = append(live, r)
-		texts = append(texts, r.Text)
+		texts = append(texts, embedText(r.Text))
 	}
 	var vecs []VecRow
 	if len(texts) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,7 +28,7 @@ func (s *Store) trainingSample(ctx context.Context, max int) ([]DocRow, error) {
 		return nil, err
 	}
 	step := n/max + 1
-	return queryRows(ctx, s, `SELECT 'm:' || uuid, printf('e:%013d', id), text FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, []any{step},
+	return queryRows(ctx, s, `SELECT 'm:' || uuid, printf('e:%013d', id), substr(text, 1, `+strconv.Itoa(embedMaxText)+`) FROM entries WHERE `+embeddableWhere+` AND id % ? = 0`, []any{step},
 		func(rows *sql.Rows) (DocRow, error) {
 			d := DocRow{Kind: DocMessage}
 			err := rows.Scan(&d.ID, &d.queueKey, &d.Text)

@@ -151,7 +151,9 @@ var ErrNotJSON = errors.New("not a JSON object")
 // a field of an unexpected shape drops that field only. An error means the
 // line is not usable JSON at all.
 func ParseLine(line []byte) (Entry, error) {
-	line = bytes.TrimSpace(line)
+	// A UTF-8 byte order mark (editors and some Windows tools write one at
+	// the start of a file) is not part of the JSON.
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimLeft(line, " \t"), []byte("\xef\xbb\xbf")))
 	if len(line) == 0 || line[0] != '{' {
 		return Entry{}, ErrNotJSON
 	}

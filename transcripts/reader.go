@@ -102,6 +102,7 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return cur, stats, err
 	}
+	ro.at = f
 	next, err := read(f, path, cur, &stats, fn, ro)
 	next.Size = st.Size()
 	return next, stats, err
@@ -111,6 +112,10 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 type readOpts struct {
 	quiet   bool // unwritten for QuietPeriod: a complete unterminated last line is read
 	midLine bool // the cursor is inside a line whose start was read already
+	// at reads the file at an offset (nil: a plain stream): a line longer
+	// than the read buffer is measured first and read into one buffer of
+	// its size, instead of a buffer doubled up to twice the line.
+	at io.ReaderAt
 }
 
 // isReplaced reports whether the file f, of size bytes, is no longer the
@@ -161,6 +166,11 @@ func read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long) == 0 && ro.at != nil {
+				if n, ok := lineRest(ro.at, cur.Offset+int64(len(chunk))); ok && int64(len(chunk))+n <= MaxLineBytes {
+					long = make([]byte, 0, int64(len(chunk))+n)
+				}
+			}
 			if len(long)+len(chunk) <= MaxLineBytes {
 				long = append(long, chunk...)
 				continue
@@ -215,6 +225,24 @@ func read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 			long = long[:0]
 		}
 	}
+}
+
+// lineRest is how many bytes from off to the next newline, included (ok
+// false when there is none yet, or the file cannot be read there).
+func lineRest(at io.ReaderAt, off int64) (int64, bool) {
+	buf := make([]byte, 1<<20)
+	var n int64
+	for n <= MaxLineBytes {
+		k, err := at.ReadAt(buf, off+n)
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			return n + int64(i) + 1, true
+		}
+		n += int64(k)
+		if err != nil || k == 0 {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // skipLongLine counts a line of n bytes, over MaxLineBytes, that was

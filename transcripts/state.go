@@ -323,6 +323,9 @@ func (st *SessionState) turn(e *Entry) {
 	}
 }
 
+// maxPromptKept bounds the first prompt (and command) a session keeps.
+const maxPromptKept = 8 << 10
+
 // prompt counts a real user prompt and keeps the first one (or the first
 // slash command) as a title candidate.
 func (st *SessionState) prompt(e *Entry) {
@@ -331,12 +334,18 @@ func (st *SessionState) prompt(e *Entry) {
 	}
 	s := &st.Session
 	s.Prompts++
-	if IsCommandWrapper(e.PromptText()) {
+	if st.Command != "" && s.FirstPrompt != "" {
+		return
+	}
+	// A title candidate: its head is all a title uses, and a 20 MB
+	// pasted log must not be kept (and stored) whole a second time.
+	text := HeadTail(e.PromptText(), maxPromptKept, 0)
+	if IsCommandWrapper(text) {
 		if st.Command == "" {
-			st.Command = CleanPrompt(e.PromptText())
+			st.Command = CleanPrompt(text)
 		}
 	} else if s.FirstPrompt == "" {
-		s.FirstPrompt = CleanPrompt(e.PromptText())
+		s.FirstPrompt = CleanPrompt(text)
 	}
 }
 
