@@ -72,6 +72,8 @@ func TestExtractorRules(t *testing.T) {
 		{"request, not a preference", userEntry("u16", "now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it. also we don't need to check for the existence of the file, let's just launch it."), "", ""},
 		{"not supported", claudeEntry("a15", "The generated migration uses `ALTER TABLE ... MODIFY`, which SQLite doesn't support for nullability changes."), Gotcha, "SQLite doesn't support"},
 		{"must be forced", claudeEntry("a16", "`priv/static/assets/` is gitignored, so files there must be force-added."), Gotcha, "force-added"},
+		{"i.e. is not first person", claudeEntry("a20", "- **Stale `_build` after renaming a module**: tests failed because the compiler kept the old beam files, i.e. `Foo.Bar` was still defined. Fixed by running `mix compile --force`."), Bugfix, "mix compile --force"},
+		{"first person", claudeEntry("a21", "- **Slow tests**: I couldn't make them faster because my fixture loads everything. Fixed by caching `load_all/0`."), "", ""},
 		{"update plan, not a gotcha", claudeEntry("a18", "`config.yaml` needs to be updated with the new `API_URL` key."), "", ""},
 		{"needs to be, with when", claudeEntry("a19", "The `assets/` bundle needs to be rebuilt after every change to `tailwind.config.js`."), Gotcha, "rebuilt after every change"},
 		{"plan, not a gotcha", claudeEntry("a17", "Since we're using a shared `panel` component, the selection code needs to be merged into `Highlighter`."), "", ""},

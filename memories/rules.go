@@ -82,7 +82,7 @@ var findingRules = []rule{
 var narration = lazyRE(`(?i)^((since|as|because) (we|i)('re|'m| are| am)?\b|let me|let's|now (let|i)|i('ll| will| need| should| can|'m going|'m| am| see)|first,? i|next,? i|okay|ok,|great|perfect|good|alright|i think|maybe|perhaps|hmm|wait)\b|\?\s*$`)
 
 // firstPerson marks Claude's tentative reasoning ("my function might…").
-var firstPerson = lazyRE(`(?i)\b(i'm|i am|i've|i'll|my|me|i)\b`)
+var firstPerson = lazyRE(`(?i:\b(i'm|i am|i've|i'll|i'd|my|me)\b)|\bI\b`)
 
 // specific reports whether s names something concrete: code, a path, an
 // identifier, a quoted string, a version or a number.
