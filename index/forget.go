@@ -192,6 +192,11 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 				q    string
 				args []any
 			}{nil, `DELETE FROM synthesis WHERE project = ?`, []any{t.Project}},
+			struct {
+				dst  *int
+				q    string
+				args []any
+			}{nil, `DELETE FROM memory_fingerprints WHERE project = ?`, []any{t.Project}},
 		)
 	}
 	for _, s := range steps {

@@ -211,6 +211,9 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 		if err != nil {
 			return err
 		}
+		if err := s.keepFingerprint(ctx, r); err != nil {
+			return err
+		}
 		if err := s.st.Mem().Delete(ctx, r.ID, b); err != nil {
 			return err
 		}

@@ -176,6 +176,9 @@ type memCache struct {
 	byID         map[string]*cached
 	post         map[uint32][]int32 // token -> items holding it
 	counts       []int32            // scratch for candidate counting
+	// prints are the fingerprints of deleted rejected and superseded
+	// memories in the cache's scope (review.go).
+	prints []index.Fingerprint
 }
 
 func newCached(r *index.MemRow) *cached {
@@ -251,6 +254,11 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 	mc := &memCache{gen: gen, approvedOnly: approvedOnly, project: project, byID: make(map[string]*cached, len(rows)), post: map[uint32][]int32{}}
 	for _, r := range rows {
 		mc.add(newCached(r))
+	}
+	if !approvedOnly {
+		if mc.prints, err = s.st.Mem().Fingerprints(ctx, project); err != nil {
+			return nil, err
+		}
 	}
 	if m := s.embedder(ctx); m != nil && len(rows) > 0 {
 		if err := s.attachVectors(ctx, mc, m); err != nil {

@@ -39,21 +39,16 @@ func TestDedupBumpMergeSupersede(t *testing.T) {
 	if e.Action != ActionAdded {
 		t.Fatalf("other project: %+v", e)
 	}
-	// An approved memory said differently: a new pending memory that
-	// supersedes it once approved.
+	// An approved memory said differently: reviews are remembered, so no
+	// new proposal; the approved memory gains the source (a correction,
+	// `memories correct`, is how an approved memory is replaced).
 	if _, err := s.SetStatus(ctx, a.Memory.ID, Approved); err != nil {
 		t.Fatal(err)
 	}
-	f := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of reconnect race; fix: await open event in client"})
-	if f.Action != ActionAdded || f.Memory.Status != Pending || !slices.Contains(f.Memory.Links, Link{Supersedes, a.Memory.ID}) {
-		t.Fatalf("supersede proposal: %+v", f)
-	}
-	if _, err := s.SetStatus(ctx, f.Memory.ID, Approved); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := s.Get(ctx, a.Memory.ID)
-	if old.Status != Superseded {
-		t.Fatalf("approving the replacement left the old one %s", old.Status)
+	f := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of reconnect race; fix: await open event in client",
+		SourceUUIDs: []string{"u9"}})
+	if f.Action != ActionBumped || f.Memory.ID != a.Memory.ID || f.Memory.Status != Approved || !slices.Contains(f.Memory.SourceUUIDs, "u9") {
+		t.Fatalf("approved memory proposed again: %+v", f)
 	}
 }
 

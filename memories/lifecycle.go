@@ -53,10 +53,10 @@ const (
 const maxSourceUUIDs = 64
 
 // Add stores a memory after redacting it and checking for duplicates: a
+// fact a review already settled is not proposed again (review.go: a
+// rejected or superseded one is skipped, an approved one bumped), a
 // near-copy bumps the existing memory, a similar pending one is merged
-// into it, a similar approved one is superseded by the new (pending)
-// memory once that is approved, a rejected one is never proposed again,
-// and a likely contradiction is linked and reported.
+// into it, and a likely contradiction is linked and reported.
 func (s *Service) Add(ctx context.Context, n NewMemory) (AddResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,6 +189,10 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 	}
 	now := s.now().UTC()
 	cands, vec, neg := s.similarTo(ctx, mc, &n)
+	toks, _ := tokens(n.Content + " " + strings.Join(n.Tags, " "))
+	if res, done, err := s.reviewedBefore(ctx, mc, &n, toks, neg, cands, now, dry, ws); done {
+		return res, err
+	}
 	if res, done, err := s.addToDuplicate(ctx, &n, cands, vec, now, dry, ws); done {
 		return res, err
 	}
@@ -595,6 +599,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
+		return err
+	}
+	if err := s.keepFingerprint(ctx, r); err != nil {
 		return err
 	}
 	if err := s.st.Mem().Delete(ctx, r.ID, b); err != nil {
