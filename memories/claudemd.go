@@ -81,18 +81,25 @@ func ReplaceBlock(doc, block string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A file written with Windows line endings keeps them, in the block
+	// too.
+	nl := "\n"
+	if crlf := strings.Count(doc, "\r\n"); crlf > 0 && crlf*2 >= strings.Count(doc, "\n") {
+		nl = "\r\n"
+		block = strings.ReplaceAll(strings.ReplaceAll(block, "\r\n", "\n"), "\n", nl)
+	}
 	if found {
 		return doc[:start] + block + doc[end:], nil
 	}
 	switch {
 	case doc == "":
-		return block + "\n", nil
-	case strings.HasSuffix(doc, "\n\n"):
-		return doc + block + "\n", nil
+		return block + nl, nil
+	case strings.HasSuffix(doc, nl+nl):
+		return doc + block + nl, nil
 	case strings.HasSuffix(doc, "\n"):
-		return doc + "\n" + block + "\n", nil
+		return doc + nl + block + nl, nil
 	}
-	return doc + "\n\n" + block + "\n", nil
+	return doc + nl + nl + block + nl, nil
 }
 
 // SyncOptions choose what Sync writes where.
@@ -180,6 +187,9 @@ func (s *Service) syncLines(lines int) int {
 // recording the diff in res; when the file changed meanwhile (an editor
 // wrote it), it merges into the new text, up to three times.
 func writeBlock(target, block string, dryRun bool, res *SyncResult) error {
+	if !dryRun {
+		removeStaleTemps(target)
+	}
 	for attempt := 0; ; attempt++ {
 		old, mode, err := readTarget(target)
 		if err != nil {
@@ -220,6 +230,9 @@ func readTarget(path string) (string, os.FileMode, error) {
 	if !fi.Mode().IsRegular() {
 		return "", 0, fmt.Errorf("%s is not a regular file", path)
 	}
+	if fi.Mode().Perm()&0o200 == 0 {
+		return "", 0, fmt.Errorf("%s is read-only (%v): cairn does not rewrite a file someone protected; make it writable (chmod u+w %s) or sync into another file with --target", path, fi.Mode().Perm(), path)
+	}
 	if fi.Size() > 4<<20 {
 		return "", 0, fmt.Errorf("%s is %d MB: too large for a CLAUDE.md; refusing to rewrite it", path, fi.Size()>>20)
 	}
@@ -229,9 +242,29 @@ func readTarget(path string) (string, os.FileMode, error) {
 
 var errChangedMeanwhile = errors.New("file changed while syncing")
 
+// tempPattern matches the temporary files writeAtomic makes beside path.
+func tempPattern(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".cairn-*")
+}
+
+// removeStaleTemps deletes the temporary files a killed sync left beside
+// target. Sync holds target's lock, so none of them belongs to a sync still
+// at work.
+func removeStaleTemps(target string) {
+	matches, _ := filepath.Glob(tempPattern(target))
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+			_ = os.Remove(m)
+		}
+	}
+}
+
 // writeAtomic writes doc to path through a temporary file in the same
 // folder and a rename, after checking the file still holds old.
 func writeAtomic(path, doc string, mode os.FileMode, old string) error {
+	if hardLinked(path) {
+		return writeInPlace(path, doc, old)
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".cairn-*")
 	if err != nil {
@@ -252,6 +285,35 @@ func writeAtomic(path, doc string, mode os.FileMode, old string) error {
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeInPlace rewrites a file that has other hard links in place: a rename
+// would give this name a new file and leave the other names with the old
+// text. Not atomic, so the text is written and synced to a temporary file
+// first (a crash leaves the old text or that copy beside it).
+func writeInPlace(path, doc, old string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cairn-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if err := writeSynced(f, doc); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if cur, _, err := readTarget(path); err != nil || cur != old {
+		os.Remove(tmp)
+		return errChangedMeanwhile
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	if err := writeSynced(out, doc); err != nil {
+		return fmt.Errorf("rewriting %s (its new text is in %s): %w", path, tmp, err)
+	}
+	return os.Remove(tmp)
 }
 
 // writeSynced writes doc to f, syncs and closes it.

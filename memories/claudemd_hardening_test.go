@@ -1,0 +1,90 @@
+package memories
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Sync used to rewrite a read-only CLAUDE.md, leave .CLAUDE.md.cairn-*
+// files behind after a kill, break hard links and write its block with
+// LF line endings inside a CRLF file (issue 19).
+func TestSyncHardening(t *testing.T) {
+	ctx := context.Background()
+	t.Run("read-only", func(t *testing.T) {
+		s, dir := syncFixture(t)
+		target := filepath.Join(dir, "CLAUDE.md")
+		os.WriteFile(target, []byte("# protected\n"), 0o444)
+		_, err := s.Sync(ctx, SyncOptions{Project: dir})
+		if err == nil || !strings.Contains(err.Error(), "read-only") {
+			t.Fatalf("want a refusal that says read-only, got %v", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "# protected\n" {
+			t.Fatal("a read-only file was rewritten")
+		}
+	})
+	t.Run("stale temp files", func(t *testing.T) {
+		s, dir := syncFixture(t)
+		target := filepath.Join(dir, "CLAUDE.md")
+		os.WriteFile(target, []byte("# p\n"), 0o644)
+		stale := filepath.Join(dir, ".CLAUDE.md.cairn-123456")
+		os.WriteFile(stale, []byte("half a block"), 0o600)
+		if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(stale); !os.IsNotExist(err) {
+			t.Fatalf("the temporary file a killed sync left is still there (%v)", err)
+		}
+	})
+	t.Run("hard link", func(t *testing.T) {
+		s, dir := syncFixture(t)
+		target := filepath.Join(dir, "CLAUDE.md")
+		os.WriteFile(target, []byte("# linked\n"), 0o644)
+		other := filepath.Join(t.TempDir(), "shared-CLAUDE.md")
+		if err := os.Link(target, other); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(target)
+		b, _ := os.ReadFile(other)
+		if string(a) != string(b) || !strings.Contains(string(b), MarkerStart) {
+			t.Fatal("the hard link was broken: the other name kept the old text")
+		}
+		fa, _ := os.Stat(target)
+		fb, _ := os.Stat(other)
+		if !os.SameFile(fa, fb) {
+			t.Fatal("the two names are no longer one file")
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 {
+			t.Fatalf("files left in %s: %v", dir, ents)
+		}
+	})
+	t.Run("CRLF", func(t *testing.T) {
+		s, dir := syncFixture(t)
+		target := filepath.Join(dir, "CLAUDE.md")
+		orig := "# Windows project\r\n\r\nRules.\r\n"
+		os.WriteFile(target, []byte(orig), 0o644)
+		for range 2 { // written, then updated in place
+			if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+				t.Fatal(err)
+			}
+			approve(t, s, NewMemory{Project: dir, Type: Fact, Content: "The build runs on Windows runners"})
+		}
+		b, _ := os.ReadFile(target)
+		got := string(b)
+		if !strings.HasPrefix(got, orig) || !strings.Contains(got, MarkerStart+"\r\n") {
+			t.Fatalf("file:\n%q", got)
+		}
+		if lf := strings.Count(got, "\n") - strings.Count(got, "\r\n"); lf != 0 {
+			t.Fatalf("%d bare LF line endings in a CRLF file:\n%q", lf, got)
+		}
+		if again, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil || again.Changed {
+			t.Fatalf("a CRLF file is rewritten on every sync: %+v %v", again, err)
+		}
+	})
+}
