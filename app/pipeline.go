@@ -41,6 +41,9 @@ type IndexOptions struct {
 	NoSync bool
 	// NoEmbed leaves vectors queued for a later run.
 	NoEmbed bool
+	// Recount reads every transcript again and aggregates each session
+	// whose files are all on disk afresh (index.SyncOptions.Recount).
+	Recount bool
 	// StoreOnly syncs the store alone: the full-text documents and the
 	// vectors stay queued for the next run that does them (listings that
 	// only need the store; the Hook profile always).
@@ -140,6 +143,7 @@ func (o IndexOptions) storeOnly() bool { return o.StoreOnly || o.Profile == Hook
 func (a *App) syncOptions(o IndexOptions, report func(Progress)) index.SyncOptions {
 	so := index.SyncOptions{
 		Projects: o.Projects,
+		Recount:  o.Recount,
 		ToolHead: a.Config.Index.ToolOutputHead,
 		ToolTail: a.Config.Index.ToolOutputTail,
 		Progress: func(p index.Progress) { report(Progress{Stage: StageSync, Sync: p}) },

@@ -15,7 +15,7 @@ import (
 )
 
 func newIndexCmd(o *Options) *cobra.Command {
-	var rebuild, retrain, noEmbed bool
+	var rebuild, retrain, noEmbed, recount bool
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Index new transcript lines into the store, the full-text index and the vectors",
@@ -24,7 +24,9 @@ first time) into cairn's store, fills the full-text index while it does, then
 brings the vectors up to date with the configured embedder (built-in by
 default; Ollama when embedder.kind = "ollama"). --rebuild throws the derived
 indexes away and rebuilds them from the store; the store itself is never
-deleted. Interrupted runs resume where they stopped.`,
+deleted. --recount reads every transcript again and counts each session whose
+files are all still on disk afresh (after an upgrade that reads transcripts
+better); nothing stored is lost. Interrupted runs resume where they stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(o, app.Options{})
@@ -32,7 +34,7 @@ deleted. Interrupted runs resume where they stopped.`,
 				return err
 			}
 			defer a.Close()
-			res, err := updateStore(cmd.Context(), o, a, app.IndexOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed})
+			res, err := updateStore(cmd.Context(), o, a, app.IndexOptions{Rebuild: rebuild, Retrain: retrain || rebuild, NoEmbed: noEmbed, Recount: recount})
 			stats := res.UpdateStats
 			reportDamage(o, stats)
 			if err != nil {
@@ -56,6 +58,7 @@ deleted. Interrupted runs resume where they stopped.`,
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "rebuild the full-text index and the embeddings from the store")
 	cmd.Flags().BoolVar(&retrain, "retrain", false, "retrain the built-in embedder on the current store")
 	cmd.Flags().BoolVar(&noEmbed, "no-embed", false, "leave the vectors for a later run (they stay queued)")
+	cmd.Flags().BoolVar(&recount, "recount", false, "read every transcript again and count its sessions afresh (those whose files are all on disk)")
 	return cmd
 }
 

@@ -234,3 +234,65 @@ func TestStoredSourceNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestRecountFixesSessionsAnOlderBuildCounted: a store whose sessions were
+// aggregated by an older build's rules (here: a VS Code session counted
+// with 2 prompts, the IDE prompts stored as system text) gets them counted
+// afresh by a Recount sync, without storing any line twice; a session with
+// a file gone keeps what it has.
+func TestRecountFixesSessionsAnOlderBuildCounted(t *testing.T) {
+	claude := copyTree(t, reducedDir)
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	want := storeSessions(t, s)
+	rows := count(t, s, `SELECT count(*) FROM entries`)
+	// What an older build stored.
+	old := func(sid string) {
+		var id int64
+		var blob []byte
+		if err := s.r.QueryRowContext(t.Context(), `SELECT id, cairn_unz(state) FROM sessions WHERE sid = ?`, sid).Scan(&id, &blob); err != nil {
+			t.Fatal(err)
+		}
+		st, err := transcripts.UnmarshalState(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Session.Prompts, st.Session.FirstPrompt = 2, "OK, I created a repo"
+		st.Replays, st.MainModels, st.MainCWD = nil, nil, ""
+		b, _ := transcripts.MarshalState(st)
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE sessions SET state = ?, prompts = 2, first_prompt = 'OK, I created a repo', title = 'OK, I created a repo' WHERE id = ?`, packBlob(b), id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET role = 'system' WHERE session = ? AND role = 'user' AND text LIKE 'The user opened%'`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old(vscodeSession)
+	old("4379d1bf-ccb1-414e-a856-9791b73f3af2")
+	// The image session's file is gone: it is left as it is.
+	if err := os.Remove(filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next", "4379d1bf-ccb1-414e-a856-9791b73f3af2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, s, claude, SyncOptions{Recount: true})
+	got := storeSessions(t, s)
+	for _, g := range got {
+		switch g.ID {
+		case vscodeSession:
+			for _, w := range want {
+				if w.ID == g.ID && (g.Prompts != w.Prompts || g.Title != w.Title || g.ToolCalls != w.ToolCalls || g.AssistantTurns != w.AssistantTurns || g.Usage != w.Usage) {
+					t.Errorf("recounted: prompts %d title %q; want %d %q", g.Prompts, g.Title, w.Prompts, w.Title)
+				}
+			}
+		case "4379d1bf-ccb1-414e-a856-9791b73f3af2":
+			if g.Prompts != 2 {
+				t.Errorf("a session with its file gone was recounted: %d prompts", g.Prompts)
+			}
+		}
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries`); n != rows {
+		t.Errorf("%d entries after the recount, %d before", n, rows)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries e JOIN sessions ss ON ss.id = e.session WHERE ss.sid = ? AND e.role = 'user'`, vscodeSession); n != 4 {
+		t.Errorf("%d user rows after the recount, want 4", n)
+	}
+}

@@ -39,6 +39,14 @@ type SyncOptions struct {
 	// missing.
 	Projects []string
 
+	// Recount reads every transcript again from its start and aggregates
+	// again, from scratch, each session whose files are all on disk: its
+	// counts, title, project and model follow this build's reading rules
+	// (`cairn index --recount` after an upgrade that changed them). Rows
+	// already stored are kept (their role is corrected); sessions with a
+	// file gone keep what they have.
+	Recount bool
+
 	// Progress, when set, is called after each file is read (on the
 	// syncing goroutine: keep it quick).
 	Progress func(Progress)
@@ -135,11 +143,21 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	if err != nil {
 		return st, s.wrap(err)
 	}
+	var keep map[string]bool
+	if opts.Recount {
+		plan.recountAll(tree)
+		if keep, err = s.notRecountable(ctx, plan); err != nil {
+			return st, s.wrap(err)
+		}
+	}
 	s.dropExcluded(ctx, plan, tomb)
 	st.Excluded = plan.excluded
 
 	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(), plan: plan,
 		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}, tomb: tomb}
+	if opts.Recount {
+		y.recount = &recount{keep: keep, started: map[string]bool{}, seen: map[string]bool{}}
+	}
 	for _, p := range tree.Projects {
 		y.decoded(p.Name, p.DecodedPath)
 	}
@@ -220,6 +238,67 @@ func (plan *syncPlan) consider(f transcripts.File, known map[string]knownFile, s
 	if n := f.Size - j.Cursor.Offset; n > 0 {
 		plan.bytesTotal += n
 	}
+}
+
+// recountAll makes the plan read every file of the tree (but the ones that
+// failed and did not change) from its start.
+func (plan *syncPlan) recountAll(tree *transcripts.Tree) {
+	plan.jobs, plan.bytesTotal = nil, 0
+	for _, p := range tree.Projects {
+		for _, f := range p.Files {
+			if _, failed := plan.failed[f.Path]; failed {
+				continue
+			}
+			plan.jobs = append(plan.jobs, transcripts.Job{File: f})
+			plan.bytesTotal += f.Size
+		}
+	}
+}
+
+// notRecountable lists the sessions a recount must leave as they are: one
+// of their files is gone (before this sync or in it) or cannot be read.
+func (s *Store) notRecountable(ctx context.Context, plan *syncPlan) (map[string]bool, error) {
+	gone := map[int64]bool{}
+	for _, id := range plan.missing {
+		gone[id] = true
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT s.sid, f.id, f.path, f.present FROM sessions s
+		JOIN session_files sf ON sf.session = s.id JOIN files f ON f.id = sf.file`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var sid, path string
+		var id int64
+		var present bool
+		if err := rows.Scan(&sid, &id, &path, &present); err != nil {
+			return nil, err
+		}
+		_, failed := plan.failed[path]
+		if !present || gone[id] || failed {
+			out[sid] = true
+		}
+	}
+	return out, rows.Err()
+}
+
+// recount is the state of a Recount sync.
+type recount struct {
+	keep    map[string]bool // sessions left as they are (a file is gone)
+	started map[string]bool // sessions whose aggregate was started afresh in this sync
+	seen    map[string]bool // uuids added to a recounted session in this sync (first seen wins)
+}
+
+// begin reports whether session sid is to be aggregated afresh now: the
+// first time a recount meets it.
+func (rc *recount) begin(sid string) bool {
+	if rc == nil || rc.keep[sid] || rc.started[sid] {
+		return false
+	}
+	rc.started[sid] = true
+	return true
 }
 
 // fileBatch is the prepared files of the next transaction.
@@ -412,6 +491,7 @@ type syncer struct {
 	tomb     *tombstones       // what was forgotten: never stored again
 	plan     *syncPlan
 	rule     *projectRule // sessions' projects; its cache outlives each transaction
+	recount  *recount     // set by SyncOptions.Recount
 }
 
 // projectRule is the sync's project rule, reading and recording through tx.

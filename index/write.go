@@ -212,8 +212,28 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 	if r := pe.row; r != nil {
 		var stored bool
 		entryID, stored, err = w.insertRow(f, sr, fid, pe)
-		if err != nil || !stored {
+		if err != nil {
 			return err
+		}
+		if rc := w.y.recount; rc != nil && rc.started[pe.sid] {
+			if rc.seen[r.uuid] {
+				return nil // a second copy of the line
+			}
+			rc.seen[r.uuid] = true
+			if !stored {
+				// Stored before (with its redactions): only its role may
+				// have changed, and the aggregate is redone.
+				if err := w.recountRow(r); err != nil {
+					return err
+				}
+				sr.st.Add(f, pe.e)
+				sr.files[fid] = true
+				w.markDirty(sr)
+				return nil
+			}
+		}
+		if !stored {
+			return nil
 		}
 	}
 	for _, ff := range pe.finds {
@@ -244,6 +264,27 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	id, _ = res.LastInsertId()
 	w.added++
 	return id, true, w.queue(r, pe.sid, id)
+}
+
+// recountRow corrects the role of a row stored before, when this build
+// reads the line otherwise (a VS Code prompt stored as system text), and
+// queues it again for the full-text index and, if now embeddable, a vector.
+func (w *txWriter) recountRow(r *entryRow) error {
+	var id int64
+	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ? WHERE uuid = ? AND role != ? RETURNING id`, r.role, r.uuid, r.role).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := w.insFTS.ExecContext(w.ctx, entryQueueKey(id)); err != nil {
+		return err
+	}
+	if r.embed {
+		_, err = w.insEmbed.ExecContext(w.ctx, entryQueueKey(id))
+	}
+	return err
 }
 
 // queue queues a new entry for the full-text index when it has text
@@ -306,11 +347,22 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 		}
 	case err != nil:
 		return nil, fmt.Errorf("loading session %s: %w", sid, err)
-	case blob != nil && version != transcripts.StateVersion:
+	case blob != nil && version != transcripts.StateVersion && (w.y.recount == nil || w.y.recount.keep[sid]):
 		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d). %s",
 			sid, version, transcripts.StateVersion, RebuildAdvice(w.y.s.path))
 	}
-	if blob == nil {
+	if w.y.recount.begin(sid) {
+		// Aggregated afresh from the lines this sync reads again; the
+		// summary resolved earlier is kept.
+		summary := ""
+		if blob != nil {
+			if old, err := transcripts.UnmarshalState(blob); err == nil {
+				summary = old.Summary
+			}
+		}
+		sr.st = transcripts.NewSessionState(sid, sr.project)
+		sr.st.Summary = summary
+	} else if blob == nil {
 		sr.st = transcripts.NewSessionState(sid, sr.project)
 	} else {
 		var d sessionDetail
