@@ -266,12 +266,20 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	return id, true, w.queue(r, pe.sid, id)
 }
 
-// recountRow corrects the role of a row stored before, when this build
-// reads the line otherwise (a VS Code prompt stored as system text), and
-// queues it again for the full-text index and, if now embeddable, a vector.
+// recountRow corrects the role and searchable text of a row stored
+// before, when this build reads the line otherwise (a VS Code prompt
+// stored as system text, with its IDE tags), and queues it again for the
+// full-text index and, if now embeddable, a vector.
 func (w *txWriter) recountRow(r *entryRow) error {
 	var id int64
-	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ? WHERE uuid = ? AND role != ? RETURNING id`, r.role, r.uuid, r.role).Scan(&id)
+	var text any = nil // NULL: keep the stored text
+	if r.data != nil {
+		// The text is only the search text when the blocks are stored
+		// beside it; a lone block's text is the row's text.
+		text = packText(r.text)
+	}
+	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, text = coalesce(?, text) WHERE uuid = ?
+		AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`, r.role, text, r.uuid, r.role, text).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
