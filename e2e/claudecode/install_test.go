@@ -158,6 +158,8 @@ func TestInstallUserScopeThenUninstall(t *testing.T) {
 // server.
 func TestInstallProjectScope(t *testing.T) {
 	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("hi")))
+	projSettings := filepath.Join(w.proj, ".claude", "settings.json")
+	writeFile(t, projSettings, settingsBefore)
 	w.mustCairn("install", "--scope", "project")
 	for _, p := range []string{filepath.Join(w.proj, ".mcp.json"), filepath.Join(w.proj, ".claude", "settings.json"),
 		filepath.Join(w.proj, ".claude", "commands", "recall.md")} {
@@ -170,8 +172,11 @@ func TestInstallProjectScope(t *testing.T) {
 	if r := w.claudeCmd("mcp", "list"); !strings.Contains(r.out, "cairn: cairn mcp") {
 		t.Errorf("claude mcp list does not show the project's cairn server:\n%s", r.out)
 	}
-	w.checkInstalledRun(1)
+	w.checkInstalledRun(2) // cairn's Stop hook and the project's own
 	w.mustCairn("uninstall", "--scope", "project")
+	if got := readFile(t, projSettings); !sameJSON(t, got, settingsBefore) {
+		t.Errorf("project settings after uninstall:\n%s\nwant:\n%s", got, settingsBefore)
+	}
 	if r := w.claudeCmd("mcp", "list"); strings.Contains(r.out, "cairn:") {
 		t.Errorf("cairn still registered after uninstall:\n%s", r.out)
 	}
@@ -182,6 +187,7 @@ func TestInstallProjectScope(t *testing.T) {
 func TestInstallClaudeConfigDir(t *testing.T) {
 	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("hi")))
 	w.useConfigDir(filepath.Join(w.home, "alt-claude"))
+	writeFile(t, filepath.Join(w.configDir, "settings.json"), settingsBefore)
 	w.mustCairn("install")
 	if _, err := os.Stat(filepath.Join(w.configDir, "settings.json")); err != nil {
 		t.Fatal("install did not write $CLAUDE_CONFIG_DIR/settings.json")
@@ -190,10 +196,13 @@ func TestInstallClaudeConfigDir(t *testing.T) {
 		t.Fatal("install wrote ~/.claude/settings.json despite CLAUDE_CONFIG_DIR")
 	}
 	w.mcpConnected("cairn")
-	run := w.checkInstalledRun(1)
+	run := w.checkInstalledRun(2) // cairn's Stop hook and the user's own
 	// The hooks index into the store from the config dir's projects.
 	w.waitIndexed(run.sessionID)
 	w.mustCairn("uninstall")
+	if got := readFile(t, filepath.Join(w.configDir, "settings.json")); !sameJSON(t, got, settingsBefore) {
+		t.Errorf("settings after uninstall:\n%s\nwant:\n%s", got, settingsBefore)
+	}
 	r := w.claudeCmd("mcp", "list")
 	if strings.Contains(r.out, "cairn:") {
 		t.Errorf("cairn still registered after uninstall:\n%s", r.out)
