@@ -15,6 +15,10 @@ import (
 	"github.com/cairn-dev/cairn/memories"
 )
 
+// noVectors keeps the built-in embedder from training where a test does
+// not need vectors (training is most of an index of the sample under -race).
+const noVectors = "embedder.kind = \"none\"\n"
+
 // indexedSample is the sample indexed, with one memory.
 func indexedSample(t *testing.T, toml string) *app.App {
 	t.Helper()
@@ -104,7 +108,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 // it, and refuses while another process has the store open.
 func TestRestoreRefusals(t *testing.T) {
 	ctx := context.Background()
-	a := indexedSample(t, "")
+	a := indexedSample(t, noVectors)
 	dest := filepath.Join(t.TempDir(), "b.db")
 	if _, err := a.Backup(ctx, dest); err != nil {
 		t.Fatal(err)
@@ -131,7 +135,7 @@ func TestRestoreRefusals(t *testing.T) {
 // A damaged or foreign backup file is refused and the store is untouched.
 func TestRestoreBadBackup(t *testing.T) {
 	ctx := context.Background()
-	a := indexedSample(t, "")
+	a := indexedSample(t, noVectors)
 	good := filepath.Join(t.TempDir(), "b.db")
 	if _, err := a.Backup(ctx, good); err != nil {
 		t.Fatal(err)
@@ -177,12 +181,12 @@ func TestRestoreBadBackup(t *testing.T) {
 // the configured number.
 func TestRollingBackup(t *testing.T) {
 	ctx := context.Background()
-	off := indexedSample(t, "")
+	off := indexedSample(t, noVectors)
 	if p, err := off.RollingBackup(ctx, time.Now()); p != "" || err != nil {
 		t.Fatalf("rolling backup ran while off: %q %v", p, err)
 	}
 	dir := t.TempDir()
-	a := indexedSample(t, "[backup]\nkeep = 2\ndir = \""+dir+"\"\n")
+	a := indexedSample(t, noVectors+"[backup]\nkeep = 2\ndir = \""+dir+"\"\n")
 	day := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	var made []string
 	for i := 0; i < 4; i++ {
@@ -206,7 +210,7 @@ func TestRollingBackup(t *testing.T) {
 // A backup that cannot be written says where and changes nothing.
 func TestBackupUnwritable(t *testing.T) {
 	ctx := context.Background()
-	a := indexedSample(t, "")
+	a := indexedSample(t, noVectors)
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
