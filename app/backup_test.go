@@ -24,7 +24,8 @@ func indexedSample(t *testing.T, toml string) *app.App {
 	t.Helper()
 	a := openSample(t, toml)
 	ctx := context.Background()
-	if _, err := a.Index(ctx, app.IndexOptions{NoEmbed: true}); err != nil {
+	// The store alone: full text and vectors are not what these tests check.
+	if _, err := a.Index(ctx, app.IndexOptions{StoreOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Memories.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "bleve's scorch merger needs the index folder writable: a read-only copy fails at open", Importance: 4}); err != nil {

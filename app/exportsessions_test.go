@@ -77,7 +77,7 @@ func roundTrip(t *testing.T, claude string) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
+	if _, err := a.Index(ctx, app.IndexOptions{StoreOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
@@ -102,7 +102,7 @@ func roundTrip(t *testing.T, claude string) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	r, err := b.Index(ctx, app.IndexOptions{})
+	r, err := b.Index(ctx, app.IndexOptions{StoreOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
