@@ -254,7 +254,7 @@ func (c *Config) validate() error {
 			return fmt.Errorf("%s = %d: must not be negative", n.name, n.v)
 		}
 	}
-	return nil
+	return c.checkBounds()
 }
 
 // Marshal writes c as TOML with comments (what `cairn config` prints).

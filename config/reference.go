@@ -14,6 +14,7 @@ type Setting struct {
 	Key     string // the dotted TOML key, e.g. "search.fusion"
 	Default string // the default as a TOML value, as `cairn config` prints it: 'weighted', 0.2, [], '30s'
 	Doc     string // what it means: the field's comment tag
+	Range   string // the values accepted, for numbers ("" for the rest)
 }
 
 // Reference lists every setting of Config in file order, with its default
@@ -44,7 +45,14 @@ func walk(v reflect.Value, prefix string, out *[]Setting) {
 			walk(v.Field(i), prefix+name+".", out)
 			continue
 		}
-		*out = append(*out, Setting{Key: prefix + name, Default: tomlValue(v.Field(i).Interface()), Doc: f.Tag.Get("comment")})
+		st := Setting{Key: prefix + name, Default: tomlValue(v.Field(i).Interface()), Doc: f.Tag.Get("comment")}
+		if b, ok := bounds[st.Key]; ok {
+			st.Range = b.String()
+			if f.Type == durationType {
+				st.Range += " s"
+			}
+		}
+		*out = append(*out, st)
 	}
 }
 
@@ -60,9 +68,9 @@ func tomlValue(v any) string {
 // MarkdownTable is Reference as a Markdown table: key, default, meaning.
 func MarkdownTable() string {
 	var b strings.Builder
-	b.WriteString("| key | default | meaning |\n|---|---|---|\n")
+	b.WriteString("| key | default | allowed | meaning |\n|---|---|---|---|\n")
 	for _, s := range Reference() {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.Key, s.Default, strings.ReplaceAll(s.Doc, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", s.Key, s.Default, s.Range, strings.ReplaceAll(s.Doc, "|", `\|`))
 	}
 	return b.String()
 }
