@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,9 +163,21 @@ func (c *common) exportPath(id string) string {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	short := id
-	if len(short) > 8 {
-		short = short[:8]
+	// The whole id: two sessions sharing an 8-character prefix must not
+	// overwrite each other's export. Only file-name-safe characters of it
+	// are used; an id with others gets a hash of it too.
+	safe := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, id)
+	if len(safe) > 64 {
+		safe = safe[:64]
 	}
-	return filepath.Join(dir, "cairn-session-"+short+".md")
+	if safe != id || safe == "" {
+		h := sha256.Sum256([]byte(id))
+		safe += "-" + hex.EncodeToString(h[:4])
+	}
+	return filepath.Join(dir, "cairn-session-"+safe+".md")
 }
