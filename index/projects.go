@@ -331,3 +331,34 @@ func moveFiledUnder(ctx context.Context, tx *sql.Tx, rule *projectRule, moved ma
 	}
 	return bumpMemGen(ctx, tx)
 }
+
+// FolderProjects maps each transcript folder name (under the Claude dir's
+// projects/) to the project its sessions belong to: the project of its
+// oldest session, else the project of the folder's decoded path.
+func (s *Store) FolderProjects(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	var bare []struct{ name, decoded string }
+	err := s.eachRow(ctx, `SELECT p.name, p.decoded_path, (SELECT s.project_path FROM sessions s WHERE s.project = p.id AND s.entries > 0
+		ORDER BY s.start_ns, s.sid LIMIT 1) FROM projects p`, nil, func(rows *sql.Rows) error {
+		var name, decoded string
+		var project sql.NullString
+		if err := rows.Scan(&name, &decoded, &project); err != nil {
+			return err
+		}
+		if project.Valid && project.String != "" {
+			out[name] = project.String
+		} else {
+			bare = append(bare, struct{ name, decoded string }{name, decoded})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bare {
+		if out[b.name], err = s.ProjectFor(ctx, b.decoded); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -39,7 +39,7 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 	for _, p := range tree.Projects {
 		project := paths[p.Name]
 		if project == "" {
-			project = p.DecodedPath
+			project = index.ProjectOf(p.DecodedPath)
 		}
 		for _, f := range p.MemoryFiles {
 			s.importMemoryFile(ctx, f, project, dryRun, &res)
@@ -56,14 +56,12 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 	return res, nil
 }
 
-// projectPaths maps the index's project names to their paths (empty when
-// unreadable).
+// projectPaths maps transcript folder names to their projects (the
+// repository a worktree folder belongs to; empty when unreadable).
 func (s *Service) projectPaths(ctx context.Context) map[string]string {
-	paths := map[string]string{}
-	if ps, err := s.st.Projects(ctx); err == nil {
-		for _, p := range ps {
-			paths[p.Name] = p.Path
-		}
+	paths, err := s.st.FolderProjects(ctx)
+	if err != nil {
+		return map[string]string{}
 	}
 	return paths
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/index"
 )
 
 func TestImportClaudeMemory(t *testing.T) {
@@ -75,5 +77,30 @@ func TestImportClaudeMemory(t *testing.T) {
 	sum, err := s.Summary(ctx, tr.sid)
 	if err != nil || sum.Source != "claude-session-memory" || len(sum.Sections["Completed"]) != 1 {
 		t.Fatalf("session memory summary: %v %+v", err, sum)
+	}
+}
+
+// TestImportClaudeMemoryOfAWorktree: Claude Code's memory file in a
+// worktree's transcript folder is filed under the repository, as the
+// worktree's sessions are.
+func TestImportClaudeMemoryOfAWorktree(t *testing.T) {
+	ctx := context.Background()
+	claude := t.TempDir()
+	if err := os.CopyFS(claude, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	mem := filepath.Join(claude, "projects", "-home-marco-projects-spotter-worktrees-spotter-4te", "memory")
+	os.MkdirAll(mem, 0o755)
+	os.WriteFile(filepath.Join(mem, "MEMORY.md"), []byte("- The LiveView tests need the Ecto sandbox allowed for the socket process\n"), 0o644)
+	s := newService(t)
+	if _, err := s.st.Sync(ctx, claude, index.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.ImportClaudeMemory(ctx, claude, false)
+	if err != nil || len(res.Proposed) != 1 {
+		t.Fatalf("import: %v %+v", err, res)
+	}
+	if p := res.Proposed[0].Memory.Project; p != "/home/USER/projects/spotter" {
+		t.Errorf("filed under %s, want the repository /home/USER/projects/spotter", p)
 	}
 }
