@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
@@ -59,7 +60,7 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		if err != nil {
 			return fmt.Errorf("demo: cannot create a temporary folder: %w (set TMPDIR to a writable folder)", err)
 		}
-		defer os.RemoveAll(tmp)
+		defer removeTemp(tmp)
 		claude := filepath.Join(tmp, "claude")
 		if err := extractSample(claude); err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -117,6 +118,16 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		return nil
 	}
 	return err
+}
+
+// removeTemp removes the demo's temporary folder. An indexing batch that
+// did not stop with the TUI may still be writing into it for a moment, so
+// a removal that found new files is tried again, briefly.
+func removeTemp(dir string) {
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // extractSample copies the embedded sample into dir.

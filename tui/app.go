@@ -178,22 +178,33 @@ func (m *Model) setTheme(dark bool) {
 }
 
 // closeWait bounds how long Close waits for background work to stop
-// after its context was cancelled (it checks the context often; this only
-// guards against a stage that does not).
-const closeWait = 600 * time.Millisecond
+// after its context was cancelled: a full-text batch being written does
+// not look at the context, and cairn must end within a second of a
+// signal.
+const closeWait = 300 * time.Millisecond
 
 // Close stops background work, waits for it (at most closeWait) and
-// releases the index.
+// releases the index. When the work is still running it returns at once:
+// the process is ending, the full-text index recovers from an unfinished
+// batch (and the documents stay queued), and closing it would wait for
+// the batch.
 func (m *Model) Close() {
+	t0 := time.Now()
 	m.cancel()
 	if !m.bg.stop(closeWait) {
-		trace("close: background work still running after %v", closeWait)
+		trace("close: background work still running after %v: leaving it", closeWait)
+		return
 	}
+	t1 := time.Now()
 	m.hub.Close()
+	t2 := time.Now()
 	if m.cfg.Store != nil {
 		m.projects.saveCache()
 	}
+	trace("close-ms bg %.1f hub %.1f cache %.1f", ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(time.Since(t2)))
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Init starts loading and background indexing.
 func (m *Model) Init() tea.Cmd {

@@ -4,6 +4,7 @@ package tmuxtest
 
 import (
 	"fmt"
+	"strings"
 	"os"
 	"syscall"
 	"testing"
@@ -42,7 +43,8 @@ func signalRun(s *server, tmp string, sig syscall.Signal, i int, delay time.Dura
 	if err != nil {
 		return err
 	}
-	p := s.start(fmt.Sprintf("%s-%d", sigName(sig), i), 100, 30, []string{"TMPDIR=" + dir}, "--demo")
+	traceFile := dir + ".trace"
+	p := s.start(fmt.Sprintf("%s-%d", sigName(sig), i), 100, 30, []string{"TMPDIR=" + dir, "CAIRN_TUI_TRACE=" + traceFile}, "--demo")
 	defer p.kill()
 	p.waitFor(20*time.Second, "cairn demo", "Projects")
 	time.Sleep(delay)
@@ -55,7 +57,9 @@ func signalRun(s *server, tmp string, sig syscall.Signal, i int, delay time.Dura
 	for status == "" {
 		if time.Since(sent) > time.Second {
 			sc := p.screen()
-			return fmt.Errorf("still running 1s after the signal; screen:\n%s\ngoroutines:\n%s", sc, p.dump())
+			dump := p.dump()
+			tr, _ := os.ReadFile(traceFile)
+			return fmt.Errorf("still running 1s after the signal; screen:\n%s\ntrace:\n%s\ngoroutines:\n%s", strings.TrimSpace(sc), tr, dump)
 		}
 		time.Sleep(5 * time.Millisecond)
 		status = p.exitStatus()

@@ -16,7 +16,7 @@ func TestStatusTrueAndReadable(t *testing.T) {
 	s := newServer(t)
 	p := s.start("status", 80, 24, []string{"TMPDIR=" + t.TempDir(), "PATH=/usr/bin:/bin"}, "--demo")
 	defer p.kill()
-	sc := p.waitFor(30*time.Second, "proposed from")
+	sc := p.waitFor(60*time.Second, "proposed from")
 	msg := regexp.MustCompile(`(\d+) memor(y|ies) proposed`).FindStringSubmatch(sc)
 	if msg == nil {
 		t.Fatalf("no count in the demo's message:\n%s", sc)
@@ -25,7 +25,7 @@ func TestStatusTrueAndReadable(t *testing.T) {
 	if !strings.Contains(tab, "("+msg[1]+")") {
 		t.Fatalf("the message says %s proposed, the tab bar %q", msg[1], tab)
 	}
-	p.waitFor(30*time.Second, "lag 0")
+	p.waitFor(90*time.Second, "lag 0")
 
 	// r in the timeline: the command to run, whole.
 	p.text("2")

@@ -142,7 +142,8 @@ func (p *pane) pid() int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	p.s.t.Fatalf("no cairn process under the window's shell %s", sh)
+	errb, _ := os.ReadFile(p.stderr)
+	p.s.t.Fatalf("no cairn process under the window's shell %s (exit status %q, stderr %q)", sh, p.exitStatus(), errb)
 	return 0
 }
 
