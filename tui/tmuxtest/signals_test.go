@@ -4,8 +4,8 @@ package tmuxtest
 
 import (
 	"fmt"
-	"strings"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
