@@ -4,14 +4,18 @@
 //
 // Typical use (see e2e/claudecode for many more):
 //
-//	cli := fakeclaude.RequireCLI(t)          // installs @anthropic-ai/claude-code@Version once per machine
+//	cli := fakeclaude.RequireCLI(t) // installs @anthropic-ai/claude-code@Version once per machine
 //	api := fakeclaude.NewServer(t, fakeclaude.Script(
 //		fakeclaude.ToolUse("Bash", map[string]any{"command": "echo hi"}),
 //		fakeclaude.Text("done"),
 //	))
-//	run := cli.Command(t, api, dir, "-p", "say hi") // an *exec.Cmd with a scratch HOME and the offline env
-//	out, err := run.CombinedOutput()
-//	for _, r := range api.MainRequests() { ... r.Messages, r.System, r.Tools ... }
+//	home, dir := t.TempDir(), t.TempDir() // a scratch HOME (its ~/.claude) and the project
+//	cmd := cli.Command(t, api, home, dir, nil, "-p", "say hi", "--allowedTools", "Bash(echo:*)")
+//	out, err := cmd.CombinedOutput() // an *exec.Cmd with the clean offline environment (Env)
+//	for _, r := range api.MainRequests() { ... r.AllText(), r.SystemText(), r.ToolNames(), r.LastToolResult() ... }
+//
+// Extra environment (CLAUDE_CONFIG_DIR, a PATH with your binaries, …) goes
+// in the extra argument of Command or Env as KEY=VALUE entries.
 //
 // The server answers every POST /v1/messages: requests of the main loop
 // (those that offer tools, or any request when [Server.AllRequests] is set)
@@ -234,7 +238,8 @@ func (r *Request) LastToolResult() (ContentBlock, bool) {
 type Server struct {
 	URL string
 	// AllRequests makes every /v1/messages request a main-loop one, tools
-	// or not (for runs with `--tools ""`).
+	// or not (for runs with `--tools ""`). Set it, and Side, before the CLI
+	// runs.
 	AllRequests bool
 	// Side answers the requests outside the main loop; nil means SideReply.
 	Side func(r *Request) Reply
