@@ -75,7 +75,7 @@ func TestConsolidate10k(t *testing.T) {
 	now := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
 	fixedClock(s, now)
 	n := 10_000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 2_000
 	}
 	clusters, stale, old := syntheticStore(t, s, n, now)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package memories
+
+const raceEnabled = false
