@@ -54,10 +54,19 @@ func Find(dir string) (Repo, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dot := filepath.Join(d, ".git")
 		if fi, err := os.Stat(dot); err == nil {
+			var r Repo
+			var ok bool
 			if fi.IsDir() {
-				return Repo{Root: d, Worktree: d, CommonDir: dot}, true
+				r, ok = Repo{Root: d, Worktree: d, CommonDir: dot}, true
+			} else {
+				r, ok = fromGitFile(d, dot)
 			}
-			return fromGitFile(d, dot)
+			// git writes a worktree's gitdir with symlinks resolved: so
+			// is every path here, or a checkout reached through a
+			// symlink (macOS's /var, a linked ~/code) would name its
+			// repository differently from its worktrees.
+			r.Root, r.Worktree, r.CommonDir = realPath(r.Root), realPath(r.Worktree), realPath(r.CommonDir)
+			return r, ok
 		}
 		if filepath.Dir(d) == d {
 			return Repo{}, false
@@ -101,6 +110,17 @@ func rootOf(common string) string {
 		return strings.TrimSuffix(common, ".git")
 	}
 	return common
+}
+
+// realPath is p with symlinks resolved, p itself when that fails.
+func realPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 func abs(base, p string) string {

@@ -78,3 +78,18 @@ func TestGuess(t *testing.T) {
 		}
 	}
 }
+
+// TestFindThroughSymlink: a checkout reached through a symlink names the
+// same repository as its worktrees (git writes their gitdir resolved).
+func TestFindThroughSymlink(t *testing.T) {
+	g := testutil.MakeGitRepo(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(g.Root, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	for _, dir := range []string{link, filepath.Join(link, "pkg", "inner"), g.Worktree} {
+		if r, ok := Find(dir); !ok || r.Root != g.Root {
+			t.Errorf("Find(%s) = %+v, %v; want root %s", dir, r, ok, g.Root)
+		}
+	}
+}
