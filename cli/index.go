@@ -73,7 +73,7 @@ func reportDamage(o *Options, stats index.UpdateStats) {
 		}
 	}
 	if stats.Damaged > 0 {
-		fmt.Fprintf(o.Stderr, "cairn: %d document(s) could not be read from the damaged store and were left out of the full-text index; run `cairn doctor --full`\n", stats.Damaged)
+		fmt.Fprintf(o.Stderr, "cairn: %d document(s) could not be read from the damaged store and were left out of the full-text index; %d of them were re-read from their transcripts; run `cairn doctor --full`\n", stats.Damaged, stats.Repaired)
 	}
 }
 

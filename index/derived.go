@@ -147,7 +147,7 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 	if err != nil {
 		return 0, err
 	}
-	keys, n, err := s.fillFTS(ctx, ix, progress)
+	keys, damaged, n, err := s.fillFTS(ctx, ix, progress)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}
@@ -165,27 +165,41 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 		}
 		keys = keys[k:]
 	}
+	// Entries whose stored text could not be read come back from their
+	// transcripts when those are still on disk; they are queued, and the
+	// next drain (any search first) indexes them.
+	if len(damaged) > 0 {
+		if fixed := s.rereadDamaged(ctx, damaged, SyncOptions{}); fixed > 0 {
+			s.repaired.Add(int64(fixed))
+			if ix, err := ftsapi.Open(dir, 2*time.Second); err == nil {
+				m, _ := s.Derived().DrainFTS(ctx, ix, nil)
+				n += m
+				ix.Close()
+			}
+		}
+	}
 	return n, nil
 }
 
 // fillFTS indexes every queued document into ix without taking any off
 // the queue, and returns their queue keys.
-func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (keys []string, n int, err error) {
+func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done int)) (keys, damagedKeys []string, n int, err error) {
 	after := ""
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, n, err
+			return nil, nil, n, err
 		}
 		rows, damaged, err := s.queuedAfter(ctx, "fts_queue", after, 2000, true)
 		if err != nil {
-			return nil, n, err
+			return nil, nil, n, err
 		}
 		if len(rows)+len(damaged) == 0 {
-			return keys, n, nil
+			return keys, damagedKeys, n, nil
 		}
 		if err := s.dropDamaged(ctx, "fts_queue", damaged); err != nil {
-			return nil, n, err
+			return nil, nil, n, err
 		}
+		damagedKeys = append(damagedKeys, damaged...)
 		docs := make([]ftsapi.Doc, 0, len(rows))
 		for _, r := range rows {
 			keys = append(keys, r.key())
@@ -198,7 +212,7 @@ func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done
 			after = max(after, k)
 		}
 		if err := ix.Index(docs); err != nil {
-			return nil, n, err
+			return nil, nil, n, err
 		}
 		n += len(rows)
 		if progress != nil {

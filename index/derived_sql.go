@@ -66,7 +66,7 @@ func (s *Store) requeueAll(ctx context.Context, table string) error {
 			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO embed_queue(doc) SELECT printf('e:%013d', id) FROM entries WHERE `+embeddableWhere)
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT printf('e:%013d', id) FROM entries WHERE trim(text) != ''`); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT printf('e:%013d', id) FROM entries_raw WHERE text IS NOT NULL AND (typeof(text) = 'blob' OR trim(text) != '')`); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_queue(doc) SELECT 's:' || sid FROM sessions WHERE entries > 0`)

@@ -113,6 +113,10 @@ func (s *Store) dropDamaged(ctx context.Context, table string, keys []string) er
 // the store could not be read.
 func (s *Store) Damaged() int { return int(s.damaged.Load()) }
 
+// Repaired is how many of those this process re-read from their
+// transcripts (they are queued again for the derived indexes).
+func (s *Store) Repaired() int { return int(s.repaired.Load()) }
+
 // queuePart is one key range of a queue (its documents come from one
 // table) and how to read its rows.
 type queuePart struct {

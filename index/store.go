@@ -107,6 +107,8 @@ type Store struct {
 	// damaged counts documents skipped because their rows could not be
 	// read (integrity.go).
 	damaged atomic.Int64
+	// repaired counts damaged entries re-read from their transcripts.
+	repaired atomic.Int64
 }
 
 // ErrNewerSchema is returned by Open for a store written by a newer cairn.

@@ -53,6 +53,9 @@ type UpdateStats struct {
 	// Damaged is how many documents were left out of the full-text index
 	// because their rows in the store could not be read.
 	Damaged int
+	// Repaired is how many of those were re-read from their transcripts
+	// (queued for the full-text index again).
+	Repaired int
 }
 
 // Update brings everything up to date with the transcripts under claudeDir:
@@ -127,7 +130,7 @@ func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptio
 		status("rebuilding the full-text index")
 		var ferr error
 		st.FTSDocs, ferr = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
-		st.Damaged = s.Damaged()
+		st.Damaged, st.Repaired = s.Damaged(), s.Repaired()
 		if err = errors.Join(err, ferr); err != nil {
 			return err
 		}
