@@ -81,6 +81,24 @@ func (s *Store) CheckIntegrity(ctx context.Context, full bool) (Integrity, error
 		msgs = []string{err.Error()}
 	}
 	if len(msgs) == 1 && msgs[0] == "ok" {
+		msgs = nil
+	}
+	if full {
+		// SQLite checks its pages, not cairn's compressed values: a value
+		// damaged inside its page passes integrity_check.
+		bad, err := s.undecodableEntries(ctx)
+		if err != nil && !isDamage(err) {
+			return res, s.wrap(err)
+		}
+		if bad > 0 {
+			what := fmt.Sprintf("%d stored entries no longer decompress", bad)
+			if bad == 1 {
+				what = "1 stored entry no longer decompresses"
+			}
+			msgs = append(msgs, what+" (`cairn index --rebuild` re-reads them from their transcripts)")
+		}
+	}
+	if len(msgs) == 0 {
 		return res, nil
 	}
 	res.Problems = msgs
@@ -118,4 +136,38 @@ func (s *Store) RepairIndexes(ctx context.Context) (Integrity, error) {
 		return ic, fmt.Errorf("rebuilding the store's indexes: %w", err)
 	}
 	return ic, nil
+}
+
+// undecodableEntries counts the entries whose stored text or render data
+// does not decompress, reading the store in pages and, in a page that
+// fails, row by row.
+func (s *Store) undecodableEntries(ctx context.Context) (int, error) {
+	const page = 500
+	bad := 0
+	var after int64
+	for {
+		ids, err := queryRows(ctx, s, `SELECT id FROM entries_raw WHERE id > ? ORDER BY id LIMIT ?`, []any{after, page},
+			func(rows *sql.Rows) (int64, error) {
+				var id int64
+				return id, rows.Scan(&id)
+			})
+		if err != nil || len(ids) == 0 {
+			return bad, err
+		}
+		check := func(lo, hi int64) error {
+			var n int
+			return s.r.QueryRowContext(ctx, `SELECT count(length(cairn_unz(text)) + length(cairn_unz(data))) FROM entries_raw WHERE id >= ? AND id <= ?`, lo, hi).Scan(&n)
+		}
+		if err := check(ids[0], ids[len(ids)-1]); err != nil {
+			if !isDamage(err) {
+				return bad, err
+			}
+			for _, id := range ids {
+				if err := check(id, id); err != nil {
+					bad++
+				}
+			}
+		}
+		after = ids[len(ids)-1]
+	}
 }

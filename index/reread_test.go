@@ -77,3 +77,23 @@ func TestRebuildRereadsDamagedEntriesFromTranscripts(t *testing.T) {
 		t.Errorf("the re-read entry is not searchable by %q (%v)", word, err)
 	}
 }
+
+// integrity_check passes a value damaged inside its page; doctor --full's
+// check finds it.
+func TestFullCheckFindsUndecodableValues(t *testing.T) {
+	claude := copyTree(t, sampleDir)
+	s, _ := openStore(t)
+	if _, err := s.Update(t.Context(), claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ic, err := s.CheckIntegrity(t.Context(), true); err != nil || !ic.OK() {
+		t.Fatalf("a fresh store: %v %+v", err, ic)
+	}
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET text = ? WHERE id = (SELECT min(id) FROM entries_raw WHERE typeof(text) = 'blob')`, append([]byte(s2Magic), make([]byte, 40)...)); err != nil {
+		t.Fatal(err)
+	}
+	ic, err := s.CheckIntegrity(t.Context(), true)
+	if err != nil || ic.OK() || ic.IndexesOnly || !strings.Contains(ic.Problems[0], "1 stored entry no longer decompresses") {
+		t.Fatalf("want the damaged value found: %v %+v", err, ic)
+	}
+}
