@@ -97,3 +97,25 @@ func TestFullCheckFindsUndecodableValues(t *testing.T) {
 		t.Fatalf("want the damaged value found: %v %+v", err, ic)
 	}
 }
+
+// A session whose stored state no longer decompresses stops the sync with
+// the way out, and `index --recount` aggregates it again from its
+// transcripts.
+func TestDamagedSessionStateRecounts(t *testing.T) {
+	claude := copyTree(t, sampleDir)
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	var sid string
+	if err := s.r.QueryRowContext(t.Context(), `SELECT sid FROM sessions WHERE state IS NOT NULL ORDER BY id LIMIT 1`).Scan(&sid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE sessions SET state = ? WHERE sid = ?`, append([]byte(s2Magic), make([]byte, 40)...), sid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sync(t.Context(), claude, SyncOptions{Recount: true}); err != nil {
+		t.Fatalf("a recount must aggregate the damaged session afresh: %v", err)
+	}
+	if ic, err := s.CheckIntegrity(t.Context(), true); err != nil || !ic.OK() {
+		t.Fatalf("after the recount: %v %+v", err, ic)
+	}
+}

@@ -344,6 +344,15 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 	var blob, detail []byte
 	var version int
 	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
+	stateDamaged := false
+	if isDamage(err) && w.ctx.Err() == nil {
+		// The session's stored state does not decompress: read the rest
+		// of the row. A recount aggregates it afresh from its transcripts;
+		// otherwise the error below says to run one.
+		blob, detail, stateDamaged = nil, nil, true
+		err = w.tx.QueryRowContext(w.ctx, `SELECT s.id, s.state_version, p.name, s.title, s.first_prompt, s.project_path
+			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`, sid).Scan(&sr.id, &version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		pid, err := w.projectID(project)
@@ -358,6 +367,9 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 	case blob != nil && version != transcripts.StateVersion && (w.y.recount == nil || w.y.recount.keep[sid]):
 		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d). %s",
 			sid, version, transcripts.StateVersion, RebuildAdvice(w.y.s.path))
+	}
+	if stateDamaged && (w.y.recount == nil || w.y.recount.keep[sid]) {
+		return nil, fmt.Errorf("%w: the stored state of session %s does not decompress; run `cairn index --recount` to aggregate it again from its transcripts (`cairn doctor --full` says what else is damaged)", ErrCorrupt, sid)
 	}
 	if w.y.recount.begin(sid) {
 		// Aggregated afresh from the lines this sync reads again; the
