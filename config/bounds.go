@@ -56,7 +56,7 @@ func numericValue(v reflect.Value) (float64, bool) {
 // checkBounds refuses the first numeric setting outside its bounds.
 func (c *Config) checkBounds() error {
 	var err error
-	eachSetting(reflect.ValueOf(*c), "", func(key string, v reflect.Value) {
+	eachSetting(reflect.ValueOf(*c), "", func(key string, _ reflect.StructField, v reflect.Value) {
 		b, ok := bounds[key]
 		if !ok || err != nil {
 			return
@@ -70,7 +70,7 @@ func (c *Config) checkBounds() error {
 			unit = " seconds"
 		}
 		def := ""
-		eachSetting(reflect.ValueOf(Default()), "", func(k string, dv reflect.Value) {
+		eachSetting(reflect.ValueOf(Default()), "", func(k string, _ reflect.StructField, dv reflect.Value) {
 			if k == key {
 				def = tomlValue(dv.Interface())
 			}
@@ -81,7 +81,8 @@ func (c *Config) checkBounds() error {
 }
 
 // eachSetting calls fn with every setting of struct v and its dotted key.
-func eachSetting(v reflect.Value, prefix string, fn func(key string, v reflect.Value)) {
+// Structs are sections, except those written as one value (Duration).
+func eachSetting(v reflect.Value, prefix string, fn func(key string, f reflect.StructField, v reflect.Value)) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -96,6 +97,6 @@ func eachSetting(v reflect.Value, prefix string, fn func(key string, v reflect.V
 			eachSetting(v.Field(i), prefix+name+".", fn)
 			continue
 		}
-		fn(prefix+name, v.Field(i))
+		fn(prefix+name, f, v.Field(i))
 	}
 }

@@ -15,7 +15,7 @@ func TestAbsurdValuesRefused(t *testing.T) {
 		"[memories]\nsync_lines = 0":                 "memories.sync_lines = 0 is out of range: use 10–5000 (the default is 150)",
 		"[hooks]\nprompt_threshold = 7.5":            "hooks.prompt_threshold = 7.5 is out of range: use 0–1",
 		"[ollama]\nbatch_size = 0":                   "ollama.batch_size = 0 is out of range",
-		"[claude]\ntimeout = '100h'":                  "claude.timeout = 100h0m0s is out of range: use 0–3600 seconds",
+		"[claude]\ntimeout = '100h'":                 "claude.timeout = 100h0m0s is out of range: use 0–3600 seconds",
 	} {
 		path := filepath.Join(t.TempDir(), "config.toml")
 		os.WriteFile(path, []byte(src+"\n"), 0o600)

@@ -22,39 +22,20 @@ type Setting struct {
 // is generated from it (MarkdownTable), so the two cannot drift.
 func Reference() []Setting {
 	var out []Setting
-	walk(reflect.ValueOf(Default()), "", &out)
-	return out
-}
-
-var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
-
-// walk appends the settings of struct v, whose keys start with prefix.
-// Structs are sections, except those written as one value (Duration).
-func walk(v reflect.Value, prefix string, out *[]Setting) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if f.Type.Kind() == reflect.Struct && !f.Type.Implements(textMarshaler) {
-			walk(v.Field(i), prefix+name+".", out)
-			continue
-		}
-		st := Setting{Key: prefix + name, Default: tomlValue(v.Field(i).Interface()), Doc: f.Tag.Get("comment")}
-		if b, ok := bounds[st.Key]; ok {
+	eachSetting(reflect.ValueOf(Default()), "", func(key string, f reflect.StructField, v reflect.Value) {
+		st := Setting{Key: key, Default: tomlValue(v.Interface()), Doc: f.Tag.Get("comment")}
+		if b, ok := bounds[key]; ok {
 			st.Range = b.String()
 			if f.Type == durationType {
 				st.Range += " s"
 			}
 		}
-		*out = append(*out, st)
-	}
+		out = append(out, st)
+	})
+	return out
 }
+
+var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 
 // tomlValue writes v as the TOML encoder writes it in a file.
 func tomlValue(v any) string {

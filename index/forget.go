@@ -151,11 +151,12 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 		}
 		return nil
 	}
-	steps := []struct {
+	type step struct {
 		dst  *int
 		q    string
 		args []any
-	}{
+	}
+	steps := []step{
 		{nil, `DELETE FROM embeddings WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))
 			OR doc IN (SELECT 's:' || sid FROM temp.forget_s) OR doc IN (SELECT 'mem:' || id FROM temp.forget_m)`, nil},
 		{nil, `DELETE FROM fts_queue WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))`, nil},
@@ -177,26 +178,10 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 	}
 	if t.Project != "" {
 		steps = append(steps,
-			struct {
-				dst  *int
-				q    string
-				args []any
-			}{&st.Summaries, `DELETE FROM session_summaries WHERE project = ?`, []any{t.Project}},
-			struct {
-				dst  *int
-				q    string
-				args []any
-			}{&st.Drafts, `DELETE FROM drafts WHERE project = ?`, []any{t.Project}},
-			struct {
-				dst  *int
-				q    string
-				args []any
-			}{nil, `DELETE FROM synthesis WHERE project = ?`, []any{t.Project}},
-			struct {
-				dst  *int
-				q    string
-				args []any
-			}{nil, `DELETE FROM memory_fingerprints WHERE project = ?`, []any{t.Project}},
+			step{&st.Summaries, `DELETE FROM session_summaries WHERE project = ?`, []any{t.Project}},
+			step{&st.Drafts, `DELETE FROM drafts WHERE project = ?`, []any{t.Project}},
+			step{nil, `DELETE FROM synthesis WHERE project = ?`, []any{t.Project}},
+			step{nil, `DELETE FROM memory_fingerprints WHERE project = ?`, []any{t.Project}},
 		)
 	}
 	for _, s := range steps {

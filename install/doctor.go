@@ -19,8 +19,8 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/ollama"
-	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/plugin"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Check statuses.
@@ -265,7 +265,7 @@ func (o *Options) ourHooks(root *Object) (events, progs []string) {
 				if o.isOurs(h) {
 					events = append(events, ev)
 					cmd, _ := commandOf(h)
-					prog, _ := firstWord(strings.TrimSpace(cmd))
+					prog, _ := plugin.FirstWord(strings.TrimSpace(cmd))
 					progs = append(progs, prog)
 				}
 			}

@@ -444,7 +444,7 @@ const HookProgram = "cairn-hook"
 // IsHookCommand reports whether a hook command runs cairn's hook handler:
 // `cairn hook ...` or `cairn-hook ...`.
 func (o *Options) IsHookCommand(cmd string) bool {
-	prog, _ := firstWord(strings.TrimSpace(cmd))
+	prog, _ := plugin.FirstWord(strings.TrimSpace(cmd))
 	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
 	return plugin.IsHookCommand(cmd) || base == HookProgram || (o.HookExe != "" && prog == o.HookExe) || o.IsCairnCommand(cmd, "hook")
 }
@@ -452,34 +452,17 @@ func (o *Options) IsHookCommand(cmd string) bool {
 // IsCairnCommand reports whether a command line runs cairn (by the name
 // cairn or this binary's path) with the given subcommand.
 func (o *Options) IsCairnCommand(cmd, sub string) bool {
-	prog, rest := firstWord(strings.TrimSpace(cmd))
+	prog, rest := plugin.FirstWord(strings.TrimSpace(cmd))
 	if !o.isCairnProgram(prog) {
 		return false
 	}
-	next, _ := firstWord(strings.TrimSpace(rest))
+	next, _ := plugin.FirstWord(strings.TrimSpace(rest))
 	return next == sub
 }
 
 func (o *Options) isCairnProgram(prog string) bool {
 	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
 	return base == "cairn" || (o.Exe != "" && (prog == o.Exe || base == strings.TrimSuffix(filepath.Base(o.Exe), ".exe")))
-}
-
-// firstWord splits off the first shell word ("quoted" or 'quoted' or bare).
-func firstWord(s string) (string, string) {
-	if s == "" {
-		return "", ""
-	}
-	if q := s[0]; q == '"' || q == '\'' {
-		if i := strings.IndexByte(s[1:], q); i >= 0 {
-			return s[1 : i+1], s[i+2:]
-		}
-		return s[1:], ""
-	}
-	if i := strings.IndexAny(s, " \t"); i >= 0 {
-		return s[:i], s[i:]
-	}
-	return s, ""
 }
 
 // shellQuote quotes a path for a hook command when it needs it.
@@ -617,7 +600,7 @@ func (o *Options) commandChange(path, name string, want []byte) (Change, error) 
 func (o *Options) isOurCommandFile(b []byte) bool {
 	for _, l := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(l, "allowed-tools: Bash("); ok {
-			prog, _ := firstWord(rest)
+			prog, _ := plugin.FirstWord(rest)
 			return o.isCairnProgram(prog)
 		}
 	}

@@ -28,17 +28,17 @@ const EnvViaPlugin = "CAIRN_VIA_PLUGIN"
 // by its program name: `cairn-hook EVENT` or `cairn hook EVENT` (either
 // possibly a path, quoted or not, with .exe on Windows).
 func IsHookCommand(cmd string) bool {
-	prog, rest := firstWord(strings.TrimSpace(cmd))
+	prog, rest := FirstWord(strings.TrimSpace(cmd))
 	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
 	if base == "cairn-hook" {
 		return true
 	}
-	next, _ := firstWord(strings.TrimSpace(rest))
+	next, _ := FirstWord(strings.TrimSpace(rest))
 	return base == "cairn" && next == "hook"
 }
 
-// firstWord splits off the first shell word ("quoted" or 'quoted' or bare).
-func firstWord(s string) (string, string) {
+// FirstWord splits off the first shell word ("quoted" or 'quoted' or bare).
+func FirstWord(s string) (string, string) {
 	if s == "" {
 		return "", ""
 	}
