@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	tea "charm.land/bubbletea/v2"
@@ -33,6 +34,21 @@ type fileInput struct {
 	EditMode  string `json:"edit_mode"`
 }
 
+// redact removes secrets from every text of the input, as the store does
+// for what it keeps: the whole input read from the transcript is redacted
+// as raw JSON (loadFullInputs), and its decoded strings once more here, so a
+// secret whose shape shows only once JSON escapes are decoded (a private
+// key block's real line breaks) is caught too.
+func (in *fileInput) redact() {
+	for _, s := range []*string{&in.FilePath, &in.NotebookPath, &in.OldString, &in.NewString, &in.Content, &in.NewSource} {
+		*s, _ = redact.Redact(*s)
+	}
+	for i := range in.Edits {
+		in.Edits[i].OldString, _ = redact.Redact(in.Edits[i].OldString)
+		in.Edits[i].NewString, _ = redact.Redact(in.Edits[i].NewString)
+	}
+}
+
 // fileChange draws what a file-changing tool did: edits as unified diffs
 // (go-udiff, the library the rest of cairn diffs with), written files and
 // notebook cells as numbered lines. ok is false for any other tool, or an
@@ -51,6 +67,7 @@ func (p *readerPane) fileChange(tool *transcripts.Block, cw int) (out []string, 
 	if json.Unmarshal(raw, &in) != nil {
 		return nil, false
 	}
+	in.redact()
 	s := p.c.sty
 	const lead = "      "
 	head := func(text string) {
@@ -244,7 +261,10 @@ func (p *readerPane) loadFullInputs(c *transcripts.Conversation) tea.Cmd {
 			_, _, _ = transcripts.ReadFile(f, transcripts.Cursor{}, func(e *transcripts.Entry) error {
 				for _, b := range e.Blocks {
 					if b.Type == transcripts.BlockToolUse && isFileTool(b.ToolName) && b.ToolID != "" {
-						out[b.ToolID] = json.RawMessage(b.ToolInput)
+						// Redacted as the store redacts inputs (index/prepare.go):
+						// the raw JSON, whose spans never cut an escape.
+						red, _ := redact.Redact(string(b.ToolInput))
+						out[b.ToolID] = json.RawMessage(red)
 					}
 				}
 				return ctx.Err()
