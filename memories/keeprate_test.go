@@ -65,30 +65,119 @@ func (r keepRate) String() string {
 }
 
 // TestExtractorKeepRate extracts from both corpora and scores every
-// proposal by its label: at least 70% keep, at most 10% noise and no
-// duplicates.
+// proposal by its label — at least 70% keep, at most 10% noise and no
+// duplicates — and, beside it, the recall of the lessons a careful reader
+// listed for the same sessions (recall-CORPUS.jsonl): the share of lessons
+// some proposal states. Precision alone rewards proposing less; recall
+// alone rewards proposing everything. Both are printed, per corpus.
 func TestExtractorKeepRate(t *testing.T) {
 	labels := readKeepLabels(t)
 	var unlabelled []keepLabel
-	t.Log("| corpus | proposals | keep | marginal | noise | duplicates |")
+	var rows []string
 	for _, corpus := range []string{"claude", "claude-code-log"} {
-		r := measureKeepRate(t, corpus, labels)
-		t.Log(r)
+		r, mems := measureKeepRate(t, corpus, labels)
+		rc := measureRecall(t, corpus, mems)
+		rows = append(rows, r.String()+rc.String())
 		unlabelled = append(unlabelled, r.unlabelled...)
 		if len(r.unlabelled) > 0 {
 			t.Errorf("%s: %d proposals have no label (run with -keeprate.dump=FILE and label them in %s/labels.jsonl)", corpus, len(r.unlabelled), keeprateDir)
-			continue
-		}
-		if r.keep*10 < r.proposals*7 || r.noise*10 > r.proposals || r.dups > 0 {
+		} else if r.keep*10 < r.proposals*7 || r.noise*10 > r.proposals || r.dups > 0 {
 			t.Errorf("%s: keep %d, noise %d, duplicates %d of %d proposals: want ≥ 70%% keep, ≤ 10%% noise, no duplicates", corpus, r.keep, r.noise, r.dups, r.proposals)
 		}
+		if floor := recallFloor[corpus]; rc.found*100 < rc.lessons*floor {
+			t.Errorf("%s: recall %d of %d lessons: want ≥ %d%%", corpus, rc.found, rc.lessons, floor)
+		}
+	}
+	t.Log("| corpus | proposals | keep | marginal | noise | duplicates | lessons | found | recall |")
+	t.Log("|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		t.Log(r)
 	}
 	if *keeprateDump != "" {
 		writeKeepLabels(t, *keeprateDump, unlabelled)
 	}
 }
 
-func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) keepRate {
+// recallFloor is the recall (percent of listed lessons found) each
+// corpus must keep: what the extractor reaches now, so a change that
+// buys precision by proposing less fails.
+var recallFloor = map[string]int{"claude": 0, "claude-code-log": 0}
+
+// lesson is one line of a recall list: what a careful reader would want
+// remembered from a session.
+type lesson struct {
+	Session string     `json:"session"` // 8-character id prefix, or "*"
+	Kind    string     `json:"kind"`
+	Lesson  string     `json:"lesson"`
+	Keys    [][]string `json:"keys"` // alternatives; a proposal holding every term of one states the lesson
+}
+
+// recall is one corpus's recall row.
+type recall struct {
+	lessons, found int
+	missed         []string
+}
+
+func (r recall) String() string {
+	pct := 0.0
+	if r.lessons > 0 {
+		pct = 100 * float64(r.found) / float64(r.lessons)
+	}
+	return fmt.Sprintf(" %d | %d | %.0f%% |", r.lessons, r.found, pct)
+}
+
+// measureRecall counts the lessons of recall-CORPUS.jsonl that some
+// memory states: it holds every key term of one alternative (case
+// folded) and comes from the lesson's session when one is named.
+func measureRecall(t *testing.T, corpus string, mems []Memory) recall {
+	b, err := os.ReadFile(filepath.Join(keeprateDir, "recall-"+corpus+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r recall
+	for n, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var l lesson
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("recall-%s.jsonl:%d: %v", corpus, n+1, err)
+		}
+		r.lessons++
+		if lessonFound(l, mems) {
+			r.found++
+		} else {
+			r.missed = append(r.missed, l.Lesson)
+		}
+	}
+	if testing.Verbose() {
+		for _, m := range r.missed {
+			t.Logf("  missed   %s", cut(m, 120))
+		}
+	}
+	return r
+}
+
+func lessonFound(l lesson, mems []Memory) bool {
+	for _, m := range mems {
+		if l.Session != "*" && !strings.HasPrefix(m.SourceSession, l.Session) {
+			continue
+		}
+		low := strings.ToLower(m.Content)
+		for _, alt := range l.Keys {
+			all := len(alt) > 0
+			for _, k := range alt {
+				all = all && strings.Contains(low, strings.ToLower(k))
+			}
+			if all {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) (keepRate, []Memory) {
 	ctx := context.Background()
 	dir := untarCorpus(t, filepath.Join(keeprateDir, corpus+".tar.gz"))
 	s := newService(t)
@@ -131,7 +220,7 @@ func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) k
 		}
 		facts[m.Project+"\x00"+l.Fact]++
 	}
-	return r
+	return r, mems
 }
 
 // sourceText is the text of the entries m was extracted from, each cut

@@ -6,7 +6,8 @@ Usage: reduce.py SRC_CLAUDE_DIR OUT.tar.gz
 Keeps every user, assistant, system and summary line of every transcript
 (sessions and subagents) byte-for-byte in meaning, but cuts tool results and
 tool inputs to 2,000 characters, drops image data, the `toolUseResult`
-copies and hook/bash progress lines. The result is what
+copies, file-history snapshots and hook/bash progress lines. Queued prompts
+(`queue-operation`) are kept: they are words the user typed. The result is what
 TestExtractorKeepRate indexes and extracts from (memories/keeprate_test.go).
 """
 import io, json, os, sys, tarfile
@@ -53,7 +54,7 @@ def reduce_line(line):
     t = d.get("type")
     if t == "progress" and (d.get("data") or {}).get("type") in DROP_PROGRESS:
         return None
-    if t in ("file-history-snapshot", "queue-operation"):
+    if t == "file-history-snapshot":
         return None
     d.pop("toolUseResult", None)
     if t == "progress":
