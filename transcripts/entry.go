@@ -149,21 +149,7 @@ func (e *Entry) PromptText() string {
 	if e.Type != "user" || e.IsToolResultOnly() {
 		return ""
 	}
-	var out []byte
-	for _, b := range e.Blocks {
-		if b.Type != BlockText {
-			continue
-		}
-		_, text := splitIDE(b.Text)
-		if IsSynthetic(text) {
-			continue
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, text...)
-	}
-	return string(out)
+	return blocksPrompt(e.Blocks)
 }
 
 // IDEContext returns the context the IDE extension (VS Code, JetBrains)

@@ -41,7 +41,8 @@ type rawEntry struct {
 	RequestID         string          `json:"requestId"`
 	Message           *rawMessage     `json:"message"`
 	ToolUseResult     toolUseResult   `json:"toolUseResult"`
-	Content           textOnly        `json:"content"`
+	Content           flexContent     `json:"content"`
+	Operation         string          `json:"operation"`
 	CompactMetadata   *rawCompactMeta `json:"compactMetadata"`
 	DurationMs        float64         `json:"durationMs"`
 	Summary           textOnly        `json:"summary"`
@@ -124,6 +125,34 @@ func (t *textOnly) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	}
 	*t = textOnly(tok.String())
 	return nil
+}
+
+// flexContent is a top-level "content": the text of a string (system
+// lines, queued prompts), or the raw JSON of an array of blocks (queued
+// prompts with IDE context or images); other kinds are skipped.
+type flexContent struct {
+	text string
+	raw  jsontext.Value
+}
+
+func (c *flexContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		c.text = tok.String()
+		return nil
+	case '[':
+		v, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		c.raw = v.Clone()
+		return nil
+	}
+	return d.SkipValue()
 }
 
 // toolUseResult keeps only the spawned agent id; the body (file contents,
@@ -234,7 +263,7 @@ func (r *rawEntry) entry() Entry {
 		CustomTitle:       r.CustomTitle,
 		AITitle:           r.AITitle,
 		LastPrompt:        r.LastPrompt,
-		Text:              string(r.Content),
+		Text:              r.Content.text,
 		DurationMs:        int64(r.DurationMs),
 		ResultAgentID:     r.ToolUseResult.AgentID,
 		ToolUseID:         r.ToolUseID,
@@ -252,6 +281,17 @@ func (r *rawEntry) entry() Entry {
 		}
 	case r.Attachment != nil && e.Type == "attachment":
 		e.Subtype = r.Attachment.Type
+	case e.Type == "queue-operation":
+		// A prompt typed while Claude works: its content is a string or
+		// blocks, as a prompt's (QueuedText).
+		e.Subtype = r.Operation
+		e.Text = ""
+		switch {
+		case r.Content.raw != nil:
+			e.Blocks, _ = ParseContent(r.Content.raw)
+		case r.Content.text != "":
+			e.Blocks, e.StringContent = []Block{{Type: BlockText, Text: r.Content.text}}, true
+		}
 	}
 	if m := r.Message; m != nil {
 		e.MessageID = m.ID

@@ -3,7 +3,9 @@ package transcripts
 import (
 	"encoding/hex"
 	"hash/fnv"
+	"slices"
 	"strconv"
+	"time"
 )
 
 // ReplayKey identifies a user or assistant line of file f by what it says
@@ -57,9 +59,12 @@ func replayKey(agent string, e *Entry) string {
 
 // DropReplays removes from a thread's entries (in order) the user and
 // assistant lines that repeat an earlier one (ReplayKey), keeping the
-// first.
+// first, and the lines that write a prompt's blocks again
+// (SessionState.RepeatsPrompt); it puts queued prompts where they were
+// typed (PlaceQueued).
 func DropReplays(entries []Entry) []Entry {
 	seen := map[string]bool{}
+	var last SessionState // the last prompt, for RepeatsPrompt
 	out := entries[:0]
 	for i := range entries {
 		e := &entries[i]
@@ -70,10 +75,66 @@ func DropReplays(entries []Entry) []Entry {
 				}
 				seen[k] = true
 			}
+			if last.RepeatsPrompt(e) {
+				continue
+			}
+			if IsRealPrompt(e) {
+				last.PromptAt, last.PromptBlocks = e.Timestamp, promptBlockHashes(e)
+			}
 		}
 		out = append(out, *e)
 	}
-	return out
+	return PlaceQueued(out)
+}
+
+// PlaceQueued keeps of a thread's queue lines the queued prompts that no
+// later prompt repeats (QueuedText, PromptKey), and moves each before the
+// first line written after it: a store that read the queue lines later
+// than the rest of their file lists them last.
+func PlaceQueued(entries []Entry) []Entry {
+	var queued []Entry
+	rest := entries[:0:0]
+	for i := range entries {
+		if entries[i].Type == "queue-operation" {
+			queued = append(queued, entries[i])
+		} else {
+			rest = append(rest, entries[i])
+		}
+	}
+	if len(queued) == 0 {
+		return entries
+	}
+	prompts := map[string][]time.Time{}
+	for i := range rest {
+		if IsRealPrompt(&rest[i]) {
+			k := PromptKey(rest[i].PromptText())
+			prompts[k] = append(prompts[k], rest[i].Timestamp)
+		}
+	}
+	echoed := func(q *Entry, k string) bool {
+		for i, t := range prompts[k] {
+			if !t.Before(q.Timestamp) {
+				prompts[k] = slices.Delete(prompts[k], i, i+1)
+				return true
+			}
+		}
+		return false
+	}
+	for _, q := range queued {
+		text := QueuedText(&q)
+		if text == "" || echoed(&q, PromptKey(text)) {
+			continue
+		}
+		at := len(rest)
+		for i := range rest {
+			if !q.Timestamp.IsZero() && rest[i].Timestamp.After(q.Timestamp) {
+				at = i
+				break
+			}
+		}
+		rest = slices.Insert(rest, at, q)
+	}
+	return rest
 }
 
 // DropReplays removes repeated history from every thread of c.

@@ -59,6 +59,22 @@ type SessionState struct {
 	Command     string // first slash command
 	SidePrompt  string // first subagent prompt, for sessions known only through subagents
 
+	// Queued are the prompts queued while Claude worked (QueuedText) that
+	// no later prompt has repeated yet: PromptKey -> the uuids of their
+	// lines, oldest first. A prompt that repeats one was counted when
+	// it was queued and is not counted again (and the queued line is
+	// echoed: see TakeEchoed).
+	Queued map[string][]string `json:",omitzero"`
+	// PromptAt and PromptBlocks are the time and block hashes of the
+	// last prompt of the main thread: the VS Code extension writes a
+	// prompt again as one line per block, at the same time (RepeatsPrompt).
+	PromptAt     time.Time `json:",omitzero"`
+	PromptBlocks []uint64  `json:",omitzero"`
+
+	// echoed are the uuids of queued lines a prompt added since the last
+	// TakeEchoed repeated; not serialised.
+	echoed []string
+
 	// Lookup sets for the Session's lists; not serialised, rebuilt from the
 	// lists when first needed.
 	idx *stateIndex
@@ -125,6 +141,9 @@ func (st *SessionState) Add(f *File, e *Entry) {
 		if k := ReplayKey(f, e); k != "" && !st.Replays.Add(k) {
 			return // history a resume wrote again
 		}
+		if !sidechain && st.RepeatsPrompt(e) {
+			return // a prompt's block written again as a line of its own
+		}
 		if !sidechain && f.SessionID != "" && f.SessionID != st.Session.ID && st.Session.HostSession == "" {
 			st.Session.HostSession = f.SessionID
 		}
@@ -151,7 +170,13 @@ func (st *SessionState) Add(f *File, e *Entry) {
 // that repeats one already added (ReplayKey): history a resume wrote
 // again. A store skips such lines instead of storing them twice.
 func (st *SessionState) IsReplay(f *File, e *Entry) bool {
-	if !e.IsUserOrAssistant() || len(st.Replays) == 0 {
+	if !e.IsUserOrAssistant() {
+		return false
+	}
+	if !e.IsSidechain && f.Kind == MainFile && st.RepeatsPrompt(e) {
+		return true
+	}
+	if len(st.Replays) == 0 {
 		return false
 	}
 	k := ReplayKey(f, e)
@@ -184,7 +209,9 @@ func (st *SessionState) titleOrBookkeeping(e *Entry) bool {
 		setIfNonEmpty(&st.AITitle, e.AITitle)
 	case "last-prompt":
 		setIfNonEmpty(&st.LastPrompt, e.LastPrompt)
-	case "file-history-snapshot", "queue-operation":
+	case "queue-operation":
+		st.queue(e)
+	case "file-history-snapshot":
 	default:
 		return false
 	}
@@ -326,14 +353,18 @@ func (st *SessionState) turn(e *Entry) {
 // maxPromptKept bounds the first prompt (and command) a session keeps.
 const maxPromptKept = 8 << 10
 
-// prompt counts a real user prompt and keeps the first one (or the first
-// slash command) as a title candidate.
+// prompt counts a real user prompt (unless it repeats a queued prompt,
+// counted already) and keeps the first one (or the first slash command)
+// as a title candidate.
 func (st *SessionState) prompt(e *Entry) {
 	if !IsRealPrompt(e) {
 		return
 	}
 	s := &st.Session
-	s.Prompts++
+	st.PromptAt, st.PromptBlocks = e.Timestamp, promptBlockHashes(e)
+	if !st.echo(PromptKey(e.PromptText())) {
+		s.Prompts++
+	}
 	if st.Command != "" && s.FirstPrompt != "" {
 		return
 	}
@@ -347,6 +378,86 @@ func (st *SessionState) prompt(e *Entry) {
 	} else if s.FirstPrompt == "" {
 		s.FirstPrompt = CleanPrompt(text)
 	}
+}
+
+// queue counts a prompt queued while Claude worked (QueuedText) and keeps
+// it until a later prompt repeats it.
+func (st *SessionState) queue(e *Entry) {
+	text := QueuedText(e)
+	if text == "" {
+		return
+	}
+	st.Session.Prompts++
+	if st.Queued == nil {
+		st.Queued = map[string][]string{}
+	}
+	k := PromptKey(text)
+	st.Queued[k] = append(st.Queued[k], e.UUID)
+}
+
+// echo reports whether a prompt with key k repeats a queued prompt, and
+// then takes that one off the queue (it is echoed: TakeEchoed).
+func (st *SessionState) echo(k string) bool {
+	uuids := st.Queued[k]
+	if len(uuids) == 0 {
+		return false
+	}
+	st.echoed = append(st.echoed, uuids[0])
+	if len(uuids) == 1 {
+		delete(st.Queued, k)
+	} else {
+		st.Queued[k] = uuids[1:]
+	}
+	return true
+}
+
+// TakeEchoed returns the uuids of the queued lines that prompts added
+// since the last call repeated, and forgets them: a store no longer shows
+// or searches those lines as the person's words (the prompt is).
+func (st *SessionState) TakeEchoed() []string {
+	out := st.echoed
+	st.echoed = nil
+	return out
+}
+
+// RepeatsPrompt reports whether the user line e writes the last prompt of
+// the main thread again, or some of its blocks: the VS Code extension
+// records a prompt as the whole message, then each of its blocks (an
+// image, an <ide_opened_file> block) as a line of its own with the same
+// timestamp. Such lines are neither counted nor shown.
+func (st *SessionState) RepeatsPrompt(e *Entry) bool {
+	if e.Type != "user" || e.IsMeta || e.IsCompactSummary || e.Timestamp.IsZero() || len(st.PromptBlocks) == 0 ||
+		!e.Timestamp.Equal(st.PromptAt) || e.IsToolResultOnly() {
+		return false
+	}
+	return subsetOf(promptBlockHashes(e), st.PromptBlocks)
+}
+
+// promptBlockHashes are the hashes of a prompt's blocks by kind and text
+// (tool results left out).
+func promptBlockHashes(e *Entry) []uint64 {
+	var out []uint64
+	for i := range e.Blocks {
+		b := &e.Blocks[i]
+		if b.Type == BlockToolResult {
+			continue
+		}
+		out = append(out, keyHash(b.Type+"\x00"+strings.TrimSpace(b.Text)))
+	}
+	return out
+}
+
+// subsetOf reports whether every hash of a (at least one) is in b.
+func subsetOf(a, b []uint64) bool {
+	if len(a) == 0 {
+		return false
+	}
+	for _, h := range a {
+		if !slices.Contains(b, h) {
+			return false
+		}
+	}
+	return true
 }
 
 // linkSpawns uses toolUseResult.agentId to link the spawning call to the
