@@ -34,8 +34,9 @@ type RestoreResult struct {
 }
 
 // Restore replaces the store in the data dir with a backup file, keeps the
-// old one aside, then opens the restored store (migrating an older schema)
-// and rebuilds the full-text index and the vectors through the pipeline.
+// old one aside (index.Restore: at no moment is the data dir without a
+// whole store), then opens the restored store and rebuilds the full-text
+// index and the vectors through the pipeline.
 func Restore(ctx context.Context, flags Paths, src string, force bool, progress func(Progress)) (RestoreResult, error) {
 	var res RestoreResult
 	paths, err := ResolvePaths(flags)
@@ -50,14 +51,18 @@ func Restore(ctx context.Context, flags Paths, src string, force bool, progress 
 	if err != nil {
 		return res, err
 	}
+	kept := ""
+	if res.Aside != "" {
+		kept = fmt.Sprintf("; the previous store is kept in %s", res.Aside)
+	}
 	a, err := OpenWith(paths, cfg, Options{})
 	if err != nil {
-		return res, fmt.Errorf("opening the restored store: %w", err)
+		return res, fmt.Errorf("the backup %s is in place in %s%s, but opening it failed: %w", src, paths.DataDir, kept, err)
 	}
 	defer a.Close()
 	res.Rebuilt, err = a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true, Progress: progress})
 	if err != nil {
-		return res, fmt.Errorf("the store was restored, but rebuilding its search indexes failed: %w (run `cairn index --rebuild`)", err)
+		return res, fmt.Errorf("the backup %s is in place in %s%s, but rebuilding its search indexes failed: %w (run `cairn index --rebuild`; until then text search rebuilds its index as it goes)", src, paths.DataDir, kept, err)
 	}
 	return res, nil
 }

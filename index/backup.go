@@ -9,8 +9,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/diskspace"
 )
 
 // BackupInfo describes a backup file: what it holds, checked by opening it.
@@ -86,7 +91,9 @@ func VerifyBackup(ctx context.Context, path string) (BackupInfo, error) {
 		return BackupInfo{}, fmt.Errorf("%s is not a regular file", path)
 	}
 	info := BackupInfo{Path: path, Bytes: fi.Size()}
-	db, err := sql.Open("sqlite", dsn(path, time.Second, true, true)+"&mode=ro")
+	// trusted_schema off: a view or trigger of a foreign file runs no
+	// function before the schema check below refuses it.
+	db, err := sql.Open("sqlite", dsn(path, time.Second, true, true)+"&mode=ro&_pragma=trusted_schema(0)")
 	if err != nil {
 		return info, err
 	}
@@ -110,6 +117,9 @@ func VerifyBackup(ctx context.Context, path string) (BackupInfo, error) {
 	if info.Schema < 2 {
 		return info, notBackup(errors.New("it has no cairn tables"))
 	}
+	if err := checkSchemaObjects(ctx, db, info.Schema); err != nil {
+		return info, fmt.Errorf("%s is not a cairn backup: %w; restore from a file `cairn backup` wrote (nothing was changed)", path, err)
+	}
 	for _, q := range []struct {
 		n   *int
 		sql string
@@ -123,6 +133,112 @@ func VerifyBackup(ctx context.Context, path string) (BackupInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// schemaObject is a row of sqlite_master: a table, index, view or trigger.
+type schemaObject struct{ typ, name, table, sql string }
+
+func (o schemaObject) String() string {
+	if o.typ == "table" || o.name == o.table {
+		return fmt.Sprintf("%s %q", o.typ, o.name)
+	}
+	return fmt.Sprintf("%s %q on %q", o.typ, o.name, o.table)
+}
+
+// readSchema reads sqlite_master (without ANALYZE's statistics tables,
+// which any SQLite may add), by type and name.
+func readSchema(ctx context.Context, db *sql.DB) (map[string]schemaObject, error) {
+	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite\_stat%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]schemaObject{}
+	for rows.Next() {
+		var o schemaObject
+		if err := rows.Scan(&o.typ, &o.name, &o.table, &o.sql); err != nil {
+			return nil, err
+		}
+		// Spacing and quoting differ between SQLite versions' rewrites
+		// (ALTER TABLE … RENAME); the definition does not.
+		o.sql = strings.Join(strings.Fields(strings.ReplaceAll(o.sql, `"`, "")), " ")
+		out[o.typ+" "+o.name] = o
+	}
+	return out, rows.Err()
+}
+
+// referenceSchemas caches, by version, the schema cairn's migrations create.
+var referenceSchemas sync.Map
+
+// referenceSchema is sqlite_master of a store cairn made at version v: the
+// migrations up to v applied to an empty database in memory.
+func referenceSchema(ctx context.Context, v int) (map[string]schemaObject, error) {
+	if m, ok := referenceSchemas.Load(v); ok {
+		return m.(map[string]schemaObject), nil
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one connection: one in-memory database
+	for i := 0; i < v; i++ {
+		if _, err := db.ExecContext(ctx, migrations[i]); err != nil {
+			return nil, fmt.Errorf("cairn's schema version %d: %w", i+1, err)
+		}
+	}
+	m, err := readSchema(ctx, db)
+	if err == nil {
+		referenceSchemas.Store(v, m)
+	}
+	return m, err
+}
+
+// checkSchemaObjects refuses a database whose tables, indexes, views and
+// triggers are not exactly those cairn's schema version v creates: a
+// trigger or view of another origin would run inside every later command.
+func checkSchemaObjects(ctx context.Context, db *sql.DB, v int) error {
+	want, err := referenceSchema(ctx, v)
+	if err != nil {
+		return err
+	}
+	got, err := readSchema(ctx, db)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	keys := make([]string, 0, len(got))
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g := got[k]
+		w, ok := want[k]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("it holds a %s that cairn never creates", g))
+		case g.sql != w.sql || g.table != w.table:
+			problems = append(problems, fmt.Sprintf("its %s is defined differently from cairn's", g))
+		}
+	}
+	keys = keys[:0]
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		problems = append(problems, fmt.Sprintf("it lacks cairn's %s", want[k]))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	if len(problems) > 3 {
+		problems = append(problems[:3], fmt.Sprintf("%d more differences", len(problems)-3))
+	}
+	return fmt.Errorf("its schema is not cairn's schema version %d: %s", v, strings.Join(problems, "; "))
 }
 
 func syncFile(path string) error {
@@ -149,7 +265,7 @@ type RestoreOptions struct {
 // RestoreResult says what Restore did.
 type RestoreResult struct {
 	Backup BackupInfo `json:"backup"`
-	// Aside is the folder the previous store was moved to ('' when there
+	// Aside is the folder the previous store was kept in ('' when there
 	// was none).
 	Aside string `json:"aside,omitempty"`
 }
@@ -158,14 +274,42 @@ type RestoreResult struct {
 // from the database; a restore moves them aside with it.
 var derivedNames = []string{"bleve", "vectors.bin", "vectors.bin.lock", "model.bin"}
 
-// Restore replaces the store in dataDir with the backup at src. It checks
-// the backup first, refuses while another process has the store open, and
-// refuses to replace a store holding sessions or memories without Force.
-// The previous database and its derived files are moved (never deleted) to
-// dataDir/before-restore-<time>. The derived files are not rebuilt here:
-// open the store and run the indexing pipeline with Rebuild.
-func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (RestoreResult, error) {
-	var res RestoreResult
+// Names of what a restore leaves in the data dir: the folder the previous
+// store is kept in, and the folder the backup is prepared in.
+const (
+	asidePrefix   = "before-restore-"
+	stagingPrefix = ".restoring-"
+)
+
+// Seams for the tests: restoreStep runs after each step of a restore (an
+// error stops it there, as a failure would; the kill tests end the process
+// in it), restoreCopy copies the backup beside the store (a full disk is
+// injected there).
+var (
+	restoreStep = func(step string) error { return nil }
+	restoreCopy = copyFile
+)
+
+// Restore replaces the store in dataDir with the backup at src, so that at
+// every moment dataDir holds a whole store, the old one or the new one:
+//
+//  1. the backup is checked (VerifyBackup: integrity, cairn's own schema
+//     and nothing else);
+//  2. it is copied into a folder beside the store (.restoring-*), opened
+//     there (an older schema is migrated), every value decompressed, every
+//     document queued for the full-text index, and synced to disk;
+//  3. the old store is kept in before-restore-<time> by a hard link (a copy
+//     where links are not possible), its derived files moved beside it;
+//  4. one rename puts the new database in the place of the old one.
+//
+// A failure or a kill before 4 leaves the old store in place (its derived
+// files may be gone: they are rebuilt from it on the next open); after 4 the
+// new one is in place, and its full-text index is rebuilt from its queue by
+// the next command that searches or indexes. Restore refuses while another
+// process has the store open, and refuses to replace a store holding
+// sessions or memories without Force. Nothing is deleted. The derived files
+// are not rebuilt here: open the store and run the pipeline with Rebuild.
+func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res RestoreResult, err error) {
 	info, err := VerifyBackup(ctx, src)
 	if err != nil {
 		return res, err
@@ -178,35 +322,261 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (Restor
 	if same, _ := sameFile(src, db); same {
 		return res, fmt.Errorf("%s is the store itself: restore from a backup file", src)
 	}
-	if _, err := os.Stat(db); err == nil {
+	_, statErr := os.Stat(db)
+	exists := statErr == nil
+	if exists {
 		if err := checkReplaceable(ctx, db, o.Force); err != nil {
 			return res, err
 		}
+	}
+	removeStaging(dataDir)
+	stage, err := os.MkdirTemp(dataDir, stagingPrefix)
+	if err != nil {
+		return res, restoreFull(fmt.Errorf("preparing the restore in %s: %w (the store was not changed)", dataDir, err), dataDir)
+	}
+	defer os.RemoveAll(stage) // only ever the folder made just above
+	staged := filepath.Join(stage, DBName)
+	if err := restoreCopy(src, staged); err != nil {
+		return res, restoreFull(fmt.Errorf("copying the backup %s into %s: %w (the store was not changed)", src, dataDir, err), dataDir)
+	}
+	if err := restoreStep("copied"); err != nil {
+		return res, err
+	}
+	if err := prepareStaged(ctx, stage, src); err != nil {
+		return res, restoreFull(err, dataDir)
+	}
+	if err := restoreStep("prepared"); err != nil {
+		return res, err
+	}
+
+	var moved []string // derived files moved aside, to put back on failure
+	if exists || anyExists(dataDir, derivedNames) {
 		if o.Now.IsZero() {
 			o.Now = time.Now()
 		}
-		aside := filepath.Join(dataDir, "before-restore-"+o.Now.UTC().Format("20060102T150405Z"))
-		if err := os.Mkdir(aside, 0o700); err != nil {
-			return res, fmt.Errorf("keeping the current store aside: %w", err)
-		}
-		names := append([]string{DBName, DBName + "-wal", DBName + "-shm"}, derivedNames...)
-		for _, n := range names {
-			if err := os.Rename(filepath.Join(dataDir, n), filepath.Join(aside, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return res, fmt.Errorf("moving %s aside to %s: %w (move back what was moved before using cairn)", n, aside, err)
-			}
+		aside, err := makeAside(dataDir, o.Now)
+		if err != nil {
+			return res, restoreFull(fmt.Errorf("keeping the current store aside: %w (the store was not changed)", err), dataDir)
 		}
 		res.Aside = aside
+		undo := func(err error) error {
+			for _, n := range moved {
+				_ = os.Rename(filepath.Join(aside, n), filepath.Join(dataDir, n))
+			}
+			return fmt.Errorf("%w; the store in %s was not replaced (a copy of it is in %s: remove that folder once you no longer need it)", restoreFull(err, dataDir), dataDir, aside)
+		}
+		if exists {
+			for _, n := range []string{DBName, DBName + "-wal", DBName + "-shm"} {
+				if err := linkOrCopy(filepath.Join(dataDir, n), filepath.Join(aside, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return res, undo(fmt.Errorf("keeping %s in %s: %w", n, aside, err))
+				}
+			}
+			if err := syncDir(aside); err != nil {
+				return res, undo(err)
+			}
+		}
+		if err := restoreStep("kept"); err != nil {
+			return res, err
+		}
+		for _, n := range derivedNames {
+			err := os.Rename(filepath.Join(dataDir, n), filepath.Join(aside, n))
+			if err == nil {
+				moved = append(moved, n)
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return res, undo(fmt.Errorf("moving %s to %s: %w", n, aside, err))
+			}
+		}
+		if err := restoreStep("derived"); err != nil {
+			return res, err
+		}
+		// The old WAL (kept aside with its database) must not be read as the
+		// new database's: checkReplaceable left none, unless a process
+		// opened the store since.
+		for _, n := range []string{DBName + "-wal", DBName + "-shm"} {
+			if err := os.Remove(filepath.Join(dataDir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return res, undo(err)
+			}
+		}
+		if err := os.Rename(staged, db); err != nil {
+			return res, undo(err)
+		}
+	} else if err := os.Rename(staged, db); err != nil {
+		return res, restoreFull(fmt.Errorf("putting the backup in place as %s: %w (nothing was changed)", db, err), dataDir)
 	}
-	tmp := db + ".restoring"
-	if err := copyFile(src, tmp); err != nil {
-		os.Remove(tmp)
-		return res, fmt.Errorf("copying %s into %s: %w", src, dataDir, err)
+	if err := syncDir(dataDir); err != nil {
+		return res, fmt.Errorf("the backup is in place as %s, but syncing %s failed: %w (run `cairn doctor`)", db, dataDir, err)
 	}
-	if err := os.Rename(tmp, db); err != nil {
-		os.Remove(tmp)
+	if err := restoreStep("swapped"); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// restoreFull names a full disk as such (what is free where).
+func restoreFull(err error, dataDir string) error {
+	if diskspace.IsFull(err) && !errors.Is(err, diskspace.ErrFull) {
+		return diskspace.Error("restore", dataDir, err)
+	}
+	return err
+}
+
+// prepareStaged opens the copy of the backup src in stage as a store:
+// migrates an older schema, checks that every compressed value
+// decompresses, queues every document for the full-text index (the new
+// store's index is built from its queue, whenever the rebuild is
+// interrupted), and leaves it as one synced file.
+func prepareStaged(ctx context.Context, stage, src string) error {
+	st, err := OpenWith(stage, OpenOptions{})
+	if err != nil {
+		return fmt.Errorf("opening the copy of %s: %w (the store was not changed)", src, err)
+	}
+	err = func() error {
+		for _, c := range []struct {
+			count func(context.Context) (int, error)
+			what  string
+		}{{st.undecodableEntries, "entries"}, {st.undecodableSessions, "sessions"}} {
+			bad, err := c.count(ctx)
+			if err == nil && bad > 0 {
+				err = fmt.Errorf("%d %s hold compressed values that do not decompress", bad, c.what)
+			}
+			if err != nil {
+				return fmt.Errorf("%s is not a whole cairn backup: %w; restore from another backup (the store was not changed)", src, err)
+			}
+		}
+		if err := st.requeueAll(ctx, "fts_queue"); err != nil {
+			return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
+		}
+		return nil
+	}()
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	// One file, its log written back into it: the rename moves all of it.
+	staged := filepath.Join(stage, DBName)
+	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: staged}).EscapedPath()+"?_pragma=busy_timeout(1000)")
+	if err != nil {
+		return err
+	}
+	var mode string
+	err = conn.QueryRowContext(ctx, "PRAGMA journal_mode=DELETE").Scan(&mode)
+	if cerr := conn.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
+	}
+	if err := syncFile(staged); err != nil {
+		return err
+	}
+	return syncDir(stage)
+}
+
+// makeAside makes the folder the previous store is kept in, named by now
+// (a second restore in the same second gets a suffix).
+func makeAside(dataDir string, now time.Time) (string, error) {
+	base := filepath.Join(dataDir, asidePrefix+now.UTC().Format("20060102T150405Z"))
+	for i := 1; ; i++ {
+		p := base
+		if i > 1 {
+			p = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(p, 0o700)
+		if err == nil || !errors.Is(err, os.ErrExist) || i > 100 {
+			return p, err
+		}
+	}
+}
+
+// removeStaging deletes the preparation folders interrupted restores left:
+// they hold only a copy of a backup file.
+func removeStaging(dataDir string) {
+	m, _ := filepath.Glob(filepath.Join(dataDir, stagingPrefix+"*"))
+	for _, p := range m {
+		_ = os.RemoveAll(p)
+	}
+}
+
+func anyExists(dir string, names []string) bool {
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOrCopy makes dst the same file as src (a hard link), or a synced
+// copy where links are not possible.
+func linkOrCopy(src, dst string) error {
+	if _, err := os.Stat(src); err != nil {
+		return err
+	}
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// AsideStores are the databases interrupted or finished restores left in
+// dataDir: the previous stores kept aside and backups being prepared,
+// newest first.
+func AsideStores(dataDir string) []string {
+	var out []string
+	for _, pat := range []string{asidePrefix + "*", stagingPrefix + "*"} {
+		m, _ := filepath.Glob(filepath.Join(dataDir, pat, DBName))
+		out = append(out, m...)
+	}
+	// An earlier cairn copied the backup to this name before renaming it.
+	if _, err := os.Stat(filepath.Join(dataDir, DBName+".restoring")); err == nil {
+		out = append(out, filepath.Join(dataDir, DBName+".restoring"))
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out
+}
+
+// missingStoreError is Open's answer when dataDir has no cairn.db but a
+// restore left a store beside it: an empty store would hide it.
+func missingStoreError(dataDir string) error {
+	aside := AsideStores(dataDir)
+	if len(aside) == 0 {
+		return nil
+	}
+	db := filepath.Join(dataDir, DBName)
+	return fmt.Errorf("%s is missing, but a restore left a store beside it (%s); cairn did not create an empty one, which would hide it. "+
+		"Put it back with `cp -a %s %s` (then `cairn index --rebuild`), or restore a backup with `cairn restore FILE`; "+
+		"to start an empty store instead, move %s out of %s first",
+		db, strings.Join(aside, ", "), aside[0], db, filepath.Dir(aside[0]), dataDir)
+}
+
+// StoreCounts reads how many sessions and memories the database at path
+// holds, opening it read-only (doctor compares stores kept aside with the
+// one in use).
+func StoreCounts(ctx context.Context, path string) (sessions, memories int, err error) {
+	db, err := sql.Open("sqlite", dsn(path, time.Second, true, true)+"&mode=ro")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sessions").Scan(&sessions); err != nil {
+		return 0, 0, err
+	}
+	err = db.QueryRowContext(ctx, "SELECT count(*) FROM memories").Scan(&memories)
+	return sessions, memories, err
 }
 
 // checkReplaceable refuses to replace a store that another process has

@@ -26,8 +26,58 @@ func (s *Store) vecCachePath() string { return filepath.Join(s.Dir(), "vectors.b
 
 // OpenFTS opens the full-text index, waiting up to lockWait for another
 // process that holds it (ftsapi.ErrLocked otherwise).
+//
+// An index that is missing, empty or nearly empty while the store has documents
+// that are not queued (a restore or a rebuild killed halfway, a deleted
+// folder) would answer every search with nothing: OpenFTS queues every
+// document again, so the drain that follows any open rebuilds it from the
+// store.
 func (d Derived) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
-	return ftsapi.Open(d.s.ftsDir(), lockWait)
+	ix, err := ftsapi.Open(d.s.ftsDir(), lockWait)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.s.healFTS(context.Background(), ix); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// healFewDocs is the size under which an index is compared with the
+// store's count of documents on every open: the count reads the whole
+// entries table, so a large index is not checked.
+const healFewDocs = 1000
+
+// healFTS queues every document of the store when the index (holding
+// under healFewDocs documents) lacks documents that are not queued: by the
+// doctor's rule, none while the store has some not queued, or fewer than
+// half of those.
+func (s *Store) healFTS(ctx context.Context, ix ftsapi.Index) error {
+	n, err := ix.Count()
+	if err != nil || n >= healFewDocs {
+		return nil
+	}
+	want, err := s.Derived().FTSDocCount(ctx)
+	if err != nil {
+		return nil // a damaged store: doctor and --rebuild say what to do
+	}
+	var queued int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM fts_queue`).Scan(&queued); err != nil {
+		return nil
+	}
+	indexed := want - queued // what the index should hold already
+	if indexed <= 0 || (n > 0 && indexed <= 2*int(n)+100) {
+		return nil
+	}
+	if s.readOnly {
+		return fmt.Errorf("%w: %s holds %d documents while the store has %d (%d queued): text search would miss them; run `cairn index --rebuild`",
+			ftsapi.ErrNeedsRebuild, s.ftsDir(), n, want, queued)
+	}
+	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
+		return fmt.Errorf("queueing every document for the full-text index %s (it holds %d of the store's %d): %w; run `cairn index --rebuild`", s.ftsDir(), n, want, err)
+	}
+	return nil
 }
 
 // Tool output is indexed for full-text search as its first ftsToolHead and

@@ -97,6 +97,17 @@ func (s *Store) CheckIntegrity(ctx context.Context, full bool) (Integrity, error
 			}
 			msgs = append(msgs, what+" (`cairn index --rebuild` re-reads them from their transcripts)")
 		}
+		bad, err = s.undecodableSessions(ctx)
+		if err != nil && !isDamage(err) {
+			return res, s.wrap(err)
+		}
+		if bad > 0 {
+			what := fmt.Sprintf("%d stored sessions' states no longer decompress", bad)
+			if bad == 1 {
+				what = "1 stored session's state no longer decompresses"
+			}
+			msgs = append(msgs, what+" (`cairn index --recount` aggregates them again from their transcripts)")
+		}
 	}
 	if len(msgs) == 0 {
 		return res, nil
@@ -139,14 +150,26 @@ func (s *Store) RepairIndexes(ctx context.Context) (Integrity, error) {
 }
 
 // undecodableEntries counts the entries whose stored text or render data
-// does not decompress, reading the store in pages and, in a page that
-// fails, row by row.
+// does not decompress.
 func (s *Store) undecodableEntries(ctx context.Context) (int, error) {
+	return s.undecodable(ctx, "entries_raw", "text", "data")
+}
+
+// undecodableSessions counts the sessions whose stored state or detail
+// does not decompress.
+func (s *Store) undecodableSessions(ctx context.Context) (int, error) {
+	return s.undecodable(ctx, "sessions", "state", "detail")
+}
+
+// undecodable counts the rows of table (keyed by id) whose compressed
+// columns a and b do not decompress, reading the table in pages and, in a
+// page that fails, row by row.
+func (s *Store) undecodable(ctx context.Context, table, a, b string) (int, error) {
 	const page = 500
 	bad := 0
 	var after int64
 	for {
-		ids, err := queryRows(ctx, s, `SELECT id FROM entries_raw WHERE id > ? ORDER BY id LIMIT ?`, []any{after, page},
+		ids, err := queryRows(ctx, s, `SELECT id FROM `+table+` WHERE id > ? ORDER BY id LIMIT ?`, []any{after, page},
 			func(rows *sql.Rows) (int64, error) {
 				var id int64
 				return id, rows.Scan(&id)
@@ -156,7 +179,7 @@ func (s *Store) undecodableEntries(ctx context.Context) (int, error) {
 		}
 		check := func(lo, hi int64) error {
 			var n int
-			return s.r.QueryRowContext(ctx, `SELECT count(length(cairn_unz(text)) + length(cairn_unz(data))) FROM entries_raw WHERE id >= ? AND id <= ?`, lo, hi).Scan(&n)
+			return s.r.QueryRowContext(ctx, `SELECT count(length(cairn_unz(`+a+`)) + length(cairn_unz(`+b+`))) FROM `+table+` WHERE id >= ? AND id <= ?`, lo, hi).Scan(&n)
 		}
 		if err := check(ids[0], ids[len(ids)-1]); err != nil {
 			if !isDamage(err) {

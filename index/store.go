@@ -179,6 +179,13 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 		o.BusyTimeout = DefaultBusyTimeout
 	}
 	path := filepath.Join(dataDir, DBName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// A restore that never finished (or a store moved away by hand
+		// after one) must not be answered by an empty store.
+		if err := missingStoreError(dataDir); err != nil {
+			return nil, err
+		}
+	}
 	if !o.ReadOnly {
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("creating data dir %s: %w", dataDir, err)
