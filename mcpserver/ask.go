@@ -35,9 +35,7 @@ type AskOut struct {
 }
 
 func (s *Server) registerAsk(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "memory_ask", Description: "Ask cairn a question about past work in plain words. It gathers the best approved memories, " +
-		"session summaries and session excerpts and, when the user configured a language model for cairn, answers briefly citing them; " +
-		"otherwise it returns the ranked evidence. Use memory_recall to browse sessions, session_read to read one.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_ask", Description: toolDescriptions["memory_ask"],
 		Annotations: readOnly("Ask past sessions and memories")}, s.ask)
 }
 

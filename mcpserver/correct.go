@@ -33,12 +33,9 @@ type ForgetIn struct {
 }
 
 func (s *Server) registerChangeTools(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "memory_correct", Description: "Correct a wrong or outdated memory. Pass the whole corrected sentence. " +
-		"A pending memory is corrected in place; an approved one (the user reviewed it) gets a pending replacement the user reviews, unless configured otherwise. " +
-		"Every change is kept in an audit trail.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_correct", Description: toolDescriptions["memory_correct"],
 		Annotations: &mcp.ToolAnnotations{Title: "Correct a memory", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, s.memCorrect)
-	addTool(s, srv, &mcp.Tool{Name: "memory_forget", Description: "Forget a memory that is wrong or no longer true. A pending memory is rejected; " +
-		"an approved one goes back to the user's review (it is no longer injected meanwhile), unless configured otherwise. Every change is kept in an audit trail.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_forget", Description: toolDescriptions["memory_forget"],
 		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memForget)
 }
 

@@ -20,6 +20,8 @@ type MemoryService interface {
 	Correct(ctx context.Context, r memories.CorrectRequest) (memories.ChangeResult, error)
 	Forget(ctx context.Context, r memories.ForgetRequest) (memories.ChangeResult, error)
 	Ask(ctx context.Context, question string, o memories.AskOptions) (memories.Answer, error)
+	AddDraft(ctx context.Context, sessionID, markdown string) (*memories.Draft, error)
+	Brief(ctx context.Context, project string, o memories.BriefOptions) (memories.Brief, error)
 }
 
 // storedSummaries maps session ids to a one-line version of their stored
@@ -86,15 +88,11 @@ func typeNames() string {
 }
 
 func (s *Server) registerMemoryTools(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "memory_search", Description: "Search cairn's curated memories (decisions, gotchas, preferences, facts... " +
-		"extracted from past sessions and reviewed by the user) by words and meaning, optionally of one type and carrying all the given tags. " +
-		"Rejected memories are never returned; check `status` (approved = confirmed by the user).",
+	addTool(s, srv, &mcp.Tool{Name: "memory_search", Description: toolDescriptions["memory_search"],
 		Annotations: readOnly("Search memories")}, s.memSearch)
-	addTool(s, srv, &mcp.Tool{Name: "memory_related", Description: "Memories related to one memory (by its links, shared words or tags), or all memories carrying the given tags.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_related", Description: toolDescriptions["memory_related"],
 		Annotations: readOnly("Related memories")}, s.memRelated)
-	addTool(s, srv, &mcp.Tool{Name: "memory_remember", Description: "Propose a new memory for future sessions: one self-contained sentence " +
-		"(keep paths and identifiers verbatim, never secrets). It lands pending until the user approves it in cairn (unless configured otherwise). " +
-		"Near-duplicates are merged instead of added.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_remember", Description: toolDescriptions["memory_remember"],
 		InputSchema: inputSchema[RememberIn](between("importance", 1, 5)),
 		Annotations: &mcp.ToolAnnotations{Title: "Remember", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, s.memRemember)
 	s.registerChangeTools(srv)

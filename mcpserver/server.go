@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,6 +61,8 @@ type Server struct {
 	o        Options
 	mu       sync.Mutex
 	lastSync time.Time
+	// schemas are the input schemas tools declare with bounds (argErrors).
+	schemas map[string]*jsonschema.Schema
 }
 
 // New builds the MCP server with every tool registered.
@@ -76,7 +79,7 @@ func New(o Options) *mcp.Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{o: o}
+	s := &Server{o: o, schemas: map[string]*jsonschema.Schema{}}
 	if o.StandDown != "" {
 		return mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
 			&mcp.ServerOptions{Instructions: o.StandDown})
@@ -84,12 +87,15 @@ func New(o Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.register(srv)
+	srv.AddReceivingMiddleware(s.argErrors)
 	return srv
 }
 
 const instructions = `cairn indexes every past Claude Code session of this user and keeps curated memories (decisions, gotchas, preferences...). ` +
 	`Use memory_recall to find past sessions about a topic (pass rephrasings as alternatives), memory_timeline for recent work, ` +
-	`session_read to read part of one session, memory_search/memory_related for curated memories, memory_remember to propose a new memory (a person reviews it), and memory_correct/memory_forget when a memory is wrong.`
+	`session_read to read part of one session, memory_brief for this project's memory at a glance, memory_search/memory_related for curated memories, ` +
+	`memory_remember to propose a new memory (a person reviews it), session_save_summary to save a summary of this session (a draft the person reviews), ` +
+	`and memory_correct/memory_forget when a memory is wrong.`
 
 // Run serves over stdin/stdout until the client disconnects.
 func Run(ctx context.Context, o Options) error {
@@ -104,23 +110,25 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 }
 
 func (s *Server) register(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "memory_recall", Description: "Search every past Claude Code session (all projects, or one) by words and meaning; " +
-		"returns up to 5 sessions with a summary and the best matching excerpt. Pass rephrasings of the query in `alternatives` to widen recall: their rankings are fused.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_recall", Description: toolDescriptions["memory_recall"],
 		InputSchema: inputSchema[RecallIn](atMostItems("alternatives", maxAlternatives)),
 		Annotations: readOnly("Recall past sessions")}, s.recall)
-	addTool(s, srv, &mcp.Tool{Name: "memory_timeline", Description: "List the sessions of the last `days` days (default 7), newest first, optionally for one project.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_timeline", Description: toolDescriptions["memory_timeline"],
 		InputSchema: inputSchema[TimelineIn](between("days", 1, maxTimelineDays)),
 		Annotations: readOnly("Recent sessions")}, s.timeline)
-	addTool(s, srv, &mcp.Tool{Name: "memory_projects", Description: "List the projects with Claude Code history: path, session count, last use, size.",
+	addTool(s, srv, &mcp.Tool{Name: "memory_projects", Description: toolDescriptions["memory_projects"],
 		Annotations: readOnly("Projects")}, s.projects)
-	addTool(s, srv, &mcp.Tool{Name: "session_read", Description: "Read a bounded excerpt of one past session (about 40 entries): from its start, or centred on an entry uuid returned by memory_recall. " +
-		"Use `offset` to page on.", InputSchema: inputSchema[ReadIn](between("offset", 0, 1<<31-1)),
+	addTool(s, srv, &mcp.Tool{Name: "session_read", Description: toolDescriptions["session_read"], InputSchema: inputSchema[ReadIn](between("offset", 0, 1<<31-1)),
 		Annotations: readOnly("Read a session")}, s.sessionRead)
 	s.registerMemoryTools(srv)
+	s.registerCommandTools(srv)
 }
 
 // addTool registers a tool whose calls answer with o.Broken, when set.
 func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	if t.InputSchema != nil {
+		s.schemas[t.Name] = t.InputSchema.(*jsonschema.Schema)
+	}
 	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		if s.o.Broken != nil {
 			var zero Out
