@@ -1,0 +1,417 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/index/ftsapi"
+)
+
+// restoreFixture is a data dir holding the "old" store (the sample, its
+// full-text index, and the memory oldWord) and a backup of a "new" store
+// (the sample and the memory newWord, one memory fewer than the old).
+type restoreFixture struct {
+	data, backup string
+	old, new     storeShape
+}
+
+// storeShape is what tells the old store from the new one.
+type storeShape struct{ sessions, memories int }
+
+const (
+	oldWord = "quillfeatherold"
+	newWord = "zanzibarquillnew"
+)
+
+func saveMemory(t testing.TB, s *Store, id, content string) {
+	t.Helper()
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	if err := s.Mem().Save(context.Background(), &MemRow{ID: id, Type: "gotcha", Content: content, Importance: 3,
+		Status: "approved", Origin: "manual", Created: now, Updated: now}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func drainAll(t testing.TB, s *Store) {
+	t.Helper()
+	ix, err := s.Derived().OpenFTS(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := s.Derived().DrainFTS(context.Background(), ix, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newRestoreFixture(t *testing.T) *restoreFixture {
+	t.Helper()
+	ctx := context.Background()
+	claude := copyTree(t, sampleDir)
+	f := &restoreFixture{data: filepath.Join(t.TempDir(), "data"), backup: filepath.Join(t.TempDir(), "new.db")}
+
+	// The new store, backed up.
+	src, err := Open(filepath.Join(t.TempDir(), "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, src, claude, SyncOptions{})
+	saveMemory(t, src, "m-new", "the restored store knows "+newWord)
+	drainAll(t, src)
+	info, err := src.Backup(ctx, f.backup)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.new = storeShape{info.Sessions, info.Memories}
+
+	// The old store, in place, with its full-text index.
+	old, err := Open(f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, old, claude, SyncOptions{})
+	saveMemory(t, old, "m-old1", "the old store knows "+oldWord)
+	saveMemory(t, old, "m-old2", "the old store has a second memory")
+	drainAll(t, old)
+	f.old = storeShape{count(t, old, "SELECT count(*) FROM sessions"), count(t, old, "SELECT count(*) FROM memories")}
+	old.Close()
+	if f.old == f.new {
+		t.Fatal("the fixture's stores look the same")
+	}
+	return f
+}
+
+// checkWhole opens the data dir the way any command does and checks that
+// it holds the old or the new store, whole, and that text search finds
+// what that store holds (its full-text index rebuilt from the store when
+// missing). It returns which one it is.
+func checkWhole(t *testing.T, f *restoreFixture, when string) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(f.data, DBName)); err != nil {
+		t.Fatalf("%s: no %s: %v", when, DBName, err)
+	}
+	s, err := Open(f.data)
+	if err != nil {
+		t.Fatalf("%s: open: %v", when, err)
+	}
+	defer s.Close()
+	got := storeShape{count(t, s, "SELECT count(*) FROM sessions"), count(t, s, "SELECT count(*) FROM memories")}
+	which, word := "", ""
+	switch got {
+	case f.old:
+		which, word = "old", oldWord
+	case f.new:
+		which, word = "new", newWord
+	default:
+		t.Fatalf("%s: the store holds %+v, neither the old %+v nor the new %+v", when, got, f.old, f.new)
+	}
+	drainAll(t, s)
+	ix, err := s.Derived().OpenFTS(time.Second)
+	if err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+	defer ix.Close()
+	n, err := ix.Count()
+	want, _ := s.Derived().FTSDocCount(context.Background())
+	if err != nil || int(n) != want {
+		t.Fatalf("%s: the %s store's full-text index holds %d documents, the store %d (%v)", when, which, n, want, err)
+	}
+	for _, q := range []string{word, "TODO"} {
+		if hits, _, err := ix.Search(q, ftsapi.Filter{}, 5); err != nil || len(hits) == 0 {
+			t.Fatalf("%s: text search for %q in the %s store found nothing (%v)", when, q, which, err)
+		}
+	}
+	return which
+}
+
+// Issue 29 item 1: a restore stopped after any of its steps (as a kill or
+// a failure there would) leaves a whole store, the old or the new one,
+// which opens and searches, never an empty one.
+func TestRestoreStoppedAfterEachStep(t *testing.T) {
+	ctx := context.Background()
+	for _, step := range []string{"copied", "prepared", "kept", "derived", "swapped"} {
+		t.Run(step, func(t *testing.T) {
+			f := newRestoreFixture(t)
+			stop := errors.New("stopped")
+			restoreStep = func(s string) error {
+				if s == step {
+					return stop
+				}
+				return nil
+			}
+			defer func() { restoreStep = func(string) error { return nil } }()
+			if _, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true}); !errors.Is(err, stop) {
+				t.Fatalf("restore: %v", err)
+			}
+			restoreStep = func(string) error { return nil }
+			which := checkWhole(t, f, "stopped after "+step)
+			if want := map[bool]string{true: "new", false: "old"}[step == "swapped"]; which != want {
+				t.Fatalf("stopped after %s: the %s store is in place, want the %s", step, which, want)
+			}
+			// Restoring again finishes the job.
+			if _, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true}); err != nil {
+				t.Fatal(err)
+			}
+			if which := checkWhole(t, f, "restored again"); which != "new" {
+				t.Fatalf("restored again: the %s store is in place", which)
+			}
+		})
+	}
+}
+
+// A full disk while the backup is copied in changes nothing, says so and
+// where, and leaves no copy behind.
+func TestRestoreFullDisk(t *testing.T) {
+	f := newRestoreFixture(t)
+	restoreCopy = func(src, dst string) error {
+		if err := os.WriteFile(dst, []byte("half a database"), 0o600); err != nil {
+			return err
+		}
+		return &os.PathError{Op: "write", Path: dst, Err: syscall.ENOSPC}
+	}
+	defer func() { restoreCopy = copyFile }()
+	_, err := Restore(context.Background(), f.data, f.backup, RestoreOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), f.data) || !strings.Contains(err.Error(), "free space") {
+		t.Fatalf("restore on a full disk: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(f.data, "*restor*"))
+	if len(left) != 0 {
+		t.Fatalf("a failed restore left %v", left)
+	}
+	restoreCopy = copyFile
+	if which := checkWhole(t, f, "after a full disk"); which != "old" {
+		t.Fatalf("the %s store is in place", which)
+	}
+}
+
+// A data dir without cairn.db but with a store a restore kept aside is
+// never answered by a new empty store: open says where the store is and
+// how to put it back.
+func TestOpenRefusesBesideAStoreKeptAside(t *testing.T) {
+	f := newRestoreFixture(t)
+	aside := filepath.Join(f.data, "before-restore-20260301T100000Z")
+	if err := os.Mkdir(aside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(f.data, DBName), filepath.Join(aside, DBName)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		_, err := OpenWith(f.data, OpenOptions{ReadOnly: ro})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(aside, DBName)) || !strings.Contains(err.Error(), "cp -a") {
+			t.Fatalf("open (read-only %v) beside a store kept aside: %v", ro, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.data, DBName)); err == nil {
+		t.Fatal("an empty store was created")
+	}
+}
+
+// A full-text index deleted (or never finished) while the store holds
+// documents is refilled from the store on open, not left answering
+// "no matches".
+func TestOpenFTSRefillsAMissingIndex(t *testing.T) {
+	f := newRestoreFixture(t)
+	if err := os.RemoveAll(filepath.Join(f.data, "bleve")); err != nil {
+		t.Fatal(err)
+	}
+	checkWhole(t, f, "bleve deleted")
+	// A nearly empty index: a few documents, the rest neither indexed nor
+	// queued.
+	if err := os.RemoveAll(filepath.Join(f.data, "bleve")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ftsapi.Open(filepath.Join(f.data, "bleve"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sid string
+	if err := s.r.QueryRow(`SELECT sid FROM sessions LIMIT 1`).Scan(&sid); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Index([]ftsapi.Doc{{ID: "s:" + sid, Kind: "session", Text: "one session's document"}}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	s.Close()
+	checkWhole(t, f, "bleve nearly empty")
+}
+
+// hostile writes a copy of the fixture's backup changed by sql.
+func hostile(t *testing.T, f *restoreFixture, name, sqlText string) string {
+	t.Helper()
+	raw, err := os.ReadFile(f.backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name+".db")
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(sqlText); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+// Issue 29 item 2: restore accepts only cairn's own schema and values that
+// decompress; a refused backup changes nothing and is named.
+func TestRestoreRefusesHostileBackups(t *testing.T) {
+	ctx := context.Background()
+	f := newRestoreFixture(t)
+	cases := map[string]string{
+		"trigger":       `CREATE TRIGGER wipe AFTER INSERT ON entries_raw BEGIN DELETE FROM memories; END;`,
+		"view":          `CREATE VIEW peek AS SELECT * FROM memories;`,
+		"table":         `CREATE TABLE extra(x);`,
+		"index":         `CREATE INDEX extra_idx ON memories(content);`,
+		"dropped index": `DROP INDEX sessions_start;`,
+		"redefined":     `DROP VIEW entries; CREATE VIEW entries AS SELECT * FROM entries_raw;`,
+		"bad entry":     `UPDATE entries_raw SET text = X'00637331FFFFFFFF0F0102030405' WHERE id = (SELECT min(id) FROM entries_raw);`,
+		"bad deflate":   `UPDATE entries_raw SET data = X'00637a31DEADBEEFDEADBEEF' WHERE id = (SELECT max(id) FROM entries_raw);`,
+		"bad state":     `UPDATE sessions SET state = X'00637a31DEADBEEFDEADBEEF' WHERE id = (SELECT min(id) FROM sessions);`,
+	}
+	// A file holding only cairn's table names.
+	names := filepath.Join(t.TempDir(), "names.db")
+	db, err := sql.Open("sqlite", names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE sessions(x); CREATE TABLE entries_raw(x); CREATE TABLE memories(x); PRAGMA user_version = %d;`, SchemaVersion)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	paths := map[string]string{"table names only": names}
+	for name, q := range cases {
+		paths[name] = hostile(t, f, name, q)
+	}
+	for name, p := range paths {
+		_, err := Restore(ctx, f.data, p, RestoreOptions{Force: true})
+		if err == nil {
+			t.Errorf("%s: the backup was restored", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: the error does not name the backup: %v", name, err)
+		}
+		t.Logf("%s: %v", name, err)
+	}
+	if which := checkWhole(t, f, "after refused restores"); which != "old" {
+		t.Fatalf("a refused restore put the %s store in place", which)
+	}
+	if aside, _ := filepath.Glob(filepath.Join(f.data, "before-restore-*")); len(aside) != 0 {
+		t.Fatalf("refused restores kept the store aside in %v", aside)
+	}
+	if left, _ := filepath.Glob(filepath.Join(f.data, ".restoring-*")); len(left) != 0 {
+		t.Fatalf("refused restores left %v", left)
+	}
+	// The unchanged backup still restores.
+	if _, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Environment of the restore child process.
+const (
+	envRestoreChild = "CAIRN_RESTORE_TEST_CHILD"
+	envRestoreStep  = "CAIRN_RESTORE_TEST_STEP"
+)
+
+// TestRestoreChild is not a test: it is the child process of the kill
+// tests, restoring envData's store from envClaude (the backup file) and
+// killing itself after the step envRestoreStep, if set.
+func TestRestoreChild(t *testing.T) {
+	if os.Getenv(envRestoreChild) == "" {
+		t.Skip("child process only")
+	}
+	if step := os.Getenv(envRestoreStep); step != "" {
+		restoreStep = func(s string) error {
+			if s == step {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				time.Sleep(time.Minute)
+			}
+			return nil
+		}
+	}
+	if _, err := Restore(context.Background(), os.Getenv(envData), os.Getenv(envClaude), RestoreOptions{Force: true}); err != nil {
+		fmt.Fprintln(os.Stderr, "restore:", err)
+		os.Exit(3)
+	}
+}
+
+func restoreChild(f *restoreFixture, step string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRestoreChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envRestoreChild+"=1", envData+"="+f.data, envClaude+"="+f.backup, envRestoreStep+"="+step)
+	return cmd
+}
+
+// Restore killed with SIGKILL after each step, then at random moments:
+// the data dir always holds the old or the new store, whole and
+// searchable. The random trials are many more with CAIRN_RESTORE_KILLS.
+func TestRestoreKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	for _, step := range []string{"copied", "prepared", "kept", "derived", "swapped"} {
+		f := newRestoreFixture(t)
+		err := restoreChild(f, step).Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("killed after %s: %v", step, err)
+		}
+		checkWhole(t, f, "killed after "+step)
+	}
+	trials := 6
+	if n, err := strconv.Atoi(os.Getenv("CAIRN_RESTORE_KILLS")); err == nil {
+		trials = n
+	}
+	// How long a whole restore takes here (the child's start included):
+	// the kills fall anywhere in it.
+	f := newRestoreFixture(t)
+	start := time.Now()
+	if out, err := restoreChild(f, "").CombinedOutput(); err != nil {
+		t.Fatalf("restore child: %v\n%s", err, out)
+	}
+	whole := time.Since(start)
+	checkWhole(t, f, "a whole restore")
+	r := rand.New(rand.NewPCG(29, 1))
+	f = newRestoreFixture(t)
+	seen := map[string]int{}
+	for i := range trials {
+		cmd := restoreChild(f, "")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Int64N(int64(whole))))
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		which := checkWhole(t, f, fmt.Sprintf("random kill %d", i))
+		seen[which]++
+		if which == "new" {
+			// Back to the old store for the next trial: restore the old
+			// one kept aside.
+			f = newRestoreFixture(t)
+		}
+	}
+	t.Logf("a restore takes %v; after %d random kills: %v", whole, trials, seen)
+}
