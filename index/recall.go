@@ -3,16 +3,13 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
+	"sort"
 )
 
 // RecalledSession is one past session a recall found: its best matching
 // entry, and how well it matched.
 type RecalledSession struct {
 	SearchResult
-	// Relevance is 0..1: the session's fused rank over the queries (1:
-	// first for every one of them).
-	Relevance float64
 }
 
 // recallCandidates is how many sessions each query ranks before fusion.
@@ -21,7 +18,10 @@ const recallCandidates = 20
 // RecallSessions finds the past sessions that best match a query and its
 // rephrasings: each query ranks sessions by their best message (no
 // thinking, no tool output), and the rankings are fused by reciprocal
-// rank. At most n sessions. This is the one session recall every front
+// rank, the sessions matching fully (by words or meaning) before the
+// partial ones (Match MatchPartial). A session's Relevance is its best
+// result's over the queries: on the fixed scale of SearchResult.Relevance,
+// so a weak match says so. At most n sessions. This is the one session recall every front
 // end uses (MCP memory_recall, `cairn recall` behind /recall). mode is the
 // search mode used (hybrid, or text while no embedder is ready).
 func (sr *Searcher) RecallSessions(ctx context.Context, queries, projects []string, n int) (found []RecalledSession, mode string, err error) {
@@ -29,7 +29,7 @@ func (sr *Searcher) RecallSessions(ctx context.Context, queries, projects []stri
 	best := map[string]SearchResult{}
 	for _, q := range queries {
 		resp, err := sr.Search(ctx, SearchQuery{Text: q, Limit: recallCandidates, Projects: projects,
-			GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true})
+			GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true, Partial: true})
 		if err != nil {
 			return nil, mode, fmt.Errorf("searching for %q: %w", q, err)
 		}
@@ -40,18 +40,30 @@ func (sr *Searcher) RecallSessions(ctx context.Context, queries, projects []stri
 				continue
 			}
 			ids = append(ids, r.SessionID)
-			if _, ok := best[r.SessionID]; !ok {
+			if b, ok := best[r.SessionID]; !ok || better(r, b) {
 				best[r.SessionID] = r
 			}
 		}
 		lists = append(lists, ids)
 	}
-	top := float64(len(lists)) / float64(RRFK+1) // first in every list
-	for _, f := range FuseRRF(RRFK, nil, lists...) {
+	fused := FuseRRF(RRFK, nil, lists...)
+	sort.SliceStable(fused, func(i, j int) bool {
+		return best[fused[i].ID].Match != MatchPartial && best[fused[j].ID].Match == MatchPartial
+	})
+	for _, f := range fused {
 		if len(found) == n {
 			break
 		}
-		found = append(found, RecalledSession{SearchResult: best[f.ID], Relevance: math.Round(f.Score/top*1000) / 1000})
+		found = append(found, RecalledSession{SearchResult: best[f.ID]})
 	}
 	return found, mode, nil
+}
+
+// better reports whether a is a better hit of its session than b: a full
+// match over a partial one, else the more relevant.
+func better(a, b SearchResult) bool {
+	if (a.Match == MatchPartial) != (b.Match == MatchPartial) {
+		return b.Match == MatchPartial
+	}
+	return a.Relevance > b.Relevance
 }

@@ -58,6 +58,11 @@ type SearchQuery struct {
 	// hit with the whole words (Match is MatchPrefix). The TUI sets it;
 	// the CLI takes --prefix (a typed "word*" works everywhere).
 	Prefix bool
+	// Partial also returns the partial matches (Match is MatchPartial:
+	// fewer of the query's words than MinShouldMatch asks), after every
+	// full one. Without it they are left out and counted in
+	// SearchResponse.Partial.
+	Partial bool
 }
 
 // SearchDefaults are the ranking settings every front end's queries get
@@ -111,10 +116,16 @@ type SearchResult struct {
 	Snippet   string
 	Subagent  bool
 	Archived  bool
-	// Match is how it matches the query: MatchWords, MatchPrefix or
-	// MatchMeaning (no shared word; shown because its vector is above
-	// the meaning floor).
+	// Match is how it matches the query: MatchWords, MatchPrefix,
+	// MatchPartial (some of the words, fewer than the rule asks; only
+	// with SearchQuery.Partial) or MatchMeaning (no shared word; shown
+	// because its vector is above the meaning floor).
 	Match string
+	// Relevance is on a fixed scale, 0..1, the same for every query: the
+	// share of the query's information (its informative words weighted by
+	// rarity) the result holds; for a match by meaning alone, the cosine
+	// of its vector to the query's (at least the meaning floor).
+	Relevance float64
 }
 
 // SearchResponse carries results and how they were found.
@@ -123,7 +134,10 @@ type SearchResponse struct {
 	Mode     string // the mode actually used
 	Embedder string // the embedder used for vectors, "" when none
 	Notice   string // e.g. why search fell back to text only
-	Took     time.Duration
+	// Partial is how many partial matches were left out (SearchQuery
+	// Partial unset): the front ends offer to show them.
+	Partial int
+	Took    time.Duration
 }
 
 // Searcher holds what a search needs: the store, the full-text index and an
@@ -237,7 +251,12 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	}
 	match := matchKinds(textRank, prefixOnly)
 	wordsFirst(fused, match)
-	resp.Results = q.results(fused, docs, match)
+	fused, rel, err := sr.grade(q, resp, fused, textRank, vecRank, docs, match)
+	if err != nil {
+		return nil, err
+	}
+	fused, resp.Partial = q.fullFirst(fused, docs, match, rel)
+	resp.Results = q.results(fused, docs, match, rel)
 	resp.Took = time.Since(start)
 	return resp, nil
 }
@@ -460,7 +479,7 @@ func wordsFirst(fused []Scored, match map[string]string) {
 
 // results turns the fused ranking into at most q.Limit results, one per
 // session when grouping.
-func (q *SearchQuery) results(fused []Scored, docs map[string]*hit, match map[string]string) []SearchResult {
+func (q *SearchQuery) results(fused []Scored, docs map[string]*hit, match map[string]string, rel map[string]float64) []SearchResult {
 	var out []SearchResult
 	text := q.Text
 	if q.Prefix {
@@ -483,6 +502,7 @@ func (q *SearchQuery) results(fused []Scored, docs map[string]*hit, match map[st
 			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
 			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
 			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight), Match: cmp.Or(match[f.ID], MatchMeaning),
+			Relevance: rel[f.ID],
 		})
 		if len(out) == q.Limit {
 			break

@@ -57,7 +57,34 @@ type Index interface {
 	Search(text string, f Filter, limit int) ([]Hit, uint64, error)
 	// Count is the number of documents in the index.
 	Count() (uint64, error)
+	// Cover says which of the query's informative words each of the
+	// documents ids holds (see Cover).
+	Cover(text string, ids []string) (Cover, error)
 	Close() error
+}
+
+// QueryWord is one informative word of a query (a stop word is not one),
+// or one quoted phrase, as coverage counts it.
+type QueryWord struct {
+	Text string // as typed
+	// Weight is its rarity in the index: BM25's inverse document
+	// frequency, ln(1 + (N - df + 0.5)/(df + 0.5)). A word the index has
+	// never seen weighs most.
+	Weight float64
+	// Root, when set, must appear in a document's text for it to hold the
+	// word: the word matched through a stem of under five letters that
+	// its own form does not keep (topping → top), which joins unrelated
+	// words. Root is the word lowercased, less a regular inflection
+	// (-s, -es, -ed, -ing).
+	Root string
+}
+
+// Cover is what Index.Cover answers.
+type Cover struct {
+	Words []QueryWord // at most 64
+	// Has holds, for each document asked about that holds any of Words,
+	// the bit 1<<i set when it holds Words[i].
+	Has map[string]uint64
 }
 
 // ErrLocked means another process holds the index (bleve allows one process

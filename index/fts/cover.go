@@ -1,0 +1,245 @@
+package fts
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/cairn-dev/cairn/index/ftsapi"
+)
+
+// maxCoverWords is how many query words coverage tracks (one bit each).
+const maxCoverWords = 64
+
+// Cover says which of the informative words of text (its positive words
+// that are not stop words, and its quoted phrases) each document of ids
+// holds, and how rare each word is in the index. A word is held as the
+// search matches it (stemmed, or as a compound's part), with two
+// exceptions that keep coincidences out:
+//
+//   - a compound (set_text_map_propagators, parseTranscript) is held
+//     whole, or by all of its parts, not by one of them ("set");
+//   - a word whose stem is shorter than five letters and is not the word
+//     less its inflection (topping → top) carries a Root the document
+//     must contain (the caller checks the text; see ftsapi.QueryWord).
+//
+// The search index is asked once per word, restricted to ids.
+func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
+	var c ftsapi.Cover
+	if ix.idx == nil {
+		return c, errClosed
+	}
+	if err := ix.broken(); err != nil {
+		return c, err
+	}
+	defer ix.guard("measuring coverage", &err)
+	known, release := ix.known()
+	defer release()
+	words := coverWords(text, known)
+	if len(words) == 0 {
+		return c, nil
+	}
+	weights := ix.weights(words)
+	c.Has = map[string]uint64{}
+	for i, w := range words {
+		c.Words = append(c.Words, ftsapi.QueryWord{Text: w.text, Weight: weights[i], Root: w.root})
+		if len(ids) == 0 {
+			continue
+		}
+		q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), w.q})
+		req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+		req.Score = "none"
+		res, err := ix.idx.Search(req)
+		if err != nil {
+			return c, fmt.Errorf("fts: measuring coverage of %q: %w", text, err)
+		}
+		for _, h := range res.Hits {
+			c.Has[h.ID] |= 1 << i
+		}
+	}
+	return c, nil
+}
+
+// coverWord is one informative query word: the query that holds it, the
+// terms its rarity is read from, and its Root (see ftsapi.QueryWord).
+type coverWord struct {
+	text   string
+	prefix bool // still being typed: its rarity is unknown
+	q      query.Query
+	terms  []fieldTerm
+	root   string
+}
+
+type fieldTerm struct{ field, term string }
+
+// coverWords are the informative words of text, at most maxCoverWords.
+func coverWords(text string, known knownFunc) []coverWord {
+	a := analyzers()
+	var out []coverWord
+	seen := map[string]bool{}
+	for _, c := range parseQuery(text) {
+		if c.op == opNot || len(out) == maxCoverWords {
+			continue
+		}
+		bare := strings.ToLower(strings.TrimFunc(c.text, func(r rune) bool { return !isWordRune(r) }))
+		if !c.phrase && (functionWords[bare] || seen[bare]) {
+			continue
+		}
+		seen[bare] = true
+		prose := analyzeTerms(a.english, c.text)
+		code := analyzeTerms(a.codeQuery, c.text)
+		w := coverWord{text: c.text}
+		for _, t := range prose {
+			w.terms = append(w.terms, fieldTerm{fieldText, t}, fieldTerm{fieldTitle, t})
+		}
+		switch {
+		case c.phrase:
+			w.q = phraseQuery(c.text)
+		case len(code) > 1: // a compound: whole, or every part
+			w.q = compoundCover(c.text, code[0], known)
+			w.terms = []fieldTerm{{fieldCode, code[0]}, {fieldTitleCode, code[0]}}
+		case c.prefix:
+			w.q = prefixWordQuery(c.text, known)
+			w.prefix = true
+		default:
+			w.q = wordQuery(c.text, false, known)
+			if len(code) == 1 {
+				w.terms = append(w.terms, fieldTerm{fieldCode, code[0]}, fieldTerm{fieldTitleCode, code[0]})
+			}
+			if len(prose) == 1 {
+				w.root = stemOnlyRoot(bare, prose[0])
+			}
+		}
+		if w.q == nil || len(w.terms) == 0 {
+			continue // a stop word, or punctuation: no information
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// functionWords are common English function words the stop list of the
+// English analyzer keeps (contractions, quantifiers, auxiliaries): they
+// carry no information about what a question is about, so coverage does
+// not count them, though the search still matches them.
+var functionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`aren't can't couldn't didn't doesn't don't hadn't hasn't haven't isn't
+		mustn't shouldn't wasn't weren't won't wouldn't i'm i've i'd i'll you're you've you'd you'll
+		he's she's it's we're we've they're they've that's there's what's where's who's how's let's
+		arent cant couldnt didnt doesnt dont isnt wasnt wont wouldnt shouldnt im ive youre thats theres whats
+		many much lot lots yet also just really quite rather very still even ever often always never
+		shall may might must can could would should will get got gets getting
+		thing things something anything everything nothing someone anyone everyone one ones
+		way ways like well good best better new old first last next other another
+		please thanks thank hi hello hey ok okay yes sure`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// compoundCover holds a compound whole, or by all of its parts (unless one
+// of them occurs nowhere: then only whole, as wordQuery decides).
+func compoundCover(w, whole string, known knownFunc) query.Query {
+	alts := []query.Query{term(fieldCode, whole, 1), term(fieldTitleCode, whole, 1)}
+	if unseen(w, known) {
+		return anyOf(alts)
+	}
+	var parts []query.Query
+	for _, tok := range (codeTokenizer{}).Tokenize([]byte(w)) {
+		leaves := [][]byte{tok.Term}
+		if !isPlain(tok.Term) {
+			leaves = compoundLeaves(tok.Term)
+		}
+		for _, leaf := range leaves {
+			if q := anyOf(plainWordQuery(string(leaf), 1)); q != nil {
+				parts = append(parts, q)
+			}
+		}
+	}
+	if len(parts) > 1 {
+		alts = append(alts, query.NewConjunctionQuery(parts))
+	}
+	return anyOf(alts)
+}
+
+// stemOnlyRoot is the Root of a plain word whose English term is stem:
+// "" when the stem keeps five letters or more, or is the word less its
+// inflection (the stemmer then joins only forms of the word).
+func stemOnlyRoot(w, stem string) string {
+	root := inflectionRoot(strings.ToLower(w))
+	if utf8.RuneCountInString(stem) >= 5 || root == stem {
+		return ""
+	}
+	return root
+}
+
+// inflectionRoot is w less a regular inflection: -ing, -ed, -es, -s.
+func inflectionRoot(w string) string {
+	w = strings.TrimSuffix(w, "'s")
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return w[:len(w)-2]
+	case len(w) > 4 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// idf is BM25's inverse document frequency.
+func idf(n, df uint64) float64 {
+	df = min(df, n)
+	return math.Log(1 + (float64(n-df)+0.5)/(float64(df)+0.5))
+}
+
+// weights returns the rarity (idf) of each word: the most documents any
+// of its terms is in, read from the term dictionaries of one snapshot.
+// When they cannot be read every word counts as unseen.
+func (ix *Index) weights(words []coverWord) []float64 {
+	out := make([]float64, len(words))
+	var r index.IndexReader
+	n := uint64(1)
+	if adv, err := ix.idx.Advanced(); err == nil {
+		if rd, err := adv.Reader(); err == nil {
+			r = rd
+			defer r.Close()
+			if c, err := r.DocCount(); err == nil {
+				n = max(c, 1)
+			}
+		}
+	}
+	for i, w := range words {
+		var df uint64
+		if r != nil {
+			for _, ft := range w.terms {
+				df = max(df, termCount(r, ft))
+			}
+		}
+		if w.prefix && df == 0 {
+			// A word being typed names no term yet: it weighs as a word
+			// in one document of a hundred.
+			df = n / 100
+		}
+		out[i] = idf(n, df)
+	}
+	return out
+}
+
+func termCount(r index.IndexReader, ft fieldTerm) uint64 {
+	tfr, err := r.TermFieldReader(context.Background(), []byte(ft.term), ft.field, false, false, false)
+	if err != nil {
+		return 0
+	}
+	defer tfr.Close()
+	return tfr.Count()
+}

@@ -1,0 +1,219 @@
+package index
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index/ftsapi"
+)
+
+// Relevance on a fixed scale (issue 24.1): a result's relevance is how
+// much of the query's information it holds — the share of the query's
+// informative words it has, each weighted by its rarity (inverse document
+// frequency), so a result holding the query's rare words scores high and
+// one holding only its common words scores low, whatever else the page
+// holds. It is not normalised to the page: the same relevance means the
+// same for every query. docs/search-relevance.md has the figures.
+//
+// The minimum-should-match rule, as search engines apply it (Elasticsearch's
+// minimum_should_match, "2<75%"): a result matches fully when it holds
+// every informative word of a query of one or two, and three quarters of
+// a longer one's (rounded down) — or, whatever their number, words
+// carrying FullCoverage of the query's information. Below that a result is
+// partial: hidden by default (CLI, TUI), flagged "partial" where it is
+// returned (MCP). Below PartialFloor it is no match at all: one
+// incidental common word ("fix" in "how do I fix a flat bicycle tire")
+// is not evidence.
+
+// MatchPartial: the result holds some of the query's words, fewer than
+// the minimum-should-match rule asks; its Relevance says how much.
+const MatchPartial = "partial"
+
+const (
+	// FullCoverage is the share of a query's information (its words'
+	// summed rarity) that makes a full match whatever the word count.
+	FullCoverage = 0.8
+	// PartialFloor is the least share of a query's information a partial
+	// match must hold.
+	PartialFloor = 0.4
+)
+
+// MinShouldMatch is how many of n informative query words a full match
+// holds: all of one or two, three quarters (rounded down) of more.
+func MinShouldMatch(n int) int {
+	if n <= 2 {
+		return n
+	}
+	return n * 3 / 4
+}
+
+// Grade says how a result holding matched of n informative words, with
+// the share coverage (0..1) of their summed rarity, matches: MatchWords
+// (fully), MatchPartial, or "" (not at all). The one rule every search
+// applies: Searcher.Search for messages, summaries and memories in the
+// full-text index, memories.Service for memory ranking.
+func Grade(matched, n int, coverage float64) string {
+	switch {
+	case n == 0 || matched == 0:
+		return ""
+	case matched >= MinShouldMatch(n) || coverage >= FullCoverage-1e-9:
+		return MatchWords
+	case coverage >= PartialFloor:
+		return MatchPartial
+	}
+	return ""
+}
+
+// coverage is the words of a query and which each candidate holds.
+type coverage struct {
+	cover ftsapi.Cover
+	total float64 // the summed weight of every word
+}
+
+// newCoverage asks the full-text index which query words the documents of
+// ids hold, checking the words' Roots against the documents' text.
+func (sr *Searcher) newCoverage(text string, ids []string, docs map[string]*hit) (*coverage, error) {
+	c, err := sr.FTS.Cover(text, ids)
+	if err != nil {
+		return nil, err
+	}
+	cv := &coverage{cover: c}
+	for _, w := range c.Words {
+		cv.total += w.Weight
+	}
+	for id, has := range c.Has {
+		d := docs[id]
+		if d == nil {
+			continue
+		}
+		var lower string
+		for i, w := range c.Words {
+			if w.Root == "" || has&(1<<i) == 0 {
+				continue
+			}
+			if lower == "" {
+				lower = strings.ToLower(d.Title + "\n" + d.Text)
+			}
+			if !strings.Contains(lower, w.Root) {
+				has &^= 1 << i
+			}
+		}
+		c.Has[id] = has
+	}
+	return cv, nil
+}
+
+// words is the number of informative words of the query.
+func (cv *coverage) words() int { return len(cv.cover.Words) }
+
+// grade is how document id matches (Grade) and its relevance: the share
+// of the query's information it holds, rounded to three places.
+func (cv *coverage) grade(id string) (string, float64) {
+	if cv == nil {
+		return "", 0
+	}
+	has := cv.cover.Has[id]
+	matched, w := 0, 0.0
+	for i, word := range cv.cover.Words {
+		if has&(1<<i) != 0 {
+			matched++
+			w += word.Weight
+		}
+	}
+	rel := 0.0
+	if cv.total > 0 {
+		rel = math.Round(w/cv.total*1000) / 1000
+	}
+	return Grade(matched, len(cv.cover.Words), rel), rel
+}
+
+// grade applies the relevance rule to the fused ranking: each word hit
+// gets its relevance and is marked partial or left out (Grade); a match by
+// meaning alone stays only beside a full word match (or where meaning may
+// stand alone, MeaningAlone), with its cosine as relevance.
+func (sr *Searcher) grade(q SearchQuery, resp *SearchResponse, fused, textRank, vecRank []Scored, docs map[string]*hit, match map[string]string) ([]Scored, map[string]float64, error) {
+	rel := make(map[string]float64, len(fused))
+	cos := make(map[string]float64, len(vecRank))
+	for _, v := range vecRank {
+		cos[v.ID] = v.Score
+	}
+	var cv *coverage
+	if len(textRank) > 0 {
+		text := q.Text
+		if q.Prefix {
+			text, _ = ftsapi.PrefixLast(text)
+		}
+		var err error
+		if cv, err = sr.newCoverage(text, idsOf(textRank), docs); err != nil {
+			return nil, nil, err
+		}
+	}
+	kept := fused[:0]
+	full := false
+	for _, f := range fused {
+		m := match[f.ID]
+		if m == "" { // by meaning alone
+			kept = append(kept, f)
+			continue
+		}
+		g, r := cv.grade(f.ID)
+		switch g {
+		case "":
+			continue
+		case MatchPartial:
+			match[f.ID] = MatchPartial
+		default:
+			full = true
+		}
+		rel[f.ID] = r
+		kept = append(kept, f)
+	}
+	alone := sr.meaningAlone(resp)
+	out := kept[:0]
+	for _, f := range kept {
+		if match[f.ID] == "" {
+			if !full && !alone {
+				continue
+			}
+			rel[f.ID] = math.Round(cos[f.ID]*1000) / 1000
+		}
+		out = append(out, f)
+	}
+	return out, rel, nil
+}
+
+// fullFirst puts the full matches (by words, prefix or meaning), by
+// relevance, before the partial ones, in their order, or without q.Partial leaves the
+// partial ones out and counts them (their sessions, when grouping).
+func (q *SearchQuery) fullFirst(fused []Scored, docs map[string]*hit, match map[string]string, rel map[string]float64) ([]Scored, int) {
+	var full, partial []Scored
+	for _, f := range fused {
+		if match[f.ID] == MatchPartial {
+			partial = append(partial, f)
+		} else {
+			full = append(full, f)
+		}
+	}
+	// The more of the query's information a hit holds, the higher it
+	// ranks; among equals the fused order (BM25, vectors, recency) stands.
+	sort.SliceStable(full, func(i, j int) bool { return rel[full[i].ID] > rel[full[j].ID] })
+	if q.Partial {
+		return append(full, partial...), 0
+	}
+	if !q.GroupBySession {
+		return full, len(partial)
+	}
+	shown, hidden := map[string]bool{}, map[string]bool{}
+	for _, f := range full {
+		if d := docs[f.ID]; d != nil {
+			shown[d.Session] = true
+		}
+	}
+	for _, f := range partial {
+		if d := docs[f.ID]; d != nil && !shown[d.Session] {
+			hidden[d.Session] = true
+		}
+	}
+	return full, len(hidden)
+}
