@@ -595,13 +595,18 @@ func (o *Options) commandChange(path, name string, want []byte) (Change, error) 
 	return ch, nil
 }
 
-// isOurCommandFile recognises a command file an earlier cairn wrote (its
-// allowed-tools run cairn).
+// isOurCommandFile recognises a command file an earlier cairn wrote: its
+// allowed-tools are cairn's MCP tools, or (before cairn's commands handed
+// text to MCP tools) run cairn through Bash.
 func (o *Options) isOurCommandFile(b []byte) bool {
 	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "allowed-tools: Bash("); ok {
+		if rest, ok := strings.CutPrefix(l, "allowed-tools: "); ok {
+			if strings.HasPrefix(rest, "mcp__cairn__") {
+				return true
+			}
+			rest, ok = strings.CutPrefix(rest, "Bash(")
 			prog, _ := plugin.FirstWord(rest)
-			return o.isCairnProgram(prog)
+			return ok && o.isCairnProgram(prog)
 		}
 	}
 	return false

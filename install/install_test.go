@@ -343,9 +343,9 @@ func TestProjectScope(t *testing.T) {
 	if _, ok := mcp["mcpServers"].(map[string]any)["cairn"]; !ok {
 		t.Fatalf(".mcp.json: %v", mcp)
 	}
-	b, err := os.ReadFile(filepath.Join(d, ".claude", "commands", "summarize.md"))
+	b, err := os.ReadFile(filepath.Join(d, ".claude", "commands", "synthesize.md"))
 	must(t, err)
-	if !strings.Contains(string(b), "allowed-tools: Bash(/usr/bin/cairn drafts add:*)") || !strings.Contains(string(b), "\n/usr/bin/cairn drafts add --session ${CLAUDE_SESSION_ID}") {
+	if !strings.Contains(string(b), "allowed-tools: Bash(/usr/bin/cairn synthesize:*)") || !strings.Contains(string(b), "!`/usr/bin/cairn synthesize --project .`") {
 		t.Fatalf("command not pointed at the binary:\n%s", b)
 	}
 	_, err = Uninstall(o)
@@ -382,9 +382,10 @@ func TestPluginHooksMatchInstall(t *testing.T) {
 }
 
 // The slash commands cairn install writes are the plugin's, pointed at the
-// binary: their argument hints stay quoted YAML strings and /recall's
-// query still reaches cairn through the quoted heredoc.
-func TestInstalledCommandsKeepHintsAndHeredoc(t *testing.T) {
+// binary: their argument hints stay quoted YAML strings, the commands that
+// take the user's text hand it to cairn's MCP tools (no shell), and a
+// reinstall recognises both these files and the older Bash ones as cairn's.
+func TestInstalledCommandsKeepHintsAndUseMCP(t *testing.T) {
 	o := Options{Exe: "/opt/cairn/bin/cairn", CommandName: "/opt/cairn/bin/cairn"}
 	files := o.CommandFiles()
 	for name, want := range map[string]string{"recall.md": `argument-hint: "[query]"`, "remember.md": `argument-hint: "<what to remember>"`,
@@ -392,12 +393,17 @@ func TestInstalledCommandsKeepHintsAndHeredoc(t *testing.T) {
 		if !strings.Contains(string(files[name]), want+"\n") {
 			t.Errorf("%s lacks %s:\n%s", name, want, files[name])
 		}
-	}
-	recall := string(files["recall.md"])
-	for _, want := range []string{"allowed-tools: Bash(/opt/cairn/bin/cairn recall:*)", "```!\n/opt/cairn/bin/cairn recall --stdin <<'CAIRN_QUERY'\n$ARGUMENTS\nCAIRN_QUERY\n```"} {
-		if !strings.Contains(recall, want) {
-			t.Errorf("recall.md lacks %q:\n%s", want, recall)
+		if strings.Contains(string(files[name]), "Bash(") || !o.isOurCommandFile(files[name]) {
+			t.Errorf("%s: not an MCP command cairn recognises:\n%s", name, files[name])
 		}
+	}
+	for _, old := range []string{"---\nallowed-tools: Bash(cairn recall:*)\n---\n", "---\nallowed-tools: Bash(/opt/cairn/bin/cairn drafts add:*)\n---\n"} {
+		if !o.isOurCommandFile([]byte(old)) {
+			t.Errorf("an older cairn command is not recognised: %q", old)
+		}
+	}
+	if o.isOurCommandFile([]byte("---\nallowed-tools: Bash(git status:*)\n---\n")) {
+		t.Error("another command taken for cairn's")
 	}
 }
 

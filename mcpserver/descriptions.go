@@ -24,7 +24,7 @@ var toolDescriptions = map[string]string{
 		"and carrying all the given tags. Rejected memories are never returned; check `status` (approved = confirmed by the user). " +
 		"To search past sessions' conversations instead, use memory_recall.",
 	"memory_related": "Memories related to one memory (by its links, shared words or tags), or all memories carrying the given tags.",
-	"memory_remember": "Remember something for future sessions (save a new memory: a decision, gotcha, preference, fact...) " +
+	"memory_remember": "Remember something for future sessions (save a new memory: a decision, a gotcha, a preference, a fact...) " +
 		"as one self-contained sentence; keep paths and identifiers verbatim, never secrets. It lands pending until the user approves it " +
 		"in cairn (unless configured otherwise). Near-duplicates are merged instead of added. /remember uses this tool.",
 	"memory_correct": "Correct a wrong or outdated memory. Pass the whole corrected sentence. " +

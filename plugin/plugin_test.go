@@ -76,69 +76,50 @@ func shellSnippets(body string) []string {
 }
 
 // Claude Code pastes the user's text for $ARGUMENTS into a command's
-// shell lines unescaped. Every command that runs cairn through a shell must
-// hand the text over so that no shell interprets it: backticks, $VAR and
-// $(…) reach cairn verbatim and execute nothing. The shell snippets are
-// run with bash (as Claude Code does) against a stub cairn that records
-// what it got.
-func TestCommandsPassUserTextUninterpreted(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	got := filepath.Join(dir, "got")
-	stub := "#!/bin/sh\n{ printf 'ARGS:'; for a; do printf ' [%s]' \"$a\"; done; printf '\\nSTDIN:'; cat; } > " + got + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "cairn"), []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pwned := filepath.Join(dir, "pwned")
-	hostile := []string{
-		"why does `mix test` hang",
-		"what is $HOME and ${PATH}",
-		"$(touch " + pwned + ") and `touch " + pwned + "`",
-		`quotes " and ' and \ backslash; rm -rf / # comment`,
-		"",
-	}
-	ran := 0
+// shell lines unescaped, and its Bash check refuses text holding a brace
+// followed by a quote even inside a quoted heredoc. So no command puts the
+// user's text (or text Claude writes from it) anywhere near a shell: none
+// has a shell step that mentions $ARGUMENTS, and the commands that take
+// text allow no Bash at all; they hand it to cairn's MCP tools, which they
+// name and allow under both of the names Claude Code gives them (cairn
+// install's server and the plugin's).
+func TestNoUserTextThroughAShell(t *testing.T) {
+	takesText := 0
 	for _, c := range Commands() {
 		_, body, _ := strings.Cut(strings.TrimPrefix(string(c.Content), "---\n"), "\n---\n")
 		for _, sn := range shellSnippets(body) {
-			if !strings.Contains(sn, "$ARGUMENTS") {
-				continue
+			if strings.Contains(sn, "$ARGUMENTS") || strings.Contains(sn, "$1") || strings.Contains(sn, "$0") {
+				t.Errorf("/%s passes the user's text to a shell: %q", c.Name, sn)
 			}
-			ran++
-			for _, q := range hostile {
-				os.Remove(got)
-				script := strings.ReplaceAll(sn, "$ARGUMENTS", q)
-				cmd := exec.CommandContext(context.Background(), bash, "-c", script)
-				cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=/home/nobody"}
-				cmd.Dir = dir
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Errorf("/%s with %q: %v\n%s", c.Name, q, err, out)
-					continue
-				}
-				if _, err := os.Stat(pwned); err == nil {
-					t.Fatalf("/%s with %q executed the user's text", c.Name, q)
-				}
-				b, err := os.ReadFile(got)
-				if err != nil {
-					t.Errorf("/%s with %q: cairn did not run", c.Name, q)
-					continue
-				}
-				if !strings.Contains(string(b), q) {
-					t.Errorf("/%s with %q: cairn got\n%s", c.Name, q, b)
+		}
+		if !strings.Contains(body, "$ARGUMENTS") {
+			continue
+		}
+		takesText++
+		allowed := frontmatter(t, c)["allowed-tools"]
+		if strings.Contains(allowed, "Bash") || strings.Contains(body, "<<") {
+			t.Errorf("/%s takes text and allows a shell: %s", c.Name, allowed)
+		}
+		tools := regexp.MustCompile("`((?:memory|session)_[a-z_]+)`").FindAllStringSubmatch(body, -1)
+		if len(tools) == 0 {
+			t.Errorf("/%s names no cairn MCP tool", c.Name)
+		}
+		for _, m := range tools {
+			if m[1] == "session_read" || m[1] == "session_id" {
+				continue // a tool for later, an argument: not called by the command
+			}
+			for _, prefix := range []string{"mcp__cairn__", "mcp__plugin_cairn_cairn__"} {
+				if !strings.Contains(allowed, prefix+m[1]) {
+					t.Errorf("/%s calls %s but does not allow %s%s", c.Name, m[1], prefix, m[1])
 				}
 			}
 		}
+		if !strings.HasPrefix(body, "# cairn /"+c.Name+"\n") {
+			t.Errorf("/%s does not open with the line that marks cairn's expansions", c.Name)
+		}
 	}
-	if ran == 0 {
-		t.Fatal("no command passes $ARGUMENTS to a shell: update the test")
+	if takesText != 3 {
+		t.Errorf("%d commands take the user's text, want 3 (recall, remember, summarize)", takesText)
 	}
 }
 
