@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
 )
 
 // BackupName is the file name of a backup made at t.
-func BackupName(t time.Time) string {
-	return "cairn-backup-" + t.UTC().Format("20060102-150405") + ".db"
-}
+func BackupName(t time.Time) string { return index.BackupName(t) }
 
 // Backup writes a verified snapshot of the whole store to dest (a file
 // name; ” picks BackupName in the current folder).
@@ -78,15 +74,8 @@ func (a *App) RollingBackup(ctx context.Context, now time.Time) (string, error) 
 	if keep <= 0 {
 		return "", nil
 	}
-	dir := a.Config.Backup.Dir
-	if dir == "" {
-		dir = filepath.Join(a.Paths.DataDir, "backups")
-	} else if strings.HasPrefix(dir, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, dir[2:])
-		}
-	}
-	old := rollingBackups(dir)
+	dir := a.Config.Backup.Folder(a.Paths.DataDir)
+	old := index.BackupFiles(dir)
 	if len(old) > 0 {
 		if fi, err := os.Stat(old[len(old)-1]); err == nil && now.Sub(fi.ModTime()) < backupEvery {
 			return "", nil
@@ -96,7 +85,7 @@ func (a *App) RollingBackup(ctx context.Context, now time.Time) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	all := rollingBackups(dir)
+	all := index.BackupFiles(dir)
 	for len(all) > keep {
 		if err := os.Remove(all[0]); err != nil {
 			return info.Path, err
@@ -104,11 +93,4 @@ func (a *App) RollingBackup(ctx context.Context, now time.Time) (string, error) 
 		all = all[1:]
 	}
 	return info.Path, nil
-}
-
-// rollingBackups lists dir's backups, oldest first (their names sort by time).
-func rollingBackups(dir string) []string {
-	m, _ := filepath.Glob(filepath.Join(dir, "cairn-backup-*.db"))
-	sort.Strings(m)
-	return m
 }

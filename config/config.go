@@ -110,6 +110,20 @@ type Backup struct {
 	Dir  string `toml:"dir" comment:"where automatic backups go; default: <data dir>/backups"`
 }
 
+// Folder is where the automatic backups of the store in dataDir go: Dir
+// (a leading ~/ is the home folder), else dataDir/backups.
+func (b Backup) Folder(dataDir string) string {
+	switch {
+	case b.Dir == "":
+		return filepath.Join(dataDir, "backups")
+	case strings.HasPrefix(b.Dir, "~/"):
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, b.Dir[2:])
+		}
+	}
+	return b.Dir
+}
+
 // Duration is a time.Duration written as "30s" in TOML.
 type Duration struct{ time.Duration }
 

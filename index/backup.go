@@ -18,6 +18,19 @@ import (
 	"github.com/cairn-dev/cairn/internal/diskspace"
 )
 
+// BackupName is the file name of a backup made at t.
+func BackupName(t time.Time) string {
+	return "cairn-backup-" + t.UTC().Format("20060102-150405") + ".db"
+}
+
+// BackupFiles lists the backups in dir, oldest first (their names sort by
+// time).
+func BackupFiles(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "cairn-backup-*.db"))
+	sort.Strings(m)
+	return m
+}
+
 // BackupInfo describes a backup file: what it holds, checked by opening it.
 type BackupInfo struct {
 	Path     string `json:"path"`

@@ -193,6 +193,9 @@ func checkStoreFile(ctx context.Context, o *DoctorOptions, add func(Check)) {
 	}
 	st, err := index.OpenWith(o.DataDir, index.OpenOptions{ReadOnly: true, BusyTimeout: time.Second})
 	switch {
+	case err != nil && len(index.AsideStores(o.DataDir)) > 0 && !fileExists(filepath.Join(o.DataDir, index.DBName)):
+		// A restore kept the store aside and none is in its place.
+		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "put the store kept aside back, as the detail says"})
 	case !fileExists(filepath.Join(o.DataDir, index.DBName)):
 		add(Check{Name: "store", Status: Warn, Detail: "no store yet in " + o.DataDir, Fix: "cairn index (the hooks also fill it as you use Claude Code)"})
 	case err != nil:
@@ -358,6 +361,9 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
 	add(Check{Name: "store", Status: OK, Detail: fmt.Sprintf("%s: %d sessions (%d archived), %d entries, %d projects, %s on disk, schema v%d",
 		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
+	if c := checkEmptied(ctx, o, st, &s); c != nil {
+		add(*c)
+	}
 	add(checkIntegrity(ctx, o, st))
 	add(checkFullText(ctx, st, &s))
 	add(checkLag(o, &s))
@@ -365,6 +371,37 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	if o.Pending != nil {
 		add(checkReviews(ctx, o, st))
 	}
+}
+
+// checkEmptied fails when the store holds no session and no memory while
+// a store a restore kept aside, or the newest automatic backup, holds some:
+// the store was emptied (a restore interrupted by an older cairn, a
+// cairn.db deleted and made again), and every command would go on
+// answering from the empty one without a word.
+func checkEmptied(ctx context.Context, o *DoctorOptions, st *index.Store, s *index.StoreStats) *Check {
+	if s.Sessions > 0 {
+		return nil
+	}
+	if _, mems, err := index.StoreCounts(ctx, st.Path()); err != nil || mems > 0 {
+		return nil
+	}
+	candidates := index.AsideStores(o.DataDir)
+	if len(candidates) > 3 {
+		candidates = candidates[:3]
+	}
+	if b := index.BackupFiles(o.Config.Backup.Folder(o.DataDir)); len(b) > 0 {
+		candidates = append(candidates, b[len(b)-1])
+	}
+	for _, p := range candidates {
+		sessions, mems, err := index.StoreCounts(ctx, p)
+		if err != nil || sessions+mems == 0 {
+			continue
+		}
+		return &Check{Name: "store emptied", Status: Fail,
+			Detail: fmt.Sprintf("the store %s holds no sessions and no memories, but %s holds %d sessions and %d memories", st.Path(), p, sessions, mems),
+			Fix:    fmt.Sprintf("cairn restore --force %s (the empty store is kept aside), then cairn index", p)}
+	}
+	return nil
 }
 
 // checkIntegrity runs SQLite's own check of the store and says what is
