@@ -69,7 +69,7 @@ func TestExtractorRules(t *testing.T) {
 		{"decision is the user's", claudeEntry("a7", "We decided to use `sqlc` instead of an ORM for the billing service queries."), "", ""},
 		{"advice is not a decision", claudeEntry("a7b", "- **Natural archival path**: The `work/` subdirectories give completed items a place to go rather than cluttering the project root."), "", ""},
 		{"fails because, no fix", claudeEntry("a14", "The subagent tests fail because `load_session_messages` drops the `agent_id` field."), "", ""},
-		{"request, not a preference", userEntry("u16", "now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it. also we don't need to check for the existence of the file, let's just launch it."), "", ""},
+		{"a decision said as a request", userEntry("u16", "now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it. also we don't need to check for the existence of the file, let's just launch it."), Decision, "rather than regenerating"},
 		{"not supported", claudeEntry("a15", "The generated migration uses `ALTER TABLE ... MODIFY`, which SQLite doesn't support for nullability changes."), Gotcha, "SQLite doesn't support"},
 		{"must be forced", claudeEntry("a16", "`priv/static/assets/` is gitignored, so files there must be force-added."), Gotcha, "force-added"},
 		{"i.e. is not first person", claudeEntry("a20", "- **Stale `_build` after renaming a module**: tests failed because the compiler kept the old beam files, i.e. `Foo.Bar` was still defined. Fixed by running `mix compile --force`."), Bugfix, "mix compile --force"},

@@ -2,6 +2,7 @@ package memories
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -195,11 +196,21 @@ var todoLine = lazyRE(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
 // extractCandidates runs the rules over entries (in order).
 func extractCandidates(entries []index.MemEntry) []candidate {
 	var cs candidateSet
+	calls := map[string]index.MemEntry{} // tool_use id -> the call
+	prevClaude := ""                     // Claude's last text
 	for _, e := range entries {
+		if e.Role == "assistant" && e.ToolUse != "" {
+			calls[e.ToolUse] = e
+		}
+		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
+			prevClaude = e.Text
+		}
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			userCandidates(e, cs.add)
-		case e.Role == "assistant" && e.Block == "text", e.Role == "system" && e.Compact:
+			voiceCandidates(e, calls, prevClaude, cs.add)
+		case e.Role == "system" && e.Compact:
+			compactCandidates(e, cs.add)
+		case e.Role == "assistant" && e.Block == "text":
 			claudeCandidates(e, cs.add)
 		}
 	}
@@ -251,29 +262,6 @@ func backtickTags(content string, tags []string) []string {
 }
 
 var commandArgs = lazyRE(`(?s)<command-args>(.*?)</command-args>`)
-
-func userCandidates(e index.MemEntry, add func(candidate)) {
-	text := e.Text
-	if strings.HasPrefix(strings.TrimSpace(text), "<") {
-		m := commandArgs.FindStringSubmatch(text)
-		if m == nil {
-			return
-		}
-		text = m[1]
-	}
-	long := len(text) > 1200 // pasted specs: only explicit requests to remember
-	proseLines(text, nil, func(line string) {
-		for _, s := range sentences(stripMarkdown(line)) {
-			if r, ok := userRuleFor(s, long); ok {
-				content := s
-				if r.name == "correction" {
-					content = correctionRest(s)
-				}
-				add(candidate{typ: r.typ, content: content, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
-			}
-		}
-	})
-}
 
 // userRuleFor is the first of userRules a sentence of the user's matches
 // (with long, only "remember" applies): sentences of 4-80 words, not
@@ -681,8 +669,15 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 func commandLesson(failed, worked shellCall) (string, bool) {
 	inst := map[string]string{}
 	fw, ww := normCommand(failed.cmd, inst), normCommand(worked.cmd, inst)
-	if fw == ww || !sameProgram(fw, ww) || !addsOption(fw, ww) || sameButPaths(fw, ww) {
+	setup := addedSetup(failed.cmd, worked.cmd)
+	if fw == ww && setup == "" || !sameProgram(fw, ww) {
 		return "", false
+	}
+	if setup == "" && (!addsOption(fw, ww) || sameButPaths(fw, ww)) {
+		return "", false
+	}
+	if setup != "" {
+		ww = setup + ww
 	}
 	msg := "`" + ww + "` works where `" + cut(fw, 120) + "` fails"
 	if line := errorLine(failed.out, inst); line != "" {
@@ -691,13 +686,47 @@ func commandLesson(failed, worked shellCall) (string, bool) {
 	return msg, true
 }
 
+// setupCd and setupSource are a command's setup steps before what it
+// runs: changing folder, sourcing an environment.
+var (
+	setupCd     = regexp.MustCompile(`^\(?\s*cd\s+("[^"]+"|'[^']+'|\S+)\s*(&&|;)\s*`)
+	setupSource = regexp.MustCompile(`^\(?\s*(source|\.)\s+(\S+)\s*(&&|;)\s*`)
+)
+
+// addedSetup is the setup the working command has and the failed one
+// lacks, written to go before the normalised working command ("cd assets
+// && ", "source .venv/bin/activate && "): the part that made it work.
+// A folder is named by its last element, as it would be from the
+// project's root.
+func addedSetup(failed, worked string) string {
+	f, w := strings.TrimSpace(failed), strings.TrimSpace(worked)
+	if m := setupSource.FindStringSubmatch(w); m != nil && !strings.Contains(f, m[2]) {
+		return m[1] + " " + m[2] + " && "
+	}
+	if m := setupCd.FindStringSubmatch(w); m != nil && !setupCd.MatchString(f) {
+		dir := path.Base(strings.Trim(m[1], `"'`))
+		if dir != "." && dir != "/" && dir != "~" {
+			return "cd " + dir + " && "
+		}
+	}
+	return ""
+}
+
 // sameProgram reports whether a and b run the same thing: their first
 // three words that are not options agree as far as both have them ("uv
 // run pytest" is not "uv run python").
 func sameProgram(a, b string) bool {
 	wa, wb := plainWords(a, 3), plainWords(b, 3)
 	n := min(len(wa), len(wb))
-	return n > 0 && slices.Equal(wa[:n], wb[:n])
+	if n == 0 {
+		return false
+	}
+	for i := range n {
+		if wa[i] != wb[i] && path.Base(wa[i]) != path.Base(wb[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainWords are the first n words of cmd that are not options.
@@ -766,7 +795,7 @@ var (
 // "<uuid>" and the branch names of git commands as "<branch>"; inst
 // collects what was replaced (word -> placeholder) for the error line.
 func normCommand(cmd string, inst map[string]string) string {
-	c := oneLine(afterCd(strings.TrimSpace(cmd)))
+	c := oneLine(afterSetup(strings.TrimSpace(cmd)))
 	for {
 		t := strings.TrimSpace(trailRe.ReplaceAllString(c, ""))
 		if t == c {
@@ -852,7 +881,7 @@ func bashCall(e index.MemEntry) (shellCall, bool) {
 
 // invocationError is output saying the command itself was wrong (not that
 // the tests it ran failed): worth remembering what worked instead.
-var invocationError = lazyRE(`(?i)command not found|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
+var invocationError = lazyRE(`(?i)command not found|could not resolve|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
 
 func failedOutput(s string) bool {
 	head := s
@@ -872,7 +901,10 @@ var trivialCommands = map[string]bool{"ls": true, "cat": true, "cd": true, "grep
 // commandKey is the program (and subcommand) a shell command runs, after
 // cd, env assignments and sudo; "" for trivial commands.
 func commandKey(cmd string) string {
-	f := strings.Fields(afterCd(strings.TrimSpace(cmd)))
+	f := strings.Fields(afterSetup(strings.TrimSpace(cmd)))
+	if len(f) > 1 && strings.ContainsAny(f[1], "/.") {
+		f = f[:1] // "node assets/build.js" and "node build.js" run one program
+	}
 	for len(f) > 0 && commandPrefix(f[0]) {
 		f = f[1:]
 	}
@@ -887,6 +919,26 @@ func commandKey(cmd string) string {
 		return ""
 	}
 	return key
+}
+
+// afterSetup is cmd without its outer parentheses and its setup steps
+// (leading "cd dir &&", "source env &&").
+func afterSetup(cmd string) string {
+	c := strings.TrimSpace(cmd)
+	if strings.HasPrefix(c, "(") && strings.HasSuffix(c, ")") {
+		c = strings.TrimSpace(c[1 : len(c)-1])
+	}
+	for {
+		if m := setupSource.FindStringIndex(c); m != nil {
+			c = strings.TrimSpace(c[m[1]:])
+			continue
+		}
+		if m := setupCd.FindStringIndex(c); m != nil {
+			c = strings.TrimSpace(c[m[1]:])
+			continue
+		}
+		return afterCd(c)
+	}
 }
 
 // afterCd drops a leading "cd dir &&" (or ";", "|") from cmd.

@@ -1,0 +1,154 @@
+package memories
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// Claude Code's compaction summary is written in numbered sections
+// ("4. Errors and fixes:", "5. Problem Solving:"…). Its "Errors and
+// fixes" list is what went wrong and what fixed it, one item each, already
+// said once; "Problem Solving" holds the approaches the session settled
+// on. Each item of the first is a proposal unless it is an edit's own
+// passing trouble; an item of the second only when it states a rule or a
+// convention (most describe one-off work).
+
+// compactSection is a numbered section heading of a compaction summary.
+var compactSection = regexp.MustCompile(`^\s*(?:#+\s*)?(?:\*\*)?\d+\.\s+(?:\*\*)?([A-Za-z][A-Za-z '&/-]{2,40}?)(?:\*\*)?:?(?:\*\*)?\s*$`)
+
+// errorsSection and solvingSection name the sections read.
+var (
+	errorsSection  = regexp.MustCompile(`(?i)^errors?( encountered)? (and|&) (fixes|solutions)`)
+	solvingSection = regexp.MustCompile(`(?i)^problem solving`)
+)
+
+// passingTrouble is an error an edit in progress causes and the next edit
+// removes: nothing to remember.
+var passingTrouble = lazyRE(`(?i)\bexpected during\b|\bunused (variable|function|parameter|argument)s?\b|\btypo\b|\bundefined (function|variable|module)\b|\bcompile errors? (for|from) (missing|intermediate)\b|\bintermediate (edit|state)s?\b|\bforgot to\b|\bsyntax error\b|\bmissing (closing|bracket|paren|comma)\b`)
+
+// settledRule marks a Problem Solving item that states how things are
+// done from now on, not what was built.
+var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should|instead of|rather than|project uses|the pattern|requires?|only works|doesn'?t|does not|cannot|can'?t|won'?t|not supported|unsupported)\b`)
+
+// compactCandidates proposes the items of a compaction summary's
+// "Errors and fixes" section, and the rule-stating items of its "Problem
+// Solving" section.
+func compactCandidates(e index.MemEntry, add func(candidate)) {
+	lints := map[string][]string{} // linter -> the checks it flagged
+	var order []string
+	for _, it := range compactItems(e.Text) {
+		content := strings.TrimSpace(leadIn.ReplaceAllString(stripMarkdown(it.text), ""))
+		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) {
+			continue
+		}
+		if m := lintHead.FindStringSubmatch(content); it.errors && m != nil {
+			l := strings.ToLower(m[1])
+			if _, ok := lints[l]; !ok {
+				order = append(order, m[1])
+			}
+			lints[l] = append(lints[l], lintCheck(content, m[1]))
+			continue
+		}
+		if it.errors {
+			add(candidate{typ: Bugfix, content: content, importance: 3, uuids: []string{e.UUID}, rule: "compact:errors-and-fixes"})
+		} else if settledRule.MatchString(content) {
+			add(candidate{typ: Pattern, content: content, importance: 3, uuids: []string{e.UUID}, rule: "compact:problem-solving"})
+		}
+	}
+	// A linter's complaints, fixed one by one, are one convention: what
+	// it enforces here.
+	for _, l := range order {
+		checks := uniq(lints[strings.ToLower(l)])
+		add(candidate{typ: Pattern, content: l + " enforces here: " + strings.Join(checks, "; "), importance: 3,
+			uuids: []string{e.UUID}, rule: "compact:lint-convention", tags: []string{strings.ToLower(l)}})
+	}
+}
+
+// unsettled marks an item not resolved when the summary was written.
+var unsettled = lazyRE(`(?i)^(current|unsolved|unresolved|blocking|blocked|pending|todo|open)\b`)
+
+// lintHead is an item about a style linter's complaint; group 1 names it.
+var lintHead = lazyRE(`(?i)^(?:[a-z ]{0,20}\b)?(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|prettier|black|markdownlint|biome|stylelint|ktlint|swiftlint)\b[^:]{0,120}?(:|→|->|—)`)
+
+// lintCheck is the check a linter item names, without where it fired:
+// "Credo nesting depth (4 > max 2) in `classify`: Fixed by…" -> "nesting
+// depth (4 > max 2)".
+func lintCheck(content, linter string) string {
+	head := content
+	if i := strings.IndexAny(head, ":→—"); i > 0 {
+		head = head[:i]
+	}
+	head = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(head), linter))
+	if i := strings.Index(head, " in "); i > 0 {
+		head = head[:i]
+	}
+	head = strings.TrimSpace(strings.TrimLeft(head, ":-– "))
+	// The fix says what the check wants instead.
+	if i := strings.IndexAny(content, ":→—"); i > 0 {
+		if fix := strings.TrimSpace(strings.TrimLeft(content[i:], ":→—- ")); fix != "" && len(fix) < 160 {
+			head += " (" + strings.TrimRight(fix, ".") + ")"
+		}
+	}
+	return head
+}
+
+// compactItem is one top-level list item of a section read, with its
+// indented lines joined to it.
+type compactItem struct {
+	text   string
+	errors bool // from "Errors and fixes" (else "Problem Solving")
+}
+
+// compactItems splits the sections read into their top-level items: an
+// item is a list line at the section's shallowest list indent; deeper
+// lines (sub-items, wrapped text) belong to the item above, joined with
+// "; " so that "**Error**:" followed by "- Fix: …" reads as one.
+func compactItems(text string) []compactItem {
+	var out []compactItem
+	in, errs := false, false
+	top := -1
+	inFence := false
+	for _, raw := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(raw)
+		if strings.HasPrefix(t, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || t == "" {
+			continue
+		}
+		if m := compactSection.FindStringSubmatch(raw); m != nil {
+			title := strings.TrimSpace(m[1])
+			errs = errorsSection.MatchString(title)
+			in = errs || solvingSection.MatchString(title)
+			top = -1
+			continue
+		}
+		if !in {
+			continue
+		}
+		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		if isListLine(t) && (top < 0 || indent <= top) {
+			top = indent
+			out = append(out, compactItem{text: t, errors: errs})
+			continue
+		}
+		if len(out) == 0 || top < 0 {
+			continue
+		}
+		last := &out[len(out)-1]
+		sep := " "
+		if isListLine(t) {
+			t = listItem(t)
+			if !strings.HasSuffix(strings.TrimRight(last.text, "*"), ":") {
+				sep = "; "
+			}
+		}
+		if len(last.text) < 600 {
+			last.text += sep + t
+		}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package memories
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/english"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// The person's voice: what the user said is where decisions, preferences
+// and corrections are made, in any phrasing. Three kinds of sentence are
+// proposed from it, each only when it names something (a tool, a file, an
+// identifier: named) so that "let's do it" and "please fix these" stay
+// out:
+//
+//   - a request to remember ("remember that…", "add this to CLAUDE.md",
+//     "from now on…"): always, whatever else the sentence says;
+//   - the feedback typed when rejecting a tool call, and the answers to
+//     Claude's questions (AskUserQuestion): the person stopping Claude to
+//     say how things are done is the clearest correction there is;
+//   - a decision or correction in a typed or queued prompt: a choice
+//     ("let's do vite", "let's migrate to AudioWorklet", "we should run it
+//     on every push"), a preference ("I'd love that test to be a permanent
+//     unit test") or an instruction on how ("you can set group.visible
+//     using the vis library").
+//
+// The rules are deterministic and need no model: the same words give the
+// same proposals, and a reviewer can see why each was made (rule names).
+
+// rememberRe is an explicit request to keep something.
+var rememberRe = lazyRE(`(?i)\b(remember (that|this|to|:)|please remember\b|don'?t forget (that|to)\b|(add|put|write|note|save|record) (this|that|it|these|those)?\s*(down )?(to|in|into) (the |your |our )?(claude\.md|memory|memories|notes)\b|from now on\b|going forward\b|in (the )?future,|make a note\b|keep in mind\b)`)
+
+// voiceDecision marks a choice, a preference or an instruction on how
+// something is done, in the person's words.
+var voiceDecision = lazyRE(`(?i)\blet'?s (also |just |rather |instead )?(do|use|go with|stick with|switch to|migrate to|move to|keep|stay with|standardi[sz]e on|reuse|try using)\b|\b(we|you) (should|must|need to|have to) (always |never |rather |instead )?(use|run|keep|reuse|switch|migrate|move|call|go with|stick with|support|add|test|check)\b|\b(i'?d|i would|we'?d|we would) (really |actually |much |rather )?(rather|prefer|like|love)\b.{3,80}\b(to be|as|instead|over|rather than|than)\b|\byou can (just |also )?(set|use|call|do|pass|run|reuse|test|check|build|install|start|find)\b.{2,80}\b(using|with|via|by|from|instead)\b|\b(use|prefer|keep)\s+\S.{0,60}\s+(instead of|over|rather than)\b|\binstead of\b.{2,60},\s*(use|let'?s|we)\b|\b(i|we) (don'?t|do not) (want|like|need|use)\b`)
+
+// chatter is a prompt's opening that says nothing ("ok, fine,", "yes
+// please, and", "great,"): dropped from the proposal.
+var chatter = lazyRE(`(?i)^((hey( claude)?|ok(ay)?|fine|yes|yeah|yep|sure|great|good|cool|perfect|thanks|thank you|please|alright|right|hmm|oh|wait|well|so|and|also|but|actually|no|nope)\b[\s,.!:;—–-]*)+`)
+
+// voiceCandidates proposes from one entry of the person's words.
+// prevClaude is Claude's last text before e: what a short answer answers.
+func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClaude string, add func(candidate)) {
+	switch e.Source {
+	case "rejection":
+		rejectionCandidate(e, calls, add)
+		return
+	case "answer":
+		answerCandidates(e, calls, add)
+		return
+	}
+	text := promptText(e.Text)
+	if text == "" {
+		return
+	}
+	long := len(text) > 1200 // pasted specs and logs: only requests to remember
+	proseLines(text, nil, func(line string) {
+		ss := sentences(stripMarkdown(line))
+		for i, s := range ss {
+			if r, ok := userRuleFor(s, long); ok {
+				content := s
+				if r.name == "correction" {
+					content = correctionRest(s)
+				}
+				add(candidate{typ: r.typ, content: content, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
+				continue
+			}
+			switch {
+			case rememberRe.MatchString(s):
+				content := s
+				// "Remember this." keeps what "this" is.
+				if len(strings.Fields(s)) < 6 && i > 0 {
+					content = ss[i-1] + " " + s
+				}
+				if len(strings.Fields(content)) >= 4 {
+					add(candidate{typ: Preference, content: content, importance: 4, uuids: []string{e.UUID}, rule: "user:remember"})
+				}
+			case !long && voiceDecisionHolds(s):
+				content := voiceContent(s)
+				if len(strings.Fields(content)) < 8 {
+					content = withSaid(content, ss[:i], prevClaude)
+				}
+				add(candidate{typ: Decision, content: content, importance: 3, uuids: []string{e.UUID}, rule: "user:decision"})
+			}
+		}
+	})
+}
+
+// withSaid gives a short decision what it is about: the sentence before
+// it in the same prompt ("Can you add a GitHub Action? You can test it
+// with `act`."), else the sentence of Claude's last reply that names the
+// same thing ("let's do vite" after "Vite: a fast dev server that runs
+// everywhere Node does").
+func withSaid(content string, before []string, prevClaude string) string {
+	if len(before) > 0 {
+		if b := voiceContent(before[len(before)-1]); len(strings.Fields(b)) >= 3 {
+			return b + " " + content
+		}
+	}
+	for _, w := range wordRe.FindAllString(content, -1) {
+		if len(w) < 3 || english.Common(w) {
+			continue
+		}
+		if ctx := sentenceNaming(prevClaude, w); ctx != "" {
+			return content + " (after Claude: " + cut(ctx, 200) + ")"
+		}
+	}
+	return content
+}
+
+// sentenceNaming is the first sentence of Markdown text that holds word
+// (case folded), without its markup.
+func sentenceNaming(text, word string) string {
+	lw := strings.ToLower(word)
+	found := ""
+	proseLines(text, nil, func(line string) {
+		if found != "" {
+			return
+		}
+		for _, s := range sentences(stripMarkdown(line)) {
+			if strings.Contains(strings.ToLower(s), lw) && len(strings.Fields(s)) >= 3 {
+				found = s
+				return
+			}
+		}
+	})
+	return found
+}
+
+// promptText is the typed text of a prompt: a slash command's arguments,
+// nothing of other markup (IDE context, command output).
+func promptText(text string) string {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "<") {
+		m := commandArgs.FindStringSubmatch(t)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	return t
+}
+
+// suggestion is a decision put as a question ("could we reuse
+// session_nav.html for that?", "maybe we should use the https repo
+// address?"): the person proposing how, for Claude to follow.
+var suggestion = lazyRE(`(?i)^(could|can|should|shall) we\b|\b(maybe|perhaps) we should\b|\bi think we should\b|^(what|how) about (using|switching|moving|reusing)\b|^why not (use|just)\b|\bdo you think we could\b`)
+
+// voiceDecisionHolds reports whether a sentence of the person's is a
+// decision worth keeping: decision-shaped, 3 to 60 words, naming
+// something, and not a question or a report of what is happening.
+func voiceDecisionHolds(s string) bool {
+	n := len(strings.Fields(s))
+	if n < 3 || n > 60 || askForHelp.MatchString(s) {
+		return false
+	}
+	if strings.HasSuffix(s, "?") {
+		if !suggestion.MatchString(voiceContent(s)) {
+			return false
+		}
+	} else if !voiceDecision.MatchString(s) {
+		return false
+	}
+	return named(s) && !stateReport.MatchString(s)
+}
+
+// askForHelp is a task put to Claude ("I'd like your help with…", "can
+// you…"): what to do now, not how things are done.
+var askForHelp = lazyRE(`(?i)\b(i'?d|i would) like (you|your help)\b|\b(can|could|would) you\b`)
+
+// voiceContent is sentence s without its chatty opening ("ok, fine,"),
+// in the person's own words.
+func voiceContent(s string) string {
+	return strings.TrimSpace(chatter.ReplaceAllString(s, ""))
+}
+
+var wordRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9]`)
+
+// named reports whether s names something: code, a path, an identifier,
+// a number, or a word outside common English (a tool or library name).
+func named(s string) bool {
+	if specific(s) {
+		return true
+	}
+	for _, w := range wordRe.FindAllString(withoutAsides(s), -1) {
+		if len(w) >= 3 && !english.Common(w) && !english.Common(strings.TrimRight(w, "s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// rejectionCandidate proposes the feedback typed when rejecting a call:
+// "Rejected `npm install`: use pnpm".
+func rejectionCandidate(e index.MemEntry, calls map[string]index.MemEntry, add func(candidate)) {
+	reason := strings.TrimSpace(e.Text)
+	words := len(strings.Fields(reason))
+	if words < 2 || words > 120 || request.MatchString(reason) && words < 4 {
+		return
+	}
+	what := "a tool call"
+	if c, ok := calls[e.ToolUse]; ok {
+		what = callLabel(c)
+	}
+	add(candidate{typ: Decision, content: "Rejected " + what + ": " + oneLine(reason), importance: 4, uuids: []string{e.UUID}, rule: "user:rejection"})
+}
+
+// callLabel names a tool call for a person: the command it ran, the file
+// it wrote, or the plan it proposed.
+func callLabel(c index.MemEntry) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(c.Input, &in)
+	switch {
+	case c.ToolName == "ExitPlanMode":
+		return "Claude's plan"
+	case in.Command != "":
+		return "`" + cut(oneLine(in.Command), 80) + "`"
+	case in.FilePath != "":
+		return c.ToolName + " of `" + in.FilePath + "`"
+	}
+	return c.ToolName
+}
+
+// answerRe is one question and its answer in Claude Code's AskUserQuestion
+// result: "Question?"="Answer".
+var answerRe = regexp.MustCompile(`"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"`)
+
+// answerCandidates proposes each answer to Claude's questions with its
+// question: "How should corrupted archives be reported in the manifest? —
+// Option C: Extra field". Questions Claude asked in the calls' input are
+// used when the entry holds only the answers.
+func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add func(candidate)) {
+	pairs := answerRe.FindAllStringSubmatch(e.Text, -1)
+	if len(pairs) == 0 {
+		q := askedQuestions(calls[e.ToolUse])
+		a := strings.TrimSpace(e.Text)
+		if len(q) != 1 || a == "" {
+			return
+		}
+		pairs = [][]string{{"", q[0], a}}
+	}
+	for _, p := range pairs {
+		q, a := strings.TrimSpace(p[1]), strings.TrimSpace(p[2])
+		if a == "" || len(strings.Fields(q)) < 3 {
+			continue
+		}
+		add(candidate{typ: Decision, content: q + " — " + a, importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
+	}
+}
+
+// askedQuestions are the questions of an AskUserQuestion call.
+func askedQuestions(c index.MemEntry) []string {
+	var in struct {
+		Questions []struct {
+			Question string `json:"question"`
+		} `json:"questions"`
+	}
+	if c.ToolName != "AskUserQuestion" || json.Unmarshal(c.Input, &in) != nil {
+		return nil
+	}
+	var out []string
+	for _, q := range in.Questions {
+		out = append(out, q.Question)
+	}
+	return out
+}
