@@ -27,9 +27,14 @@ type SearchResultJSON struct {
 	Title     string     `json:"title"`
 	Snippet   string     `json:"snippet"`
 	// Match: "words" (holds the query's words), "prefix" (only longer
-	// words starting as the last query word, with --prefix) or "meaning"
-	// (no shared word; close in meaning, above the relevance floor).
+	// words starting as the last query word, with --prefix), "partial"
+	// (some of the words, fewer than a full match holds; with --partial)
+	// or "meaning" (no shared word; close in meaning, above the relevance
+	// floor).
 	Match string `json:"match"`
+	// Relevance is 0..1 on a fixed scale: the share of the query's
+	// information (its words weighted by rarity) the result holds.
+	Relevance float64 `json:"relevance"`
 }
 
 // SearchJSON wraps results with how they were found.
@@ -42,6 +47,9 @@ type SearchJSON struct {
 	Results  []SearchResultJSON `json:"results"`
 	// Hint says what to try when nothing matched.
 	Hint string `json:"hint,omitempty"`
+	// PartialHidden counts the partial matches left out (--partial shows
+	// them).
+	PartialHidden int `json:"partial_hidden,omitempty"`
 }
 
 // searchFlags are the search flags parsed into the query when it runs.
@@ -90,6 +98,7 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.BoolVar(&q.NoThinking, "no-thinking", false, "leave Claude's thinking out")
 	f.BoolVar(&q.NoToolOutput, "no-tool-output", false, "leave tool output out")
 	f.BoolVar(&q.GroupBySession, "group", false, "one result per session")
+	f.BoolVar(&q.Partial, "partial", false, "also show partial matches (fewer of the query's words than a full match holds), marked, after the full ones")
 	f.BoolVar(&q.Prefix, "prefix", false, "also match the last word as the start of longer words (websock → websocket), as the TUI does while typing; whole-word hits rank first")
 	f.BoolVar(&sf.recency, "recency", false, "favour recent results (default: search.recency)")
 	f.StringVar(&q.Fusion, "fusion", "", "how text and vector rankings are fused: weighted or rrf (k=60) (default: search.fusion)")
@@ -221,8 +230,9 @@ func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
 		TookMs: float64(resp.Took.Microseconds()) / 1000, Results: []SearchResultJSON{}}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, SearchResultJSON{Kind: r.Kind, SessionID: r.SessionID, Project: r.Project,
-			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match})
+			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match, Relevance: r.Relevance})
 	}
+	out.PartialHidden = resp.Partial
 	if len(out.Results) == 0 {
 		out.Hint = index.NoMatchesHint(q)
 	}
@@ -235,6 +245,9 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 	}
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(o.Stdout, "No matches by words or meaning for "+strconv.Quote(termtext.Line(q.Text))+"; "+strings.TrimPrefix(index.NoMatchesHint(q), "no matches; ")+".")
+		if resp.Partial > 0 {
+			fmt.Fprintf(o.Stdout, "%d result(s) hold only some of its words: --partial shows them.\n", resp.Partial)
+		}
 		return nil
 	}
 	color := useColor(tty)
@@ -248,15 +261,22 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 			arch = " [archived]"
 		}
 		mark := ""
-		if r.Match == index.MatchMeaning {
+		switch r.Match {
+		case index.MatchMeaning:
 			mark = " " + sgr(color, "2", "[by meaning: none of the words]")
+		case index.MatchPartial:
+			mark = " " + sgr(color, "2", "[partial: some of the words]")
 		}
 		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark)
-		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind)))
+		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, r.Relevance)))
 		fmt.Fprintln(o.Stdout, "   "+termtext.Highlight(r.Snippet, color))
 		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+termtext.Line(r.SessionID)))
 	}
 	words, meaning := index.MatchCounts(resp.Results)
-	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning · %s · %s · %.0f ms", words, meaning, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
+	partial := ""
+	if resp.Partial > 0 {
+		partial = fmt.Sprintf(" · %d partial hidden (--partial)", resp.Partial)
+	}
+	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning%s · %s · %s · %.0f ms", words, meaning, partial, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
 	return nil
 }

@@ -180,3 +180,60 @@ func TestSearchNonsenseFindsNothing(t *testing.T) {
 		t.Fatalf("dialy --prefix: %+v", r)
 	}
 }
+
+// TestSearchEverydayQuestionFindsNothing (issue 24.1): an everyday
+// question that shares only a common word with the history finds nothing
+// and says so; a query holding only some of a real query's words is
+// partial, hidden unless --partial asks for it (then marked, with a low
+// relevance); a real query keeps its hits at relevance 1.
+func TestSearchEverydayQuestionFindsNothing(t *testing.T) {
+	data := t.TempDir()
+	search := func(args ...string) SearchJSON {
+		t.Helper()
+		out, _, err := run(t, append([]string{"search", "--claude-dir", sample(), "--data", data, "--json"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r SearchJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return r
+	}
+	for _, q := range []string{"how do I fix a flat bicycle tire", "what is my favourite pizza topping", "how many players are on a volleyball team"} {
+		for _, extra := range [][]string{nil, {"--partial"}} {
+			if r := search(append([]string{q}, extra...)...); len(r.Results) != 0 || !strings.HasPrefix(r.Hint, "no matches") {
+				t.Errorf("%q %v: %d results (first %.80q), hint %q", q, extra, len(r.Results), r.Results[0].Snippet, r.Hint)
+			}
+		}
+	}
+	out, _, err := run(t, "search", "how do I fix a flat bicycle tire", "--claude-dir", sample(), "--data", data)
+	if err != nil || !strings.HasPrefix(out, "No matches by words or meaning") {
+		t.Fatalf("text output %q, %v", out, err)
+	}
+	real := search("dialyzer PLT")
+	if len(real.Results) == 0 || real.Results[0].Relevance != 1 || real.Results[0].Match != "words" {
+		t.Fatalf("dialyzer PLT: %+v", real.Results)
+	}
+	// Some hits hold two of "pnpm add lucide-react icons" (three make a
+	// full match): hidden, counted; --partial shows them after the full
+	// ones, marked, at a lower relevance.
+	def := search("pnpm add lucide-react icons")
+	if len(def.Results) == 0 || def.PartialHidden == 0 {
+		t.Fatalf("pnpm add lucide-react icons: %d shown, %d partial hidden", len(def.Results), def.PartialHidden)
+	}
+	for _, r := range def.Results {
+		if r.Match == "partial" {
+			t.Errorf("partial result shown without --partial: %.80q", r.Snippet)
+		}
+	}
+	shown := search("pnpm add lucide-react icons", "--partial")
+	last := shown.Results[len(shown.Results)-1]
+	if len(shown.Results) <= len(def.Results) || last.Match != "partial" || last.Relevance >= 0.8 {
+		t.Fatalf("--partial: %d results, last %+v", len(shown.Results), last)
+	}
+	out, _, err = run(t, "search", "pnpm add lucide-react icons", "--partial", "--limit", "30", "--claude-dir", sample(), "--data", data)
+	if err != nil || !strings.Contains(out, "[partial: some of the words]") {
+		t.Fatalf("--partial text output %q, %v", out, err)
+	}
+}
