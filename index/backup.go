@@ -362,6 +362,13 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 		return res, err
 	}
 
+	if exists {
+		release, err := lockStore(ctx, db)
+		if err != nil {
+			return res, err
+		}
+		defer release()
+	}
 	var moved []string // derived files moved aside, to put back on failure
 	if exists || anyExists(dataDir, derivedNames) {
 		if o.Now.IsZero() {
@@ -596,7 +603,7 @@ func StoreCounts(ctx context.Context, path string) (sessions, memories int, err 
 // open (leaving WAL mode needs every other connection closed) or that
 // holds data, unless force.
 func checkReplaceable(ctx context.Context, db string, force bool) error {
-	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(200)")
+	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: db}).EscapedPath()+"?_pragma=busy_timeout(200)")
 	if err != nil {
 		return err
 	}
@@ -616,6 +623,39 @@ func checkReplaceable(ctx context.Context, db string, force bool) error {
 		return fmt.Errorf("checking %s: %w", db, err)
 	}
 	return nil
+}
+
+// lockStore takes the store's exclusive lock (in rollback-journal mode,
+// so no process writes a log beside it) until release: from the moment the
+// store is kept aside until the backup is in its place, no other process
+// reads or writes it (a hook waits, fails open and logs it).
+func lockStore(ctx context.Context, db string) (release func(), err error) {
+	pool, err := sql.Open("sqlite", "file:"+(&url.URL{Path: db}).EscapedPath()+"?_pragma=busy_timeout(500)")
+	if err != nil {
+		return nil, err
+	}
+	conn, err := pool.Conn(ctx)
+	if err == nil {
+		var mode string
+		if err = conn.QueryRowContext(ctx, "PRAGMA journal_mode=DELETE").Scan(&mode); err == nil {
+			_, err = conn.ExecContext(ctx, "BEGIN EXCLUSIVE")
+		}
+		if err != nil {
+			conn.Close()
+		}
+	}
+	if err != nil {
+		pool.Close()
+		if strings.Contains(err.Error(), "locked") || strings.Contains(err.Error(), "busy") {
+			return nil, fmt.Errorf("%w (the TUI, `cairn mcp` or an index run): close it and run restore again (the store was not changed)", ErrStoreInUse)
+		}
+		return nil, fmt.Errorf("locking %s: %w (the store was not changed)", db, err)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		conn.Close()
+		pool.Close()
+	}, nil
 }
 
 func sameFile(a, b string) (bool, error) {
