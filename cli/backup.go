@@ -45,11 +45,18 @@ func newRestoreCmd(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore FILE",
 		Short: "Replace the store with a backup file and rebuild its search indexes",
-		Long: `restore checks FILE (a ` + "`cairn backup`" + ` file), moves the current store aside
-to <data dir>/before-restore-<time> (nothing is deleted), puts the backup in
-its place and rebuilds the full-text index and vectors. It refuses while
-another cairn process (the TUI, ` + "`cairn mcp`" + `) has the store open, and
-refuses to replace a store holding sessions or memories without --force.`,
+		Long: `restore checks FILE (a ` + "`cairn backup`" + ` file: SQLite's integrity check, cairn's
+own tables and nothing else — no triggers, views or foreign tables — and
+every compressed value), copies it into a folder beside the store, migrates
+it there, keeps the current store in <data dir>/before-restore-<time>
+(nothing is deleted), and puts the backup in its place with one rename: a
+failure, a full disk or a kill at any moment leaves the old store or the new
+one, never none. It then rebuilds the full-text index and vectors; if that is
+interrupted, the next search rebuilds the full-text index from the store.
+It refuses while another cairn process (the TUI, ` + "`cairn mcp`" + `) has the store
+open, and refuses to replace a store holding sessions or memories without
+--force. To go back, restore the database kept aside:
+` + "`cairn restore --force <data dir>/before-restore-<time>/cairn.db`" + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := app.Restore(cmd.Context(), o.paths(), args[0], force, nil)
