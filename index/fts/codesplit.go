@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/cairn-dev/cairn/internal/codesplit"
 )
 
 // maxCodeTokenBytes caps code terms. A whole path is worth keeping up to a
@@ -25,21 +27,16 @@ const maxCompoundBytes = 512
 // level that has more than one piece, and each piece is split further at the
 // following levels: "src/parse_transcript.go" → "src", "parse_transcript.go"
 // → "parse_transcript", "go" → "parse", "transcript".
-var separatorLevels = []string{`/\`, ".:@#~", "_-"}
+// The classes are defined once, in internal/codesplit (memory ranking
+// splits identifiers by the same rules without this engine).
+var separatorLevels = codesplit.SeparatorLevels
 
 // camelLevel is the level after the separator levels: case boundaries.
-var camelLevel = len(separatorLevels)
+var camelLevel = codesplit.CamelLevel
 
 // connectorLevel maps an ASCII byte to 1 + its separator level (0: not a
 // connector); a table because this is the analyzer's innermost loop.
-var connectorLevel = func() (t [utf8.RuneSelf]int8) {
-	for lvl, seps := range separatorLevels {
-		for i := range len(seps) {
-			t[seps[i]] = int8(lvl + 1)
-		}
-	}
-	return t
-}()
+var connectorLevel = codesplit.ConnectorLevel
 
 func isConnector(r rune) bool {
 	return r < utf8.RuneSelf && connectorLevel[r] != 0
