@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/transcripts"
@@ -213,19 +214,26 @@ func (m MemStore) SetExtractCursor(ctx context.Context, session string, last int
 
 // MemEntry is a stored transcript entry as extraction reads it.
 type MemEntry struct {
-	ID        int64 // entries.id: increases as entries are stored
-	UUID      string
-	Role      string // user (typed prompt), assistant, tool, system
+	ID   int64 // entries.id: increases as entries are stored
+	UUID string
+	// Role is user (the person's words), assistant, tool or system.
+	Role string
+	// Source says where a user entry's words come from: "" a typed
+	// prompt, "rejection" the reason typed when rejecting a tool call,
+	// "answer" the answers to Claude's AskUserQuestion, "queued" a prompt
+	// typed while Claude worked and never sent as one of its own
+	// (transcripts.Said*).
+	Source    string
 	Block     string
 	Time      time.Time
-	Text      string
+	Text      string // a rejection's, answer's or queued prompt's: only the person's words
 	Sidechain bool
 	Meta      bool   // injected text, hidden in a transcript view
 	Compact   bool   // a compaction summary
 	Input     []byte // a tool call's (shortened) input JSON
 	IsError   bool   // a tool result that is an error
 	ToolName  string // of a tool_use block
-	ToolUse   string // tool_use id of a call, or the call a result answers
+	ToolUse   string // tool_use id of a call, or the call a result (rejection, answer) answers
 
 	synthetic bool // Claude Code's own line in Claude's place: left out
 }
@@ -235,58 +243,141 @@ type MemEntry struct {
 // Claude's place (transcripts.IsSyntheticReply: flagged since schema 10,
 // judged by text in stores indexed before): nothing built from them
 // (summaries, extraction, synthesis) takes those for Claude's work.
+//
+// Every word the person said is a user entry, once (memEntries): a tool
+// result that carries a rejection's reason or the answers to Claude's
+// questions gives a user entry of those words (and a tool entry for its
+// other results, if any), a queued prompt gives one unless a later prompt
+// repeated it, and a prompt's blocks written again as lines of their own
+// (the VS Code extension) are left out. Limit counts rows.
 func (m MemStore) Entries(ctx context.Context, session string, after int64, limit int) ([]MemEntry, error) {
 	s := m.s
 	if limit <= 0 {
 		limit = 1 << 30
 	}
-	out, err := queryRows(ctx, s, `SELECT e.id, e.uuid, e.role, e.block, e.ts, e.flags, e.text, e.data
+	var last MemEntry // the last typed prompt, for repeatedPrompt
+	rows, err := queryRows(ctx, s, `SELECT e.id, e.uuid, e.type, e.subtype, e.role, e.block, e.ts, e.flags, e.text, e.data
 		FROM entries e JOIN sessions s ON s.id = e.session
-		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread, limit}, func(rows *sql.Rows) (MemEntry, error) {
-		var e MemEntry
-		var ts int64
-		var flags int
+		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread, limit}, func(rows *sql.Rows) ([]MemEntry, error) {
+		var r entryRow
+		var id int64
 		var data sql.NullString
-		if err := rows.Scan(&e.ID, &e.UUID, &e.Role, &e.Block, &ts, &flags, &e.Text, &data); err != nil {
-			return e, err
+		if err := rows.Scan(&id, &r.uuid, &r.typ, &r.subtype, &r.role, &r.block, &r.ts, &r.flags, &r.text, &data); err != nil {
+			return nil, err
 		}
-		e.synthetic = flags&flagSynthetic != 0 || (e.Role == roleAssistant && e.Block == "text" && transcripts.IsSyntheticReplyText(e.Text))
-		e.Sidechain = flags&flagSidechain != 0
-		e.Meta = flags&flagMeta != 0
-		e.Compact = flags&flagCompactSummary != 0
-		if ts != 0 {
-			e.Time = unixMilli(ts)
+		if data.Valid {
+			r.data = []byte(data.String)
 		}
-		if data.Valid && data.String != "" {
-			var se storedEntry
-			if json.Unmarshal([]byte(data.String), &se) == nil {
-				for _, b := range se.Blocks {
-					if b.IsError {
-						e.IsError = true
-					}
-					if b.ToolName != "" && e.ToolName == "" {
-						e.ToolName = b.ToolName
-						e.ToolUse = b.ToolID
-						e.Input = b.Input
-					}
-					if b.ToolUseID != "" && e.ToolUse == "" {
-						e.ToolUse = b.ToolUseID
-					}
-				}
+		out := memEntries(session, id, &r)
+		if len(out) == 1 && out[0].Role == roleUser && out[0].Source == transcripts.SaidPrompt {
+			if repeatedPrompt(&last, &out[0]) {
+				return nil, nil
 			}
+			last = out[0]
 		}
-		return e, nil
+		return out, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	kept := out[:0]
-	for _, e := range out {
-		if !e.synthetic {
-			kept = append(kept, e)
+	var kept []MemEntry
+	for _, es := range rows {
+		for _, e := range es {
+			if !e.synthetic {
+				kept = append(kept, e)
+			}
 		}
 	}
 	return kept, nil
+}
+
+// memEntries are the entries extraction reads of one stored row.
+func memEntries(session string, id int64, r *entryRow) []MemEntry {
+	e := MemEntry{ID: id, UUID: r.uuid, Role: r.role, Block: r.block, Text: r.text}
+	e.synthetic = r.flags&flagSynthetic != 0 || (e.Role == roleAssistant && e.Block == "text" && transcripts.IsSyntheticReplyText(e.Text))
+	e.Sidechain = r.flags&flagSidechain != 0
+	e.Meta = r.flags&flagMeta != 0
+	e.Compact = r.flags&flagCompactSummary != 0
+	if r.ts != 0 {
+		e.Time = unixMilli(r.ts)
+	}
+	if r.typ == "queue-operation" {
+		// A queued prompt, unless a later prompt repeated it (echoed).
+		if r.subtype != "enqueue" || strings.TrimSpace(r.text) == "" {
+			return nil
+		}
+		e.Role, e.Source, e.Block = roleUser, transcripts.SaidQueued, transcripts.BlockText
+		return []MemEntry{e}
+	}
+	if len(r.data) == 0 {
+		return []MemEntry{e}
+	}
+	var se storedEntry
+	if json.Unmarshal(r.data, &se) != nil {
+		return []MemEntry{e}
+	}
+	var said []MemEntry
+	others := 0 // tool results without the person's words
+	for _, b := range se.Blocks {
+		if b.Type == transcripts.BlockToolResult {
+			text := b.Text
+			if text == "" && len(se.Blocks) == 1 {
+				text = r.text // a lone block's text is the row's (stores written before rejections were the person's words)
+			}
+			if s, ok := transcripts.BlockSaid(&transcripts.Block{Type: b.Type, Text: text, IsError: b.IsError, ToolUseID: b.ToolUseID}); ok {
+				said = append(said, MemEntry{ID: id, UUID: e.UUID, Role: roleUser, Source: s.Source, Block: transcripts.BlockText,
+					Time: e.Time, Text: s.Text, Sidechain: e.Sidechain, IsError: b.IsError, ToolUse: b.ToolUseID})
+				continue
+			}
+			others++
+		}
+		if b.IsError {
+			e.IsError = true
+		}
+		if b.ToolName != "" && e.ToolName == "" {
+			e.ToolName = b.ToolName
+			e.ToolUse = b.ToolID
+			e.Input = b.Input
+		}
+		if b.ToolUseID != "" && e.ToolUse == "" {
+			e.ToolUse = b.ToolUseID
+		}
+	}
+	if len(said) == 0 {
+		return []MemEntry{e}
+	}
+	if e.Role == roleUser && len(said) == len(se.Blocks) {
+		return said // a row whose text is the words (stored since they are the person's)
+	}
+	if e.Role == roleUser && strings.TrimSpace(e.Text) != "" && !allSaid(e.Text, said) {
+		return append([]MemEntry{e}, said...) // a typed prompt beside the rejection
+	}
+	if others > 0 {
+		if e.Role == roleUser {
+			e.Role = roleTool
+		}
+		return append([]MemEntry{e}, said...)
+	}
+	return said
+}
+
+// allSaid reports whether text is the words of said, one a line (the text
+// of a row stored since they are the person's).
+func allSaid(text string, said []MemEntry) bool {
+	words := make([]string, len(said))
+	for i, s := range said {
+		words[i] = s.Text
+	}
+	return text == strings.Join(words, "\n")
+}
+
+// repeatedPrompt reports whether typed prompt e writes the last one (or a
+// block of it) again at the same time, as the VS Code extension does
+// (transcripts.SessionState.RepeatsPrompt; stores written before keep
+// such rows).
+func repeatedPrompt(last, e *MemEntry) bool {
+	t := strings.TrimSpace(e.Text)
+	return last.UUID != "" && !e.Time.IsZero() && e.Time.Equal(last.Time) && t != "" && strings.Contains(last.Text, t)
 }
 
 // MemSessionRef is a session as extraction needs it.

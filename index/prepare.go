@@ -36,6 +36,10 @@ const (
 	roleSystem    = "system" // system lines and injected user text (meta, compaction summaries, markers)
 )
 
+// queueEchoed is the subtype of a queued prompt's row once a later
+// prompt repeated it (it was sent after all): no longer the person's words.
+const queueEchoed = "echoed"
+
 // preparedFile is one file's read, turned into rows outside any
 // transaction so the write lock is held only for the inserts.
 type preparedFile struct {
@@ -125,6 +129,9 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
 			pe.row = p.row(f, e)
+			if e.UUID == "" {
+				e.UUID = pe.row.uuid // a queued prompt's line: the state names it by its row (TakeEchoed)
+			}
 			if e.Type == "assistant" && (e.MessageID == "" || !responses[e.MessageID]) {
 				pe.row.flags |= flagResponseStart
 				responses[e.MessageID] = e.MessageID != ""
@@ -149,6 +156,8 @@ func stored(e *transcripts.Entry) bool {
 	switch e.Type {
 	case "user", "assistant":
 		return true
+	case "queue-operation":
+		return transcripts.QueuedText(e) != "" // a prompt typed while Claude worked
 	case "system":
 		switch e.Subtype {
 		case "compact_boundary", "microcompact_boundary", "api_error":
@@ -215,15 +224,27 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 	r.flags = entryFlags(f, e, r.agent)
 	se := storedEntry{LogicalParent: e.LogicalParentUUID, CompactTrigger: e.CompactTrigger,
 		PreTokens: e.PreTokens, ResultAgent: e.ResultAgentID}
-	if e.Type == "system" {
+	switch e.Type {
+	case "system":
 		r.role = roleSystem
 		r.text = transcripts.HeadTail(e.Text, p.head, p.tail)
 		if r.text != "" {
 			r.block = transcripts.BlockText // for search filters; system rows keep no blocks
 		}
-	} else {
+	case "queue-operation":
+		// Only the queued prompt: a later prompt that repeats it takes its
+		// place (echoQueued), so it gets no vector of its own.
+		r.role, r.block, r.text = roleUser, transcripts.BlockText, transcripts.QueuedText(e)
+	default:
 		r.role = messageRole(e)
 		r.text, r.block, se.Blocks = p.blocks(e.Blocks)
+		if words := saidText(e); r.role == roleTool && words != "" {
+			// A rejection's reason or the answers to Claude's questions:
+			// the person's words, searched as theirs. The tool output
+			// stays in the blocks.
+			r.role, r.block, r.text = roleUser, transcripts.BlockText, words
+			keepBlockTexts(e.Blocks, se.Blocks, p)
+		}
 		// Must select exactly what embeddableWhere (derived_sql.go) selects;
 		// SQL's trim() strips spaces only.
 		r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && blankFree(r.text)
@@ -233,6 +254,30 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 	}
 	r.data = se.marshal()
 	return r
+}
+
+// saidText is the person's words in a line's tool results
+// (transcripts.EntrySaid), one a line; "" when it carries none.
+func saidText(e *transcripts.Entry) string {
+	said := transcripts.EntrySaid(e)
+	if len(said) == 0 {
+		return ""
+	}
+	words := make([]string, len(said))
+	for i, s := range said {
+		words[i] = s.Text
+	}
+	return strings.Join(words, "\n")
+}
+
+// keepBlockTexts puts back the text of a lone block that blocks left out
+// as the entry's text: the entry's text is now the person's words.
+func keepBlockTexts(bs []transcripts.Block, out []storedBlock, p *preparer) {
+	for i := range out {
+		if out[i].Text == "" && bs[i].Type == transcripts.BlockToolResult {
+			out[i].Text = transcripts.HeadTail(bs[i].Text, p.head, p.tail)
+		}
+	}
 }
 
 // entryFlags are the entries.flags of a line of file f; agent is the

@@ -328,6 +328,14 @@ CREATE TABLE memory_fingerprints (
 ) WITHOUT ROWID;
 INSERT OR REPLACE INTO kv(key, value) VALUES ('projects.rekey', '1');
 `,
+	// 11: every word the person said is stored once (transcripts.EntrySaid):
+	// a prompt queued while Claude worked gets a row of its own (until a
+	// later prompt repeats it), a rejection's reason and the answers to
+	// Claude's questions are the user's rows, and a VS Code prompt written
+	// again block by block counts once. A store that has sessions reads
+	// its transcripts again at its next full sync (a recount, flagged in
+	// kv: see recountKey).
+	`INSERT OR REPLACE INTO kv(key, value) SELECT 'sessions.recount', '11' WHERE EXISTS (SELECT 1 FROM sessions);`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -124,6 +124,11 @@ type knownFile struct {
 func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (st SyncStats, err error) {
 	start := time.Now()
 	opts.defaults()
+	// A store written by a build that read the transcripts otherwise is
+	// recounted by its next full sync (a hook's, limited to a project,
+	// leaves it to the next `cairn index` or TUI).
+	due := !opts.Recount && len(opts.Projects) == 0 && s.recountDue(ctx)
+	opts.Recount = opts.Recount || due
 	sv := opts.survey
 	if sv == nil || sv.claudeDir != claudeDir {
 		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
@@ -164,6 +169,9 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	batch, err := y.readAll(ctx, plan)
 	if err == nil {
 		err = y.settle(ctx, batch, plan)
+	}
+	if err == nil && due {
+		err = s.recountDone(ctx)
 	}
 	st.Duration = time.Since(start)
 	if err != nil && errors.Is(err, context.Canceled) {
@@ -282,6 +290,27 @@ func (s *Store) notRecountable(ctx context.Context, plan *syncPlan) (map[string]
 		}
 	}
 	return out, rows.Err()
+}
+
+// recountKey flags a store whose sessions were aggregated and stored by a
+// build that read the transcripts otherwise (schema 11: the person's words
+// besides typed prompts). The next full sync recounts (SyncOptions.Recount)
+// and clears it.
+const recountKey = "sessions.recount"
+
+// recountDue reports whether the store is flagged for a recount.
+func (s *Store) recountDue(ctx context.Context) bool {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM kv WHERE key = ?`, recountKey).Scan(&n)
+	return err == nil && n > 0
+}
+
+// recountDone clears the recount flag once a recount has finished.
+func (s *Store) recountDone(ctx context.Context) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM kv WHERE key = ?`, recountKey)
+		return err
+	})
 }
 
 // recount is the state of a Recount sync.

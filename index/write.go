@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn/transcripts"
@@ -31,8 +32,11 @@ type txWriter struct {
 	// fresh are the documents this transaction queued for the full-text
 	// index, handed to the process's own drainer once it commits (see
 	// SyncOptions.handoff) so it need not read them back from the store.
-	fresh   []DocRow
-	flushed []*sessionRow // sessions written by this transaction
+	fresh []DocRow
+	// queuedHere are the queued prompts' rows written in this
+	// transaction (echoQueued).
+	queuedHere map[int64]bool
+	flushed    []*sessionRow // sessions written by this transaction
 }
 
 // sessionRow is a session being updated in this transaction.
@@ -226,7 +230,9 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 				if err := w.recountRow(r); err != nil {
 					return err
 				}
-				sr.st.Add(f, pe.e)
+				if err := w.add(sr, f, pe.e); err != nil {
+					return err
+				}
 				sr.files[fid] = true
 				w.markDirty(sr)
 				return nil
@@ -242,10 +248,56 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 		}
 		w.redactions++
 	}
-	sr.st.Add(f, pe.e)
+	if err := w.add(sr, f, pe.e); err != nil {
+		return err
+	}
 	sr.files[fid] = true
 	w.markDirty(sr)
 	return nil
+}
+
+// add adds a line to its session's state, and takes the queued prompts
+// it repeats out of the person's words (echoQueued).
+func (w *txWriter) add(sr *sessionRow, f *transcripts.File, e *transcripts.Entry) error {
+	sr.st.Add(f, e)
+	for _, uuid := range sr.st.TakeEchoed() {
+		if err := w.echoQueued(sr, uuid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// echoQueued deletes the row of a queued prompt that a later prompt
+// repeated (it was sent after all): the prompt's row holds those words,
+// and they are shown, searched and extracted once. A row written in this
+// transaction never reached the full-text index; an older one leaves it
+// (its queue key now names a row that is gone).
+func (w *txWriter) echoQueued(sr *sessionRow, uuid string) error {
+	if uuid == "" {
+		return nil
+	}
+	var id int64
+	err := w.tx.QueryRowContext(w.ctx, `DELETE FROM entries_raw WHERE uuid = ? AND session = ? AND type = 'queue-operation' RETURNING id`,
+		uuid, sr.id).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dropping the queued prompt %s of session %s, sent as a prompt since: %w", uuid, sr.sid, err)
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM redactions WHERE session = ? AND entry = ?`, sr.id, id); err != nil {
+		return err
+	}
+	key := entryQueueKey(id)
+	if !w.queuedHere[id] {
+		_, err = w.insFTS.ExecContext(w.ctx, key)
+		return err
+	}
+	w.added-- // added and gone in this transaction
+	w.fresh = slices.DeleteFunc(w.fresh, func(d DocRow) bool { return d.queueKey == key })
+	_, err = w.tx.ExecContext(w.ctx, `DELETE FROM fts_queue WHERE doc = ?`, key)
+	return err
 }
 
 // insertRow stores an entry's row and queues it; stored is false for a
@@ -263,6 +315,12 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	}
 	id, _ = res.LastInsertId()
 	w.added++
+	if r.typ == "queue-operation" {
+		if w.queuedHere == nil {
+			w.queuedHere = map[int64]bool{}
+		}
+		w.queuedHere[id] = true
+	}
 	return id, true, w.queue(r, pe.sid, id)
 }
 
@@ -272,14 +330,16 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 // full-text index and, if now embeddable, a vector.
 func (w *txWriter) recountRow(r *entryRow) error {
 	var id int64
-	var text any = nil // NULL: keep the stored text
+	var text, data any = nil, nil // NULL: keep the stored text and blocks
 	if r.data != nil {
 		// The text is only the search text when the blocks are stored
-		// beside it; a lone block's text is the row's text.
-		text = packText(r.text)
+		// beside it; a lone block's text is the row's text. The blocks
+		// go with it: a rejection's row text became the person's words,
+		// and its block keeps the tool output.
+		text, data = packText(r.text), packData(r.data)
 	}
-	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, text = coalesce(?, text) WHERE uuid = ?
-		AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`, r.role, text, r.uuid, r.role, text).Scan(&id)
+	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, block = ?, text = coalesce(?, text), data = coalesce(?, data) WHERE uuid = ?
+		AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`, r.role, r.block, text, data, r.uuid, r.role, text).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}

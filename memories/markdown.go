@@ -8,7 +8,7 @@ import (
 )
 
 // SummarySections are the sections of a session summary, in order.
-var SummarySections = []string{"Request", "Investigated", "Learned", "Completed", "Next steps", "Files read", "Files edited", "Notes"}
+var SummarySections = []string{"Request", "User said", "Investigated", "Learned", "Completed", "Next steps", "Files read", "Files edited", "Notes"}
 
 // sectionAliases maps heading words (lower case) to summary sections; draft
 // sections that are not listed keep their own heading.

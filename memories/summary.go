@@ -66,7 +66,7 @@ func cleanSections(in map[string][]string) (out map[string][]string, dropped boo
 func (sm *Summary) describesWork() bool {
 	for name, lines := range sm.Sections {
 		switch name {
-		case "Request", "Files read", "Notes":
+		case "Request", "User said", "Files read", "Notes":
 			continue
 		}
 		if len(lines) > 0 {
@@ -189,6 +189,7 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 		dir = ss.ProjectPath
 	}
 	sec.addPrompts(entries)
+	sec.addSaid(entries)
 	sec.addInvestigated(entries, dir)
 	sec.addLearned(entries)
 	sec.addCommits(ss.Commands)
@@ -226,21 +227,54 @@ func (sec summarySections) add(name, line string, max int) {
 	sec[name] = append(sec[name], line)
 }
 
-// addPrompts: the first three prompts are the request (not commands or
-// other tagged input).
+// addPrompts: the first three typed prompts are the request (not
+// commands or other tagged input).
 func (sec summarySections) addPrompts(entries []index.MemEntry) {
 	prompts := 0
 	for _, e := range entries {
 		if prompts == 3 {
 			return
 		}
-		if e.Role != "user" || e.Meta {
+		if e.Role != "user" || e.Meta || e.Source != transcripts.SaidPrompt {
 			continue
 		}
 		if t := strings.TrimSpace(e.Text); t != "" && !strings.HasPrefix(t, "<") {
 			sec.add("Request", t, 3)
 			prompts++
 		}
+	}
+}
+
+// addSaid: what the person said along the way besides prompts, as what
+// it is: the reason a call was rejected, the answers to Claude's
+// questions, the prompts queued while Claude worked.
+func (sec summarySections) addSaid(entries []index.MemEntry) {
+	calls := map[string]index.MemEntry{}
+	for _, e := range entries {
+		if e.Role == "assistant" && e.ToolUse != "" && e.ToolName != "" {
+			calls[e.ToolUse] = e
+		}
+	}
+	for _, e := range entries {
+		if e.Role != "user" || e.Meta {
+			continue
+		}
+		line := ""
+		switch e.Source {
+		case transcripts.SaidRejection:
+			line = "rejected: " + e.Text
+			if c, ok := calls[e.ToolUse]; ok {
+				b := transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input}
+				line = "rejected `" + cut(oneLine(transcripts.ToolSummary(&b)), 80) + "`: " + e.Text
+			}
+		case transcripts.SaidAnswer:
+			line = "answer: " + strings.ReplaceAll(e.Text, "\n", "; ")
+		case transcripts.SaidQueued:
+			line = "queued: " + e.Text
+		default:
+			continue
+		}
+		sec.add("User said", line, 8)
 	}
 }
 
