@@ -36,19 +36,18 @@ var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should
 // "Errors and fixes" section, and the rule-stating items of its "Problem
 // Solving" section.
 func compactCandidates(e index.MemEntry, add func(candidate)) {
-	lints := map[string][]string{} // linter -> the checks it flagged
-	var order []string
 	for _, it := range compactItems(e.Text) {
 		content := strings.TrimSpace(leadIn.ReplaceAllString(stripMarkdown(it.text), ""))
 		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) {
 			continue
 		}
 		if m := lintHead.FindStringSubmatch(content); it.errors && m != nil {
-			l := strings.ToLower(m[1])
-			if _, ok := lints[l]; !ok {
-				order = append(order, m[1])
+			// A linter's complaint, fixed in passing, teaches its limit:
+			// said the same way every time, so sessions agree on it.
+			if limit, ok := lintLimit(content, m[1]); ok {
+				add(candidate{typ: Pattern, content: limit, importance: 3, uuids: []string{e.UUID},
+					rule: "compact:lint-limit", tags: []string{strings.ToLower(m[1])}})
 			}
-			lints[l] = append(lints[l], lintCheck(content, m[1]))
 			continue
 		}
 		if it.errors {
@@ -56,13 +55,6 @@ func compactCandidates(e index.MemEntry, add func(candidate)) {
 		} else if settledRule.MatchString(content) {
 			add(candidate{typ: Pattern, content: content, importance: 3, uuids: []string{e.UUID}, rule: "compact:problem-solving"})
 		}
-	}
-	// A linter's complaints, fixed one by one, are one convention: what
-	// it enforces here.
-	for _, l := range order {
-		checks := uniq(lints[strings.ToLower(l)])
-		add(candidate{typ: Pattern, content: l + " enforces here: " + strings.Join(checks, "; "), importance: 3,
-			uuids: []string{e.UUID}, rule: "compact:lint-convention", tags: []string{strings.ToLower(l)}})
 	}
 }
 
@@ -72,26 +64,37 @@ var unsettled = lazyRE(`(?i)^(current|unsolved|unresolved|blocking|blocked|pendi
 // lintHead is an item about a style linter's complaint; group 1 names it.
 var lintHead = lazyRE(`(?i)^(?:[a-z ]{0,20}\b)?(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|prettier|black|markdownlint|biome|stylelint|ktlint|swiftlint)\b[^:]{0,120}?(:|→|->|—)`)
 
-// lintCheck is the check a linter item names, without where it fired:
-// "Credo nesting depth (4 > max 2) in `classify`: Fixed by…" -> "nesting
-// depth (4 > max 2)".
-func lintCheck(content, linter string) string {
+// limitNum is the limit in a linter's complaint: "(4 > max 2)", "max 2",
+// "(10 > 9)".
+var limitNum = regexp.MustCompile(`(?i)\bmax(?:imum)?\s*(?:is\s*|of\s*)?(\d+)|>\s*(\d+)\)`)
+
+// lintLimit is a linter complaint's limit, said one way: "Credo limit:
+// nesting depth at most 2". None when the item states no limit.
+func lintLimit(content, linter string) (string, bool) {
 	head := content
 	if i := strings.IndexAny(head, ":→—"); i > 0 {
 		head = head[:i]
 	}
-	head = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(head), linter))
-	if i := strings.Index(head, " in "); i > 0 {
-		head = head[:i]
+	m := limitNum.FindStringSubmatch(head)
+	if m == nil {
+		return "", false
 	}
-	head = strings.TrimSpace(strings.TrimLeft(head, ":-– "))
-	// The fix says what the check wants instead.
-	if i := strings.IndexAny(content, ":→—"); i > 0 {
-		if fix := strings.TrimSpace(strings.TrimLeft(content[i:], ":→—- ")); fix != "" && len(fix) < 160 {
-			head += " (" + strings.TrimRight(fix, ".") + ")"
-		}
+	n := m[1] + m[2]
+	check := head[len(linter):]
+	if i := strings.IndexAny(check, "(0123456789"); i >= 0 {
+		check = check[:i]
 	}
-	return head
+	if i := strings.Index(check, " in "); i >= 0 {
+		check = check[:i]
+	}
+	check = strings.ToLower(strings.Trim(strings.TrimSpace(check), ":-–`"))
+	for _, w := range []string{" warnings", " warning", " errors", " error"} {
+		check = strings.TrimSuffix(check, w)
+	}
+	if len(check) < 4 {
+		return "", false
+	}
+	return linter + " limit: " + check + " at most " + n, true
 }
 
 // compactItem is one top-level list item of a section read, with its

@@ -404,6 +404,11 @@ func (sc *claudeScan) line(line string) {
 			sc.add(c)
 			return
 		}
+		if c, ok := fixedItem(plain); ok {
+			c.uuids = []string{sc.e.UUID}
+			sc.add(c)
+			return
+		}
 	}
 	ss := sentences(plain)
 	for i := range ss {
@@ -431,6 +436,9 @@ func claudeFinding(ss []string, i int) (candidate, bool) {
 	if c, ok := namedLimit(content); ok {
 		return c, true
 	}
+	if limitSo.MatchString(content) && !pronounStart.MatchString(content) && !hedge.MatchString(content) && !firstPerson.MatchString(content) {
+		return candidate{typ: Gotcha, importance: 3, rule: "claude:limit-so", content: content}, true
+	}
 	if narration.MatchString(content) || dangling.MatchString(content) || len(strings.Fields(content)) < 6 {
 		return candidate{}, false
 	}
@@ -440,6 +448,28 @@ func claudeFinding(ss []string, i int) (candidate, bool) {
 	}
 	c.content = content
 	return c, true
+}
+
+// fixedHead is a report's list item "Fixed <problem>: <how>"; problemWord
+// marks a problem that is an error (not "Fixed the test: …"); howWord a
+// how that says what differs ("instead of", "because", a tool's wrong
+// reading).
+var (
+	fixedHead   = lazyRE(`(?i)^(fixed|resolved|solved|worked around)\s+([^:]{4,90}):\s*(.{10,})$`)
+	problemWord = lazyRE(`(?i)\b(error|warning|issue|bug|failure|crash|shadowing|mismatch|unbound|conflict|leak|race|deadlock|timeout|incompatib\w*|regression)\b`)
+	howWord     = lazyRE(`(?i)\b(instead of|rather than|because|since|incorrect|wrong|doesn'?t|does not|isn'?t|not supported|unsupported|so that|to suppress|to silence|to avoid)\b`)
+)
+
+// fixedItem is the finding of a "Fixed <error>: <how>" list item, as
+// Claude's end-of-task reports write one: the error named, and a how that
+// says what was wrong or what was done instead.
+func fixedItem(plain string) (candidate, bool) {
+	m := fixedHead.FindStringSubmatch(plain)
+	if m == nil || !problemWord.MatchString(m[2]) || !howWord.MatchString(m[3]) || !specific(plain) ||
+		hedge.MatchString(plain) || len(strings.Fields(plain)) < 8 {
+		return candidate{}, false
+	}
+	return candidate{typ: Bugfix, importance: 3, rule: "claude:fixed-item", content: plain}, true
 }
 
 // withoutAsides is s without its parenthesised asides: "Graceful
@@ -460,6 +490,9 @@ func withoutAsides(s string) string {
 	}
 	return b.String()
 }
+
+// pronounStart marks a sentence about the conversation's own actors.
+var pronounStart = lazyRE(`^(I|We|You|It|This|That|They|The|There|Here)\b`)
 
 // issueThat is "The issue is that <clause>"; namedSubject is a clause that
 // starts with a name (code, or a capitalised word that is not a pronoun
@@ -493,6 +526,10 @@ func namedLimit(content string) (candidate, bool) {
 	}
 	return candidate{typ: Gotcha, importance: 3, rule: "claude:named-limit", content: rest}, true
 }
+
+// limitSo is a named thing's limit and what follows from it: "Vercel
+// doesn't have SSH keys set up, so it can't clone via the `git@…` URL".
+var limitSo = lazyRE("^(`[^`]+`|[A-Z][A-Za-z0-9.]+(\\s[A-Z][A-Za-z0-9.]+)?)\\s+(doesn'?t|does not|can'?t|cannot|won'?t|isn'?t able to|is not able to|never)\\b[^,;]{3,80},\\s*so\\b")
 
 // classifyFinding is the finding content states: a fix with the problem
 // it fixes, or a rule.

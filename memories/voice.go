@@ -35,7 +35,7 @@ var rememberRe = lazyRE(`(?i)\b(remember (that|this|to|:)|please remember\b|don'
 
 // voiceDecision marks a choice, a preference or an instruction on how
 // something is done, in the person's words.
-var voiceDecision = lazyRE(`(?i)\blet'?s (also |just |rather |instead )?(do|use|go with|stick with|switch to|migrate to|move to|keep|stay with|standardi[sz]e on|reuse|try using)\b|\b(we|you) (should|must|need to|have to) (always |never |rather |instead )?(use|run|keep|reuse|switch|migrate|move|call|go with|stick with|support|add|test|check)\b|\b(i'?d|i would|we'?d|we would) (really |actually |much |rather )?(rather|prefer|like|love)\b.{3,80}\b(to be|as|instead|over|rather than|than)\b|\byou can (just |also )?(set|use|call|do|pass|run|reuse|test|check|build|install|start|find)\b.{2,80}\b(using|with|via|by|from|instead)\b|\b(use|prefer|keep)\s+\S.{0,60}\s+(instead of|over|rather than)\b|\binstead of\b.{2,60},\s*(use|let'?s|we)\b|\b(i|we) (don'?t|do not) (want|like|need|use)\b`)
+var voiceDecision = lazyRE(`(?i)\b(i changed my mind|on second thought)\b|\b(isn'?t|is not|aren'?t|are not) supported (by|in|on)\b|\blet'?s (also |just |rather |instead )?(do|use|go with|stick with|switch to|migrate to|move to|keep|stay with|standardi[sz]e on|reuse|try using)\b|\b(we|you) (should|must|need to|have to) (always |never |rather |instead )?(use|run|keep|reuse|switch|migrate|move|call|go with|stick with|support|add|test|check)\b|\b(i'?d|i would|we'?d|we would) (really |actually |much |rather )?(rather|prefer|like|love)\b.{3,80}\b(to be|as|instead|over|rather than|than)\b|\byou can (just |also )?(set|use|call|do|pass|run|reuse|test|check|build|install|start|find)\b.{2,80}\b(using|with|via|by|from|instead)\b|\b(use|prefer|keep)\s+\S.{0,60}\s+(instead of|over|rather than)\b|\binstead of\b.{2,60},\s*(use|let'?s|we)\b|\b(i|we) (don'?t|do not) (want|like|need|use)\b`)
 
 // chatter is a prompt's opening that says nothing ("ok, fine,", "yes
 // please, and", "great,"): dropped from the proposal.
@@ -56,8 +56,14 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 	if text == "" {
 		return
 	}
-	long := len(text) > 1200 // pasted specs and logs: only requests to remember
+	// A long prompt is mostly pasted text (a spec, docs, a diff, a log):
+	// past its first paragraph, only requests to remember count.
+	first, long := true, false
 	proseLines(text, nil, func(line string) {
+		defer func() { first = false }()
+		if !first && len(text) > 1200 {
+			long = true
+		}
 		ss := sentences(stripMarkdown(line))
 		for i, s := range ss {
 			if r, ok := userRuleFor(s, long); ok {
@@ -174,7 +180,7 @@ var askForHelp = lazyRE(`(?i)\b(i'?d|i would) like (you|your help)\b|\b(can|coul
 // voiceContent is sentence s without its chatty opening ("ok, fine,"),
 // in the person's own words.
 func voiceContent(s string) string {
-	return strings.TrimSpace(chatter.ReplaceAllString(s, ""))
+	return strings.TrimSpace(strings.TrimRight(chatter.ReplaceAllString(s, ""), "\\ "))
 }
 
 var wordRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9]`)
