@@ -178,6 +178,12 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 	case e.Type == "user" && transcripts.IsRealPrompt(e):
 		r.prompt(e, indent)
 		return "user"
+	case e.Type == "queue-operation":
+		if text := transcripts.QueuedText(e); text != "" {
+			r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
+			r.said(indent+"  ", "queued: ", text)
+			return "user"
+		}
 	case e.Type == "user":
 		r.toolResults(e, indent)
 	case e.Type == "assistant":
@@ -243,7 +249,7 @@ func (r *renderer) toolUse(b *transcripts.Block, indent string) {
 	}
 	if res := r.results[b.ToolID]; res != nil && b.ToolID != "" && !r.printed[b.ToolID] {
 		r.printed[b.ToolID] = true
-		r.toolResult(res, indent)
+		r.toolResult(res, b, indent)
 	}
 }
 
@@ -268,16 +274,17 @@ func (r *renderer) toolResults(e *transcripts.Entry, indent string) {
 		if b.Type != transcripts.BlockToolResult || r.printed[b.ToolUseID] {
 			continue
 		}
-		r.toolResult(b, indent)
+		r.toolResult(b, nil, indent)
 	}
 }
 
-// toolResult prints one tool result, shortened unless --full; what the
-// person typed when rejecting the call is printed whole, as their words.
-func (r *renderer) toolResult(b *transcripts.Block, indent string) {
-	if reason := transcripts.RejectionReason(b); reason != "" {
-		r.printf("%s    ✗ rejected by you:\n", indent)
-		r.block(indent+"      ▷ ", reason)
+// toolResult prints one tool result of call (nil when it is not in the
+// transcript), shortened unless --full; what the person said in it (the
+// reason typed when rejecting the call, the answers to Claude's
+// questions) is printed whole, as their words.
+func (r *renderer) toolResult(b, call *transcripts.Block, indent string) {
+	if said, ok := transcripts.BlockSaid(b); ok {
+		r.saidInResult(said, call, indent+"    ")
 		return
 	}
 	mark := "⎿"
@@ -303,6 +310,38 @@ func (r *renderer) toolResult(b *transcripts.Block, indent string) {
 		} else {
 			r.printf("%s      %s\n", indent, termtext.Safe(l))
 		}
+	}
+}
+
+// saidInResult prints what the person said in a tool result as a turn of
+// theirs: "↩ rejected `npm install`: use pnpm", "↩ answer: Which
+// tools? → Credo".
+func (r *renderer) saidInResult(said transcripts.Said, call *transcripts.Block, indent string) {
+	switch said.Source {
+	case transcripts.SaidRejection:
+		head := "↩ rejected: "
+		if call != nil {
+			head = "↩ rejected `" + termtext.Line(transcripts.OneLine(transcripts.ToolSummary(call), 80)) + "`: "
+		}
+		r.said(indent, head, said.Text)
+	case transcripts.SaidAnswer:
+		for _, a := range said.Answers {
+			text := a.Answer
+			if a.Question != "" {
+				text = a.Question + " → " + a.Answer
+			}
+			r.said(indent, "↩ answer: ", text)
+		}
+	}
+}
+
+// said prints the person's words after head, on as many lines as they
+// take (the later ones indented under the first).
+func (r *renderer) said(indent, head, text string) {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	r.printf("%s%s%s\n", indent, head, termtext.Safe(lines[0]))
+	for _, l := range lines[1:] {
+		r.printf("%s  %s\n", indent, termtext.Safe(l))
 	}
 }
 

@@ -53,6 +53,7 @@ type ritem struct {
 	agentID string
 	label   string // one-line summary of tool calls and agents
 	head    bool   // first block of a Claude turn: draw "◆ Claude"
+	said    string // a prompt's source: transcripts.SaidQueued, or "" typed
 }
 
 // readerPane shows one session as a conversation.
@@ -413,6 +414,12 @@ func (b *itemBuilder) marker(e *transcripts.Entry, d int) bool {
 		b.items = append(b.items, ritem{kind: kPrompt, key: "p:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
 			text: sanitize(transcripts.CleanPrompt(e.PromptText()))})
 		b.inTurn = false
+	case transcripts.QueuedText(e) != "":
+		// Typed while Claude worked, and never sent as a prompt of its own.
+		text := transcripts.QueuedText(e)
+		b.items = append(b.items, ritem{kind: kPrompt, key: fmt.Sprintf("q:%d:%s", e.Timestamp.UnixMilli(), transcripts.OneLine(text, 40)),
+			uuid: e.UUID, depth: d, ts: e.Timestamp, text: sanitize(text), said: transcripts.SaidQueued})
+		b.inTurn = false
 	default:
 		return false
 	}
@@ -551,6 +558,9 @@ func (p *readerPane) renderKind(it *ritem, cw int) []string {
 		return p.renderHeader(cw)
 	case kPrompt:
 		who := "▶ You"
+		if it.said == transcripts.SaidQueued {
+			who += ", queued while Claude worked"
+		}
 		if it.depth > 0 {
 			who = "▶ Claude's task for the subagent" // a subagent's prompt is written by Claude
 		}
@@ -728,6 +738,9 @@ func inputFields(input json.RawMessage) ([]inputField, bool) {
 // toolOutput is a call's result: its first line, or all of it when open.
 func (p *readerPane) toolOutput(r *transcripts.Block, open bool, cw int) []string {
 	s := p.c.sty
+	if said, ok := transcripts.BlockSaid(r); ok {
+		return p.saidOutput(said, cw)
+	}
 	markR := "⎿"
 	st := s.Tool
 	if r.IsError {
@@ -758,6 +771,34 @@ func (p *readerPane) toolOutput(r *transcripts.Block, open bool, cw int) []strin
 		}
 		for _, wl := range wrapIndent(l, cw, lead, 0) {
 			out = append(out, st.Render(wl))
+		}
+	}
+	return out
+}
+
+// saidOutput is what the person said in a tool result, as their words:
+// the reason they rejected the call, their answers to Claude's questions.
+func (p *readerPane) saidOutput(said transcripts.Said, cw int) []string {
+	st := p.c.sty.User
+	var lines []string
+	switch said.Source {
+	case transcripts.SaidRejection:
+		lines = []string{"↩ rejected by you: " + said.Text}
+	case transcripts.SaidAnswer:
+		for _, a := range said.Answers {
+			lines = append(lines, "↩ answer: "+a.Question+" → "+a.Answer)
+		}
+	}
+	var out []string
+	for _, l := range lines {
+		for j, ll := range strings.Split(sanitize(l), "\n") {
+			lead := "      "
+			if j == 0 {
+				lead = "    "
+			}
+			for _, wl := range wrapIndent(ll, cw, lead, 0) {
+				out = append(out, st.Render(wl))
+			}
 		}
 	}
 	return out
@@ -1493,6 +1534,8 @@ func (x *exporter) entry(e *transcripts.Entry, quote string) {
 		x.printf(quote, "\n---\n*conversation compacted*\n")
 	case e.Type == "user" && transcripts.IsRealPrompt(e):
 		x.printf(quote, "\n## You · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.CleanPrompt(e.PromptText())))
+	case transcripts.QueuedText(e) != "":
+		x.printf(quote, "\n## You, queued while Claude worked · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.QueuedText(e)))
 	case e.Type == "assistant":
 		for bi := range e.Blocks {
 			x.block(&e.Blocks[bi], quote)
