@@ -12,6 +12,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -87,7 +88,12 @@ func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
 		return nil, writableError(paths.DataDir, err)
 	}
 	Configure(st, cfg)
-	return &App{Paths: paths, Config: cfg, Store: st, Memories: memories.New(st, cfg)}, nil
+	a := &App{Paths: paths, Config: cfg, Store: st, Memories: memories.New(st, cfg)}
+	if err := a.finishInterruptedForget(context.Background()); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
 // Configure applies the config's embedder and search defaults to a store

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/ftsapi"
 )
 
 // ForgetResult says what Forget removed.
@@ -50,12 +51,43 @@ func (a *App) Forget(ctx context.Context, project, session string, progress func
 	if err != nil {
 		return res, err
 	}
-	_, err = a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true,
-		Retrain: a.Config.Embedder.Kind == index.EmbedBuiltin, Progress: progress})
-	if err != nil {
-		return res, fmt.Errorf("forgotten in the store, but rebuilding the search indexes failed: %w (run `cairn index --rebuild --retrain` to finish)", err)
+	if err := a.finishForget(ctx, progress); err != nil {
+		return res, fmt.Errorf("forgotten in the store, but %w", err)
 	}
 	return res, nil
+}
+
+// finishForget rebuilds what a forget leaves holding the forgotten text
+// (the full-text index, the vectors and, for the built-in embedder, the
+// model trained on the transcripts) and records that it is done.
+func (a *App) finishForget(ctx context.Context, progress func(Progress)) error {
+	_, err := a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true,
+		Retrain: a.Config.Embedder.Kind == index.EmbedBuiltin, Progress: progress})
+	if err == nil {
+		err = a.Store.FinishForget(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("rebuilding the search indexes failed: %w (the full-text index and the embedder's model may still hold the forgotten text: run `cairn index --rebuild --retrain` to finish)", err)
+	}
+	return nil
+}
+
+// finishInterruptedForget finishes a forget whose process was stopped
+// after the store forgot and before the search indexes were rebuilt, in
+// binaries that have the full-text engine (the hooks' lean binary leaves
+// it to the next command).
+func (a *App) finishInterruptedForget(ctx context.Context) error {
+	if !ftsapi.Available() {
+		return nil
+	}
+	unfinished, err := a.Store.ForgetUnfinished(ctx)
+	if err != nil || !unfinished {
+		return err
+	}
+	if err := a.finishForget(ctx, nil); err != nil {
+		return fmt.Errorf("an interrupted `cairn forget` is being finished, but %w", err)
+	}
+	return nil
 }
 
 // validUUID reports whether s looks like a whole session id.

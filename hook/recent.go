@@ -13,7 +13,7 @@ import (
 // updated by the indexing hooks, so SessionStart reads one row instead of
 // scanning every session of a big store (~10 ms on the 1 GB corpus).
 
-const recentKey = "hooks.recent:"
+const recentKey = index.RecentSessionsKeyPrefix
 
 // recentMax is how many sessions a project's list keeps.
 const recentMax = 6

@@ -45,7 +45,8 @@ type ForgetStats struct {
 // injections, vectors and queue rows, with SQLite's secure_delete (freed
 // pages are zeroed, not left readable), and records tombstones so no later
 // sync stores them again. The full-text index and the vector cache still
-// hold the documents: the caller rebuilds them (app.Forget does).
+// hold the documents: the caller rebuilds them and calls FinishForget
+// (app.Forget does; app.Open finishes a forget that was interrupted).
 func (s *Store) Forget(ctx context.Context, t ForgetTarget) (ForgetStats, error) {
 	var st ForgetStats
 	if (t.Project == "") == (t.Session == "") {
@@ -140,6 +141,20 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 	}
 	n, _ = res.RowsAffected()
 	st.Memories = int(n)
+	// A correction's replacement (a memory superseding one forgotten)
+	// carries the forgotten memory's text, corrected: it goes too, and its
+	// own replacements.
+	for range 20 {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO temp.forget_m(id) SELECT l.src FROM memory_links l JOIN memories m ON m.id = l.src
+			WHERE l.kind = 'supersedes' AND l.dst IN (SELECT id FROM temp.forget_m)`)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			break
+		}
+		st.Memories += int(n)
+	}
 	count := func(dst *int, q string, args ...any) error {
 		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
@@ -169,7 +184,26 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			AND id NOT IN (SELECT file FROM session_files)`, nil},
 		{nil, `DELETE FROM sessions WHERE id IN (SELECT id FROM temp.forget_s)`, nil},
 		{nil, `DELETE FROM memory_links WHERE src IN (SELECT id FROM temp.forget_m) OR dst IN (SELECT id FROM temp.forget_m)`, nil},
-		{nil, `DELETE FROM memory_trash WHERE id IN (SELECT id FROM temp.forget_m)`, nil},
+		// Trashed memories are no longer in memories: their JSON says
+		// where they came from.
+		{nil, `DELETE FROM memory_trash WHERE id IN (SELECT id FROM temp.forget_m)
+			OR json_extract(data, '$.source_session') IN (SELECT sid FROM temp.forget_s)
+			OR (?1 != '' AND json_extract(data, '$.project') = ?1)`, []any{t.Project}},
+		{nil, `DELETE FROM memory_fingerprints WHERE memory IN (SELECT id FROM temp.forget_m)`, nil},
+		// Settings that quote what is forgotten: the audit trails of the
+		// memories (content before and after a correction) and any trail
+		// naming one of them or a forgotten session; the hooks' lists of a
+		// project's recent sessions (titles); the last consolidation's undo
+		// record (memories' content).
+		{nil, `DELETE FROM kv WHERE key IN (SELECT '` + MemAuditKeyPrefix + `' || id FROM temp.forget_m)
+			OR ((key LIKE '` + MemAuditKeyPrefix + `%' OR key LIKE '` + RecentSessionsKeyPrefix + `%' OR key = '` + ConsolidateUndoKey + `')
+				AND (EXISTS (SELECT 1 FROM temp.forget_m m WHERE instr(CAST(kv.value AS TEXT), m.id) > 0)
+					OR EXISTS (SELECT 1 FROM temp.forget_s s WHERE instr(CAST(kv.value AS TEXT), s.sid) > 0)))
+			OR (?1 != '' AND key = '` + RecentSessionsKeyPrefix + `' || ?1)`, []any{t.Project}},
+		// A project's synthesis quoting a forgotten memory or summary is
+		// written again from what is left by the next synthesis.
+		{nil, `DELETE FROM synthesis WHERE EXISTS (SELECT 1 FROM temp.forget_m m WHERE instr(synthesis.state, m.id) > 0)
+			OR EXISTS (SELECT 1 FROM temp.forget_s s WHERE instr(synthesis.state, s.sid) > 0)`, nil},
 		{nil, `DELETE FROM memory_injections WHERE session IN (SELECT sid FROM temp.forget_s) OR memory IN (SELECT id FROM temp.forget_m)`, nil},
 		{nil, `DELETE FROM memories WHERE id IN (SELECT id FROM temp.forget_m)`, nil},
 		{&st.Summaries, `DELETE FROM session_summaries WHERE session IN (SELECT sid FROM temp.forget_s)`, nil},
@@ -189,8 +223,44 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			return err
 		}
 	}
-	return nil
+	// The derived indexes still hold the text until the caller rebuilds
+	// them: say so in the same transaction, for whoever opens the store
+	// next if this process is killed first.
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO kv(key, value) VALUES (?, '1')`, forgetUnfinishedKey)
+	return err
 }
+
+// forgetUnfinishedKey is set by Forget and cleared by FinishForget, once
+// the caller has rebuilt the derived indexes.
+const forgetUnfinishedKey = "forget.unfinished"
+
+// ForgetUnfinished reports whether a Forget was committed and the derived
+// indexes (full text, vectors, the built-in embedder's model) not rebuilt
+// since: they may still hold the forgotten text.
+func (s *Store) ForgetUnfinished(ctx context.Context) (bool, error) {
+	_, ok, err := s.Setting(ctx, forgetUnfinishedKey)
+	return ok, err
+}
+
+// FinishForget records that the derived indexes were rebuilt after Forget.
+func (s *Store) FinishForget(ctx context.Context) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM kv WHERE key = ?`, forgetUnfinishedKey)
+		return err
+	})
+}
+
+// Keys of settings other packages write that can quote a memory or a
+// session: Forget deletes them with what they quote.
+const (
+	// MemAuditKeyPrefix + a memory's id: its audit trail (memories).
+	MemAuditKeyPrefix = "memories.audit:"
+	// RecentSessionsKeyPrefix + a project path: its latest sessions and
+	// their titles (hook).
+	RecentSessionsKeyPrefix = "hooks.recent:"
+	// ConsolidateUndoKey: the last consolidation, for undo (memories).
+	ConsolidateUndoKey = "memories.consolidate.last"
+)
 
 // tombstones are what Forget recorded, loaded once per sync.
 type tombstones struct {

@@ -80,7 +80,7 @@ type ConsolidateReport struct {
 }
 
 // consolidateKey is where the last run is kept, for undo.
-const consolidateKey = "memories.consolidate.last"
+const consolidateKey = index.ConsolidateUndoKey
 
 // Consolidate keeps the memory store healthy:
 //   - clusters of overlapping memories of one project and type (paraphrases

@@ -78,7 +78,7 @@ type ChangeResult struct {
 const maxReason = 500
 
 // auditKey is the store setting holding a memory's audit records.
-func auditKey(id string) string { return "memories.audit:" + id }
+func auditKey(id string) string { return index.MemAuditKeyPrefix + id }
 
 // trusted reports whether Claude's changes apply without review.
 func (s *Service) trusted() bool { return s.cfg.Memories.RememberStatus == string(Approved) }

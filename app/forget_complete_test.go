@@ -1,0 +1,154 @@
+package app_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/memories"
+)
+
+// plantEverywhere indexes the sample (with word in the demo session) and
+// puts word in every kind of record that can quote a session or its
+// memories: an approved memory corrected (its audit trail holds the
+// content before and after, its replacement the corrected text), a memory
+// deleted (the trash), a synthesis quoting an approved memory, and the
+// hooks' list of the project's recent sessions (titles).
+func plantEverywhere(t *testing.T, a *app.App, word string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const project = "/path/to/Demo"
+	add := func(content string) string {
+		t.Helper()
+		r, err := a.Memories.Add(ctx, memories.NewMemory{Project: project, Type: "decision", Content: content, Importance: 4,
+			Status: memories.Approved, SourceSession: demoSession})
+		if err != nil || r.Memory == nil {
+			t.Fatalf("add: %+v %v", r, err)
+		}
+		return r.Memory.ID
+	}
+	corrected := add("the deploy pipeline signs releases with the " + word + " key held in the vault")
+	if _, err := a.Memories.Correct(ctx, memories.CorrectRequest{ID: corrected,
+		Content: "the deploy pipeline signs releases with the " + word + " key, rotated every quarter", Reason: "rotation"}); err != nil {
+		t.Fatal(err)
+	}
+	trashed := add("staging databases are rebuilt nightly from the " + word + " snapshot bucket")
+	if err := a.Memories.Delete(ctx, trashed); err != nil {
+		t.Fatal(err)
+	}
+	add("feature flags live in launchdarkly under the " + word + " environment, never in code")
+	if _, err := a.Memories.Synthesize(ctx, project, false); err != nil {
+		t.Fatal(err)
+	}
+	recent, _ := json.Marshal([]map[string]any{{"id": demoSession, "start": time.Now(), "title": "set up the " + word + " deploy"}})
+	if err := a.Store.SetSetting(ctx, index.RecentSessionsKeyPrefix+project, recent); err != nil {
+		t.Fatal(err)
+	}
+	// Rebuilt so the full-text index and the model hold it too.
+	if _, err := a.Index(ctx, app.IndexOptions{Rebuild: true, NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planted checks that word is in at least want rows of each table that
+// can quote a forgotten session (and in none when want is 0).
+func planted(t *testing.T, data, word string, want int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, index.DBName)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for table, col := range map[string]string{"memory_trash": "data", "synthesis": "markdown", "kv": "value", "memories": "content"} {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM "+table+" WHERE instr(CAST("+col+" AS TEXT), ?) > 0", word).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if (want == 0) != (n == 0) || n < want {
+			t.Fatalf("the word is in %d rows of %s, want %d", n, table, want)
+		}
+	}
+}
+
+// Issue 29 item 4: forgetting a session leaves none of its words in any
+// record (audit trails, replacement memories, trash, syntheses, recent
+// session titles) nor anywhere in the data dir.
+func TestForgetLeavesNothingBehind(t *testing.T) {
+	ctx := context.Background()
+	const word = "plumbagoquetzalword"
+	claude := sampleCopy(t, word)
+	data := t.TempDir()
+	a := openAt(t, data, claude, noVectors)
+	defer a.Close()
+	plantEverywhere(t, a, word)
+	planted(t, data, word, 1)
+	res, err := a.Forget(ctx, "", demoSession, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memories < 3 {
+		t.Fatalf("forgot %d memories, want the two left and the replacement", res.Memories)
+	}
+	a.Close()
+	planted(t, data, word, 0)
+	if hits := grepDir(t, data, word); len(hits) != 0 {
+		t.Fatalf("the forgotten session's words are still in %v", hits)
+	}
+}
+
+// A forget killed after the store forgot, before the search indexes were
+// rebuilt, is finished by the next open: nothing of it is left.
+func TestForgetInterruptedIsFinished(t *testing.T) {
+	ctx := context.Background()
+	const word = "marzipanhollyhockword"
+	claude := sampleCopy(t, word)
+	data := t.TempDir()
+	a := openAt(t, data, claude, noVectors)
+	plantEverywhere(t, a, word)
+	// What app.Forget does first, without what it does next.
+	if _, err := a.Store.Forget(ctx, index.ForgetTarget{Session: demoSession}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	textHits := func() int {
+		t.Helper()
+		st, err := index.Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ix, err := st.Derived().OpenFTS(time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		hits, _, err := ix.Search(word, ftsapi.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if textHits() == 0 {
+		t.Fatal("the full-text index lost the words before it was rebuilt: the test proves nothing")
+	}
+	b := openAt(t, data, claude, "")
+	if unfinished, err := b.Store.ForgetUnfinished(ctx); err != nil || unfinished {
+		t.Fatalf("open left the forget unfinished (%v)", err)
+	}
+	b.Close()
+	if n := textHits(); n != 0 {
+		t.Fatalf("the interrupted forget's words are still found %d times", n)
+	}
+	if hits := grepDir(t, data, word); len(hits) != 0 {
+		t.Fatalf("the interrupted forget's words are still in %v", hits)
+	}
+}
