@@ -351,6 +351,18 @@ func (s *Store) Excluded(ctx context.Context, path string) (bool, string) {
 	return false, ""
 }
 
+// Forgotten reports whether `cairn forget` removed the project folder
+// (a folder name under projects/) or the session id; either may be ''.
+// What reads Claude Code's files besides the sync (its memory files) skips
+// what was forgotten, as the sync does.
+func (s *Store) Forgotten(ctx context.Context, folder, sid string) bool {
+	t, err := s.loadTombstones(ctx)
+	if err != nil {
+		return false
+	}
+	return (folder != "" && t.folders[folder]) || (sid != "" && t.sessions[strings.ToLower(sid)])
+}
+
 // underAny reports whether path is one of roots or inside one.
 func underAny(path string, roots []string) bool {
 	if path == "" {

@@ -41,6 +41,10 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 		if project == "" {
 			project = index.ProjectOf(p.DecodedPath)
 		}
+		// A forgotten or opted-out project is never read again.
+		if excluded, _ := s.st.Excluded(ctx, project); excluded || s.st.Forgotten(ctx, p.Name, "") {
+			continue
+		}
 		for _, f := range p.MemoryFiles {
 			s.importMemoryFile(ctx, f, project, dryRun, &res)
 		}
@@ -48,6 +52,9 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 			continue
 		}
 		for sid, f := range p.SessionMemory {
+			if s.st.Forgotten(ctx, "", sid) {
+				continue
+			}
 			if err := s.importSessionMemory(ctx, sid, f, project, &res); err != nil {
 				return res, err
 			}
