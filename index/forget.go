@@ -352,7 +352,7 @@ func (s *Store) Excluded(ctx context.Context, path string) (bool, string) {
 }
 
 // Forgotten reports whether `cairn forget` removed the project folder
-// (a folder name under projects/) or the session id; either may be ''.
+// (a folder name under projects/) or the session id; either may be empty.
 // What reads Claude Code's files besides the sync (its memory files) skips
 // what was forgotten, as the sync does.
 func (s *Store) Forgotten(ctx context.Context, folder, sid string) bool {
