@@ -61,7 +61,7 @@ func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, 
 	if candidates == 0 {
 		return nil, nil
 	}
-	rs, err := m.s.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true})
+	rs, err := m.s.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true, Prompt: true})
 	return toMemories(rs), err
 }
 

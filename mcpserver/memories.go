@@ -67,7 +67,8 @@ type MemoryOut struct {
 	Project    string   `json:"project" jsonschema:"empty for a global memory"`
 	Updated    string   `json:"updated"`
 	Score      float64  `json:"score,omitempty"`
-	Match      string   `json:"match,omitempty" jsonschema:"for a search: words (shares the query's words) or meaning (none of them, but close in meaning: weaker evidence)"`
+	Match      string   `json:"match,omitempty" jsonschema:"for a search: words (shares (most of) the query's words), partial (only some of them: weak evidence) or meaning (none of them, but close in meaning: weaker evidence)"`
+	Relevance  float64  `json:"relevance,omitempty" jsonschema:"for a search: 0..1 on a fixed scale, the share of the query's information (its words, the rare ones above all) the memory holds"`
 }
 
 func memoryOut(m memories.Memory, score float64) MemoryOut {
@@ -151,7 +152,7 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 			score = r.Score
 		}
 		m := memoryOut(r.Memory, score)
-		m.Match = r.Match
+		m.Match, m.Relevance = r.Match, r.Relevance
 		out.Memories = append(out.Memories, m)
 	}
 	return nil

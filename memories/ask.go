@@ -159,7 +159,7 @@ func joinNotes(a, b string) string {
 func (s *Service) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
 	var out []Evidence
 	note := ""
-	ranked, err := s.Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8})
+	ranked, err := s.Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8, ungraded: true})
 	if err != nil {
 		return nil, "", err
 	}

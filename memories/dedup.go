@@ -137,9 +137,12 @@ func intersect(a, b []uint32) int {
 type cached struct {
 	row  *index.MemRow
 	toks []uint32
-	neg  bool
-	vec  []float32 // nil without an embedder
-	lazy bool      // vec is still to be computed
+	// rtoks are the terms ranking matches it by (match.go): its words
+	// without function words, and the parts of its identifiers.
+	rtoks []uint32
+	neg   bool
+	vec   []float32 // nil without an embedder
+	lazy  bool      // vec is still to be computed
 	// weight is the summed rarity of toks (rank.go), 0 until computed.
 	weight float64
 }
@@ -175,6 +178,7 @@ type memCache struct {
 	items        []*cached
 	byID         map[string]*cached
 	post         map[uint32][]int32 // token -> items holding it
+	rpost        map[uint32][]int32 // ranking term (rtoks) -> items holding it
 	counts       []int32            // scratch for candidate counting
 	// prints are the fingerprints of deleted rejected and superseded
 	// memories in the cache's scope (review.go).
@@ -184,6 +188,7 @@ type memCache struct {
 func newCached(r *index.MemRow) *cached {
 	c := &cached{row: r}
 	c.toks, c.neg = tokens(r.Content + " " + strings.Join(r.Tags, " "))
+	c.rtoks = matchTokens(r.Content + " " + strings.Join(r.Tags, " "))
 	return c
 }
 
@@ -194,6 +199,12 @@ func (mc *memCache) add(c *cached) {
 	for _, t := range c.toks {
 		mc.post[t] = append(mc.post[t], i)
 	}
+	if mc.rpost == nil {
+		mc.rpost = map[uint32][]int32{}
+	}
+	for _, t := range c.rtoks {
+		mc.rpost[t] = append(mc.rpost[t], i)
+	}
 	mc.counts = append(mc.counts, 0)
 }
 
@@ -201,7 +212,7 @@ func (mc *memCache) add(c *cached) {
 func (mc *memCache) put(r *index.MemRow, vec []float32) {
 	if old := mc.byID[r.ID]; old != nil {
 		toks, neg := tokens(r.Content + " " + strings.Join(r.Tags, " "))
-		if slices.Equal(toks, old.toks) {
+		if slices.Equal(toks, old.toks) && slices.Equal(matchTokens(r.Content+" "+strings.Join(r.Tags, " ")), old.rtoks) {
 			old.row, old.neg = r, neg
 			if vec != nil {
 				old.vec = vec
@@ -211,7 +222,7 @@ func (mc *memCache) put(r *index.MemRow, vec []float32) {
 		// Content changed: drop the old postings lazily (candidates are
 		// re-checked against the item's tokens) and add a fresh item.
 		old.row = &index.MemRow{ID: "", Status: string(Archived)}
-		old.toks = nil
+		old.toks, old.rtoks = nil, nil
 		delete(mc.byID, r.ID)
 	}
 	c := newCached(r)
@@ -223,7 +234,7 @@ func (mc *memCache) put(r *index.MemRow, vec []float32) {
 func (mc *memCache) remove(id string) {
 	if old := mc.byID[id]; old != nil {
 		old.row = &index.MemRow{ID: "", Status: string(Archived)}
-		old.toks = nil
+		old.toks, old.rtoks = nil, nil
 		delete(mc.byID, id)
 	}
 }

@@ -19,6 +19,17 @@ type RankOptions struct {
 	Threshold float64  // minimum score; 0 = memories.min_relevance
 	Exclude   []string // memory ids to leave out (already injected)
 	Touch     bool     // count an access of each returned memory
+	// Prompt ranks for a prompt (the UserPromptSubmit hook), not a query:
+	// a memory needs InjectWords words in common with it, and the
+	// prompt's words no memory has do not count (a prompt is long, a
+	// memory short). Without it the query's words are graded as search
+	// grades them (index.Grade): full matches only.
+	Prompt bool
+	// partial also returns partial matches (Search).
+	partial bool
+	// ungraded takes any shared word as a match (Ask gathers evidence
+	// for a model to judge, as it did before the grading rule).
+	ungraded bool
 }
 
 // Ranked is a memory with its score.
@@ -27,9 +38,15 @@ type Ranked struct {
 	Score      float64 `json:"score"`
 	Similarity float64 `json:"similarity"`
 	// Match is how it matches the query: index.MatchWords (it shares the
-	// query's words) or index.MatchMeaning (no shared word; its vector is
-	// above the meaning floor). Empty for listings without a query.
+	// query's words), index.MatchPartial (some of them, fewer than
+	// index.Grade asks; Search only) or index.MatchMeaning (no shared
+	// word; its vector is above the meaning floor). Empty for listings
+	// without a query.
 	Match string `json:"match,omitempty"`
+	// Relevance is on search's fixed scale (index.Grade): the share of the
+	// query's information (its words weighted by rarity among the
+	// memories) the memory holds; for a match by meaning alone its cosine.
+	Relevance float64 `json:"relevance,omitempty"`
 }
 
 // lexicalWeight and vectorWeight mix the two similarity signals: shared
@@ -86,8 +103,8 @@ func (s *Service) touch(ctx context.Context, rs []Ranked) error {
 // weight is the summed rarity of c's words (for dens), computed once.
 func (mc *memCache) weight(c *cached, n float64) float64 {
 	if c.weight == 0 {
-		for _, t := range c.toks {
-			c.weight += math.Log(1 + n/float64(len(mc.post[t])+1))
+		for _, t := range c.rtoks {
+			c.weight += math.Log(1 + n/float64(len(mc.rpost[t])+1))
 		}
 		if c.weight == 0 {
 			c.weight = 1
@@ -96,16 +113,11 @@ func (mc *memCache) weight(c *cached, n float64) float64 {
 	return c.weight
 }
 
-// queryTokens are the query's content words, for the lexical score.
-func queryTokens(q string) []uint32 {
-	t, _ := tokens(q)
-	return t
-}
-
 // rank scores the memories keep accepts; callers hold s.mu.
 func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
-	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(ctx, mc, query), overlap: map[int32]float64{}}
-	q.weighWords(queryTokens(query))
+	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(ctx, mc, query),
+		overlap: map[int32]float64{}, held: map[int32]int{}}
+	q.weighWords(queryWords(query))
 	var cands []scored
 	if q.qv == nil {
 		for i := range q.overlap {
@@ -116,13 +128,19 @@ func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOp
 			cands = q.consider(cands, int32(i), c)
 		}
 	}
-	slices.SortFunc(cands, byScore)
+	slices.SortFunc(cands, func(a, b scored) int {
+		// Full matches first (partial ones come back from Search only).
+		if c := cmp.Compare(boolInt(a.match == index.MatchPartial), boolInt(b.match == index.MatchPartial)); c != 0 {
+			return c
+		}
+		return byScore(a, b)
+	})
 	if len(cands) > o.Limit {
 		cands = cands[:o.Limit]
 	}
 	out := make([]Ranked, len(cands))
 	for i, c := range cands {
-		out[i] = Ranked{Memory: fromRow(c.c.row, q.now), Score: c.score, Similarity: c.sim, Match: c.match}
+		out[i] = Ranked{Memory: fromRow(c.c.row, q.now), Score: c.score, Similarity: c.sim, Match: c.match, Relevance: c.rel}
 	}
 	return out
 }
@@ -148,37 +166,55 @@ type rankQuery struct {
 	now  time.Time
 	qv   []float32 // the query's vector, nil without one
 	// overlap is the summed weight of the query words each memory has,
-	// qw that of all the query words memories have, n the number of
-	// memories plus one.
+	// held how many of them it has (an identifier counting two for a
+	// prompt), qw the summed weight of the query's words, words their
+	// number, n the number of memories plus one.
 	overlap map[int32]float64
+	held    map[int32]int
 	qw, n   float64
+	words   int
 }
 
-// weighWords sums into q.overlap, from the postings, the query words each
-// memory shares, each weighted by how rare it is among the memories (a
-// word every memory has says little).
-func (q *rankQuery) weighWords(qt []uint32) {
+// weighWords sums into q.overlap the query words each memory holds, each
+// weighted by how rare it is among the memories (a word every memory has
+// says little), and counts them in q.held.
+func (q *rankQuery) weighWords(qws []queryWord) {
 	q.n = float64(len(q.mc.items)) + 1
-	for _, t := range qt {
-		post := q.mc.post[t]
-		if len(post) == 0 {
+	for _, qw := range qws {
+		hs := q.mc.holders(qw)
+		if len(hs) == 0 && (q.o.Prompt || q.o.ungraded) {
 			// No memory has the word: it cannot tell memories apart, and
 			// a long prompt's many such words must not drown the rest.
 			continue
 		}
-		w := math.Log(1 + q.n/float64(len(post)+1))
+		// A query's word no memory has is information none holds: it
+		// weighs most.
+		w := math.Log(1 + q.n/float64(len(hs)+1))
 		q.qw += w
-		for _, i := range post {
+		q.words++
+		n := 1
+		if q.o.Prompt && len(qw.leaves) > 1 {
+			n = 2 // an identifier is more than a common word
+		}
+		for _, i := range hs {
 			q.overlap[i] += w
+			q.held[i] += n
 		}
 	}
 }
 
 // scored is a memory with its similarity to the query and its score.
 type scored struct {
-	c          *cached
-	sim, score float64
-	match      string // index.MatchWords or index.MatchMeaning
+	c               *cached
+	sim, score, rel float64
+	match           string // index.MatchWords, MatchPartial or MatchMeaning
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // byScore orders scored memories best first, then by id.
@@ -195,7 +231,7 @@ func (q *rankQuery) consider(out []scored, i int32, c *cached) []scored {
 	if !q.eligible(c) {
 		return out
 	}
-	sim, match := q.similarity(i, c)
+	sim, match, rel := q.similarity(i, c)
 	if sim <= 0 {
 		return out
 	}
@@ -204,7 +240,7 @@ func (q *rankQuery) consider(out []scored, i int32, c *cached) []scored {
 	if score < q.o.Threshold {
 		return out
 	}
-	return append(out, scored{c, sim, score, match})
+	return append(out, scored{c, sim, score, rel, match})
 }
 
 // eligible reports whether c may be returned: live, kept, not excluded,
@@ -222,11 +258,11 @@ func (q *rankQuery) eligible(c *cached) bool {
 // (index.MeaningFloor, index.MeaningAlone: the rules search applies) they
 // do not match at all: every memory has some closeness to any query, so without it a
 // query matching nothing returned every memory. match says which signal
-// found it.
-func (q *rankQuery) similarity(i int32, c *cached) (float64, string) {
-	lex := q.lexical(i, c)
+// found it, rel its relevance on search's fixed scale.
+func (q *rankQuery) similarity(i int32, c *cached) (float64, string, float64) {
+	lex, match, rel := q.lexical(i, c)
 	if q.qv == nil {
-		return lex, index.MatchWords
+		return lex, match, rel
 	}
 	vs := 0.0
 	if cv := q.mc.vecOf(c); cv != nil {
@@ -237,24 +273,36 @@ func (q *rankQuery) similarity(i int32, c *cached) (float64, string) {
 		// only when some memory shares a word with the query
 		// (index.MeaningAlone says why).
 		if vs < index.MeaningFloor(q.mc.embedder) || len(q.overlap) == 0 && !index.MeaningAlone(q.mc.embedder) {
-			return 0, ""
+			return 0, "", 0
 		}
-		return vectorWeight * vs * vs, index.MatchMeaning
+		return vectorWeight * vs * vs, index.MatchMeaning, math.Round(vs*1000) / 1000
 	}
-	return lexicalWeight*lex + vectorWeight*vs, index.MatchWords
+	return lexicalWeight*lex + vectorWeight*vs, match, rel
 }
 
-// lexical is c's word score: cover, how much of the query (its words that
-// memories have) the memory answers, and dens, how much of the memory the
-// query is about.
-func (q *rankQuery) lexical(i int32, c *cached) float64 {
+// lexical is c's word score: cover, how much of the query (its words'
+// summed rarity) the memory holds, and dens, how much of the memory the
+// query is about; with how it matches (index.Grade, or for a prompt
+// InjectWords) and its relevance (cover). 0 when it does not match.
+func (q *rankQuery) lexical(i int32, c *cached) (float64, string, float64) {
 	shared := q.overlap[i]
 	if shared <= 0 || q.qw <= 0 {
-		return 0
+		return 0, "", 0
 	}
 	cover := min(1, shared/q.qw)
+	match := index.MatchWords
+	if q.o.Prompt {
+		if q.held[i] < InjectWords {
+			return 0, "", 0
+		}
+	} else if !q.o.ungraded {
+		match = index.Grade(q.held[i], q.words, cover)
+		if match == "" || match == index.MatchPartial && !q.o.partial {
+			return 0, "", 0
+		}
+	}
 	dens := min(1, shared/q.mc.weight(c, q.n))
-	return 0.75*cover + 0.25*dens
+	return 0.75*cover + 0.25*dens, match, math.Round(cover*1000) / 1000
 }
 
 // Top returns the project's approved memories (and global ones) without
@@ -405,7 +453,7 @@ func (s *Service) Search(ctx context.Context, query string, types []Type, tags [
 	if strings.TrimSpace(query) == "" {
 		return s.newest(mc, keep, limit), nil
 	}
-	return s.rank(ctx, mc, query, RankOptions{Limit: limit, Threshold: 1e-9}, keep), nil
+	return s.rank(ctx, mc, query, RankOptions{Limit: limit, Threshold: 1e-9, partial: true}, keep), nil
 }
 
 // searchFilter keeps memories not rejected, of one of types (any when

@@ -222,7 +222,7 @@ func TestRankLongPrompt(t *testing.T) {
 	prompt := `I'm looking at the CI run from this morning and the test job failed again. Could you go through the logs,
 figure out whether it's the websocket reconnect thing we saw last week or something new in the billing module, and then
 update the changelog and the docs for the release? Also check whether the staging deploy picked up the new config.`
-	rs, err := s.Rank(ctx, prompt, RankOptions{Project: "/p", Threshold: 0.35, Limit: 3})
+	rs, err := s.Rank(ctx, prompt, RankOptions{Project: "/p", Threshold: 0.35, Limit: 3, Prompt: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,3 +189,40 @@ func Whole(w string) string {
 	}
 	return s
 }
+
+// Leaves are the innermost parts of compound w, lowercased, in order: the
+// words it is made of ("a.b_c/1" → "a", "b", "c" less one-rune ones). None
+// for a plain word or a UUID or hash, whose whole alone means anything.
+func Leaves(w string) []string {
+	var out []string
+	var walk func(b []byte, lvl int)
+	walk = func(b []byte, lvl int) {
+		for ; lvl <= CamelLevel; lvl++ {
+			var pieces [][2]int
+			if lvl == CamelLevel {
+				pieces = camelSplit(b)
+			} else {
+				pieces = sepSplit(b, lvl)
+			}
+			if len(pieces) < 2 {
+				continue
+			}
+			if lvl == CamelLevel-1 && allHexish(b, pieces) {
+				return
+			}
+			for _, p := range pieces {
+				walk(b[p[0]:p[1]], lvl+1)
+			}
+			return
+		}
+		if utf8.RuneCount(b) >= 2 && len(b) <= MaxTermBytes {
+			out = append(out, strings.ToLower(string(b)))
+		}
+	}
+	b := []byte(strings.TrimFunc(w, func(r rune) bool { return IsConnector(r) }))
+	if len(Parts(string(b))) == 0 {
+		return nil
+	}
+	walk(b, 0)
+	return out
+}
