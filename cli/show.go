@@ -321,7 +321,7 @@ func (r *renderer) saidInResult(said transcripts.Said, call *transcripts.Block, 
 	case transcripts.SaidRejection:
 		head := "↩ rejected: "
 		if call != nil {
-			head = "↩ rejected `" + termtext.Line(transcripts.OneLine(transcripts.ToolSummary(call), 80)) + "`: "
+			head = "↩ rejected `" + termtext.Line(transcripts.OneLine(transcripts.CallName(call), 80)) + "`: "
 		}
 		r.said(indent, head, said.Text)
 	case transcripts.SaidAnswer:

@@ -265,7 +265,7 @@ func (sec summarySections) addSaid(entries []index.MemEntry) {
 			line = "rejected: " + e.Text
 			if c, ok := calls[e.ToolUse]; ok {
 				b := transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input}
-				line = "rejected `" + cut(oneLine(transcripts.ToolSummary(&b)), 80) + "`: " + e.Text
+				line = "rejected `" + cut(oneLine(transcripts.CallName(&b)), 80) + "`: " + e.Text
 			}
 		case transcripts.SaidAnswer:
 			line = "answer: " + strings.ReplaceAll(e.Text, "\n", "; ")

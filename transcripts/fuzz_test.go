@@ -44,6 +44,11 @@ func checkEntry(t *testing.T, e *Entry) {
 	}
 	_ = e.Media()
 	_ = OneLine(e.JoinedText(), 80)
+	for _, s := range EntrySaid(e) {
+		if !utf8.ValidString(s.Text) || s.Text == "" {
+			t.Fatalf("what the person said is empty or invalid UTF-8: %q", s.Text)
+		}
+	}
 }
 
 func FuzzParseLine(f *testing.F) {

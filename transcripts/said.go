@@ -156,3 +156,14 @@ func blocksPrompt(blocks []Block) string {
 	}
 	return string(out)
 }
+
+// CallName names a call beside what the person said of it: what it acted
+// on (ToolSummary: its command, file, pattern…), or its tool's name when
+// its input has none of those (ExitPlanMode's plan is no name).
+func CallName(b *Block) string {
+	s := ToolSummary(b)
+	if s == "" || strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") {
+		return b.ToolName
+	}
+	return s
+}
