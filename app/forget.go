@@ -14,6 +14,9 @@ type ForgetResult struct {
 	index.ForgetStats
 	Project string `json:"project,omitempty"`
 	Session string `json:"session,omitempty"`
+	// Copies are the backups and stores kept aside by restores it was
+	// forgotten in too.
+	Copies []string `json:"copies,omitempty"`
 }
 
 // Forget removes a project (a name MatchProjects resolves) or a session
@@ -51,7 +54,8 @@ func (a *App) Forget(ctx context.Context, project, session string, progress func
 	if err != nil {
 		return res, err
 	}
-	if err := a.finishForget(ctx, progress); err != nil {
+	res.Copies, err = a.finishForget(ctx, progress)
+	if err != nil {
 		return res, fmt.Errorf("forgotten in the store, but %w", err)
 	}
 	return res, nil
@@ -59,17 +63,42 @@ func (a *App) Forget(ctx context.Context, project, session string, progress func
 
 // finishForget rebuilds what a forget leaves holding the forgotten text
 // (the full-text index, the vectors and, for the built-in embedder, the
-// model trained on the transcripts) and records that it is done.
-func (a *App) finishForget(ctx context.Context, progress func(Progress)) error {
+// model trained on the transcripts), forgets in the copies of the store
+// (the automatic backups, the stores restores kept aside: every forget the
+// store recorded, so they never bring it back) and records that it is
+// done. It returns the copies it cleaned.
+func (a *App) finishForget(ctx context.Context, progress func(Progress)) ([]string, error) {
 	_, err := a.Index(ctx, IndexOptions{Profile: Bulk, Rebuild: true, NoSync: true,
 		Retrain: a.Config.Embedder.Kind == index.EmbedBuiltin, Progress: progress})
-	if err == nil {
-		err = a.Store.FinishForget(ctx)
-	}
 	if err != nil {
-		return fmt.Errorf("rebuilding the search indexes failed: %w (the full-text index and the embedder's model may still hold the forgotten text: run `cairn index --rebuild --retrain` to finish)", err)
+		return nil, fmt.Errorf("rebuilding the search indexes failed: %w (the full-text index and the embedder's model may still hold the forgotten text: run `cairn index --rebuild --retrain` to finish)", err)
 	}
-	return nil
+	copies, err := a.forgetInCopies(ctx)
+	if err != nil {
+		return copies, err
+	}
+	if err := a.Store.FinishForget(ctx); err != nil {
+		return copies, err
+	}
+	return copies, nil
+}
+
+// forgetInCopies applies the store's forgets to its copies in the data dir
+// and the automatic backups folder.
+func (a *App) forgetInCopies(ctx context.Context) ([]string, error) {
+	targets, err := a.Store.ForgetTargets(ctx)
+	if err != nil || len(targets) == 0 {
+		return nil, err
+	}
+	copies := append(index.AsideStores(a.Paths.DataDir), index.BackupFiles(a.Config.Backup.Folder(a.Paths.DataDir))...)
+	var done []string
+	for _, p := range copies {
+		if err := index.ForgetInCopy(ctx, p, targets); err != nil {
+			return done, fmt.Errorf("%w: the copy may still hold the forgotten text; delete it (rm -r %s) or run the same `cairn forget` again", err, p)
+		}
+		done = append(done, p)
+	}
+	return done, nil
 }
 
 // finishInterruptedForget finishes a forget whose process was stopped
@@ -84,7 +113,7 @@ func (a *App) finishInterruptedForget(ctx context.Context) error {
 	if err != nil || !unfinished {
 		return err
 	}
-	if err := a.finishForget(ctx, nil); err != nil {
+	if _, err := a.finishForget(ctx, nil); err != nil {
 		return fmt.Errorf("an interrupted `cairn forget` is being finished, but %w", err)
 	}
 	return nil

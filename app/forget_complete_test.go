@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -87,16 +88,45 @@ func TestForgetLeavesNothingBehind(t *testing.T) {
 	const word = "plumbagoquetzalword"
 	claude := sampleCopy(t, word)
 	data := t.TempDir()
-	a := openAt(t, data, claude, noVectors)
+	a := openAt(t, data, claude, noVectors+"[backup]\nkeep = 3\n")
 	defer a.Close()
 	plantEverywhere(t, a, word)
 	planted(t, data, word, 1)
+	if _, err := a.Memories.Add(ctx, memories.NewMemory{Type: "fact", Content: "the release train leaves every second tuesday", Importance: 3}); err != nil {
+		t.Fatal(err)
+	}
+	// Copies of the store: an automatic backup, and a store a restore
+	// kept aside with its derived files.
+	backup, err := a.RollingBackup(ctx, time.Now())
+	if err != nil || backup == "" {
+		t.Fatalf("rolling backup: %q %v", backup, err)
+	}
+	aside := filepath.Join(data, "before-restore-20260301T100000Z")
+	if _, err := a.Backup(ctx, filepath.Join(aside, index.DBName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(aside, "bleve"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(aside, "bleve", "000000000001.zap"), []byte("a segment with "+word), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	res, err := a.Forget(ctx, "", demoSession, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Memories < 3 {
 		t.Fatalf("forgot %d memories, want the two left and the replacement", res.Memories)
+	}
+	if len(res.Copies) != 2 {
+		t.Fatalf("forgotten in the copies %v, want the backup and the store kept aside", res.Copies)
+	}
+	// The copies are whole stores still, with everything else in them.
+	for _, c := range res.Copies {
+		info, err := index.VerifyBackup(ctx, c)
+		if err != nil || info.Sessions == 0 || info.Memories == 0 {
+			t.Fatalf("the copy %s after forgetting: %+v %v", c, info, err)
+		}
 	}
 	a.Close()
 	planted(t, data, word, 0)

@@ -476,7 +476,19 @@ func prepareStaged(ctx context.Context, stage, src string) error {
 	}
 	// One file, its log written back into it: the rename moves all of it.
 	staged := filepath.Join(stage, DBName)
-	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: staged}).EscapedPath()+"?_pragma=busy_timeout(1000)")
+	if err := journalDelete(ctx, staged); err != nil {
+		return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
+	}
+	if err := syncFile(staged); err != nil {
+		return err
+	}
+	return syncDir(stage)
+}
+
+// journalDelete leaves the database at path in rollback-journal mode: its
+// WAL written back into it and deleted, so the file alone is all of it.
+func journalDelete(ctx context.Context, path string) error {
+	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(1000)")
 	if err != nil {
 		return err
 	}
@@ -485,13 +497,7 @@ func prepareStaged(ctx context.Context, stage, src string) error {
 	if cerr := conn.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
-	}
-	if err := syncFile(staged); err != nil {
-		return err
-	}
-	return syncDir(stage)
+	return err
 }
 
 // makeAside makes the folder the previous store is kept in, named by now

@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,10 +50,15 @@ type ForgetStats struct {
 // hold the documents: the caller rebuilds them and calls FinishForget
 // (app.Forget does; app.Open finishes a forget that was interrupted).
 func (s *Store) Forget(ctx context.Context, t ForgetTarget) (ForgetStats, error) {
-	var st ForgetStats
 	if (t.Project == "") == (t.Session == "") {
-		return st, fmt.Errorf("forget needs a project or a session")
+		return ForgetStats{}, fmt.Errorf("forget needs a project or a session")
 	}
+	return s.forgetAll(ctx, []ForgetTarget{t})
+}
+
+// forgetAll forgets every target in one transaction with secure_delete.
+func (s *Store) forgetAll(ctx context.Context, targets []ForgetTarget) (ForgetStats, error) {
+	var st ForgetStats
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
 		return st, s.wrap(err)
@@ -65,9 +72,11 @@ func (s *Store) Forget(ctx context.Context, t ForgetTarget) (ForgetStats, error)
 	if err != nil {
 		return st, s.wrap(err)
 	}
-	if err := forgetTx(ctx, tx, t, &st); err != nil {
-		tx.Rollback()
-		return st, s.wrap(err)
+	for _, t := range targets {
+		if err := forgetTx(ctx, tx, t, &st); err != nil {
+			tx.Rollback()
+			return st, s.wrap(err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return st, s.wrap(err)
@@ -79,6 +88,93 @@ func (s *Store) Forget(ctx context.Context, t ForgetTarget) (ForgetStats, error)
 		st.Pending = true
 	}
 	return st, nil
+}
+
+// ForgetTargets are every forget the store recorded (its tombstones: the
+// project paths and the session ids), to apply to copies of the store.
+func (s *Store) ForgetTargets(ctx context.Context) ([]ForgetTarget, error) {
+	t, err := s.loadTombstones(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ForgetTarget
+	for _, p := range t.paths {
+		out = append(out, ForgetTarget{Project: p})
+	}
+	sids := make([]string, 0, len(t.sessions))
+	for sid := range t.sessions {
+		sids = append(sids, sid)
+	}
+	sort.Strings(sids)
+	for _, sid := range sids {
+		out = append(out, ForgetTarget{Session: sid})
+	}
+	return out, nil
+}
+
+// ForgetInCopy applies targets to a copy of a store kept elsewhere (an
+// automatic backup, or the cairn.db of a before-restore folder), so the
+// forgotten text is not left in it: the copy is copied beside itself,
+// opened (migrated), forgotten in with secure_delete, and renamed back in
+// one step, whole. The derived files kept beside a before-restore store
+// (full-text index, vectors, model) are deleted: they are rebuilt from it
+// when it is restored.
+func ForgetInCopy(ctx context.Context, path string, targets []ForgetTarget) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	work, err := os.MkdirTemp(dir, ".forgetting-")
+	if err != nil {
+		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+	}
+	defer os.RemoveAll(work) // only ever the folder made just above
+	tmp := filepath.Join(work, DBName)
+	if err := copyFile(path, tmp); err != nil {
+		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		if err := copyFile(path+"-wal", tmp+"-wal"); err != nil {
+			return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+		}
+	}
+	st, err := OpenWith(work, OpenOptions{})
+	if err != nil {
+		return fmt.Errorf("opening the copy %s: %w", path, err)
+	}
+	_, err = st.forgetAll(ctx, targets)
+	if err == nil {
+		err = st.FinishForget(ctx) // nothing derived to rebuild in a copy
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = journalDelete(ctx, tmp)
+	}
+	if err == nil {
+		err = syncFile(tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+	}
+	// The copy's own log must not be read as the new file's.
+	for _, n := range []string{path + "-wal", path + "-shm"} {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+	}
+	if filepath.Base(path) == DBName && strings.HasPrefix(filepath.Base(dir), asidePrefix) {
+		for _, n := range derivedNames {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("deleting %s, which may hold forgotten text: %w", filepath.Join(dir, n), err)
+			}
+		}
+	}
+	return syncDir(dir)
 }
 
 func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
