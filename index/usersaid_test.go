@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	json "github.com/go-json-experiment/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,5 +199,53 @@ func TestUserSaidUpgrade(t *testing.T) {
 	// Once: a second full sync is an ordinary one.
 	if st := mustSync(t, s, claude, SyncOptions{}); st.EntriesAdded != 0 {
 		t.Errorf("a sync after the recount added %d entries", st.EntriesAdded)
+	}
+}
+
+// TestQueuedPromptSentLater: a prompt queued while Claude worked is the
+// person's words until a later sync reads the same prompt sent as one of
+// its own; then the queued row goes (from search too) and the prompt
+// counts once.
+func TestQueuedPromptSentLater(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	claude := copyTree(t, userSaidDir())
+	path := filepath.Join(claude, "projects", "-Users-dain-workspace-JSSoundRecorder", saidRejection+".jsonl")
+	all, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(all), "\n")
+	// Up to the queue line of "ok, fine, let's do vite".
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:5], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := userEntries(t, s, saidRejection); strings.Join(got, "|") != "|I have both Node and Python, but I don't want to make it on…|queued|ok, fine, let's do vite" {
+		t.Fatalf("before the prompt was sent: %q", got)
+	}
+	appendFile(t, path, []byte(strings.Join(lines[5:], "")))
+	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := userEntries(t, s, saidRejection); strings.Join(got, "|") != "|I have both Node and Python, but I don't want to make it on…||ok, fine, let's do vite|rejection|use pnpm" {
+		t.Errorf("after the prompt was sent: %q", got)
+	}
+	if ss, err := s.Session(ctx, saidRejection); err != nil || ss.Prompts != 2 {
+		t.Errorf("prompts after the prompt was sent: %+v, %v", ss, err)
+	}
+	sr, err := s.OpenSearcher(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	resp, err := sr.Search(ctx, SearchQuery{Text: "vite", Mode: ModeText, Roles: []string{roleUser}, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 1 {
+		t.Errorf("%d user hits for the prompt, want 1: %+v", len(resp.Results), resp.Results)
 	}
 }
