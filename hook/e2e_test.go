@@ -443,7 +443,10 @@ func TestFailOpen(t *testing.T) {
 		{name: "json array", stdin: `[1,2]`, logged: "not a JSON object"},
 		{name: "unknown event", stdin: input("Bogus", demoSession, tr, nil), logged: "unknown event"},
 		{name: "no event", stdin: `{"session_id":"` + demoSession + `"}`, logged: "no hook_event_name"},
-		{name: "event from argument only, missing transcript", stdin: `{"session_id":"` + demoSession + `","transcript_path":"` + filepath.Join(e.claude, "projects", demoFolder, "gone.jsonl") + `"}`, args: []string{"SessionEnd"}, logged: "gone.jsonl"},
+		{name: "event from argument only, missing transcript", stdin: `{"session_id":"` + demoSession + `","transcript_path":"` + filepath.Join(e.claude, "projects", demoFolder, "gone.jsonl") + `"}`, args: []string{"PreCompact"}, logged: "gone.jsonl"},
+		// `claude mcp list` ends a session that never wrote a transcript:
+		// nothing to do, nothing for doctor to warn about.
+		{name: "SessionEnd of a session with no transcript", stdin: input("SessionEnd", demoSession, filepath.Join(e.claude, "projects", demoFolder, "never.jsonl"), map[string]any{"reason": "other"})},
 		{name: "missing transcript", stdin: input("PreCompact", demoSession, filepath.Join(e.claude, "projects", demoFolder, "nope.jsonl"), nil), logged: "nope.jsonl"},
 		// Claude Code often runs Stop before it writes the transcript: a
 		// harmless race, not a problem to report.

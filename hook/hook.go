@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"github.com/cairn-dev/cairn/redact"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -224,6 +225,12 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 			return nil
 		}
 	case PreCompact, SessionEnd:
+		if in.Event == SessionEnd && neverWritten(in.TranscriptPath) {
+			// `claude mcp list`, `claude plugin list` and sessions that
+			// end before their first prompt end without a transcript:
+			// nothing to index, and nothing wrong (doctor stays quiet).
+			return nil
+		}
 		if err := h.checkTranscript(true); err != nil {
 			res.Ignored = err.Error()
 			return nil
@@ -488,6 +495,16 @@ func (h *handler) checkTranscript(need bool) error {
 		}
 	}
 	return nil
+}
+
+// neverWritten reports whether a transcript path names a file that does
+// not exist.
+func neverWritten(p string) bool {
+	if p == "" {
+		return false
+	}
+	_, err := os.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // within reports whether p is inside root, and p relative to root.
