@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// embeddableWhere selects the entries that get vectors: typed prompts and
-// assistant replies (tool output and thinking are left to full-text search).
+// embeddableWhere selects the entries that get vectors: the person's words
+// and assistant replies (tool output and thinking are left to full-text
+// search; a queued prompt too, as a later prompt may take its place).
 // It must match the embed flag set in prepare.go.
-const embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND trim(text) != ''`
+const embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND type != 'queue-operation' AND trim(text) != ''`
 
 func (s *Store) embeddableCount(ctx context.Context) (int, error) {
 	var n int
