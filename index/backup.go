@@ -337,9 +337,14 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 	}
 	_, statErr := os.Stat(db)
 	exists := statErr == nil
+	var tombs []tombstoneRow
 	if exists {
 		if err := checkReplaceable(ctx, db, o.Force); err != nil {
 			return res, err
+		}
+		// What was forgotten stays forgotten: the backup may be older.
+		if tombs, err = readTombstones(ctx, db); err != nil {
+			return res, fmt.Errorf("reading what was forgotten in %s: %w (the store was not changed)", db, err)
 		}
 	}
 	removeStaging(dataDir)
@@ -355,7 +360,7 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 	if err := restoreStep("copied"); err != nil {
 		return res, err
 	}
-	if err := prepareStaged(ctx, stage, src); err != nil {
+	if err := prepareStaged(ctx, stage, src, tombs); err != nil {
 		return res, restoreFull(err, dataDir)
 	}
 	if err := restoreStep("prepared"); err != nil {
@@ -442,10 +447,11 @@ func restoreFull(err error, dataDir string) error {
 
 // prepareStaged opens the copy of the backup src in stage as a store:
 // migrates an older schema, checks that every compressed value
-// decompresses, queues every document for the full-text index (the new
+// decompresses, forgets again what the store being replaced had forgotten
+// (tombs), queues every document for the full-text index (the new
 // store's index is built from its queue, whenever the rebuild is
 // interrupted), and leaves it as one synced file.
-func prepareStaged(ctx context.Context, stage, src string) error {
+func prepareStaged(ctx context.Context, stage, src string, tombs []tombstoneRow) error {
 	st, err := OpenWith(stage, OpenOptions{})
 	if err != nil {
 		return fmt.Errorf("opening the copy of %s: %w (the store was not changed)", src, err)
@@ -462,6 +468,9 @@ func prepareStaged(ctx context.Context, stage, src string) error {
 			if err != nil {
 				return fmt.Errorf("%s is not a whole cairn backup: %w; restore from another backup (the store was not changed)", src, err)
 			}
+		}
+		if err := st.forgetAgain(ctx, tombs); err != nil {
+			return fmt.Errorf("forgetting in the copy of %s what was forgotten in the store: %w (the store was not changed)", src, err)
 		}
 		if err := st.requeueAll(ctx, "fts_queue"); err != nil {
 			return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
@@ -498,6 +507,69 @@ func journalDelete(ctx context.Context, path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// tombstoneRow is a row of the tombstones table.
+type tombstoneRow struct{ kind, key string }
+
+// readTombstones reads what `cairn forget` removed from the store at db
+// (none before schema 8).
+func readTombstones(ctx context.Context, db string) ([]tombstoneRow, error) {
+	conn, err := sql.Open("sqlite", dsn(db, time.Second, true, true)+"&mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tombstones'`).Scan(&n); err != nil || n == 0 {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT kind, key FROM tombstones`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tombstoneRow
+	for rows.Next() {
+		var t tombstoneRow
+		if err := rows.Scan(&t.kind, &t.key); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// forgetAgain records tombs in the store and forgets their projects and
+// sessions in it (a restored backup older than a forget).
+func (s *Store) forgetAgain(ctx context.Context, tombs []tombstoneRow) error {
+	if len(tombs) == 0 {
+		return nil
+	}
+	var targets []ForgetTarget
+	for _, t := range tombs {
+		switch t.kind {
+		case TombPath:
+			targets = append(targets, ForgetTarget{Project: t.key})
+		case TombSession:
+			targets = append(targets, ForgetTarget{Session: t.key})
+		}
+	}
+	now := time.Now().UnixMilli()
+	if err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, t := range tombs {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tombstones(kind, key, created) VALUES (?, ?, ?)`, t.kind, t.key, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := s.forgetAll(ctx, targets); err != nil {
+		return err
+	}
+	return s.FinishForget(ctx) // the restore rebuilds the derived indexes
 }
 
 // makeAside makes the folder the previous store is kept in, named by now

@@ -415,3 +415,39 @@ func TestRestoreKilled(t *testing.T) {
 	}
 	t.Logf("a restore takes %v; after %d random kills: %v", whole, trials, seen)
 }
+
+// What `cairn forget` removed stays forgotten when an older backup that
+// still holds it is restored.
+func TestRestoreKeepsWhatWasForgotten(t *testing.T) {
+	ctx := context.Background()
+	f := newRestoreFixture(t)
+	const sid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a" // the sample's demo session
+	old, err := Open(f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := old.Forget(ctx, ForgetTarget{Session: sid}); err != nil || st.Sessions != 1 {
+		t.Fatalf("forget: %+v %v", st, err)
+	}
+	old.Close()
+	if _, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := count(t, s, `SELECT count(*) FROM sessions WHERE sid = ?`, sid); n != 0 {
+		t.Fatal("the restore brought back a forgotten session")
+	}
+	if n := count(t, s, `SELECT count(*) FROM tombstones WHERE kind = 'session' AND key = ?`, sid); n != 1 {
+		t.Fatal("the restored store does not remember what was forgotten")
+	}
+	if n := count(t, s, `SELECT count(*) FROM sessions`); n != f.new.sessions-1 {
+		t.Fatalf("the restored store holds %d sessions, want %d", n, f.new.sessions-1)
+	}
+	if ok, _ := s.ForgetUnfinished(ctx); ok {
+		t.Fatal("the restored store is marked as an unfinished forget")
+	}
+}
