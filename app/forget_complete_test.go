@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -181,4 +184,88 @@ func TestForgetInterruptedIsFinished(t *testing.T) {
 	if hits := grepDir(t, data, word); len(hits) != 0 {
 		t.Fatalf("the interrupted forget's words are still in %v", hits)
 	}
+}
+
+// Environment of the forget child process.
+const (
+	envForgetData   = "CAIRN_FORGET_TEST_DATA"
+	envForgetClaude = "CAIRN_FORGET_TEST_CLAUDE"
+)
+
+// TestForgetChild is not a test: it is the child process of
+// TestForgetKilled, forgetting the demo session.
+func TestForgetChild(t *testing.T) {
+	data := os.Getenv(envForgetData)
+	if data == "" {
+		t.Skip("child process only")
+	}
+	a, err := app.Open(app.Paths{DataDir: data, ClaudeDir: os.Getenv(envForgetClaude)}, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Forget(context.Background(), "", demoSession, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A forget killed with SIGKILL at random moments is finished by the next
+// command: none of its words is left anywhere in the data dir. More
+// trials with CAIRN_FORGET_KILLS=n.
+func TestForgetKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	trials := 3
+	if n, err := strconv.Atoi(os.Getenv("CAIRN_FORGET_KILLS")); err == nil {
+		trials = n
+	}
+	const word = "kumquatlanternword"
+	setup := func() (data, claude string) {
+		claude = sampleCopy(t, word)
+		data = t.TempDir()
+		a := openAt(t, data, claude, noVectors)
+		plantEverywhere(t, a, word)
+		a.Close()
+		return data, claude
+	}
+	child := func(data, claude string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestForgetChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envForgetData+"="+data, envForgetClaude+"="+claude)
+		return cmd
+	}
+	// How long a whole forget takes here.
+	data, claude := setup()
+	start := time.Now()
+	if out, err := child(data, claude).CombinedOutput(); err != nil {
+		t.Fatalf("forget child: %v\n%s", err, out)
+	}
+	whole := time.Since(start)
+	r := rand.New(rand.NewPCG(29, 4))
+	again := 0
+	for i := range trials {
+		data, claude := setup()
+		cmd := child(data, claude)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Int64N(int64(whole))))
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		// The next command finishes a forget that committed; one killed
+		// before that left the session whole, and the user runs it again.
+		a := openAt(t, data, claude, "")
+		if _, err := a.Store.Session(context.Background(), demoSession); err == nil {
+			if _, err := a.Forget(context.Background(), "", demoSession, nil); err != nil {
+				t.Fatal(err)
+			}
+			again++
+		}
+		a.Close()
+		planted(t, data, word, 0)
+		if hits := grepDir(t, data, word); len(hits) != 0 {
+			t.Fatalf("trial %d: after a forget killed at a random moment, the words are still in %v", i, hits)
+		}
+	}
+	t.Logf("a forget takes %v; %d random kills, %d of them before the forget committed", whole, trials, again)
 }

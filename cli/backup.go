@@ -55,7 +55,8 @@ one, never none. It then rebuilds the full-text index and vectors; if that is
 interrupted, the next search rebuilds the full-text index from the store.
 It refuses while another cairn process (the TUI, ` + "`cairn mcp`" + `) has the store
 open, and refuses to replace a store holding sessions or memories without
---force. To go back, restore the database kept aside:
+--force. What ` + "`cairn forget`" + ` removed from the store stays forgotten in the
+restored one. To go back, restore the database kept aside:
 ` + "`cairn restore --force <data dir>/before-restore-<time>/cairn.db`" + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -86,11 +86,12 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 	r := &Report{Binary: o.User.Exe, Version: o.Version, DataDir: o.DataDir, Claude: o.User.ClaudeDir, HookLog: []string{}}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 
-	checkBinaries(&o, add)
+	viaPlugin := pluginEnabled(&o)
+	checkBinaries(&o, viaPlugin, add)
 	if o.ConfigErr != nil {
 		add(Check{Name: "config", Status: Fail, Detail: o.ConfigErr.Error(), Fix: "fix the file (cairn config prints every setting)"})
 	}
-	checkInstalls(&o, add)
+	checkInstalls(&o, viaPlugin, add)
 	checkStoreFile(ctx, &o, add)
 	add(checkOllama(ctx, o.Config, o.OllamaTimeout))
 	r.HookLog = hookErrors(o.DataDir, 5)
@@ -100,23 +101,47 @@ func Doctor(ctx context.Context, o DoctorOptions) *Report {
 
 // checkBinaries reports the cairn binary and whether cairn-hook is beside
 // it.
-func checkBinaries(o *DoctorOptions, add func(Check)) {
+func checkBinaries(o *DoctorOptions, viaPlugin bool, add func(Check)) {
 	add(Check{Name: "binary", Status: OK, Detail: fmt.Sprintf("%s (%s)", o.User.Exe, o.Version)})
 	if hp := filepath.Join(filepath.Dir(o.User.Exe), HookProgram); fileExists(hp) {
 		add(Check{Name: "hook binary", Status: OK, Detail: hp})
 	} else {
-		add(Check{Name: "hook binary", Status: Info, Detail: "cairn-hook is not installed beside cairn: hooks run `cairn hook` (slower start)",
-			Fix: "go install ./... (installs cairn-hook), then cairn install"})
+		fix := "go install ./... (installs cairn-hook), then cairn install"
+		if viaPlugin {
+			fix = "go install ./... (installs cairn-hook onto PATH, where the plugin's hooks look first)"
+		}
+		add(Check{Name: "hook binary", Status: Info, Detail: "cairn-hook is not installed beside cairn: hooks run `cairn hook` (slower start)", Fix: fix})
 	}
+}
+
+// pluginEnabled reports whether the cairn plugin is installed and enabled:
+// it brings the hooks, the MCP server and the commands, and `cairn
+// install` refuses beside it, so doctor never advises running it then.
+func pluginEnabled(o *DoctorOptions) bool {
+	if pluginInstalled(o.User.ClaudeDir) == "" {
+		return false
+	}
+	file, _ := plugin.Enabled(plugin.SettingsFiles(o.User.ClaudeDir, o.Project.ProjectDir)...)
+	return file != ""
 }
 
 // checkInstalls checks the hooks, MCP server and commands in every place
 // Claude Code reads them, and the plugin, and warns when no hooks are
 // installed anywhere.
-func checkInstalls(o *DoctorOptions, add func(Check)) {
-	hooksFound := checkScope(&o.User, "user", add)
+func checkInstalls(o *DoctorOptions, viaPlugin bool, add func(Check)) {
+	scoped := add
+	if viaPlugin {
+		// The plugin's MCP server and commands are there: a scope without
+		// cairn install's is as it should be.
+		scoped = func(c Check) {
+			if c.Status != Info || c.Fix != "cairn install" {
+				add(c)
+			}
+		}
+	}
+	hooksFound := checkScope(&o.User, "user", scoped)
 	if o.Project.ProjectDir != "" {
-		hooksFound = checkScope(&o.Project, "project", add) || hooksFound
+		hooksFound = checkScope(&o.Project, "project", scoped) || hooksFound
 	}
 	installed := hooksFound
 	if p := pluginInstalled(o.User.ClaudeDir); p != "" {
@@ -363,6 +388,10 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 		st.Path(), s.Sessions, s.ArchivedSessions, s.Entries, s.Projects, human.Bytes(size), s.SchemaVersion)})
 	if c := checkEmptied(ctx, o, st, &s); c != nil {
 		add(*c)
+	}
+	if unfinished, _ := st.ForgetUnfinished(ctx); unfinished {
+		add(Check{Name: "forget", Status: Fail, Detail: "a `cairn forget` was interrupted: the search indexes and copies of the store may still hold what it removed",
+			Fix: "cairn index --rebuild (any cairn command finishes it)"})
 	}
 	add(checkIntegrity(ctx, o, st))
 	add(checkFullText(ctx, st, &s))
