@@ -96,3 +96,19 @@ func TestDoctorFlagsPluginProblems(t *testing.T) {
 		t.Fatalf("plugin without binaries on PATH: %+v", c)
 	}
 }
+
+// With only the plugin, doctor never advises `cairn install` (which
+// refuses beside the plugin): the plugin brings the MCP server and the
+// commands.
+func TestDoctorPluginUserNotToldToInstall(t *testing.T) {
+	h := newHome(t)
+	enablePlugin(t, h)
+	o := h.opts()
+	o.Exe = filepath.Join(t.TempDir(), "cairn") // no cairn-hook beside it
+	r := Doctor(context.Background(), DoctorOptions{User: o, DataDir: t.TempDir(), Version: "test", Config: config.Default()})
+	for _, c := range r.Checks {
+		if strings.Contains(c.Fix, "cairn install") {
+			t.Errorf("%s: %s (fix: %s): a plugin user is told to run cairn install", c.Name, c.Detail, c.Fix)
+		}
+	}
+}
