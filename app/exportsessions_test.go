@@ -63,6 +63,9 @@ func TestExportSessionsRoundTrip(t *testing.T) {
 		}
 		roundTrip(t, dir)
 	})
+	// Prompts queued while Claude worked, rejections, answers, a VS Code
+	// prompt written again block by block (testdata/usersaid).
+	t.Run("usersaid", func(t *testing.T) { roundTrip(t, filepath.Join(testutil.RepoRoot(), "testdata", "usersaid")) })
 }
 
 func roundTrip(t *testing.T, claude string) {

@@ -30,6 +30,7 @@ type encLine struct {
 	IsCompactSummary  bool        `json:"isCompactSummary,omitempty"`
 	Message           *encMessage `json:"message,omitempty"`
 	Content           string      `json:"content,omitempty"`
+	Operation         string      `json:"operation,omitempty"`
 	CompactMetadata   *encCompact `json:"compactMetadata,omitempty"`
 	DurationMs        int64       `json:"durationMs,omitempty"`
 	RequestID         string      `json:"requestId,omitempty"`
@@ -91,6 +92,9 @@ func EncodeEntry(e *Entry, ctx LineContext) ([]byte, error) {
 		if e.CompactTrigger != "" || e.PreTokens != 0 {
 			l.CompactMetadata = &encCompact{Trigger: e.CompactTrigger, PreTokens: e.PreTokens}
 		}
+	case "queue-operation":
+		// A prompt queued while Claude worked (QueuedText).
+		l.Operation, l.Subtype, l.Content = e.Subtype, "", e.JoinedText()
 	case "user", "assistant":
 		if e.Type == "user" {
 			l.UserType = "external"
