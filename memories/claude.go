@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
@@ -96,12 +97,29 @@ type claudeResult struct {
 	Structured jsontext.Value `json:"structured_output"`
 }
 
+// hasConversation reports whether entries hold something the person
+// typed or Claude wrote (not only command markers, tool calls and their
+// output, or a compaction summary).
+func hasConversation(entries []index.MemEntry) bool {
+	for _, e := range entries {
+		switch {
+		case e.Role == "user" && !e.Meta && strings.TrimSpace(promptText(e.Text)) != "":
+			return true
+		case e.Role == "assistant" && e.Block == "text" && strings.TrimSpace(e.Text) != "":
+			return true
+		}
+	}
+	return false
+}
+
 // claudeExtract asks Claude Code for the memories and summary of entries
 // (the newest claude.max_input characters of them; the older ones, if
 // any, are left to the built-in rules: head). sections is the summary.
 func (s *Service) claudeExtract(ctx context.Context, sid, project string, entries []index.MemEntry) (news []NewMemory, sections map[string][]string, head []index.MemEntry, err error) {
 	text, refs, start := condense(entries, s.claudeMaxInput())
-	if len(refs) == 0 {
+	if len(refs) == 0 || !hasConversation(entries) {
+		// Nothing said since the last run (a lone /compact, tool
+		// output only): no daily run spent, the built-in rules read it.
 		return nil, nil, entries, nil
 	}
 	existing, err := s.similarForPrompt(ctx, text, project)
@@ -281,6 +299,9 @@ func (s *Service) claudeJSON(ctx context.Context, system, schema, prompt string,
 	cmd.Stdin = strings.NewReader(prompt)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// On timeout, SIGTERM first so Claude Code can remove its session
+	// files; SIGKILL after WaitDelay if it has not exited.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second
 	runErr := cmd.Run()
 	if ctx.Err() != nil {

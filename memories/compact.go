@@ -25,12 +25,15 @@ var (
 )
 
 // passingTrouble is an error an edit in progress causes and the next edit
-// removes: nothing to remember.
-var passingTrouble = lazyRE(`(?i)\bexpected during\b|\bunused (variable|function|parameter|argument)s?\b|\btypo\b|\bundefined (function|variable|module)\b|\bcompile errors? (for|from) (missing|intermediate)\b|\bintermediate (edit|state)s?\b|\bforgot to\b|\bsyntax error\b|\bmissing (closing|bracket|paren|comma)\b`)
+// removes (a rename not yet carried through, an unused import), or a
+// missing piece added once (a dependency, a setting): the repository has
+// it now, nothing to remember.
+var passingTrouble = lazyRE(`(?i)\bexpected during\b|\bunused imports?\b|\bundefined\b.{0,120}\brenam(e|ed|ing)\b|\brenam(e|ed|ing)\b.{0,120}\bundefined\b|\bmissing\b[^:]{0,80}:\s*added\b|\bunused (variable|function|parameter|argument)s?\b|\btypo\b|\bundefined (function|variable|module)\b|\bcompile errors? (for|from) (missing|intermediate)\b|\bintermediate (edit|state)s?\b|\bforgot to\b|\bsyntax error\b|\bmissing (closing|bracket|paren|comma)\b`)
 
 // settledRule marks a Problem Solving item that states how things are
-// done from now on, not what was built.
-var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should|instead of|rather than|project uses|the pattern|requires?|only works|doesn'?t|does not|cannot|can'?t|won'?t|not supported|unsupported)\b`)
+// done from now on, not what was built ("used X instead of a regex" is a
+// choice of one task).
+var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should|project uses|the pattern|requires?|only works|doesn'?t|does not|cannot|can'?t|won'?t|not supported|unsupported)\b`)
 
 // compactCandidates proposes the items of a compaction summary's
 // "Errors and fixes" section, and the rule-stating items of its "Problem

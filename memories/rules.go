@@ -227,7 +227,17 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 // candidateSet collects proposals: trimmed, shortened, tagged with the
 // code they quote, and each content once (with the sources of all).
 type candidateSet struct {
-	out []candidate
+	out  []candidate
+	toks [][]uint32 // each proposal's content words (dedup.go tokens)
+}
+
+// sameFinding reports whether two proposals of one session say the same
+// thing: most of the shorter one's words are in the other (a compaction
+// summary restating what Claude said, a second compaction repeating the
+// first). Across sessions the store's dedup applies.
+func sameFinding(a, b []uint32) bool {
+	n := min(len(a), len(b))
+	return n >= 4 && intersect(a, b)*10 >= n*6
 }
 
 func (cs *candidateSet) add(c candidate) {
@@ -237,12 +247,14 @@ func (cs *candidateSet) add(c candidate) {
 	}
 	c.content = cut(c.content, 400)
 	c.tags = backtickTags(c.content, c.tags)
+	toks, _ := tokens(c.content)
 	for i := range cs.out {
-		if cs.out[i].content == c.content {
+		if cs.out[i].content == c.content || sameFinding(cs.toks[i], toks) {
 			cs.out[i].uuids = uniq(append(cs.out[i].uuids, c.uuids...))
 			return
 		}
 	}
+	cs.toks = append(cs.toks, toks)
 	cs.out = append(cs.out, c)
 }
 

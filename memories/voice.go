@@ -150,11 +150,6 @@ func promptText(text string) string {
 	return t
 }
 
-// suggestion is a decision put as a question ("could we reuse
-// session_nav.html for that?", "maybe we should use the https repo
-// address?"): the person proposing how, for Claude to follow.
-var suggestion = lazyRE(`(?i)^(could|can|should|shall) we\b|\b(maybe|perhaps) we should\b|\bi think we should\b|^(what|how) about (using|switching|moving|reusing)\b|^why not (use|just)\b|\bdo you think we could\b`)
-
 // voiceDecisionHolds reports whether a sentence of the person's is a
 // decision worth keeping: decision-shaped, 3 to 60 words, naming
 // something, and not a question or a report of what is happening.
@@ -163,11 +158,9 @@ func voiceDecisionHolds(s string) bool {
 	if n < 3 || n > 60 || askForHelp.MatchString(s) {
 		return false
 	}
-	if strings.HasSuffix(s, "?") {
-		if !suggestion.MatchString(voiceContent(s)) {
-			return false
-		}
-	} else if !voiceDecision.MatchString(s) {
+	// A question, even a suggestion ("could we reuse X?"), is a step of
+	// the task, not a rule.
+	if strings.HasSuffix(s, "?") || !voiceDecision.MatchString(s) {
 		return false
 	}
 	return named(s) && !stateReport.MatchString(s)
