@@ -43,8 +43,16 @@ type indep struct {
 	sidePrompt                          string
 	messages                            int      // user and assistant entries, any thread
 	rejections                          []string // reasons typed when rejecting a tool call
+	queued                              []said   // prompts typed while Claude worked (queue-operation enqueue)
+	sent                                []said   // typed prompts of the main thread, with their times
 	mainCWD, anyCWD                     string
 	mainCWDAt                           time.Time
+}
+
+// said is a prompt's words (whitespace collapsed, as presented) and when.
+type said struct {
+	text string
+	at   time.Time
 }
 
 // markers are the texts Claude Code writes as user entries itself (the
@@ -259,6 +267,16 @@ func readIndependently(t *testing.T, claudeDir string) map[string]*indep {
 						x.mainCWD, x.mainCWDAt = cwd, ts
 					}
 				}
+				if typ == "queue-operation" && str("operation") == "enqueue" {
+					// A prompt typed while Claude worked: it counts unless
+					// a later prompt of the session is the same words.
+					text, _ := typed(e["content"])
+					if text = strings.Join(strings.Fields(presentable(text)), " "); text != "" {
+						ts, _ := time.Parse(time.RFC3339Nano, str("timestamp"))
+						x.queued = append(x.queued, said{text, ts})
+					}
+					return
+				}
 				if typ != "user" && typ != "assistant" {
 					return
 				}
@@ -283,6 +301,8 @@ func readIndependently(t *testing.T, claudeDir string) map[string]*indep {
 						return
 					}
 					x.prompts = append(x.prompts, text)
+					ts, _ := time.Parse(time.RFC3339Nano, str("timestamp"))
+					x.sent = append(x.sent, said{strings.Join(strings.Fields(presentable(text)), " "), ts})
 					if x.firstCmd == "" && strings.Contains(text, "<command-name>") {
 						x.firstCmd = presentable(text)
 					}
@@ -315,6 +335,17 @@ func readIndependently(t *testing.T, claudeDir string) map[string]*indep {
 	for sid, x := range out {
 		if x.messages == 0 {
 			delete(out, sid)
+		}
+		// Queued prompts never sent as prompts of their own are prompts.
+	queued:
+		for _, q := range x.queued {
+			for i, p := range x.sent {
+				if p.text == q.text && !p.at.Before(q.at) {
+					x.sent = append(x.sent[:i:i], x.sent[i+1:]...)
+					continue queued
+				}
+			}
+			x.prompts = append(x.prompts, q.text)
 		}
 	}
 	return out
@@ -434,7 +465,7 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 			}
 		}
 		for _, r := range x.rejections {
-			if line := firstLine(r); !strings.Contains(shown, "▷ "+line) {
+			if line := firstLine(r); !strings.Contains(shown, "`: "+line) || !strings.Contains(shown, "↩ rejected `") {
 				t.Errorf("show %s lacks what the person typed rejecting a call: %q", s.ID, line)
 			}
 			rejected++
