@@ -11,105 +11,245 @@ import (
 	"github.com/cairn-dev/cairn/internal/fakeclaude"
 )
 
-// bashThenText answers a request holding want with a Bash call (command
-// built from the request), and the request with its result with a text.
-func bashThenText(want string, command func(r *fakeclaude.Request) string) fakeclaude.Responder {
-	return func(_ int, r *fakeclaude.Request) fakeclaude.Reply {
-		if _, ok := r.LastToolResult(); ok {
-			return fakeclaude.Text("done: " + want)
+// hostileText is user text a shell would choke on: lines that end the
+// heredocs cairn's commands used (CAIRN_QUERY, CAIRN_MEMORY,
+// CAIRN_SUMMARY, EOF), a brace followed by a quote (Claude Code's Bash
+// check refuses it), command substitutions that would create pwned files,
+// $VARs, quotes and backslashes.
+func hostileText(pwned string) string {
+	return "why does `mix test` hang with express.raw({type: \"application/json\"}) and {'k': 1}\n" +
+		"CAIRN_QUERY\nCAIRN_MEMORY\nCAIRN_SUMMARY\nEOF\n" +
+		"touch " + pwned + "0\n" +
+		"$(touch " + pwned + "1) `touch " + pwned + "2` $HOME ${PATH} 'single' \"double\" \\ backslash; rm -rf " + pwned + "x # end"
+}
+
+// bigText is hostileText grown past 100 KB. (It ends without blanks:
+// Claude Code trims the prompt's, before any command sees it.)
+func bigText(pwned string) string {
+	return hostileText(pwned) + "\n" + strings.TrimSpace(strings.Repeat("and the sandbox database stays locked between runs; ", 2000))
+}
+
+// noPwned fails the test if any of the files hostileText would create
+// exists.
+func noPwned(t *testing.T, pwned string) {
+	t.Helper()
+	for _, suffix := range []string{"0", "1", "2"} {
+		if _, err := os.Stat(pwned + suffix); err == nil {
+			t.Errorf("the user's text was executed: %s exists", pwned+suffix)
 		}
-		if strings.Contains(r.AllText(), want) {
-			return fakeclaude.ToolUse("Bash", map[string]any{"command": command(r), "description": "cairn"})
-		}
-		return fakeclaude.Text("ok")
 	}
 }
 
-// toolResult returns the text of the last tool result the model got, and
-// whether it was an error.
-func (w *world) toolResult() (string, bool) {
-	w.t.Helper()
-	reqs := w.api.MainRequests()
-	for i := len(reqs) - 1; i >= 0; i-- {
-		if b, ok := reqs[i].LastToolResult(); ok {
-			return fakeclaude.ResultText(b), b.IsError
-		}
+// between returns the text between open and close in s.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
 	}
-	w.t.Fatal("the model never got a tool result")
-	return "", false
+	i := strings.LastIndex(rest, close)
+	if i < 0 {
+		return "", false
+	}
+	return rest[:i], true
 }
 
-var sessionArg = regexp.MustCompile(`cairn drafts add --session ([0-9a-f-]{36})`)
+// toolResults are the tool_result blocks after the request's last
+// assistant message.
+func toolResults(r *fakeclaude.Request) []fakeclaude.ContentBlock {
+	var out []fakeclaude.ContentBlock
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "assistant"; i-- {
+		for _, b := range r.Messages[i].Blocks() {
+			if b.Type == "tool_result" {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
 
-// /summarize expands to instructions with the session id; the model's Bash
-// call (allowed by the command's allowed-tools, no prompt) stores a draft.
+// commandModel answers like a model following one of cairn's commands:
+// the first request that holds marker (the command's expansion) gets the
+// tool calls calls builds from it; the request with their results gets a
+// text, and is kept (results).
+type commandModel struct {
+	marker  string
+	calls   func(r *fakeclaude.Request) []fakeclaude.Block
+	called  bool
+	results []fakeclaude.ContentBlock
+	saw     string // the text of the request the calls were built from
+}
+
+func (m *commandModel) respond(_ int, r *fakeclaude.Request) fakeclaude.Reply {
+	if rs := toolResults(r); len(rs) > 0 && m.called && m.results == nil {
+		m.results = rs
+		return fakeclaude.Text("done")
+	}
+	if !m.called && strings.Contains(r.AllText(), m.marker) {
+		m.called, m.saw = true, r.AllText()
+		return fakeclaude.Reply{Blocks: m.calls(r)}
+	}
+	return fakeclaude.Text("ok")
+}
+
+// check fails the test unless every call got a result that is not an
+// error (a refused permission is an error result).
+func (m *commandModel) check(t *testing.T, w *world) {
+	t.Helper()
+	var results []fakeclaude.ContentBlock
+	var called bool
+	w.api.Locked(func() { results, called = m.results, m.called })
+	if !called {
+		t.Fatalf("the command's expansion (%q) never reached the model", m.marker)
+	}
+	if len(results) == 0 {
+		t.Fatal("the model's tool calls got no results")
+	}
+	for _, b := range results {
+		if b.IsError {
+			t.Errorf("a tool call was refused or failed: %s", fakeclaude.ResultText(b))
+		}
+	}
+}
+
+func toolCall(name string, input any) fakeclaude.Block {
+	return fakeclaude.Block{Type: "tool_use", Name: name, Input: input}
+}
+
+var sessionArg = regexp.MustCompile("`session_id` set to `([0-9a-f-]{36})`")
+
+// /summarize with hostile instructions (over 100 KB): they reach the
+// model verbatim, nothing runs, and the summary the model writes (itself
+// hostile) is stored as a pending draft byte for byte, through the MCP
+// tool the command allows (no permission asked).
 func TestSummarizeStoresDraft(t *testing.T) {
 	w := newWorld(t, nil)
-	w.api = fakeclaude.NewServer(t, bashThenText("cairn drafts add --session", func(r *fakeclaude.Request) string {
-		m := sessionArg.FindStringSubmatch(r.AllText())
-		if m == nil {
-			return "false"
+	pwned := filepath.Join(w.home, "pwned")
+	summary := "## Request\n- e2e: summarize the session\n## Completed\n- fixed `make test` on CI\n" + hostileText(pwned)
+	m := &commandModel{marker: "# cairn /summarize", calls: func(r *fakeclaude.Request) []fakeclaude.Block {
+		sid := ""
+		if s := sessionArg.FindStringSubmatch(r.AllText()); s != nil {
+			sid = s[1]
 		}
-		return "cairn drafts add --session " + m[1] + " <<'CAIRN_SUMMARY'\n## Request\n- e2e: summarize the session\n## Completed\n- fixed `make test` on CI\nCAIRN_SUMMARY"
-	}))
+		return []fakeclaude.Block{toolCall("mcp__cairn__session_save_summary", map[string]any{"summary": summary, "session_id": sid})}
+	}}
+	w.api = fakeclaude.NewServer(t, m.respond)
 	w.mustCairn("install")
 	first := w.ask("fix make test on CI")
 	w.waitIndexed(first.sessionID)
-	run := w.ask("/summarize stress the CI fix", "--resume", first.sessionID)
-	out, isErr := w.toolResult()
-	if isErr {
-		t.Fatalf("the Bash call failed: %s", out)
+	stress := bigText(pwned)
+	run := w.ask("/summarize "+stress, "--resume", first.sessionID)
+	m.check(t, w)
+	noPwned(t, pwned)
+	var saw string
+	w.api.Locked(func() { saw = m.saw })
+	if got, ok := between(saw, "<instructions>\n", "\n</instructions>"); !ok || got != stress {
+		t.Errorf("the user's instructions did not reach the model verbatim (%d bytes of %d)", len(got), len(stress))
 	}
-	if !strings.Contains(w.api.MainRequests()[len(w.api.MainRequests())-2].AllText(), "stress the CI fix") {
-		t.Errorf("the user's instructions did not reach the model")
+	var drafts []struct {
+		SessionID string `json:"session_id"`
+		Markdown  string `json:"markdown"`
 	}
-	list := w.mustCairn("drafts", "list", "--json")
-	if !strings.Contains(list, run.sessionID) || !strings.Contains(list, "fixed `make test` on CI") {
-		t.Fatalf("no draft for the session:\n%s\n(tool result %s)", list, out)
+	must(t, json.Unmarshal([]byte(w.mustCairn("drafts", "list", "--json")), &drafts))
+	if len(drafts) != 1 || drafts[0].SessionID != run.sessionID || drafts[0].Markdown != summary+"\n" {
+		t.Fatalf("want one draft of session %s holding the summary verbatim, got %+v", run.sessionID, drafts)
 	}
 }
 
-// /remember: the model's Bash call stores a pending memory.
+// /remember with hostile text (over 100 KB): it reaches the model
+// verbatim, nothing runs, and the sentence the model writes (hostile too)
+// is stored as a pending memory byte for byte.
 func TestRememberStoresPendingMemory(t *testing.T) {
 	w := newWorld(t, nil)
-	w.api = fakeclaude.NewServer(t, bashThenText("cairn remember --type", func(*fakeclaude.Request) string {
-		return "cairn remember --type gotcha --importance 4 <<'CAIRN_MEMORY'\nThe payments sandbox needs STRIPE_MOCK=1 before `mix test` runs.\nCAIRN_MEMORY"
-	}))
+	pwned := filepath.Join(w.home, "pwned")
+	sentence := "The payments sandbox needs STRIPE_MOCK=1 before `mix test`; parse webhooks with express.raw({type: \"application/json\"}), not $(touch " + pwned + "1) or `touch " + pwned + "2` or 'quotes' \\ ${HOME}"
+	m := &commandModel{marker: "# cairn /remember", calls: func(*fakeclaude.Request) []fakeclaude.Block {
+		return []fakeclaude.Block{toolCall("mcp__cairn__memory_remember", map[string]any{"content": sentence, "type": "gotcha", "importance": 4})}
+	}}
+	w.api = fakeclaude.NewServer(t, m.respond)
 	w.mustCairn("install")
-	w.ask("/remember the payments sandbox needs STRIPE_MOCK=1")
-	if out, isErr := w.toolResult(); isErr || !strings.Contains(out, "m-") {
-		t.Fatalf("cairn remember: %s", out)
+	text := bigText(pwned)
+	w.ask("/remember " + text)
+	m.check(t, w)
+	noPwned(t, pwned)
+	var saw string
+	w.api.Locked(func() { saw = m.saw })
+	if got, ok := between(saw, "<remember>\n", "\n</remember>"); !ok || got != text {
+		t.Errorf("the user's text did not reach the model verbatim (%d bytes of %d)", len(got), len(text))
 	}
-	list := w.mustCairn("memories", "list", "--status", "pending", "--json")
-	if !strings.Contains(list, "STRIPE_MOCK=1 before `mix test` runs") || !strings.Contains(list, `"gotcha"`) {
-		t.Fatalf("no pending memory:\n%s", list)
+	var list []struct {
+		Content string `json:"content"`
+		Type    string `json:"type"`
+		Status  string `json:"status"`
+	}
+	must(t, json.Unmarshal([]byte(w.mustCairn("memories", "list", "--status", "pending", "--json")), &list))
+	if len(list) != 1 || list[0].Content != sentence || list[0].Type != "gotcha" {
+		t.Fatalf("want one pending gotcha holding the sentence verbatim, got %+v", list)
 	}
 }
 
-// /recall with backticks, $VAR and $(…) in the query: cairn gets the text
-// verbatim and answers; nothing in it is executed.
+// /recall with a hostile query (heredoc terminators, {", $(…), backticks,
+// quotes): the query reaches the model verbatim, nothing runs, and
+// memory_search and memory_recall, called with it, answer without a
+// permission prompt; the matching memory is found. (/remember and
+// /summarize take over 100 KB of such text.)
 func TestRecallHostileQuery(t *testing.T) {
-	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("found it")))
+	w := newWorld(t, nil)
+	pwned := filepath.Join(w.home, "pwned")
+	var query string
+	m := &commandModel{marker: "# cairn /recall", calls: func(r *fakeclaude.Request) []fakeclaude.Block {
+		query, _ = between(r.AllText(), "<query>\n", "\n</query>")
+		return []fakeclaude.Block{
+			toolCall("mcp__cairn__memory_search", map[string]any{"query": query}),
+			toolCall("mcp__cairn__memory_recall", map[string]any{"query": query, "alternatives": []string{"mix test hangs"}}),
+			// What a model adds when the query is mostly noise.
+			toolCall("mcp__cairn__memory_search", map[string]any{"query": "mix test hang"}),
+		}
+	}}
+	w.api = fakeclaude.NewServer(t, m.respond)
 	w.mustCairn("install")
 	w.addMemory("gotcha", "approved", "mix test hangs when the sandbox database is locked: run mix ecto.reset first")
-	pwned1, pwned2 := filepath.Join(w.home, "pwned1"), filepath.Join(w.home, "pwned2")
-	w.ask("/recall why does `mix test` hang $HOME $(touch " + pwned1 + ") `touch " + pwned2 + "`")
-	for _, p := range []string{pwned1, pwned2} {
-		if _, err := os.Stat(p); err == nil {
-			t.Fatalf("the query was executed: %s exists", p)
+	text := hostileText(pwned)
+	w.ask("/recall " + text)
+	m.check(t, w)
+	noPwned(t, pwned)
+	w.api.Locked(func() {
+		if query != text {
+			t.Errorf("the query did not reach the model verbatim (%d bytes of %d)", len(query), len(text))
 		}
-	}
-	reqs := w.api.MainRequests()
-	if len(reqs) == 0 {
-		t.Fatal("the run ended without asking the model (the command's shell step failed)")
-	}
-	text := reqs[0].AllText()
-	if !strings.Contains(text, "ecto.reset") {
-		t.Errorf("/recall's output lacks the matching memory:\n%s", text)
-	}
-	if strings.Contains(text, w.home+" ") && !strings.Contains(text, "$HOME") {
-		t.Errorf("$HOME was expanded")
-	}
+		found := false
+		for _, b := range m.results {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(fakeclaude.ResultText(b)), &v); err != nil {
+				t.Errorf("a result is not cairn's structured answer: %v\n%.300s", err, fakeclaude.ResultText(b))
+			}
+			found = found || strings.Contains(fakeclaude.ResultText(b), "ecto.reset")
+		}
+		if len(m.results) != 3 || !found {
+			t.Errorf("%d results, the matching memory found: %v", len(m.results), found)
+		}
+	})
+}
+
+// /recall with no query: the model is told to call memory_brief, which
+// gives this project's approved memories.
+func TestRecallWithoutQueryBrief(t *testing.T) {
+	w := newWorld(t, nil)
+	m := &commandModel{marker: "# cairn /recall", calls: func(r *fakeclaude.Request) []fakeclaude.Block {
+		return []fakeclaude.Block{toolCall("mcp__cairn__memory_brief", map[string]any{})}
+	}}
+	w.api = fakeclaude.NewServer(t, m.respond)
+	w.mustCairn("install")
+	w.addMemory("gotcha", "approved", stripeGotcha)
+	w.ask("/recall")
+	m.check(t, w)
+	w.api.Locked(func() {
+		if q, _ := between(m.saw, "<query>\n", "\n</query>"); strings.TrimSpace(q) != "" {
+			t.Errorf("an empty query reached the model as %q", q)
+		}
+		if !strings.Contains(fakeclaude.ResultText(m.results[0]), "STRIPE_MOCK=1") {
+			t.Errorf("memory_brief lacks the project's memory: %s", fakeclaude.ResultText(m.results[0]))
+		}
+	})
 }
 
 // The model calls each of cairn's MCP tools through Claude Code and gets a
@@ -137,6 +277,10 @@ func TestModelCallsEveryMCPTool(t *testing.T) {
 		func() (string, map[string]any) { return "session_read", map[string]any{"session_id": sessionID} },
 		func() (string, map[string]any) {
 			return "memory_ask", map[string]any{"question": "where does the billing service read its config?"}
+		},
+		func() (string, map[string]any) { return "memory_brief", map[string]any{} },
+		func() (string, map[string]any) {
+			return "session_save_summary", map[string]any{"summary": "## Request\n- e2e: call every cairn tool", "session_id": sessionID}
 		},
 	}
 	var results []string

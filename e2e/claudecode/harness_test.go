@@ -20,10 +20,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,13 +55,28 @@ func TestMain(m *testing.M) {
 	start := time.Now()
 	code := m.Run()
 	report := fmt.Sprintf("Claude Code %s e2e: %s wall time\nhook latency (in Claude Code: stream-json hook_started → hook_response; in the hook process: CAIRN_HOOK_TRACE):\n%s",
-		fakeclaude.Version, time.Since(start).Round(time.Second), latencyReport())
+		testedVersion(), time.Since(start).Round(time.Second), latencyReport())
 	fmt.Fprint(os.Stderr, report)
 	if p := os.Getenv("CAIRN_E2E_REPORT"); p != "" {
 		_ = os.WriteFile(p, []byte(report), 0o644)
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// cliVersion is the version of the Claude Code the scenarios ran.
+var cliVersion struct {
+	sync.Mutex
+	v string
+}
+
+func testedVersion() string {
+	cliVersion.Lock()
+	defer cliVersion.Unlock()
+	if cliVersion.v == "" {
+		return "(none run) " + fakeclaude.Version
+	}
+	return cliVersion.v
 }
 
 // world is one scenario's machine: a scratch HOME with a project folder,
@@ -82,6 +99,9 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 	t.Helper()
 	t.Parallel()
 	cli := fakeclaude.RequireCLI(t)
+	cliVersion.Lock()
+	cliVersion.v = cli.Version
+	cliVersion.Unlock()
 	home := t.TempDir()
 	w := &world{t: t, cli: cli, home: home, proj: filepath.Join(home, "work", "demo"),
 		claude: filepath.Join(home, ".claude"), data: filepath.Join(home, ".local", "share", "cairn"),
@@ -93,6 +113,9 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 		w.api = fakeclaude.NewServer(t, respond)
 	}
 	t.Cleanup(func() {
+		// Before the scratch HOME is removed: hooks may have left a
+		// detached background process (extraction) writing in it.
+		w.waitBackground(20 * time.Second)
 		if t.Failed() {
 			t.Logf("requests the model got:\n%s", w.api.Dump())
 			if b, err := os.ReadFile(filepath.Join(w.data, "hook.log")); err == nil {
@@ -101,6 +124,29 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 		}
 	})
 	return w
+}
+
+// backgroundRe is how hook.log records a detached background process.
+var backgroundRe = regexp.MustCompile(`background \w+ started \(pid (\d+)\)`)
+
+// waitBackground waits (up to limit) for the background processes the
+// hooks started, by hook.log, to end.
+func (w *world) waitBackground(limit time.Duration) {
+	b, _ := os.ReadFile(filepath.Join(w.data, "hook.log"))
+	deadline := time.Now().Add(limit)
+	for _, m := range backgroundRe.FindAllStringSubmatch(string(b), -1) {
+		pid, _ := strconv.Atoi(m[1])
+		for time.Now().Before(deadline) && alive(pid) {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// alive reports whether process pid still runs (false where a signal 0
+// cannot tell).
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 // useConfigDir makes Claude Code and cairn use CLAUDE_CONFIG_DIR=dir.

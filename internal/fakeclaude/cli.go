@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +18,24 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// The Claude Code CLI the tests run: npm package and pinned version. Keep
-// .ci/run's CLAUDE_CODE_VERSION and the README in step when moving it.
+// The Claude Code CLI the tests run: npm package and pinned versions. Keep
+// .ci/run's CLAUDE_CODE_VERSIONS and the README in step when moving them.
 const (
 	Package = "@anthropic-ai/claude-code"
+	// Version is the default: what Install installs and the tests run
+	// unless CAIRN_CLAUDE_CODE names another of Versions.
 	Version = "2.1.197"
 )
+
+// Versions are the pinned versions the suite passes on: the default and
+// the newest release tested (upgraded deliberately, never "latest").
+// CAIRN_CLAUDE_CODE may name a binary of any of them.
+var Versions = []string{Version, "2.1.332"}
 
 // Environment variables the helper reads.
 const (
 	// EnvCLI names a claude binary to use instead of the cached install
-	// (it must report Version).
+	// (it must report one of Versions).
 	EnvCLI = "CAIRN_CLAUDE_CODE"
 	// EnvSkip, set to 1 outside CI, skips the tests that need the CLI when it
 	// cannot be found or installed (e.g. offline). In CI (CI or CAIRN_E2E
@@ -55,8 +64,12 @@ func ToolsDir() string {
 	return filepath.Join(os.TempDir(), "cairn-ci-tools")
 }
 
-// InstallDir is the npm prefix the pinned CLI is installed into.
-func InstallDir() string { return filepath.Join(ToolsDir(), "claude-code@"+Version) }
+// InstallDir is the npm prefix the default CLI is installed into.
+func InstallDir() string { return InstallDirOf(Version) }
+
+// InstallDirOf is the npm prefix a pinned version is installed into (as
+// .ci/run installs it).
+func InstallDirOf(version string) string { return filepath.Join(ToolsDir(), "claude-code@"+version) }
 
 func binIn(prefix string) string {
 	name := "claude"
@@ -80,21 +93,36 @@ func version(ctx context.Context, path string) (string, error) {
 	return v, nil
 }
 
-// Find returns the pinned CLI if it is already there: $CAIRN_CLAUDE_CODE,
-// else the cached install.
+// Find returns the pinned CLI if it is already there: $CAIRN_CLAUDE_CODE
+// (one of Versions), else the cached install of Version.
 func Find(ctx context.Context) (*CLI, error) {
-	path := os.Getenv(EnvCLI)
+	path, want := os.Getenv(EnvCLI), []string{Version}
 	if path == "" {
 		path = binIn(InstallDir())
+	} else {
+		want = Versions
 	}
 	v, err := version(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	if v != Version {
-		return nil, fmt.Errorf("%s is Claude Code %s, the tests pin %s (unset %s or install %s@%s)", path, v, Version, EnvCLI, Package, Version)
+	if !slices.Contains(want, v) {
+		return nil, fmt.Errorf("%s is Claude Code %s, the tests pin %s (unset %s or install %s@%s)", path, v, strings.Join(want, " or "), EnvCLI, Package, Version)
 	}
 	return &CLI{Path: path, Version: v}, nil
+}
+
+// Before reports whether the CLI is older than version (dotted numbers).
+func (c *CLI) Before(version string) bool {
+	a, b := strings.Split(c.Version, "."), strings.Split(version, ".")
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, _ := strconv.Atoi(a[i])
+		y, _ := strconv.Atoi(b[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(a) < len(b)
 }
 
 // Install finds the pinned CLI or installs it with npm into InstallDir
@@ -148,7 +176,7 @@ func RequireCLI(t testing.TB) *CLI {
 		if !InCI() && errors.Is(err, exec.ErrNotFound) {
 			t.Skipf("Claude Code CLI unavailable (%v)", err)
 		}
-		t.Fatalf("the e2e tests need Claude Code %s: %v (set %s=1 to skip them outside CI)", Version, err, EnvSkip)
+		t.Fatalf("the e2e tests need Claude Code %s: %v (set %s=1 to skip them outside CI)", strings.Join(Versions, " or "), err, EnvSkip)
 	}
 	return c
 }
