@@ -156,6 +156,10 @@ func (s *Store) indexRows(ctx context.Context, ix ftsapi.Index, rows []DocRow) e
 // ftsDoc is what the full-text index gets of a document.
 func ftsDoc(r DocRow) ftsapi.Doc {
 	text, title := r.Text, r.Title
+	if (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(text) {
+		// cairn's own commands and what they printed: never recalled.
+		text = ""
+	}
 	if r.Block == "tool_result" {
 		text = transcripts.HeadTail(text, ftsToolHead, ftsToolTail)
 	} else if len(text) > ftsMaxText {

@@ -312,8 +312,8 @@ func messageRole(e *transcripts.Entry) string {
 		return roleSystem
 	case e.Type == "assistant":
 		return roleAssistant
-	case transcripts.IsRealPrompt(e):
-		return roleUser
+	case transcripts.IsRealPrompt(e) && !transcripts.IsCairnCommand(e.PromptText()):
+		return roleUser // cairn's own commands are not the person's work: system
 	case e.IsToolResultOnly():
 		return roleTool
 	default:

@@ -371,6 +371,9 @@ func (st *SessionState) prompt(e *Entry) {
 	// A title candidate: its head is all a title uses, and a 20 MB
 	// pasted log must not be kept (and stored) whole a second time.
 	text := HeadTail(e.PromptText(), maxPromptKept, 0)
+	if IsCairnCommand(text) {
+		return // a query for cairn, not the session's request
+	}
 	if IsCommandWrapper(text) {
 		if st.Command == "" {
 			st.Command = CleanPrompt(text)

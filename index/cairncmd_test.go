@@ -1,0 +1,69 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// cairn's own commands are never recalled: a session whose only prompt was
+// `/recall zanzibarquux` (its wrapper, and the expansion cairn printed) is
+// not found by a search for zanzibarquux, its prompt is no user prompt and
+// not its first prompt; a session that worked on zanzibarquux is found.
+func TestCairnCommandsNotRecalled(t *testing.T) {
+	s, _, claude, _ := updatedSample(t, UpdateOptions{NoEmbed: true})
+	ctx := context.Background()
+	dir := filepath.Join(claude, "projects", "-path-to-Demo")
+	const recallSID, workSID = "aaaaaaaa-1111-4000-8000-000000000001", "aaaaaaaa-2222-4000-8000-000000000002"
+	line := func(sid, uuid, parent, typ string, meta bool, content string) string {
+		return fmt.Sprintf(`{"type":%q,"uuid":%q,"parentUuid":%q,"isMeta":%v,"sessionId":%q,"timestamp":"2026-03-04T10:00:00.000Z","cwd":"/path/to/Demo","message":{"role":%q,"content":%q}}`+"\n",
+			typ, uuid, parent, meta, sid, typ, content)
+	}
+	recall := line(recallSID, "c1", "", "user", false, "<command-message>recall</command-message>\n<command-name>/recall</command-name>\n<command-args>zanzibarquux</command-args>") +
+		line(recallSID, "c2", "c1", "user", true, "# cairn /recall\n\nThe user's query is between the tags below.\n\n<query>\nzanzibarquux\n</query>\n") +
+		line(recallSID, "c3", "c2", "user", true, "# cairn: recall \"zanzibarquux\" in /path/to/Demo\n\n## Matching approved memories\n- zanzibarquux parser needs a reset")
+	work := line(workSID, "w1", "", "user", false, "fix the zanzibarquux parser")
+	if err := os.WriteFile(filepath.Join(dir, recallSID+".jsonl"), []byte(recall), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, workSID+".jsonl"), []byte(work), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	sr, err := s.OpenSearcher(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	resp, err := sr.Search(ctx, SearchQuery{Text: "zanzibarquux", Mode: ModeText, Kinds: []string{"messages"}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 1 || resp.Results[0].SessionID != workSID {
+		t.Errorf("search found %+v, want only the working session", resp.Results)
+	}
+	found, _, err := sr.RecallSessions(ctx, []string{"zanzibarquux"}, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range found {
+		if r.SessionID == recallSID {
+			t.Errorf("recall lists the /recall session: %+v", r)
+		}
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? AND e.role = 'user'`, recallSID); n != 0 {
+		t.Errorf("%d user prompts stored for the /recall session, want 0", n)
+	}
+	ss, err := s.Session(ctx, recallSID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.FirstPrompt != "" || ss.Prompts != 1 {
+		t.Errorf("the /recall session: first prompt %q, %d prompts (want none as first prompt, 1 counted)", ss.FirstPrompt, ss.Prompts)
+	}
+}
