@@ -198,16 +198,33 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	var cs candidateSet
 	calls := map[string]index.MemEntry{} // tool_use id -> the call
 	prevClaude := ""                     // Claude's last text
+	rejected := ""                       // the call the person just rejected, until Claude speaks
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
 		}
 		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
-			prevClaude = e.Text
+			prevClaude, rejected = e.Text, ""
+		}
+		if c, ok := calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
+			rejected = callLabel(c) // the prompt after it says why
 		}
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			voiceCandidates(e, calls, prevClaude, cs.add)
+			add := cs.add
+			if rejected != "" && e.Source == "" {
+				// Feedback typed after rejecting a call is about that
+				// call: say which.
+				what := rejected
+				add = func(c candidate) {
+					if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" {
+						c.content = "After rejecting " + what + ": " + c.content
+					}
+					cs.add(c)
+				}
+				rejected = ""
+			}
+			voiceCandidates(e, calls, prevClaude, add)
 		case e.Role == "system" && e.Compact:
 			compactCandidates(e, cs.add)
 		case e.Role == "assistant" && e.Block == "text":
@@ -223,6 +240,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	}
 	return cs.out
 }
+
+// rejectedCall is how Claude Code's result of a rejected call begins.
+const rejectedCall = "doesn't want to proceed with this tool use"
 
 // candidateSet collects proposals: trimmed, shortened, tagged with the
 // code they quote, and each content once (with the sources of all).
@@ -451,6 +471,9 @@ func claudeFinding(ss []string, i int) (candidate, bool) {
 	if limitSo.MatchString(content) && !pronounStart.MatchString(content) && !hedge.MatchString(content) && !firstPerson.MatchString(content) {
 		return candidate{typ: Gotcha, importance: 3, rule: "claude:limit-so", content: content}, true
 	}
+	if c, ok := namedCannot(content); ok {
+		return c, true
+	}
 	if narration.MatchString(content) || dangling.MatchString(content) || len(strings.Fields(content)) < 6 {
 		return candidate{}, false
 	}
@@ -543,6 +566,35 @@ func namedLimit(content string) (candidate, bool) {
 // doesn't have SSH keys set up, so it can't clone via the `git@…` URL".
 var limitSo = lazyRE("^(`[^`]+`|[A-Z][A-Za-z0-9.]+(\\s[A-Z][A-Za-z0-9.]+)?)\\s+(doesn'?t|does not|can'?t|cannot|won'?t|isn'?t able to|is not able to|never)\\b[^,;]{3,80},\\s*so\\b")
 
+// cannotVerb is a named subject's present-tense limit, within a few words
+// of it: "Python can't import a module with hyphens", "`SendMessage`
+// doesn't resurrect a terminated agent".
+var cannotVerb = lazyRE(`^\S+(\s+\S+){0,3}?\s+(can'?t|cannot|doesn'?t|does not|won'?t|will not|isn'?t able to|never)\s+[a-z]+`)
+
+// properly marks a bug in the code at hand ("doesn't properly append").
+var properly = lazyRE(`(?i)\b(properly|correctly|yet)\b`)
+
+// namedCannot is a gotcha stated as what a named thing cannot do, said
+// in general: a name first (code, a capitalised name, a tool), a limit in
+// the present tense, at least 7 words, nothing pointing at the moment
+// ("this", "yet", "still"), no guess and no first person. "The test
+// doesn't pass" is a state, not a limit: it names nothing.
+func namedCannot(content string) (candidate, bool) {
+	if !cannotVerb.MatchString(content) || pronounStart.MatchString(content) || len(strings.Fields(content)) < 7 ||
+		hedge.MatchString(content) || firstPerson.MatchString(content) || stateReport.MatchString(content) || isTransient(content) ||
+		dangling.MatchString(content) || narration.MatchString(content) || strings.HasSuffix(content, "?") {
+		return candidate{}, false
+	}
+	// A tool, platform or language (Vercel, Python, Chrome) has limits
+	// that last; code of the project "doesn't" do what it will do after
+	// the fix, so code names are left to the fix rules.
+	subject := strings.Fields(content)[0]
+	if !(subject[0] >= 'A' && subject[0] <= 'Z' && named(subject)) || properly.MatchString(content) {
+		return candidate{}, false
+	}
+	return candidate{typ: Gotcha, importance: 3, rule: "claude:named-cannot", content: content}, true
+}
+
 // classifyFinding is the finding content states: a fix with the problem
 // it fixes, or a rule.
 func classifyFinding(content string) (candidate, bool) {
@@ -591,7 +643,7 @@ var causeWord = lazyRE(`(?i)\b(because|since|due to|caused by|as a result|so (ea
 var editNoise = lazyRE(`(?i)\bunused (import|alias|variable|function|parameter|argument)s?\b|\b(nesting|cyclomatic|complexity|line too long|line length|format(ting)? check|formatter|missing import|lint(er|ing)?|credo|eslint|pylint|flake8|ruff|rubocop|clippy|golangci-lint|staticcheck)\b`)
 
 // leadIn is a phrase a finding may start with that says nothing itself.
-var leadIn = lazyRE(`(?i)^(key (fix|finding|insight|lesson)( in this session)?|root cause|important|note|lesson learned|learned)\s*[:—–-]\s*`)
+var leadIn = lazyRE(`(?i)^((key (fix|finding|insight|lesson)( in this session)?|root cause|important|note|lesson learned|learned)\s*[:—–-]\s*|(i see the (issue|problem)|i found the (issue|problem)|found it|exactly|got it|right)\s*[-:—–!.,]+\s*)`)
 
 // dangling marks a unit that starts by pointing at what came before ("So
 // the gitignore…", "This means…", "The issue is clear —"): it does not
@@ -621,7 +673,7 @@ var hedge = lazyRE(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be
 var claudeTriggers = []string{"because", "support", "has to", "cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
 	"happen", "gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should",
 	"need", "work", "important", "decid", "decision", "go with", "going with", "opted", "chose", "switched",
-	"instead of", "rather than", "prefer"}
+	"instead of", "rather than", "prefer", "n't", "cannot", "never"}
 
 // userTriggers are the same for userRules.
 var userTriggers = []string{"remember", "no", "actually", "wrong", "note", "keep in mind", "always", "never", "from now on", "going forward",

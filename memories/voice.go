@@ -221,9 +221,19 @@ func callLabel(c index.MemEntry) string {
 	case in.Command != "":
 		return "`" + cut(oneLine(in.Command), 80) + "`"
 	case in.FilePath != "":
-		return c.ToolName + " of `" + in.FilePath + "`"
+		return c.ToolName + " of `" + shortPath(in.FilePath) + "`"
 	}
 	return c.ToolName
+}
+
+// shortPath is a file path by its last two elements: enough to name the
+// file, without this machine's folders.
+func shortPath(p string) string {
+	parts := strings.Split(strings.TrimRight(p, "/"), "/")
+	if len(parts) <= 2 {
+		return p
+	}
+	return strings.Join(parts[len(parts)-2:], "/")
 }
 
 // answerRe is one question and its answer in Claude Code's AskUserQuestion
@@ -235,37 +245,63 @@ var answerRe = regexp.MustCompile(`"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"`)
 // Option C: Extra field". Questions Claude asked in the calls' input are
 // used when the entry holds only the answers.
 func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add func(candidate)) {
+	asked := askedQuestions(calls[e.ToolUse])
 	pairs := answerRe.FindAllStringSubmatch(e.Text, -1)
 	if len(pairs) == 0 {
-		q := askedQuestions(calls[e.ToolUse])
 		a := strings.TrimSpace(e.Text)
-		if len(q) != 1 || a == "" {
+		if len(asked) != 1 || a == "" {
 			return
 		}
-		pairs = [][]string{{"", q[0], a}}
+		pairs = [][]string{{"", asked[0].Question, a}}
 	}
 	for _, p := range pairs {
 		q, a := strings.TrimSpace(p[1]), strings.TrimSpace(p[2])
 		if a == "" || len(strings.Fields(q)) < 3 {
 			continue
 		}
-		add(candidate{typ: Decision, content: q + " — " + a, importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
+		content := q + " — " + a
+		// The option's description says what a label like "Option C"
+		// means.
+		if d := optionDescription(asked, q, a); d != "" {
+			content += " (" + d + ")"
+		}
+		add(candidate{typ: Decision, content: content, importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
 	}
 }
 
+// optionDescription is the description Claude gave the option labelled
+// a of question q, if it did.
+func optionDescription(asked []askedQuestion, q, a string) string {
+	for _, x := range asked {
+		if x.Question != q {
+			continue
+		}
+		for _, o := range x.Options {
+			if o.Label == a {
+				return strings.TrimSpace(o.Description)
+			}
+		}
+	}
+	return ""
+}
+
+// askedQuestion is one question of an AskUserQuestion call, with its
+// options.
+type askedQuestion struct {
+	Question string `json:"question"`
+	Options  []struct {
+		Label       string `json:"label"`
+		Description string `json:"description"`
+	} `json:"options"`
+}
+
 // askedQuestions are the questions of an AskUserQuestion call.
-func askedQuestions(c index.MemEntry) []string {
+func askedQuestions(c index.MemEntry) []askedQuestion {
 	var in struct {
-		Questions []struct {
-			Question string `json:"question"`
-		} `json:"questions"`
+		Questions []askedQuestion `json:"questions"`
 	}
 	if c.ToolName != "AskUserQuestion" || json.Unmarshal(c.Input, &in) != nil {
 		return nil
 	}
-	var out []string
-	for _, q := range in.Questions {
-		out = append(out, q.Question)
-	}
-	return out
+	return in.Questions
 }

@@ -16,7 +16,7 @@ func TestVoiceSources(t *testing.T) {
 	bash := index.MemEntry{UUID: "c1", Role: "assistant", Block: "tool_use", ToolName: "Bash", ToolUse: "toolu_1",
 		Input: []byte(`{"command":"npm install"}`)}
 	ask := index.MemEntry{UUID: "c2", Role: "assistant", Block: "tool_use", ToolName: "AskUserQuestion", ToolUse: "toolu_2",
-		Input: []byte(`{"questions":[{"question":"How should corrupted archives be reported in the manifest?"}]}`)}
+		Input: []byte(`{"questions":[{"question":"How should corrupted archives be reported in the manifest?","options":[{"label":"Option C: Extra field","description":"Add CORRUPTED as a 4th tab-separated field on the archive line itself"}]}]}`)}
 	cases := []struct {
 		name  string
 		es    []index.MemEntry
@@ -30,7 +30,7 @@ func TestVoiceSources(t *testing.T) {
 		{"a bare stop is not feedback", []index.MemEntry{bash, {UUID: "u1", Role: "user", Source: "rejection", ToolUse: "toolu_1", Text: "wait"}},
 			"", "", "", ""},
 		{"answer with its question (answers only)", []index.MemEntry{ask, {UUID: "u2", Role: "user", Source: "answer", ToolUse: "toolu_2", Text: "Option C: Extra field"}},
-			Decision, "How should corrupted archives be reported in the manifest? — Option C: Extra field", "user:answer", ""},
+			Decision, "How should corrupted archives be reported in the manifest? — Option C: Extra field (Add CORRUPTED as a 4th tab-separated field on the archive line itself)", "user:answer", ""},
 		{"answer in Claude Code's own words", []index.MemEntry{{UUID: "u3", Role: "user", Source: "answer", ToolUse: "toolu_9",
 			Text: `User has answered your questions: "Which tar formats should be supported?"="Also .tgz". You can now continue with the user's answers in mind.`}},
 			Decision, "Which tar formats should be supported? — Also .tgz", "user:answer", ""},
@@ -42,7 +42,7 @@ func TestVoiceSources(t *testing.T) {
 			Preference, "remember that the staging deploy needs `make assets` first", "user:remember", ""},
 		{"remember this keeps what this is", []index.MemEntry{userEntry("u7", "The integration tests need Docker running. Remember this.")},
 			Preference, "The integration tests need Docker running. Remember this.", "user:remember", ""},
-		{"a CLAUDE.md request in a long paste", []index.MemEntry{userEntry("u8", strings.Repeat("Pasted log line with nothing in it.\n", 60) + "Add this to CLAUDE.md: tests run with `uv run pytest -m \"not browser\"`.")},
+		{"a CLAUDE.md request in a long paste", []index.MemEntry{userEntry("u8", strings.Repeat("Pasted log line with nothing in it.\n", 60)+"Add this to CLAUDE.md: tests run with `uv run pytest -m \"not browser\"`.")},
 			Preference, "Add this to CLAUDE.md", "user:remember", ""},
 		{"a task request is not a decision", []index.MemEntry{userEntry("u9", "Hey Claude, I'd like your help with refactoring the timeline filtering so that we hide the group instead of its items.")},
 			"", "", "", ""},
