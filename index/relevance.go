@@ -183,6 +183,24 @@ func (sr *Searcher) grade(q SearchQuery, resp *SearchResponse, fused, textRank, 
 	return out, rel, nil
 }
 
+// monotone lowers scores so none is above one before it, as wordsFirst
+// does: front ends that re-sort by score (to break ties) keep the order.
+// Hits of equal relevance and match may tie; a hit of another kind than
+// the one before it goes just below it.
+func monotone(fused []Scored, match map[string]string, rel map[string]float64) []Scored {
+	for i := 1; i < len(fused); i++ {
+		a, b := fused[i-1], fused[i]
+		same := rel[a.ID] == rel[b.ID] && (match[a.ID] == MatchPartial) == (match[b.ID] == MatchPartial)
+		switch {
+		case same && b.Score > a.Score:
+			fused[i].Score = a.Score
+		case !same && b.Score >= a.Score:
+			fused[i].Score = a.Score * 0.999
+		}
+	}
+	return fused
+}
+
 // fullFirst puts the full matches (by words, prefix or meaning), by
 // relevance, before the partial ones, in their order, or without q.Partial leaves the
 // partial ones out and counts them (their sessions, when grouping).
@@ -199,8 +217,9 @@ func (q *SearchQuery) fullFirst(fused []Scored, docs map[string]*hit, match map[
 	// ranks; among equals the fused order (BM25, vectors, recency) stands.
 	sort.SliceStable(full, func(i, j int) bool { return rel[full[i].ID] > rel[full[j].ID] })
 	if q.Partial {
-		return append(full, partial...), 0
+		return monotone(append(full, partial...), match, rel), 0
 	}
+	full = monotone(full, match, rel)
 	if !q.GroupBySession {
 		return full, len(partial)
 	}

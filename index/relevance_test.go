@@ -158,7 +158,16 @@ func TestRelevanceScale(t *testing.T) {
 	if partial == 0 || len(hidden.Results) != len(part.Results)-partial || hidden.Partial != partial {
 		t.Errorf("%d partial of %d; without Partial %d shown, %d counted", partial, len(part.Results), len(hidden.Results), hidden.Partial)
 	}
-	// "topping" is not "top" through the stemmer.
+	// A stop word being typed ("how" as a prefix) is no query: it used to
+	// panic inside bleve, and the index then refused every search.
+	if _, err := sr.Search(ctx, SearchQuery{Text: "how", Prefix: true}); err != nil {
+		t.Fatal(err)
+	}
+	// "topping" is not "top" through the stemmer, typed or whole.
+	typed, err := sr.Search(ctx, SearchQuery{Text: "topping", Prefix: true, Partial: true})
+	if err != nil || len(typed.Results) != 0 {
+		t.Errorf("topping while typing: %v, %+v", err, typed.Results)
+	}
 	top, err := sr.Search(ctx, SearchQuery{Text: "topping", Mode: ModeText, Partial: true})
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,10 @@ type searchPane struct {
 	latency  time.Duration // search time of the shown results, after the debounce
 	lastText string
 	clicks   clickMap
+	// partial shows the partial matches too (index.SearchQuery.Partial):
+	// asked for with enter when nothing matches fully, until the text
+	// changes.
+	partial bool
 }
 
 func newSearchPane(c *common) *searchPane {
@@ -94,7 +98,8 @@ func (p *searchPane) query() index.SearchQuery {
 		Highlight: func(s string) string { return markOn + s + markOff },
 		// Search as you type: the last word matches as the start of
 		// longer words until a space ends it.
-		Prefix: true,
+		Prefix:  true,
+		Partial: p.partial,
 	}
 	if pr := p.c.scopeProject(); pr != "" {
 		q.Projects = []string{pr}
@@ -197,7 +202,7 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 			return false, nil // a root: nothing to clear
 		}
 		p.input.SetValue("")
-		p.lastText = ""
+		p.lastText, p.partial = "", false
 		return true, p.changed()
 	case p.list.navigate(k, km.SearchTyping):
 		return true, p.loadPreview()
@@ -206,15 +211,21 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	p.input, cmd = p.input.Update(k)
 	if v := p.input.Value(); v != p.lastText {
 		p.lastText = v
+		p.partial = false
 		return true, tea.Batch(cmd, p.changed())
 	}
 	return true, cmd
 }
 
-// enter opens the selected result, or searches now.
+// enter opens the selected result, or searches now: with the partial
+// matches when nothing matched fully and some did in part.
 func (p *searchPane) enter() tea.Cmd {
 	if r := p.selected(); r != nil {
 		return p.open(r)
+	}
+	if p.resp != nil && p.resp.Partial > 0 && !p.partial {
+		p.partial = true
+		p.seq++
 	}
 	return p.run(p.seq)
 }
@@ -222,7 +233,7 @@ func (p *searchPane) enter() tea.Cmd {
 func (p *searchPane) paste(msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
-	p.lastText = p.input.Value()
+	p.lastText, p.partial = p.input.Value(), false
 	return tea.Batch(cmd, p.changed())
 }
 
@@ -281,7 +292,11 @@ func (p *searchPane) view() string {
 	w, h := p.c.lay.body.w, p.c.lay.body.h
 	lines := p.heading(w)
 	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
-		lines = append(lines, p.c.sty.Muted.Render(trunc(" No matches by words or meaning; try other words, ctrl+s for every project, or ctrl+t for another mode.", w)))
+		msg := " No matches by words or meaning; try other words, ctrl+s for every project, or ctrl+t for another mode."
+		if n := p.resp.Partial; n > 0 {
+			msg = fmt.Sprintf(" No full matches; %d partial (only some of the words): enter shows them.", n)
+		}
+		lines = append(lines, p.c.sty.Muted.Render(trunc(msg, w)))
 		return strings.Join(lines, "\n")
 	}
 	// Two lines a result: the matching text first (what was looked for),
@@ -326,7 +341,11 @@ func (p *searchPane) heading(w int) []string {
 	case p.running:
 		status = "searching…"
 	case p.resp != nil:
-		status = matchedLine(p.results) + fmt.Sprintf(" · %s in %s", p.resp.Mode, fmtMs(p.latency))
+		status = matchedLine(p.results)
+		if p.resp.Partial > 0 {
+			status += fmt.Sprintf(" · %d partial hidden", p.resp.Partial)
+		}
+		status += fmt.Sprintf(" · %s in %s", p.resp.Mode, fmtMs(p.latency))
 		if p.resp.Notice != "" {
 			lines = append(lines, s.Muted.Render(trunc(" "+sanitizeLine(p.resp.Notice), w)))
 		}
@@ -356,8 +375,11 @@ func (p *searchPane) result(i, w int) []string {
 		num = s.Bold.Render(num)
 	}
 	snip := p.snippet(r.Snippet, w-6)
-	if r.Match == index.MatchMeaning { // no word of the query in it: say so
+	switch r.Match {
+	case index.MatchMeaning: // no word of the query in it: say so
 		snip = s.Muted.Render(meaningMark) + trunc(snip, w-6-2)
+	case index.MatchPartial: // only some of them
+		snip = s.Muted.Render(partialMark) + trunc(snip, w-6-2)
 	}
 	meta := "     " + lastElem(sanitizeLine(r.Project)) + " · " + p.c.fmtTime(r.Timestamp) + " · " + resultTag(&r) + " · " + sanitizeLine(transcripts.OneLine(title, 200))
 	return []string{trunc(gutter+num+snip, w), s.Muted.Render(trunc(meta, w))}
@@ -367,11 +389,24 @@ func (p *searchPane) result(i, w int) []string {
 // query and is shown because it is close in meaning.
 const meaningMark = "≈ "
 
+// partialMark starts the snippet of a partial match (only some of the
+// query's words), shown on request.
+const partialMark = "½ "
+
 // matchedLine counts the results by how they match: "12 matched by words ·
 // 3 by meaning".
 func matchedLine(rs []index.SearchResult) string {
 	words, meaning := index.MatchCounts(rs)
-	line := fmt.Sprintf("%d matched by words", words)
+	partial := 0
+	for _, r := range rs {
+		if r.Match == index.MatchPartial {
+			partial++
+		}
+	}
+	line := fmt.Sprintf("%d matched by words", words-partial)
+	if partial > 0 {
+		line += fmt.Sprintf(" · %d in part (%s)", partial, strings.TrimSpace(partialMark))
+	}
 	if meaning > 0 {
 		line += fmt.Sprintf(" · %d by meaning (%s)", meaning, strings.TrimSpace(meaningMark))
 	}
@@ -393,8 +428,11 @@ func resultTag(r *index.SearchResult) string {
 	if r.Archived {
 		tag += " · archived"
 	}
-	if r.Match == index.MatchMeaning {
+	switch r.Match {
+	case index.MatchMeaning:
 		tag += " · by meaning"
+	case index.MatchPartial:
+		tag += fmt.Sprintf(" · partial %.2f", r.Relevance)
 	}
 	return tag
 }

@@ -107,6 +107,9 @@ func coverWords(text string, known knownFunc) []coverWord {
 		case c.prefix:
 			w.q = prefixWordQuery(c.text, known)
 			w.prefix = true
+			if len(prose) == 1 {
+				w.root = stemOnlyRoot(bare, prose[0])
+			}
 		default:
 			w.q = wordQuery(c.text, false, known)
 			if len(code) == 1 {
@@ -225,14 +228,39 @@ func (ix *Index) weights(words []coverWord) []float64 {
 				df = max(df, termCount(r, ft))
 			}
 		}
-		if w.prefix && df == 0 {
-			// A word being typed names no term yet: it weighs as a word
-			// in one document of a hundred.
-			df = n / 100
+		if w.prefix && r != nil {
+			// A word being typed: as rare as the words it starts.
+			df = max(df, prefixCount(r, strings.ToLower(strings.TrimSpace(w.text)), n))
 		}
 		out[i] = idf(n, df)
 	}
 	return out
+}
+
+// maxPrefixTerms bounds how many dictionary terms a prefix's rarity reads.
+const maxPrefixTerms = 1000
+
+// prefixCount is about how many documents hold a word starting with p (the
+// sum of its terms' counts in the text and code fields, at most n).
+func prefixCount(r index.IndexReader, p string, n uint64) uint64 {
+	var most uint64
+	for _, f := range []string{fieldText, fieldCode} {
+		d, err := r.FieldDictPrefix(f, []byte(p))
+		if err != nil {
+			continue
+		}
+		var sum uint64
+		for i := 0; i < maxPrefixTerms && sum < n; i++ {
+			e, err := d.Next()
+			if err != nil || e == nil {
+				break
+			}
+			sum += e.Count
+		}
+		_ = d.Close()
+		most = max(most, min(sum, n))
+	}
+	return most
 }
 
 func termCount(r index.IndexReader, ft fieldTerm) uint64 {

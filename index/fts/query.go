@@ -179,7 +179,13 @@ const boostPrefix = 0.5
 // longer one: its last token (a plain word, or a compound whose last part
 // is being typed, "parse_trans*") continues into any term.
 func prefixWordQuery(w string, known knownFunc) query.Query {
-	qs := []query.Query{wordQuery(w, false, known)}
+	// A stop word ("how" being typed) has no whole-word query: a nil
+	// clause in the disjunction panicked inside bleve, which the index
+	// took for a failed write and refused all further searches.
+	var qs []query.Query
+	if q := wordQuery(w, false, known); q != nil {
+		qs = append(qs, q)
+	}
 	toks := (codeTokenizer{}).Tokenize([]byte(w))
 	if len(toks) == 0 {
 		return anyOf(qs)

@@ -1,0 +1,68 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// TestSearchEverydayQuestion (issue 24.1): in the Search pane an everyday
+// question unrelated to the history finds nothing and says so; a real
+// query keeps its hits; results holding only some of the words are hidden,
+// counted, and shown marked when asked for with enter.
+func TestSearchEverydayQuestion(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 120, 30, st, nil)
+	press(t, m, "/")
+	clear := func() {
+		for range len(m.search.input.Value()) {
+			press(t, m, "backspace")
+		}
+	}
+	for _, q := range []string{"how do I fix a flat bicycle tire", "what is my favourite pizza topping"} {
+		typeQuery(t, m, q)
+		if n := len(m.search.results); n != 0 {
+			t.Errorf("%q: %d results, first %.80q", q, n, m.search.results[0].Snippet)
+		}
+		if s := screen(m); !strings.Contains(s, "No matches by words or meaning; try") {
+			t.Fatalf("%q (input %q, err %v, notice %q):\n%s", q, m.search.input.Value(), m.search.err, "", s)
+		}
+		clear()
+	}
+	typeQuery(t, m, "dialyzer PLT")
+	if len(m.search.results) == 0 || m.search.results[0].Match != index.MatchWords || m.search.results[0].Relevance != 1 {
+		t.Fatalf("dialyzer PLT: %+v", m.search.results)
+	}
+	clear()
+	// Each hit of "sobelow turbopack" holds one of the two words.
+	typeQuery(t, m, "sobelow turbopack")
+	p := m.search
+	if len(p.results) != 0 || p.resp.Partial == 0 {
+		t.Fatalf("sobelow turbopack: %d shown, %d partial", len(p.results), p.resp.Partial)
+	}
+	mustContain(t, screen(m), "No full matches;", "partial (only some of the words): enter shows them")
+	press(t, m, "enter")
+	if len(p.results) == 0 {
+		t.Fatal("enter did not show the partial matches")
+	}
+	for _, r := range p.results {
+		if r.Match != index.MatchPartial {
+			t.Errorf("a %s result among the partial ones", r.Match)
+		}
+	}
+	s := screen(m)
+	mustContain(t, s, partialMark)
+	if tag := resultTag(&p.results[0]); !strings.Contains(tag, "· partial 0.") {
+		t.Errorf("tag %q does not say partial and its relevance", tag)
+	}
+	if !strings.Contains(s, "in part (½)") {
+		t.Errorf("the status line does not count the partial results:\n%s", s)
+	}
+	// Typing again hides them again.
+	typeText(t, m, " ")
+	typeQuery(t, m, "x")
+	if p.partial {
+		t.Error("partial still asked for after the text changed")
+	}
+}
