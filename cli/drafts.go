@@ -24,7 +24,8 @@ func newDraftsCmd(o *Options) *cobra.Command {
 		Aliases: []string{"draft"},
 		Short:   "Session summary drafts (from /summarize): add, list, show, approve, reject, edit",
 		Long: `Drafts are session summaries written by Claude (the /summarize command
-pipes them to ` + "`cairn drafts add --session ID`" + `). They wait as pending until you
+saves them with the MCP tool session_save_summary; ` + "`cairn drafts add --session ID`" + `
+takes one on stdin). They wait as pending until you
 approve them: approving stores the draft as the session's summary and
 proposes pending memories from its Decisions, Discoveries and Learned lines.`,
 	}

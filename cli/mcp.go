@@ -23,8 +23,10 @@ func newMCPCmd(o *Options) *cobra.Command {
 		Short: "Run cairn's MCP server on stdin/stdout (registered with Claude Code by `cairn install`)",
 		Long: `mcp serves the Model Context Protocol over stdio for Claude Code: tools to
 recall past sessions (memory_recall, memory_timeline, memory_projects,
-session_read) and curated memories (memory_search, memory_related,
-memory_remember). Register it with ` + "`cairn install`" + ` or:
+session_read), curated memories (memory_brief, memory_search,
+memory_related, memory_remember, memory_correct, memory_forget,
+memory_ask) and save a session's summary (session_save_summary). Register
+it with ` + "`cairn install`" + ` or:
 
   claude mcp add --scope user cairn -- cairn mcp`,
 		Args: cobra.NoArgs,

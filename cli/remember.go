@@ -156,8 +156,8 @@ func newRecallCmd(o *Options) *cobra.Command {
 project's approved memories (best first) and its latest session summaries;
 with a query, the approved memories and the past sessions that match it.
 Output is bounded (about 3,000 tokens). --stdin reads the query from
-stdin instead: /recall passes the user's text that way, through a quoted
-heredoc, so no shell ever interprets it.`,
+stdin instead, so no shell interprets it. (/recall hands the user's text to
+the MCP tools memory_search and memory_recall instead: the same search.)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			query := strings.TrimSpace(strings.Join(args, " "))
 			if stdin {
