@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cairn-dev/cairn/termtext"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -192,7 +193,7 @@ func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error
 	sec.addSaid(entries)
 	sec.addInvestigated(entries, dir)
 	sec.addLearned(entries)
-	sec.addCommits(ss.Commands)
+	sec.addCommits(entries)
 	sec.addLastReply(entries)
 	for _, f := range ss.FilesRead {
 		sec.add("Files read", relPath(f, dir), 20)
@@ -238,7 +239,7 @@ func (sec summarySections) addPrompts(entries []index.MemEntry) {
 		if e.Role != "user" || e.Meta || e.Source != transcripts.SaidPrompt {
 			continue
 		}
-		if t := strings.TrimSpace(e.Text); t != "" && !strings.HasPrefix(t, "<") {
+		if t := transcripts.WithoutIDENotes(strings.TrimSpace(e.Text)); t != "" && !strings.HasPrefix(t, "<") {
 			sec.add("Request", t, 3)
 			prompts++
 		}
@@ -308,67 +309,110 @@ func (sec summarySections) addLearned(entries []index.MemEntry) {
 	}
 }
 
-// addCommits: the commits made are what was completed.
-func (sec summarySections) addCommits(commands []string) {
-	for _, c := range commands {
-		if subj := commitSubject(c); subj != "" {
+// addCommits: the commits made are what was completed — a commit counts
+// when its result shows git made it ("[branch 1a2b3c4] subject"); a call
+// the person rejected or that failed (a hook, nothing to commit) is not
+// work done. The subject is git's own line.
+func (sec summarySections) addCommits(entries []index.MemEntry) {
+	commits := map[string]bool{} // tool_use ids of git commit calls
+	for _, e := range entries {
+		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" && strings.Contains(string(e.Input), "git commit") {
+			commits[e.ToolUse] = true
+			continue
+		}
+		if e.Role != "tool" || !commits[e.ToolUse] || e.IsError {
+			continue
+		}
+		if subj := committed(e.Text); subj != "" {
 			sec.add("Completed", "Committed: "+subj, 5)
 		}
 	}
 }
 
-// addLastReply: the first sentences of the last substantial reply are
-// what was completed.
+// gitCommitted is the line git prints for a commit it made.
+var gitCommitted = regexp.MustCompile(`(?m)^\[[^\]\n]+ (?:\(root-commit\) )?[0-9a-f]{7,40}\] (.+)$`)
+
+// committed is the subject of the commit a `git commit` output reports,
+// "" when it reports none.
+func committed(out string) string {
+	m := gitCommitted.FindStringSubmatch(out)
+	if m == nil {
+		return ""
+	}
+	return cut(strings.TrimSpace(m[1]), 160)
+}
+
+// addLastReply: what the last substantial reply reports as done, in up
+// to two statements: never an intention ("Let me check…", "I'll…"),
+// never a sentence whose colon introduced a list that is not there (the
+// list's first items come with it).
 func (sec summarySections) addLastReply(entries []index.MemEntry) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20 {
-			sec.add("Completed", firstSentences(e.Text, 2), 6)
+			if done := reported(e.Text, 2); done != "" {
+				sec.add("Completed", done, 6)
+			}
 			return
 		}
 	}
 }
 
-// commitSubject is the subject line of a `git commit` command's message
-// (-m "…" or a heredoc), "" for other commands.
-func commitSubject(cmd string) string {
-	i := strings.Index(cmd, "git commit")
-	if i < 0 {
-		return ""
-	}
-	rest := cmd[i:]
-	if h := strings.Index(rest, "<<"); h >= 0 {
-		return heredocSubject(rest[h:])
-	}
-	m := strings.Index(rest, "-m ")
-	if m < 0 {
-		return ""
-	}
-	msg := unquote(strings.TrimSpace(rest[m+3:]))
-	return cut(strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0]), 160)
-}
+// intention is a sentence about what Claude is going to do.
+var intention = regexp.MustCompile(`(?i)^(let me|let's|i'll|i will|i'm going to|i am going to|i need to|now (let|i)|next,? i|first,? i|we need to|we'll|going to)\b`)
 
-// heredocSubject is the first non-blank line after a heredoc's "<<" line.
-func heredocSubject(heredoc string) string {
-	lines := strings.Split(heredoc, "\n")
-	for _, l := range lines[1:] {
-		if l = strings.TrimSpace(l); l != "" {
-			return cut(l, 160)
+// reported is up to n statements of a reply's prose that report, not
+// announce: a statement ending in a colon takes the first three items of
+// the list below it.
+func reported(text string, n int) string {
+	var out []string
+	lines := strings.Split(text, "\n")
+	inFence := false
+	for i := 0; i < len(lines) && len(out) < n; i++ {
+		t := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(t, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || notProse(t) || isListLine(t) {
+			continue
+		}
+		for _, s := range sentences(stripMarkdown(t)) {
+			if len(out) == n {
+				break
+			}
+			s = strings.TrimSpace(s)
+			if s == "" || intention.MatchString(s) || strings.HasSuffix(s, "?") {
+				continue
+			}
+			if strings.HasSuffix(s, ":") {
+				items := listAfter(lines[i+1:], 3)
+				if len(items) == 0 {
+					continue
+				}
+				s += " " + strings.Join(items, "; ")
+			}
+			out = append(out, s)
 		}
 	}
-	return ""
+	return strings.Join(out, " ")
 }
 
-// unquote is the text inside the quotes msg starts with (to the end when
-// unclosed), or msg when it starts with none.
-func unquote(msg string) string {
-	if msg == "" || (msg[0] != '"' && msg[0] != '\'') {
-		return msg
+// listAfter is up to n items of the list that starts lines (blank lines
+// before it skipped), without their markers.
+func listAfter(lines []string, n int) []string {
+	var items []string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" && len(items) == 0 {
+			continue
+		}
+		if !isListLine(t) || len(items) == n {
+			break
+		}
+		items = append(items, stripMarkdown(t))
 	}
-	if end := strings.IndexByte(msg[1:], msg[0]); end >= 0 {
-		return msg[1 : end+1]
-	}
-	return msg[1:]
+	return items
 }
 
 func relPath(p, root string) string {
