@@ -74,7 +74,7 @@ func planted(t *testing.T, data, word string, want int) {
 	defer db.Close()
 	for table, col := range map[string]string{"memory_trash": "data", "synthesis": "markdown", "kv": "value", "memories": "content"} {
 		var n int
-		if err := db.QueryRow("SELECT count(*) FROM "+table+" WHERE instr(CAST("+col+" AS TEXT), ?) > 0", word).Scan(&n); err != nil {
+		if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM "+table+" WHERE instr(CAST("+col+" AS TEXT), ?) > 0", word).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if (want == 0) != (n == 0) || n < want {
@@ -230,7 +230,7 @@ func TestForgetKilled(t *testing.T) {
 		return data, claude
 	}
 	child := func(data, claude string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestForgetChild$", "-test.count=1")
+		cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^TestForgetChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), envForgetData+"="+data, envForgetClaude+"="+claude)
 		return cmd
 	}

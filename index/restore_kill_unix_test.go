@@ -44,7 +44,7 @@ func TestRestoreChild(t *testing.T) {
 }
 
 func restoreChild(f *restoreFixture, step string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRestoreChild$", "-test.count=1")
+	cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^TestRestoreChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envRestoreChild+"=1", envData+"="+f.data, envClaude+"="+f.backup, envRestoreStep+"="+step)
 	return cmd
 }

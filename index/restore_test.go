@@ -239,7 +239,7 @@ func TestOpenFTSRefillsAMissingIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sid string
-	if err := s.r.QueryRow(`SELECT sid FROM sessions LIMIT 1`).Scan(&sid); err != nil {
+	if err := s.r.QueryRowContext(context.Background(), `SELECT sid FROM sessions LIMIT 1`).Scan(&sid); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Index([]ftsapi.Doc{{ID: "s:" + sid, Kind: "session", Text: "one session's document"}}); err != nil {
@@ -266,7 +266,7 @@ func hostile(t *testing.T, f *restoreFixture, name, sqlText string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(sqlText); err != nil {
+	if _, err := db.ExecContext(context.Background(), sqlText); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return p
@@ -294,7 +294,7 @@ func TestRestoreRefusesHostileBackups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE sessions(x); CREATE TABLE entries_raw(x); CREATE TABLE memories(x); PRAGMA user_version = %d;`, SchemaVersion)); err != nil {
+	if _, err := db.ExecContext(context.Background(), fmt.Sprintf(`CREATE TABLE sessions(x); CREATE TABLE entries_raw(x); CREATE TABLE memories(x); PRAGMA user_version = %d;`, SchemaVersion)); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
