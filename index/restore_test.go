@@ -322,9 +322,14 @@ func TestRestoreRefusesHostileBackups(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(f.data, ".restoring-*")); len(left) != 0 {
 		t.Fatalf("refused restores left %v", left)
 	}
-	// The unchanged backup still restores.
-	if _, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true}); err != nil {
-		t.Fatal(err)
+	// The unchanged backup still restores, and so does one whose tables an
+	// earlier build defined with other constraints (the same columns).
+	older := hostile(t, f, "older build", `DROP TABLE summary_projects;
+		CREATE TABLE summary_projects (summary INTEGER PRIMARY KEY REFERENCES summaries(id), project INTEGER NOT NULL REFERENCES projects(id));`)
+	for _, p := range []string{f.backup, older} {
+		if _, err := Restore(ctx, f.data, p, RestoreOptions{Force: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
