@@ -97,6 +97,12 @@ type IndexResult struct {
 	// ExtractErr is why extraction did not run to the end; it does not
 	// fail the run (the cursor stays where it was).
 	ExtractErr error
+	// MemoryFiles is what the run found in Claude Code's auto-memory
+	// files: baselines and changes now waiting for review
+	// (memories.ObserveMemoryFiles). MemoryFilesErr is why that stopped;
+	// it does not fail the run.
+	MemoryFiles    memories.FileObservation
+	MemoryFilesErr error
 }
 
 // Index is cairn's one indexing pipeline: sync the store with the
@@ -131,6 +137,9 @@ func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 			return res, err
 		}
 	}
+	// Claude's own auto-memory files are a reviewed source: a change to
+	// one waits in the review inbox as a diff.
+	res.MemoryFiles, res.MemoryFilesErr = a.Memories.ObserveMemoryFiles(ctx, a.Paths.ClaudeDir, o.Projects)
 	if o.Extract {
 		a.extract(ctx, o, &res, report)
 	}

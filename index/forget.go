@@ -312,6 +312,7 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			step{&st.Drafts, `DELETE FROM drafts WHERE project = ?`, []any{t.Project}},
 			step{nil, `DELETE FROM synthesis WHERE project = ?`, []any{t.Project}},
 			step{nil, `DELETE FROM memory_fingerprints WHERE project = ?`, []any{t.Project}},
+			step{nil, `DELETE FROM memory_file_versions WHERE project = ?`, []any{t.Project}},
 		)
 	}
 	for _, s := range steps {

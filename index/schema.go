@@ -336,6 +336,26 @@ INSERT OR REPLACE INTO kv(key, value) VALUES ('projects.rekey', '1');
 	// its transcripts again at its next full sync (a recount, flagged in
 	// kv: see recountKey).
 	`INSERT OR REPLACE INTO kv(key, value) SELECT 'sessions.recount', '11' WHERE EXISTS (SELECT 1 FROM sessions);`,
+	// 12: the texts of Claude Code's own auto-memory files
+	// (projects/<P>/memory/*.md) cairn has seen, so a change Claude makes is
+	// reviewed as a diff, and any reviewed text can be put back
+	// (memories/memfiles.go, index/mem_files.go).
+	`
+CREATE TABLE IF NOT EXISTS memory_file_versions (
+	id       INTEGER PRIMARY KEY,
+	path     TEXT NOT NULL,               -- the memory file
+	project  TEXT NOT NULL DEFAULT '',    -- its project (a repository path)
+	hash     TEXT NOT NULL,               -- sha256 of text, hex; '' when the file was deleted
+	text     TEXT NOT NULL,
+	status   TEXT NOT NULL,               -- baseline, pending, approved, rejected, restored, withdrawn
+	base     INTEGER NOT NULL DEFAULT 0,  -- the reviewed version a change was seen against (its diff's left side)
+	seq      INTEGER NOT NULL DEFAULT 0,  -- review order (undo takes the highest); 0: not a review
+	seen     INTEGER NOT NULL,            -- unix ms cairn read this text
+	reviewed INTEGER NOT NULL DEFAULT 0   -- unix ms of the review
+);
+CREATE INDEX IF NOT EXISTS memory_file_versions_path ON memory_file_versions(path, id);
+CREATE INDEX IF NOT EXISTS memory_file_versions_status ON memory_file_versions(status, project);
+`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -1,0 +1,656 @@
+package memories
+
+// Claude Code keeps an "auto memory" of its own per project:
+// <claude-dir>/projects/<P>/memory/MEMORY.md and topic files beside it,
+// which Claude writes during sessions and which load into every later
+// session. cairn makes them a reviewed source:
+//
+//   - each index run (app.Index) reads them. The first text cairn sees of a
+//     file is its baseline: trusted as it is, not a change to review. A
+//     text that differs from the last reviewed one is a pending change
+//     (one per file: a later change updates it, and a file changed back
+//     withdraws it).
+//   - approving a change makes its text the reviewed one; rejecting it
+//     writes the reviewed text back to the file (atomically, keeping the
+//     file's mode); undo takes back the latest review (an undone reject
+//     puts Claude's text back).
+//   - every text is kept: any version can be restored, which writes it to
+//     the file and makes it the reviewed text.
+//
+// The store keeps the rows (index/mem_files.go); this file has the rules.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
+)
+
+// The statuses of a memory file's versions.
+const (
+	FileBaseline  = "baseline"  // the text found the first time cairn saw the file
+	FilePending   = "pending"   // a change Claude made, waiting for review
+	FileApproved  = "approved"  // a change a person kept
+	FileRejected  = "rejected"  // a change a person turned down (the file got its reviewed text back)
+	FileRestored  = "restored"  // an older text a person put back
+	FileWithdrawn = "withdrawn" // a pending change the file no longer holds (changed back before review)
+)
+
+// reviewedStatus: a version with one of these is a file's reviewed text
+// (the newest of them).
+func reviewedStatus(s string) bool {
+	return s == FileBaseline || s == FileApproved || s == FileRestored
+}
+
+// filesMu serialises this process's reviews and observations of memory
+// files (read, compare, write, record).
+var filesMu sync.Mutex
+
+// FileChange is one version of an auto-memory file as the inbox and the
+// history show it: its text, and for a change the reviewed text it
+// changes and the diff between them.
+type FileChange struct {
+	Version  int64     `json:"version"`
+	Path     string    `json:"path"`
+	Name     string    `json:"name"`
+	Project  string    `json:"project"`
+	Status   string    `json:"status"`
+	Deleted  bool      `json:"deleted"` // Claude deleted the file
+	Base     int64     `json:"base,omitempty"`
+	Old      string    `json:"old,omitempty"` // the reviewed text it changes
+	New      string    `json:"new"`
+	Diff     string    `json:"diff,omitempty"`
+	Added    int       `json:"added"`
+	Removed  int       `json:"removed"`
+	Current  bool      `json:"current"` // the reviewed text now
+	OnDisk   bool      `json:"on_disk"` // the file holds this text now
+	Seen     time.Time `json:"seen"`
+	Reviewed time.Time `json:"reviewed,omitzero"`
+}
+
+// FileObservation says what an index run found in the memory files.
+type FileObservation struct {
+	Files     int      `json:"files"`     // memory files read
+	Baselines int      `json:"baselines"` // seen for the first time
+	Changes   []int64  `json:"changes"`   // pending versions recorded or updated
+	Problems  []string `json:"problems"`
+}
+
+// ErrFileChanged: a memory file no longer holds the text cairn last read,
+// so a review or restore would overwrite text nobody reviewed.
+var ErrFileChanged = errors.New("the file changed since cairn read it")
+
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// ObserveMemoryFiles reads the auto-memory files under claudeDir (of the
+// project folders named in folders; none: every one) and records what
+// changed since the last reviewed text: the first text of a file is its
+// baseline, a different one a pending change, a file gone a pending
+// deletion. A forgotten or excluded project is not read. Unreadable files
+// are problems, not errors.
+func (s *Service) ObserveMemoryFiles(ctx context.Context, claudeDir string, folders []string) (FileObservation, error) {
+	filesMu.Lock()
+	defer filesMu.Unlock()
+	obs := FileObservation{Changes: []int64{}, Problems: []string{}}
+	root := filepath.Join(claudeDir, "projects")
+	if len(folders) == 0 {
+		ents, err := os.ReadDir(root)
+		if errors.Is(err, os.ErrNotExist) {
+			return obs, nil
+		}
+		if err != nil {
+			return obs, fmt.Errorf("reading %s: %w", root, err)
+		}
+		for _, e := range ents {
+			folders = append(folders, e.Name())
+		}
+	}
+	tracked, err := s.st.Mem().MemFilePaths(ctx)
+	if err != nil {
+		return obs, err
+	}
+	var paths map[string]string
+	for _, name := range folders {
+		if ctx.Err() != nil {
+			return obs, ctx.Err()
+		}
+		dir := filepath.Join(root, name)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // gone: its memory files are not deleted, only out of reach
+		}
+		memDir := filepath.Join(dir, "memory")
+		present := map[string]bool{}
+		var files []string
+		if ents, err := os.ReadDir(memDir); err == nil {
+			for _, e := range ents {
+				if p := filepath.Join(memDir, e.Name()); strings.HasSuffix(e.Name(), ".md") && !isDir(p) {
+					files = append(files, p)
+					present[p] = true
+				}
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			obs.Problems = append(obs.Problems, fmt.Sprintf("reading %s: %v", memDir, err))
+			continue
+		}
+		var gone []string
+		for _, p := range tracked {
+			if filepath.Dir(p) == memDir && !present[p] {
+				if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+					gone = append(gone, p)
+				}
+			}
+		}
+		if len(files) == 0 && len(gone) == 0 {
+			continue
+		}
+		if s.st.Forgotten(ctx, name, "") {
+			continue
+		}
+		if paths == nil {
+			paths = s.projectPaths(ctx)
+		}
+		project := paths[name]
+		if project == "" {
+			project = index.ProjectOf(transcripts.DecodeProjectName(name))
+		}
+		if excluded, _ := s.st.Excluded(ctx, project); excluded {
+			continue
+		}
+		for _, p := range files {
+			b, err := readSmall(p)
+			if err != nil {
+				obs.Problems = append(obs.Problems, err.Error())
+				continue
+			}
+			obs.Files++
+			if err := s.observeFile(ctx, p, project, string(b), false, &obs); err != nil {
+				return obs, err
+			}
+		}
+		for _, p := range gone {
+			if err := s.observeFile(ctx, p, project, "", true, &obs); err != nil {
+				return obs, err
+			}
+		}
+	}
+	return obs, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// fileState is a memory file's kept versions: the reviewed text (the
+// newest baseline, approved or restored version) and the pending change.
+type fileState struct {
+	all      []index.MemFileVersion
+	reviewed *index.MemFileVersion
+	pending  *index.MemFileVersion
+}
+
+func (s *Service) fileState(ctx context.Context, path string) (fileState, error) {
+	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Path: path})
+	st := fileState{all: vs}
+	for i := range vs {
+		switch {
+		case reviewedStatus(vs[i].Status):
+			st.reviewed = &vs[i]
+		case vs[i].Status == FilePending:
+			st.pending = &vs[i]
+		}
+	}
+	return st, err
+}
+
+// observeFile records text (deleted: the file is gone) of memory file
+// path by the rules at the top of this file.
+func (s *Service) observeFile(ctx context.Context, path, project, text string, deleted bool, obs *FileObservation) error {
+	st, err := s.fileState(ctx, path)
+	if err != nil {
+		return err
+	}
+	hash := ""
+	if !deleted {
+		hash = hashText(text)
+	}
+	now := s.now().UTC()
+	mem := s.st.Mem()
+	switch {
+	case st.reviewed == nil && st.pending == nil:
+		if deleted {
+			return nil
+		}
+		obs.Baselines++
+		return mem.SaveMemFileVersion(ctx, &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text,
+			Status: FileBaseline, Seen: now}, false)
+	case st.reviewed != nil && st.reviewed.Hash == hash:
+		if st.pending == nil {
+			return nil
+		}
+		st.pending.Status = FileWithdrawn
+		return mem.SaveMemFileVersion(ctx, st.pending, false)
+	case st.pending != nil && st.pending.Hash == hash:
+		return nil
+	case st.pending != nil:
+		st.pending.Hash, st.pending.Text, st.pending.Seen, st.pending.Project = hash, text, now, project
+		obs.Changes = append(obs.Changes, st.pending.ID)
+		return mem.SaveMemFileVersion(ctx, st.pending, false)
+	}
+	v := &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text, Status: FilePending, Seen: now}
+	if st.reviewed != nil {
+		v.Base = st.reviewed.ID
+	}
+	if err := mem.SaveMemFileVersion(ctx, v, false); err != nil {
+		return err
+	}
+	obs.Changes = append(obs.Changes, v.ID)
+	return nil
+}
+
+// MemoryFileChanges returns the pending changes to auto-memory files (of
+// project, and of every project when it is ""), oldest first, with their
+// diffs: the memory-file part of the review inbox.
+func (s *Service) MemoryFileChanges(ctx context.Context, project string) ([]FileChange, error) {
+	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Project: project, Statuses: []string{FilePending}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileChange, 0, len(vs))
+	for _, v := range vs {
+		c, err := s.fileChange(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ParseFileVersion reads a version id as the CLI shows it ("v12" or "12").
+func ParseFileVersion(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "v"), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a memory-file version: give the number `cairn memories files` lists (v12 or 12)", s)
+	}
+	return n, nil
+}
+
+func (s *Service) fileVersion(ctx context.Context, id int64) (index.MemFileVersion, error) {
+	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{ID: id})
+	if err != nil {
+		return index.MemFileVersion{}, err
+	}
+	if len(vs) == 0 {
+		return index.MemFileVersion{}, fmt.Errorf("memory-file version v%d: %w (`cairn memories files` lists the pending ones, `cairn memories files history FILE` a file's)", id, ErrNotFound)
+	}
+	return vs[0], nil
+}
+
+// MemoryFileChange returns one version with its diff against the
+// reviewed text it was seen against (a baseline or restore: against the
+// text before it).
+func (s *Service) MemoryFileChange(ctx context.Context, id int64) (*FileChange, error) {
+	v, err := s.fileVersion(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.fileChange(ctx, v)
+	return &c, err
+}
+
+// fileChange dresses version v for display.
+func (s *Service) fileChange(ctx context.Context, v index.MemFileVersion) (FileChange, error) {
+	c := FileChange{Version: v.ID, Path: v.Path, Name: filepath.Base(v.Path), Project: v.Project, Status: v.Status,
+		Deleted: v.Hash == "", Base: v.Base, New: v.Text, Seen: v.Seen, Reviewed: v.Reviewed}
+	st, err := s.fileState(ctx, v.Path)
+	if err != nil {
+		return c, err
+	}
+	c.Current = st.reviewed != nil && st.reviewed.ID == v.ID
+	if b, err := readSmall(v.Path); err == nil {
+		c.OnDisk = !c.Deleted && hashText(string(b)) == v.Hash
+	} else if errors.Is(err, os.ErrNotExist) {
+		c.OnDisk = c.Deleted
+	}
+	if v.Base != 0 {
+		for _, b := range st.all {
+			if b.ID == v.Base {
+				c.Old = b.Text
+			}
+		}
+	}
+	c.Diff = lineDiff(fmt.Sprintf("%s (v%d, reviewed)", c.Name, v.Base), fmt.Sprintf("%s (v%d, %s)", c.Name, v.ID, v.Status), c.Old, c.New)
+	if v.Base == 0 {
+		c.Diff = ""
+	}
+	for _, l := range strings.Split(c.Diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			c.Added++
+		case strings.HasPrefix(l, "-"):
+			c.Removed++
+		}
+	}
+	return c, nil
+}
+
+// MemoryFileHistory returns every kept version of a memory file, oldest
+// first. file is a version id ("v12"), the file's path, or the end of one
+// ("MEMORY.md", "<folder>/memory/topic.md") naming one kept file.
+func (s *Service) MemoryFileHistory(ctx context.Context, file string) ([]FileChange, error) {
+	path, err := s.resolveMemoryFile(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.fileState(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileChange, 0, len(st.all))
+	for _, v := range st.all {
+		c, err := s.fileChange(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// resolveMemoryFile turns a version id or a path (or its end) into the
+// path of one kept memory file.
+func (s *Service) resolveMemoryFile(ctx context.Context, file string) (string, error) {
+	if id, err := ParseFileVersion(file); err == nil {
+		v, err := s.fileVersion(ctx, id)
+		return v.Path, err
+	}
+	paths, err := s.st.Mem().MemFilePaths(ctx)
+	if err != nil {
+		return "", err
+	}
+	if abs, err := filepath.Abs(file); err == nil && slices.Contains(paths, abs) {
+		return abs, nil
+	}
+	var hits []string
+	suffix := string(filepath.Separator) + strings.TrimPrefix(filepath.Clean(file), string(filepath.Separator))
+	for _, p := range paths {
+		if strings.HasSuffix(p, suffix) {
+			hits = append(hits, p)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return "", fmt.Errorf("no auto-memory file %q is kept: give a version (v12) or a path `cairn memories files history` can find; cairn keeps a file after an index run has read it: %w", file, ErrNotFound)
+	}
+	return "", fmt.Errorf("%q names %d memory files (%s): give more of the path, or a version (v12)", file, len(hits), strings.Join(hits, ", "))
+}
+
+// pendingVersion returns version id, which must be a pending change.
+func (s *Service) pendingVersion(ctx context.Context, id int64, verb string) (index.MemFileVersion, fileState, error) {
+	v, err := s.fileVersion(ctx, id)
+	if err != nil {
+		return v, fileState{}, err
+	}
+	if v.Status != FilePending {
+		return v, fileState{}, fmt.Errorf("v%d of %s is %s, not a pending change: nothing to %s (`cairn memories files` lists the pending ones)", id, v.Path, v.Status, verb)
+	}
+	st, err := s.fileState(ctx, v.Path)
+	return v, st, err
+}
+
+// ApproveMemoryFile keeps a pending change: its text becomes the file's
+// reviewed text. The file is not touched.
+func (s *Service) ApproveMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+	filesMu.Lock()
+	defer filesMu.Unlock()
+	v, _, err := s.pendingVersion(ctx, id, "approve")
+	if err != nil {
+		return nil, err
+	}
+	v.Status, v.Reviewed = FileApproved, s.now().UTC()
+	if err := s.st.Mem().SaveMemFileVersion(ctx, &v, true); err != nil {
+		return nil, fmt.Errorf("approving v%d of %s: %w", id, v.Path, err)
+	}
+	c, err := s.fileChange(ctx, v)
+	return &c, err
+}
+
+// RejectMemoryFile turns a pending change down: the file gets its
+// reviewed text back (a file Claude created is removed, one it deleted
+// written again). It refuses when the file no longer holds the change
+// (ErrFileChanged): that text was never reviewed.
+func (s *Service) RejectMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+	filesMu.Lock()
+	defer filesMu.Unlock()
+	v, st, err := s.pendingVersion(ctx, id, "reject")
+	if err != nil {
+		return nil, err
+	}
+	prev := index.MemFileVersion{} // no reviewed text: the file did not exist
+	if st.reviewed != nil {
+		prev = *st.reviewed
+	}
+	if err := putMemoryFile(v.Path, prev.Text, prev.Hash == "", v.Hash); err != nil {
+		return nil, err
+	}
+	v.Status, v.Reviewed = FileRejected, s.now().UTC()
+	if err := s.st.Mem().SaveMemFileVersion(ctx, &v, true); err != nil {
+		// Give Claude's text back: the change stays pending.
+		_ = putMemoryFile(v.Path, v.Text, v.Hash == "", prev.Hash)
+		return nil, fmt.Errorf("recording the reject of v%d of %s (the file keeps Claude's text): %w", id, v.Path, err)
+	}
+	c, err := s.fileChange(ctx, v)
+	return &c, err
+}
+
+// RestoreMemoryFile puts version id's text back in its file and makes it
+// the reviewed text. It refuses while a change of that file waits for
+// review, or when the file no longer holds its reviewed text.
+func (s *Service) RestoreMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+	filesMu.Lock()
+	defer filesMu.Unlock()
+	v, err := s.fileVersion(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.fileState(ctx, v.Path)
+	if err != nil {
+		return nil, err
+	}
+	if st.pending != nil {
+		return nil, fmt.Errorf("v%d, a change to %s, waits for review: approve or reject it first (`cairn memories files show v%d`), then restore", st.pending.ID, v.Path, st.pending.ID)
+	}
+	if st.reviewed == nil {
+		return nil, fmt.Errorf("%s has no reviewed text to replace: run `cairn index` first", v.Path)
+	}
+	if st.reviewed.Hash == v.Hash {
+		return nil, fmt.Errorf("v%d's text is already the reviewed text of %s (v%d): nothing to restore", id, v.Path, st.reviewed.ID)
+	}
+	if err := putMemoryFile(v.Path, v.Text, v.Hash == "", st.reviewed.Hash); err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	r := index.MemFileVersion{Path: v.Path, Project: v.Project, Hash: v.Hash, Text: v.Text, Status: FileRestored, Base: st.reviewed.ID,
+		Seen: now, Reviewed: now}
+	if err := s.st.Mem().SaveMemFileVersion(ctx, &r, true); err != nil {
+		_ = putMemoryFile(v.Path, st.reviewed.Text, st.reviewed.Hash == "", v.Hash)
+		return nil, fmt.Errorf("recording the restore of v%d of %s (the file keeps its text): %w", id, v.Path, err)
+	}
+	c, err := s.fileChange(ctx, r)
+	return &c, err
+}
+
+// FileUndo says what UndoMemoryFileReview took back.
+type FileUndo struct {
+	Undid  string     `json:"undid"` // approve, reject or restore
+	Change FileChange `json:"change"`
+}
+
+// UndoMemoryFileReview takes back the latest review of a memory file that
+// still stands: an approved change is pending again; a rejected one is
+// pending again and the file gets Claude's text back; a restore is
+// forgotten and the file gets the text it replaced. It refuses when the
+// file changed since (review that first).
+func (s *Service) UndoMemoryFileReview(ctx context.Context) (*FileUndo, error) {
+	filesMu.Lock()
+	defer filesMu.Unlock()
+	v, err := s.st.Mem().LastMemFileReview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("no review of an auto-memory file to undo")
+	}
+	st, err := s.fileState(ctx, v.Path)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range st.all {
+		if n.ID > v.ID && n.Status != FileWithdrawn {
+			return nil, fmt.Errorf("%s changed after v%d was %s (v%d is %s): review or restore that instead (`cairn memories files history %s`)",
+				v.Path, v.ID, v.Status, n.ID, n.Status, filepath.Base(v.Path))
+		}
+	}
+	var base *index.MemFileVersion // the reviewed text before v
+	for i := range st.all {
+		if st.all[i].ID == v.Base {
+			base = &st.all[i]
+		}
+	}
+	baseText, baseGone, baseHash := "", true, ""
+	if base != nil {
+		baseText, baseGone, baseHash = base.Text, base.Hash == "", base.Hash
+	}
+	mem := s.st.Mem()
+	undo := &FileUndo{}
+	switch v.Status {
+	case FileApproved:
+		undo.Undid = "approve"
+		v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
+		err = mem.SaveMemFileVersion(ctx, v, false)
+	case FileRejected:
+		undo.Undid = "reject"
+		if err := putMemoryFile(v.Path, v.Text, v.Hash == "", baseHash); err != nil {
+			return nil, err
+		}
+		v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
+		if err = mem.SaveMemFileVersion(ctx, v, false); err != nil {
+			_ = putMemoryFile(v.Path, baseText, baseGone, v.Hash)
+		}
+	case FileRestored:
+		undo.Undid = "restore"
+		if base == nil {
+			return nil, fmt.Errorf("the text v%d replaced in %s is no longer kept: restore another version instead (`cairn memories files history %s`)", v.ID, v.Path, filepath.Base(v.Path))
+		}
+		if err := putMemoryFile(v.Path, baseText, baseGone, v.Hash); err != nil {
+			return nil, err
+		}
+		if err = mem.DeleteMemFileVersion(ctx, v.ID); err != nil {
+			_ = putMemoryFile(v.Path, v.Text, v.Hash == "", baseHash)
+		}
+	default:
+		return nil, fmt.Errorf("v%d of %s is %s: not a review cairn can undo", v.ID, v.Path, v.Status)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("undoing the %s of v%d of %s (the file is as it was): %w", undo.Undid, v.ID, v.Path, err)
+	}
+	if undo.Change, err = s.fileChange(ctx, *v); err != nil {
+		return nil, err
+	}
+	if undo.Undid == "restore" {
+		undo.Change.Status = "undone"
+		undo.Change.Current, undo.Change.OnDisk = false, false
+	}
+	return undo, nil
+}
+
+// putMemoryFile gives memory file path the text (gone: removes it), after
+// checking it holds the text of hash expect ("": it does not exist), so
+// text nobody reviewed is never overwritten. The write goes through a
+// temporary file and a rename in the same folder, keeping the file's mode
+// (a symlink's target is written, a hard-linked file in place).
+func putMemoryFile(path, text string, gone bool, expect string) error {
+	target := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		target = r
+	}
+	cur, exists, err := readMemoryFile(target)
+	if err != nil {
+		return err
+	}
+	switch {
+	case expect == "" && exists:
+		return fmt.Errorf("%s: %w (it exists again); nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	case expect != "" && !exists:
+		return fmt.Errorf("%s: %w (it no longer exists); nothing was changed: run `cairn index` and review the deletion", path, ErrFileChanged)
+	case exists && hashText(cur) != expect:
+		return fmt.Errorf("%s: %w; nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	}
+	if gone {
+		if !exists {
+			return nil
+		}
+		if err := os.Remove(target); err != nil {
+			return fmt.Errorf("removing %s: %w; check that its folder is writable", path, err)
+		}
+		return nil
+	}
+	mode := os.FileMode(0o644)
+	if exists {
+		fi, err := os.Stat(target)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if fi.Mode().Perm()&0o200 == 0 {
+			return fmt.Errorf("%s is read-only (%v); nothing was changed: make it writable (chmod u+w %s) and try again", path, fi.Mode().Perm(), path)
+		}
+		mode = fi.Mode().Perm()
+	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w; check that %s can be created", path, err, filepath.Dir(target))
+	}
+	err = writeAtomic(target, text, mode, cur)
+	if errors.Is(err, errChangedMeanwhile) {
+		return fmt.Errorf("%s: %w (while cairn was writing it); nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	}
+	if err != nil {
+		return fmt.Errorf("%w; nothing was changed: check that %s and its folder are writable", err, path)
+	}
+	return nil
+}
+
+// readMemoryFile reads a memory file; exists is false when it is missing.
+func readMemoryFile(path string) (text string, exists bool, err error) {
+	b, err := readSmall(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
+}
+
+// PendingMemoryFiles counts the changes to auto-memory files waiting for
+// review (of project; "": all).
+func (s *Service) PendingMemoryFiles(ctx context.Context, project string) (int, error) {
+	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Project: project, Statuses: []string{FilePending}})
+	return len(vs), err
+}
