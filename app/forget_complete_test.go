@@ -145,7 +145,7 @@ func TestForgetInterruptedIsFinished(t *testing.T) {
 	const word = "marzipanhollyhockword"
 	claude := sampleCopy(t, word)
 	data := t.TempDir()
-	a := openAt(t, data, claude, noVectors)
+	a := openAt(t, data, claude, "")
 	plantEverywhere(t, a, word)
 	// What app.Forget does first, without what it does next.
 	if _, err := a.Store.Forget(ctx, index.ForgetTarget{Session: demoSession}); err != nil {
@@ -224,7 +224,7 @@ func TestForgetKilled(t *testing.T) {
 	setup := func() (data, claude string) {
 		claude = sampleCopy(t, word)
 		data = t.TempDir()
-		a := openAt(t, data, claude, noVectors)
+		a := openAt(t, data, claude, "")
 		plantEverywhere(t, a, word)
 		a.Close()
 		return data, claude
