@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// embeddableWhere selects the entries that get vectors: the person's words
-// and assistant replies (tool output and thinking are left to full-text
-// search; a queued prompt too, as a later prompt may take its place).
-// It must match the embed flag set in prepare.go.
-const embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND type != 'queue-operation' AND trim(text) != ''`
+// embeddableWhere selects the entries that get vectors: typed prompts and
+// assistant replies (tool output and thinking are left to full-text search,
+// and so are the person's words outside prompts, flagSaid: a queued prompt
+// may be replaced by the prompt it becomes, and the built-in embedder's
+// training sample stays what it was). It must match the embed flag set in
+// prepare.go.
+var embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND (flags & ` + strconv.Itoa(flagSaid) + `) = 0 AND trim(text) != ''`
 
 func (s *Store) embeddableCount(ctx context.Context) (int, error) {
 	var n int

@@ -25,6 +25,7 @@ const (
 	flagAgentThread                // belongs to a subagent's thread (entries.agent), not the main thread
 	flagResponseStart              // an assistant line that starts an API response (a message id not seen before in the file)
 	flagSynthetic                  // an assistant line Claude Code wrote itself (transcripts.IsSyntheticReply); role system
+	flagSaid                       // the person's words outside a typed prompt (transcripts.EntrySaid): searched by their words, no vector
 )
 
 // Roles (entries.role). A user entry is "user" only when the person typed
@@ -113,8 +114,12 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	f := &pf.file
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
 	responses := map[string]bool{} // message ids seen: one response is a line per block
+	sent := sentLater(f, r.Entries)
 	for i := range r.Entries {
 		e := &r.Entries[i]
+		if sent[i] {
+			continue // a queued prompt this read also has as a prompt of its own
+		}
 		finds := redactEntry(e)
 		if e.Type == "summary" {
 			if e.Summary != "" && e.LeafUUID != "" {
@@ -147,6 +152,37 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		pf.entries = append(pf.entries, pe)
 	}
 	return pf
+}
+
+// sentLater marks the queued prompts (transcripts.QueuedText) of entries
+// that a later prompt of the same session among entries repeats: most
+// queued prompts are sent as prompts of their own moments later, and such
+// a line is then neither stored nor counted (a queued prompt whose prompt
+// comes in a later read is dropped then: txWriter.echoQueued).
+func sentLater(f *transcripts.File, entries []transcripts.Entry) map[int]bool {
+	var out map[int]bool
+	used := map[int]bool{} // prompts that repeat a queued one already
+	for i := range entries {
+		q := &entries[i]
+		text := transcripts.QueuedText(q)
+		if text == "" {
+			continue
+		}
+		key, sid := transcripts.PromptKey(text), transcripts.EntrySessionID(f, q)
+		for j := i + 1; j < len(entries); j++ {
+			e := &entries[j]
+			if used[j] || e.Type != "user" || e.IsSidechain || !transcripts.IsRealPrompt(e) || transcripts.EntrySessionID(f, e) != sid ||
+				transcripts.PromptKey(e.PromptText()) != key {
+				continue
+			}
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[i], used[j] = true, true
+			break
+		}
+	}
+	return out
 }
 
 // stored reports whether a line gets an entries row. Everything that
@@ -235,6 +271,7 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 		// Only the queued prompt: a later prompt that repeats it takes its
 		// place (echoQueued), so it gets no vector of its own.
 		r.role, r.block, r.text = roleUser, transcripts.BlockText, transcripts.QueuedText(e)
+		r.flags |= flagSaid
 	default:
 		r.role = messageRole(e)
 		r.text, r.block, se.Blocks = p.blocks(e.Blocks)
@@ -243,11 +280,12 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 			// the person's words, searched as theirs. The tool output
 			// stays in the blocks.
 			r.role, r.block, r.text = roleUser, transcripts.BlockText, words
+			r.flags |= flagSaid
 			keepBlockTexts(e.Blocks, se.Blocks, p)
 		}
 		// Must select exactly what embeddableWhere (derived_sql.go) selects;
 		// SQL's trim() strips spaces only.
-		r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && blankFree(r.text)
+		r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && r.flags&flagSaid == 0 && blankFree(r.text)
 	}
 	if r.uuid == "" {
 		r.uuid = syntheticUUID(e, r.text)

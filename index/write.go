@@ -338,8 +338,9 @@ func (w *txWriter) recountRow(r *entryRow) error {
 		// and its block keeps the tool output.
 		text, data = packText(r.text), packData(r.data)
 	}
-	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, block = ?, text = coalesce(?, text), data = coalesce(?, data) WHERE uuid = ?
-		AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`, r.role, r.block, text, data, r.uuid, r.role, text).Scan(&id)
+	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, block = ?, flags = (flags & ~?) | ?, text = coalesce(?, text), data = coalesce(?, data)
+		WHERE uuid = ? AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`,
+		r.role, r.block, flagSaid, r.flags&flagSaid, text, data, r.uuid, r.role, text).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
