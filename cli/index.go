@@ -52,6 +52,7 @@ better); nothing stored is lost. Interrupted runs resume where they stopped.`,
 			fmt.Fprintf(o.Stdout, "indexed %d files (%d new, %d changed, %d missing), %.1f MB, %d entries added, %d duplicates, %d bad lines, %d secrets redacted; %d documents to full-text, %d embedded (%s) in %.1fs\n",
 				s.FilesScanned, s.FilesNew, s.FilesChanged, s.FilesMissing, mb, s.EntriesAdded,
 				s.Duplicates, s.BadLines, s.Redactions, stats.FTSDocs, stats.Embedded, orDash(stats.Embedder), secs)
+			reportMemoryFiles(o, res, true)
 			return nil
 		},
 	}

@@ -64,7 +64,7 @@ func newMemoriesCmd(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "memories",
 		Aliases: []string{"memory", "mem"},
-		Short:   "Review and curate memories: list, show, approve, reject, edit, rm, merge, add, undo, import-claude",
+		Short:   "Review and curate memories: list, show, approve, reject, edit, rm, merge, add, undo, import-claude, files",
 		Long: `Memories are the distilled facts cairn extracts from your sessions (see
 ` + "`cairn extract`" + `) or that you add. They land pending; approved memories are
 recalled, injected by the hooks and synced into CLAUDE.md (` + "`cairn sync`" + `).
@@ -74,7 +74,7 @@ Ids are "m-" and 8 hex characters; any 4+ characters of one will do.`,
 	cmd.AddCommand(newMemListCmd(o), newMemShowCmd(o), newMemStatusCmd(o, "approve", memories.Approved),
 		newMemStatusCmd(o, "reject", memories.Rejected), newMemStatusCmd(o, "archive", memories.Archived),
 		newMemEditCmd(o), newMemRmCmd(o), newMemMergeCmd(o), newMemAddCmd(o), newMemUndoCmd(o), newMemImportClaudeCmd(o),
-		newMemSearchCmd(o), newMemConsolidateCmd(o))
+		newMemSearchCmd(o), newMemConsolidateCmd(o), newMemFilesCmd(o))
 	return cmd
 }
 
@@ -122,9 +122,10 @@ func newMemListCmd(o *Options) *cobra.Command {
 				}
 				if len(ms) == 0 {
 					fmt.Fprintln(o.Stdout, "no memories (run `cairn extract` to propose some from your sessions)")
-					return nil
+				} else {
+					printMemories(o, ms)
 				}
-				printMemories(o, ms)
+				noteMemoryFiles(cmd.Context(), o, svc, f.Project)
 				return nil
 			})
 		},

@@ -63,6 +63,7 @@ func syncStore(ctx context.Context, o *Options, a *app.App, showProgress bool) (
 		bar.done()
 	}
 	reportSync(o, res.Sync)
+	reportMemoryFiles(o, res, false)
 	return res.Sync, err
 }
 
