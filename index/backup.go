@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/internal/diskspace"
 )
 
@@ -343,10 +344,11 @@ const (
 // Seams for the tests: restoreStep runs after each step of a restore (an
 // error stops it there, as a failure would; the kill tests end the process
 // in it), restoreCopy copies the backup beside the store (a full disk is
-// injected there).
+// injected there), restoreFree says how much room the data dir has.
 var (
 	restoreStep = func(step string) error { return nil }
 	restoreCopy = copyFile
+	restoreFree = diskspace.Free
 )
 
 // Restore replaces the store in dataDir with the backup at src, so that at
@@ -394,6 +396,10 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 		}
 	}
 	removeStaging(dataDir)
+	if free, ok := restoreFree(dataDir); ok && free < uint64(info.Bytes)+restoreMargin {
+		return res, fmt.Errorf("restoring %s needs about %s free in %s, and %s is free: %w; free space there and run restore again (the store was not changed)",
+			src, human.Bytes(info.Bytes+restoreMargin), dataDir, human.Bytes(int64(min(free, 1<<62))), diskspace.ErrFull)
+	}
 	stage, err := os.MkdirTemp(dataDir, stagingPrefix)
 	if err != nil {
 		return res, restoreFull(fmt.Errorf("preparing the restore in %s: %w (the store was not changed)", dataDir, err), dataDir)
@@ -482,6 +488,10 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 	}
 	return res, nil
 }
+
+// restoreMargin is the room a restore needs beyond the backup's size (the
+// copy's log while it is prepared).
+const restoreMargin = 16 << 20
 
 // restoreFull names a full disk as such (what is free where).
 func restoreFull(err error, dataDir string) error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/internal/diskspace"
 )
 
 // restoreFixture is a data dir holding the "old" store (the sample, its
@@ -190,6 +191,16 @@ func TestRestoreFullDisk(t *testing.T) {
 	restoreCopy = copyFile
 	if which := checkWhole(t, f, "after a full disk"); which != "old" {
 		t.Fatalf("the %s store is in place", which)
+	}
+	// Too little room for the backup: refused before anything is written.
+	restoreFree = func(string) (uint64, bool) { return 4096, true }
+	defer func() { restoreFree = diskspace.Free }()
+	_, err = Restore(context.Background(), f.data, f.backup, RestoreOptions{Force: true})
+	if !errors.Is(err, diskspace.ErrFull) || !strings.Contains(err.Error(), f.data) || !strings.Contains(err.Error(), "not changed") {
+		t.Fatalf("restore without room: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(f.data, "*restor*")); len(left) != 0 {
+		t.Fatalf("a refused restore left %v", left)
 	}
 }
 
