@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -178,6 +179,9 @@ func condense(entries []index.MemEntry, max int) (text string, refs map[string]s
 	for i, e := range entries {
 		role := chunkRole(e)
 		t := strings.TrimSpace(e.Text)
+		if e.Role == "user" {
+			t = transcripts.WithoutIDENotes(t) // the IDE's note is not what was asked
+		}
 		if role == "" || t == "" {
 			continue
 		}
