@@ -32,16 +32,22 @@ type MemoryService interface {
 	RejectDraft(ctx context.Context, id string) error
 	EditDraft(ctx context.Context, id, markdown string) (*memories.Draft, error)
 	Stats(ctx context.Context) (memories.Stats, error)
+	MemoryFileChanges(ctx context.Context, project string) ([]memories.FileChange, error)
+	ApproveMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
+	RejectMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
+	UndoMemoryFileReview(ctx context.Context) (*memories.FileUndo, error)
 }
 
 var _ MemoryService = (*memories.Service)(nil)
 
 type (
 	memoriesMsg struct {
-		list   []memories.Memory
-		linked map[string]memories.Memory
-		counts memories.Counts
-		err    error
+		list    []memories.Memory
+		linked  map[string]memories.Memory
+		counts  memories.Counts
+		err     error
+		files   []memories.FileChange // pending changes to Claude's memory files (memfiles.go)
+		fileErr error
 	}
 	memActionMsg struct {
 		text    string
@@ -91,7 +97,8 @@ type memoriesPane struct {
 	keepPos   bool       // after approve/reject/delete: keep the cursor's row
 	undos     []undoStep // what u undoes, the last one last
 	clicks    clickMap
-	stats     *statsView // shown over the list while set
+	stats     *statsView                      // shown over the list while set
+	files     map[string]*memories.FileChange // the rows that stand for memory-file changes, by row id
 }
 
 func newMemoriesPane(c *common) *memoriesPane {
@@ -119,13 +126,18 @@ func (p *memoriesPane) load() tea.Cmd {
 		return nil
 	}
 	f := p.filter()
+	files := p.wantsFiles()
 	return func() tea.Msg {
 		l, err := svc.List(ctx, f)
 		if err != nil {
 			return memoriesMsg{err: err}
 		}
 		c, _ := svc.Counts(ctx)
-		return memoriesMsg{list: l, linked: linkedMemories(ctx, svc, l), counts: c}
+		msg := memoriesMsg{list: l, linked: linkedMemories(ctx, svc, l), counts: c}
+		if files {
+			msg.files, msg.fileErr = svc.MemoryFileChanges(ctx, f.Project)
+		}
+		return msg
 	}
 }
 
@@ -155,7 +167,14 @@ func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		p.counts = msg.counts
-		p.setMemories(msg.list, msg.linked)
+		if msg.fileErr != nil {
+			p.c.flashError(fmt.Errorf("reading the changes to Claude's memory files: %w", msg.fileErr))
+		}
+		p.files = map[string]*memories.FileChange{}
+		for i := range msg.files {
+			p.files[fmt.Sprintf("%s%d", fileRowPrefix, msg.files[i].Version)] = &msg.files[i]
+		}
+		p.setMemories(append(fileRows(msg.files), msg.list...), msg.linked)
 		if p.reload {
 			p.reload = false
 			return p.load()
@@ -346,6 +365,7 @@ func (p *memoriesPane) typing() bool { return p.list.typing() }
 type undoStep struct {
 	what string
 	snap *memories.Snapshot // nil: a delete
+	file bool               // a memory-file review (memfiles.go)
 }
 
 // review runs fn like act, after taking a snapshot of ids for u to undo.
@@ -417,6 +437,9 @@ func (p *memoriesPane) undo() tea.Cmd {
 	p.undos = p.undos[:len(p.undos)-1]
 	svc, ctx := p.c.memories(), p.c.ctx
 	return func() tea.Msg {
+		if step.file {
+			return undoFile(ctx, svc, step)
+		}
 		if step.snap == nil {
 			r, err := svc.Undo(ctx)
 			if err != nil {
@@ -475,6 +498,9 @@ func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	mm := p.selected()
 	if mm == nil {
 		return false, nil
+	}
+	if fc := p.fileChange(mm); fc != nil {
+		return p.fileKey(k, fc)
 	}
 	for _, f := range []func(tea.KeyPressMsg, *memories.Memory) (bool, tea.Cmd){p.reviewKey, p.organizeKey, p.openKey} {
 		if ok, cmd := f(k, mm); ok {
@@ -700,7 +726,7 @@ func (p *memoriesPane) heading(w int) string {
 		filt += " · every project"
 	}
 	return s.Title.Render(fmt.Sprintf(" Memories (%d) ", len(p.mems))) +
-		s.Muted.Render(trunc(filt+fmt.Sprintf(" · %d pending", p.counts.PendingMemories), w-16))
+		s.Muted.Render(trunc(filt+fmt.Sprintf(" · %d pending", p.counts.PendingMemories+len(p.files)), w-16))
 }
 
 // state is what the pane shows instead of memories: unavailable, an
@@ -745,6 +771,9 @@ func (p *memoriesPane) detail(w, h int) string {
 	mm := p.selected()
 	if mm == nil || h <= 0 {
 		return ""
+	}
+	if fc := p.fileChange(mm); fc != nil {
+		return p.fileDetail(fc, w, h)
 	}
 	var out []string
 	out = append(out, s.Bold.Render(trunc(fmt.Sprintf(" %s · %s · importance %d · %s", mm.ID, mm.Type, mm.Importance, mm.Status), w)))
