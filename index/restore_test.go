@@ -379,3 +379,27 @@ func TestRestoreKeepsWhatWasForgotten(t *testing.T) {
 		t.Fatal("the restored store is marked as an unfinished forget")
 	}
 }
+
+// Two restores in the same second keep both previous stores, in two
+// folders.
+func TestRestoreTwiceInOneSecond(t *testing.T) {
+	ctx := context.Background()
+	f := newRestoreFixture(t)
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var asides []string
+	for range 2 {
+		res, err := Restore(ctx, f.data, f.backup, RestoreOptions{Force: true, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		asides = append(asides, res.Aside)
+	}
+	if asides[0] == asides[1] {
+		t.Fatalf("both restores kept the store in %s", asides[0])
+	}
+	for _, a := range asides {
+		if _, err := os.Stat(filepath.Join(a, DBName)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
