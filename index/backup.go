@@ -440,7 +440,7 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 			for _, n := range moved {
 				_ = os.Rename(filepath.Join(aside, n), filepath.Join(dataDir, n))
 			}
-			return fmt.Errorf("%w; the store in %s was not replaced (a copy of it is in %s: remove that folder once you no longer need it)", restoreFull(err, dataDir), dataDir, aside)
+			return fmt.Errorf("%w; the store in %s was not replaced: fix that and run restore again (a copy of the store is in %s: remove that folder once you no longer need it)", restoreFull(err, dataDir), dataDir, aside)
 		}
 		if exists {
 			for _, n := range []string{DBName, DBName + "-wal", DBName + "-shm"} {
