@@ -92,6 +92,13 @@ func DropReplays(entries []Entry) []Entry {
 // first line written after it: a store that read the queue lines later
 // than the rest of their file lists them last.
 func PlaceQueued(entries []Entry) []Entry {
+	found := false
+	for i := range entries {
+		found = found || entries[i].Type == "queue-operation"
+	}
+	if !found {
+		return entries
+	}
 	var queued []Entry
 	rest := entries[:0:0]
 	for i := range entries {
