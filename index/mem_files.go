@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -88,11 +90,16 @@ func (m MemStore) LastMemFileReview(ctx context.Context) (*MemFileVersion, error
 	return &vs[0], nil
 }
 
+// ErrMemFileConflict: the write would give a file a second baseline or a
+// second pending change (another process recorded the same file at the
+// same moment).
+var ErrMemFileConflict = errors.New("another version of this memory file was recorded at the same moment")
+
 // SaveMemFileVersion inserts v (ID 0; its new id is set) or updates it.
 // review gives it the next review order (seq), for undo; otherwise seq is
 // kept as v has it.
 func (m MemStore) SaveMemFileVersion(ctx context.Context, v *MemFileVersion, review bool) error {
-	return m.s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := m.s.writeTx(ctx, func(tx *sql.Tx) error {
 		if review {
 			if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM memory_file_versions`).Scan(&v.Seq); err != nil {
 				return err
@@ -117,6 +124,10 @@ func (m MemStore) SaveMemFileVersion(ctx context.Context, v *MemFileVersion, rev
 		}
 		return nil
 	})
+	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return fmt.Errorf("%s: %w", v.Path, ErrMemFileConflict)
+	}
+	return err
 }
 
 // DeleteMemFileVersion removes one version (the undo of a restore).

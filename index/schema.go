@@ -355,6 +355,10 @@ CREATE TABLE IF NOT EXISTS memory_file_versions (
 );
 CREATE INDEX IF NOT EXISTS memory_file_versions_path ON memory_file_versions(path, id);
 CREATE INDEX IF NOT EXISTS memory_file_versions_status ON memory_file_versions(status, project);
+-- One baseline and at most one pending change per file, even when two
+-- processes read the file at once.
+CREATE UNIQUE INDEX IF NOT EXISTS memory_file_versions_one_pending ON memory_file_versions(path) WHERE status = 'pending';
+CREATE UNIQUE INDEX IF NOT EXISTS memory_file_versions_one_baseline ON memory_file_versions(path) WHERE status = 'baseline';
 `,
 }
 

@@ -177,12 +177,12 @@ func (s *Service) ObserveMemoryFiles(ctx context.Context, claudeDir string, fold
 				continue
 			}
 			obs.Files++
-			if err := s.observeFile(ctx, p, project, string(b), false, &obs); err != nil {
+			if err := s.observeFile(ctx, p, project, string(b), false, &obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
 				return obs, err
 			}
 		}
 		for _, p := range gone {
-			if err := s.observeFile(ctx, p, project, "", true, &obs); err != nil {
+			if err := s.observeFile(ctx, p, project, "", true, &obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
 				return obs, err
 			}
 		}
