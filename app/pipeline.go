@@ -107,8 +107,9 @@ type IndexResult struct {
 
 // Index is cairn's one indexing pipeline: sync the store with the
 // transcripts → the full-text index → embeddings with the configured
-// embedder → the vector cache → the post-index policy (extraction). The
-// CLI, the TUI and the hooks differ only in Profile and options.
+// embedder → the vector cache → Claude's auto-memory files (a change
+// waits for review) → the post-index policy (extraction). The CLI, the
+// TUI and the hooks differ only in Profile and options.
 func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 	report := o.Progress
 	if report == nil {
