@@ -112,6 +112,18 @@ func TestToolDescriptionsFindable(t *testing.T) {
 		if f.schemas[name] == nil {
 			t.Errorf("%s has a description but is not listed", name)
 		}
+		if toolSearchHints[name] == "" {
+			t.Errorf("%s has no search hint", name)
+		}
+	}
+	tools, err := f.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Meta["anthropic/searchHint"] != toolSearchHints[tl.Name] {
+			t.Errorf("%s: _meta %v lacks its search hint", tl.Name, tl.Meta)
+		}
 	}
 	words := regexp.MustCompile(`[a-z]+`)
 	for _, c := range []struct{ query, tool string }{

@@ -43,3 +43,22 @@ var toolDescriptions = map[string]string{
 		"## Discoveries, ## Learned, ## Completed, ## Next steps...) is stored as a draft the user reviews; once approved it becomes the " +
 		"session's summary, shown at the start of future sessions, and its learnings become proposed memories. /summarize uses this tool.",
 }
+
+// toolSearchHints are each tool's search words for Claude Code's
+// ToolSearch (sent as _meta["anthropic/searchHint"], which ToolSearch
+// ranks by beside the name): what a model looking for the tool would
+// type. Tools that share the "memory_" prefix tie on the name alone.
+var toolSearchHints = map[string]string{
+	"memory_recall":        "recall past sessions, conversation history, what was done or decided before",
+	"memory_timeline":      "recent sessions, what was worked on lately",
+	"memory_projects":      "projects with past sessions",
+	"session_read":         "read a past session's conversation",
+	"memory_search":        "search memory: find memories, decisions, gotchas, preferences, facts",
+	"memory_related":       "related memories, tags",
+	"memory_remember":      "remember, save a memory for future sessions",
+	"memory_correct":       "correct a wrong memory",
+	"memory_forget":        "forget a memory",
+	"memory_ask":           "ask a question about past work",
+	"memory_brief":         "project memory at a glance, project context",
+	"session_save_summary": "save or summarize this session: session summary",
+}

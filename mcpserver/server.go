@@ -129,6 +129,9 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHan
 	if t.InputSchema != nil {
 		s.schemas[t.Name] = t.InputSchema.(*jsonschema.Schema)
 	}
+	if hint := toolSearchHints[t.Name]; hint != "" {
+		t.Meta = mcp.Meta{"anthropic/searchHint": hint}
+	}
 	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		if s.o.Broken != nil {
 			var zero Out
