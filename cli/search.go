@@ -27,7 +27,9 @@ type SearchResultJSON struct {
 	Title     string     `json:"title"`
 	Snippet   string     `json:"snippet"`
 	// Match: "words" (holds the query's words), "prefix" (only longer
-	// words starting as the last query word, with --prefix), "partial"
+	// words starting as the last query word, with --prefix), "typo" (the
+	// query as typed found nothing: holds its words with near spellings,
+	// see corrected), "partial"
 	// (some of the words, fewer than a full match holds; with --partial)
 	// or "meaning" (no shared word; close in meaning, above the relevance
 	// floor).
@@ -50,6 +52,9 @@ type SearchJSON struct {
 	// PartialHidden counts the partial matches left out (--partial shows
 	// them).
 	PartialHidden int `json:"partial_hidden,omitempty"`
+	// Corrected lists the near spellings searched for ("dialyzr →
+	// dialyz") when the words as typed found nothing.
+	Corrected []string `json:"corrected,omitempty"`
 }
 
 // searchFlags are the search flags parsed into the query when it runs.
@@ -232,7 +237,7 @@ func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
 		out.Results = append(out.Results, SearchResultJSON{Kind: r.Kind, SessionID: r.SessionID, Project: r.Project,
 			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match, Relevance: r.Relevance})
 	}
-	out.PartialHidden = resp.Partial
+	out.PartialHidden, out.Corrected = resp.Partial, resp.Corrected
 	if len(out.Results) == 0 {
 		out.Hint = index.NoMatchesHint(q)
 	}
@@ -266,6 +271,8 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 			mark = " " + sgr(color, "2", "[by meaning: none of the words]")
 		case index.MatchPartial:
 			mark = " " + sgr(color, "2", "[partial: some of the words]")
+		case index.MatchTypo:
+			mark = " " + sgr(color, "2", "[near spelling]")
 		}
 		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark)
 		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, r.Relevance)))

@@ -237,3 +237,24 @@ func TestSearchEverydayQuestionFindsNothing(t *testing.T) {
 		t.Fatalf("--partial text output %q, %v", out, err)
 	}
 }
+
+// TestSearchTypoFallback (issue 24.5): a misspelt word that finds nothing
+// is searched by its near spelling, and the results say so.
+func TestSearchTypoFallback(t *testing.T) {
+	data := t.TempDir()
+	out, errOut, err := run(t, "search", "dialyzr", "--claude-dir", sample(), "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "[near spelling]") || !strings.Contains(errOut, "near spellings (dialyzr → dialyz)") {
+		t.Fatalf("stdout %q\nstderr %q", out, errOut)
+	}
+	out, _, err = run(t, "search", "dialyzr", "--json", "--claude-dir", sample(), "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r SearchJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Results) == 0 || r.Results[0].Match != "typo" || len(r.Corrected) != 1 {
+		t.Fatalf("%v %+v", err, r)
+	}
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strings"
@@ -25,6 +26,11 @@ import (
 // returned (MCP). Below PartialFloor it is no match at all: one
 // incidental common word ("fix" in "how do I fix a flat bicycle tire")
 // is not evidence.
+
+// MatchTypo: the query as typed found nothing; the result holds the
+// query's words once its unseen words were replaced by near spellings
+// (SearchResponse.Corrected says which).
+const MatchTypo = "typo"
 
 // MatchPartial: the result holds some of the query's words, fewer than
 // the minimum-should-match rule asks; its Relevance says how much.
@@ -235,4 +241,28 @@ func (q *SearchQuery) fullFirst(fused []Scored, docs map[string]*hit, match map[
 		}
 	}
 	return full, len(hidden)
+}
+
+// typoFallback searches again with the query's unseen words replaced by
+// their near spellings (ftsapi.Index.Correct) when the query as typed
+// found nothing; nil when no word had one. Its full matches are marked
+// MatchTypo, and the notice says what was corrected.
+func (sr *Searcher) typoFallback(ctx context.Context, q SearchQuery, resp *SearchResponse) (*SearchResponse, error) {
+	text, fixes, err := sr.FTS.Correct(q.Text)
+	if err != nil || len(fixes) == 0 {
+		return nil, err
+	}
+	q.Text, q.corrected = text, true
+	typo, err := sr.Search(ctx, q)
+	if err != nil || len(typo.Results) == 0 && typo.Partial == 0 {
+		return nil, err
+	}
+	for i := range typo.Results {
+		if typo.Results[i].Match == MatchWords || typo.Results[i].Match == MatchPrefix {
+			typo.Results[i].Match = MatchTypo
+		}
+	}
+	typo.Corrected = fixes
+	typo.Notice = strings.TrimPrefix(resp.Notice+"; nothing matched as typed: showing near spellings ("+strings.Join(fixes, ", ")+")", "; ")
+	return typo, nil
 }

@@ -193,3 +193,25 @@ func TestMinShouldMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestTypoFallback (issue 24.5): when the words as typed find nothing, an
+// unseen word within a small edit distance of an indexed one is tried,
+// and the results are marked; nonsense finds nothing still, and a query
+// that finds something is never corrected.
+func TestTypoFallback(t *testing.T) {
+	_, sr := evalStore(t)
+	ctx := context.Background()
+	for _, q := range []string{"dialyzr", "sobelw", "phoneix servr"} {
+		resp, err := sr.Search(ctx, SearchQuery{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Results) == 0 || resp.Results[0].Match != MatchTypo || len(resp.Corrected) == 0 || !strings.Contains(resp.Notice, "near spellings") {
+			t.Errorf("%q: %d results, corrected %v, notice %q", q, len(resp.Results), resp.Corrected, resp.Notice)
+		}
+	}
+	resp, err := sr.Search(ctx, SearchQuery{Text: "dialyzer"})
+	if err != nil || len(resp.Corrected) != 0 || resp.Results[0].Match != MatchWords {
+		t.Errorf("dialyzer corrected: %v %v", resp.Corrected, err)
+	}
+}

@@ -63,6 +63,8 @@ type SearchQuery struct {
 	// full one. Without it they are left out and counted in
 	// SearchResponse.Partial.
 	Partial bool
+	// corrected: this is the typo fallback's second search.
+	corrected bool
 }
 
 // SearchDefaults are the ranking settings every front end's queries get
@@ -137,7 +139,11 @@ type SearchResponse struct {
 	// Partial is how many partial matches were left out (SearchQuery
 	// Partial unset): the front ends offer to show them.
 	Partial int
-	Took    time.Duration
+	// Corrected lists the typo fallback's corrections ("dialyzr →
+	// dialyz") when the query as typed found nothing and its results are
+	// those of the corrected words (Match MatchTypo).
+	Corrected []string
+	Took      time.Duration
 }
 
 // Searcher holds what a search needs: the store, the full-text index and an
@@ -257,6 +263,11 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	}
 	fused, resp.Partial = q.fullFirst(fused, docs, match, rel)
 	resp.Results = q.results(fused, docs, match, rel)
+	if len(resp.Results) == 0 && resp.Partial == 0 && resp.Mode != ModeVector && !q.corrected {
+		if typo, err := sr.typoFallback(ctx, q, resp); err != nil || typo != nil {
+			return typo, err
+		}
+	}
 	resp.Took = time.Since(start)
 	return resp, nil
 }

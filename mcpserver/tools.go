@@ -46,7 +46,7 @@ type RecallResult struct {
 	Relevance float64 `json:"relevance" jsonschema:"0..1 on a fixed scale, the same for every query: the share of the query's information (its words, the rare ones above all) the excerpt holds, best over the query and its alternatives; for a match by meaning alone, its closeness in meaning"`
 	Excerpt   string  `json:"excerpt" jsonschema:"the best matching text of the session"`
 	EntryUUID string  `json:"entry_uuid,omitempty" jsonschema:"the matching entry: pass it to session_read as around_uuid"`
-	Match     string  `json:"match" jsonschema:"words: the excerpt has (most of) the query's words; partial: only some of them (weak evidence: its relevance says how much); meaning: none of them, but close in meaning (weaker evidence)"`
+	Match     string  `json:"match" jsonschema:"words: the excerpt has (most of) the query's words; partial: only some of them (weak evidence: its relevance says how much); typo: nothing matched as typed, the excerpt has the words spelled nearly so; meaning: none of them, but close in meaning (weaker evidence)"`
 }
 
 type RecallOut struct {

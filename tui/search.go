@@ -433,6 +433,8 @@ func resultTag(r *index.SearchResult) string {
 		tag += " · by meaning"
 	case index.MatchPartial:
 		tag += fmt.Sprintf(" · partial %.2f", r.Relevance)
+	case index.MatchTypo:
+		tag += " · near spelling"
 	}
 	return tag
 }

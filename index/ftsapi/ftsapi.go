@@ -60,6 +60,10 @@ type Index interface {
 	// Cover says which of the query's informative words each of the
 	// documents ids holds (see Cover).
 	Cover(text string, ids []string) (Cover, error)
+	// Correct returns text with the words the index has never seen
+	// replaced by their nearest indexed terms (a small edit distance), and
+	// the corrections as "typed → term"; none when nothing changed.
+	Correct(text string) (string, []string, error)
 	Close() error
 }
 
