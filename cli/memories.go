@@ -279,10 +279,18 @@ func newMemShowCmd(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				files, err := svc.SourceFiles(cmd.Context(), m)
+				if err != nil {
+					return err
+				}
 				if o.JSON {
-					return writeJSON(o.Stdout, m)
+					return writeJSON(o.Stdout, struct {
+						*memories.Memory
+						Files []memories.SourceFile `json:"files"`
+					}{m, files})
 				}
 				printMemory(o.Stdout, m)
+				printSourceFiles(o.Stdout, files)
 				for _, l := range m.Links {
 					if x, err := svc.Get(cmd.Context(), l.Target); err == nil {
 						fmt.Fprintf(o.Stdout, "\n%s %s (%s, %s): %s", l.Kind, x.ID, x.Type, x.Status, truncate(termtext.Line(oneLineText(x.Content)), 100))
@@ -297,6 +305,34 @@ func newMemShowCmd(o *Options) *cobra.Command {
 	}
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// printSourceFiles lists the files a memory's source turns edited, marked
+// when they changed since or are gone: the memory may no longer hold.
+func printSourceFiles(w io.Writer, files []memories.SourceFile) {
+	if len(files) == 0 {
+		return
+	}
+	const shown = 5
+	stale := 0
+	for i, f := range files {
+		mark := ""
+		switch {
+		case f.Missing:
+			mark, stale = "  (gone)", stale+1
+		case f.Changed:
+			mark, stale = "  (changed since)", stale+1
+		}
+		if i < shown {
+			fmt.Fprintf(w, "file:     %s%s\n", termtext.Line(f.Path), mark)
+		}
+	}
+	if len(files) > shown {
+		fmt.Fprintf(w, "          … and %d more (--json lists them all)\n", len(files)-shown)
+	}
+	if stale > 0 {
+		fmt.Fprintf(w, "stale:    %d of %d files changed or gone since this was learned: check it still holds\n", stale, len(files))
+	}
 }
 
 func printMemory(w io.Writer, m *memories.Memory) {

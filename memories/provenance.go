@@ -1,0 +1,122 @@
+package memories
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cairn-dev/cairn/index"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// SourceFile is a file a memory's source turns edited, and whether it
+// changed since: a memory about code that has moved on may no longer
+// hold.
+type SourceFile struct {
+	Path    string    `json:"path"`    // relative to the session's folder when inside it
+	Edited  time.Time `json:"edited"`  // when the source turn last edited it
+	Changed bool      `json:"changed"` // modified on disk after that
+	Missing bool      `json:"missing"` // no longer there
+}
+
+// editTools are the tool calls that change a file, with its path in
+// file_path (notebook_path for notebooks).
+var editTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}
+
+// SourceFiles are the files the turns m came from edited (a turn runs
+// from one typed prompt to the next), each with whether it changed on
+// disk since. None for a memory with no source session, or whose session
+// the store no longer holds.
+func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, error) {
+	if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
+		return nil, nil
+	}
+	ss, err := s.st.Session(ctx, m.SourceSession)
+	if err != nil {
+		return nil, nil // forgotten or never indexed: nothing to say
+	}
+	entries, err := s.st.Mem().Entries(ctx, m.SourceSession, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	dir := ss.CWD
+	if dir == "" {
+		dir = ss.ProjectPath
+	}
+	edited := map[string]time.Time{}
+	var order []string
+	for _, t := range turnsOf(entries, m.SourceUUIDs) {
+		for _, e := range entries[t[0]:t[1]] {
+			p := editedPath(e)
+			if p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) && dir != "" {
+				p = filepath.Join(dir, p)
+			}
+			if _, seen := edited[p]; !seen {
+				order = append(order, p)
+			}
+			if e.Time.After(edited[p]) {
+				edited[p] = e.Time
+			}
+		}
+	}
+	var out []SourceFile
+	for _, p := range order {
+		f := SourceFile{Path: relPath(p, dir), Edited: edited[p]}
+		if st, err := os.Stat(p); err != nil {
+			f.Missing = os.IsNotExist(err)
+		} else {
+			// A second of slack: the edit's own write lands just after
+			// its entry's time.
+			f.Changed = st.ModTime().After(f.Edited.Add(2 * time.Second))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// turnsOf are the [start, end) index ranges of the turns of entries that
+// hold one of uuids: a turn starts at a typed prompt.
+func turnsOf(entries []index.MemEntry, uuids []string) [][2]int {
+	var out [][2]int
+	start := 0
+	flush := func(end int) {
+		for _, e := range entries[start:end] {
+			if slices.Contains(uuids, e.UUID) {
+				out = append(out, [2]int{start, end})
+				return
+			}
+		}
+	}
+	for i, e := range entries {
+		if i > start && e.Role == "user" && e.Source == "" && !e.Meta {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(entries))
+	return out
+}
+
+// editedPath is the file an edit call changes, "" for other entries.
+func editedPath(e index.MemEntry) string {
+	if e.Role != "assistant" || !slices.Contains(editTools, e.ToolName) {
+		return ""
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(e.Input, &in) != nil {
+		return ""
+	}
+	if in.FilePath != "" {
+		return in.FilePath
+	}
+	return in.NotebookPath
+}
