@@ -196,7 +196,8 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
 		return 0, err
 	}
-	built := filepath.Join(s.Dir(), fmt.Sprintf(".bleve.rebuilding-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	s.removeStaleRebuilds()
+	built := filepath.Join(s.Dir(), rebuildingPrefix+fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
 	ix, err := ftsapi.Open(built, 0)
 	if err != nil {
 		return 0, err
@@ -233,6 +234,27 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 		}
 	}
 	return n, nil
+}
+
+// rebuildingPrefix names the folders full-text indexes are rebuilt in.
+const rebuildingPrefix = ".bleve.rebuilding-"
+
+// removeStaleRebuilds deletes the folders of rebuilds that were killed
+// (a half-built index, which holds text the store may have forgotten
+// since): those no process holds open. A rebuild under way holds its
+// folder's lock and is left alone.
+func (s *Store) removeStaleRebuilds() {
+	m, _ := filepath.Glob(filepath.Join(s.Dir(), rebuildingPrefix+"*"))
+	for _, p := range m {
+		ix, err := ftsapi.Open(p, 0)
+		if errors.Is(err, ftsapi.ErrLocked) {
+			continue
+		}
+		if err == nil {
+			ix.Close()
+		}
+		_ = os.RemoveAll(p)
+	}
 }
 
 // fillFTS indexes every queued document into ix without taking any off

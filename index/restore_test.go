@@ -403,3 +403,38 @@ func TestRestoreTwiceInOneSecond(t *testing.T) {
 		}
 	}
 }
+
+// A rebuild killed halfway (a restore's, a forget's) leaves a half-built
+// index holding text: the next rebuild deletes it, unless another process
+// is building in it.
+func TestRebuildRemovesKilledRebuilds(t *testing.T) {
+	ctx := context.Background()
+	f := newRestoreFixture(t)
+	stale := filepath.Join(f.data, rebuildingPrefix+"999999-1")
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "000000000001.zap"), []byte("half a segment"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	busy := filepath.Join(f.data, rebuildingPrefix+"888888-1")
+	held, err := ftsapi.Open(busy, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	s, err := Open(f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Derived().RebuildFTS(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the killed rebuild's folder is still there: %v", err)
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Fatalf("a rebuild under way lost its folder: %v", err)
+	}
+}
