@@ -37,6 +37,7 @@ func (d Derived) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.s.removeStaleRebuilds()
 	if err := d.s.healFTS(context.Background(), ix); err != nil {
 		ix.Close()
 		return nil, err
@@ -239,13 +240,21 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 // rebuildingPrefix names the folders full-text indexes are rebuilt in.
 const rebuildingPrefix = ".bleve.rebuilding-"
 
+// staleRebuild is how long a rebuild's folder must have been left
+// unchanged before it is taken for a killed one (a rebuild under way
+// writes into it; between closing it and swapping it in, it holds no
+// lock for a moment).
+const staleRebuild = 10 * time.Minute
+
 // removeStaleRebuilds deletes the folders of rebuilds that were killed
 // (a half-built index, which holds text the store may have forgotten
-// since): those no process holds open. A rebuild under way holds its
-// folder's lock and is left alone.
+// since): those unchanged for staleRebuild that no process holds open.
 func (s *Store) removeStaleRebuilds() {
 	m, _ := filepath.Glob(filepath.Join(s.Dir(), rebuildingPrefix+"*"))
 	for _, p := range m {
+		if fi, err := os.Stat(p); err != nil || time.Since(fi.ModTime()) < staleRebuild {
+			continue
+		}
 		ix, err := ftsapi.Open(p, 0)
 		if errors.Is(err, ftsapi.ErrLocked) {
 			continue

@@ -405,8 +405,8 @@ func TestRestoreTwiceInOneSecond(t *testing.T) {
 }
 
 // A rebuild killed halfway (a restore's, a forget's) leaves a half-built
-// index holding text: the next rebuild deletes it, unless another process
-// is building in it.
+// index holding text: the next rebuild or open deletes it, unless another
+// process is building in it.
 func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	ctx := context.Background()
 	f := newRestoreFixture(t)
@@ -417,12 +417,25 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(stale, "000000000001.zap"), []byte("half a segment"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	long := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
 	busy := filepath.Join(f.data, rebuildingPrefix+"888888-1")
 	held, err := ftsapi.Open(busy, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
+	if err := os.Chtimes(busy, long, long); err != nil {
+		t.Fatal(err)
+	}
+	// A recent one (a rebuild between closing its index and swapping it
+	// in) is left too.
+	recent := filepath.Join(f.data, rebuildingPrefix+"777777-1")
+	if err := os.MkdirAll(recent, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	s, err := Open(f.data)
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +447,24 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the killed rebuild's folder is still there: %v", err)
 	}
-	if _, err := os.Stat(busy); err != nil {
-		t.Fatalf("a rebuild under way lost its folder: %v", err)
+	for _, p := range []string{busy, recent} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("a rebuild under way lost its folder: %v", err)
+		}
+	}
+	// Any open of the index removes a killed rebuild's folder too.
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(stale, long, long); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.Derived().OpenFTS(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("open left the killed rebuild's folder: %v", err)
 	}
 }
