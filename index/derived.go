@@ -37,7 +37,7 @@ func (d Derived) OpenFTS(lockWait time.Duration) (ftsapi.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.s.removeStaleRebuilds()
+	d.s.removeStaleRebuilds(staleRebuild)
 	if err := d.s.healFTS(context.Background(), ix); err != nil {
 		ix.Close()
 		return nil, err
@@ -197,7 +197,7 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
 		return 0, err
 	}
-	s.removeStaleRebuilds()
+	s.removeStaleRebuilds(0)
 	built := filepath.Join(s.Dir(), rebuildingPrefix+fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
 	ix, err := ftsapi.Open(built, 0)
 	if err != nil {
@@ -248,11 +248,13 @@ const staleRebuild = 10 * time.Minute
 
 // removeStaleRebuilds deletes the folders of rebuilds that were killed
 // (a half-built index, which holds text the store may have forgotten
-// since): those unchanged for staleRebuild that no process holds open.
-func (s *Store) removeStaleRebuilds() {
+// since): those unchanged for minAge that no process holds open. Every
+// open of the index waits staleRebuild; a rebuild (which finishes a
+// forget too) waits for nothing.
+func (s *Store) removeStaleRebuilds(minAge time.Duration) {
 	m, _ := filepath.Glob(filepath.Join(s.Dir(), rebuildingPrefix+"*"))
 	for _, p := range m {
-		if fi, err := os.Stat(p); err != nil || time.Since(fi.ModTime()) < staleRebuild {
+		if fi, err := os.Stat(p); err != nil || time.Since(fi.ModTime()) < minAge {
 			continue
 		}
 		ix, err := ftsapi.Open(p, 0)

@@ -418,9 +418,6 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(stale, long, long); err != nil {
-		t.Fatal(err)
-	}
 	busy := filepath.Join(f.data, rebuildingPrefix+"888888-1")
 	held, err := ftsapi.Open(busy, 0)
 	if err != nil {
@@ -428,12 +425,6 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	}
 	defer held.Close()
 	if err := os.Chtimes(busy, long, long); err != nil {
-		t.Fatal(err)
-	}
-	// A recent one (a rebuild between closing its index and swapping it
-	// in) is left too.
-	recent := filepath.Join(f.data, rebuildingPrefix+"777777-1")
-	if err := os.MkdirAll(recent, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(f.data)
@@ -447,14 +438,17 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the killed rebuild's folder is still there: %v", err)
 	}
-	for _, p := range []string{busy, recent} {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("a rebuild under way lost its folder: %v", err)
-		}
+	if _, err := os.Stat(busy); err != nil {
+		t.Fatalf("a rebuild under way lost its folder: %v", err)
 	}
-	// Any open of the index removes a killed rebuild's folder too.
-	if err := os.MkdirAll(stale, 0o700); err != nil {
-		t.Fatal(err)
+	// Any open of the index removes a killed rebuild's folder too, once it
+	// has been left unchanged for a while (a recent one may be a rebuild
+	// between closing its index and swapping it in).
+	recent := filepath.Join(f.data, rebuildingPrefix+"777777-1")
+	for _, p := range []string{stale, recent} {
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.Chtimes(stale, long, long); err != nil {
 		t.Fatal(err)
@@ -466,5 +460,8 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	ix.Close()
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("open left the killed rebuild's folder: %v", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Fatalf("open deleted a recent rebuild's folder: %v", err)
 	}
 }
