@@ -93,6 +93,17 @@ type world struct {
 	configDir string
 	// path is the PATH Claude Code and cairn run with.
 	path string
+	// runAs, when set, is the command that runs every process as another
+	// user (setpriv …; see asUnprivileged).
+	runAs []string
+}
+
+// command is name args… run as the world's user.
+func (w *world) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	if len(w.runAs) > 0 {
+		return exec.CommandContext(ctx, w.runAs[0], append(append(w.runAs[1:], name), args...)...)
+	}
+	return exec.CommandContext(ctx, name, args...)
 }
 
 func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
@@ -175,7 +186,7 @@ func (w *world) run(dir string, env []string, stdin string, name string, args ..
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := w.command(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = strings.NewReader(stdin)
@@ -235,7 +246,7 @@ func (w *world) tryAsk(prompt string, args ...string) *streamRun {
 	all := append([]string{"-p", prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events"}, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, w.cli.Path, all...)
+	cmd := w.command(ctx, w.cli.Path, all...)
 	cmd.Dir, cmd.Env = w.proj, w.env()
 	cmd.WaitDelay = 5 * time.Second
 	var e bytes.Buffer

@@ -44,6 +44,13 @@ func TestPluginFromMarketplace(t *testing.T) {
 			t.Errorf("plugin validate --strict %s: exit %d\n%s%s", p, r.code, r.out, r.err)
 		}
 	}
+	if !w.cli.Before("2.1.332") {
+		// The plugin directory's checks (a LICENSE and a README among them).
+		p := filepath.Join(root, "plugin")
+		if r := w.claudeCmd("plugin", "validate", "--profile", "directory", p); r.code != 0 || !strings.Contains(r.out, "Validation passed") {
+			t.Errorf("plugin validate --profile directory %s: exit %d\n%s%s", p, r.code, r.out, r.err)
+		}
+	}
 	w.installPlugin()
 	if r := w.claudeCmd("plugin", "list"); !strings.Contains(r.out, "cairn@cairn") || !strings.Contains(r.out, "enabled") {
 		t.Fatalf("plugin list:\n%s", r.out)
