@@ -120,6 +120,18 @@ func (p *projectsPane) apply() {
 			p.shown = append(p.shown, ps)
 		}
 	}
+	if len(p.shown) == 0 && q != "" {
+		// Typo tolerance: the filter's letters in order in a word of
+		// the project's name or path (subseq.go).
+		for _, ps := range p.all {
+			if subseqMatch(q, ps.Name+" "+ps.Path) {
+				p.shown = append(p.shown, ps)
+			}
+		}
+		if len(p.shown) > 0 {
+			p.c.flashf("%s", nearMatchNote(q, len(p.shown)))
+		}
+	}
 	p.list.setLen(len(p.shown))
 }
 

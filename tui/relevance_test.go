@@ -66,3 +66,40 @@ func TestSearchEverydayQuestion(t *testing.T) {
 		t.Error("partial still asked for after the text changed")
 	}
 }
+
+// TestListFilterLettersInOrder (issue 24.5): when no project or session
+// holds a list filter's text, those holding its letters in order in one
+// word are shown (fzf's subsequence match), and the pane says so; a
+// filter that matches as typed is never widened.
+func TestListFilterLettersInOrder(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 100, 30, st, nil)
+	press(t, m, "f")
+	typeText(t, m, "sptr")
+	if len(m.projects.shown) == 0 || len(m.projects.shown) == len(m.projects.all) {
+		t.Fatalf("sptr kept %d of %d projects", len(m.projects.shown), len(m.projects.all))
+	}
+	for _, ps := range m.projects.shown {
+		if !strings.Contains(ps.Name+ps.Path, "spotter") {
+			t.Errorf("sptr kept %s", ps.Path)
+		}
+	}
+	if !strings.Contains(m.status.flash, `nothing contains "sptr"`) {
+		t.Errorf("flash %q", m.status.flash)
+	}
+	press(t, m, "esc")
+	press(t, m, "f")
+	typeText(t, m, "spot")
+	if n := len(m.projects.shown); n == 0 || strings.Contains(m.status.flash, `nothing contains "spot"`) {
+		t.Fatalf("spot kept %d projects, flash %q", n, m.status.flash)
+	}
+	press(t, m, "esc")
+	press(t, m, "f")
+	typeText(t, m, "xqzv")
+	if n := len(m.projects.shown); n != 0 {
+		t.Fatalf("xqzv kept %d projects", n)
+	}
+	if !subseqMatch("mrco", "marco-polo") || subseqMatch("mrco", "the mirror code") || subseqMatch("ab", "ab") {
+		t.Error("subseqMatch: letters in order within one word, from three letters")
+	}
+}

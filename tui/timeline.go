@@ -143,19 +143,40 @@ func (p *timelinePane) apply() {
 	since := p.since()
 	p.rows = p.rows[:0:0]
 	lastDay := ""
+	// Typo tolerance: when no session holds the filter's text, those
+	// holding its letters in order in a word of the title, a branch or
+	// the folder (subseq.go).
+	near := false
+	if q != "" {
+		near = true
+		for _, s := range p.all {
+			if (since.IsZero() || !s.End.Before(since)) && strings.Contains(timelineText(s), q) {
+				near = false
+				break
+			}
+		}
+	}
+	shown := 0
 	for _, s := range p.all {
 		if !since.IsZero() && s.End.Before(since) {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(s.Title+" "+s.FirstPrompt+" "+strings.Join(s.Branches, " ")+" "+s.ID+" "+s.CWD), q) {
+		if q != "" && !near && !strings.Contains(timelineText(s), q) {
 			continue
 		}
+		if near && !subseqMatch(q, s.Title+" "+strings.Join(s.Branches, " ")+" "+s.CWD) {
+			continue
+		}
+		shown++
 		day := s.Start.In(p.c.cfg.Location).Format("Monday 2 January 2006")
 		if day != lastDay {
 			p.rows = append(p.rows, tlRow{day: day})
 			lastDay = day
 		}
 		p.rows = append(p.rows, tlRow{s: s})
+	}
+	if near && shown > 0 {
+		p.c.flashf("%s", nearMatchNote(q, shown))
 	}
 	p.list.setLen(len(p.rows))
 }
@@ -384,4 +405,9 @@ func lastElem(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// timelineText is what the timeline's text filter looks in, lower case.
+func timelineText(s *transcripts.Session) string {
+	return strings.ToLower(s.Title + " " + s.FirstPrompt + " " + strings.Join(s.Branches, " ") + " " + s.ID + " " + s.CWD)
 }
