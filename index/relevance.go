@@ -110,9 +110,6 @@ func (sr *Searcher) newCoverage(text string, ids []string, docs map[string]*hit)
 	return cv, nil
 }
 
-// words is the number of informative words of the query.
-func (cv *coverage) words() int { return len(cv.cover.Words) }
-
 // grade is how document id matches (Grade) and its relevance: the share
 // of the query's information it holds, rounded to three places.
 func (cv *coverage) grade(id string) (string, float64) {
