@@ -347,14 +347,24 @@ func committed(out string) string {
 // never a sentence whose colon introduced a list that is not there (the
 // list's first items come with it).
 func (sec summarySections) addLastReply(entries []index.MemEntry) {
+	reply := ""
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20 {
-			if done := reported(e.Text, 2); done != "" {
-				sec.add("Completed", done, 6)
+		switch {
+		case e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20:
+			if reply == "" {
+				reply = e.Text
 			}
-			return
+		case e.Role != "assistant" && transcripts.IsCairnCommand(e.Text):
+			// The reply answered one of cairn's commands ("The summary
+			// draft awaits your review"): not the session's work.
+			reply = ""
+		case e.Role == "user" && !e.Meta && reply != "":
+			i = 0 // the reply to a prompt of the person's: the one
 		}
+	}
+	if done := reported(reply, 2); reply != "" && done != "" {
+		sec.add("Completed", done, 6)
 	}
 }
 
