@@ -187,6 +187,7 @@ func withTags(ms []memories.Memory, tags []string) []memories.Memory {
 func newMemSearchCmd(o *Options) *cobra.Command {
 	var typ, tag string
 	var limit int
+	var partial bool
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Find memories (any status but rejected) by words and meaning",
@@ -205,6 +206,20 @@ full-text index: fast, and it works while another cairn holds the index.
 				if err != nil {
 					return err
 				}
+				// Partial matches (only some of the words) are shown
+				// on request, as `cairn search` shows them.
+				hidden := 0
+				if !partial {
+					kept := rs[:0]
+					for _, r := range rs {
+						if r.Match == index.MatchPartial {
+							hidden++
+						} else {
+							kept = append(kept, r)
+						}
+					}
+					rs = kept
+				}
 				if o.JSON {
 					if rs == nil {
 						rs = []memories.Ranked{}
@@ -213,19 +228,33 @@ full-text index: fast, and it works while another cairn holds the index.
 				}
 				if len(rs) == 0 {
 					fmt.Fprintln(o.Stdout, "no matches by words or meaning; try other or fewer words, drop --type or --tag, or `cairn search` for past sessions")
+					if hidden > 0 {
+						fmt.Fprintf(o.Stdout, "%d memories hold only some of its words: --partial shows them\n", hidden)
+					}
 					return nil
 				}
 				ms := make([]memories.Memory, len(rs))
-				meaning := 0
+				meaning, part := 0, 0
 				for i, r := range rs {
 					ms[i] = r.Memory
-					if r.Match == index.MatchMeaning {
+					switch r.Match {
+					case index.MatchMeaning:
 						ms[i].Content = "≈ " + ms[i].Content
 						meaning++
+					case index.MatchPartial:
+						ms[i].Content = "½ " + ms[i].Content
+						part++
 					}
 				}
 				printMemories(o, ms)
-				fmt.Fprintf(o.Stdout, "%d matched by words · %d by meaning (≈: none of the words)\n", len(rs)-meaning, meaning)
+				line := fmt.Sprintf("%d matched by words · %d by meaning (≈: none of the words)", len(rs)-meaning-part, meaning)
+				if part > 0 {
+					line += fmt.Sprintf(" · %d in part (½: some of the words)", part)
+				}
+				if hidden > 0 {
+					line += fmt.Sprintf(" · %d partial hidden (--partial)", hidden)
+				}
+				fmt.Fprintln(o.Stdout, line)
 				return nil
 			})
 		},
@@ -234,6 +263,7 @@ full-text index: fast, and it works while another cairn holds the index.
 	f.StringVar(&typ, "type", "", "only these types (comma-separated)")
 	f.StringVar(&tag, "tag", "", "only memories carrying all these tags (comma-separated)")
 	f.IntVar(&limit, "limit", 10, "at most this many")
+	f.BoolVar(&partial, "partial", false, "also show memories holding only some of the query's words, marked ½")
 	flagCheck(cmd, "type", checkTypes)
 	addJSONFlag(cmd, o)
 	return cmd

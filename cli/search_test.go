@@ -258,3 +258,33 @@ func TestSearchTypoFallback(t *testing.T) {
 		t.Fatalf("%v %+v", err, r)
 	}
 }
+
+// TestMemoriesSearchPartialOnRequest (issue 24.1): `cairn memories search`
+// hides the memories holding only some of the query's words, counts
+// them, and shows them marked with --partial; an everyday question finds
+// nothing.
+func TestMemoriesSearchPartialOnRequest(t *testing.T) {
+	data := t.TempDir()
+	for _, c := range []string{
+		"Dialyzer builds its PLT on the first run, which is slow; later runs reuse it",
+		"Run mix phx.server in the background so the session is not blocked",
+	} {
+		if _, _, err := runIn(t, data, "", "memories", "add", c, "--type", "gotcha", "--global", "--status", "approved"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runIn(t, data, "", "memories", "search", "how do I fix a flat bicycle tire")
+	if err != nil || !strings.HasPrefix(out, "no matches by words or meaning") || strings.Contains(out, "--partial") {
+		t.Fatalf("everyday question: %q, %v", out, err)
+	}
+	// Each memory holds two of "dialyzer PLT background server" (a full
+	// match holds three): partial.
+	out, _, _ = runIn(t, data, "", "memories", "search", "dialyzer PLT background server")
+	if !strings.Contains(out, "--partial") || strings.Contains(out, "½") {
+		t.Fatalf("partial hidden: %q", out)
+	}
+	out, _, _ = runIn(t, data, "", "memories", "search", "dialyzer PLT background server", "--partial")
+	if !strings.Contains(out, "½ ") || !strings.Contains(out, "in part") {
+		t.Fatalf("--partial: %q", out)
+	}
+}
