@@ -52,6 +52,13 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 		if len(ids) == 0 {
 			continue
 		}
+		if len(words) == 1 && w.asSearched {
+			// The search matched every hit by this one clause.
+			for _, id := range ids {
+				c.Has[id] |= 1
+			}
+			continue
+		}
 		q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), w.q})
 		req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 		req.Score = "none"
@@ -71,9 +78,12 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 type coverWord struct {
 	text   string
 	prefix bool // still being typed: its rarity is unknown
-	q      query.Query
-	terms  []fieldTerm
-	root   string
+	// asSearched: q is the clause the search itself ran for the word, so
+	// when it is the query's only word every hit holds it.
+	asSearched bool
+	q          query.Query
+	terms      []fieldTerm
+	root       string
 }
 
 type fieldTerm struct{ field, term string }
@@ -106,12 +116,13 @@ func coverWords(text string, known knownFunc) []coverWord {
 			w.terms = []fieldTerm{{fieldCode, code[0]}, {fieldTitleCode, code[0]}}
 		case c.prefix:
 			w.q = prefixWordQuery(c.text, known)
-			w.prefix = true
+			w.prefix, w.asSearched = true, true
 			if len(prose) == 1 {
 				w.root = stemOnlyRoot(bare, prose[0])
 			}
 		default:
 			w.q = wordQuery(c.text, false, known)
+			w.asSearched = true
 			if len(code) == 1 {
 				w.terms = append(w.terms, fieldTerm{fieldCode, code[0]}, fieldTerm{fieldTitleCode, code[0]})
 			}
