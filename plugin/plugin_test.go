@@ -59,6 +59,22 @@ func TestArgumentHintsAreYAMLStrings(t *testing.T) {
 	}
 }
 
+// Claude Code parses the frontmatter as YAML and drops all of it (the
+// allowed-tools too) when it does not parse: an unquoted value must not
+// hold ": " or " #", nor start with a character YAML reads as syntax.
+func TestFrontmatterPlainYAML(t *testing.T) {
+	for _, c := range Commands() {
+		for k, v := range frontmatter(t, c) {
+			if strings.HasPrefix(v, `"`) {
+				continue
+			}
+			if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.ContainsAny(v[:1], "[]{}&*!|>'%@`") {
+				t.Errorf("/%s: %s: %q is not a plain YAML string: quote it or reword it", c.Name, k, v)
+			}
+		}
+	}
+}
+
 // shellSnippets returns what Claude Code runs in a command body: inline
 // !`cmd` (at line start or after whitespace) and ```! blocks.
 func shellSnippets(body string) []string {

@@ -448,3 +448,27 @@ func TestToolSearchFindsCairnTools(t *testing.T) {
 		t.Error("memory_remember's schema never reached the model after ToolSearch select:")
 	}
 }
+
+// With the plugin, /cairn:remember's call of the plugin's tool
+// (mcp__plugin_cairn_cairn__memory_remember) is allowed by the command as
+// well: no permission asked, the memory stored byte for byte.
+func TestPluginRememberCallsPluginTool(t *testing.T) {
+	w := newWorld(t, nil)
+	pwned := filepath.Join(w.home, "pwned")
+	sentence := "Parse webhooks with express.raw({type: \"application/json\"}), never $(touch " + pwned + "1)"
+	m := &commandModel{marker: "# cairn /remember", calls: func(*fakeclaude.Request) []fakeclaude.Block {
+		return []fakeclaude.Block{toolCall("mcp__plugin_cairn_cairn__memory_remember", map[string]any{"content": sentence, "type": "gotcha"})}
+	}}
+	w.api = fakeclaude.NewServer(t, m.respond)
+	w.installPlugin()
+	w.ask("/cairn:remember " + hostileText(pwned))
+	m.check(t, w)
+	noPwned(t, pwned)
+	var list []struct {
+		Content string `json:"content"`
+	}
+	must(t, json.Unmarshal([]byte(w.mustCairn("memories", "list", "--status", "pending", "--json")), &list))
+	if len(list) != 1 || list[0].Content != sentence {
+		t.Fatalf("want one pending memory holding the sentence verbatim, got %+v", list)
+	}
+}

@@ -133,8 +133,25 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 				t.Logf("hook.log:\n%s", b)
 			}
 		}
+		// A process of Claude Code's or cairn's may still be writing in
+		// HOME as it goes: empty it until it stays empty, before
+		// t.TempDir's own removal (which fails on a write in between).
+		removeAllRetry(home, 10*time.Second)
 	})
 	return w
+}
+
+// removeAllRetry removes dir's contents until a removal succeeds or
+// limit passes.
+func removeAllRetry(dir string, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // backgroundRe is how hook.log records a detached background process.
