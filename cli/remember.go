@@ -282,9 +282,21 @@ func (b *recallOutput) sessions(ctx context.Context, st *index.Store, query stri
 	default:
 		for _, r := range found {
 			b.line("- %s · %s · session %s%s: %s\n  > %s", r.Timestamp.Local().Format("2006-01-02"), oneLineMD(r.Project, 200), oneLineMD(r.SessionID, 80),
-				byMeaning(r.Match), oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
+				matchNote(r.SearchResult), oneLineMD(r.Title, 120), oneLineMD(r.Snippet, 300))
 		}
 	}
+}
+
+// matchNote marks a session that holds only some of the query's words
+// (with its relevance) or none of them (found by meaning).
+func matchNote(r index.SearchResult) string {
+	switch r.Match {
+	case index.MatchPartial:
+		return fmt.Sprintf(", partial: only some of the words, relevance %.2f", r.Relevance)
+	case index.MatchTypo:
+		return ", near spelling of the words"
+	}
+	return byMeaning(r.Match)
 }
 
 // byMeaning marks a match found by meaning alone (none of the words).
