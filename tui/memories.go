@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/memories"
+	"github.com/cairn-dev/cairn/theme"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	"charm.land/bubbles/v2/key"
@@ -36,6 +37,7 @@ type MemoryService interface {
 	ApproveMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
 	RejectMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
 	UndoMemoryFileReview(ctx context.Context) (*memories.FileUndo, error)
+	SourceFiles(ctx context.Context, m *memories.Memory) ([]memories.SourceFile, error)
 }
 
 var _ MemoryService = (*memories.Service)(nil)
@@ -59,6 +61,7 @@ type (
 	sourceMsg struct {
 		key   string // session#uuid
 		lines []string
+		files []memories.SourceFile // what the source turn edited, and whether it changed since
 		err   error
 	}
 )
@@ -299,15 +302,20 @@ func (p *memoriesPane) loadSource() tea.Cmd {
 		return nil
 	}
 	p.sources[k] = sourceMsg{key: k} // loading
-	st, ctx := p.c.store(), p.c.ctx
+	st, svc, ctx := p.c.store(), p.c.memories(), p.c.ctx
 	sid := mm.SourceSession
 	uuids := mm.SourceUUIDs
+	m := *mm
 	return func() tea.Msg {
 		c, err := st.Conversation(ctx, sid)
 		if err != nil {
 			return sourceMsg{key: k, err: err}
 		}
-		return sourceMsg{key: k, lines: sourceLines(c, uuids)}
+		var files []memories.SourceFile
+		if svc != nil {
+			files, _ = svc.SourceFiles(ctx, &m) // a mark to add, never a reason to fail the pane
+		}
+		return sourceMsg{key: k, lines: sourceLines(c, uuids), files: files}
 	}
 }
 
@@ -842,6 +850,26 @@ func (p *memoriesPane) source(mm *memories.Memory, w int) []string {
 				out = append(out, s.Tool.Render(l))
 			}
 		}
+		out = append(out, staleLines(src.files, s, w)...)
 	}
 	return out
+}
+
+// staleLines mark a memory whose source turn edited files that changed
+// since or are gone: it may no longer hold.
+func staleLines(files []memories.SourceFile, s theme.Styles, w int) []string {
+	var stale []string
+	for _, f := range files {
+		switch {
+		case f.Missing:
+			stale = append(stale, f.Path+" (gone)")
+		case f.Changed:
+			stale = append(stale, f.Path+" (changed)")
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	line := fmt.Sprintf(" ⚠ stale? %d of %d files it came from changed or are gone: %s", len(stale), len(files), strings.Join(stale, ", "))
+	return []string{"", s.Warn.Render(trunc(sanitizeLine(line), w))}
 }
