@@ -472,3 +472,28 @@ func TestPluginRememberCallsPluginTool(t *testing.T) {
 		t.Fatalf("want one pending memory holding the sentence verbatim, got %+v", list)
 	}
 }
+
+// `claude mcp list` (and `claude plugin list`) end a session that never
+// wrote a transcript: cairn's SessionEnd hook does nothing, logs nothing,
+// and doctor finds no hook problem.
+func TestMCPListLeavesDoctorQuiet(t *testing.T) {
+	w := newWorld(t, fakeclaude.Script(fakeclaude.Text("hi")))
+	w.mustCairn("install")
+	w.mcpConnected("cairn")
+	if r := w.claudeCmd("plugin", "list"); r.code != 0 {
+		t.Fatalf("claude plugin list: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	var rep struct {
+		Checks []struct {
+			Name, Status, Detail string
+		} `json:"checks"`
+		HookLog []string `json:"hook_log_errors"`
+	}
+	r := w.cairn("doctor", "--json")
+	must(t, json.Unmarshal([]byte(r.out), &rep))
+	for _, c := range rep.Checks {
+		if c.Name == "hook log" && c.Status != "ok" {
+			t.Errorf("doctor: %s %s: %s %v", c.Name, c.Status, c.Detail, rep.HookLog)
+		}
+	}
+}
