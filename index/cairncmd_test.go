@@ -25,6 +25,10 @@ func TestCairnCommandsNotRecalled(t *testing.T) {
 	recall := line(recallSID, "c1", "", "user", false, "<command-message>recall</command-message>\n<command-name>/recall</command-name>\n<command-args>zanzibarquux</command-args>") +
 		line(recallSID, "c2", "c1", "user", true, "# cairn /recall\n\nThe user's query is between the tags below.\n\n<query>\nzanzibarquux\n</query>\n") +
 		line(recallSID, "c3", "c2", "user", true, "# cairn: recall \"zanzibarquux\" in /path/to/Demo\n\n## Matching approved memories\n- zanzibarquux parser needs a reset")
+	// A /recall that called cairn's MCP tools: their results are cairn's
+	// data (here, another session's words).
+	recall += `{"type":"assistant","uuid":"c4","parentUuid":"c3","sessionId":"` + recallSID + `","timestamp":"2026-03-04T10:00:01.000Z","cwd":"/path/to/Demo","message":{"id":"msg_c4","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_c4","name":"mcp__plugin_cairn_cairn__memory_recall","input":{"query":"zanzibarquux"}}]}}` + "\n" +
+		`{"type":"user","uuid":"c5","parentUuid":"c4","sessionId":"` + recallSID + `","timestamp":"2026-03-04T10:00:02.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_c4","content":"{\"results\":[{\"excerpt\":\"fix the zanzibarquux parser\"}]}"}]}}` + "\n"
 	work := line(workSID, "w1", "", "user", false, "fix the zanzibarquux parser")
 	if err := os.WriteFile(filepath.Join(dir, recallSID+".jsonl"), []byte(recall), 0o644); err != nil {
 		t.Fatal(err)

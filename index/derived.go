@@ -157,8 +157,12 @@ func (s *Store) indexRows(ctx context.Context, ix ftsapi.Index, rows []DocRow) e
 // ftsDoc is what the full-text index gets of a document.
 func ftsDoc(r DocRow) ftsapi.Doc {
 	text, title := r.Text, r.Title
-	if (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(text) {
-		// cairn's own commands and what they printed: never recalled.
+	if (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(text) ||
+		r.Role == roleSystem && r.Block == transcripts.BlockToolResult ||
+		r.Block == transcripts.BlockToolUse && transcripts.IsCairnTool(text) {
+		// cairn's own commands, what they printed, the calls of its MCP
+		// tools and what they returned (prepare makes those results
+		// system lines): never recalled.
 		text = ""
 	}
 	if r.Block == "tool_result" {

@@ -113,7 +113,8 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, warning: r.Warning, bytes: r.Stats.Bytes}
 	f := &pf.file
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
-	responses := map[string]bool{} // message ids seen: one response is a line per block
+	responses := map[string]bool{}    // message ids seen: one response is a line per block
+	cairn := transcripts.CairnCalls{} // cairn's MCP tool calls: their results are cairn's data
 	sent := sentLater(f, r.Entries)
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -134,6 +135,10 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
 			pe.row = p.row(f, e)
+			cairn.Add(e)
+			if cairn.Answers(e) && pe.row.role == roleTool {
+				pe.row.role = roleSystem // cairn's own output (indexed without text): never recalled
+			}
 			if e.UUID == "" {
 				e.UUID = pe.row.uuid // a queued prompt's line: the state names it by its row (TakeEchoed)
 			}

@@ -58,3 +58,38 @@ func isCairnCommandName(name string) bool {
 	}
 	return false
 }
+
+// IsCairnTool reports whether a tool name is one of cairn's MCP tools, as
+// cairn install's server (mcp__cairn__…) or the plugin's
+// (mcp__plugin_cairn_cairn__…) offers it: what it returns is cairn's own
+// data (memories, summaries, other sessions' excerpts).
+func IsCairnTool(name string) bool {
+	return strings.HasPrefix(name, "mcp__cairn__") || strings.HasPrefix(name, "mcp__plugin_cairn_cairn__")
+}
+
+// CairnCalls follows a file's entries in order and tells the results of
+// cairn's MCP tools apart from other tool output.
+type CairnCalls map[string]bool
+
+// Add notes the cairn tool calls of an assistant entry.
+func (c CairnCalls) Add(e *Entry) {
+	for i := range e.Blocks {
+		if b := &e.Blocks[i]; b.Type == BlockToolUse && IsCairnTool(b.ToolName) {
+			c[b.ToolID] = true
+		}
+	}
+}
+
+// Answers reports whether e holds only results, every one of them of a
+// cairn tool call seen by Add.
+func (c CairnCalls) Answers(e *Entry) bool {
+	if !e.IsToolResultOnly() {
+		return false
+	}
+	for i := range e.Blocks {
+		if !c[e.Blocks[i].ToolUseID] {
+			return false
+		}
+	}
+	return true
+}
