@@ -29,6 +29,8 @@ func TestCairnCommandsNotRecalled(t *testing.T) {
 	// data (here, another session's words).
 	recall += `{"type":"assistant","uuid":"c4","parentUuid":"c3","sessionId":"` + recallSID + `","timestamp":"2026-03-04T10:00:01.000Z","cwd":"/path/to/Demo","message":{"id":"msg_c4","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_c4","name":"mcp__plugin_cairn_cairn__memory_recall","input":{"query":"zanzibarquux"}}]}}` + "\n" +
 		`{"type":"user","uuid":"c5","parentUuid":"c4","sessionId":"` + recallSID + `","timestamp":"2026-03-04T10:00:02.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_c4","content":"{\"results\":[{\"excerpt\":\"fix the zanzibarquux parser\"}]}"}]}}` + "\n"
+	// Claude's reply to the /recall restates what cairn returned.
+	recall += `{"type":"assistant","uuid":"c6","parentUuid":"c5","sessionId":"` + recallSID + `","timestamp":"2026-03-04T10:00:03.000Z","cwd":"/path/to/Demo","message":{"id":"msg_c6","role":"assistant","model":"claude-x","content":[{"type":"text","text":"cairn remembers that the zanzibarquux parser needed a fix."}]}}` + "\n"
 	work := line(workSID, "w1", "", "user", false, "fix the zanzibarquux parser")
 	if err := os.WriteFile(filepath.Join(dir, recallSID+".jsonl"), []byte(recall), 0o644); err != nil {
 		t.Fatal(err)
@@ -66,6 +68,9 @@ func TestCairnCommandsNotRecalled(t *testing.T) {
 	ss, err := s.Session(ctx, recallSID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries e JOIN sessions s ON s.id = e.session WHERE s.sid = ? AND e.role = 'assistant' AND e.flags & ? != 0`, recallSID, flagCairn); n != 2 {
+		t.Errorf("%d lines of Claude's answer to /recall marked, want 2 (the call and the reply)", n)
 	}
 	if ss.FirstPrompt != "" || ss.Prompts != 1 {
 		t.Errorf("the /recall session: first prompt %q, %d prompts (want none as first prompt, 1 counted)", ss.FirstPrompt, ss.Prompts)

@@ -159,7 +159,7 @@ func ftsDoc(r DocRow) ftsapi.Doc {
 	text, title := r.Text, r.Title
 	if (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(text) ||
 		r.Role == roleSystem && r.Block == transcripts.BlockToolResult ||
-		r.Block == transcripts.BlockToolUse && transcripts.IsCairnTool(text) {
+		r.Block == transcripts.BlockToolUse && transcripts.IsCairnTool(text) || r.cairn {
 		// cairn's own commands, what they printed, the calls of its MCP
 		// tools and what they returned (prepare makes those results
 		// system lines): never recalled.

@@ -15,7 +15,7 @@ import (
 // may be replaced by the prompt it becomes, and the built-in embedder's
 // training sample stays what it was). It must match the embed flag set in
 // prepare.go.
-var embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND (flags & ` + strconv.Itoa(flagSaid) + `) = 0 AND trim(text) != ''`
+var embeddableWhere = `block = 'text' AND role IN ('user', 'assistant') AND (flags & ` + strconv.Itoa(flagSaid|flagCairn) + `) = 0 AND trim(text) != ''`
 
 func (s *Store) embeddableCount(ctx context.Context) (int, error) {
 	var n int

@@ -26,6 +26,7 @@ const (
 	flagResponseStart              // an assistant line that starts an API response (a message id not seen before in the file)
 	flagSynthetic                  // an assistant line Claude Code wrote itself (transcripts.IsSyntheticReply); role system
 	flagSaid                       // the person's words outside a typed prompt (transcripts.EntrySaid): searched by their words, no vector
+	flagCairn                      // Claude's reply to one of cairn's own commands (/recall …): cairn's data again, no text indexed, no vector
 )
 
 // Roles (entries.role). A user entry is "user" only when the person typed
@@ -115,6 +116,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
 	responses := map[string]bool{}    // message ids seen: one response is a line per block
 	cairn := transcripts.CairnCalls{} // cairn's MCP tool calls: their results are cairn's data
+	cairnTurn := false                // since the last prompt, Claude answers one of cairn's commands
 	sent := sentLater(f, r.Entries)
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -138,6 +140,13 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 			cairn.Add(e)
 			if cairn.Answers(e) && pe.row.role == roleTool {
 				pe.row.role = roleSystem // cairn's own output (indexed without text): never recalled
+			}
+			if transcripts.IsRealPrompt(e) {
+				cairnTurn = transcripts.IsCairnCommand(e.PromptText())
+			}
+			if cairnTurn && e.Type == "assistant" {
+				pe.row.flags |= flagCairn
+				pe.row.embed = false
 			}
 			if e.UUID == "" {
 				e.UUID = pe.row.uuid // a queued prompt's line: the state names it by its row (TakeEchoed)

@@ -43,6 +43,7 @@ type DocRow struct {
 
 	queueKey string // the queue row, when it is not ID (entries: "e:<row id>")
 	embed    bool   // handed off by a sync: the entry was queued for an embedding too
+	cairn    bool   // Claude's reply to one of cairn's commands (flagCairn): indexed without text
 }
 
 // key is the document's queue row.
@@ -144,6 +145,7 @@ func queueParts(table string, sessions bool) []queuePart {
 		err := rows.Scan(&d.ID, &d.queueKey, &d.Gone, &d.Text, &d.Title, &d.Project, &d.Session, &d.Role, &d.Block, &flags, &ts)
 		d.Kind = DocMessage
 		d.Subagent = flags&(flagSidechain|flagAgentThread) != 0
+		d.cairn = flags&flagCairn != 0
 		d.Time = docTime(ts)
 		return d, err
 	}

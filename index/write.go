@@ -392,7 +392,7 @@ func (w *txWriter) markDirty(sr *sessionRow) {
 // with text (blankFree) are indexed.
 func (r *entryRow) doc(sid string) DocRow {
 	return DocRow{ID: docEntryPrefix + r.uuid, Kind: DocMessage, Text: r.text, Session: sid, Role: r.role, Block: r.block,
-		Subagent: r.flags&(flagSidechain|flagAgentThread) != 0, Time: docTime(r.ts), embed: r.embed}
+		Subagent: r.flags&(flagSidechain|flagAgentThread) != 0, cairn: r.flags&flagCairn != 0, Time: docTime(r.ts), embed: r.embed}
 }
 
 // session loads (or creates) a session's row and state inside the
