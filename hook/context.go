@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"fmt"
+	"github.com/cairn-dev/cairn/memories"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -209,6 +210,16 @@ func memoryLine(m Memory, max int) string {
 	return fmt.Sprintf("- [%s] %s (%s)", t, oneLine(m.Content, max), m.ID)
 }
 
+// promptMemoryLine is a memory injected for a prompt, saying why it was
+// chosen: the prompt's words it holds.
+func promptMemoryLine(m Memory, prompt string, max int) string {
+	line := memoryLine(m, max)
+	if words := memories.MatchedWords(prompt, m.Content); len(words) > 0 {
+		line = strings.TrimSuffix(line, ")") + "; matched: " + oneLine(strings.Join(words, ", "), 80) + ")"
+	}
+	return line
+}
+
 func reviewLine(memories, drafts int) string {
 	var parts []string
 	if memories > 0 {
@@ -277,7 +288,7 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 		if m.Score < threshold || slices.Contains(seen, m.ID) {
 			continue
 		}
-		if b.add(memoryLine(m, 400)) {
+		if b.add(promptMemoryLine(m, prompt, 400)) {
 			injected = append(injected, m.ID)
 		}
 	}

@@ -267,6 +267,10 @@ func TestUserPromptInjectsOnceAndOnlyWhenRelevant(t *testing.T) {
 	if !strings.Contains(ctx, id) || strings.Contains(ctx, "staging") {
 		t.Fatalf("wrong injection:\n%s", ctx)
 	}
+	// It says why it was chosen: the prompt's words the memory holds.
+	if !strings.Contains(ctx, "matched: websocket, reconnect, test, flaky") {
+		t.Errorf("the injection does not say which words matched:\n%s", ctx)
+	}
 	if hook.Tokens(ctx) > 500 {
 		t.Fatalf("%d tokens", hook.Tokens(ctx))
 	}

@@ -165,3 +165,34 @@ func (mc *memCache) holders(w queryWord) []int32 {
 	}
 	return out
 }
+
+// MatchedWords are the words of query that content holds, as the query
+// wrote them (an identifier counts when it or all its parts are there):
+// why a memory was chosen, for the person or model it is shown to.
+func MatchedWords(query, content string) []string {
+	held := matchTokens(content)
+	has := func(t uint32) bool { _, ok := slices.BinarySearch(held, t); return ok }
+	var out []string
+	seen := map[uint32]bool{}
+	for _, w := range rawWords(query) {
+		t, ok := matchTerm(strings.ToLower(w))
+		if !ok || seen[t] {
+			continue
+		}
+		seen[t] = true
+		match := has(t)
+		if !match {
+			var leaves []uint32
+			for _, l := range codesplit.Leaves(w) {
+				if lt, ok := matchTerm(l); ok {
+					leaves = append(leaves, lt)
+				}
+			}
+			match = len(leaves) > 1 && !slices.ContainsFunc(leaves, func(l uint32) bool { return !has(l) })
+		}
+		if match {
+			out = append(out, w)
+		}
+	}
+	return out
+}
