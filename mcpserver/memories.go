@@ -13,6 +13,7 @@ import (
 // MemoryService is what the memory tools need from cairn/memories
 // (*memories.Service).
 type MemoryService interface {
+	SourceFiles(ctx context.Context, m *memories.Memory) ([]memories.SourceFile, error)
 	Search(ctx context.Context, query string, types []memories.Type, tags []string, limit int) ([]memories.Ranked, error)
 	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
 	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
@@ -69,6 +70,8 @@ type MemoryOut struct {
 	Score      float64  `json:"score,omitempty"`
 	Match      string   `json:"match,omitempty" jsonschema:"for a search: words (shares (most of) the query's words), partial (only some of them: weak evidence) or meaning (none of them, but close in meaning: weaker evidence)"`
 	Relevance  float64  `json:"relevance,omitempty" jsonschema:"for a search: 0..1 on a fixed scale, the share of the query's information (its words, the rare ones above all) the memory holds"`
+	Matched    []string `json:"matched,omitempty" jsonschema:"for a search: the query's words the memory holds (why it was chosen)"`
+	Files      []string `json:"files,omitempty" jsonschema:"files the memory's source turn edited that changed or are gone since: the memory may no longer hold"`
 }
 
 func memoryOut(m memories.Memory, score float64) MemoryOut {
@@ -153,9 +156,32 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 		}
 		m := memoryOut(r.Memory, score)
 		m.Match, m.Relevance = r.Match, r.Relevance
+		if query != "" {
+			m.Matched = memories.MatchedWords(query, r.Content)
+		}
+		m.Files = s.staleFiles(ctx, &r.Memory)
 		out.Memories = append(out.Memories, m)
 	}
 	return nil
+}
+
+// staleFiles are the files m's source turn edited that changed or are
+// gone since, each marked so; none when they all hold (or none is known).
+func (s *Server) staleFiles(ctx context.Context, m *memories.Memory) []string {
+	files, err := s.o.Memories.SourceFiles(ctx, m)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		switch {
+		case f.Missing:
+			out = append(out, f.Path+" (gone)")
+		case f.Changed:
+			out = append(out, f.Path+" (changed)")
+		}
+	}
+	return out
 }
 
 // finish sets Total, and Hint when nothing was found.
