@@ -438,23 +438,3 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
-// firstSentences returns up to n sentences of the first paragraph of s.
-func firstSentences(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.Index(s, "\n\n"); i > 0 {
-		s = s[:i]
-	}
-	s = oneLine(s)
-	end := 0
-	for k := 0; k < n; k++ {
-		i := strings.IndexAny(s[end:], ".!?")
-		if i < 0 {
-			return s
-		}
-		end += i + 1
-		if end >= len(s) {
-			break
-		}
-	}
-	return strings.TrimSpace(s[:end])
-}
