@@ -437,4 +437,3 @@ func relPath(p, root string) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
-
