@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -74,5 +75,16 @@ func TestCairnCommandsNotRecalled(t *testing.T) {
 	}
 	if ss.FirstPrompt != "" || ss.Prompts != 1 {
 		t.Errorf("the /recall session: first prompt %q, %d prompts (want none as first prompt, 1 counted)", ss.FirstPrompt, ss.Prompts)
+	}
+	// Extraction and summaries never read Claude's restatement of cairn's
+	// data: it would propose the memories it quotes again.
+	es, err := s.Mem().Entries(ctx, recallSID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if (e.Role == "assistant" || e.Role == "user" && !e.Meta) && strings.Contains(e.Text, "zanzibarquux") {
+			t.Errorf("extraction reads cairn's data again: %s %s %q", e.UUID, e.Role, e.Text)
+		}
 	}
 }

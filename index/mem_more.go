@@ -242,7 +242,9 @@ type MemEntry struct {
 // after entry id after, in order, without what Claude Code wrote in
 // Claude's place (transcripts.IsSyntheticReply: flagged since schema 10,
 // judged by text in stores indexed before): nothing built from them
-// (summaries, extraction, synthesis) takes those for Claude's work.
+// (summaries, extraction, synthesis) takes those for Claude's work. Nor
+// Claude's reply to one of cairn's own commands (flagCairn): it restates
+// cairn's data, and extraction would propose it again.
 //
 // Every word the person said is a user entry, once (memEntries): a tool
 // result that carries a rejection's reason or the answers to Claude's
@@ -258,7 +260,7 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 	var last MemEntry // the last typed prompt, for repeatedPrompt
 	rows, err := queryRows(ctx, s, `SELECT e.id, e.uuid, e.type, e.subtype, e.role, e.block, e.ts, e.flags, e.text, e.data
 		FROM entries e JOIN sessions s ON s.id = e.session
-		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread, limit}, func(rows *sql.Rows) ([]MemEntry, error) {
+		WHERE s.sid = ? AND e.id > ? AND (e.flags & ?) = 0 ORDER BY e.id LIMIT ?`, []any{session, after, flagAgentThread | flagCairn, limit}, func(rows *sql.Rows) ([]MemEntry, error) {
 		var r entryRow
 		var id int64
 		var data sql.NullString
