@@ -38,9 +38,6 @@ const (
 	roleSystem    = "system" // system lines and injected user text (meta, compaction summaries, markers)
 )
 
-// queueEchoed is the subtype of a queued prompt's row once a later
-// prompt repeated it (it was sent after all): no longer the person's words.
-const queueEchoed = "echoed"
 
 // preparedFile is one file's read, turned into rows outside any
 // transaction so the write lock is held only for the inserts.
