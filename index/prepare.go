@@ -38,7 +38,6 @@ const (
 	roleSystem    = "system" // system lines and injected user text (meta, compaction summaries, markers)
 )
 
-
 // preparedFile is one file's read, turned into rows outside any
 // transaction so the write lock is held only for the inserts.
 type preparedFile struct {
