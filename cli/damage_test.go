@@ -22,7 +22,7 @@ import (
 // and then failed on a bad row, leaving every search empty.
 func TestDamagedStoreTrials(t *testing.T) {
 	// Two of the sample projects (a smaller store keeps 24 trials quick
-	// under -race; 4 flips still land on most of its pages' kinds).
+	// under -race; 12 flips land on most of its pages' kinds).
 	claude := t.TempDir()
 	for _, p := range []string{"-home-marco-projects-spotter", "-path-to-Demo"} {
 		copyTree(t, filepath.Join(sample(), "projects", p), filepath.Join(claude, "projects", p))
@@ -37,7 +37,7 @@ func TestDamagedStoreTrials(t *testing.T) {
 	for trial := range trials {
 		dir := filepath.Join(t.TempDir(), "data")
 		copyTree(t, base, dir)
-		flipPages(t, filepath.Join(dir, "cairn.db"), rng, 4)
+		flipPages(t, filepath.Join(dir, "cairn.db"), rng, 12)
 		problems := integrityCheck(t, filepath.Join(dir, "cairn.db"))
 		if len(problems) > 0 {
 			damaged++
