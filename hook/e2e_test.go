@@ -684,7 +684,7 @@ func TestMCPOverStdio(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	sort.Strings(names)
-	want := []string{"memory_ask", "memory_correct", "memory_forget", "memory_projects", "memory_recall", "memory_related", "memory_remember", "memory_search", "memory_timeline", "session_read"}
+	want := []string{"memory_ask", "memory_brief", "memory_correct", "memory_forget", "memory_projects", "memory_recall", "memory_related", "memory_remember", "memory_search", "memory_timeline", "session_read", "session_save_summary"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
