@@ -569,7 +569,20 @@ var limitSo = lazyRE("^(`[^`]+`|[A-Z][A-Za-z0-9.]+(\\s[A-Z][A-Za-z0-9.]+)?)\\s+(
 // cannotVerb is a named subject's present-tense limit, within a few words
 // of it: "Python can't import a module with hyphens", "`SendMessage`
 // doesn't resurrect a terminated agent".
-var cannotVerb = lazyRE(`^\S+(\s+\S+){0,3}?\s+(can'?t|cannot|doesn'?t|does not|won'?t|will not|isn'?t able to|never)\s+[a-z]+`)
+func cannotVerb(content string) bool {
+	f := strings.Fields(content)
+	for i := 1; i < min(len(f)-1, 5); i++ {
+		switch strings.ToLower(f[i]) {
+		case "can't", "cant", "cannot", "doesn't", "doesnt", "won't", "never":
+			return true
+		case "does", "will":
+			if n := strings.ToLower(f[i+1]); n == "not" {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // properly marks a bug in the code at hand ("doesn't properly append").
 var properly = lazyRE(`(?i)\b(properly|correctly|yet)\b`)
@@ -580,7 +593,7 @@ var properly = lazyRE(`(?i)\b(properly|correctly|yet)\b`)
 // ("this", "yet", "still"), no guess and no first person. "The test
 // doesn't pass" is a state, not a limit: it names nothing.
 func namedCannot(content string) (candidate, bool) {
-	if !cannotVerb.MatchString(content) || pronounStart.MatchString(content) || len(strings.Fields(content)) < 7 ||
+	if !cannotVerb(content) || pronounStart.MatchString(content) || len(strings.Fields(content)) < 7 ||
 		hedge.MatchString(content) || firstPerson.MatchString(content) || stateReport.MatchString(content) || isTransient(content) ||
 		dangling.MatchString(content) || narration.MatchString(content) || strings.HasSuffix(content, "?") {
 		return candidate{}, false
@@ -673,7 +686,7 @@ var hedge = lazyRE(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be
 var claudeTriggers = []string{"because", "support", "has to", "cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
 	"happen", "gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should",
 	"need", "work", "important", "decid", "decision", "go with", "going with", "opted", "chose", "switched",
-	"instead of", "rather than", "prefer", "n't", "cannot", "never"}
+	"instead of", "rather than", "prefer", "can't", "cannot", "doesn't", "won't", "never"}
 
 // userTriggers are the same for userRules.
 var userTriggers = []string{"remember", "no", "actually", "wrong", "note", "keep in mind", "always", "never", "from now on", "going forward",
