@@ -425,7 +425,7 @@ func (sc *claudeScan) line(line string) {
 		sc.add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{sc.e.UUID}, rule: "todo"})
 		return
 	}
-	if !mayMatch(plain, claudeTriggers) {
+	if !mayMatch(plain, claudeTriggers) && !mayMatch(plain, limitTriggers) {
 		return
 	}
 	// A list item is one unit first ("**What**: why. Fixed by how."), as
@@ -457,7 +457,8 @@ func (sc *claudeScan) line(line string) {
 // not a guess, and is a bug's cause with its fix or a rule. A "Fixed by
 // …" sentence keeps the one before it for context.
 func claudeFinding(ss []string, i int) (candidate, bool) {
-	if !mayMatch(ss[i], claudeTriggers) {
+	rules := mayMatch(ss[i], claudeTriggers)
+	if !rules && !mayMatch(ss[i], limitTriggers) {
 		return candidate{}, false
 	}
 	content, ok := withContext(ss, i)
@@ -473,6 +474,9 @@ func claudeFinding(ss []string, i int) (candidate, bool) {
 	}
 	if c, ok := namedCannot(content); ok {
 		return c, true
+	}
+	if !rules {
+		return candidate{}, false
 	}
 	if narration.MatchString(content) || dangling.MatchString(content) || len(strings.Fields(content)) < 6 {
 		return candidate{}, false
@@ -686,7 +690,11 @@ var hedge = lazyRE(`(?i)\b(might|maybe|probably|perhaps|possibly|could be|may be
 var claudeTriggers = []string{"because", "support", "has to", "cause", "issue", "problem", "bug", "culprit", "error", "fix", "turned out", "resolved",
 	"happen", "gotcha", "pitfall", "caveat", "watch out", "beware", "careful", "keep in mind", "must", "should",
 	"need", "work", "important", "decid", "decision", "go with", "going with", "opted", "chose", "switched",
-	"instead of", "rather than", "prefer", "can't", "cannot", "doesn't", "won't", "never"}
+	"instead of", "rather than", "prefer"}
+
+// limitTriggers are the words of a named thing's limit (namedCannot,
+// limitSo): a sentence with only these is tried for a limit alone.
+var limitTriggers = []string{"can't", "cannot", "doesn't", "does not", "won't", "never"}
 
 // userTriggers are the same for userRules.
 var userTriggers = []string{"remember", "no", "actually", "wrong", "note", "keep in mind", "always", "never", "from now on", "going forward",
