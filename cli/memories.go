@@ -347,11 +347,8 @@ func printSourceFiles(w io.Writer, files []memories.SourceFile) {
 	stale := 0
 	for i, f := range files {
 		mark := ""
-		switch {
-		case f.Missing:
-			mark, stale = "  (gone)", stale+1
-		case f.Changed:
-			mark, stale = "  (changed since)", stale+1
+		if st := f.State(); st != "" {
+			mark, stale = "  ("+st+")", stale+1
 		}
 		if i < shown {
 			fmt.Fprintf(w, "file:     %s%s\n", termtext.Line(f.Path), mark)

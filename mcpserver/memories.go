@@ -172,16 +172,7 @@ func (s *Server) staleFiles(ctx context.Context, m *memories.Memory) []string {
 	if err != nil {
 		return nil
 	}
-	var out []string
-	for _, f := range files {
-		switch {
-		case f.Missing:
-			out = append(out, f.Path+" (gone)")
-		case f.Changed:
-			out = append(out, f.Path+" (changed)")
-		}
-	}
-	return out
+	return memories.Stale(files)
 }
 
 // finish sets Total, and Hint when nothing was found.

@@ -22,6 +22,31 @@ type SourceFile struct {
 	Missing bool      `json:"missing"` // no longer there
 }
 
+// State is "gone", "changed" (since the source turn edited it) or "" for
+// a file that still holds what the memory was learned from.
+func (f SourceFile) State() string {
+	switch {
+	case f.Missing:
+		return "gone"
+	case f.Changed:
+		return "changed"
+	}
+	return ""
+}
+
+// Stale lists the files of files that changed or are gone, each as
+// "path (changed)" or "path (gone)": what makes a memory possibly stale,
+// said one way in every front end.
+func Stale(files []SourceFile) []string {
+	var out []string
+	for _, f := range files {
+		if st := f.State(); st != "" {
+			out = append(out, f.Path+" ("+st+")")
+		}
+	}
+	return out
+}
+
 // editTools are the tool calls that change a file, with its path in
 // file_path (notebook_path for notebooks).
 var editTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}

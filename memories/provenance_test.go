@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -59,5 +60,8 @@ func TestSourceFiles(t *testing.T) {
 		if g.Path != w.Path || g.Changed != w.Changed || g.Missing != w.Missing {
 			t.Errorf("file %d: %+v, want %+v", i, g, w)
 		}
+	}
+	if got := strings.Join(Stale(files), ", "); got != "deploy.sh (changed), gone.txt (gone)" {
+		t.Errorf("Stale: %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/internal/english"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	json "github.com/go-json-experiment/json"
 )
@@ -207,23 +208,20 @@ func rejectionCandidate(e index.MemEntry, calls map[string]index.MemEntry, add f
 	add(candidate{typ: Decision, content: "Rejected " + what + ": " + oneLine(reason), importance: 4, uuids: []string{e.UUID}, rule: "user:rejection"})
 }
 
-// callLabel names a tool call for a person: the command it ran, the file
-// it wrote, or the plan it proposed.
+// callLabel names a tool call for a person, by transcripts.CallName (the
+// name show and summaries give it): the command it ran, the file it wrote
+// (by its last two elements), or the plan it proposed.
 func callLabel(c index.MemEntry) string {
-	var in struct {
-		Command  string `json:"command"`
-		FilePath string `json:"file_path"`
-	}
-	_ = json.Unmarshal(c.Input, &in)
+	name := transcripts.CallName(&transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input})
 	switch {
 	case c.ToolName == "ExitPlanMode":
 		return "Claude's plan"
-	case in.Command != "":
-		return "`" + cut(oneLine(in.Command), 80) + "`"
-	case in.FilePath != "":
-		return c.ToolName + " of `" + shortPath(in.FilePath) + "`"
+	case name == c.ToolName:
+		return name
+	case c.ToolName == "Bash":
+		return "`" + cut(oneLine(name), 80) + "`"
 	}
-	return c.ToolName
+	return c.ToolName + " of `" + shortPath(name) + "`"
 }
 
 // shortPath is a file path by its last two elements: enough to name the

@@ -858,15 +858,7 @@ func (p *memoriesPane) source(mm *memories.Memory, w int) []string {
 // staleLines mark a memory whose source turn edited files that changed
 // since or are gone: it may no longer hold.
 func staleLines(files []memories.SourceFile, s theme.Styles, w int) []string {
-	var stale []string
-	for _, f := range files {
-		switch {
-		case f.Missing:
-			stale = append(stale, f.Path+" (gone)")
-		case f.Changed:
-			stale = append(stale, f.Path+" (changed)")
-		}
-	}
+	stale := memories.Stale(files)
 	if len(stale) == 0 {
 		return nil
 	}
