@@ -40,19 +40,33 @@ var negations = map[string]bool{"not": true, "never": true, "don't": true, "dont
 // words splits text into lower-case words (letters, digits and the inner
 // punctuation of identifiers and contractions).
 func words(s string) []string {
+	out := splitWords(s, false)
+	for i, w := range out {
+		out[i] = strings.ToLower(w)
+	}
+	return out
+}
+
+// splitWords splits text into words: letters and digits, with the
+// punctuation identifiers and contractions hold inside (and colons, with
+// colons), trimmed of it at their ends.
+func splitWords(s string, colons bool) []string {
+	trim := ".-_'/"
+	if colons {
+		trim += ":"
+	}
 	var out []string
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			w := strings.Trim(s[start:end], ".-_'/")
-			if w != "" {
-				out = append(out, strings.ToLower(w))
+			if w := strings.Trim(s[start:end], trim); w != "" {
+				out = append(out, w)
 			}
 			start = -1
 		}
 	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && innerPunct(r)) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && (innerPunct(r) || colons && r == ':')) {
 			if start < 0 {
 				start = i
 			}

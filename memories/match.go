@@ -3,7 +3,6 @@ package memories
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/cairn-dev/cairn/internal/codesplit"
 )
@@ -57,30 +56,9 @@ var functionWords = func() map[string]bool {
 const InjectWords = 2
 
 // rawWords splits text into words as words does, keeping their case (an
-// identifier's case boundaries split it).
-func rawWords(s string) []string {
-	var out []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			if w := strings.Trim(s[start:end], ".-_'/:"); w != "" {
-				out = append(out, w)
-			}
-			start = -1
-		}
-	}
-	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && (innerPunct(r) || r == ':')) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(s))
-	return out
-}
+// identifier's case boundaries split it) and the colons inside Elixir and
+// C++ names (`:otel_span.hex_trace_id/1`, `std::vector`).
+func rawWords(s string) []string { return splitWords(s, true) }
 
 // matchTerm is the hashed term of a lower-case word or part, and false
 // when it carries nothing (too short, a stop or function word).
