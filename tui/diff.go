@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-dev/cairn/theme"
 	"strings"
 
 	"github.com/cairn-dev/cairn/redact"
@@ -151,8 +152,15 @@ func (p *readerPane) diffLines(old, new, lead string, cw int) []string {
 	if !strings.HasSuffix(new, "\n") {
 		new += "\n"
 	}
+	return styledDiff(s, udiff.Unified("a", "b", old, new), lead, cw)
+}
+
+// styledDiff renders a unified diff: hunk headers muted, removed lines
+// red, added lines green, each wrapped at cw under lead; the --- and +++
+// lines are left out (the file is named above).
+func styledDiff(s theme.Styles, diff, lead string, cw int) []string {
 	var out []string
-	for _, l := range strings.Split(strings.TrimRight(udiff.Unified("a", "b", old, new), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
 		st := s.Text
 		switch {
 		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):

@@ -106,22 +106,7 @@ func (p *memoriesPane) fileDetail(fc *memories.FileChange, w, h int) string {
 			lastElem(sanitizeLine(orDash(fc.Project))), p.c.fmtTime(fc.Seen)), w)),
 		"",
 	}
-	for _, l := range strings.Split(strings.TrimRight(fc.Diff, "\n"), "\n") {
-		st := s.Text
-		switch {
-		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
-			continue
-		case strings.HasPrefix(l, "@@"):
-			st = s.Muted
-		case strings.HasPrefix(l, "-"):
-			st = s.Error
-		case strings.HasPrefix(l, "+"):
-			st = s.OK
-		}
-		for _, wl := range wrapIndent(sanitize(l), w, " ", 1) {
-			out = append(out, st.Render(wl))
-		}
-	}
+	out = append(out, styledDiff(s, fc.Diff, " ", w)...)
 	if len(out) > h {
 		out = out[:max(0, h)]
 	}
