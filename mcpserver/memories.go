@@ -13,7 +13,7 @@ import (
 // MemoryService is what the memory tools need from cairn/memories
 // (*memories.Service).
 type MemoryService interface {
-	SourceFiles(ctx context.Context, m *memories.Memory) ([]memories.SourceFile, error)
+	SourceFilesEach(ctx context.Context, ms []memories.Memory) ([][]memories.SourceFile, error)
 	Search(ctx context.Context, query string, types []memories.Type, tags []string, limit int) ([]memories.Ranked, error)
 	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
 	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
@@ -149,7 +149,15 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 	if err != nil {
 		return toolError("searching memories failed: %v", err)
 	}
-	for _, r := range rs {
+	found := make([]memories.Memory, len(rs))
+	for i, r := range rs {
+		found[i] = r.Memory
+	}
+	files, err := s.o.Memories.SourceFilesEach(ctx, found)
+	if err != nil {
+		files = make([][]memories.SourceFile, len(rs)) // a mark to add, never a reason to fail the search
+	}
+	for i, r := range rs {
 		score := 0.0
 		if scored {
 			score = r.Score
@@ -159,20 +167,10 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 		if query != "" {
 			m.Matched = memories.MatchedWords(query, r.Content)
 		}
-		m.Files = s.staleFiles(ctx, &r.Memory)
+		m.Files = memories.Stale(files[i])
 		out.Memories = append(out.Memories, m)
 	}
 	return nil
-}
-
-// staleFiles are the files m's source turn edited that changed or are
-// gone since, each marked so; none when they all hold (or none is known).
-func (s *Server) staleFiles(ctx context.Context, m *memories.Memory) []string {
-	files, err := s.o.Memories.SourceFiles(ctx, m)
-	if err != nil {
-		return nil
-	}
-	return memories.Stale(files)
 }
 
 // finish sets Total, and Hint when nothing was found.

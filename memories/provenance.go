@@ -56,24 +56,54 @@ var editTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}
 // disk since. None for a memory with no source session, or whose session
 // the store no longer holds.
 func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, error) {
-	if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
-		return nil, nil
-	}
-	ss, err := s.st.Session(ctx, m.SourceSession)
-	if err != nil {
-		return nil, nil // forgotten or never indexed: nothing to say
-	}
-	entries, err := s.st.Mem().Entries(ctx, m.SourceSession, 0, 0)
+	all, err := s.SourceFilesEach(ctx, []Memory{*m})
 	if err != nil {
 		return nil, err
 	}
-	dir := ss.CWD
-	if dir == "" {
-		dir = ss.ProjectPath
+	return all[0], nil
+}
+
+// SourceFilesEach is SourceFiles of each of ms, reading each source
+// session once (a page of search results often shares a few sessions).
+func (s *Service) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceFile, error) {
+	type source struct {
+		dir     string
+		entries []index.MemEntry
 	}
+	sessions := map[string]*source{} // nil: not in the store
+	out := make([][]SourceFile, len(ms))
+	for i := range ms {
+		m := &ms[i]
+		if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
+			continue
+		}
+		src, seen := sessions[m.SourceSession]
+		if !seen {
+			if ss, err := s.st.Session(ctx, m.SourceSession); err == nil { // else forgotten or never indexed: nothing to say
+				entries, err := s.st.Mem().Entries(ctx, m.SourceSession, 0, 0)
+				if err != nil {
+					return nil, err
+				}
+				src = &source{dir: ss.CWD, entries: entries}
+				if src.dir == "" {
+					src.dir = ss.ProjectPath
+				}
+			}
+			sessions[m.SourceSession] = src
+		}
+		if src != nil {
+			out[i] = filesOfTurns(src.entries, m.SourceUUIDs, src.dir)
+		}
+	}
+	return out, nil
+}
+
+// filesOfTurns are the files the turns of entries holding uuids edited,
+// paths relative to dir, each checked on disk.
+func filesOfTurns(entries []index.MemEntry, uuids []string, dir string) []SourceFile {
 	edited := map[string]time.Time{}
 	var order []string
-	for _, t := range turnsOf(entries, m.SourceUUIDs) {
+	for _, t := range turnsOf(entries, uuids) {
 		for _, e := range entries[t[0]:t[1]] {
 			p := editedPath(e)
 			if p == "" {
@@ -102,7 +132,7 @@ func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, err
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out
 }
 
 // turnsOf are the [start, end) index ranges of the turns of entries that

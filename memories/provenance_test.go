@@ -64,4 +64,13 @@ func TestSourceFiles(t *testing.T) {
 	if got := strings.Join(Stale(files), ", "); got != "deploy.sh (changed), gone.txt (gone)" {
 		t.Errorf("Stale: %q", got)
 	}
+	// A page of results: each memory its own files, the session read once;
+	// a memory with no source session, or a forgotten one, has none.
+	each, err := s.SourceFilesEach(ctx, []Memory{*r.Memory, {ID: "m-none"}, *r.Memory, {SourceSession: "no-such-session", SourceUUIDs: []string{"x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(each) != 4 || len(each[0]) != 3 || len(each[2]) != 3 || each[1] != nil || each[3] != nil {
+		t.Fatalf("SourceFilesEach: %+v", each)
+	}
 }
