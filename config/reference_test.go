@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's configuration table from the Config struct")
+var update = flag.Bool("update", false, "rewrite docs/configuration.md's configuration table from the Config struct")
 
 const (
 	tableStart = "<!-- config-table:start -->"
@@ -17,15 +17,15 @@ const (
 	regenerate = "go test ./config -run TestREADMEConfigTable -update"
 )
 
-// readmeSection is what README.md holds between the markers.
+// readmeSection is what docs/configuration.md holds between the markers.
 func readmeSection() string {
 	return "\n<!-- Generated from config/config.go: " + regenerate + " -->\n\n" + MarkdownTable() + "\n"
 }
 
-// TestREADMEConfigTable keeps README.md's configuration table in step with
+// TestREADMEConfigTable keeps docs/configuration.md's configuration table in step with
 // the Config struct: every key, its default and its comment tag.
 func TestREADMEConfigTable(t *testing.T) {
-	path := filepath.Join("..", "README.md")
+	path := filepath.Join("..", "docs", "configuration.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestREADMEConfigTable(t *testing.T) {
 	readme := string(b)
 	i, j := strings.Index(readme, tableStart), strings.Index(readme, tableEnd)
 	if i < 0 || j < i || strings.Count(readme, tableStart) != 1 || strings.Count(readme, tableEnd) != 1 {
-		t.Fatalf("README.md needs one %s … %s pair in its Configuration section", tableStart, tableEnd)
+		t.Fatalf("docs/configuration.md needs one %s … %s pair in its Configuration section", tableStart, tableEnd)
 	}
 	i += len(tableStart)
 	want := readmeSection()
@@ -44,10 +44,10 @@ func TestREADMEConfigTable(t *testing.T) {
 		if err := os.WriteFile(path, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("README.md's configuration table rewritten")
+		t.Log("docs/configuration.md's configuration table rewritten")
 		return
 	}
-	t.Errorf("README.md's configuration table differs from the Config struct; regenerate it with\n\t%s\nREADME has:\n%s\nwant:\n%s", regenerate, readme[i:j], want)
+	t.Errorf("docs/configuration.md's configuration table differs from the Config struct; regenerate it with\n\t%s\ndocs/configuration.md has:\n%s\nwant:\n%s", regenerate, readme[i:j], want)
 }
 
 // Every setting has a description, every key is listed once, and the
