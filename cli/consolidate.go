@@ -24,12 +24,16 @@ func newMemConsolidateCmd(o *Options) *cobra.Command {
   - deletes archived, superseded and rejected memories older than
     memories.retention_days (180), kept for undo a while longer.
 Nothing approved changes without review. --dry-run shows what it would do;
---undo reverts the last run. The hooks' background work runs it once a day.`,
+--undo reverts the last run you made (archived memories get back their
+own last update, so a faded one stays faded); run it again to revert the
+run before. The hooks' background work runs it once a day, and those runs
+never replace yours: --undo reverts one of them only when no run of yours
+is left. The last 30 runs are kept.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be done; change nothing")
 	cmd.Flags().BoolVar(&archive, "archive", false, "also archive the stale approved memories it lists")
-	cmd.Flags().BoolVar(&undo, "undo", false, "revert the last consolidation")
+	cmd.Flags().BoolVar(&undo, "undo", false, "revert the last consolidation you ran (again: the one before)")
 	return serviceCmd(o, cmd, func(ctx context.Context, svc *memories.Service, _ []string) (memories.ConsolidateReport, error) {
 		if undo {
 			if dry || archive {
@@ -40,8 +44,12 @@ Nothing approved changes without review. --dry-run shows what it would do;
 		return svc.Consolidate(ctx, memories.ConsolidateOptions{DryRun: dry, Archive: archive})
 	}, func(r memories.ConsolidateReport) {
 		if undo {
-			fmt.Fprintf(o.Stdout, "undid the consolidation of %s: %d merge proposals withdrawn, %d memories approved again, %d restored\n",
-				r.At.Local().Format("2006-01-02 15:04"), len(r.Merges), len(r.Archived), len(r.Pruned))
+			which := ""
+			if r.Auto {
+				which = " (the hooks' daily run)"
+			}
+			fmt.Fprintf(o.Stdout, "undid the consolidation of %s%s: %d merge proposals withdrawn, %d memories approved again, %d restored\n",
+				r.At.Local().Format("2006-01-02 15:04"), which, len(r.Merges), len(r.Archived), len(r.Pruned))
 			return
 		}
 		verb := map[bool]string{true: "would ", false: ""}[r.DryRun]

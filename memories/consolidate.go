@@ -37,6 +37,8 @@ type ConsolidateOptions struct {
 	// Retention is how long archived, superseded and rejected memories are
 	// kept before they are pruned (0: DefaultRetention).
 	Retention time.Duration
+	// auto: the hooks' daily run (AutoConsolidate).
+	auto bool
 }
 
 // MergeProposal is a cluster of overlapping memories of one project, and
@@ -77,10 +79,21 @@ type ConsolidateReport struct {
 	TrashPurged int           `json:"trash_purged"`
 	Took        time.Duration `json:"took_ns"`
 	At          time.Time     `json:"at"`
+	// Auto marks the hooks' daily run (AutoConsolidate).
+	Auto bool `json:"auto,omitempty"`
+	// ArchivedUpdated is when each archived memory was last updated
+	// before the run archived it: undo puts it back, so a memory whose
+	// confidence had faded does not come back as fresh.
+	ArchivedUpdated map[string]time.Time `json:"archived_updated,omitempty"`
 }
 
-// consolidateKey is where the last run is kept, for undo.
+// consolidateKey is where the runs are kept, for undo: a JSON array of
+// ConsolidateReport, oldest first, at most keepRuns (an earlier build
+// kept one report object there).
 const consolidateKey = index.ConsolidateUndoKey
+
+// keepRuns is how many consolidation runs are kept for undo.
+const keepRuns = 30
 
 // Consolidate keeps the memory store healthy:
 //   - clusters of overlapping memories of one project and type (paraphrases
@@ -135,6 +148,7 @@ func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (Consol
 		rep.Took = time.Since(start)
 		return rep, nil
 	}
+	rep.Auto = o.auto
 	if err := s.applyConsolidation(ctx, &rep, o, now); err != nil {
 		return rep, err
 	}
@@ -189,6 +203,10 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 		}
 		for _, r := range rows {
 			if r.Status == string(Approved) {
+				if rep.ArchivedUpdated == nil {
+					rep.ArchivedUpdated = map[string]time.Time{}
+				}
+				rep.ArchivedUpdated[r.ID] = r.Updated
 				r.Status = string(Archived)
 				r.Updated = now
 				written = append(written, r)
@@ -225,11 +243,57 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 		return err
 	}
 	rep.TrashPurged = n
-	b, err := json.Marshal(rep)
+	runs, err := s.consolidationRuns(ctx)
+	if err != nil {
+		runs = nil // an unreadable record is replaced, not kept failing every run
+	}
+	runs = append(runs, *rep)
+	if len(runs) > keepRuns {
+		runs = runs[len(runs)-keepRuns:]
+	}
+	return s.saveConsolidationRuns(ctx, runs)
+}
+
+// consolidationRuns reads the runs kept for undo, oldest first.
+func (s *Service) consolidationRuns(ctx context.Context) ([]ConsolidateReport, error) {
+	b, ok, err := s.st.Setting(ctx, consolidateKey)
+	if err != nil || !ok || len(b) == 0 {
+		return nil, err
+	}
+	var runs []ConsolidateReport
+	if b[0] == '{' { // one report: an earlier build's record
+		var one ConsolidateReport
+		if err := json.Unmarshal(b, &one); err != nil {
+			return nil, fmt.Errorf("the consolidation record is unreadable (%w)", err)
+		}
+		return []ConsolidateReport{one}, nil
+	}
+	if err := json.Unmarshal(b, &runs); err != nil {
+		return nil, fmt.Errorf("the consolidation record is unreadable (%w)", err)
+	}
+	return runs, nil
+}
+
+func (s *Service) saveConsolidationRuns(ctx context.Context, runs []ConsolidateReport) error {
+	if len(runs) == 0 {
+		return s.st.SetSetting(ctx, consolidateKey, nil)
+	}
+	b, err := json.Marshal(runs)
 	if err != nil {
 		return err
 	}
 	return s.st.SetSetting(ctx, consolidateKey, b)
+}
+
+// undoTarget is the run ConsolidateUndo reverts: the latest run a person
+// made, else the latest of the hooks' daily runs.
+func undoTarget(runs []ConsolidateReport) int {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if !runs[i].Auto {
+			return i
+		}
+	}
+	return len(runs) - 1
 }
 
 func staleIDs(st []StaleMemory) []string {
@@ -385,21 +449,23 @@ func better(a, b *index.MemRow) bool {
 // to undo.
 var ErrNoConsolidation = errors.New("no consolidation to undo")
 
-// ConsolidateUndo reverts the last consolidation run: its merge proposals
-// still pending are deleted, what it archived is approved again and what
-// it pruned is restored from the trash.
+// ConsolidateUndo reverts one consolidation run — the latest a person
+// made (`cairn memories consolidate`), else the latest of the hooks' daily
+// runs, whose runs never take the place of a person's: its merge proposals
+// still pending are deleted, what it archived is approved again with the
+// time it was last updated before (its confidence as it was), and what it
+// pruned is restored from the trash. Each run is undone once; undoing
+// again reverts the run before.
 func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error) {
-	b, ok, err := s.st.Setting(ctx, consolidateKey)
+	runs, err := s.consolidationRuns(ctx)
 	if err != nil {
 		return ConsolidateReport{}, err
 	}
-	if !ok || len(b) == 0 {
+	if len(runs) == 0 {
 		return ConsolidateReport{}, ErrNoConsolidation
 	}
-	var rep ConsolidateReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return rep, fmt.Errorf("the last consolidation's record is unreadable (%w)", err)
-	}
+	at := undoTarget(runs)
+	rep := runs[at]
 	for _, m := range rep.Merges {
 		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == string(Pending) {
 			if err := s.st.Mem().Purge(ctx, r.ID); err != nil {
@@ -408,10 +474,8 @@ func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error
 		}
 	}
 	for _, id := range rep.Archived {
-		if r, err := s.row(ctx, id); err == nil && r.Status == string(Archived) {
-			if _, err := s.SetStatus(ctx, id, Approved); err != nil {
-				return rep, err
-			}
+		if err := s.unarchive(ctx, id, rep.ArchivedUpdated[id]); err != nil {
+			return rep, err
 		}
 	}
 	for _, p := range rep.Pruned {
@@ -424,26 +488,52 @@ func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error
 		}
 	}
 	s.cache = nil
-	if err := s.st.SetSetting(ctx, consolidateKey, nil); err != nil {
+	// Read again: a daily run may have added one meanwhile.
+	if runs, err = s.consolidationRuns(ctx); err != nil {
+		return rep, err
+	}
+	for i := range runs {
+		if runs[i].At.Equal(rep.At) && runs[i].Auto == rep.Auto {
+			runs = append(runs[:i], runs[i+1:]...)
+			break
+		}
+	}
+	if err := s.saveConsolidationRuns(ctx, runs); err != nil {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// unarchive approves again a memory a consolidation archived, with the
+// time it was last updated before (zero: now, as a record of an earlier
+// build did not keep it). A memory changed since is left as it is.
+func (s *Service) unarchive(ctx context.Context, id string, updated time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.row(ctx, id)
+	if err != nil || r.Status != string(Archived) {
+		return nil
+	}
+	r.Status = string(Approved)
+	if updated.IsZero() {
+		updated = s.now().UTC()
+	}
+	r.Updated = updated
+	if err := s.st.Mem().Save(ctx, r); err != nil {
+		return err
+	}
+	s.wrote(ctx, 1, []*index.MemRow{r}, nil, nil)
+	return nil
 }
 
 // AutoConsolidate is the daily run of the hooks' background work: it
 // consolidates (proposing and pruning, never archiving) when the last run
 // is a day old. ran is false when it was not due.
 func (s *Service) AutoConsolidate(ctx context.Context) (rep ConsolidateReport, ran bool, err error) {
-	b, ok, err := s.st.Setting(ctx, consolidateKey)
-	if err != nil {
-		return rep, false, err
+	runs, _ := s.consolidationRuns(ctx)
+	if len(runs) > 0 && s.now().Sub(runs[len(runs)-1].At) < 24*time.Hour {
+		return rep, false, nil
 	}
-	if ok && len(b) > 0 {
-		var last ConsolidateReport
-		if json.Unmarshal(b, &last) == nil && s.now().Sub(last.At) < 24*time.Hour {
-			return rep, false, nil
-		}
-	}
-	rep, err = s.Consolidate(ctx, ConsolidateOptions{})
+	rep, err = s.Consolidate(ctx, ConsolidateOptions{auto: true})
 	return rep, err == nil, err
 }

@@ -2,6 +2,7 @@ package memories
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -191,5 +192,93 @@ func BenchmarkConsolidate10k(b *testing.B) {
 		if _, err := s.Consolidate(ctx, ConsolidateOptions{DryRun: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Undoing a consolidation that archived a faded memory gives it back its
+// own last update (it stays faded, not fresh), and the hooks' daily run
+// in between neither replaces the person's undo record nor is undone in
+// its place; each run is undone once, newest person's run first.
+func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	now := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	clock := fixedClock(s, now)
+	faded := now.Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
+	old := now.Add(-400 * 24 * time.Hour)
+	rows := []*index.MemRow{
+		{ID: "m-faded", Project: "/p", Type: string(Progress), Content: "the migration to v2 is half done", Status: string(Approved),
+			Importance: 3, Origin: OriginExtractor, Created: faded, Updated: faded, Tags: []string{}, SourceUUIDs: []string{}},
+		{ID: "m-retired", Project: "/p", Type: "fact", Content: "the staging host was db7", Status: string(Archived),
+			Importance: 3, Origin: OriginExtractor, Created: old, Updated: old, Tags: []string{}, SourceUUIDs: []string{}},
+	}
+	if err := s.st.Mem().Save(ctx, rows...); err != nil {
+		t.Fatal(err)
+	}
+	user, err := s.Consolidate(ctx, ConsolidateOptions{Archive: true})
+	if err != nil || len(user.Archived) != 1 || len(user.Pruned) != 1 {
+		t.Fatalf("archived %v, pruned %v: %v", user.Archived, user.Pruned, err)
+	}
+	// The hooks' daily run, two days later: it prunes a memory retired
+	// since, and must not take the person's undo away.
+	*clock = now.Add(48 * time.Hour)
+	late := clock.Add(-400 * 24 * time.Hour)
+	if err := s.st.Mem().Save(ctx, &index.MemRow{ID: "m-late", Project: "/p", Type: "fact", Content: "the old queue was beanstalkd",
+		Status: string(Rejected), Importance: 3, Origin: OriginExtractor, Created: late, Updated: late, Tags: []string{}, SourceUUIDs: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+	auto, ran, err := s.AutoConsolidate(ctx)
+	if err != nil || !ran || len(auto.Pruned) != 1 {
+		t.Fatalf("daily run: ran %v, pruned %v: %v", ran, auto.Pruned, err)
+	}
+	if _, ran, _ := s.AutoConsolidate(ctx); ran {
+		t.Fatal("the daily run ran twice in a day")
+	}
+
+	undone, err := s.ConsolidateUndo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if undone.Auto || !undone.At.Equal(user.At) {
+		t.Fatalf("undo reverted the run of %v (auto %v), want the person's run of %v", undone.At, undone.Auto, user.At)
+	}
+	m, err := s.Get(ctx, "m-faded")
+	if err != nil || m.Status != Approved || !m.Updated.Equal(faded) {
+		t.Fatalf("after undo: %+v %v; want approved, updated %v", m, err, faded)
+	}
+	if c := confidence(m.Type, m.Updated, *clock); c != 0 {
+		t.Fatalf("the faded memory came back with confidence %v", c)
+	}
+	if _, err := s.Get(ctx, "m-retired"); err != nil {
+		t.Fatalf("undo did not restore the pruned memory: %v", err)
+	}
+	if _, err := s.Get(ctx, "m-late"); err == nil {
+		t.Fatal("undoing the person's run undid the daily run too")
+	}
+	// Undo again: the daily run.
+	if undone, err = s.ConsolidateUndo(ctx); err != nil || !undone.Auto {
+		t.Fatalf("second undo: auto %v, %v", undone.Auto, err)
+	}
+	if _, err := s.Get(ctx, "m-late"); err != nil {
+		t.Fatalf("undoing the daily run did not restore its pruned memory: %v", err)
+	}
+	if _, err := s.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
+		t.Fatalf("a third undo: %v, want ErrNoConsolidation", err)
+	}
+}
+
+// A record an earlier build wrote (one report object) is still undone.
+func TestConsolidateUndoReadsOneReport(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	if err := s.st.SetSetting(ctx, consolidateKey, []byte(`{"at":"2026-01-01T00:00:00Z","merges":[],"archived":[],"pruned":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.ConsolidateUndo(ctx)
+	if err != nil || rep.At.Year() != 2026 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if _, err := s.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
+		t.Fatalf("%v", err)
 	}
 }
