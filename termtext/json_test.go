@@ -8,14 +8,14 @@ import (
 // EscapeJSON spells C1 and bidi controls as \u escapes: the JSON means the
 // same, and no raw control reaches a terminal that shows it.
 func TestEscapeJSON(t *testing.T) {
-	in := map[string]string{"model": "x\u009b31m file\u202etxt.exe \u2066y\u2069 é ✓"}
+	in := map[string]string{"model": "x\u009b31m file\u202etxt.exe \u2066y\u2069 é ✓ zw\u200bsp tag\U000E0041 👩\u200d💻"}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := EscapeJSON(b)
 	for _, r := range string(out) {
-		if isControl(r) || isBidi(r) {
+		if isControl(r) || isBidi(r) || r == '\u200b' || r == 0xe0041 {
 			t.Fatalf("raw U+%04X left in %s", r, out)
 		}
 	}

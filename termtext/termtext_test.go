@@ -21,6 +21,8 @@ func inert(out string, newlines bool) error {
 		case r == '\n' && newlines:
 		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u2028', r == '\u2029':
 			return fmt.Errorf("raw %U at byte %d of %q", r, i, out)
+		case unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d', r >= 0xe0000 && r <= 0xe007f:
+			return fmt.Errorf("raw invisible %U at byte %d of %q", r, i, out)
 		}
 	}
 	return nil
@@ -50,6 +52,17 @@ var hostile = []struct {
 	{"replacement char", "a\uFFFDb", "a b", "a b"},
 	{"newlines and tabs", "a\tb\r\nc\n", "a    b\nc\n", "a b c "},
 	{"carriage return overwrite", "safe\rEVIL", "safeEVIL", "safeEVIL"},
+	// Invisible to people, read by models.
+	{"zero width space", "rm\u200b -rf", "rm<U+200B> -rf", "rm<U+200B> -rf"},
+	{"zero width joiner run", "a\u200d\u200c\u200db", "a<U+200D><U+200C><U+200D>b", "a<U+200D><U+200C><U+200D>b"},
+	{"word joiner, BOM, soft hyphen", "\u2060x\ufeffy\u00adz", "<U+2060>x<U+FEFF>y<U+00AD>z", "<U+2060>x<U+FEFF>y<U+00AD>z"},
+	{"tag characters", "ok\U000E0041\U000E0042\U000E007F", "ok<U+E0041><U+E0042><U+E007F>", "ok<U+E0041><U+E0042><U+E007F>"},
+	{"variation selector run", "x\ufe0f\ufe01\U000E0100", "x\ufe0f<U+FE01><U+E0100>", "x\ufe0f<U+FE01><U+E0100>"},
+	{"variation selector first", "\ufe0fx", "<U+FE0F>x", "<U+FE0F>x"},
+	{"hangul filler", "a\u3164b", "a<U+3164>b", "a<U+3164>b"},
+	// Kept: emoji and scripts that need a joiner or one selector.
+	{"emoji zwj", "👩\u200d💻 ❤\ufe0f\u200d🔥 #\ufe0f\u20e3", "👩\u200d💻 ❤\ufe0f\u200d🔥 #\ufe0f\u20e3", "👩\u200d💻 ❤\ufe0f\u200d🔥 #\ufe0f\u20e3"},
+	{"persian zwnj", "می\u200cخواهم", "می\u200cخواهم", "می\u200cخواهم"},
 }
 
 func TestHostile(t *testing.T) {
@@ -96,7 +109,7 @@ func TestHighlight(t *testing.T) {
 }
 
 func TestCleanTextIsNotCopied(t *testing.T) {
-	s := strings.Repeat("keep ünïcødé ✓ 日本\n", 10)
+	s := strings.Repeat("keep ünïcødé ✓ 日本 👩\u200d💻 ❤\ufe0f\n", 10)
 	if n := testing.AllocsPerRun(10, func() { _ = Safe(s) }); n != 0 {
 		t.Errorf("Safe allocates %v times on clean text", n)
 	}
