@@ -22,6 +22,7 @@ const cliCommandSpan = 1000
 
 func (s *scanner) cliPasswords() {
 	text := s.text
+	s.otherCommandPasswords()
 	if !strings.Contains(text, "-p") && !strings.Contains(text, "--passw") {
 		return
 	}
@@ -167,4 +168,167 @@ func flagValue(text string, v int) (int, int) {
 func placeholderValue(v string) bool {
 	v = strings.Trim(v, `'"\`)
 	return v == "" || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "<") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%")
+}
+
+// Other commands that take a password as an argument:
+//   - curl -u user:<pw>, -uuser:<pw>, --user user:<pw>, --user=user:<pw>
+//     (without ":<pw>" curl asks for it), and --proxy-user alike;
+//   - redis-cli -a <pw> and --pass <pw>;
+//   - htpasswd -b[other flags] file user <pw>, and -nb user <pw> (no file).
+//
+// Each is looked for only after its command word, up to the end of that
+// command.
+var argCommands = []string{"curl", "redis-cli", "htpasswd"}
+
+// span is one argument of a command line: [start, end) in the text,
+// quotes included.
+type span struct{ start, end int }
+
+func (s *scanner) otherCommandPasswords() {
+	text := s.text
+	for _, c := range argCommands {
+		for i := 0; i < len(text); {
+			k := strings.Index(text[i:], c)
+			if k < 0 {
+				break
+			}
+			at := i + k
+			i = at + len(c)
+			if !commandWordAt(text, at, len(c)) {
+				continue
+			}
+			// A switch, not a table of funcs: an indirect call would make
+			// the scanner escape to the heap on every Redact.
+			var buf [32]span
+			args := commandArgs(text, at+len(c), buf[:0])
+			switch c {
+			case "curl":
+				curlUser(s, args)
+			case "redis-cli":
+				redisPass(s, args)
+			case "htpasswd":
+				htpasswdPass(s, args)
+			}
+		}
+	}
+}
+
+// commandArgs splits the arguments after a command word at p, up to the
+// end of the command (a newline, JSON-escaped or not, or ; | &), into
+// out (at most its capacity: the arguments a password can be among).
+func commandArgs(text string, p int, out []span) []span {
+	end := min(len(text), p+cliCommandSpan)
+	for i := p; i < end; {
+		switch c := text[i]; {
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == '\n' || c == ';' || c == '|' || c == '&':
+			return out
+		case c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r'):
+			return out
+		case c == '\\' && i+1 < len(text) && text[i+1] == ' ':
+			i += 2 // a line continued
+			continue
+		}
+		vs, ve := flagValue(text, i)
+		if ve <= vs {
+			return out
+		}
+		if len(out) == cap(out) {
+			return out
+		}
+		out = append(out, span{vs, ve})
+		i = ve
+	}
+	return out
+}
+
+// unquoted is the span of a value without its quotes (plain or
+// JSON-escaped).
+func unquoted(text string, a span) span {
+	v := text[a.start:a.end]
+	switch {
+	case len(v) >= 4 && strings.HasPrefix(v, `\"`) && strings.HasSuffix(v, `\"`):
+		return span{a.start + 2, a.end - 2}
+	case len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0]:
+		return span{a.start + 1, a.end - 1}
+	}
+	return a
+}
+
+// addValue redacts a password value unless it is a placeholder.
+func (s *scanner) addValue(v span) {
+	if v.end > v.start && !placeholderValue(s.text[v.start:v.end]) && !strings.HasPrefix(s.text[v.start:v.end], "[redacted:") {
+		s.add(KindCLIPassword, v.start, v.end)
+	}
+}
+
+// curlUser redacts the password of curl's -u/--user user:password.
+func curlUser(s *scanner, args []span) {
+	text := s.text
+	for i, a := range args {
+		arg := text[a.start:a.end]
+		var v span
+		switch {
+		case arg == "-u" || arg == "--user" || arg == "--proxy-user" || arg == "-U":
+			if i+1 >= len(args) {
+				return
+			}
+			v = unquoted(text, args[i+1])
+		case strings.HasPrefix(arg, "--user=") || strings.HasPrefix(arg, "--proxy-user="):
+			v = unquoted(text, span{a.start + strings.IndexByte(arg, '=') + 1, a.end})
+			if v.start == v.end && i+1 < len(args) && args[i+1].start == a.end {
+				v = unquoted(text, args[i+1]) // --user="name:pw"
+			}
+		case (strings.HasPrefix(arg, "-u") || strings.HasPrefix(arg, "-U")) && len(arg) > 2 && arg[2] != '-':
+			v = unquoted(text, span{a.start + 2, a.end})
+		default:
+			continue
+		}
+		if c := strings.IndexByte(text[v.start:v.end], ':'); c >= 0 {
+			s.addValue(span{v.start + c + 1, v.end})
+		}
+	}
+}
+
+// redisPass redacts redis-cli's -a/--pass password.
+func redisPass(s *scanner, args []span) {
+	text := s.text
+	for i, a := range args {
+		arg := text[a.start:a.end]
+		switch {
+		case (arg == "-a" || arg == "--pass") && i+1 < len(args):
+			s.addValue(unquoted(text, args[i+1]))
+		case strings.HasPrefix(arg, "--pass="):
+			s.addValue(unquoted(text, span{a.start + len("--pass="), a.end}))
+		}
+	}
+}
+
+// htpasswdPass redacts the password htpasswd takes in batch mode (-b): the
+// last of its file, user and password (user and password with -n).
+func htpasswdPass(s *scanner, args []span) {
+	text := s.text
+	batch, noFile := false, false
+	var pos []span
+	for i := 0; i < len(args); i++ {
+		arg := text[args[i].start:args[i].end]
+		if len(arg) > 1 && arg[0] == '-' {
+			batch = batch || strings.ContainsRune(arg[1:], 'b')
+			noFile = noFile || strings.ContainsRune(arg[1:], 'n')
+			if strings.ContainsAny(arg[1:], "Cr") {
+				i++ // -C cost, -r rounds take a number
+			}
+			continue
+		}
+		pos = append(pos, args[i])
+	}
+	want := 3
+	if noFile {
+		want = 2
+	}
+	if batch && len(pos) >= want {
+		s.addValue(unquoted(text, pos[want-1]))
+	}
 }

@@ -184,6 +184,26 @@ auth: oauth2
 <input type="password" name="password" autocomplete="current-password" value="">
 "password": "Enter your password", "token": "Token", "secret": "Secret"
 pub fn new(token: &str, password: Option<String>) -> Self { Self { token: token.to_owned() } }`,
+	// Near misses of the command-line and provider rules (issue 29): a
+	// curl user without a password (curl asks), variables, htpasswd
+	// without -b (it asks), redis-cli with its password from the
+	// environment, Twilio account SIDs (AC…, public), SKU codes, dotted
+	// names and versions.
+	"command near misses": `curl -u marco https://api.example.com/v1/items
+curl -u "$API_USER:$API_PASS" https://api.example.com
+curl --user ${CI_USER}:${CI_TOKEN} -X POST https://ci.example.org/build
+curl -s -o /dev/null -w "%{http_code}" https://example.com/health
+curl -fsSL https://deb.nodesource.com/setup_20.x | sudo -E bash -
+htpasswd -c /etc/nginx/.htpasswd admin
+htpasswd -D /etc/nginx/.htpasswd olduser
+redis-cli -h cache.internal -p 6379 ping
+redis-cli -a "$REDIS_PASSWORD" --no-auth-warning info
+REDISCLI_AUTH=$REDIS_PASSWORD redis-cli info
+account_sid = "AC0123456789abcdef0123456789abcdef"
+SKU-2024-0001 SKIP_PREFLIGHT_CHECK=true SKELETON_LOADER_V2
+MANIFEST.in Makefile.am NODE_OPTIONS=--max-old-space-size=4096
+SG.1.2 SG.sendgrid.config MyComponent.module.css
+O.K. Nginx.conf.d/default.conf MIT.LICENSE.txt`,
 	"markdown and urls": `See https://github.com/anthropics/claude-code/blob/3f9a8c2e1b7d4f6a9e0c5b8d2a1f3e7c9b4d6a8e/README.md#L10
 git@github.com:marco/cairn.git https://marco@github.com/marco/cairn ssh://git@github.com:22/marco/cairn.git
 http://localhost:8080/callback?code=abc&state=xyz https://example.com:8443@evil.example

@@ -49,7 +49,11 @@ var prefixRules = slices.Concat(
 		{prefix: "GOCSPX-", kind: KindGoogle, body: cWord, min: 20},
 		{prefix: "npm_", kind: KindNPM, body: cAlnum, min: 36, max: 36},
 		{prefix: "hf_", kind: KindHuggingFace, body: cAlnum, min: 30, max: 40, mixed: true},
+		// Twilio API key SIDs: SK and 32 hex digits.
+		{prefix: "SK", kind: KindTwilio, body: cHex, min: 32, max: 32, digit: true},
 	},
+	// Shopify admin, custom-app, partner and shared-secret tokens.
+	samePrefixRule(prefixRule{kind: KindShopify, body: cHex, min: 32, max: 32, digit: true}, "shpat_", "shpca_", "shppa_", "shpss_"),
 )
 
 // samePrefixRule is rule once for each of prefixes (a provider's token
@@ -86,6 +90,11 @@ func (s *scanner) prefix(i int) int {
 		return 0
 	case '-':
 		return s.pem(i)
+	case 'M', 'N', 'O':
+		if end := discordEnd(text, i); end > 0 {
+			s.add(KindDiscord, i, end)
+			return end
+		}
 	}
 	for _, r := range rulesByFirst[c] {
 		if !strings.HasPrefix(text[i:], r.prefix) {
@@ -149,4 +158,42 @@ func jwtEnd(text string, i int) int {
 		return 0
 	}
 	return runEnd(text, pe+1, cWord)
+}
+
+// discordEnd matches a Discord bot token at i: the bot's id in base64
+// (23 to 28 bytes, starting M, N or O as an 18- or 19-digit id does), a
+// dot, a 6- or 7-byte timestamp, a dot and a 27- to 40-byte HMAC.
+// Returns the end or 0.
+func discordEnd(text string, i int) int {
+	a := runEnd(text, i, cWord)
+	if n := a - i; n < 23 || n > 28 || a >= len(text) || text[a] != '.' || !bodyOK(text[i:a], true, true) {
+		return 0
+	}
+	b := runEnd(text, a+1, cWord)
+	if n := b - a - 1; n < 6 || n > 7 || b >= len(text) || text[b] != '.' {
+		return 0
+	}
+	c := runEnd(text, b+1, cWord)
+	if n := c - b - 1; n < 27 || n > 40 || (c < len(text) && class[text[c]]&cAlnum != 0) {
+		return 0
+	}
+	return c
+}
+
+// sendGridEnd matches a SendGrid API key at i ("SG.", a 16- to 32-byte
+// id, a dot and a 40- to 50-byte secret): the whole key, both halves.
+// Returns the end or 0.
+func sendGridEnd(text string, i int) int {
+	if !strings.HasPrefix(text[i:], "SG.") {
+		return 0
+	}
+	a := runEnd(text, i+3, cWord)
+	if n := a - i - 3; n < 16 || n > 32 || a >= len(text) || text[a] != '.' {
+		return 0
+	}
+	b := runEnd(text, a+1, cWord)
+	if n := b - a - 1; n < 40 || n > 50 || (b < len(text) && class[text[b]]&cAlnum != 0) {
+		return 0
+	}
+	return b
 }

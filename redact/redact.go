@@ -4,13 +4,15 @@
 //
 // The detectors, by decreasing specificity:
 //   - provider tokens recognised by prefix (sk-ant-, sk-, ghp_, xoxb-,
-//     AKIA, AIza, ya29., sk_live_, ...; prefix.go);
+//     AKIA, AIza, ya29., sk_live_, Twilio SK…, Shopify shpat_…, SendGrid
+//     SG.x.y, ...) or by shape (Discord bot tokens; prefix.go);
 //   - JWTs (eyJ...eyJ...sig) and whole PEM private key blocks (pem.go);
 //   - the password in scheme://user:password@host (url.go);
 //   - the value of a secret-looking NAME=value, NAME: value or
 //     "name": "value" pair (env.go);
-//   - passwords given as command-line flags: mysql -p<pw>, sshpass -p,
-//     --password=<pw> (cliflags.go);
+//   - passwords given on a command line: mysql -p<pw>, sshpass -p,
+//     --password=<pw>, curl -u user:<pw>, redis-cli -a <pw>,
+//     htpasswd -b file user <pw> (cliflags.go);
 //   - long random-looking tokens (entropy.go).
 //
 // Precision is preferred over recall: transcripts are dominated by code,
@@ -53,6 +55,10 @@ const (
 	KindAWS         = "aws"
 	KindNPM         = "npm"
 	KindHuggingFace = "huggingface"
+	KindTwilio      = "twilio"
+	KindShopify     = "shopify"
+	KindDiscord     = "discord"
+	KindSendGrid    = "sendgrid"
 	KindJWT         = "jwt"
 	KindURLPassword = "url_password"
 	KindEnvSecret   = "env_secret"
@@ -67,7 +73,7 @@ const (
 var kindOrder = []string{
 	KindPrivateKey, KindAnthropic, KindOpenAI, KindGitHub, KindGitLab,
 	KindSlack, KindStripe, KindGoogle, KindAWS, KindNPM, KindHuggingFace,
-	KindJWT, KindURLPassword, KindCLIPassword, KindEnvSecret, KindHighEntropy,
+	KindTwilio, KindShopify, KindDiscord, KindSendGrid, KindJWT, KindURLPassword, KindCLIPassword, KindEnvSecret, KindHighEntropy,
 }
 
 // Kinds lists every kind name Redact can emit.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -95,6 +96,23 @@ func plantedCases() []planted {
 	add("high entropy header", KindHighEntropy, randToken(r, b64std, 44)+"=", "X-Signature: {S}\n", "X-Signature: ")
 	add("high entropy alnum", KindHighEntropy, randToken(r, alnum, 40), "the session id {S} expired", "the session id ", " expired")
 	add("high entropy base64url", KindHighEntropy, randToken(r, b64url, 64), "cookie value {S};", "cookie value ")
+	// Issue 29: seven kinds that leaked.
+	add("curl -u", KindCLIPassword, "S3cretPass!", "curl -u admin:{S} https://api.example.com/v1", "curl -u admin:", "https://api.example.com/v1")
+	add("curl --user quoted", KindCLIPassword, "two words pw", `curl --user 'deploy:{S}' -X POST https://ci.example.org`, "curl --user 'deploy:", "https://ci.example.org")
+	add("curl -u json escaped", KindCLIPassword, "hunter2hunter2", `{"command":"curl -s -u marco:{S} https://x.example/api"}`, `"command":"curl -s -u marco:`, "https://x.example/api")
+	add("redis-cli -a", KindCLIPassword, "Zk9vLq2pRt", "redis-cli -h cache.internal -p 6379 -a {S} ping", "redis-cli -h cache.internal -p 6379 -a ", " ping")
+	add("redis-cli --pass", KindCLIPassword, "qwerty123456", "redis-cli --pass {S} --no-auth-warning info", "redis-cli --pass ", " --no-auth-warning info")
+	add("htpasswd -b", KindCLIPassword, "Adm1nPass", "htpasswd -cb /etc/nginx/.htpasswd admin {S}", "htpasswd -cb /etc/nginx/.htpasswd admin ")
+	add("htpasswd -nbB", KindCLIPassword, "p4ssw0rd-x", "htpasswd -nbB -C 10 marco {S} > users", "htpasswd -nbB -C 10 marco ", " > users")
+	add("twilio api key", KindTwilio, "SK"+randFrom(r, hexDigits, 32), "client = Client({S}, api_secret, account_sid)", "client = Client(", ", api_secret, account_sid)")
+	add("shopify admin token", KindShopify, "shpat_"+randFrom(r, hexDigits, 32), "X-Shopify-Access-Token: {S}", "X-Shopify-Access-Token: ")
+	add("shopify shared secret", KindShopify, "shpss_"+randFrom(r, hexDigits, 32), "secret {S} rotated", "secret ", " rotated")
+	discord := base64.RawURLEncoding.EncodeToString([]byte("1"+randFrom(r, "0123456789", 18))) + "." + randToken(r, b64url, 6) + "." + randToken(r, b64url, 38)
+	add("discord bot token", KindDiscord, discord, "client.run('{S}')", "client.run('", "')")
+	add("discord bot header", KindDiscord, discord, "Authorization: Bot {S}\n", "Authorization: Bot ")
+	sgID, sgSecret := randToken(r, b64url, 22), randToken(r, b64url, 43)
+	add("sendgrid whole key", KindSendGrid, "SG."+sgID+"."+sgSecret, "sg = SendGridAPIClient('{S}')", "sg = SendGridAPIClient('", "')")
+	add("sendgrid second half", KindSendGrid, sgSecret, "SENDGRID key SG."+sgID+".{S} in use", "SENDGRID key ", " in use")
 	return cs
 }
 
@@ -216,7 +234,8 @@ func TestRedactNoSecretsNoAlloc(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	ks := Kinds()
-	for _, want := range []string{"anthropic", "openai", "aws", "github", "slack", "stripe", "google", "jwt", "private_key", "url_password", "env_secret", "high_entropy"} {
+	for _, want := range []string{"anthropic", "openai", "aws", "github", "slack", "stripe", "google", "jwt", "private_key", "url_password", "env_secret", "high_entropy",
+		"twilio", "shopify", "discord", "sendgrid"} {
 		if !slices.Contains(ks, want) {
 			t.Errorf("Kinds() lacks %q", want)
 		}

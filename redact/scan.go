@@ -72,6 +72,9 @@ func init() {
 	}
 	class['e'] |= cTrig // jwt
 	class['-'] |= cTrig // PEM
+	for _, c := range "MNO" {
+		class[c] |= cTrig // Discord
+	}
 }
 
 // Minimum token lengths worth handing to the detectors. The shortest
@@ -132,6 +135,13 @@ func scan(text string) []Finding {
 		}
 		if j-p >= minTrigTok && class[text[p]]&cTrig != 0 {
 			if end := s.prefix(p); end > next {
+				next = end
+			}
+		} else if j-p == 2 && text[p] == 'S' && text[p+1] == 'G' {
+			// "SG" ends at the dot of a SendGrid key: the key is tried
+			// whole, so neither half is left.
+			if end := sendGridEnd(text, p); end > 0 {
+				s.add(KindSendGrid, p, end)
 				next = end
 			}
 		}
