@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // The markers around the block cairn manages in a CLAUDE.md.
@@ -443,10 +444,35 @@ func fitBudget(items []syncItem, room int) (map[Type][]string, int) {
 }
 
 // syncLine is a memory on one line, redacted, without anything that could
-// be read as a marker.
+// be read as a marker or an import.
 func syncLine(m Memory) string {
 	c := oneLine(clean(m.Content))
 	c = strings.ReplaceAll(c, "<!--", "<!‐‐")
 	c = strings.ReplaceAll(c, "-->", "‐‐>")
-	return cut(c, 300)
+	return noImports(cut(c, 300))
+}
+
+// noImports keeps memory text from importing files: Claude Code reads
+// `@path` in CLAUDE.md as "inline this file" (@~/.aws/credentials would
+// put the user's keys in every session's context). Every @ that could
+// start an import (at the start or after anything but a letter or digit)
+// becomes the full-width ＠ (U+FF20), which reads the same to a person
+// and a model; an address or a version (alice@example.com, react@18)
+// keeps its @.
+func noImports(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	prev := ' '
+	for _, r := range s {
+		if r == '@' && !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+			b.WriteRune('＠')
+		} else {
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // Sync used to rewrite a read-only CLAUDE.md, leave .CLAUDE.md.cairn-*
@@ -87,4 +88,58 @@ func TestSyncHardening(t *testing.T) {
 			t.Fatalf("a CRLF file is rewritten on every sync: %+v %v", again, err)
 		}
 	})
+}
+
+// Memory text never reaches CLAUDE.md as an @path import (Claude Code
+// inlines the file: @~/.aws/credentials would put the user's keys in every
+// session) nor with characters a person cannot see: zero width, tags, bidi
+// overrides, C1 controls. A memory stored raw by an older cairn is
+// sanitised on the way out too.
+func TestSyncNoImportsNoInvisibles(t *testing.T) {
+	ctx := context.Background()
+	s, dir := syncFixture(t)
+	hostile := []string{
+		"Keys live in @~/.aws/credentials",
+		"@/etc/passwd is read at start",
+		"See (@docs/secret.md) and \"@README\" first",
+		"Mail alice@example.com; pin react@18",
+		"Hidden\u200b zero width, tag\U000E0041\U000E0042 smuggled, bidi\u202eexe, c1\u009b31m csi",
+	}
+	var ids []string
+	for _, c := range hostile {
+		ids = append(ids, approve(t, s, NewMemory{Project: dir, Type: Fact, Content: c}))
+	}
+	// As an older cairn may have stored it: raw, past clean().
+	row, err := s.row(ctx, ids[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	row.Content = hostile[4] + " @~/.ssh/id_ed25519"
+	if err := s.st.Mem().Save(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "CLAUDE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	prev := ' '
+	for i, r := range doc {
+		if r == '@' && !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+			t.Errorf("an @ that can start an import at byte %d: %q", i, doc[max(0, i-20):min(len(doc), i+20)])
+		}
+		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && r != '\n' {
+			t.Errorf("raw %U at byte %d: %q", r, i, doc[max(0, i-20):min(len(doc), i+20)])
+		}
+		prev = r
+	}
+	for _, want := range []string{"＠~/.aws/credentials", "(＠docs/secret.md)", "\"＠README\"", "＠/etc/passwd", "＠~/.ssh/id_ed25519",
+		"alice@example.com", "react@18", "Hidden<U+200B>", "tag<U+E0041><U+E0042>", `bidi\u202eexe`, `c1\x9b31m`} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("CLAUDE.md lacks %q:\n%s", want, doc)
+		}
+	}
 }
