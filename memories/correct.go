@@ -40,6 +40,62 @@ const (
 // ErrNotEditable is returned for memories whose status forbids a change.
 var ErrNotEditable = errors.New("not editable in this status")
 
+// ErrOutOfScope is returned for a change a request's Scope does not allow.
+var ErrOutOfScope = errors.New("outside the project this request comes from")
+
+// Scope limits what a request coming from one project may change. The MCP
+// server runs for one project, and what Claude reads there (a README, a
+// web page, a tool's output) can carry a prompt injection: it must not be
+// able to silence, reword or reject what the person approved in another
+// project. A request with a Scope changes only memories of Scope.Project
+// and, when Global is set (memories.mcp_global), global ones (no
+// project); a nil Scope is the person's own front end (CLI, TUI), which
+// may change anything.
+type Scope struct {
+	Project string // the project the request comes from ("" = unknown)
+	Global  bool   // global memories may be changed too
+}
+
+// allows reports whether a memory of project may be changed.
+func (sc *Scope) allows(project string) bool {
+	switch {
+	case sc == nil:
+		return true
+	case project == "":
+		return sc.Global
+	}
+	return project == sc.Project
+}
+
+// check is allows as an error that says what the request may do instead.
+func (sc *Scope) check(m Memory) error {
+	if sc.allows(m.Project) {
+		return nil
+	}
+	if m.Project == "" {
+		return fmt.Errorf("memory %s is global (every project's): %w; the user changes global memories in cairn (or allows it with memories.mcp_global = true)", m.ID, ErrOutOfScope)
+	}
+	here := sc.Project
+	if here == "" {
+		here = "an unknown project"
+	}
+	return fmt.Errorf("memory %s belongs to project %s, and this request comes from %s: %w; only the user changes another project's memories, in cairn", m.ID, m.Project, here, ErrOutOfScope)
+}
+
+// checkNew applies the scope to a memory about to be added: one for
+// another project is refused, a global one the scope does not allow is
+// only proposed (pending, whatever memories.remember_status says).
+func (sc *Scope) checkNew(n *NewMemory) error {
+	switch {
+	case sc.allows(n.Project):
+		return nil
+	case n.Project == "":
+		n.Status = Pending
+		return nil
+	}
+	return fmt.Errorf("a memory for project %s cannot come from %s: %w", n.Project, sc.Project, ErrOutOfScope)
+}
+
 // AuditRecord is one change made to a memory on someone's request.
 type AuditRecord struct {
 	Time        time.Time `json:"time"`
@@ -62,6 +118,7 @@ type CorrectRequest struct {
 	Reason  string // why (kept in the audit record)
 	Session string // the session asking, if known
 	By      string // the front end asking
+	Scope   *Scope // what the request may change (nil: anything)
 }
 
 // ChangeResult says what a correction or forget request did.
@@ -96,6 +153,9 @@ func (s *Service) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, 
 		return ChangeResult{}, err
 	}
 	old := fromRow(row, s.now())
+	if err := r.Scope.check(old); err != nil {
+		return ChangeResult{}, err
+	}
 	rec := AuditRecord{Time: s.now().UTC(), Memory: old.ID, Before: old.Content, After: content, StatusFrom: old.Status,
 		StatusTo: old.Status, Reason: cut(clean(r.Reason), maxReason), Session: r.Session, By: orUnknown(r.By)}
 	if content == old.Content {
@@ -166,6 +226,7 @@ type ForgetRequest struct {
 	Reason  string
 	Session string
 	By      string
+	Scope   *Scope // what the request may change (nil: anything)
 }
 
 // Forget forgets a memory by the rules above.
@@ -177,6 +238,9 @@ func (s *Service) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, er
 		return ChangeResult{}, err
 	}
 	old := fromRow(row, s.now())
+	if err := r.Scope.check(old); err != nil {
+		return ChangeResult{}, err
+	}
 	rec := AuditRecord{Time: s.now().UTC(), Memory: old.ID, StatusFrom: old.Status, Reason: cut(clean(r.Reason), maxReason),
 		Session: r.Session, By: orUnknown(r.By)}
 	switch {
@@ -221,12 +285,21 @@ func (s *Service) audit(ctx context.Context, id string) ([]AuditRecord, error) {
 	return recs, nil
 }
 
+// The audit trail of one memory is bounded: a loop of corrections (a
+// prompt injection, a confused session) must not grow one stored value
+// without limit (1,000 corrections made one 4.4 MB). The newest records
+// are kept: at most maxAudit of them, in at most maxAuditBytes of JSON.
+const (
+	maxAudit      = 50
+	maxAuditBytes = 64 << 10
+)
+
 func (s *Service) appendAudit(ctx context.Context, rec AuditRecord) error {
 	recs, err := s.audit(ctx, rec.Memory)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(append(recs, rec))
+	b, err := boundedAudit(append(recs, rec))
 	if err != nil {
 		return err
 	}
@@ -234,6 +307,28 @@ func (s *Service) appendAudit(ctx context.Context, rec AuditRecord) error {
 		return fmt.Errorf("recording the audit trail of %s: %w", rec.Memory, err)
 	}
 	return nil
+}
+
+// boundedAudit is recs as stored: the newest maxAudit records that fit in
+// maxAuditBytes (the newest one always).
+func boundedAudit(recs []AuditRecord) ([]byte, error) {
+	if len(recs) > maxAudit {
+		recs = recs[len(recs)-maxAudit:]
+	}
+	for {
+		b, err := json.Marshal(recs)
+		if err != nil || len(b) <= maxAuditBytes || len(recs) == 1 {
+			return b, err
+		}
+		// Drop the oldest records worth the excess (at least one).
+		drop, excess := 0, len(b)-maxAuditBytes
+		for drop < len(recs)-1 && excess > 0 {
+			one, _ := json.Marshal(recs[drop])
+			excess -= len(one) + 1
+			drop++
+		}
+		recs = recs[drop:]
+	}
 }
 
 func orUnknown(s string) string {

@@ -30,6 +30,10 @@ type NewMemory struct {
 	Origin        string
 	// Supersedes names memories this one replaces (Ollama extraction).
 	Supersedes []string
+	// Scope, when set, limits what the add may change (see Scope): a
+	// memory of another project is never merged into or superseded, and
+	// a global memory the scope does not allow is only proposed (pending).
+	Scope *Scope
 }
 
 // AddResult says what Add did.
@@ -180,6 +184,9 @@ func (s *Service) vectorOf(ctx context.Context, text string) []float32 {
 // write set, the rows go to it (and to the cache, so the next add sees
 // them) and the caller flushes it.
 func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) (AddResult, error) {
+	if err := n.Scope.checkNew(&n); err != nil {
+		return AddResult{}, err
+	}
 	if err := s.validate(&n); err != nil {
 		return AddResult{}, err
 	}
@@ -189,6 +196,9 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 	}
 	now := s.now().UTC()
 	cands, vec, neg := s.similarTo(ctx, mc, &n)
+	if n.Scope != nil {
+		cands = slices.DeleteFunc(cands, func(m match) bool { return !n.Scope.allows(m.c.row.Project) })
+	}
 	toks, _ := tokens(n.Content + " " + strings.Join(n.Tags, " "))
 	if res, done, err := s.reviewedBefore(ctx, mc, &n, toks, neg, cands, now, dry, ws); done {
 		return res, err
