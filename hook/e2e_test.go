@@ -456,9 +456,9 @@ func TestFailOpen(t *testing.T) {
 		// harmless race, not a problem to report.
 		{name: "Stop before the transcript exists", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", demoFolder, "later.jsonl"), map[string]any{"last_assistant_message": "done"})},
 		{name: "no transcript", stdin: input("Stop", demoSession, "", nil), logged: "no transcript_path"},
-		{name: "transcript outside claude dir", stdin: input("Stop", demoSession, outside, nil), logged: "outside the Claude config dir"},
-		{name: "dot-dot escape", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", "..", "..", "evil.jsonl"), nil), logged: "outside the Claude config dir"},
-		{name: "session start outside", stdin: input("SessionStart", demoSession, outside, nil), logged: "outside the Claude config dir"},
+		{name: "transcript outside claude dir", stdin: input("Stop", demoSession, outside, nil), logged: hook.OutsideClaudeDir},
+		{name: "dot-dot escape", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", "..", "..", "evil.jsonl"), nil), logged: hook.OutsideClaudeDir},
+		{name: "session start outside", stdin: input("SessionStart", demoSession, outside, nil), logged: hook.OutsideClaudeDir},
 		{name: "relative transcript", stdin: input("Stop", demoSession, "projects/x/y.jsonl", nil), logged: "not absolute"},
 		{name: "bad session id", stdin: input("UserPromptSubmit", "../../etc", tr, map[string]any{"prompt": "x y z"}), logged: "not a session id"},
 		{name: "wrong field types", stdin: `{"hook_event_name":"UserPromptSubmit","session_id":42,"prompt":["x"]}`, logged: "not a session id"},
@@ -484,6 +484,12 @@ func TestFailOpen(t *testing.T) {
 			}
 			if strings.ContainsAny(added, "\x1b") {
 				t.Fatalf("control characters reached the log: %q", added)
+			}
+			// A transcript_path outside the Claude directory is never
+			// quoted: the log (which doctor prints) names no file of
+			// elsewhere on the machine.
+			if strings.Contains(added, "evil.jsonl") || strings.Contains(added, "projects/x/y.jsonl") {
+				t.Fatalf("the log quotes an outside transcript_path: %q", added)
 			}
 		})
 	}

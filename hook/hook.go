@@ -467,7 +467,7 @@ func (h *handler) checkTranscript(need bool) error {
 		return nil
 	}
 	if !filepath.IsAbs(p) {
-		return fmt.Errorf("transcript_path %q is not absolute", oneLine(p, 200))
+		return errors.New("transcript_path not absolute") // never quoted (OutsideClaudeDir)
 	}
 	root := filepath.Join(h.env.ClaudeDir, "projects")
 	rel, ok := within(root, p)
@@ -480,7 +480,7 @@ func (h *handler) checkTranscript(need bool) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("transcript_path %s is outside the Claude config dir %s (set CLAUDE_CONFIG_DIR or --claude-dir)", safeValue(p, 200), h.env.ClaudeDir)
+		return fmt.Errorf("%s %s (set CLAUDE_CONFIG_DIR or --claude-dir)", OutsideClaudeDir, h.env.ClaudeDir)
 	}
 	if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) >= 2 {
 		h.folder = parts[0]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -83,4 +84,27 @@ func LastLines(dataDir string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// OutsideClaudeDir is what the log and doctor say of a transcript_path
+// outside the Claude directory, in place of the path: hook input names
+// any file, and the log (which doctor prints) must not carry paths from
+// elsewhere on the machine.
+const OutsideClaudeDir = "transcript_path outside the Claude directory"
+
+// quotedTranscriptPath is how earlier builds logged such a path.
+var quotedTranscriptPath = regexp.MustCompile(`transcript_path "(?:[^"\\]|\\.)*" is (outside the Claude config dir|not absolute)`)
+
+// ScrubTranscriptPaths takes the transcript_path out of a line an earlier
+// build logged ("transcript_path \"/elsewhere/x\" is outside …").
+func ScrubTranscriptPaths(line string) string {
+	if !strings.Contains(line, "transcript_path \"") {
+		return line
+	}
+	return quotedTranscriptPath.ReplaceAllStringFunc(line, func(m string) string {
+		if strings.HasSuffix(m, "not absolute") {
+			return "transcript_path not absolute"
+		}
+		return OutsideClaudeDir
+	})
 }

@@ -422,7 +422,7 @@ func (b *conversation) nameResponses(es []transcripts.Entry) {
 
 // StoreStats are counts for status lines.
 type StoreStats struct {
-	Projects         int
+	Projects         int // as Projects lists them
 	Sessions         int // with a conversation
 	ArchivedSessions int // whose transcript files are all gone
 	Entries          int
@@ -442,7 +442,6 @@ func (s *Store) Stats(ctx context.Context) (StoreStats, error) {
 	var st StoreStats
 	var last sql.NullString
 	err := s.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM projects),
 		(SELECT count(*) FROM sessions WHERE entries > 0),
 		(SELECT count(*) FROM sessions WHERE entries > 0 AND archived = 1),
 		(SELECT count(*) FROM entries),
@@ -453,7 +452,7 @@ func (s *Store) Stats(ctx context.Context) (StoreStats, error) {
 		(SELECT count(*) FROM embed_queue),
 		(SELECT count(*) FROM embeddings),
 		(SELECT CAST(value AS TEXT) FROM kv WHERE key = 'last_sync')`).Scan(
-		&st.Projects, &st.Sessions, &st.ArchivedSessions, &st.Entries, &st.Files, &st.MissingFiles,
+		&st.Sessions, &st.ArchivedSessions, &st.Entries, &st.Files, &st.MissingFiles,
 		&st.Redactions, &st.FTSQueue, &st.EmbedQueue, &st.Embeddings, &last)
 	if err != nil {
 		return st, s.wrap(err)
@@ -463,6 +462,14 @@ func (s *Store) Stats(ctx context.Context) (StoreStats, error) {
 			st.LastSync = unixMilli(ms)
 		}
 	}
+	// Projects as `cairn projects` lists them (one per repository), not
+	// the transcript folders (worktrees and subfolders are folders of one
+	// project): one count everywhere.
+	ps, err := s.Projects(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Projects = len(ps)
 	st.SchemaVersion = SchemaVersion
 	for _, p := range []string{s.path, s.path + "-wal", s.path + "-shm"} {
 		if fi, err := os.Stat(p); err == nil {

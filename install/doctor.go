@@ -642,6 +642,7 @@ func hookErrors(dataDir string, n int) []string {
 			continue
 		}
 		l, _ = redact.Redact(l) // lines written before the log redacted them
+		l = hook.ScrubTranscriptPaths(l)
 		out = append(out, l)
 	}
 	if len(out) > n {

@@ -2,12 +2,14 @@ package install
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
@@ -49,6 +51,14 @@ func TestDoctor(t *testing.T) {
 	}
 	st.Close()
 	hook.NewLogger(data).Printf("Stop: failed open after 3ms: something broke")
+	// A line an earlier build wrote, quoting a path outside the Claude
+	// directory: doctor does not repeat the path.
+	outsideLine := time.Now().UTC().Format(time.RFC3339) + ` Stop 1234: transcript_path "/home/someone/private/notes.jsonl" is outside the Claude config dir /home/me/.claude (set CLAUDE_CONFIG_DIR or --claude-dir)` + "\n"
+	lf, err := os.OpenFile(filepath.Join(data, hook.LogName), os.O_APPEND|os.O_WRONLY, 0o600)
+	must(t, err)
+	_, err = lf.WriteString(outsideLine)
+	must(t, err)
+	lf.Close()
 	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/version" {
 			w.Write([]byte(`{"version":"0.9.9"}`))
@@ -67,8 +77,20 @@ func TestDoctor(t *testing.T) {
 	if c := find(r, "ollama"); !strings.Contains(c.Detail, "0.9.9") {
 		t.Errorf("ollama: %+v", c)
 	}
-	if len(r.HookLog) != 1 || !strings.Contains(r.HookLog[0], "something broke") {
+	if len(r.HookLog) != 2 || !strings.Contains(r.HookLog[0], "something broke") {
 		t.Errorf("hook log: %v", r.HookLog)
+	}
+	if l := r.HookLog[len(r.HookLog)-1]; strings.Contains(l, "private/notes.jsonl") || !strings.Contains(l, hook.OutsideClaudeDir) {
+		t.Errorf("doctor quotes an outside transcript_path: %q", l)
+	}
+	// One project count: doctor's is `cairn projects`' (worktrees of one
+	// repository are one project, not one per transcript folder).
+	if st, err := index.Open(data); err == nil {
+		ps, _ := st.Projects(context.Background())
+		st.Close()
+		if c := find(r, "store"); !strings.Contains(c.Detail, fmt.Sprintf(" %d projects,", len(ps))) {
+			t.Errorf("store: %q; projects lists %d", c.Detail, len(ps))
+		}
 	}
 	if !r.Healthy() {
 		t.Errorf("unhealthy: %+v", r.Checks)
