@@ -83,6 +83,10 @@ type Memories struct {
 	SyncLines int `toml:"sync_lines" comment:"line budget of the CLAUDE.md block"`
 	// RetentionDays is how long retired memories are kept (consolidation).
 	RetentionDays int `toml:"retention_days" comment:"days archived, superseded and rejected memories are kept before consolidation prunes them"`
+	// MCPGlobal lets the MCP server change global memories (no project).
+	// Whatever it says, the server changes only its own project's
+	// memories, never another project's.
+	MCPGlobal bool `toml:"mcp_global" comment:"true: Claude's MCP tools (memory_correct, memory_forget, memory_remember) may change global memories too; false: only the current project's, and a global memory_remember is a pending proposal"`
 }
 
 // Claude configures the Claude extractor: a detached process runs

@@ -59,10 +59,16 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 	if strings.TrimSpace(in.Summary) == "" {
 		return nil, out, toolError("summary is empty: pass the summary's Markdown")
 	}
+	if err := s.draftInScope(ctx, sid); err != nil {
+		return nil, out, err
+	}
 	d, err := s.o.Memories.AddDraft(ctx, sid, in.Summary)
 	if errors.Is(err, memories.ErrNotFound) {
 		// A session that started moments ago: read its transcript now.
 		s.syncNow(ctx)
+		if err := s.draftInScope(ctx, sid); err != nil {
+			return nil, out, err
+		}
 		d, err = s.o.Memories.AddDraft(ctx, sid, in.Summary)
 	}
 	switch {
@@ -76,6 +82,21 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 	out = SaveSummaryOut{DraftID: d.ID, SessionID: d.SessionID, Status: d.Status,
 		Message: "Saved as draft " + d.ID + "; it awaits the user's review (run `cairn`, or `cairn drafts list`)."}
 	return nil, out, nil
+}
+
+// draftInScope refuses a summary of another project's session (see
+// scope): the person reviews drafts, but one project's Claude must not
+// file summaries under another. A session not indexed yet passes: it is
+// checked again after the sync that finds it.
+func (s *Server) draftInScope(ctx context.Context, sid string) error {
+	if s.o.Store == nil {
+		return nil
+	}
+	ss, err := s.o.Store.Session(ctx, sid)
+	if err != nil || ss == nil || ss.ProjectPath == s.o.Project {
+		return nil
+	}
+	return toolError("refused: session %s belongs to project %s, and this server runs for %s: summarise only this project's sessions (memories.Scope). Do not retry", ss.ID, ss.ProjectPath, s.o.Project)
 }
 
 // syncNow syncs the transcripts whatever the time since the last sync.

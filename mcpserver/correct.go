@@ -48,7 +48,7 @@ func (s *Server) memCorrect(ctx context.Context, _ *mcp.CallToolRequest, in Corr
 		return nil, out, toolError("content is %d characters: keep a memory under %d (one or two sentences)", len(in.Content), maxRememberChars)
 	}
 	r, err := s.o.Memories.Correct(ctx, memories.CorrectRequest{ID: strings.TrimSpace(in.MemoryID), Content: in.Content,
-		Reason: in.Reason, Session: s.o.SessionID, By: "mcp"})
+		Reason: in.Reason, Session: s.o.SessionID, By: "mcp", Scope: s.scope()})
 	if err != nil {
 		return nil, out, changeError(in.MemoryID, err)
 	}
@@ -61,11 +61,20 @@ func (s *Server) memForget(ctx context.Context, _ *mcp.CallToolRequest, in Forge
 		return nil, out, err
 	}
 	r, err := s.o.Memories.Forget(ctx, memories.ForgetRequest{ID: strings.TrimSpace(in.MemoryID), Reason: in.Reason,
-		Session: s.o.SessionID, By: "mcp"})
+		Session: s.o.SessionID, By: "mcp", Scope: s.scope()})
 	if err != nil {
 		return nil, out, changeError(in.MemoryID, err)
 	}
 	return nil, changeOut(r), nil
+}
+
+// scope is what this server's write tools may change: its own project's
+// memories, and global ones when memories.mcp_global allows it. Claude
+// reads untrusted text (files, web pages, tool output) in this project; a
+// prompt injection there must not silence what the user approved in
+// another (see memories.Scope).
+func (s *Server) scope() *memories.Scope {
+	return &memories.Scope{Project: s.o.Project, Global: s.o.Config.Memories.MCPGlobal}
 }
 
 // changeError is a tool error that says what to do instead.
@@ -75,6 +84,8 @@ func changeError(id string, err error) error {
 		return toolError("no memory %s: memory_search lists memory ids (%v)", strings.TrimSpace(id), err)
 	case errors.Is(err, memories.ErrNotEditable):
 		return toolError("%v; to record something new, use memory_remember", err)
+	case errors.Is(err, memories.ErrOutOfScope):
+		return toolError("refused: %v. Do not retry; if the user asked for this change, tell them to make it in cairn (`cairn memories`)", err)
 	}
 	return toolError("%v", err)
 }

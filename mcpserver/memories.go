@@ -273,7 +273,7 @@ func (s *Server) newMemory(in RememberIn) (memories.NewMemory, error) {
 		return memories.NewMemory{}, toolError("importance %d is out of range: use 1 (minor) to 5 (critical)", in.Importance)
 	}
 	n := memories.NewMemory{Type: t, Content: content, Tags: in.Tags, Importance: in.Importance,
-		Origin: memories.OriginRemember, SourceSession: s.o.SessionID}
+		Origin: memories.OriginRemember, SourceSession: s.o.SessionID, Scope: s.scope()}
 	if !in.Global {
 		n.Project = s.o.Project
 	}

@@ -15,11 +15,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,8 +139,59 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHan
 			var zero Out
 			return nil, zero, toolError("cairn cannot answer: %v. Tell the user to fix or delete that file (`cairn config` prints every setting and its default).", s.o.Broken)
 		}
-		return h(ctx, req, in)
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			if msg := err.Error(); termtext.Safe(msg) != msg {
+				err = errors.New(termtext.Safe(msg))
+			}
+			return res, out, err
+		}
+		safeStrings(reflect.ValueOf(&out).Elem())
+		if res != nil {
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					tc.Text = termtext.Safe(tc.Text)
+				}
+			}
+		}
+		return res, out, nil
 	})
+}
+
+// safeStrings passes every string v holds (fields, slices, maps, pointers)
+// through termtext.Safe, in place. Everything a tool answers reaches a
+// model and, through the client, a terminal: a project path, a model name
+// or a title read from a transcript can carry C1 controls, bidi overrides,
+// zero-width or tag characters, so the one rule applies to every field,
+// not only to the text fields each tool remembered to clean.
+func safeStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if s := v.String(); v.CanSet() && termtext.Safe(s) != s {
+			v.SetString(termtext.Safe(s))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			safeStrings(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				safeStrings(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			safeStrings(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			safeStrings(e)
+			v.SetMapIndex(k, e)
+		}
+	}
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {

@@ -36,12 +36,23 @@ func newFixture(t *testing.T, mem MemoryService) *fixture {
 	return newFixtureWith(t, func(*index.Store) MemoryService { return mem })
 }
 
-func newFixtureWith(t *testing.T, mem func(st *index.Store) MemoryService) *fixture {
+// newFixtureWith serves mem(st); opts change the server's options.
+func newFixtureWith(t *testing.T, mem func(st *index.Store) MemoryService, opts ...func(*Options)) *fixture {
+	t.Helper()
+	return newFixtureDir(t, sample(), mem, opts...)
+}
+
+// newFixtureDir is newFixtureWith for the transcripts in claude.
+func newFixtureDir(t *testing.T, claude string, mem func(st *index.Store) MemoryService, opts ...func(*Options)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st := teststore.Synced(t, sample())
+	st := teststore.Synced(t, claude)
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
-	srv := New(Options{Store: st, Config: config.Default(), ClaudeDir: sample(), Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }})
+	o := Options{Store: st, Config: config.Default(), ClaudeDir: claude, Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }}
+	for _, f := range opts {
+		f(&o)
+	}
+	srv := New(o)
 	ct, stt := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, stt, nil)
 	if err != nil {
