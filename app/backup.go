@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
@@ -17,9 +19,26 @@ func BackupName(t time.Time) string { return index.BackupName(t) }
 // name; ” picks BackupName in the current folder).
 func (a *App) Backup(ctx context.Context, dest string) (index.BackupInfo, error) {
 	if dest == "" {
-		dest = BackupName(time.Now())
+		dest = freeName(BackupName(time.Now()))
 	}
 	return a.Store.Backup(ctx, dest)
+}
+
+// freeName is name, or name with -2, -3… before its extension when a file
+// of that name exists: two backups in one second get two files.
+func freeName(name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 1; i < 1000; i++ {
+		p := name
+		if i > 1 {
+			p = fmt.Sprintf("%s-%d%s", base, i, ext)
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+	}
+	return name
 }
 
 // RestoreResult says what Restore did.

@@ -224,3 +224,22 @@ func TestBackupUnwritable(t *testing.T) {
 		t.Fatalf("left %v behind", left)
 	}
 }
+
+// Backups made in the same second (the default name is per second) get
+// two files, not an "already exists" refusal.
+func TestBackupSameSecond(t *testing.T) {
+	ctx := context.Background()
+	a := indexedSample(t, noVectors)
+	t.Chdir(t.TempDir())
+	seen := map[string]bool{}
+	for range 3 {
+		info, err := a.Backup(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[info.Path] {
+			t.Fatalf("%s written twice", info.Path)
+		}
+		seen[info.Path] = true
+	}
+}

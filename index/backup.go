@@ -60,9 +60,23 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupInfo, error) {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return BackupInfo{}, fmt.Errorf("creating %s: %w", filepath.Dir(dest), err)
 	}
-	tmp := dest + ".partial"
+	// The snapshot is written to a hidden file beside dest, made private
+	// before SQLite writes a byte into it; the data dir notes it while it
+	// is written, so the next command removes it if this one is killed
+	// (leftovers.go).
+	tmp := filepath.Join(filepath.Dir(dest), fmt.Sprintf(".%s.%d%s", filepath.Base(dest), os.Getpid(), partialSuffix))
 	_ = os.Remove(tmp)
+	done, err := noteInProgress(s.Dir(), tmp)
+	if err != nil {
+		return BackupInfo{}, fmt.Errorf("noting the backup in %s: %w", s.Dir(), err)
+	}
+	defer done()
 	defer os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return BackupInfo{}, fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
+	}
+	f.Close()
 	// A connection of its own: the store's readers are query_only, which
 	// VACUUM INTO refuses, and its writer must stay free for writes.
 	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?_pragma=busy_timeout(5000)")

@@ -258,7 +258,9 @@ const staleRebuild = 10 * time.Minute
 func (s *Store) removeStaleRebuilds(minAge time.Duration) {
 	m, _ := filepath.Glob(filepath.Join(s.Dir(), rebuildingPrefix+"*"))
 	for _, p := range m {
-		if fi, err := os.Stat(p); err != nil || time.Since(fi.ModTime()) < minAge {
+		// A folder whose rebuild's process is gone goes at once; the age
+		// rule is for those whose process cannot be told.
+		if fi, err := os.Stat(p); err != nil || (time.Since(fi.ModTime()) < minAge && !rebuildOwnerGone(p)) {
 			continue
 		}
 		ix, err := ftsapi.Open(p, 0)

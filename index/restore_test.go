@@ -444,7 +444,9 @@ func TestRebuildRemovesKilledRebuilds(t *testing.T) {
 	// Any open of the index removes a killed rebuild's folder too, once it
 	// has been left unchanged for a while (a recent one may be a rebuild
 	// between closing its index and swapping it in).
-	recent := filepath.Join(f.data, rebuildingPrefix+"777777-1")
+	// (this process's pid: a rebuild still running; one whose process is
+	// gone goes at once, TestOpenRemovesKilledLeftovers).
+	recent := filepath.Join(f.data, fmt.Sprintf("%s%d-1", rebuildingPrefix, os.Getpid()))
 	for _, p := range []string{stale, recent} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			t.Fatal(err)

@@ -240,6 +240,10 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 			s.Close()
 			return nil, s.wrap(err)
 		}
+		// What killed commands left: backups' temporary copies of the
+		// store, rebuilds' half-built indexes (leftovers.go).
+		removeLeftovers(dataDir)
+		removeKilledRebuilds(dataDir)
 	}
 	return s, nil
 }
