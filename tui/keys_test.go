@@ -83,19 +83,22 @@ func TestKeysOnlyInKeymap(t *testing.T) {
 
 const readmePath = "../README.md"
 
-// keysMarkdown is the README's key section, generated from the keymap.
+// keysMarkdown is the README's key list, generated from the keymap: one
+// table row per group, so the README stays short.
 func keysMarkdown(k KeyMap) string {
 	var b strings.Builder
-	b.WriteString("<!-- Generated from tui/keys.go: go test ./tui/ -run TestREADMEKeys -update -->\n")
+	b.WriteString("<!-- Generated from tui/keys.go: go test ./tui/ -run TestREADMEKeys -update -->\n\n| where | keys |\n|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for _, g := range k.FullHelp() {
-		fmt.Fprintf(&b, "\n**%s**\n\n| key | action |\n|---|---|\n", g.Title)
+		var items []string
 		for _, kb := range g.Keys {
 			var ks []string
 			for _, kk := range kb.Keys() {
-				ks = append(ks, "`"+strings.ReplaceAll(kk, "|", `\|`)+"`")
+				ks = append(ks, "`"+cell(kk)+"`")
 			}
-			fmt.Fprintf(&b, "| %s | %s |\n", strings.Join(ks, " "), kb.Help().Desc)
+			items = append(items, strings.Join(ks, "/")+" "+cell(kb.Help().Desc))
 		}
+		fmt.Fprintf(&b, "| %s | %s |\n", g.Title, strings.Join(items, " · "))
 	}
 	return b.String()
 }
