@@ -426,15 +426,35 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 					}
 				}
 				out := []*memories.Memory{}
+				full := make([]string, 0, len(ids))
 				for _, id := range ids {
-					m, err := svc.SetStatus(cmd.Context(), id, st)
+					m, err := svc.Get(cmd.Context(), id)
 					if err != nil {
 						return err
 					}
-					out = append(out, m)
-					if !o.JSON {
-						fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(termtext.Line(oneLineText(m.Content)), 80))
+					full = append(full, m.ID)
+				}
+				// One entry of the journal: `cairn memories undo` takes
+				// the whole command back.
+				what := fmt.Sprintf("%s %s", verb, strings.Join(full, " "))
+				if len(full) > 3 {
+					what = fmt.Sprintf("%s %d memories", verb, len(full))
+				}
+				err := svc.Record(cmd.Context(), what, full, func(ctx context.Context) error {
+					for _, id := range full {
+						m, err := svc.SetStatus(ctx, id, st)
+						if err != nil {
+							return err
+						}
+						out = append(out, m)
+						if !o.JSON {
+							fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(termtext.Line(oneLineText(m.Content)), 80))
+						}
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
 				if o.JSON {
 					return writeJSON(o.Stdout, out)
@@ -513,7 +533,11 @@ and an empty file leaves the memory unchanged.`,
 						return nil
 					}
 				}
-				m, err = svc.Update(cmd.Context(), m.ID, u)
+				id := m.ID
+				err = svc.Record(cmd.Context(), "edit "+id, []string{id}, func(ctx context.Context) error {
+					m, err = svc.Update(ctx, id, u)
+					return err
+				})
 				if err != nil {
 					return err
 				}
@@ -606,7 +630,10 @@ func newMemRmCmd(o *Options) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					if err := svc.Delete(cmd.Context(), m.ID); err != nil {
+					id := m.ID
+					if err := svc.Record(cmd.Context(), "delete "+id, []string{id}, func(ctx context.Context) error {
+						return svc.Delete(ctx, id)
+					}); err != nil {
 						return err
 					}
 					ids = append(ids, m.ID)
@@ -626,21 +653,72 @@ func newMemRmCmd(o *Options) *cobra.Command {
 }
 
 func newMemUndoCmd(o *Options) *cobra.Command {
-	return serviceCmd(o, &cobra.Command{Use: "undo", Short: "Restore the most recently deleted memory", Args: cobra.NoArgs},
-		func(ctx context.Context, svc *memories.Service, _ []string) (*memories.Memory, error) {
-			return svc.Undo(ctx)
-		},
-		func(m *memories.Memory) {
-			fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Undo the last action on memories (approve, reject, archive, edit, rm, merge; from here or the TUI), newest first",
+		Long: `undo takes back the newest action recorded in the memory journal, from
+this command line or the TUI (u there is the same undo): the memories it
+changed are put back as they were and those it deleted are restored. Run it
+again to undo the action before, and so on. With nothing recorded it
+restores the most recently deleted memory, as before the journal.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error {
+		return withMemories(c.Context(), o, false, func(svc *memories.Service) error {
+			ctx := c.Context()
+			e, err := svc.UndoLast(ctx)
+			if errors.Is(err, memories.ErrNothingLogged) {
+				m, err := svc.Undo(ctx)
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.Stdout, map[string]any{"undid": "delete " + m.ID, "memories": []string{m.ID}})
+				}
+				fmt.Fprintf(o.Stdout, "restored %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.Stdout, map[string]any{"undid": e.What, "at": e.At, "memories": e.IDs()})
+			}
+			fmt.Fprintf(o.Stdout, "undid %s (%s): %d %s as they were\n", termtext.Line(e.What), e.At.Local().Format("2006-01-02 15:04"),
+				len(e.Before), plural(len(e.Before), "memory", "memories"))
+			return nil
 		})
+	}
+	addJSONFlag(cmd, o)
+	return cmd
 }
 
 func newMemMergeCmd(o *Options) *cobra.Command {
-	return serviceCmd(o, &cobra.Command{Use: "merge KEEP OTHER", Short: "Merge OTHER into KEEP: KEEP gains its sources and tags, OTHER becomes superseded", Args: cobra.ExactArgs(2)},
+	var content string
+	cmd := &cobra.Command{Use: "merge KEEP OTHER",
+		Short: "Merge OTHER into KEEP: KEEP holds what both said (or --content), gains OTHER's sources and tags; OTHER becomes superseded",
+		Args:  cobra.ExactArgs(2)}
+	cmd.Flags().StringVar(&content, "content", "", "the merged memory's text (default: KEEP's text, then what OTHER says that KEEP does not)")
+	return serviceCmd(o, cmd,
 		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Memory, error) {
-			return svc.Merge(ctx, args[0], args[1])
+			keep, err := svc.Get(ctx, args[0])
+			if err != nil {
+				return nil, err
+			}
+			other, err := svc.Get(ctx, args[1])
+			if err != nil {
+				return nil, err
+			}
+			var m *memories.Memory
+			err = svc.Record(ctx, "merge "+other.ID+" into "+keep.ID, []string{keep.ID, other.ID}, func(ctx context.Context) error {
+				m, err = svc.MergeWith(ctx, keep.ID, other.ID, content)
+				return err
+			})
+			return m, err
 		},
-		func(m *memories.Memory) { fmt.Fprintf(o.Stdout, "merged into %s\n", m.ID) })
+		func(m *memories.Memory) {
+			fmt.Fprintf(o.Stdout, "merged into %s: %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 80))
+		})
 }
 
 func newMemAddCmd(o *Options) *cobra.Command {

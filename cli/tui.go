@@ -107,6 +107,10 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		NoColor:   theme.NoColorEnv(),
 		Banner:    banner,
 		OnIndexed: onIndexed,
+		// The TUI opens on the current folder's project, by the rule
+		// recall and remember use (currentProject).
+		Folder: workDir(),
+		Here:   currentProject(),
 	})
 	defer m.Close()
 	// A soft heap limit keeps the long-running TUI small while indexing in
@@ -149,4 +153,13 @@ func extractSample(dir string) error {
 		}
 		return os.WriteFile(target, b, 0o600)
 	})
+}
+
+// workDir is the current folder ("" when it cannot be read).
+func workDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
 }

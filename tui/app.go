@@ -44,6 +44,15 @@ type Config struct {
 	// OnIndexed runs in the background after the first indexing; its
 	// message is shown in the status bar (the demo extracts memories).
 	OnIndexed func(ctx context.Context) (string, error)
+
+	// Folder is the folder the TUI started in, and Here its project by
+	// the CLI's rule (the one recall and remember use): the TUI opens
+	// scoped to Here when it has sessions, or to the scope last chosen in
+	// Folder (scope.go). Both "": every project, nothing remembered.
+	Folder, Here string
+	// StateFile keeps the scope chosen per folder (default: tui-state.json
+	// in the store's folder; "-": not kept).
+	StateFile string
 }
 
 // Pane indexes.
@@ -92,6 +101,10 @@ type Model struct {
 	// scopeSel is the project every pane is limited to (nil: all);
 	// lastScope the last one chosen, for p to go back to.
 	scopeSel, lastScope *transcripts.ProjectSummary
+	// scopeDecided: the start scope is settled (scope.go); saved is the
+	// state file's scope per folder.
+	scopeDecided bool
+	saved        map[string]string
 
 	showHelp bool
 	helpOff  int
@@ -166,6 +179,7 @@ func New(cfg Config) *Model {
 	m.mems = newMemoriesPane(m.c)
 	m.drafts = newDraftsPane(m.c)
 	m.panes = [numPanes]pane{m.projects, m.timeline, m.reader, m.search, m.mems, m.drafts}
+	m.saved = readScopeState(m.stateFile()).Folders
 	return m
 }
 
@@ -470,7 +484,7 @@ func (m *Model) refreshAll() tea.Cmd {
 func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case projectsMsg:
-		return m.projects.loaded(msg)
+		return tea.Batch(m.projects.loaded(msg), m.applyStartScope())
 	case sessionsMsg:
 		return m.timeline.loadedSessions(msg)
 	case convMsg:

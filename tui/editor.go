@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,9 @@ import (
 type editTarget struct {
 	memoryID string
 	draftID  string
+	// mergeOther: saving merges this memory into memoryID with the text
+	// (memories.MergeWith).
+	mergeOther string
 }
 
 // editor is a multi-line editor over the body of the screen.
@@ -73,10 +77,19 @@ func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 				e.discarding = true
 				return false, nil
 			}
-			e.c.flashf("edit cancelled; nothing changed")
+			if e.target.mergeOther != "" {
+				e.c.flashf("merge cancelled; nothing changed")
+			} else {
+				e.c.flashf("edit cancelled; nothing changed")
+			}
 			return true, nil
 		}
-		e.discarding = false
+		if e.discarding {
+			// The question is answered: the key goes back to editing
+			// and is not typed.
+			e.discarding = false
+			return false, nil
+		}
 	}
 	e.ta, cmd = e.ta.Update(msg)
 	return false, cmd
@@ -84,17 +97,22 @@ func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 
 func (e *editor) view() string {
 	s := e.c.sty
-	head := s.Title.Render(" "+e.title) + s.Muted.Render("  ctrl+s saves · esc cancels")
+	save := "saves"
+	if e.target.mergeOther != "" {
+		save = "merges"
+	}
+	head := s.Title.Render(" "+e.title) + s.Muted.Render("  ctrl+s "+save+" · esc cancels")
 	ask := ""
 	if e.discarding {
-		ask = s.Warn.Render(" Discard your changes? esc again discards them, ctrl+s saves, any other key goes on editing.")
+		ask = s.Warn.Render(" Discard your changes? esc again discards them, ctrl+s " + save + ", any other key goes back to editing.")
 	}
 	return strings.Join([]string{head, ask, e.ta.View()}, "\n")
 }
 
 func (e *editor) help() []key.Binding { return []key.Binding{e.c.keys.Save, e.c.keys.Cancel} }
 
-// save writes text to the target.
+// save writes text to the target; a memory's edit or merge is recorded
+// in the memory journal (u undoes it).
 func (e *editor) save(text string) tea.Cmd {
 	svc, ctx, t := e.c.memories(), e.c.ctx, e.target
 	if svc == nil {
@@ -108,7 +126,19 @@ func (e *editor) save(text string) tea.Cmd {
 			if content == "" {
 				return editorDoneMsg{target: t, err: fmt.Errorf("a memory cannot be empty: nothing saved (d deletes it)")}
 			}
-			_, err = svc.Update(ctx, t.memoryID, memories.Update{Content: &content})
+			what, ids := "edit "+t.memoryID, []string{t.memoryID}
+			fn := func(ctx context.Context) error {
+				_, err := svc.Update(ctx, t.memoryID, memories.Update{Content: &content})
+				return err
+			}
+			if t.mergeOther != "" {
+				what, ids = "merge "+t.mergeOther+" into "+t.memoryID, []string{t.memoryID, t.mergeOther}
+				fn = func(ctx context.Context) error {
+					_, err := svc.MergeWith(ctx, t.memoryID, t.mergeOther, content)
+					return err
+				}
+			}
+			err = svc.Record(ctx, what, ids, fn)
 		case t.draftID != "":
 			_, err = svc.EditDraft(ctx, t.draftID, text)
 		}
@@ -129,9 +159,13 @@ func (m *Model) editorDone(msg editorDoneMsg) tea.Cmd {
 		m.c.flashError(fmt.Errorf("save failed: %w", msg.err))
 		return nil
 	}
-	if msg.target.memoryID != "" {
-		m.c.flashf("saved %s", msg.target.memoryID)
-		return m.mems.load()
+	if t := msg.target; t.memoryID != "" {
+		what, text := "edit "+t.memoryID, "saved "+t.memoryID
+		if t.mergeOther != "" {
+			what = "merge " + t.mergeOther + " into " + t.memoryID
+			text = "merged " + t.mergeOther + " into " + t.memoryID
+		}
+		return m.mems.data(memActionMsg{text: text + " — u undoes", select_: t.memoryID, undo: &undoStep{what: what}})
 	}
 	m.c.flashf("saved draft %s", msg.target.draftID)
 	return m.drafts.load()

@@ -23,8 +23,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	handled, cmd := p.key(k)
-	if !handled && key.Matches(k, m.keys.Back) {
+	switch {
+	case handled:
+	case key.Matches(k, m.keys.Back):
 		return m.goBack()
+	case !p.typing() && key.Matches(k, m.keys.ProjectFilter):
+		// Every pane widens the scope and back with p; the panes that
+		// offer a project of their own (the selected one) take it first.
+		return m.toggleScope("")
 	}
 	return cmd
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,10 +24,11 @@ type MemoryService interface {
 	SetStatus(ctx context.Context, id string, st memories.Status) (*memories.Memory, error)
 	Update(ctx context.Context, id string, u memories.Update) (*memories.Memory, error)
 	Delete(ctx context.Context, id string) error
-	Undo(ctx context.Context) (*memories.Memory, error)
-	Merge(ctx context.Context, keepID, otherID string) (*memories.Memory, error)
-	Snapshot(ctx context.Context, ids ...string) (*memories.Snapshot, error)
-	Restore(ctx context.Context, sn *memories.Snapshot) error
+	MergeWith(ctx context.Context, keepID, otherID, content string) (*memories.Memory, error)
+	// Record runs an action on memories and keeps it in the journal;
+	// UndoLast takes the newest back, whichever process did it.
+	Record(ctx context.Context, what string, ids []string, fn func(ctx context.Context) error) error
+	UndoLast(ctx context.Context) (*memories.JournalEntry, error)
 	Counts(ctx context.Context) (memories.Counts, error)
 	Drafts(ctx context.Context, status string) ([]memories.Draft, error)
 	ApproveDraft(ctx context.Context, id string) (*memories.Draft, []memories.AddResult, error)
@@ -88,8 +90,8 @@ type memoriesPane struct {
 	linked    map[string]memories.Memory
 	list      list
 	statusIdx int
-	typeIdx   int    // 0 = all, else memories.Types[typeIdx-1]
-	marked    string // id marked for merge
+	typeIdx   int              // 0 = all, else memories.Types[typeIdx-1]
+	marked    *memories.Memory // marked for merge
 	loaded    bool
 	err       error
 	counts    memories.Counts
@@ -98,7 +100,7 @@ type memoriesPane struct {
 	findID    string     // a memory asked for that the filters may hide
 	reload    bool       // the filters changed while loading: load again
 	keepPos   bool       // after approve/reject/delete: keep the cursor's row
-	undos     []undoStep // what u undoes, the last one last
+	undos     []undoStep // this run's reviews, the last one last (u: journal.go's undo)
 	clicks    clickMap
 	stats     *statsView                      // shown over the list while set
 	files     map[string]*memories.FileChange // the rows that stand for memory-file changes, by row id
@@ -368,15 +370,16 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 
 func (p *memoriesPane) typing() bool { return p.list.typing() }
 
-// undoStep undoes one review: the memories as they were (approve,
-// reject, merge), or the service's own undo of a delete.
+// undoStep is one review done in this run, for u to take back in order:
+// a memory action (in the memory journal, which outlives the run) or a
+// review of a memory file (memfiles.go).
 type undoStep struct {
 	what string
-	snap *memories.Snapshot // nil: a delete
-	file bool               // a memory-file review (memfiles.go)
+	file bool
 }
 
-// review runs fn like act, after taking a snapshot of ids for u to undo.
+// review runs fn like act, recorded in the memory journal (ids are the
+// memories it changes) so u, or `cairn memories undo` later, undoes it.
 func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
 	svc, ctx := p.c.memories(), p.c.ctx
 	if svc == nil {
@@ -384,15 +387,16 @@ func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Con
 		return nil
 	}
 	return func() tea.Msg {
-		sn, err := svc.Snapshot(ctx, ids...)
+		var text, sel string
+		err := svc.Record(ctx, what, ids, func(ctx context.Context) error {
+			var err error
+			text, sel, err = fn(ctx, svc)
+			return err
+		})
 		if err != nil {
-			return memActionMsg{err: fmt.Errorf("%s: %w", what, err)}
+			return memActionMsg{err: fmt.Errorf("%s: %w", what, err), undo: &undoStep{what: what}}
 		}
-		text, sel, err := fn(ctx, svc)
-		if err != nil {
-			return memActionMsg{err: fmt.Errorf("%s: %w", what, err)}
-		}
-		return memActionMsg{text: text + " — u undoes", select_: sel, undo: &undoStep{what: what, snap: sn}}
+		return memActionMsg{text: text + " — u undoes", select_: sel, undo: &undoStep{what: what}}
 	}
 }
 
@@ -421,60 +425,54 @@ func (p *memoriesPane) reviewSession(mm *memories.Memory, st memories.Status) te
 		if len(ids) == 0 {
 			return memActionMsg{text: "session " + short + " has no pending memories"}
 		}
-		sn, err := svc.Snapshot(ctx, ids...)
-		if err != nil {
-			return memActionMsg{err: err}
-		}
 		what := fmt.Sprintf("%s %s of session %s", verb, plural(len(ids), "memory"), short)
-		for i, id := range ids {
-			if _, err := svc.SetStatus(ctx, id, st); err != nil {
-				return memActionMsg{err: fmt.Errorf("%s: stopped after %d: %w", what, i, err), undo: &undoStep{what: what, snap: sn}}
+		done := 0
+		err = svc.Record(ctx, what, ids, func(ctx context.Context) error {
+			for _, id := range ids {
+				if _, err := svc.SetStatus(ctx, id, st); err != nil {
+					return err
+				}
+				done++
 			}
+			return nil
+		})
+		if err != nil {
+			return memActionMsg{err: fmt.Errorf("%s: stopped after %d: %w", what, done, err), undo: &undoStep{what: what}}
 		}
-		return memActionMsg{text: what + " — u undoes", undo: &undoStep{what: what, snap: sn}}
+		return memActionMsg{text: what + " — u undoes", undo: &undoStep{what: what}}
 	}
 }
 
-// undo undoes the last review or delete.
+// undo takes back the last review: a memory-file review of this run, else
+// the newest action in the memory journal (this run's, or an earlier
+// run's or the command line's).
 func (p *memoriesPane) undo() tea.Cmd {
-	if len(p.undos) == 0 {
-		p.c.flashError(fmt.Errorf("nothing to undo: approve, reject, merge and delete can be undone in this session"))
-		return nil
-	}
-	step := p.undos[len(p.undos)-1]
-	p.undos = p.undos[:len(p.undos)-1]
-	svc, ctx := p.c.memories(), p.c.ctx
-	return func() tea.Msg {
-		if step.file {
-			return undoFile(ctx, svc, step)
-		}
-		if step.snap == nil {
-			r, err := svc.Undo(ctx)
-			if err != nil {
-				return memActionMsg{err: fmt.Errorf("undo %s: %w", step.what, err), undone: true}
-			}
-			return memActionMsg{text: "undid " + step.what, select_: r.ID, undone: true}
-		}
-		if err := svc.Restore(ctx, step.snap); err != nil {
-			return memActionMsg{err: fmt.Errorf("undo %s: %w", step.what, err), undone: true}
-		}
-		return memActionMsg{text: "undid " + step.what, select_: step.snap.IDs()[0], undone: true}
-	}
-}
-
-// act runs fn against the service; its message reloads the list.
-func (p *memoriesPane) act(what string, fn func(ctx context.Context, svc MemoryService) (string, string, error)) tea.Cmd {
 	svc, ctx := p.c.memories(), p.c.ctx
 	if svc == nil {
 		p.c.flashError(fmt.Errorf("memories are not available in this build"))
 		return nil
 	}
+	var step undoStep
+	if n := len(p.undos); n > 0 {
+		step = p.undos[n-1]
+		p.undos = p.undos[:n-1]
+	}
 	return func() tea.Msg {
-		text, sel, err := fn(ctx, svc)
-		if err != nil {
-			err = fmt.Errorf("%s: %w", what, err)
+		if step.file {
+			return undoFile(ctx, svc, step)
 		}
-		return memActionMsg{text: text, err: err, select_: sel}
+		e, err := svc.UndoLast(ctx)
+		if errors.Is(err, memories.ErrNothingLogged) {
+			return memActionMsg{err: fmt.Errorf("nothing to undo: approve, reject, edit, merge and delete are kept for undo (here and by cairn memories)"), undone: true}
+		}
+		if err != nil {
+			return memActionMsg{err: fmt.Errorf("undo: %w", err), undone: true}
+		}
+		sel := ""
+		if ids := e.IDs(); len(ids) > 0 {
+			sel = ids[0]
+		}
+		return memActionMsg{text: "undid " + e.What, select_: sel, undone: true}
 	}
 }
 
@@ -560,12 +558,10 @@ func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, 
 	case key.Matches(k, km.RejectSession):
 		cmd = p.reviewSession(mm, memories.Rejected)
 	case key.Matches(k, km.Delete):
-		what := "delete " + id
-		cmd = p.act(what, func(ctx context.Context, svc MemoryService) (string, string, error) {
+		cmd = p.review("delete "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			err := svc.Delete(ctx, id)
-			return "deleted " + id + " — u undoes", "", err
+			return "deleted " + id, "", err
 		})
-		p.undos = append(p.undos, undoStep{what: what})
 	default:
 		return false, nil
 	}
@@ -578,13 +574,13 @@ func (p *memoriesPane) organizeKey(k tea.KeyPressMsg, mm *memories.Memory) (bool
 	km, id := p.c.keys, mm.ID
 	switch {
 	case key.Matches(k, km.Mark):
-		p.toggleMark(id)
+		p.toggleMark(mm)
 	case key.Matches(k, km.Merge):
-		return true, p.merge(id)
+		return true, p.merge(mm)
 	case key.Matches(k, km.CycleType):
 		i := slices.Index(memories.Types, mm.Type)
 		t := memories.Types[(i+1)%len(memories.Types)]
-		return true, p.act("change type", func(ctx context.Context, svc MemoryService) (string, string, error) {
+		return true, p.review("change the type of "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 			_, err := svc.Update(ctx, id, memories.Update{Type: &t})
 			return fmt.Sprintf("%s is now a %s", id, t), id, err
 		})
@@ -592,42 +588,43 @@ func (p *memoriesPane) organizeKey(k tea.KeyPressMsg, mm *memories.Memory) (bool
 		return true, p.setImportance(mm, mm.Importance+1)
 	case key.Matches(k, km.ImportanceDown):
 		return true, p.setImportance(mm, mm.Importance-1)
-	case key.Matches(k, km.Back) && p.marked != "":
-		p.marked = ""
+	case key.Matches(k, km.Back) && p.marked != nil:
+		p.marked = nil
 	default:
 		return false, nil
 	}
 	return true, nil
 }
 
-func (p *memoriesPane) toggleMark(id string) {
-	if p.marked == id {
-		p.marked = ""
-		p.c.flashf("unmarked %s", id)
+func (p *memoriesPane) toggleMark(mm *memories.Memory) {
+	if p.marked != nil && p.marked.ID == mm.ID {
+		p.marked = nil
+		p.c.flashf("unmarked %s", mm.ID)
 		return
 	}
-	p.marked = id
-	p.c.flashf("marked %s: move to another memory and press M to merge it there", id)
+	cp := *mm
+	p.marked = &cp
+	p.c.flashf("marked %s: move to another memory and press M to merge it there", mm.ID)
 }
 
-// merge merges the marked memory into id.
-func (p *memoriesPane) merge(id string) tea.Cmd {
+// merge merges the marked memory into mm: the editor opens with what both
+// say, and saving it merges (esc: nothing is merged).
+func (p *memoriesPane) merge(mm *memories.Memory) tea.Cmd {
 	other := p.marked
-	if other == "" || other == id {
+	if other == nil || other.ID == mm.ID {
 		p.c.flashError(fmt.Errorf("mark a memory with m first, then press M on the memory to keep"))
 		return nil
 	}
-	p.marked = ""
-	return p.review("merge "+other+" into "+id, []string{id, other}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-		_, err := svc.Merge(ctx, id, other)
-		return fmt.Sprintf("merged %s into %s", other, id), id, err
-	})
+	p.marked = nil
+	return msgCmd(openEditorMsg{target: editTarget{memoryID: mm.ID, mergeOther: other.ID},
+		title: fmt.Sprintf("Merging %s into %s: one memory holding what both said", other.ID, mm.ID),
+		text:  memories.MergedContent(mm.Content, other.Content)})
 }
 
 func (p *memoriesPane) setImportance(mm *memories.Memory, imp int) tea.Cmd {
 	id := mm.ID
 	imp = min(5, max(1, imp))
-	return p.act("importance", func(ctx context.Context, svc MemoryService) (string, string, error) {
+	return p.review("importance of "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
 		_, err := svc.Update(ctx, id, memories.Update{Importance: &imp})
 		return fmt.Sprintf("%s importance %d", id, imp), id, err
 	})
@@ -758,12 +755,13 @@ func (p *memoriesPane) rows(w, h, top int) []string {
 	for i := from; i < to; i++ {
 		mm := p.mems[i]
 		mark := statusMark(mm.Status)
-		if mm.ID == p.marked {
+		marked := p.marked != nil && mm.ID == p.marked.ID
+		if marked {
 			mark = "◆"
 		}
 		row := fmt.Sprintf(" %s %-9s %s %s", mark, trunc(string(mm.Type), 9), strings.Repeat("★", mm.Importance)+strings.Repeat("·", max(0, 5-mm.Importance)),
 			sanitizeLine(mm.Content))
-		if mm.ID == p.marked && i != p.list.cursor {
+		if marked && i != p.list.cursor {
 			rows = append(rows, p.c.sty.Marked.Render(pad(row, w)))
 			continue
 		}

@@ -175,11 +175,24 @@ func TestMemoriesPane(t *testing.T) {
 	// merge: mark one, merge into another
 	sel(ids[1])
 	press(t, m, "m")
-	if p.marked != ids[1] {
+	if p.marked == nil || p.marked.ID != ids[1] {
 		t.Fatal("m did not mark")
 	}
 	sel(ids[0])
+	keepText, otherText := get(ids[0]).Content, get(ids[1]).Content
 	press(t, m, "M")
+	// M opens the editor with what both say; nothing is merged before
+	// ctrl+s (issue 26 item 3).
+	if m.editor == nil || get(ids[1]).Status == memories.Superseded {
+		t.Fatal("M merged without showing the merged text")
+	}
+	if v := m.editor.ta.Value(); !strings.Contains(v, keepText) || !strings.Contains(v, otherText) {
+		t.Fatalf("the merge editor holds %q, want both %q and %q", v, keepText, otherText)
+	}
+	press(t, m, "ctrl+s")
+	if c := get(ids[0]).Content; !strings.Contains(c, otherText) {
+		t.Fatalf("the merged memory lost the other's text: %q", c)
+	}
 	if get(ids[1]).Status != memories.Superseded {
 		t.Fatalf("merge left %s %s", ids[1], get(ids[1]).Status)
 	}
@@ -195,7 +208,7 @@ func TestMemoriesPane(t *testing.T) {
 	sel(ids[1])
 	press(t, m, "m")
 	sel(ids[0])
-	press(t, m, "M")
+	press(t, m, "M", "ctrl+s")
 	// filters: status cycles; type filter; project filter
 	press(t, m, "s", "s")
 	if memStatusFilters[p.statusIdx].name != "pending" {

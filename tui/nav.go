@@ -123,7 +123,7 @@ func (m *Model) openSessionFind(id, uuid, find string) tea.Cmd {
 func (m *Model) openProject(ps transcripts.ProjectSummary) tea.Cmd {
 	cmd := m.setScope(&ps)
 	m.show(paneTimeline, paneProjects)
-	return cmd
+	return tea.Batch(cmd, m.rememberScope())
 }
 
 // The scope (Model.scopeSel) is the project every pane is limited to (nil:
@@ -148,9 +148,14 @@ func (m *Model) setScope(ps *transcripts.ProjectSummary) tea.Cmd {
 // toggleScope switches between every project and one: the last chosen,
 // else the path a pane offers (the selected session's project…).
 func (m *Model) toggleScope(path string) tea.Cmd {
+	// The key that toggles it where the person is (p is text in Search).
+	toggle := m.keys.ProjectFilter.Help().Key
+	if m.focus == paneSearch {
+		toggle = m.keys.Scope.Help().Key
+	}
 	if m.scopeSel != nil {
-		m.c.flashf("scope: every project (p goes back to %s)", lastElem(m.scopeSel.Path))
-		return m.setScope(nil)
+		m.c.flashf("scope: every project (%s goes back to %s)", toggle, lastElem(m.scopeSel.Path))
+		return tea.Batch(m.setScope(nil), m.rememberScope())
 	}
 	ps := m.lastScope
 	if path != "" && (ps == nil || m.focus == paneReader) {
@@ -160,8 +165,8 @@ func (m *Model) toggleScope(path string) tea.Cmd {
 		m.c.flashError(fmt.Errorf("no project to limit to: pick one in Projects (1) and press enter"))
 		return nil
 	}
-	m.c.flashf("scope: project %s (p: every project)", lastElem(ps.Path))
-	return m.setScope(ps)
+	m.c.flashf("scope: project %s (%s: every project)", lastElem(ps.Path), toggle)
+	return tea.Batch(m.setScope(ps), m.rememberScope())
 }
 
 // scopeProject is the path of the scope's project ("" = every project).

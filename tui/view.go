@@ -52,6 +52,11 @@ var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Search", "Mem", "
 func (m *Model) tabLabels() []string {
 	out := m.labels(paneNames)
 	total := lipgloss.Width(m.brand())
+	if m.scopeSel != nil {
+		// A project scope is always shown; every project only when
+		// there is room (the panes' headings say it too).
+		total += lipgloss.Width(m.scopeLabel()) + 2
+	}
 	for _, l := range out {
 		total += lipgloss.Width(l) + 2
 	}
@@ -93,6 +98,12 @@ func (m *Model) tabBar(w int) string {
 		} else {
 			b.WriteString(sty.Tab.Render(" " + l + " "))
 		}
+	}
+	// The scope, at the right: what every pane is limited to.
+	if room := w - lipgloss.Width(b.String()) - 1; room >= 5 {
+		scope := trunc(m.scopeLabel(), room)
+		b.WriteString(strings.Repeat(" ", room-lipgloss.Width(scope)))
+		b.WriteString(sty.Muted.Render(scope))
 	}
 	return pad(b.String(), w)
 }
