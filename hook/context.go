@@ -49,11 +49,28 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		}
 	}
 	b := &budget{max: max}
-	head := "cairn: session id " + h.in.SessionID
+	head := briefMarker + h.in.SessionID
 	if project != "" {
 		head += " · project " + oneLine(project, 200)
 	}
 	b.add(head)
+	if h.in.Source != "compact" {
+		// A resumed or forked session's history may hold a brief already
+		// (history.go): it is not given twice.
+		found, sid, err := briefInHistory(h.in.TranscriptPath)
+		if err != nil {
+			h.env.Log.Printf("%s: reading the transcript for an earlier brief: %v", h.in.Event, err)
+		}
+		switch {
+		case found && sid == h.in.SessionID:
+			return nil, nil
+		case found:
+			// A fork: only its new id is news.
+			text := b.String()
+			h.res.Tokens = Tokens(text)
+			return output(SessionStart, text)
+		}
+	}
 
 	var brief Brief
 	var mem Memories
