@@ -25,7 +25,7 @@ func TestBriefInHistory(t *testing.T) {
 	}{
 		{"none", filler(1000), false},
 		{"brief", brief + filler(1000), true},
-		{"brief far back", brief + filler(3 * historyChunk), true},
+		{"brief far back", brief + filler(3*historyChunk), true},
 		{"brief then compaction", brief + filler(100) + boundary + filler(100), false},
 		{"compaction then brief", filler(100) + boundary + brief + filler(historyChunk), true},
 		{"brief across a chunk boundary", filler(100) + brief + pad(historyChunk-len(brief)/2), true},
