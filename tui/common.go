@@ -128,8 +128,16 @@ func (c *common) resume(s *transcripts.Session) tea.Cmd {
 		dir = s.ProjectPath
 	}
 	ctx, lookPath, id := c.ctx, c.cfg.LookPath, s.ID
-	line := fmt.Sprintf("cd %s && claude --resume %s", shellQuote(dir), id)
+	line, ok := resumeLine(dir, id)
 	return func() tea.Msg {
+		if !ok {
+			// A folder name no one can see or paste safely: the
+			// clipboard gets the id alone, never a command.
+			return tea.BatchMsg{msgCmd(flashMsg{err: true, text: fmt.Sprintf(
+				"the session's folder %s holds control or invisible characters: no command copied (pasted into a shell it could run another); "+
+					"copied the session id: from that folder run claude --resume ID", sanitizeLine(dir))}),
+				tea.SetClipboard(sanitizeLine(id))}
+		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			// Resuming anywhere else starts a new session: say so
 			// instead of running it.
@@ -148,9 +156,28 @@ func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	}
 }
 
+// resumeLine is the shell command that resumes session id in dir, as r
+// shows and copies it; ok is false when no safe command exists. A
+// session's cwd comes from its transcript, and a planted one can hold
+// ESC [201~ (the end of bracketed paste: what follows runs as typed), a
+// newline, C1 controls, bidi overrides or invisible characters. Quoting
+// cannot make those safe to paste (the terminal acts on them before the
+// shell sees its quotes), so a dir or id that termtext would show
+// differently, or a dir that is not absolute (cd would read "-x" as an
+// option), gets no command at all.
+func resumeLine(dir, id string) (line string, ok bool) {
+	if !filepath.IsAbs(dir) || sanitizeLine(dir) != dir || id == "" || sanitizeLine(id) != id {
+		return "", false
+	}
+	return "cd " + shellQuote(dir) + " && claude --resume " + shellQuote(id), true
+}
+
+// shellQuote quotes s for bash and zsh: as is when it holds only
+// characters no shell expands (~ and = expand at the start of a word),
+// else in single quotes, where nothing is special but the quote itself.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) < 0 {
 		return s
 	}

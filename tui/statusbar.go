@@ -39,14 +39,15 @@ func (s *statusBar) setStats(msg statsMsg) {
 	}
 }
 
-// setFlash shows a message for 6s, an error (sanitised: it may quote
-// transcript text) for 12s.
+// setFlash shows a message for 6s, an error for 12s. Every message is
+// sanitised: most quote a project path, a folder or a title read from a
+// transcript (the scope message after p, a resume command, an export path).
 func (s *statusBar) setFlash(text string, isErr bool) {
 	d := 6 * time.Second
 	if isErr {
-		text, d = sanitizeLine(text), 12*time.Second
+		d = 12 * time.Second
 	}
-	s.flash, s.flashErr, s.flashUntil = text, isErr, s.c.now().Add(d)
+	s.flash, s.flashErr, s.flashUntil = sanitizeLine(text), isErr, s.c.now().Add(d)
 }
 
 // expire clears a message that has been shown long enough.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/index"
 
@@ -19,7 +21,7 @@ import (
 // JSON string escapes (bidi overrides and isolates included).
 var hostileClasses = []string{
 	`\u001b[2J`, `\u001b]0;pwned\u0007`, `\u009b31m`, `\b`, `file\u202etxt.exe`, `\u202aa\u202c`,
-	`\u2066x\u2069\u2067y\u2068`, `\u2028`, `ok\rEVIL`,
+	`\u2066x\u2069\u2067y\u2068`, `\u2028`, `ok\rEVIL`, `zw\u200bsp`, `tag\udb40\udc41\udb40\udc42`, `\u001b[201~`,
 }
 
 var sgrOnly = regexp.MustCompile("\x1b\\[[0-9;:]*m")
@@ -31,7 +33,8 @@ func viewControls(out string) []string {
 	var found []string
 	for i, r := range out {
 		if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e ||
-			r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f {
+			r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f ||
+			unicode.Is(unicode.Cf, r) && r != 0x200d || r >= 0xe0000 && r <= 0xe007f {
 			found = append(found, fmt.Sprintf("U+%04X in %q", r, out[max(0, i-30):min(len(out), i+8)]))
 		}
 	}
@@ -77,6 +80,15 @@ func TestEveryPaneShowsNoRawControls(t *testing.T) {
 		}
 	}
 	check("projects")
+	// The status line after p names the hostile project.
+	press(t, m, "2")
+	m.status.flash = ""
+	run(t, m, m.toggleScope(m.timeline.selected().ProjectPath))
+	if m.status.flash == "" || len(viewControls(m.status.flash)) > 0 {
+		t.Errorf("status after p: %q", m.status.flash)
+	}
+	check("status line after p")
+	run(t, m, m.toggleScope(""))
 	for _, k := range []string{"2", "3", "4", "5"} {
 		press(t, m, k)
 		check("pane " + k)
@@ -90,4 +102,113 @@ func TestEveryPaneShowsNoRawControls(t *testing.T) {
 	press(t, m, "/")
 	typeQuery(t, m, "bidi")
 	check("search")
+}
+
+// planted are session folders a transcript can claim, each of which must
+// never become a pasteable command: the end of bracketed paste followed by
+// a command and a newline, C1 controls, a bidi override, a zero-width
+// space, tag characters, and a folder cd would read as an option.
+var planted = []string{
+	"/tmp/x\x1b[201~; touch /tmp/pwned\n",
+	"/tmp/c1\u009b31m\u0085",
+	"/tmp/bidi\u202eexe.txt",
+	"/tmp/zw\u200bspace",
+	"/tmp/tag\U000E0041\U000E0042",
+	"/tmp/del\x7f",
+	"-P",
+	"",
+}
+
+// The command r copies is safe to paste in bash and zsh: a folder with
+// controls or invisible characters gets no command at all; an ordinary
+// one is quoted so that the shell reads back exactly the folder.
+func TestResumeLineIsSafeToPaste(t *testing.T) {
+	const id = "0d6e0bad-aaaa-4bbb-8ccc-123456789abc"
+	for _, dir := range planted {
+		if line, ok := resumeLine(dir, id); ok {
+			t.Errorf("resumeLine(%q) = %q: a command for a planted folder", dir, line)
+		}
+	}
+	if line, ok := resumeLine("/tmp/ok", "id\x1b[201~\n"); ok {
+		t.Errorf("a planted session id gave %q", line)
+	}
+	shells := []string{}
+	for _, sh := range []string{"bash", "zsh"} {
+		if _, err := exec.LookPath(sh); err == nil {
+			shells = append(shells, sh)
+		}
+	}
+	for _, dir := range []string{"/home/a b/it's here", "/tmp/~user", "/tmp/=x", "/tmp/$(touch pwned)`id`", "/tmp/日本 ✓", "/tmp/plain-dir_1.0", "/tmp/!!", "/tmp/a\\b"} {
+		line, ok := resumeLine(dir, id)
+		if !ok || !strings.HasSuffix(line, " && claude --resume "+id) {
+			t.Fatalf("resumeLine(%q) = %q, %v", dir, line, ok)
+		}
+		quoted := strings.TrimSuffix(strings.TrimPrefix(line, "cd "), " && claude --resume "+id)
+		for _, sh := range shells {
+			out, err := exec.Command(sh, "-c", "printf %s "+quoted).Output()
+			if err != nil || string(out) != dir {
+				t.Errorf("%s reads %s back as %q (%v), want %q", sh, quoted, out, err, dir)
+			}
+		}
+	}
+	if len(shells) == 0 {
+		t.Log("no bash or zsh here: the quoting was not checked by a shell")
+	}
+}
+
+// clipboard runs cmd and returns what it copies (tea.SetClipboard) and
+// feeds every other message to m.
+func clipboard(t *testing.T, m *Model, cmd tea.Cmd) []string {
+	t.Helper()
+	if cmd == nil {
+		return nil
+	}
+	var out []string
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			out = append(out, clipboard(t, m, c)...)
+		}
+	case nil:
+	default:
+		if fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" {
+			return []string{fmt.Sprint(msg)}
+		}
+		send(t, m, msg)
+	}
+	return out
+}
+
+// r on a session whose folder was planted copies no command and shows the
+// folder escaped; the status line after p shows the project inert.
+func TestResumeAndScopeOnPlantedFolder(t *testing.T) {
+	st := testStore(t)
+	m := newTestModel(t, 160, 30, st, nil)
+	press(t, m, "2")
+	s := m.timeline.selected()
+	if s == nil {
+		t.Fatal("no session in the timeline")
+	}
+	for _, dir := range planted[:6] {
+		s.CWD = dir
+		m.status.flash = ""
+		_, cmd := m.Update(keyMsg("r"))
+		clip := clipboard(t, m, cmd)
+		if len(clip) != 1 || clip[0] != s.ID {
+			t.Errorf("cwd %q: copied %q, want the session id alone", dir, clip)
+		}
+		if bad := viewControls(m.status.flash); len(bad) > 0 || strings.Contains(m.status.flash, "cd ") {
+			t.Errorf("cwd %q: flash %q (%v)", dir, m.status.flash, bad)
+		}
+		mustContain(t, m.status.flash, "control or invisible characters")
+		if bad := viewControls(m.render()); len(bad) > 0 {
+			t.Errorf("cwd %q: screen has %v", dir, bad)
+		}
+	}
+	// An ordinary folder that is gone: the command, quoted, is copied.
+	s.CWD = "/nonexistent/it's gone"
+	_, cmd := m.Update(keyMsg("r"))
+	if clip := clipboard(t, m, cmd); len(clip) != 1 || clip[0] != `cd '/nonexistent/it'\''s gone' && claude --resume `+s.ID {
+		t.Errorf("copied %q", clip)
+	}
 }
