@@ -109,7 +109,10 @@ func (w *world) askInput(msgs []string, args ...string) *streamRun {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		lines = append(lines, stampedLine{at: time.Now(), text: sc.Text()})
-		if !strings.HasPrefix(sc.Text(), `{"type":"result"`) {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "result" {
 			continue
 		}
 		if next == len(msgs) {
