@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,11 @@ var controlClasses = []struct{ name, json string }{
 	{"bidi isolates", `\u2066x\u2069\u2067y\u2068`},
 	{"line separator", `\u2028\u2029`},
 	{"carriage return overwrite", `ok\rEVIL`},
+	{"bracketed paste end", `\u001b[201~touch pwned`},
+	{"C1 NEL", `a\u0085b`},
+	{"zero width space", `zw\u200bsp`},
+	{"tag characters", `tag\udb40\udc41\udb40\udc42`},
+	{"word joiner and BOM", `\u2060x\ufeff`},
 }
 
 // hostileTranscript is one session whose every field that cairn stores or
@@ -60,7 +66,8 @@ func rawControls(out string, bidi bool) []string {
 	var found []string
 	for i, r := range out {
 		bad := r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 ||
-			bidi && (r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c)
+			bidi && (r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c ||
+				unicode.Is(unicode.Cf, r) && r != 0x200d || r >= 0xe0000 && r <= 0xe007f)
 		if r == utf8.RuneError {
 			bad = true
 		}

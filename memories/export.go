@@ -125,6 +125,10 @@ func (w jsonlWriter) write(r exportRecord) error {
 	if err != nil {
 		return err
 	}
+	// The export goes to stdout by default: C1 and bidi controls and
+	// invisible characters are spelled as \u escapes, which import reads
+	// back as the same characters (the data is unchanged).
+	b = termtext.EscapeJSON(b)
 	w.Write(b)
 	return w.WriteByte('\n')
 }

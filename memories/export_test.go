@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -136,5 +137,50 @@ func TestImportBadLineMessages(t *testing.T) {
 	c, err := s.Import(context.Background(), strings.NewReader(header+draft))
 	if err != nil || c.Drafts != 1 {
 		t.Fatalf("a good draft: %+v %v", c, err)
+	}
+}
+
+// `cairn export` prints to stdout by default: a memory or project stored
+// with raw C1, bidi, zero-width or tag characters (by an older cairn)
+// reaches the terminal only as \u escapes in the JSONL and as visible
+// escapes in the Markdown, and the JSONL still imports to the same text.
+func TestExportSpellsControlsAndInvisibles(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	const hostile = "deploy\u009b31m \u202eexe zw\u200bsp tag\U000E0041\U000E0042 \x1b[201~"
+	id := approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: "placeholder"})
+	row, err := s.row(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row.Content, row.Project = hostile, "/p"+hostile
+	if err := s.st.Mem().Save(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	var jl, md bytes.Buffer
+	if _, err := s.ExportJSONL(ctx, &jl); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ExportMarkdown(ctx, &md); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"jsonl": jl.String(), "markdown": md.String()} {
+		for i, r := range out {
+			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || unicode.Is(unicode.Cf, r)) {
+				t.Errorf("%s: raw %U at byte %d", name, r, i)
+				break
+			}
+		}
+	}
+	if !strings.Contains(md.String(), "zw<U+200B>sp") || !strings.Contains(md.String(), "tag<U+E0041><U+E0042>") {
+		t.Errorf("markdown does not show the invisible characters:\n%s", md.String())
+	}
+	s2 := newService(t)
+	if _, err := s2.Import(ctx, bytes.NewReader(jl.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s2.Get(ctx, id)
+	if err != nil || got.Content != hostile || got.Project != "/p"+hostile {
+		t.Errorf("the JSONL export does not import to the same text: %q %q (%v)", got.Content, got.Project, err)
 	}
 }
