@@ -40,6 +40,13 @@ func installOptions(o *Options, scope string, dry bool) (install.Options, error)
 			return io, err
 		}
 	}
+	// Backups, and the record of what each file held before cairn, live in
+	// cairn's data dir: never in a project's working tree.
+	data, err := o.ResolveDataDir()
+	if err != nil {
+		return io, err
+	}
+	io.BackupDir = filepath.Join(data, "install-backups")
 	if scope == install.ScopeProject {
 		return io, forProject(&io)
 	}
@@ -92,12 +99,12 @@ func claudeJSON(o *Options, claude string) string {
 }
 
 // forProject completes the options of a project install. Project files
-// are shared: they name the programs when PATH finds them.
+// are committed and shared: they name programs found on PATH (cairn-hook,
+// else cairn, else nothing: the hooks exit 0 silently), never this
+// machine's paths, and never its data dir (each person's hooks use their
+// own: CAIRN_HOME or the default).
 func forProject(io *install.Options) error {
-	if io.CommandName == "cairn" && io.DataDir == "" {
-		_, herr := exec.LookPath(install.HookProgram)
-		io.Portable = io.HookExe == "" || herr == nil
-	}
+	io.Portable, io.CommandName, io.DataDir = true, "cairn", ""
 	var err error
 	if io.ProjectDir = os.Getenv("CLAUDE_PROJECT_DIR"); io.ProjectDir == "" {
 		io.ProjectDir, err = os.Getwd()
@@ -168,10 +175,17 @@ every hook twice); --replace-plugin disables the plugin and installs.`,
 				fmt.Fprintln(o.Stdout, "dry run: nothing was written")
 				return nil
 			}
-			if io.HookExe == "" {
+			if io.Portable {
+				if _, err := exec.LookPath("cairn"); err != nil {
+					fmt.Fprintln(o.Stdout, "note: the project's files call cairn by name (they are shared): put cairn on your PATH, or its hooks do nothing here")
+				}
+				if o.DataDir != "" || os.Getenv("CAIRN_HOME") != "" {
+					fmt.Fprintln(o.Stdout, "note: the project's files do not name a data dir (they are shared): Claude Code's hooks use CAIRN_HOME from its environment, else the default")
+				}
+			} else if io.HookExe == "" {
 				fmt.Fprintf(o.Stdout, "note: hooks run `%s hook`; install cairn-hook beside it (go install ./...) for ~5x faster hooks, then run cairn install again\n", io.Exe)
 			}
-			if io.CommandName != "cairn" {
+			if !io.Portable && io.CommandName != "cairn" {
 				fmt.Fprintln(o.Stdout, "note: cairn is not on your PATH: the slash commands call", io.Exe)
 			}
 			fmt.Fprintln(o.Stdout, "done: restart Claude Code (or run /hooks and /mcp in it) to load cairn; `cairn doctor` checks everything")

@@ -2,44 +2,35 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/install"
 )
 
-// TestForProject: a project install names the programs only when hooks
-// can run them from PATH, and writes into CLAUDE_PROJECT_DIR, else the
-// working directory.
+// TestForProject: a project install's files are shared, so they name
+// the programs (found on PATH) and no data dir, wherever this machine keeps
+// cairn, and it writes into CLAUDE_PROJECT_DIR, else the working directory.
 func TestForProject(t *testing.T) {
-	bin := t.TempDir()
-	t.Setenv("PATH", bin)
+	t.Setenv("PATH", t.TempDir())
 	t.Setenv("CLAUDE_PROJECT_DIR", "/some/project")
-	cases := []struct {
-		io         install.Options
-		hookOnPath bool
-		portable   bool
-	}{
-		{io: install.Options{CommandName: "cairn"}, portable: true},           // no hook binary beside cairn
-		{io: install.Options{CommandName: "cairn", HookExe: "/x/cairn-hook"}}, // a hook binary PATH does not find
-		{io: install.Options{CommandName: "cairn", HookExe: "/x/cairn-hook"}, hookOnPath: true, portable: true},
-		{io: install.Options{CommandName: "/opt/cairn"}},              // not on PATH as cairn
-		{io: install.Options{CommandName: "cairn", DataDir: "/data"}}, // a data dir to pass along
-	}
-	for _, c := range cases {
-		hook := filepath.Join(bin, install.HookProgram)
-		os.Remove(hook)
-		if c.hookOnPath {
-			if err := os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		io := c.io
+	for _, in := range []install.Options{
+		{CommandName: "cairn"},
+		{CommandName: "cairn", HookExe: "/x/cairn-hook"}, // a hook binary PATH does not find
+		{CommandName: "/opt/cairn", Exe: "/opt/cairn"},   // not on PATH as cairn
+		{CommandName: "cairn", DataDir: "/data"},         // a data dir of this machine's
+	} {
+		io := in
 		if err := forProject(&io); err != nil {
 			t.Fatal(err)
 		}
-		if io.Portable != c.portable || io.ProjectDir != "/some/project" {
-			t.Errorf("%+v (hook on PATH: %v): portable %v in %q, want %v in /some/project", c.io, c.hookOnPath, io.Portable, io.ProjectDir, c.portable)
+		if !io.Portable || io.CommandName != "cairn" || io.DataDir != "" || io.ProjectDir != "/some/project" {
+			t.Errorf("%+v: portable %v, command %q, data %q in %q; want portable cairn, no data dir, in /some/project", in, io.Portable, io.CommandName, io.DataDir, io.ProjectDir)
+		}
+		for _, ev := range []string{"SessionStart", "Stop"} {
+			if c := io.HookCommand(ev); strings.Contains(strings.ReplaceAll(c, "2>/dev/null", ""), "/") {
+				t.Errorf("%+v: hook command %q names a path", in, c)
+			}
 		}
 	}
 	t.Setenv("CLAUDE_PROJECT_DIR", "")

@@ -46,8 +46,15 @@ type Options struct {
 	// DataDir, when set, is passed to the hooks and the server as --data.
 	DataDir string
 	// Portable writes bare program names (cairn, cairn-hook: found on
-	// PATH) instead of absolute paths, for project files a team shares.
+	// PATH) instead of absolute paths, for project files a team shares;
+	// its hooks exit 0, silently, where neither program is installed.
 	Portable bool
+	// BackupDir, when set, is where the files install and uninstall
+	// change are backed up (cairn's data dir: never the working tree),
+	// with a record of each file's bytes before cairn's first change, so
+	// uninstall gives them back byte for byte (restore.go). Empty: a
+	// backup beside the file, as before.
+	BackupDir string
 	DryRun   bool
 	Now      func() time.Time
 	// ReplacePlugin disables an enabled cairn plugin (in the settings file
@@ -105,10 +112,14 @@ var Timeouts = map[string]int{
 func (o *Options) HookCommand(event string) string {
 	exe, hookExe := o.Exe, o.HookExe
 	if o.Portable {
-		exe = "cairn"
-		if hookExe != "" {
-			hookExe = HookProgram
+		// Whoever runs it: the lean binary when installed, else cairn,
+		// else nothing (exit 0, no output: a teammate without cairn
+		// works as before).
+		c := HookProgram + " " + event + " 2>/dev/null || cairn hook " + event + " 2>/dev/null || true"
+		if o.DataDir != "" {
+			c = HookProgram + " " + event + " --data " + shellQuote(o.DataDir) + " 2>/dev/null || cairn hook " + event + " --data " + shellQuote(o.DataDir) + " 2>/dev/null || true"
 		}
+		return c
 	}
 	c := shellQuote(exe) + " hook " + event
 	if hookExe != "" {
@@ -173,18 +184,23 @@ func Uninstall(o Options) ([]Change, error) {
 		return nil, err
 	}
 	var out []Change
-	c, err := o.editJSON(p.Settings, func(root *Object) error { o.removeHooks(root); return nil })
+	c, err := o.uneditJSON(p.Settings, func(root *Object) error { o.removeHooks(root); return nil })
 	if err != nil {
 		return out, err
 	}
 	out = append(out, c)
-	c, err = o.editJSON(p.MCP, func(root *Object) error { o.removeMCP(root); return nil })
+	c, err = o.uneditJSON(p.MCP, func(root *Object) error { o.removeMCP(root); return nil })
 	if err != nil {
 		return out, err
 	}
 	out = append(out, c)
 	cs, err := o.removeCommands(p.Commands)
-	return append(out, cs...), err
+	out = append(out, cs...)
+	if err == nil && o.Scope == ScopeProject && !o.DryRun {
+		// The .claude folder install created, when nothing else is in it.
+		removeEmptyDir(filepath.Dir(p.Settings))
+	}
+	return out, err
 }
 
 // editJSON reads a JSON object file (missing = empty), applies fn, and
@@ -255,10 +271,16 @@ func (o *Options) writeJSON(ch *Change, old []byte, exists bool, neu []byte) err
 		if fi, err := os.Stat(ch.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ch.Backup = backupName(ch.Path, o.now())
+		ch.Backup = o.backupPath(ch.Path)
+		if err := os.MkdirAll(filepath.Dir(ch.Backup), 0o700); err != nil {
+			return fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
+		}
 		if err := os.WriteFile(ch.Backup, old, mode); err != nil {
 			return fmt.Errorf("writing the backup %s: %w; cairn changed nothing", ch.Backup, err)
 		}
+	}
+	if err := o.recordOriginal(ch.Path, old, exists, neu); err != nil {
+		return fmt.Errorf("recording %s before changing it: %w; cairn changed nothing", ch.Path, err)
 	}
 	return writeAtomic(ch.Path, neu, mode)
 }

@@ -1,7 +1,9 @@
 package install
 
 import (
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -317,21 +319,110 @@ func TestLeanHookBinary(t *testing.T) {
 	}
 }
 
+// A project install writes no path of this machine, keeps its backups
+// out of the working tree, and uninstall gives every file back byte for
+// byte (a committed {"mcpServers": {}} included) and removes the ones it
+// created.
 func TestPortableProjectInstall(t *testing.T) {
-	d := t.TempDir()
-	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/home/me/go/bin/cairn", HookExe: "/home/me/go/bin/cairn-hook", CommandName: "cairn", Portable: true}
+	d, data := t.TempDir(), t.TempDir()
+	const mcpBefore = "{\"mcpServers\":   {}}\n"
+	writeTestFile(t, filepath.Join(d, ".mcp.json"), mcpBefore)
+	before := snapshotTree(t, d)
+	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/home/me/go/bin/cairn", HookExe: "/home/me/go/bin/cairn-hook", CommandName: "cairn", Portable: true,
+		BackupDir: filepath.Join(data, "install-backups")}
 	_, err := Install(o)
 	must(t, err)
 	b, _ := os.ReadFile(filepath.Join(d, ".claude", "settings.json"))
 	m, _ := os.ReadFile(filepath.Join(d, ".mcp.json"))
-	if strings.Contains(string(b)+string(m), "/home/me") || !strings.Contains(string(b), `"cairn-hook Stop"`) || !strings.Contains(string(m), `"command": "cairn"`) {
+	if strings.Contains(string(b)+string(m), "/home/me") || !strings.Contains(string(b), `"cairn-hook Stop 2>/dev/null || cairn hook Stop 2>/dev/null || true"`) || !strings.Contains(string(m), `"command": "cairn"`) {
 		t.Fatalf("not portable:\n%s\n%s", b, m)
 	}
+	for p := range snapshotTree(t, d) {
+		if strings.Contains(p, "backup") {
+			t.Errorf("a backup in the working tree: %s", p)
+		}
+	}
+	// Installing again changes nothing and keeps the first original.
+	_, err = Install(o)
+	must(t, err)
 	_, err = Uninstall(o)
 	must(t, err)
-	if got := plainFile(t, filepath.Join(d, ".mcp.json")); !reflect.DeepEqual(got, map[string]any{}) {
-		t.Fatalf(".mcp.json left: %v", got)
+	if after := snapshotTree(t, d); !reflect.DeepEqual(after, before) {
+		t.Fatalf("after uninstall the project holds %v, want %v", after, before)
 	}
+}
+
+// A file changed since install loses only cairn's entries; a file install
+// created that holds nothing else goes.
+func TestUninstallAfterEdits(t *testing.T) {
+	d, data := t.TempDir(), t.TempDir()
+	o := Options{Scope: ScopeProject, ProjectDir: d, Exe: "/x/cairn", CommandName: "cairn", Portable: true, BackupDir: filepath.Join(data, "b")}
+	_, err := Install(o)
+	must(t, err)
+	settings := filepath.Join(d, ".claude", "settings.json")
+	obj, err := ParseObject([]byte(readTestFile(t, settings)))
+	must(t, err)
+	obj.Set("model", "opus")
+	writeTestFile(t, settings, string(obj.Marshal()))
+	_, err = Uninstall(o)
+	must(t, err)
+	if got := plainFile(t, settings); !reflect.DeepEqual(got, map[string]any{"model": "opus"}) {
+		t.Errorf("settings after uninstall: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(d, ".mcp.json")); !os.IsNotExist(err) {
+		t.Errorf(".mcp.json left: %v", err)
+	}
+}
+
+// The hooks of a project install exit 0 with no output where neither
+// cairn-hook nor cairn is installed.
+func TestPortableHookWithoutCairn(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	o := Options{Scope: ScopeProject, Portable: true}
+	cmd := exec.Command(sh, "-c", o.HookCommand("SessionStart"))
+	cmd.Env = []string{"PATH=" + t.TempDir()}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"SessionStart"}`)
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("without cairn: %v, output %q", err, out)
+	}
+}
+
+// snapshotTree is every file under dir with its bytes.
+func snapshotTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if e.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	must(t, err)
+	return out
+}
+
+func writeTestFile(t *testing.T, p, s string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(s), 0o644))
+}
+
+func readTestFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	must(t, err)
+	return string(b)
 }
 
 func TestProjectScope(t *testing.T) {
