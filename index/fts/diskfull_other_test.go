@@ -3,3 +3,5 @@
 package fts
 
 func diskFullChild() bool { return false }
+
+func tmpfsChild() bool { return false }

@@ -9,6 +9,9 @@ func TestMain(m *testing.M) {
 	if diskFullChild() {
 		return // ran under a file size limit (diskfull_linux_test.go)
 	}
+	if tmpfsChild() {
+		return // ran on a nearly full tmpfs (tmpfs_linux_test.go)
+	}
 	if helperMain() {
 		return // ran as a lock-holding subprocess (lock_test.go)
 	}

@@ -94,6 +94,9 @@ func (ix *Index) afterWrite() error {
 
 func (ix *Index) indexBatch(docs []Doc) (err error) {
 	defer ix.guard("indexing", &err) // each batch runs on its own goroutine
+	if err := ix.batchRoom(docs); err != nil {
+		return err
+	}
 	b := ix.idx.NewBatch()
 	ix.stamp(b)
 	for _, d := range docs {
