@@ -55,8 +55,8 @@ type Options struct {
 	// uninstall gives them back byte for byte (restore.go). Empty: a
 	// backup beside the file, as before.
 	BackupDir string
-	DryRun   bool
-	Now      func() time.Time
+	DryRun    bool
+	Now       func() time.Time
 	// ReplacePlugin disables an enabled cairn plugin (in the settings file
 	// that enables it) instead of refusing to install beside it.
 	ReplacePlugin bool
