@@ -30,13 +30,13 @@ func TestFocusKeysAndHelp(t *testing.T) {
 			t.Fatalf("tab bar does not show pane %d focused: %q", i+1, tab)
 		}
 		if i == paneSearch {
-			// Digits are text in the search box; Search is a root: esc
-			// stays, tab moves on.
+			// Digits are text in the search box; esc on an empty
+			// query goes back to the pane it was opened from.
 			press(t, m, "esc")
-			if m.focus != paneSearch {
-				t.Fatalf("esc from an empty search went to %d", m.focus)
+			if m.focus != paneReader {
+				t.Fatalf("esc from an empty search went to %d, want the reader", m.focus)
 			}
-			press(t, m, "tab")
+			press(t, m, "4", "tab")
 		}
 	}
 	press(t, m, "1", "tab")
@@ -84,7 +84,7 @@ func TestResizeEveryPane(t *testing.T) {
 	seedMemories(t, st, svc)
 	m := newTestModel(t, 80, 24, st, svc)
 	press(t, m, "2", "enter") // a session in the reader
-	press(t, m, "/")
+	press(t, m, "F")
 	typeQuery(t, m, "credo")
 	press(t, m, "esc")
 	for _, sz := range [][2]int{{80, 24}, {60, 15}, {200, 60}, {33, 8}, {120, 40}} {
@@ -168,7 +168,7 @@ func TestProgram(t *testing.T) {
 			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	}
 	waitFor("/path/to/Demo") // the list has loaded (the screen is drawn as diffs)
-	tm.Send(tea.KeyPressMsg{Code: '/', Text: "/"})
+	tm.Send(tea.KeyPressMsg{Code: 'F', Text: "F"})
 	tm.Type("dialyzer")
 	waitFor("matched by words")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})

@@ -113,7 +113,7 @@ func TestTranscriptEscapesRenderInert(t *testing.T) {
 	assertInert(t, "reader", out)
 	// The sequences are visible as text.
 	mustContain(t, out, `\x1b[2J`, `\x1b]52;c;`, `\x1b]8;;https://evil.example`, `\x1b[10A`, `\x9b2J`, `\x07`)
-	press(t, m, "/")
+	press(t, m, "F")
 	typeQuery(t, m, "escape")
 	if len(m.search.results) == 0 {
 		t.Fatal("the session is not searchable")

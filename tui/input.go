@@ -27,6 +27,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case handled:
 	case key.Matches(k, m.keys.Back):
 		return m.goBack()
+	case !p.typing() && key.Matches(k, m.keys.Filter):
+		// A pane with nothing to find in: / searches everything.
+		return m.focusPane(paneSearch)
 	case !p.typing() && key.Matches(k, m.keys.ProjectFilter):
 		// Every pane widens the scope and back with p; the panes that
 		// offer a project of their own (the selected one) take it first.
@@ -49,7 +52,7 @@ func (m *Model) editorUpdate(msg tea.Msg) tea.Cmd {
 func (m *Model) helpKey(k tea.KeyPressMsg) bool {
 	km := &m.keys
 	switch {
-	case key.Matches(k, km.Help, km.Back, km.Quit):
+	case key.Matches(k, km.Help, km.HelpAnywhere, km.Back, km.Quit):
 		m.showHelp = false
 	case key.Matches(k, km.List.Down):
 		m.helpOff++
@@ -71,12 +74,15 @@ func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
 		return m.focusPane((m.focus + 1) % numPanes), true
 	case key.Matches(k, km.PrevPane):
 		return m.focusPane((m.focus + numPanes - 1) % numPanes), true
+	case key.Matches(k, km.HelpAnywhere):
+		m.showHelp, m.helpOff = true, 0
+		return nil, true
 	case typing:
 		return nil, false
 	case key.Matches(k, km.Quit):
 		return m.quit(), true
 	case key.Matches(k, km.Help):
-		m.showHelp = true
+		m.showHelp, m.helpOff = true, 0
 		return nil, true
 	case key.Matches(k, km.Search):
 		return m.focusPane(paneSearch), true

@@ -10,6 +10,8 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global
 	Quit, ForceQuit, Back, Help, Search, NextPane, PrevPane, Refresh key.Binding
+	// HelpAnywhere opens the help from every pane, a text input too.
+	HelpAnywhere key.Binding
 	Panes                                                            [numPanes]key.Binding
 
 	// Lists: moving; moving while typing in a filter; the filter.
@@ -51,7 +53,10 @@ func DefaultKeyMap() KeyMap {
 		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
 		Back:      b([]string{"esc"}, "esc", "back"),
 		Help:      b([]string{"?"}, "?", "all keys"),
-		Search:    b([]string{"/"}, "/", "search"),
+		// F1 is never text: the help from an input too.
+		HelpAnywhere: b([]string{"f1"}, "f1", "all keys"),
+		// / finds in the pane shown (Find, Filter); F searches everything.
+		Search: b([]string{"F"}, "F", "search everything"),
 		NextPane:  b([]string{"tab"}, "tab", "next pane"),
 		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Refresh:   b([]string{"ctrl+r"}, "ctrl+r", "re-index now"),
@@ -74,7 +79,7 @@ func DefaultKeyMap() KeyMap {
 			Bottom:   key.NewBinding(key.WithDisabled()),
 		},
 		Open:   b([]string{"enter"}, "enter", "open"),
-		Filter: b([]string{"f"}, "f", "filter"),
+		Filter: b([]string{"/", "f"}, "/", "filter"),
 		Done:   b([]string{"enter"}, "enter", "done"),
 
 		DateFilter: b([]string{"d"}, "d", "date range"),
@@ -85,17 +90,17 @@ func DefaultKeyMap() KeyMap {
 		Thinking:   b([]string{"t"}, "t", "thinking"),
 		NextPrompt: b([]string{"]", "J"}, "]/J", "next prompt"),
 		PrevPrompt: b([]string{"[", "K"}, "[/K", "prev prompt"),
-		Find:       b([]string{"f"}, "f", "find in session"),
+		Find:       b([]string{"/", "f"}, "/", "find in session"),
 		FindDone:   b([]string{"enter"}, "enter", "find"),
-		FindOlder:  b([]string{"up"}, "↑", "earlier find (in f)"),
+		FindOlder:  b([]string{"up"}, "↑", "earlier find (in /)"),
 		FindNewer:  b([]string{"down"}, "↓", "later find (in f)"),
 		FindNext:   b([]string{"n"}, "n", "next match"),
 		FindPrev:   b([]string{"N"}, "N", "prev match"),
 		CopyID:     b([]string{"y"}, "y", "copy id"),
 		Export:     b([]string{"E"}, "E", "export .md"),
 
-		Scope:      b([]string{"ctrl+s"}, "ctrl+s", "project/all"),
-		ClearQuery: b([]string{"esc"}, "esc", "clear query"),
+		Scope:      b([]string{"ctrl+s"}, "ctrl+s", "scope: project/all"),
+		ClearQuery: b([]string{"esc"}, "esc", "clear, then back"),
 		Mode:       b([]string{"ctrl+t"}, "ctrl+t", "mode"),
 		Kind:       b([]string{"ctrl+k"}, "ctrl+k", "kind"),
 		SearchTyping: listKeys{
@@ -121,7 +126,7 @@ func DefaultKeyMap() KeyMap {
 		ImportanceDown: b([]string{"-"}, "-", "importance down"),
 		StatusFilter:   b([]string{"s"}, "s", "status filter"),
 		TypeFilter:     b([]string{"T"}, "T", "type filter"),
-		ProjectFilter:  b([]string{"p"}, "p", "project/all"),
+		ProjectFilter:  b([]string{"p"}, "p", "scope: project/all"),
 		Stats:          b([]string{"S"}, "S", "stats"),
 		TextUp:         b([]string{"K", "["}, "K/[", "scroll text up"),
 		TextDown:       b([]string{"J", "]"}, "J/]", "scroll text down"),
@@ -146,19 +151,27 @@ type keyGroup struct {
 }
 
 // FullHelp lists every key, grouped, for the ? screen and the README.
+// Keys that go in pairs share a line, so a pane's keys with the ones of
+// every pane fit 80×24 (view.go).
 func (k KeyMap) FullHelp() []keyGroup {
 	l := k.List
+	both := func(a, b key.Binding, help, desc string) key.Binding {
+		return bind(append(append([]string{}, a.Keys()...), b.Keys()...), help, desc)
+	}
 	return []keyGroup{
 		{"Everywhere", []key.Binding{
 			bind([]string{"1", "2", "3", "4", "5", "6"}, "1…6", "switch pane"),
-			k.NextPane, k.PrevPane, k.Search, k.Back, k.Help, k.Refresh, k.Quit, k.ForceQuit}},
-		{"Lists", []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, k.Open, k.Filter, k.Done}},
+			both(k.NextPane, k.PrevPane, "tab/⇧tab", "next/previous pane"), k.Search, k.Back,
+			both(k.Help, k.HelpAnywhere, "?/f1", "all keys (f1 in inputs)"), k.ProjectFilter, k.Refresh,
+			both(k.Quit, k.ForceQuit, "q/^c", "quit")}},
+		{"Lists", []key.Binding{both(l.Up, l.Down, "↑↓/kj", "up, down"), l.PageUp, l.PageDown,
+			both(l.Top, l.Bottom, "g/G", "top, bottom"), k.Open, k.Filter}},
 		{"Timeline", []key.Binding{k.DateFilter, k.ProjectFilter, k.Resume}},
 		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindOlder, k.FindNext, k.FindPrev,
 			k.CopyID, k.Export, k.Resume}},
-		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind}},
+		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.ClearQuery}},
 		{"Memories", []key.Binding{k.Approve, k.Reject, k.ApproveSession, k.RejectSession, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
-			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Open, k.Stats}},
+			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.Open, k.Stats}},
 		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
 		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}
@@ -168,9 +181,9 @@ func (k KeyMap) FullHelp() []keyGroup {
 // cannot be text.
 func (k *KeyMap) globalKeys(typing bool) []key.Binding {
 	if typing {
-		return []key.Binding{k.ForceQuit, k.NextPane, k.PrevPane, k.Back}
+		return []key.Binding{k.ForceQuit, k.HelpAnywhere, k.NextPane, k.PrevPane, k.Back}
 	}
-	bs := []key.Binding{k.ForceQuit, k.Quit, k.Help, k.Search, k.NextPane, k.PrevPane, k.Refresh, k.Back}
+	bs := []key.Binding{k.ForceQuit, k.Quit, k.Help, k.HelpAnywhere, k.Search, k.NextPane, k.PrevPane, k.Refresh, k.Back}
 	return append(bs, k.Panes[:]...)
 }
 
@@ -206,5 +219,5 @@ func (k *KeyMap) editorKeys() []key.Binding { return []key.Binding{k.ForceQuit, 
 
 // helpScreenKeys are the keys of the help screen.
 func (k *KeyMap) helpScreenKeys() []key.Binding {
-	return []key.Binding{k.ForceQuit, k.Help, k.Back, k.Quit, k.List.Down, k.List.Up}
+	return []key.Binding{k.ForceQuit, k.Help, k.HelpAnywhere, k.Back, k.Quit, k.List.Down, k.List.Up}
 }

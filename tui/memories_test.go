@@ -353,7 +353,7 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 	}
 	m := newTestModel(t, 80, 24, st, svc)
 	press(t, m, "5", "s", "s")           // memories: approved only (the global one is pending)
-	press(t, m, "/", "ctrl+k", "ctrl+k") // kind: memories
+	press(t, m, "F", "ctrl+k", "ctrl+k") // kind: memories
 	typeQuery(t, m, "igniter installers")
 	if len(m.search.results) == 0 || m.search.results[0].Kind != "memory" {
 		t.Fatalf("no memory hit: %+v", m.search.results)

@@ -82,7 +82,12 @@ func (m *Model) show(i, parent int) {
 // focusPane shows pane i as its tab does: the reader keeps the parent of
 // the session it shows, every other pane becomes a root.
 func (m *Model) focusPane(i int) tea.Cmd {
-	if i != paneReader {
+	switch {
+	case i == paneSearch && m.focus != paneSearch:
+		// Search is an input: esc on an empty query goes back to
+		// where it was opened from.
+		m.parent[i] = m.focus
+	case i != paneReader && i != paneSearch:
 		m.parent[i] = noParent
 	}
 	m.focus = i

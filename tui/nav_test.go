@@ -184,7 +184,7 @@ func TestHelpFits(t *testing.T) {
 			}
 			press(t, m, "?")
 			sheet := strings.Split(screen(m), "\n")
-			if !strings.HasPrefix(strings.TrimSpace(sheet[2]), paneNames[i]) && !(i == paneProjects && strings.Contains(sheet[2], "Lists")) {
+			if !strings.HasPrefix(strings.TrimSpace(sheet[2]), paneNames[i]) && !(i == paneProjects && strings.Contains(sheet[2], "Everywhere")) {
 				t.Errorf("%d columns: ? in %s starts with %q", w, paneNames[i], sheet[2])
 			}
 			press(t, m, "?")

@@ -14,7 +14,7 @@ import (
 func TestSearchEverydayQuestion(t *testing.T) {
 	st := testStore(t)
 	m := newTestModel(t, 120, 30, st, nil)
-	press(t, m, "/")
+	press(t, m, "F")
 	clear := func() {
 		for range len(m.search.input.Value()) {
 			press(t, m, "backspace")

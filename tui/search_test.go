@@ -14,7 +14,7 @@ import (
 func TestSearchPane(t *testing.T) {
 	st := testStore(t)
 	goldenSizes(t, "search", st, nil, func(m *Model) {
-		press(t, m, "/")
+		press(t, m, "F")
 		typeQuery(t, m, "credo dialyxir")
 		// The golden checks the layout; bleve's order of near-equal scores
 		// moves between runs, so the hits are put in a fixed order.
@@ -22,10 +22,10 @@ func TestSearchPane(t *testing.T) {
 		run(t, m, m.search.loadPreview())
 	})
 	m := newTestModel(t, 80, 24, st, nil)
-	press(t, m, "3") // / works from any pane
-	press(t, m, "/")
+	press(t, m, "3") // F works from any pane
+	press(t, m, "F")
 	if m.focus != paneSearch || !m.search.typing() {
-		t.Fatal("/ did not focus the search input")
+		t.Fatal("F did not focus the search input")
 	}
 	// Digits and q are text in the input.
 	typeText(t, m, "q1")
@@ -97,15 +97,16 @@ func TestSearchPane(t *testing.T) {
 	if len(p.results) != 0 {
 		t.Fatal("empty query kept results")
 	}
-	// Search is a root: esc clears the query, then does nothing.
+	// esc clears the query, then goes back to where Search was opened
+	// from (issue 26 item 2: it used to do nothing).
 	typeQuery(t, m, "credo")
 	press(t, m, "esc")
 	if m.focus != paneSearch || p.input.Value() != "" || len(p.results) != 0 {
 		t.Fatalf("esc in search: focus %d, query %q, %d results", m.focus, p.input.Value(), len(p.results))
 	}
 	press(t, m, "esc")
-	if m.focus != paneSearch {
-		t.Fatal("esc in an empty search left it")
+	if m.focus != paneReader {
+		t.Fatalf("esc in an empty search went to %s, want the Reader (where F opened it)", paneNames[m.focus])
 	}
 }
 
@@ -115,7 +116,7 @@ func TestSearchPane(t *testing.T) {
 func TestSearchKeepsFocusAfterReader(t *testing.T) {
 	st := testStore(t)
 	m := newTestModel(t, 80, 24, st, nil)
-	press(t, m, "/")
+	press(t, m, "F")
 	typeQuery(t, m, "dialyzer")
 	press(t, m, "enter")
 	if m.focus != paneReader {
@@ -145,7 +146,7 @@ func TestSearchKeepsFocusAfterReader(t *testing.T) {
 func TestSearchMarksMatches(t *testing.T) {
 	st := testStore(t)
 	m := newTestModel(t, 100, 30, st, nil)
-	press(t, m, "/")
+	press(t, m, "F")
 	typeQuery(t, m, "zzzzqqqq-nothing-matches")
 	if n := len(m.search.results); n != 0 {
 		t.Fatalf("nonsense query: %d results", n)
@@ -181,7 +182,7 @@ func TestSearchMarksMatches(t *testing.T) {
 func TestSearchPreview(t *testing.T) {
 	st := testStore(t)
 	m := newTestModel(t, 120, 40, st, nil)
-	press(t, m, "/")
+	press(t, m, "F")
 	typeQuery(t, m, "dialyxir")
 	p := m.search
 	if len(p.results) < 2 {

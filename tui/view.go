@@ -99,8 +99,10 @@ func (m *Model) tabBar(w int) string {
 			b.WriteString(sty.Tab.Render(" " + l + " "))
 		}
 	}
-	// The scope, at the right: what every pane is limited to.
-	if room := w - lipgloss.Width(b.String()) - 1; room >= 5 {
+	// The scope, at the right: what every pane is limited to (every
+	// project only when it fits whole).
+	room := w - lipgloss.Width(b.String()) - 1
+	if room >= 5 && (m.scopeSel != nil || lipgloss.Width(m.scopeLabel()) <= room) {
 		scope := trunc(m.scopeLabel(), room)
 		b.WriteString(strings.Repeat(" ", room-lipgloss.Width(scope)))
 		b.WriteString(sty.Muted.Render(scope))
@@ -134,9 +136,9 @@ func (m *Model) helpBindings() (pane, tail []key.Binding) {
 	p := m.panes[m.focus]
 	switch {
 	case m.focus == paneSearch:
-		return p.help(), []key.Binding{k.ClearQuery, k.NextPane}
+		return p.help(), []key.Binding{k.ClearQuery, k.HelpAnywhere}
 	case p.typing():
-		return p.help(), []key.Binding{k.Back, k.NextPane}
+		return p.help(), []key.Binding{k.Back, k.HelpAnywhere}
 	}
 	return p.help(), []key.Binding{k.Help, k.Quit}
 }
@@ -170,20 +172,26 @@ func (m *Model) helpLine(w int) string {
 	return pad(" "+strings.Join(append(parts, tails...), sty.Subtle.Render(" · ")), w)
 }
 
-// helpView is the full help screen: every group of the keymap in columns.
+// helpView is the full help screen: the focused pane's keys and those of
+// every pane first, then the other panes', in columns wide enough for
+// every label (helpColW); j/k scroll what does not fit.
 func (m *Model) helpView(r rect) string {
-	colW := max(24, min(40, r.w/3))
-	cols := max(1, r.w/colW)
+	cols := max(1, r.w/helpColW)
+	colW := r.w / cols
 	avail := max(3, r.h-1)
 	out := helpBands(m.helpColumns(colW, avail), cols, colW)
-	hint := " Keys of " + paneNames[m.focus] + " first, then every other — ? or esc closes"
+	hint := " Keys of " + paneNames[m.focus] + " first, then every pane's — ? or esc closes"
 	if len(out) > avail {
 		m.helpOff = min(max(0, m.helpOff), len(out)-avail)
 		out = out[m.helpOff : m.helpOff+avail]
 		hint += " · j/k scroll"
 	}
-	return strings.Join(append([]string{m.c.sty.Muted.Render(hint)}, out...), "\n")
+	return strings.Join(append([]string{m.c.sty.Muted.Render(trunc(hint, r.w))}, out...), "\n")
 }
+
+// helpColW is the width of a column of the help screen: the longest
+// label of the keymap fits (keys_test.go).
+const helpColW = 40
 
 // helpColumns packs the key groups into columns of at most avail lines,
 // top to bottom.
@@ -238,20 +246,23 @@ func helpBands(columns [][]string, cols, colW int) []string {
 }
 
 // helpGroups are the keymap's groups for the ? sheet: the focused pane's
-// first (with the list keys it moves with), then the rest.
+// first, with the keys of every pane (and the list keys it moves with),
+// then the rest.
 func (m *Model) helpGroups() []keyGroup {
 	all := m.keys.FullHelp()
 	own := paneNames[m.focus]
-	var first, rest []keyGroup
+	var first, common, rest []keyGroup
 	for _, g := range all {
 		switch {
 		case g.Title == own:
-			first = append([]keyGroup{g}, first...)
-		case g.Title == "Lists" && m.focus != paneReader && m.focus != paneSearch:
 			first = append(first, g)
+		case g.Title == "Everywhere":
+			common = append([]keyGroup{g}, common...)
+		case g.Title == "Lists" && m.focus != paneReader && m.focus != paneSearch:
+			common = append(common, g)
 		default:
 			rest = append(rest, g)
 		}
 	}
-	return append(first, rest...)
+	return append(append(first, common...), rest...)
 }

@@ -16,7 +16,7 @@ func TestSearchKeepsFocusAfterReader(t *testing.T) {
 	p := s.start("search", 100, 30, []string{"TMPDIR=" + t.TempDir()}, "--demo")
 	defer p.kill()
 	p.waitFor(20*time.Second, "cairn demo", "Projects")
-	p.text("/")
+	p.text("F")
 	p.text("dialyzer")
 	p.waitFor(10*time.Second, "1. ")
 	p.keys("Enter")
