@@ -12,7 +12,7 @@ type KeyMap struct {
 	Quit, ForceQuit, Back, Help, Search, NextPane, PrevPane, Refresh key.Binding
 	// HelpAnywhere opens the help from every pane, a text input too.
 	HelpAnywhere key.Binding
-	Panes                                                            [numPanes]key.Binding
+	Panes        [numPanes]key.Binding
 
 	// Lists: moving; moving while typing in a filter; the filter.
 	List, TypingList listKeys
@@ -56,10 +56,10 @@ func DefaultKeyMap() KeyMap {
 		// F1 is never text: the help from an input too.
 		HelpAnywhere: b([]string{"f1"}, "f1", "all keys"),
 		// / finds in the pane shown (Find, Filter); F searches everything.
-		Search: b([]string{"F"}, "F", "search everything"),
-		NextPane:  b([]string{"tab"}, "tab", "next pane"),
-		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Refresh:   b([]string{"ctrl+r"}, "ctrl+r", "re-index now"),
+		Search:   b([]string{"F"}, "F", "search everything"),
+		NextPane: b([]string{"tab"}, "tab", "next pane"),
+		PrevPane: b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Refresh:  b([]string{"ctrl+r"}, "ctrl+r", "re-index now"),
 
 		List: listKeys{
 			Up:       b([]string{"up", "k"}, "↑/k", "up"),
