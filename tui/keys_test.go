@@ -96,7 +96,7 @@ func keysMarkdown(k KeyMap) string {
 			for _, kk := range kb.Keys() {
 				ks = append(ks, "`"+cell(kk)+"`")
 			}
-			items = append(items, strings.Join(ks, "/")+" "+cell(kb.Help().Desc))
+			items = append(items, strings.Join(ks, " ")+" "+cell(kb.Help().Desc))
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", g.Title, strings.Join(items, " · "))
 	}
