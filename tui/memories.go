@@ -645,7 +645,7 @@ func (p *memoriesPane) openKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, te
 		if len(mm.SourceUUIDs) > 0 {
 			uuid = mm.SourceUUIDs[0]
 		}
-		return true, msgCmd(openSessionMsg{id: mm.SourceSession, uuid: uuid})
+		return true, msgCmd(openSessionMsg{id: mm.SourceSession, uuid: uuid, sentence: mm.Content})
 	}
 	return false, nil
 }

@@ -13,8 +13,9 @@ import (
 // Panes never write another pane's fields or the root's.
 type (
 	// openSessionMsg opens a session in the reader at an entry (uuid may
-	// be ""); find marks those words in it (from a search).
-	openSessionMsg struct{ id, uuid, find string }
+	// be ""); find marks those words in it (from a search); sentence (a
+	// memory's text) opens the entry's block at the line that says it.
+	openSessionMsg struct{ id, uuid, find, sentence string }
 	// openProjectMsg makes a project the scope and shows its sessions in
 	// the timeline.
 	openProjectMsg struct{ project transcripts.ProjectSummary }
@@ -43,7 +44,8 @@ func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 func (m *Model) updateNav(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case openSessionMsg:
-		return m.openSessionFind(msg.id, msg.uuid, msg.find), true
+		m.show(paneReader, m.focus)
+		return m.reader.open(msg.id, msg.uuid, msg.find, msg.sentence), true
 	case openProjectMsg:
 		return m.openProject(msg.project), true
 	case openMemoryMsg:
@@ -120,7 +122,7 @@ func (m *Model) openSession(id, uuid string) tea.Cmd { return m.openSessionFind(
 
 func (m *Model) openSessionFind(id, uuid, find string) tea.Cmd {
 	m.show(paneReader, m.focus)
-	return m.reader.open(id, uuid, find)
+	return m.reader.open(id, uuid, find, "")
 }
 
 // openProject makes ps the scope and shows its sessions in the timeline,

@@ -83,11 +83,17 @@ type readerPane struct {
 	matchIdx    int
 	lastH       int
 	carryQuery  string // search words to mark once the session is loaded
-	userFind    bool   // the query came from f (esc clears it), not from search
+	userFind    bool   // the query came from / (find), not from search
 	terms       []string
 	lineItem    []int // the item drawn on each line of the view, for clicks
 	wantTop     bool  // the next scroll-into-view puts the cursor at the top
 	needVisible bool  // the cursor moved: scroll it into view when drawing
+	// sentence is a memory's text to show once drawn: the cursor's block
+	// expanded, scrolled to the line that says it (sentence.go).
+	sentence string
+	// findFrom is where the view was when the find box opened: esc in
+	// it goes back there.
+	findFrom struct{ cur, topItem, topLine int }
 }
 
 func newReaderPane(c *common) *readerPane {
@@ -101,7 +107,11 @@ func (p *readerPane) invalidate() {
 
 // open shows session id at entry uuid (may be ""), marking the words of
 // find (a search's query; may be "") once it is loaded.
-func (p *readerPane) open(id, uuid, find string) tea.Cmd {
+func (p *readerPane) open(id, uuid, find, sentence string) tea.Cmd {
+	p.sentence = ""
+	if uuid != "" {
+		p.sentence = sentence
+	}
 	if p.conv != nil && p.conv.Session.ID == id && p.loading == "" {
 		if find != "" {
 			p.userFind = false
@@ -1009,8 +1019,13 @@ func (p *readerPane) findKey(k tea.KeyPressMsg) tea.Cmd {
 		p.runFind(q, true)
 		return nil
 	case key.Matches(k, km.Back):
+		// Cancelled: the view is where it was when / was pressed.
 		p.finding = false
 		p.find.Blur()
+		if f := p.findFrom; f.cur < len(p.items) && f.topItem < len(p.items) {
+			p.cur, p.topItem, p.topLine = f.cur, f.topItem, f.topLine
+			p.needVisible = false
+		}
 		return nil
 	case key.Matches(k, km.FindOlder):
 		p.histStep(-1)
@@ -1112,6 +1127,7 @@ func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		p.finding = true
 		p.find.SetValue("")
 		p.histIdx = len(p.findHist)
+		p.findFrom.cur, p.findFrom.topItem, p.findFrom.topLine = p.cur, p.topItem, p.topLine
 		return true, p.find.Focus()
 	case key.Matches(k, km.CopyID):
 		id := p.conv.Session.ID
@@ -1203,7 +1219,7 @@ func (p *readerPane) runFind(q string, jump bool) {
 	if p.query == "" {
 		return
 	}
-	// f finds the text as typed; words carried from search match each.
+	// / finds the text as typed; words carried from search match each.
 	p.terms = []string{strings.ToLower(p.query)}
 	if !p.userFind {
 		p.terms = p.terms[:0]
@@ -1318,6 +1334,10 @@ func (p *readerPane) view() string {
 	}
 	p.lastH = vh
 	p.applyVisible(vh)
+	if p.sentence != "" {
+		p.showSentence(p.sentence)
+		p.sentence = ""
+	}
 	p.clampBottom(vh)
 	out := p.visibleLines(vh)
 	for len(out) < vh {
@@ -1343,7 +1363,7 @@ func (p *readerPane) state() string {
 			s.Muted.Render(" esc goes back; if the store is damaged, `cairn index --rebuild` rebuilds the indexes.")}, "\n")
 	case p.conv == nil:
 		return strings.Join([]string{"", s.Muted.Render(" No session open."),
-			s.Muted.Render(" Pick one in the timeline (2) or search (/) and press enter.")}, "\n")
+			s.Muted.Render(" Pick one in the timeline (2) or search ("+p.c.keys.Search.Help().Key+") and press enter.")}, "\n")
 	}
 	return ""
 }

@@ -273,7 +273,7 @@ func (p *searchPane) openMemory(id, find string) tea.Cmd {
 		if len(mm.SourceUUIDs) > 0 {
 			uuid = mm.SourceUUIDs[0]
 		}
-		return openSessionMsg{id: mm.SourceSession, uuid: uuid, find: find}
+		return openSessionMsg{id: mm.SourceSession, uuid: uuid, find: find, sentence: mm.Content}
 	}
 }
 
