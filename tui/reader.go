@@ -1363,7 +1363,7 @@ func (p *readerPane) state() string {
 			s.Muted.Render(" esc goes back; if the store is damaged, `cairn index --rebuild` rebuilds the indexes.")}, "\n")
 	case p.conv == nil:
 		return strings.Join([]string{"", s.Muted.Render(" No session open."),
-			s.Muted.Render(" Pick one in the timeline (2) or search ("+p.c.keys.Search.Help().Key+") and press enter.")}, "\n")
+			s.Muted.Render(" Pick one in the timeline (2) or search (" + p.c.keys.Search.Help().Key + ") and press enter.")}, "\n")
 	}
 	return ""
 }
