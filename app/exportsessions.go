@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -29,10 +31,13 @@ type SessionExport struct {
 // reads ~/.claude, and indexed again (`cairn index --claude-dir dir`).
 //
 // What cairn keeps is what comes back: text after redaction, tool output's
-// stored head and tail, tool inputs as stored. Per-response details cairn
-// keeps per session (model, token usage) are carried on the assistant
-// lines so the session's totals read the same; images are placeholders.
-// Existing files are never overwritten.
+// stored head and tail, tool inputs as stored (long ones cut: the store
+// keeps what shows a call, not its file bodies), each line's own cwd,
+// branch, version and model (a store written before it kept them gives
+// every line the session's: its cwd and main model), the agent a call
+// spawned. Token usage, kept per session, is carried on the first
+// assistant line so the session's totals read the same; images are
+// placeholders. Existing files are never overwritten.
 func (a *App) ExportSessions(ctx context.Context, dir, project string) (SessionExport, error) {
 	res := SessionExport{Dir: dir}
 	f := index.SessionFilter{}
@@ -80,32 +85,37 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 		folder = transcripts.EncodeProjectPath(s.ProjectPath)
 	}
 	base := filepath.Join(dir, "projects", folder)
-	lc := transcripts.LineContext{SessionID: s.ID, CWD: s.ProjectPath}
+	// The session's own context, for the marks and for a store that keeps
+	// none per line: where it ran (not the repository it belongs to: a
+	// worktree's session resumed from an export must start in the
+	// worktree), its first branch, its last version.
+	lc := transcripts.LineContext{SessionID: s.ID, CWD: cmp.Or(s.CWD, s.ProjectPath)}
 	if len(s.Branches) > 0 {
 		lc.GitBranch = s.Branches[0]
 	}
 	if len(s.Versions) > 0 {
 		lc.Version = s.Versions[len(s.Versions)-1]
 	}
-	carry := &carrier{s: s}
+	carry := &carrier{s: s, own: conv.LineContext, lc: lc}
 	main := conv.Entries
 	var lines [][]byte
 	for i := range main {
-		b, err := carry.encode(&main[i], lc)
+		b, err := carry.encode(&main[i])
 		if err != nil {
 			return files, entries, err
 		}
 		lines = append(lines, b)
 	}
+
 	if len(main) > 0 {
 		// The session's first and last moments can come from lines cairn
 		// does not store (hook progress, snapshots): a progress line at
 		// each keeps its times.
 		if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
-			lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, lc)}, lines...)
+			lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, carry.context(&main[0]))}, lines...)
 		}
 		if last := main[len(main)-1].Timestamp; s.End.After(last) {
-			lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, lc))
+			lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, carry.context(&main[len(main)-1])))
 		}
 		leaf := main[len(main)-1].UUID
 		if t, err := transcripts.EncodeTitle(s, leaf); err != nil {
@@ -113,11 +123,18 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 		} else if t != nil {
 			lines = append(lines, t)
 		}
-		if err := writeNew(filepath.Join(base, s.ID+".jsonl"), lines); err != nil {
+		if err := writeNew(filepath.Join(base, s.ID+".jsonl"), lines, lastTime(main, s.End)); err != nil {
 			return files, entries, err
 		}
 		files++
 		entries += len(main)
+	} else if s.MainFileEmpty {
+		// A 2.0.x "Warmup" session: its main file exists and holds
+		// nothing; only its agents' files do.
+		if err := writeNew(filepath.Join(base, s.ID+".jsonl"), nil, s.Start); err != nil {
+			return files, entries, err
+		}
+		files++
 	}
 	for _, ag := range s.Subagents {
 		es := conv.Agents[ag.AgentID]
@@ -126,19 +143,20 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 		}
 		lines = lines[:0]
 		for i := range es {
-			b, err := carry.encode(&es[i], lc)
+			b, err := carry.encode(&es[i])
 			if err != nil {
 				return files, entries, err
 			}
 			lines = append(lines, b)
 		}
 		sub := filepath.Join(base, s.ID, "subagents", "agent-"+ag.AgentID)
-		if err := writeNew(sub+".jsonl", lines); err != nil {
+		mod := lastTime(es, time.Time{})
+		if err := writeNew(sub+".jsonl", lines, mod); err != nil {
 			return files, entries, err
 		}
 		if ag.Type != "" || ag.Description != "" || ag.ToolUseID != "" {
 			meta, _ := json.Marshal(map[string]string{"agentType": ag.Type, "description": ag.Description, "toolUseId": ag.ToolUseID})
-			if err := writeNew(sub+".meta.json", [][]byte{meta}); err != nil {
+			if err := writeNew(sub+".meta.json", [][]byte{meta}, mod); err != nil {
 				return files, entries, err
 			}
 		}
@@ -148,20 +166,33 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 	return files, entries, nil
 }
 
-// carrier puts back what the store keeps per session: the model and the
-// token usage (on the first assistant line), and response ids (one per
-// run of assistant lines, as one API response writes one line per block).
+// carrier puts back what the store keeps per session: the token usage
+// (on the first assistant line), response ids (one per run of assistant
+// lines, as one API response writes one line per block), and, from a
+// store that keeps no context per line, the session's cwd, branch,
+// version and main model on every line.
 type carrier struct {
 	s        *transcripts.Session
+	own      bool // the entries carry their own context (Conversation.LineContext)
+	lc       transcripts.LineContext
 	usageOut bool
 	n        int
 	lastUser bool
 }
 
-func (c *carrier) encode(e *transcripts.Entry, lc transcripts.LineContext) ([]byte, error) {
+// context is the cwd, branch and version e is written with.
+func (c *carrier) context(e *transcripts.Entry) transcripts.LineContext {
+	if !c.own {
+		return c.lc
+	}
+	return transcripts.LineContext{SessionID: c.lc.SessionID, CWD: e.CWD, GitBranch: e.GitBranch, Version: e.Version}
+}
+
+func (c *carrier) encode(e *transcripts.Entry) ([]byte, error) {
+	lc := c.context(e)
 	if e.Type == "assistant" {
-		if len(c.s.Models) > 0 && e.Model == "" {
-			e.Model = c.s.Models[0]
+		if !c.own && e.Model == "" {
+			e.Model = c.s.MainModel // one rule for a session's model
 		}
 		if !c.usageOut {
 			u := c.s.Usage
@@ -181,9 +212,22 @@ func (c *carrier) encode(e *transcripts.Entry, lc transcripts.LineContext) ([]by
 	return transcripts.EncodeEntry(e, lc)
 }
 
+// lastTime is the latest timestamp of es, else fallback.
+func lastTime(es []transcripts.Entry, fallback time.Time) time.Time {
+	t := fallback
+	for i := range es {
+		if es[i].Timestamp.After(t) {
+			t = es[i].Timestamp
+		}
+	}
+	return t
+}
+
 // writeNew writes lines to a new file (never over an existing one), via a
-// temporary file renamed into place.
-func writeNew(path string, lines [][]byte) error {
+// temporary file renamed into place. The file is dated mod (when not
+// zero): as Claude Code's file was last written when its last line was,
+// and readers take files oldest first.
+func writeNew(path string, lines [][]byte, mod time.Time) error {
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("%s already exists: export into an empty folder", path)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -209,5 +253,11 @@ func writeNew(path string, lines [][]byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if !mod.IsZero() {
+		return os.Chtimes(path, mod, mod)
+	}
+	return nil
 }

@@ -16,11 +16,19 @@ import (
 )
 
 // sessionKey is what must survive export → index: the session's identity,
-// counts and title.
+// where it ran, counts, models and title (cli's
+// TestExportSessionsRoundTripJSON compares every field `sessions --json`
+// prints).
 func sessionKey(s *transcripts.Session) string {
-	return fmt.Sprintf("%s project=%s title=%q (%s) prompts=%d turns=%d tools=%d errors=%d entries=%d start=%s end=%s models=%v tokens=%d subagents=%d",
-		s.ID, s.ProjectPath, s.Title, s.TitleSource, s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Entries,
-		s.Start.UTC().Format("15:04:05.000"), s.End.UTC().Format("15:04:05.000"), mainModel(s), s.Usage.Total(), len(s.Subagents))
+	return fmt.Sprintf("%s project=%s cwd=%s title=%q (%s) prompts=%d turns=%d tools=%d errors=%d entries=%d start=%s end=%s model=%s models=%v branches=%v tokens=%d subagents=%d",
+		s.ID, s.ProjectPath, s.CWD, s.Title, s.TitleSource, s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Entries,
+		s.Start.UTC().Format("15:04:05.000"), s.End.UTC().Format("15:04:05.000"), s.MainModel, sorted(s.Models), sorted(s.Branches), s.Usage.Total(), len(s.Subagents))
+}
+
+func sorted(list []string) []string {
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return out
 }
 
 func conversationKey(t *testing.T, st *index.Store, sid string) []string {
@@ -40,7 +48,10 @@ func conversationKey(t *testing.T, st *index.Store, sid string) []string {
 				}
 				bs = append(bs, fmt.Sprintf("%s:%s:%s:%s:%q", b.Type, b.ToolName, b.ToolUseID, b.ToolInput, text))
 			}
-			out = append(out, fmt.Sprintf("%s %s %s %s %s %v %q %s", thread, e.UUID, e.ParentUUID, e.Type, e.Subtype, e.IsSidechain, e.Text, strings.Join(bs, "|")))
+			// Each line's own context and model: a worktree's cwd, a
+			// subagent's model, a branch switched mid-session.
+			out = append(out, fmt.Sprintf("%s %s %s %s %s %v %q %s cwd=%s branch=%s version=%s model=%s agent=%s", thread, e.UUID, e.ParentUUID, e.Type, e.Subtype,
+				e.IsSidechain, e.Text, strings.Join(bs, "|"), e.CWD, e.GitBranch, e.Version, e.Model, e.ResultAgentID))
 		}
 	}
 	add("main", c.Entries)
@@ -142,14 +153,4 @@ func roundTrip(t *testing.T, claude string) {
 			}
 		}
 	}
-}
-
-// mainModel is the session's main model: the store keeps which models a
-// session used, not which line each wrote, so an export gives every line
-// the main one.
-func mainModel(s *transcripts.Session) string {
-	if len(s.Models) == 0 {
-		return ""
-	}
-	return s.Models[0]
 }

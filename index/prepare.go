@@ -76,6 +76,37 @@ type entryRow struct {
 	text                                           string
 	data                                           []byte // nil: NULL
 	embed                                          bool
+	// lc and model are the line's context and model, whether or not data
+	// keeps them (withContext).
+	lc    lineCtx
+	model string
+}
+
+// withContext is the row's data keeping its whole context (ctx) and, on
+// an assistant line, its model (model), where data left them to the row
+// before.
+func (r *entryRow) withContext(ctx, model bool) []byte {
+	var se storedEntry
+	if len(r.data) > 0 && json.Unmarshal(r.data, &se) != nil {
+		return r.data
+	}
+	changed := false
+	if ctx && se.Ctx == nil {
+		lc := r.lc
+		se.Ctx, changed = &lc, true
+	}
+	if model && r.typ == "assistant" && se.Model == nil {
+		m := r.model
+		se.Model, changed = &m, true
+	}
+	if !changed {
+		return r.data
+	}
+	b, err := json.Marshal(se)
+	if err != nil {
+		return r.data
+	}
+	return b
 }
 
 // storedEntry is the JSON in entries.data: what re-rendering needs beyond
@@ -86,6 +117,59 @@ type storedEntry struct {
 	CompactTrigger string        `json:"ct,omitzero"`
 	PreTokens      int64         `json:"pt,omitzero"`
 	ResultAgent    string        `json:"ra,omitzero"`
+	// Ctx is the line's cwd, branch and version, and Model an assistant
+	// line's model, each kept only where it differs from the previous
+	// stored line of the same session in the same read of the file (the
+	// first line of a read always has them): Conversation carries them
+	// forward, so `cairn export --sessions` writes every line back with
+	// its own (a worktree's cwd, a subagent's model). Rows stored before
+	// they were kept have neither.
+	Ctx   *lineCtx `json:"lc,omitzero"`
+	Model *string  `json:"m,omitzero"`
+}
+
+// lineCtx is what a transcript line says about where it ran.
+type lineCtx struct {
+	CWD     string `json:"c,omitzero"`
+	Branch  string `json:"g,omitzero"`
+	Version string `json:"v,omitzero"`
+}
+
+// ctxTracker remembers, per session, the context and model last stored
+// in one read of a file (nil: every row keeps its own).
+type ctxTracker map[string]*trackedCtx
+
+type trackedCtx struct {
+	ctx      lineCtx
+	model    string
+	hasModel bool
+}
+
+// note sets se's Ctx and Model where e's differ from the last row of its
+// session in this read.
+func (t ctxTracker) note(se *storedEntry, sid string, e *transcripts.Entry) {
+	lc := lineCtx{CWD: e.CWD, Branch: e.GitBranch, Version: e.Version}
+	var last *trackedCtx
+	if t != nil {
+		if last = t[sid]; last == nil {
+			last = &trackedCtx{}
+			t[sid] = last
+			se.Ctx = &lc
+		}
+	}
+	if last == nil || last.ctx != lc {
+		se.Ctx = &lc
+	}
+	if e.Type == "assistant" && (last == nil || !last.hasModel || last.model != e.Model) {
+		m := e.Model
+		se.Model = &m
+	}
+	if last != nil {
+		last.ctx = lc
+		if e.Type == "assistant" {
+			last.model, last.hasModel = e.Model, true
+		}
+	}
 }
 
 type storedBlock struct {
@@ -113,6 +197,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	responses := map[string]bool{}    // message ids seen: one response is a line per block
 	cairn := transcripts.CairnCalls{} // cairn's MCP tool calls: their results are cairn's data
 	cairnTurn := false                // since the last prompt, Claude answers one of cairn's commands
+	ctxs := ctxTracker{}              // each line's cwd, branch, version and model
 	sent := sentLater(f, r.Entries)
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -132,7 +217,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		}
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
-			pe.row = p.row(f, e)
+			pe.row = p.row(f, e, sid, ctxs)
 			cairn.Add(e)
 			if cairn.Answers(e) && pe.row.role == roleTool {
 				pe.row.role = roleSystem // cairn's own output (indexed without text): never recalled
@@ -260,8 +345,9 @@ func redactEntry(e *transcripts.Entry) []fieldFinding {
 	return out
 }
 
-// row builds the entries row of a stored line.
-func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
+// row builds the entries row of a stored line of session sid; ctxs is
+// the read's context tracker (nil: the row keeps its whole context).
+func (p *preparer) row(f *transcripts.File, e *transcripts.Entry, sid string, ctxs ctxTracker) *entryRow {
 	r := &entryRow{uuid: e.UUID, parent: e.ParentUUID, typ: e.Type, subtype: e.Subtype, line: e.Line}
 	if !e.Timestamp.IsZero() {
 		r.ts = e.Timestamp.UnixMilli()
@@ -270,6 +356,8 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry) *entryRow {
 	r.flags = entryFlags(f, e, r.agent)
 	se := storedEntry{LogicalParent: e.LogicalParentUUID, CompactTrigger: e.CompactTrigger,
 		PreTokens: e.PreTokens, ResultAgent: e.ResultAgentID}
+	ctxs.note(&se, sid, e)
+	r.lc, r.model = lineCtx{CWD: e.CWD, Branch: e.GitBranch, Version: e.Version}, e.Model
 	switch e.Type {
 	case "system":
 		r.role = roleSystem
@@ -377,7 +465,8 @@ func (se *storedEntry) marshal() []byte {
 		(se.Blocks[0].Type == transcripts.BlockText || se.Blocks[0].Type == transcripts.BlockThinking) {
 		se.Blocks = nil
 	}
-	if se.Blocks == nil && se.LogicalParent == "" && se.CompactTrigger == "" && se.PreTokens == 0 && se.ResultAgent == "" {
+	if se.Blocks == nil && se.LogicalParent == "" && se.CompactTrigger == "" && se.PreTokens == 0 && se.ResultAgent == "" &&
+		se.Ctx == nil && se.Model == nil {
 		return nil
 	}
 	data, _ := json.Marshal(se)
@@ -578,6 +667,19 @@ func syntheticUUID(e *transcripts.Entry, text string) string {
 
 // decodeEntry rebuilds a transcripts.Entry from its row.
 func decodeEntry(sid string, r *entryRow) (transcripts.Entry, error) {
+	e, _, err := decodeEntryCtx(sid, r)
+	return e, err
+}
+
+// rowCtx is the context a row keeps (storedEntry.Ctx, Model), nil where
+// it keeps none.
+type rowCtx struct {
+	ctx   *lineCtx
+	model *string
+}
+
+// decodeEntryCtx is decodeEntry, and the context the row keeps.
+func decodeEntryCtx(sid string, r *entryRow) (transcripts.Entry, rowCtx, error) {
 	e := transcripts.Entry{Type: r.typ, Subtype: r.subtype, UUID: r.uuid, ParentUUID: r.parent,
 		SessionID: sid, AgentID: r.agent, Line: r.line,
 		IsSidechain: r.flags&flagSidechain != 0, IsMeta: r.flags&flagMeta != 0,
@@ -597,14 +699,15 @@ func decodeEntry(sid string, r *entryRow) (transcripts.Entry, error) {
 	var se storedEntry
 	if len(r.data) > 0 {
 		if err := json.Unmarshal(r.data, &se); err != nil {
-			return e, err
+			return e, rowCtx{}, err
 		}
 	}
 	e.LogicalParentUUID, e.CompactTrigger, e.PreTokens, e.ResultAgentID =
 		se.LogicalParent, se.CompactTrigger, se.PreTokens, se.ResultAgent
+	rc := rowCtx{se.Ctx, se.Model}
 	if r.typ == "system" {
 		e.Text = r.text
-		return e, nil
+		return e, rc, nil
 	}
 	switch {
 	case len(se.Blocks) > 0:
@@ -619,5 +722,5 @@ func decodeEntry(sid string, r *entryRow) (transcripts.Entry, error) {
 	case r.block != "":
 		e.Blocks = []transcripts.Block{{Type: r.block, Text: r.text}}
 	}
-	return e, nil
+	return e, rc, nil
 }

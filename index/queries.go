@@ -329,10 +329,11 @@ func (s *Store) conversationRows(ctx context.Context, sess *transcripts.Session,
 			return err
 		}
 		r.data = data
-		e, err := decodeEntry(sess.ID, &r)
+		e, rc, err := decodeEntryCtx(sess.ID, &r)
 		if err != nil {
 			return fmt.Errorf("%w: entry %s of session %s: %w", ErrCorrupt, r.uuid, sess.ID, err)
 		}
+		b.context(&e, rc, file)
 		b.add(e, &r, file)
 	}
 	return rows.Err()
@@ -345,6 +346,43 @@ type conversation struct {
 	// starts are the assistant lines that began an API response
 	// (flagResponseStart): finish names responses from them.
 	starts map[string]bool
+	// ctx and model are the line context and model last read per file
+	// (storedEntry.Ctx, Model keep them only where they change); last*
+	// are the session's latest, for a file whose first rows were
+	// duplicates of lines another file holds (not stored again).
+	ctx       map[int64]lineCtx
+	model     map[int64]string
+	lastCtx   *lineCtx
+	lastModel *string
+}
+
+// context gives e its line's cwd, branch, version and model: its row's
+// own, else carried from the file's rows before it.
+func (b *conversation) context(e *transcripts.Entry, rc rowCtx, file int64) {
+	if rc.ctx != nil {
+		b.ctx[file] = *rc.ctx
+		c := *rc.ctx
+		b.lastCtx = &c
+		b.c.LineContext = true
+	}
+	if c, ok := b.ctx[file]; ok {
+		e.CWD, e.GitBranch, e.Version = c.CWD, c.Branch, c.Version
+	} else if b.lastCtx != nil {
+		e.CWD, e.GitBranch, e.Version = b.lastCtx.CWD, b.lastCtx.Branch, b.lastCtx.Version
+	}
+	if e.Type != "assistant" {
+		return
+	}
+	if rc.model != nil {
+		b.model[file] = *rc.model
+		m := *rc.model
+		b.lastModel = &m
+	}
+	if m, ok := b.model[file]; ok {
+		e.Model = m
+	} else if b.lastModel != nil {
+		e.Model = *b.lastModel
+	}
 }
 
 func newConversation(sess *transcripts.Session) *conversation {
@@ -352,6 +390,8 @@ func newConversation(sess *transcripts.Session) *conversation {
 		c:      &transcripts.Conversation{Session: sess, Agents: map[string][]transcripts.Entry{}, SpawnedBy: map[string]string{}},
 		files:  map[int64]bool{},
 		starts: map[string]bool{},
+		ctx:    map[int64]lineCtx{},
+		model:  map[int64]string{},
 	}
 }
 

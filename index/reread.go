@@ -63,7 +63,7 @@ func (s *Store) rereadEntry(ctx context.Context, p *preparer, id int64) error {
 		}
 	}
 	redactEntry(found)
-	r := p.row(&transcripts.File{Path: path, Kind: transcripts.FileKind(kind), AgentID: agent}, found)
+	r := p.row(&transcripts.File{Path: path, Kind: transcripts.FileKind(kind), AgentID: agent}, found, "", nil)
 	if r.uuid != uuid {
 		return errors.New("the transcript line changed")
 	}

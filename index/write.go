@@ -37,7 +37,22 @@ type txWriter struct {
 	// transaction (echoQueued).
 	queuedHere map[int64]bool
 	flushed    []*sessionRow // sessions written by this transaction
+	// afterDup marks, per session and file, that a line was a duplicate
+	// (not stored): the next row stored keeps its whole context and
+	// model, which the duplicate may have been the one to note
+	// (storedEntry.Ctx).
+	afterDup map[dupKey]uint8
 }
+
+type dupKey struct {
+	sid  string
+	file int64
+}
+
+const (
+	dupCtx   = 1 << iota // the next row keeps its context
+	dupModel             // the next assistant row keeps its model
+)
 
 // sessionRow is a session being updated in this transaction.
 type sessionRow struct {
@@ -304,14 +319,34 @@ func (w *txWriter) echoQueued(sr *sessionRow, uuid string) error {
 // uuid already stored.
 func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe *preparedEntry) (id int64, stored bool, err error) {
 	r := pe.row
+	dk := dupKey{pe.sid, fid}
+	data := r.data
+	if pending := w.afterDup[dk]; pending != 0 {
+		data = r.withContext(pending&dupCtx != 0, pending&dupModel != 0)
+	}
 	res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
-		r.role, r.block, r.ts, r.flags, packText(r.text), packData(r.data))
+		r.role, r.block, r.ts, r.flags, packText(r.text), packData(data))
 	if err != nil {
 		return 0, false, fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		w.dups++
+		if w.afterDup == nil {
+			w.afterDup = map[dupKey]uint8{}
+		}
+		w.afterDup[dk] = dupCtx | dupModel
 		return 0, false, nil
+	}
+	if pending := w.afterDup[dk]; pending != 0 {
+		pending &^= dupCtx
+		if r.typ == "assistant" {
+			pending &^= dupModel
+		}
+		if pending == 0 {
+			delete(w.afterDup, dk)
+		} else {
+			w.afterDup[dk] = pending
+		}
 	}
 	id, _ = res.LastInsertId()
 	w.added++

@@ -17,6 +17,10 @@ type Conversation struct {
 	// Unreadable is how many entries a damaged store could not give back
 	// (they are left out).
 	Unreadable int
+	// LineContext: the entries carry their own cwd, branch, version and
+	// model (read from transcripts, or from a store that keeps them); a
+	// store written before it kept them gives only the session's.
+	LineContext bool
 }
 
 // MinIDPrefix is the shortest session id prefix accepted.
@@ -56,7 +60,7 @@ func LoadConversation(ctx context.Context, t *Tree, idPrefix string) (*Conversat
 	}
 	cc := &conversationCollector{
 		id:    id,
-		c:     &Conversation{Agents: map[string][]Entry{}, SpawnedBy: map[string]string{}},
+		c:     &Conversation{Agents: map[string][]Entry{}, SpawnedBy: map[string]string{}, LineContext: true},
 		b:     NewBuilder(p.Name, p.DecodedPath),
 		multi: map[string]bool{},
 	}

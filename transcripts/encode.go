@@ -33,6 +33,7 @@ type encLine struct {
 	Operation         string      `json:"operation,omitempty"`
 	CompactMetadata   *encCompact `json:"compactMetadata,omitempty"`
 	DurationMs        int64       `json:"durationMs,omitempty"`
+	ToolUseResult     *encResult  `json:"toolUseResult,omitempty"`
 	RequestID         string      `json:"requestId,omitempty"`
 	UUID              string      `json:"uuid"`
 	Timestamp         string      `json:"timestamp,omitempty"`
@@ -44,6 +45,12 @@ type encMessage struct {
 	Model   string          `json:"model,omitempty"`
 	Content json.RawMessage `json:"content"`
 	Usage   *Usage          `json:"usage,omitempty"`
+}
+
+// encResult is the part of toolUseResult cairn keeps: the agent a
+// Task/Agent call spawned.
+type encResult struct {
+	AgentID string `json:"agentId"`
 }
 
 type encCompact struct {
@@ -82,6 +89,9 @@ func EncodeEntry(e *Entry, ctx LineContext) ([]byte, error) {
 	if e.ParentUUID != "" {
 		p := e.ParentUUID
 		l.ParentUUID = &p
+	}
+	if e.ResultAgentID != "" {
+		l.ToolUseResult = &encResult{AgentID: e.ResultAgentID}
 	}
 	if !e.Timestamp.IsZero() {
 		l.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
