@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/cairn-dev/cairn/config"
@@ -11,10 +12,13 @@ import (
 
 // ServiceMemories adapts cairn's memory service to what the hooks need.
 func ServiceMemories(st *index.Store, cfg config.Config) Memories {
-	return serviceMem{memories.New(st, cfg)}
+	return serviceMem{memories.New(st, cfg), st}
 }
 
-type serviceMem struct{ s *memories.Service }
+type serviceMem struct {
+	s  *memories.Service
+	st *index.Store
+}
 
 func toMemories(rs []memories.Ranked) []Memory {
 	out := make([]Memory, len(rs))
@@ -84,4 +88,55 @@ func (m serviceMem) ScoreUsage(ctx context.Context, session, reply string, final
 func (m serviceMem) StoreSummary(ctx context.Context, session string) error {
 	_, err := m.s.StoreSummary(ctx, session)
 	return err
+}
+
+// toolFilesKey is the store setting that caches, per memory id, the files
+// its source turns edited: reading a memory's source session is too slow
+// for every tool call, and a memory's provenance never changes.
+const toolFilesKey = "hook:tool-files"
+
+// toolFilesPerRun is how many memories' provenance one PreToolUse reads
+// at most (the rest waits for the next tool call).
+const toolFilesPerRun = 8
+
+func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []string) ([]ToolMemory, error) {
+	ms, err := m.s.List(ctx, memories.Filter{Statuses: []memories.Status{memories.Approved}, Project: project, IncludeGlobal: true})
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	cache := map[string][]string{}
+	if b, ok, err := m.st.Setting(ctx, toolFilesKey); err == nil && ok {
+		_ = json.Unmarshal(b, &cache)
+	}
+	var missing []memories.Memory
+	for _, x := range ms {
+		if _, ok := cache[x.ID]; !ok && x.SourceSession != "" && !slices.Contains(exclude, x.ID) && len(missing) < toolFilesPerRun {
+			missing = append(missing, x)
+		}
+	}
+	if len(missing) > 0 {
+		files, err := m.s.SourceFilesEach(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for i, x := range missing {
+			paths := []string{}
+			for _, f := range files[i] {
+				paths = append(paths, f.Path)
+			}
+			cache[x.ID] = paths
+		}
+		if b, err := json.Marshal(cache); err == nil {
+			// Not saved (a busy store) only means reading them again.
+			_ = m.st.SetSetting(ctx, toolFilesKey, b)
+		}
+	}
+	var out []ToolMemory
+	for _, x := range ms {
+		if slices.Contains(exclude, x.ID) {
+			continue
+		}
+		out = append(out, ToolMemory{Memory: Memory{ID: x.ID, Type: string(x.Type), Content: x.Content, Importance: x.Importance}, Files: cache[x.ID]})
+	}
+	return out, nil
 }

@@ -37,7 +37,7 @@ func TestBriefMatchesService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := serviceMem{svc}.Brief(ctx, "/p", 25, 0)
+	b, err := serviceMem{s: svc}.Brief(ctx, "/p", 25, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,10 @@ const (
 )
 
 // Events is every event cairn registers for, in install order.
-var Events = []string{SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop, PreCompact, SessionEnd}
+
+// Matchers are the matchers of the events registered for some tools only.
+var Matchers = map[string]string{PreToolUse: ToolMatcher}
 
 // MaxInput is the most stdin a hook reads (hook JSON is small; a prompt
 // with a pasted file can be large).
@@ -71,8 +74,11 @@ type Input struct {
 	StopHookActive      bool   `json:"stop_hook_active"`
 	AgentID             string `json:"agent_id"`
 	AgentTranscriptPath string `json:"agent_transcript_path"`
-	Trigger             string `json:"trigger"` // PreCompact
-	Reason              string `json:"reason"`  // SessionEnd
+	Trigger             string `json:"trigger"`   // PreCompact
+	Reason              string `json:"reason"`    // SessionEnd
+	ToolName            string `json:"tool_name"` // PreToolUse
+	// ToolInput is the tool call's input (PreToolUse).
+	ToolInput json.RawMessage `json:"tool_input"`
 	// LastAssistantMessage is the reply that ends the turn (Stop,
 	// SubagentStop): Claude Code often runs Stop before the transcript
 	// holds it.
@@ -208,7 +214,7 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 	}
 	h := &handler{env: env, in: in, res: res}
 	switch in.Event {
-	case SessionStart, UserPromptSubmit:
+	case SessionStart, UserPromptSubmit, PreToolUse:
 		if err := h.checkTranscript(false); err != nil {
 			res.Ignored = err.Error()
 			return nil
@@ -579,6 +585,8 @@ func (h *handler) handle(ctx context.Context) ([]byte, error) {
 		return h.sessionStart(ctx)
 	case UserPromptSubmit:
 		return h.userPrompt(ctx)
+	case PreToolUse:
+		return h.preTool(ctx)
 	default:
 		return nil, h.index(ctx)
 	}

@@ -30,6 +30,10 @@ type Memories interface {
 	// turn's reply (when the hook has it), which injected memories were
 	// used; final settles the unused ones (memories.Service.ScoreUsageWith).
 	ScoreUsage(ctx context.Context, session, reply string, final bool) (checked, used int, err error)
+	// ToolMemories lists the project's approved memories (and global ones)
+	// with the files their source turns edited, leaving out the ids in
+	// exclude (PreToolUse).
+	ToolMemories(ctx context.Context, project string, exclude []string) ([]ToolMemory, error)
 	// StoreSummary builds and stores the session's heuristic summary (it
 	// reads the whole session: background only).
 	StoreSummary(ctx context.Context, session string) error

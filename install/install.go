@@ -104,7 +104,7 @@ type Change struct {
 // ceilings, not expectations: the hooks finish in milliseconds. SessionEnd
 // has none so it does not raise the shared 1.5 s SessionEnd budget.
 var Timeouts = map[string]int{
-	hook.SessionStart: 10, hook.UserPromptSubmit: 10, hook.Stop: 30,
+	hook.SessionStart: 10, hook.UserPromptSubmit: 10, hook.PreToolUse: 5, hook.Stop: 30,
 	hook.SubagentStop: 30, hook.PreCompact: 30, hook.SessionEnd: 0,
 }
 
@@ -358,6 +358,9 @@ func (o *Options) mergeHooks(root *Object) error {
 			h.Set("timeout", t)
 		}
 		group := NewObject()
+		if m := hook.Matchers[ev]; m != "" {
+			group.Set("matcher", m)
+		}
 		group.Set("hooks", []any{h})
 		v, ok := hooks.Get(ev)
 		var list []any

@@ -1,0 +1,293 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// PreToolUse: before Claude edits a file or runs a command, cairn gives
+// it the approved memories tied to that file or command — once per
+// session (as every injection), within ToolTokens.
+//
+// A memory is tied to a file when its source turns edited that file (its
+// provenance: memories.Service.SourceFiles, cached per memory by the
+// adapter) or when it names the file (its project-relative path, or a
+// distinctive base name such as round.go). It is tied to a command when
+// it names the command's program and subcommand ("go test", "make
+// deploy") or a distinctive word of the command (a script path, an
+// environment variable such as STRIPE_MOCK).
+
+// PreToolUse is Claude Code's event before a tool call.
+const PreToolUse = "PreToolUse"
+
+// ToolMatcher is the tools cairn's PreToolUse hook is registered for.
+const ToolMatcher = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+
+// ToolTokens is the most a PreToolUse injection adds, and toolMemories
+// the most memories it names.
+const (
+	ToolTokens   = 200
+	toolMemories = 3
+)
+
+// ToolMemory is an approved memory with the files its source turns
+// edited (absolute, or relative to the source session's folder).
+type ToolMemory struct {
+	Memory
+	Files []string
+}
+
+// toolTarget is what a tool call is about to touch.
+type toolTarget struct {
+	file    string // absolute path of the file to edit
+	command string // the Bash command
+}
+
+func parseToolTarget(name string, input json.RawMessage, dir string) toolTarget {
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Command      string `json:"command"`
+	}
+	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
+		return toolTarget{}
+	}
+	switch name {
+	case "Bash":
+		return toolTarget{command: strings.TrimSpace(in.Command)}
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		p := in.FilePath
+		if p == "" {
+			p = in.NotebookPath
+		}
+		if p == "" {
+			return toolTarget{}
+		}
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		return toolTarget{file: filepath.Clean(p)}
+	}
+	return toolTarget{}
+}
+
+// preTool injects the memories tied to the tool call's file or command.
+func (h *handler) preTool(ctx context.Context) ([]byte, error) {
+	if h.env.Memories == nil || h.cfg.Hooks.PromptTokens <= 0 {
+		return nil, nil
+	}
+	root := h.launchDir()
+	target := parseToolTarget(h.in.ToolName, h.in.ToolInput, firstNonEmpty(h.in.CWD, root))
+	if target.file == "" && target.command == "" {
+		return nil, nil
+	}
+	st, err := h.openStore()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	trace("store open")
+	if h.optedOut(ctx, st) {
+		return nil, nil
+	}
+	mem := h.env.Memories(st, h.cfg)
+	seen, err := mem.Injected(ctx, h.in.SessionID)
+	if err != nil {
+		return nil, fmt.Errorf("reading what this session received: %w", err)
+	}
+	ms, err := mem.ToolMemories(ctx, h.project(), seen)
+	if err != nil {
+		return nil, fmt.Errorf("listing the memories for a tool call: %w", err)
+	}
+	trace("memories listed")
+	var hits []ToolMemory
+	for _, m := range ms {
+		if !slices.Contains(seen, m.ID) && target.matches(m, root) {
+			hits = append(hits, m)
+		}
+	}
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	what := "the command it is about to run"
+	if target.file != "" {
+		what = relOrAbs(target.file, root)
+	}
+	b := &budget{max: ToolTokens}
+	b.add("cairn: approved memories about " + oneLine(what, 120) + " (from earlier sessions):")
+	var injected []string
+	for _, m := range hits {
+		if len(injected) == toolMemories {
+			break
+		}
+		if b.add(memoryLine(m.Memory, 300)) {
+			injected = append(injected, m.ID)
+		}
+	}
+	if len(injected) == 0 {
+		return nil, nil
+	}
+	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
+		// Not recorded means it could be repeated: better inject nothing.
+		return nil, fmt.Errorf("recording injected memories: %w", err)
+	}
+	text := b.String()
+	h.res.Injected, h.res.Tokens = injected, Tokens(text)
+	return output(PreToolUse, text)
+}
+
+// matches reports whether m is tied to the target.
+func (t toolTarget) matches(m ToolMemory, root string) bool {
+	if t.file != "" {
+		rel := relOrAbs(t.file, root)
+		for _, f := range m.Files {
+			if filepath.IsAbs(f) && filepath.Clean(f) == t.file || !filepath.IsAbs(f) && filepath.ToSlash(filepath.Clean(f)) == filepath.ToSlash(rel) {
+				return true
+			}
+		}
+		if !filepath.IsAbs(rel) && strings.Contains(rel, "/") && mentions(m.Content, filepath.ToSlash(rel)) {
+			return true
+		}
+		base := filepath.Base(t.file)
+		return distinctiveName(base) && mentions(m.Content, base)
+	}
+	for _, w := range commandWords(t.command) {
+		if mentions(m.Content, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// distinctiveName is a base name worth matching on its own: with an
+// extension and a stem of 3 characters or more (round.go, deploy.sh; not
+// a.go or Makefile-like common words).
+func distinctiveName(base string) bool {
+	ext := filepath.Ext(base)
+	return ext != "" && len(base)-len(ext) >= 3
+}
+
+// mentions reports whether text names w as a whole word (not inside a
+// longer name; a path's folder may precede it).
+func mentions(text, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], w)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(w)
+		if (s == 0 || !nameByte(text[s-1])) && (e == len(text) || !nameByte(text[e])) {
+			return true
+		}
+		i = s + 1
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// shellSplit separates a command line's commands.
+var shellSplit = regexp.MustCompile(`&&|\|\||[;|\n]`)
+
+// commandWords are the phrases that tie a memory to a command: each
+// command's program and subcommand ("go test", "npm run build" as "npm
+// run"), and its distinctive words: paths and script names with a '/' or
+// an extension, and NAMES_IN_CAPS of 5 characters or more.
+func commandWords(cmd string) []string {
+	var out []string
+	add := func(w string) {
+		if w != "" && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	for _, part := range shellSplit.Split(cmd, -1) {
+		fields := strings.Fields(part)
+		// Leading VAR=value assignments name the environment.
+		for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
+			add(envName(fields[0]))
+			fields = fields[1:]
+		}
+		if len(fields) == 0 || fields[0] == "cd" || fields[0] == "echo" {
+			continue
+		}
+		prog := filepath.Base(fields[0])
+		if len(fields) > 1 && !strings.HasPrefix(fields[1], "-") && plainWord(fields[1]) {
+			add(prog + " " + fields[1])
+		}
+		for _, f := range fields {
+			f = strings.Trim(f, `"'`)
+			switch {
+			case strings.Contains(f, "/") && !strings.HasPrefix(f, "-"):
+				p := strings.TrimPrefix(strings.TrimSuffix(f, "/..."), "./")
+				if strings.Contains(p, "/") && len(p) >= 5 {
+					add(p)
+				}
+				if base := filepath.Base(p); distinctiveName(base) {
+					add(base)
+				}
+			case distinctiveName(f) && plainWord(strings.ReplaceAll(f, ".", "")):
+				add(f)
+			case capsName(f):
+				add(f)
+			}
+		}
+	}
+	return out
+}
+
+func envName(assign string) string {
+	n, _, _ := strings.Cut(assign, "=")
+	if capsName(n) {
+		return n
+	}
+	return ""
+}
+
+// capsName is an environment-variable-like NAME (5+ characters, capitals,
+// digits and '_', with a '_' or all capitals).
+func capsName(s string) bool {
+	if len(s) < 5 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord is a word of letters, digits, '-' and '_'.
+func plainWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// relOrAbs is p relative to root when inside it, else p.
+func relOrAbs(p, root string) string {
+	if root != "" {
+		if rel, ok := within(root, p); ok {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
