@@ -99,7 +99,9 @@ func TestREADMECommands(t *testing.T) {
 	} else if os.Getenv("CAIRN_E2E") == "1" {
 		t.Fatal("zsh is missing: .ci/run installs it (apt-get install -y zsh)")
 	} else {
-		t.Log("zsh is not installed: checking the README's commands in bash only (apt-get install -y zsh to check zsh too; CI does)")
+		t.Run("zsh", func(t *testing.T) {
+			t.Skip("zsh is not installed: the README's commands are checked in bash only (apt-get install -y zsh to check zsh too; .ci/run does)")
+		})
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
