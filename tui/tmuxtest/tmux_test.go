@@ -98,6 +98,12 @@ type pane struct {
 // read.
 func (s *server) start(name string, w, h int, env []string, args ...string) *pane {
 	s.t.Helper()
+	return s.startIn(name, "", w, h, env, args...)
+}
+
+// startIn is start with cairn's working folder dir ("" = tmux's).
+func (s *server) startIn(name, dir string, w, h int, env []string, args ...string) *pane {
+	s.t.Helper()
 	cmd := []string{"env", "NO_COLOR=1", "TERM=xterm-256color"}
 	cmd = append(cmd, env...)
 	cmd = append(cmd, bin)
@@ -113,7 +119,11 @@ func (s *server) start(name string, w, h int, env []string, args ...string) *pan
 	p := &pane{s: s, target: "cairn:" + name,
 		stderr: filepath.Join(s.dir, name+".stderr"), status: filepath.Join(s.dir, name+".status")}
 	script := strings.Join(quoted, " ") + " 2>" + shQuote(p.stderr) + "; echo $? >" + shQuote(p.status)
-	s.must("new-window", "-d", "-t", "cairn", "-n", name, script)
+	win := []string{"new-window", "-d", "-t", "cairn", "-n", name}
+	if dir != "" {
+		win = append(win, "-c", dir)
+	}
+	s.must(append(win, script)...)
 	s.must("resize-window", "-t", p.target, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
 	return p
 }
