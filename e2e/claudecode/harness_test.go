@@ -478,6 +478,11 @@ func latencyReport() string {
 	}
 	sort.Strings(events)
 	var sb strings.Builder
+	preToolHits.Lock()
+	if preToolHits.runs > 0 {
+		fmt.Fprintf(&sb, "PreToolUse: %d runs, %d gave Claude memories tied to the file or command\n", preToolHits.runs, preToolHits.hits)
+	}
+	preToolHits.Unlock()
 	sb.WriteString("| hook | runs | in Claude Code: median | max | in the hook process: median | max |\n|---|---|---|---|---|---|\n")
 	for _, ev := range events {
 		fmt.Fprintf(&sb, "| %s | %d | %s | %s |\n", ev, max(len(latencies[ev]), len(handled[ev])), stat(latencies[ev]), stat(handled[ev]))
