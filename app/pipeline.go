@@ -179,7 +179,7 @@ const ExtractMax = 400
 
 // extract is the post-index policy: propose memories from new entries.
 func (a *App) extract(ctx context.Context, o IndexOptions, res *IndexResult, report func(Progress)) {
-	if a.Config.Memories.Extractor != "builtin" {
+	if !a.Memories.Model().Policy().InHook {
 		res.ExtractDeferred = true
 		return
 	}

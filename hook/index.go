@@ -104,7 +104,7 @@ func (h *handler) extracted(run app.IndexResult) {
 // only after SessionEnd and PreCompact (a run per turn would spend
 // claude.daily_runs; its cursor keeps the turns for then).
 func (h *handler) backgroundExtractNow() bool {
-	if h.cfg.Memories.Extractor != "claude" {
+	if memories.ModelFor(h.cfg, nil).Policy().EveryTurn {
 		return true
 	}
 	return h.in.Event == SessionEnd || h.in.Event == PreCompact
@@ -161,7 +161,7 @@ func (h *handler) spawn(what, session string) bool {
 		h.env.Log.Printf("%s: no executable to run %s in the background", h.in.Event, what)
 		return false
 	}
-	if what == "extract" && h.cfg.Memories.Extractor != "claude" {
+	if what == "extract" && memories.ModelFor(h.cfg, nil).Policy().EveryTurn {
 		// Extraction is cursor-based: a skipped run is caught up by the
 		// next one. (Claude's runs follow only PreCompact and SessionEnd:
 		// rare, and a SessionEnd skipped after a PreCompact would leave
@@ -209,7 +209,7 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		switch what {
 		case "extract":
 			eo := memories.ExtractOptions{MaxEntries: app.ExtractMax}
-			if cfg.Memories.Extractor == "claude" {
+			if a.Memories.Model().Policy().WholeSession {
 				// Every new turn: Claude reads the newest claude.max_input
 				// characters, the built-in rules the rest.
 				eo.MaxEntries = 0

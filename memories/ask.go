@@ -250,20 +250,18 @@ func askPrompt(question string, ev []Evidence) string {
 // answerFrom has the configured model answer; ErrNoModel when none is.
 func (s *Service) answerFrom(ctx context.Context, question string, ev []Evidence) (string, askAnswer, error) {
 	var a askAnswer
-	prompt := askPrompt(question, ev)
-	switch {
-	case s.askWithClaude != nil && s.cfg.Memories.Extractor == "claude":
-		model, err := s.askWithClaude(ctx, askSystem, askSchema, prompt, &a)
-		return model, a, err
-	case s.cfg.Ollama.ChatModel != "":
-		client, base, model, err := s.ollamaChat("")
-		if err != nil {
-			return "", a, err
-		}
-		if err := chatJSON(ctx, client, base, model, s.cfg.Ollama.Timeout.Duration, askSchema, askSystem, prompt, &a); err != nil {
-			return "", a, err
-		}
-		return "ollama:" + model, a, nil
+	model, err := s.model.answer(ctx, askSystem, askSchema, askPrompt(question, ev), &a)
+	return model, a, err
+}
+
+// ollamaAnswer has the Ollama chat model answer prompt in JSON into out.
+func (s *Service) ollamaAnswer(ctx context.Context, system, schema, prompt string, out any) (string, error) {
+	client, base, model, err := s.ollamaChat("")
+	if err != nil {
+		return "", err
 	}
-	return "", a, ErrNoModel
+	if err := chatJSON(ctx, client, base, model, s.cfg.Ollama.Timeout.Duration, schema, system, prompt, out); err != nil {
+		return "", err
+	}
+	return "ollama:" + model, nil
 }

@@ -3,7 +3,6 @@ package memories
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,7 +33,7 @@ import (
 
 // ErrClaudeUnavailable is wrapped when Claude Code cannot be used;
 // extraction then falls back to the built-in extractor and says why.
-var ErrClaudeUnavailable = errors.New("claude code is unavailable")
+var ErrClaudeUnavailable error = &unavailable{msg: "claude code is unavailable"}
 
 // ClaudeChildEnv is set in the environment of the Claude Code run cairn
 // starts: cairn's hooks do nothing when they see it (the run's own
@@ -299,7 +298,7 @@ func (s *Service) claudeJSON(ctx context.Context, system, schema, prompt string,
 	}
 	cmd := exec.CommandContext(rctx, path, ClaudeArgs(model, system, schema)...)
 	cmd.Dir = dir // a folder of its own: nothing of a project is read
-	cmd.Env = claudeEnv(os.Environ(), s.claudeExtraEnv)
+	cmd.Env = claudeEnv(os.Environ(), s.claudeEnvExtra())
 	cmd.Stdin = strings.NewReader(prompt)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

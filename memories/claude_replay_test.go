@@ -107,7 +107,7 @@ func TestClaudeExtractorReplay(t *testing.T) {
 		return fakeclaude.ToolUse("StructuredOutput", map[string]any{"memories": mems, "summary": current.Summary})
 	})
 	home := t.TempDir()
-	s.claudeExtraEnv = fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	s.model = &claudeModel{s: s, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
 
 	for i := range answers {
 		a := &answers[i]

@@ -51,10 +51,11 @@ func newClaudeFixture(t *testing.T, cfgFn func(*config.Config)) *claudeFixture {
 
 // use points the service's Claude runs at api (nil: no API key at all).
 func (f *claudeFixture) use(api *fakeclaude.Server) {
-	f.s.claudeExtraEnv = fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"))
+	m := &claudeModel{s: f.s, env: fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"))}
 	if api == nil {
-		f.s.claudeExtraEnv = append(f.s.claudeExtraEnv, "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=http://127.0.0.1:9")
+		m.env = append(m.env, "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=http://127.0.0.1:9")
 	}
+	f.s.model = m
 }
 
 func (f *claudeFixture) extract(t *testing.T) ExtractResult {
@@ -293,7 +294,7 @@ func TestAskWithClaude(t *testing.T) {
 		return fakeclaude.ToolUse("StructuredOutput", map[string]any{"answer": "Raise proxy_read_timeout and ping [" + memID + "].", "cited": []string{memID}})
 	})
 	api.AllRequests = true
-	s.claudeExtraEnv = fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	s.model = &claudeModel{s: s, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
 	ans, err := s.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
 	if err != nil {
 		t.Fatal(err)

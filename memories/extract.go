@@ -74,7 +74,7 @@ func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult,
 		}
 	}
 	if total.Extractor == "" {
-		total.Extractor = s.extractorName()
+		total.Extractor = s.model.Name()
 	}
 	return total, nil
 }
@@ -92,16 +92,8 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string, o Extrac
 	return s.extract(ctx, sid, project, cursor, o)
 }
 
-func (s *Service) extractorName() string {
-	switch s.cfg.Memories.Extractor {
-	case "ollama", "claude":
-		return s.cfg.Memories.Extractor
-	}
-	return "builtin"
-}
-
 func (s *Service) extract(ctx context.Context, sid, project string, cursor int64, o ExtractOptions) (ExtractResult, error) {
-	res := ExtractResult{Sessions: 1, Proposed: []AddResult{}, Extractor: "builtin"}
+	res := ExtractResult{Sessions: 1, Proposed: []AddResult{}, Extractor: BuiltinName}
 	entries, err := s.st.Mem().Entries(ctx, sid, cursor, o.MaxEntries)
 	if err != nil {
 		return res, err
@@ -137,42 +129,19 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 	return res, s.st.Mem().SetExtractCursor(ctx, sid, last)
 }
 
-// proposals are the memories entries propose: the model's when
-// memories.extractor is ollama or claude and it answers in time, else the
-// built-in rules' (res says which, and why). sections is the summary
-// Claude wrote, if it did.
+// proposals are the memories entries propose: the model's when it
+// answers, else the built-in rules' (res says which, and why). sections is
+// the summary the model wrote, if it did.
 func (s *Service) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, map[string][]string, error) {
-	switch s.cfg.Memories.Extractor {
-	case "ollama":
-		if !roomForModel(ctx) {
-			res.Notice = "no time for Ollama within this call's deadline; used the built-in extractor (`cairn extract` uses Ollama)"
-			break
-		}
-		news, err := s.ollamaExtract(ctx, sid, project, entries)
-		switch {
-		case err == nil:
-			res.Extractor = "ollama"
-			return news, nil, nil
-		case !errors.Is(err, ErrOllamaUnavailable):
-			return nil, nil, err
-		}
-		res.Notice = err.Error() + "; used the built-in extractor instead"
-	case "claude":
-		if !roomForModel(ctx) {
-			res.Notice = "no time for Claude Code within this call's deadline; used the built-in extractor (the hooks run Claude after SessionEnd and PreCompact)"
-			break
-		}
-		news, sections, head, err := s.claudeExtract(ctx, sid, project, entries)
-		switch {
-		case err == nil:
-			res.Extractor = "claude"
-			// Entries too old to fit claude.max_input: the built-in rules.
-			return append(builtinProposals(sid, project, head), news...), sections, nil
-		case !errors.Is(err, ErrClaudeUnavailable):
-			return nil, nil, err
-		}
-		res.Notice = err.Error() + "; used the built-in extractor instead"
+	p, err := s.model.extract(ctx, sid, project, entries)
+	switch {
+	case err == nil:
+		res.Extractor = s.model.Name()
+		return p.news, p.sections, nil
+	case !errors.Is(err, ErrModelUnavailable):
+		return nil, nil, err
 	}
+	res.Notice = err.Error() + "; used the built-in extractor instead"
 	return builtinProposals(sid, project, entries), nil, nil
 }
 

@@ -17,7 +17,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -189,20 +188,14 @@ type Service struct {
 	embOnce sync.Once
 	emb     *embed.Model
 
-	// ollamaHTTP replaces the HTTP client of Ollama calls (tests).
-	ollamaHTTP *http.Client
-	// askWithClaude has Claude Code answer a question in JSON (the Claude
-	// extractor's headless run); it returns the model's name.
-	askWithClaude func(ctx context.Context, system, schema, prompt string, out any) (string, error)
-	// claudeExtraEnv is added to the Claude run's environment (tests: a
-	// fake Messages API and a scratch home).
-	claudeExtraEnv []string
+	// model writes what the rules cannot (model.go), chosen once.
+	model Model
 }
 
 // New returns a service over st.
 func New(st *index.Store, cfg config.Config) *Service {
 	s := &Service{st: st, cfg: cfg, now: time.Now}
-	s.askWithClaude = s.claudeJSON
+	s.model = ModelFor(cfg, s)
 	return s
 }
 

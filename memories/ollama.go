@@ -19,7 +19,7 @@ import (
 // ErrOllamaUnavailable is wrapped when Ollama cannot be used (unreachable,
 // model missing, timeout, an unusable answer); extraction then falls back
 // to the built-in extractor and says why.
-var ErrOllamaUnavailable = errors.New("ollama is unavailable")
+var ErrOllamaUnavailable error = &unavailable{msg: "ollama is unavailable"}
 
 // Chunking of transcripts sent to the model.
 const (
@@ -202,7 +202,7 @@ func (s *Service) ollamaClient() (*ollama.Client, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("ollama.host: %w", err)
 	}
-	c := ollama.New(base, s.ollamaHTTP)
+	c := ollama.New(base, nil)
 	return c, c.Host(), nil
 }
 

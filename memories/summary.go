@@ -140,32 +140,24 @@ func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary,
 	if sm.noWork {
 		return sm, nil // nothing done (local commands, API errors): nothing to remember
 	}
-	if s.cfg.Memories.Extractor == "ollama" && roomForModel(ctx) {
-		s.ollamaSections(ctx, sid, sm)
+	if sec := s.model.summarize(ctx, sid); sec != nil {
+		withModelSections(sm, sec, s.model.Name())
 	}
 	err = s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: sm.Source,
 		Markdown: sm.Markdown, Sections: sm.Sections, Created: sm.Created})
 	return sm, err
 }
 
-// ollamaSections has the model write sm's prose sections; files and notes
-// stay heuristic. Unreachable: the heuristic summary stands.
-func (s *Service) ollamaSections(ctx context.Context, sid string, sm *Summary) {
-	entries, err := s.st.Mem().Entries(ctx, sid, 0, 0)
-	if err != nil {
-		return
-	}
-	sec, err := s.ollamaSummary(ctx, entries)
-	if err != nil {
-		return
-	}
+// withModelSections puts the prose sections a model wrote into sm; files
+// and notes stay heuristic.
+func withModelSections(sm *Summary, sec map[string][]string, source string) {
 	for _, k := range []string{"Files read", "Files edited", "Notes"} {
 		if v := sm.Sections[k]; len(v) > 0 {
 			sec[k] = v
 		}
 	}
 	title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
-	sm.Sections, sm.Source = sec, "ollama"
+	sm.Sections, sm.Source = sec, source
 	sm.Markdown = renderSummary(title, sec, nil)
 }
 
