@@ -195,14 +195,14 @@ func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
 	case pane == paneProjects && typing, pane == paneTimeline && typing, pane == paneMemories && typing:
 		bs = append(k.TypingList.bindings(), k.Done)
 	case pane == paneProjects:
-		bs = append(k.List.bindings(), k.Filter, k.Open)
+		bs = append(k.List.bindings(), k.Filter, k.Open, k.ProjectFilter)
 	case pane == paneTimeline:
 		bs = append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume, k.ProjectFilter)
 	case pane == paneReader && typing:
 		bs = []key.Binding{k.FindDone, k.FindOlder, k.FindNewer}
 	case pane == paneReader:
 		bs = append(k.List.bindings(), k.NextPrompt, k.PrevPrompt, k.Expand, k.ExpandAll, k.Thinking, k.Find,
-			k.FindNext, k.FindPrev, k.CopyID, k.Export, k.Resume)
+			k.FindNext, k.FindPrev, k.CopyID, k.Export, k.Resume, k.ProjectFilter)
 	case pane == paneSearch:
 		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
 	case pane == paneMemories:

@@ -163,8 +163,16 @@ func (p *projectsPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case listHandled:
 		return true, cmd
 	}
-	if key.Matches(k, p.c.keys.Open) {
+	switch {
+	case key.Matches(k, p.c.keys.Open):
 		return true, p.open()
+	case key.Matches(k, p.c.keys.ProjectFilter):
+		// The scope: the selected project, and back to every project.
+		proj := ""
+		if s := p.selected(); s != nil {
+			proj = s.Path
+		}
+		return true, msgCmd(scopeMsg{project: proj})
 	}
 	return false, nil
 }

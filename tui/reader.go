@@ -1137,6 +1137,8 @@ func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, p.export()
 	case key.Matches(k, km.Resume):
 		return true, p.c.resume(p.conv.Session)
+	case key.Matches(k, km.ProjectFilter):
+		return true, msgCmd(scopeMsg{project: p.conv.Session.ProjectPath})
 	default:
 		return false, nil
 	}
