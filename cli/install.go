@@ -152,14 +152,18 @@ func newInstallCmd(o *Options) *cobra.Command {
 		Use:   "install",
 		Short: "Add cairn's hooks, MCP server and slash commands to Claude Code",
 		Long: `install merges cairn into Claude Code's configuration:
-  - hooks (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact,
-    SessionEnd) into settings.json, keeping every other setting and hook;
+  - hooks (SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop,
+    PreCompact, SessionEnd) into settings.json, keeping every other setting
+    and hook;
   - the MCP server (user scope: ~/.claude.json; project scope: .mcp.json);
   - the slash commands /summarize, /recall, /synthesize and /remember.
-Every file is backed up before it changes and the diff is shown. Running it
-again changes nothing; cairn uninstall removes exactly what it added.
+Every file is backed up (in cairn's data dir) before it changes and the diff
+is shown. Running it again changes nothing; cairn uninstall gives each file
+back byte for byte (or removes what install created).
 --scope user (default) installs for every project; --scope project into the
-current project's .claude/ folder and .mcp.json.
+current project's .claude/ folder and .mcp.json, naming cairn-hook and cairn
+by name (found on PATH, silently skipped where absent), so the files can be
+committed and work for every teammate.
 When the cairn plugin is enabled, install refuses (both at once would run
 every hook twice); --replace-plugin disables the plugin and installs.`,
 		Args: cobra.NoArgs,
