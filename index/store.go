@@ -37,7 +37,6 @@
 //     name into stored projects.
 //   - mem.go, mem_docs.go, mem_more.go: memories' persistence (rows, links,
 //     their search documents, drafts, summaries, injections, cursors).
-
 package index
 
 import (
