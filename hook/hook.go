@@ -8,8 +8,9 @@
 //   - it never blocks anything (no decision:"block", never exit 2);
 //   - it is frugal: SessionStart injects at most hooks.session_start_tokens
 //     (1,500) tokens and UserPromptSubmit at most hooks.prompt_tokens (500),
-//     only above a relevance threshold and never the same memory twice in a
-//     session;
+//     only above a relevance threshold, PreToolUse at most ToolTokens (200)
+//     of memories tied to the file or command, never the same memory twice
+//     in a context, and the brief once per context (history.go);
 //   - it is fast: SQLite only (the bleve index is never opened here), short
 //     busy timeouts, and slow work (Ollama) handed to a detached process.
 package hook
