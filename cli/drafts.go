@@ -212,8 +212,15 @@ func editText(ctx context.Context, o *Options, text, pattern string) (string, er
 		return "", err
 	}
 	defer os.Remove(f.Name())
-	f.WriteString(text)
-	f.Close()
+	// A short write (a full disk) would open an empty or cut file whose
+	// save then replaces the whole text: refuse before the editor opens.
+	_, werr := f.WriteString(text)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return "", fmt.Errorf("writing the text to edit to %s: %w; nothing was changed", f.Name(), werr)
+	}
 	parts := strings.Fields(editor)
 	c := exec.CommandContext(ctx, parts[0], append(parts[1:], f.Name())...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, o.Stdout, o.Stderr
