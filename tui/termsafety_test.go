@@ -99,7 +99,7 @@ func TestEveryPaneShowsNoRawControls(t *testing.T) {
 	if bad := viewControls(ExportMarkdown(m.reader.conv, true)); len(bad) > 0 {
 		t.Errorf("Markdown export: %d raw control(s), first %s", len(bad), bad[0])
 	}
-	press(t, m, "/")
+	press(t, m, "F") // global search
 	typeQuery(t, m, "bidi")
 	check("search")
 }
