@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -719,8 +720,107 @@ func decodeEntryCtx(sid string, r *entryRow) (transcripts.Entry, rowCtx, error) 
 		if len(e.Blocks) == 1 && e.Blocks[0].Text == "" && textIsSearch(e.Blocks[0].Type) {
 			e.Blocks[0].Text = r.text
 		}
+		if len(e.Blocks) == 1 && e.Blocks[0].Type == transcripts.BlockToolUse {
+			e.Blocks[0].ToolInput = wholeInput(e.Blocks[0].ToolName, e.Blocks[0].ToolInput, r.text)
+		}
 	case r.block != "":
 		e.Blocks = []transcripts.Block{{Type: r.block, Text: r.text}}
 	}
 	return e, rc, nil
+}
+
+// searchFields are the tool input members transcripts.ToolSearchText
+// joins, in its order (prompt only for agent tools, last).
+var searchFields = []string{"description", "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "subagent_type"}
+
+// wholeInput puts back the one member of a stored tool input that
+// shrinkInput cut (a long command or agent prompt) from the row's text,
+// which is transcripts.ToolSearchText of the whole input: the store keeps
+// such a value once, searchable, and a call reads back (and exports) as
+// it was. Anything else, or a text that does not give back exactly the
+// cut value, leaves the input as it is.
+func wholeInput(name string, input []byte, text string) []byte {
+	if !bytes.Contains(input, []byte(" omitted] ")) {
+		return input
+	}
+	in := transcripts.DecodeToolInput(input)
+	vals := []string{in.Description, in.Command, in.FilePath, in.NotebookPath, in.Path, in.Pattern, in.URL, in.Query, in.SubagentType}
+	names := searchFields
+	if transcripts.IsAgentTool(name) && in.Prompt != "" {
+		vals = append(slices.Clone(vals), in.Prompt)
+		names = append(slices.Clone(names), "prompt")
+	}
+	parts := []string{name}
+	cut, member := -1, ""
+	for i, v := range vals {
+		if v == "" {
+			continue
+		}
+		if strings.Contains(v, " omitted] …\n") {
+			if cut >= 0 {
+				return input // two cut: the text cannot tell where one ends
+			}
+			cut, member = len(parts), names[i]
+		}
+		parts = append(parts, v)
+	}
+	if cut < 0 {
+		return input
+	}
+	prefix, suffix := strings.Join(parts[:cut], " ")+" ", ""
+	if cut+1 < len(parts) {
+		suffix = " " + strings.Join(parts[cut+1:], " ")
+	}
+	if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, suffix) || len(text) < len(prefix)+len(suffix) {
+		return input
+	}
+	whole := text[len(prefix) : len(text)-len(suffix)]
+	if transcripts.HeadTail(whole, inputHead, inputTail) != parts[cut] {
+		return input
+	}
+	out, err := setMember(input, member, whole)
+	if err != nil {
+		return input
+	}
+	return out
+}
+
+// setMember is the JSON object raw with member name's value replaced by
+// the string v.
+func setMember(raw []byte, name, v string) ([]byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var buf bytes.Buffer
+	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, errNotObject
+	}
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return nil, err
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		key := tok.String()
+		val, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		if err := enc.WriteToken(jsontext.String(key)); err != nil {
+			return nil, err
+		}
+		if key == name {
+			err = enc.WriteToken(jsontext.String(v))
+		} else {
+			err = enc.WriteValue(val)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
 }

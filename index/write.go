@@ -225,6 +225,9 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 	}
 	if sr.st.IsReplay(f, pe.e) {
 		w.dups++ // history a resume wrote again: stored, searched and counted once
+		if pe.row != nil {
+			w.markDup(dupKey{pe.sid, fid})
+		}
 		return nil
 	}
 	var entryID int64
@@ -315,6 +318,15 @@ func (w *txWriter) echoQueued(sr *sessionRow, uuid string) error {
 	return err
 }
 
+// markDup notes that a line of a session in a file was not stored (a
+// duplicate): the next row stored keeps its whole context (afterDup).
+func (w *txWriter) markDup(k dupKey) {
+	if w.afterDup == nil {
+		w.afterDup = map[dupKey]uint8{}
+	}
+	w.afterDup[k] = dupCtx | dupModel
+}
+
 // insertRow stores an entry's row and queues it; stored is false for a
 // uuid already stored.
 func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe *preparedEntry) (id int64, stored bool, err error) {
@@ -331,10 +343,7 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		w.dups++
-		if w.afterDup == nil {
-			w.afterDup = map[dupKey]uint8{}
-		}
-		w.afterDup[dk] = dupCtx | dupModel
+		w.markDup(dk)
 		return 0, false, nil
 	}
 	if pending := w.afterDup[dk]; pending != 0 {
