@@ -53,6 +53,9 @@ func TestTmpfsFullDiskTrials(t *testing.T) {
 		// Free space left when the second half starts: 0 to ~6 MB, spread
 		// so trials land before, inside and after bleve's writes.
 		left := int64(i) * (6 << 20) / int64(max(trials-1, 1))
+		if kb, err := strconv.Atoi(os.Getenv("CAIRN_FULLDISK_LEFT_KB")); err == nil {
+			left = int64(kb) << 10 // one free-space level, to study a failure
+		}
 		res := tmpfsTrial(t, exe, mnt, left)
 		for _, r := range res {
 			switch {
@@ -101,7 +104,7 @@ func tmpfsTrial(t *testing.T, exe, mnt string, left int64) []trialStep {
 	}
 	fill(t, mnt, left)
 	return []trialStep{
-		runTmpfsChild(t, exe, dir, "second", time.Minute),
+		runTmpfsChild(t, exe, dir, "second", 2*time.Minute),
 		runTmpfsChild(t, exe, dir, "search", 30*time.Second),
 	}
 }
@@ -138,8 +141,16 @@ func runTmpfsChild(t *testing.T, exe, dir, step string, limit time.Duration) tri
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), tmpfsChildEnv+"="+step, helperDir+"="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// At the deadline: SIGQUIT first, so a hung child prints where every
+	// goroutine waits, then SIGKILL.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
 	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		if f := os.Getenv("CAIRN_FULLDISK_DUMP"); f != "" {
+			_ = os.WriteFile(f, out, 0o600)
+		}
+	}
 	return trialStep{step: step, out: string(out), limit: limit, hung: errors.Is(ctx.Err(), context.DeadlineExceeded)}
 }
 
