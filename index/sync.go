@@ -137,6 +137,7 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	if err != nil {
 		return st, err
 	}
+	s.scopeKnown(claudeDir, known) // another tree's files are not missing from this one
 	st.Problems = append(st.Problems, tree.Problems...)
 	memo := s.loadSyncMemo(ctx)
 	plan := planSync(tree, known, memo.Failed, &st)

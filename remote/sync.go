@@ -1,0 +1,426 @@
+package remote
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/gofrs/flock"
+)
+
+// Result says what a sync did.
+type Result struct {
+	Machine        string        `json:"machine"`
+	PushedSessions int           `json:"pushed_sessions"` // bundles written this sync
+	PushedBytes    int64         `json:"pushed_bytes"`    // their compressed size
+	KeptSessions   int           `json:"kept_sessions"`   // unchanged, not exported again
+	Excluded       int           `json:"excluded"`        // opted out (.cairnignore, index.exclude): never pushed
+	PulledSessions int           `json:"pulled_sessions"` // bundles unpacked from other machines
+	PulledBytes    int64         `json:"pulled_bytes"`
+	Removed        int           `json:"removed"` // imported sessions their machine no longer has
+	Forgotten      int           `json:"forgotten"`
+	MemPushed      int           `json:"memories_pushed"`
+	MemPulled      int           `json:"memories_pulled"`
+	Conflicts      int           `json:"conflicts"` // memories edited on two machines: both kept for review
+	Compacted      bool          `json:"compacted,omitempty"`
+	Committed      bool          `json:"committed"`
+	Attempts       int           `json:"attempts"`
+	Warnings       []string      `json:"warnings,omitempty"`
+	Duration       time.Duration `json:"duration_ns"`
+}
+
+// Options tune a sync.
+type Options struct {
+	// Progress, when set, gets short phase messages.
+	Progress func(msg string)
+	// Open opens cairn (app.Open by default); tests pass their own.
+	Open func() (*app.App, error)
+	// IndexFirst reads new transcript lines of this machine's Claude
+	// Code into the store before pushing (the CLI's default).
+	IndexFirst bool
+}
+
+// Init records the remote and this machine's name, after checking that
+// git runs and the remote answers. Nothing is pushed until `sync`.
+func Init(ctx context.Context, dataDir, url, machine string) (Config, error) {
+	if err := checkGit(); err != nil {
+		return Config{}, err
+	}
+	if machine == "" {
+		machine = MachineName()
+	}
+	if !validMachine(machine) {
+		return Config{}, fmt.Errorf("machine name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63)", machine)
+	}
+	g := &git{dir: dataDir, url: url}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return Config{}, err
+	}
+	if _, err := g.run(ctx, "ls-remote", "--heads", url); err != nil {
+		return Config{}, unreachable(url, err)
+	}
+	c := Config{URL: url, Machine: machine, Branch: "main"}
+	b, _ := json.MarshalIndent(c, "", " ")
+	if err := writeAtomic(configPath(dataDir), b); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func unreachable(url string, err error) error {
+	return fmt.Errorf("cannot reach the remote %s: %w\n(check the URL, the network and your SSH key or credentials: `git ls-remote %s` must work; your store was not changed)", url, err, url)
+}
+
+// Sync pulls the other machines' sessions, memories and forgets into the
+// store, then pushes this machine's. The store is only changed through its
+// own transactions; the clone is rebuilt from the remote and the store, so
+// a sync killed at any point is finished by the next one.
+func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err error) {
+	start := time.Now()
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.Open == nil {
+		o.Open = func() (*app.App, error) { return app.Open(paths, app.Options{}) }
+	}
+	a, err := o.Open()
+	if err != nil {
+		return res, err
+	}
+	defer func() { a.Close() }()
+	dataDir := a.Paths.DataDir
+	c, err := LoadConfig(dataDir)
+	if err != nil {
+		return res, err
+	}
+	res.Machine = c.Machine
+	if err := checkGit(); err != nil {
+		return res, err
+	}
+	if err := os.MkdirAll(Dir(dataDir), 0o700); err != nil {
+		return res, index.WritableError(dataDir, err)
+	}
+	lk := flock.New(lockPath(dataDir))
+	ok, err := lk.TryLock()
+	if err != nil {
+		return res, fmt.Errorf("locking %s: %w", lockPath(dataDir), err)
+	}
+	if !ok {
+		return res, fmt.Errorf("another `cairn remote sync` is running (it holds %s): wait for it to finish", lockPath(dataDir))
+	}
+	defer lk.Unlock()
+	st, err := loadState(dataDir)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		res.Duration = time.Since(start)
+		if err != nil {
+			st.LastError, st.LastErrorAt = err.Error(), time.Now().UTC()
+		} else {
+			st.LastError, st.LastErrorAt = "", time.Time{}
+			st.LastSync = time.Now().UTC()
+			r := res
+			st.Last = &r
+		}
+		if serr := st.save(dataDir); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	if o.IndexFirst {
+		if _, err := os.Stat(filepath.Join(a.Paths.ClaudeDir, "projects")); err == nil {
+			o.Progress("reading this machine's new transcripts")
+			if _, err := a.Index(ctx, app.IndexOptions{Profile: app.Bulk}); err != nil {
+				return res, err
+			}
+		}
+	}
+	s := &syncer{a: a, c: c, st: st, res: &res, o: o, g: &git{dir: repoDir(dataDir), url: c.URL}}
+	for attempt := 1; ; attempt++ {
+		res.Attempts = attempt
+		err = s.once(ctx)
+		if err == nil || !rejected(err) || attempt == 5 {
+			break
+		}
+		o.Progress("the remote moved on meanwhile: starting again from it")
+	}
+	if err != nil {
+		return res, err
+	}
+	if res.Forgotten > 0 {
+		// Reopening finishes the forget: the full-text index, the vectors
+		// and the embedder's model are rebuilt without the forgotten text,
+		// and the backups are cleaned (app.Open's rule).
+		o.Progress("rebuilding the search indexes after a forget")
+		a.Close()
+		if a, err = o.Open(); err != nil {
+			return res, fmt.Errorf("forgotten in the store, but reopening it to rebuild the search indexes failed: %w (run `cairn index --rebuild --retrain`)", err)
+		}
+		if err := a.Store.ScrubFreeSpace(ctx); err != nil {
+			return res, fmt.Errorf("forgotten in the store, but rewriting it without the deleted text's old copies failed: %w (run `cairn remote sync` again)", err)
+		}
+	}
+	return res, nil
+}
+
+// syncer is one sync's state.
+type syncer struct {
+	a   *app.App
+	c   Config
+	st  *state
+	res *Result
+	o   Options
+	g   *git
+	// tree is the working tree's root (g.dir).
+	compact bool
+}
+
+func (s *syncer) warn(format string, args ...any) {
+	s.res.Warnings = append(s.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+// once is one attempt: fetch, rebuild the tree from the remote, pull,
+// push. A push the remote rejects (another machine came first) is tried
+// again from a fresh fetch by the caller.
+func (s *syncer) once(ctx context.Context) error {
+	s.res.Warnings = nil
+	s.compact = false
+	s.o.Progress("fetching " + s.c.URL)
+	remoteHead, err := s.fetch(ctx)
+	if err != nil {
+		return err
+	}
+	s.o.Progress("reading the other machines")
+	if err := s.pull(ctx); err != nil {
+		return err
+	}
+	s.o.Progress("writing this machine's sessions and memories")
+	if err := s.push(ctx); err != nil {
+		return err
+	}
+	return s.commit(ctx, remoteHead)
+}
+
+// fetch makes the clone's working tree exactly the remote branch (or
+// empty, for a remote with nothing yet) and returns the remote's commit.
+func (s *syncer) fetch(ctx context.Context) (string, error) {
+	dir := s.g.dir
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", index.WritableError(dir, err)
+		}
+		if _, err := s.g.run(ctx, "init", "-q"); err != nil {
+			return "", err
+		}
+	}
+	// The URL is set every time: `remote init` may have changed it.
+	s.g.run(ctx, "remote", "remove", "origin") //nolint:errcheck // absent the first time
+	if _, err := s.g.run(ctx, "remote", "add", "origin", s.c.URL); err != nil {
+		return "", err
+	}
+	old, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/origin/"+s.c.Branch)
+	if _, err := s.g.run(ctx, "fetch", "-q", "--no-tags", "origin", "+refs/heads/*:refs/remotes/origin/*"); err != nil {
+		return "", unreachable(s.c.URL, err)
+	}
+	head, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/origin/"+s.c.Branch)
+	// The store is the truth and the remote the shared state: what the
+	// clone held is replaced (a sync killed half-way left it anything).
+	if head != "" {
+		if _, err := s.g.run(ctx, "checkout", "-q", "-f", "-B", s.c.Branch, head); err != nil {
+			return "", err
+		}
+	} else {
+		if _, err := s.g.run(ctx, "checkout", "-q", "-f", "--orphan", s.c.Branch); err != nil && !strings.Contains(err.Error(), "already exists") {
+			return "", err
+		}
+		s.g.run(ctx, "rm", "-r", "-q", "-f", "--cached", ".") //nolint:errcheck // nothing staged on a new clone
+	}
+	if _, err := s.g.run(ctx, "clean", "-q", "-f", "-d", "-x"); err != nil {
+		return "", err
+	}
+	if head == "" {
+		// An empty remote: an empty tree.
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	if old != "" && head != "" && old != head {
+		if _, err := s.g.run(ctx, "merge-base", "--is-ancestor", old, head); err != nil {
+			// Another machine compacted the history after a forget: drop
+			// the old commits from this clone too.
+			s.prune(ctx)
+		}
+	}
+	return head, nil
+}
+
+// prune deletes the objects no commit of the clone reaches any more (a
+// forgotten session's bundle in a replaced history).
+func (s *syncer) prune(ctx context.Context) {
+	s.g.run(ctx, "reflog", "expire", "--expire=now", "--all") //nolint:errcheck
+	s.g.run(ctx, "gc", "-q", "--prune=now")                   //nolint:errcheck
+	s.g.run(ctx, "repack", "-a", "-d", "-q")                  //nolint:errcheck
+	s.g.run(ctx, "prune", "--expire=now")                     //nolint:errcheck
+}
+
+// commit commits the tree and pushes it. After a forget the history is
+// replaced by one commit of the current tree (pushed with a lease on the
+// remote's commit, so a push from another machine meanwhile is never
+// overwritten), so the forgotten text is not left in the history either.
+func (s *syncer) commit(ctx context.Context, remoteHead string) error {
+	if _, err := s.g.run(ctx, "add", "-A", "."); err != nil {
+		return err
+	}
+	ident := []string{"-c", "user.name=cairn (" + s.c.Machine + ")", "-c", "user.email=cairn@" + s.c.Machine, "-c", "commit.gpgsign=false"}
+	changed := true
+	if remoteHead != "" {
+		if _, err := s.g.run(ctx, "diff", "--cached", "--quiet", remoteHead); err == nil {
+			changed = false
+		}
+	}
+	if !changed && !s.compact {
+		return nil
+	}
+	msg := fmt.Sprintf("cairn: %s: %d sessions, %d memories", s.c.Machine, s.res.PushedSessions, s.res.MemPushed)
+	var commit string
+	if s.compact || remoteHead == "" {
+		tree, err := s.g.run(ctx, "write-tree")
+		if err != nil {
+			return err
+		}
+		if s.compact {
+			msg = fmt.Sprintf("cairn: %s: history replaced after a forget", s.c.Machine)
+		}
+		commit, err = s.g.runEnv(ctx, commitEnv(s.c.Machine), append(ident, "commit-tree", tree, "-m", msg)...)
+		if err != nil {
+			return err
+		}
+	} else {
+		if _, err := s.g.run(ctx, append(ident, "commit", "-q", "--no-verify", "-m", msg)...); err != nil {
+			return err
+		}
+		var err error
+		if commit, err = s.g.run(ctx, "rev-parse", "HEAD"); err != nil {
+			return err
+		}
+	}
+	lease := "--force-with-lease=refs/heads/" + s.c.Branch + ":" + remoteHead
+	if remoteHead == "" {
+		lease = "--force-with-lease=refs/heads/" + s.c.Branch + ":"
+	}
+	if _, err := s.g.run(ctx, "push", "-q", "--no-verify", lease, "origin", commit+":refs/heads/"+s.c.Branch); err != nil {
+		if rejected(err) {
+			return err
+		}
+		return fmt.Errorf("pushing to %s failed: %w\n(the store is unchanged by this; run `cairn remote sync` again once the remote takes pushes)", s.c.URL, err)
+	}
+	s.res.Committed = true
+	s.g.run(ctx, "update-ref", "refs/remotes/origin/"+s.c.Branch, commit) //nolint:errcheck
+	if s.compact {
+		s.g.run(ctx, "checkout", "-q", "-f", "-B", s.c.Branch, commit) //nolint:errcheck
+		s.res.Compacted = true
+		s.prune(ctx)
+	}
+	return nil
+}
+
+func commitEnv(machine string) []string {
+	return []string{"GIT_AUTHOR_NAME=cairn (" + machine + ")", "GIT_AUTHOR_EMAIL=cairn@" + machine,
+		"GIT_COMMITTER_NAME=cairn (" + machine + ")", "GIT_COMMITTER_EMAIL=cairn@" + machine}
+}
+
+// Repository files.
+
+type manifest struct {
+	Version  int                        `json:"version"`
+	Machine  string                     `json:"machine"`
+	Sessions map[string]manifestSession `json:"sessions"`
+}
+
+type manifestSession struct {
+	Bundle  string `json:"bundle"`
+	Folder  string `json:"folder"`
+	Project string `json:"project"`
+	Sig     string `json:"sig"`
+	Bytes   int64  `json:"bytes"`
+}
+
+type tombstone struct {
+	Kind string `json:"kind"` // session or path
+	Key  string `json:"key"`
+}
+
+func (s *syncer) machinePath(m string, parts ...string) string {
+	return filepath.Join(append([]string{s.g.dir, "machines", m}, parts...)...)
+}
+
+// machines lists the machine folders of the tree.
+func (s *syncer) machines() []string {
+	ents, _ := os.ReadDir(filepath.Join(s.g.dir, "machines"))
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && validMachine(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readJSON reads a repository file; a damaged one is a warning naming it.
+func (s *syncer) readJSON(path string, v any) bool {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		rel, _ := filepath.Rel(s.g.dir, path)
+		s.warn("%s in the remote is damaged (%v): skipped; its machine rewrites it on its next sync", filepath.ToSlash(rel), err)
+		return false
+	}
+	return true
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if old, err := os.ReadFile(path); err == nil && string(old) == string(b) {
+		return nil
+	}
+	return writeAtomic(path, b)
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hasTarget reports whether targets holds t.
+func hasTarget(targets []index.ForgetTarget, t index.ForgetTarget) bool {
+	return slices.Contains(targets, t)
+}
