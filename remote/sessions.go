@@ -268,7 +268,7 @@ func (s *syncer) push(ctx context.Context) error {
 			continue
 		}
 		sig := sessionSig(ss)
-		if p, ok := prev.Sessions[ss.ID]; ok && p.Sig == sig && s.exists(bundleRel(p.Bundle)) {
+		if p, ok := prev.Sessions[ss.ID]; ok && p.Sig == sig && s.size(bundleRel(p.Bundle)) == p.Bytes {
 			man.Sessions[ss.ID] = p
 			s.res.KeptSessions++
 			continue
@@ -304,7 +304,7 @@ func (s *syncer) push(ctx context.Context) error {
 				return err
 			}
 			rel := bundleRel(hash)
-			if !s.exists(rel) {
+			if s.size(rel) != int64(len(gz)) { // new, or damaged in the remote
 				if err := writeAtomic(filepath.Join(s.g.dir, filepath.FromSlash(rel)), gz); err != nil {
 					return err
 				}
@@ -327,9 +327,13 @@ func (s *syncer) push(ctx context.Context) error {
 	return s.dropUnreferenced()
 }
 
-func (s *syncer) exists(rel string) bool {
-	_, err := os.Stat(filepath.Join(s.g.dir, filepath.FromSlash(rel)))
-	return err == nil
+// size is the size of a repository file, -1 when there is none.
+func (s *syncer) size(rel string) int64 {
+	fi, err := os.Stat(filepath.Join(s.g.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // sessionSig changes when anything a session's export holds changes.
