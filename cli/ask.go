@@ -77,7 +77,7 @@ func printAnswer(o *Options, a memories.Answer) {
 		if a.Answer != "" && !cited[e.Ref] {
 			continue
 		}
-		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Kind)
+		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Label())
 		if e.Title != "" {
 			head += " · " + termtext.Line(truncate(e.Title, 60))
 		}

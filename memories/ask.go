@@ -25,10 +25,13 @@ type AskOptions struct {
 	LockWait time.Duration
 }
 
-// Evidence is one piece of what Ask found: an approved memory, a session
-// summary or an excerpt of a session.
+// Evidence is one piece of what Ask found: an approved or pending memory,
+// a session summary or an excerpt of a session.
 type Evidence struct {
 	Kind      string    `json:"kind"` // memory, summary, excerpt
+	// Status is a memory's: approved (reviewed) or pending (proposed, not
+	// reviewed yet; labelled so wherever it is shown or handed to a model).
+	Status    string    `json:"status,omitempty"`
 	Ref       string    `json:"ref"`  // what to cite: the memory id, or "s:" and the session id
 	SessionID string    `json:"session_id,omitempty"`
 	Project   string    `json:"project,omitempty"`
@@ -58,7 +61,7 @@ type Answer struct {
 // askSchema is the JSON a model answers with.
 const askSchema = `{"type":"object","properties":{"answer":{"type":"string"},"cited":{"type":"array","items":{"type":"string"}}},"required":["answer","cited"],"additionalProperties":false}`
 
-const askSystem = `You answer a developer's question about their own past work with Claude Code, using ONLY the numbered evidence given (approved memories, session summaries, excerpts of past sessions). Be short: at most 5 sentences or a few bullets. Cite the evidence you use inline with its ref in square brackets, e.g. [m-1a2b3c4d] or [s:0f1e2d3c-...], and list those refs in "cited". If the evidence does not answer the question, say so plainly in one sentence and cite nothing. Never invent commands, paths or facts that are not in the evidence.`
+const askSystem = `You answer a developer's question about their own past work with Claude Code, using ONLY the numbered evidence given (approved memories, memories pending review — proposed from sessions, not yet checked by the developer, so say when an answer rests on one — session summaries, excerpts of past sessions). Be short: at most 5 sentences or a few bullets. Cite the evidence you use inline with its ref in square brackets, e.g. [m-1a2b3c4d] or [s:0f1e2d3c-...], and list those refs in "cited". If the evidence does not answer the question, say so plainly in one sentence and cite nothing. Never invent commands, paths or facts that are not in the evidence.`
 
 type askAnswer struct {
 	Answer string   `json:"answer"`
@@ -154,17 +157,24 @@ func joinNotes(a, b string) string {
 }
 
 // evidence gathers and ranks what answers the question, within o.Budget
-// characters: approved memories first (they were reviewed), then the
-// summaries and best excerpts of the sessions that match.
+// characters, best evidence first: approved memories (reviewed), then
+// pending ones (proposed, not reviewed: labelled), then the summaries and
+// then the excerpts of the sessions that match; each kind best first.
 func (s *Service) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
 	var out []Evidence
 	note := ""
+	// Pending first: its cache (every status) also serves Rank's
+	// approved-only one.
+	pending, err := s.rankPending(ctx, question, o.Project, 5)
+	if err != nil {
+		return nil, "", err
+	}
 	ranked, err := s.Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8, ungraded: true})
 	if err != nil {
 		return nil, "", err
 	}
-	for _, r := range ranked {
-		out = append(out, Evidence{Kind: "memory", Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
+	for _, r := range append(ranked, pending...) {
+		out = append(out, Evidence{Kind: "memory", Status: string(r.Status), Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
 			Text: fmt.Sprintf("(%s) %s", r.Type, r.Content), Score: r.Score, Time: r.Updated})
 	}
 	var projects []string
@@ -188,12 +198,9 @@ func (s *Service) evidence(ctx context.Context, question string, o AskOptions) (
 			out = append(out, s.sessionEvidence(ctx, f)...)
 		}
 	}
-	// Memories (reviewed) before sessions, each kind best first; then
-	// within the budget.
-	kind := map[string]int{"memory": 0, "summary": 1, "excerpt": 1}
 	sort.SliceStable(out, func(i, j int) bool {
-		if kind[out[i].Kind] != kind[out[j].Kind] {
-			return kind[out[i].Kind] < kind[out[j].Kind]
+		if a, b := evidenceRank(out[i]), evidenceRank(out[j]); a != b {
+			return a < b
 		}
 		return out[i].Score > out[j].Score
 	})
@@ -210,6 +217,33 @@ func (s *Service) evidence(ctx context.Context, question string, o AskOptions) (
 		kept = append(kept, e)
 	}
 	return kept, note, nil
+}
+
+// evidenceRank orders the kinds of evidence: approved memories, pending
+// memories, summaries, excerpts.
+func evidenceRank(e Evidence) int {
+	switch {
+	case e.Kind == "memory" && e.Status == string(Approved):
+		return 0
+	case e.Kind == "memory":
+		return 1
+	case e.Kind == "summary":
+		return 2
+	}
+	return 3
+}
+
+// rankPending ranks the pending memories for question as Rank ranks the
+// approved ones (any shared word, the relevance floor).
+func (s *Service) rankPending(ctx context.Context, question, project string, limit int) ([]Ranked, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mc, err := s.loadCache(ctx, false, project)
+	if err != nil {
+		return nil, err
+	}
+	o := RankOptions{Project: project, Limit: limit, Threshold: s.cfg.Memories.MinRelevance, ungraded: true}
+	return s.rank(ctx, mc, question, o, func(c *cached) bool { return c.row.Status == string(Pending) }), nil
 }
 
 // sessionEvidence is a found session's summary (when one is stored) and
@@ -230,12 +264,21 @@ func (s *Service) sessionEvidence(ctx context.Context, f index.RecalledSession) 
 	return out
 }
 
+// Label names the kind of evidence for a person or a model: "memory",
+// "memory (pending review)", "summary", "excerpt".
+func (e Evidence) Label() string {
+	if e.Kind == "memory" && e.Status == string(Pending) {
+		return "memory (pending review)"
+	}
+	return e.Kind
+}
+
 // askPrompt is the user message: the question and the numbered evidence.
 func askPrompt(question string, ev []Evidence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question: %s\n\nEvidence:\n", question)
 	for i, e := range ev {
-		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Kind)
+		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Label())
 		if e.Title != "" {
 			head += " of session \"" + oneLine(e.Title) + "\""
 		}
