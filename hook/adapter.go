@@ -90,10 +90,12 @@ func (m serviceMem) StoreSummary(ctx context.Context, session string) error {
 	return err
 }
 
-// toolFilesKey is the store setting that caches, per memory id, the files
-// its source turns edited: reading a memory's source session is too slow
-// for every tool call, and a memory's provenance never changes.
-const toolFilesKey = "hook:tool-files"
+// toolFilesKey is the store setting that caches, per memory id, its
+// provenance (the files its source turns edited, the commands its source
+// entries ran): reading a memory's source session is too slow for every
+// tool call, and a memory's provenance never changes. (hook:tool-files
+// held the files alone.)
+const toolFilesKey = "hook:tool-sources"
 
 // toolFilesPerRun is how many memories' provenance one PreToolUse reads
 // at most (the rest waits for the next tool call).
@@ -104,7 +106,7 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
-	cache := map[string][]string{}
+	cache := map[string]memories.Provenance{}
 	if b, ok, err := m.st.Setting(ctx, toolFilesKey); err == nil && ok {
 		_ = json.Unmarshal(b, &cache)
 	}
@@ -115,16 +117,12 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 		}
 	}
 	if len(missing) > 0 {
-		files, err := m.s.SourceFilesEach(ctx, missing)
+		prov, err := m.s.ProvenanceEach(ctx, missing)
 		if err != nil {
 			return nil, err
 		}
 		for i, x := range missing {
-			paths := []string{}
-			for _, f := range files[i] {
-				paths = append(paths, f.Path)
-			}
-			cache[x.ID] = paths
+			cache[x.ID] = prov[i]
 		}
 		if b, err := json.Marshal(cache); err == nil {
 			// Not saved (a busy store) only means reading them again.
@@ -136,7 +134,7 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 		if slices.Contains(exclude, x.ID) {
 			continue
 		}
-		out = append(out, ToolMemory{Memory: Memory{ID: x.ID, Type: string(x.Type), Content: x.Content, Importance: x.Importance}, Files: cache[x.ID]})
+		out = append(out, ToolMemory{Memory: Memory{ID: x.ID, Type: string(x.Type), Content: x.Content, Importance: x.Importance}, Files: cache[x.ID].Files, Commands: cache[x.ID].Commands})
 	}
 	return out, nil
 }

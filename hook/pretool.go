@@ -36,10 +36,12 @@ const (
 )
 
 // ToolMemory is an approved memory with the files its source turns
-// edited (absolute, or relative to the source session's folder).
+// edited (absolute, or relative to the source session's folder) and the
+// shell commands its source entries ran.
 type ToolMemory struct {
 	Memory
-	Files []string
+	Files    []string
+	Commands []string
 }
 
 // toolTarget is what a tool call is about to touch.
@@ -156,9 +158,19 @@ func (t toolTarget) matches(m ToolMemory, root string) bool {
 		base := filepath.Base(t.file)
 		return distinctiveName(base) && mentions(m.Content, base)
 	}
-	for _, w := range commandWords(t.command) {
+	words := commandWords(t.command)
+	for _, w := range words {
 		if mentions(m.Content, w) {
 			return true
+		}
+	}
+	// A command the memory came from: the same program and subcommand,
+	// or the same script or file, as the one about to run.
+	for _, c := range m.Commands {
+		for _, w := range commandWords(c) {
+			if slices.Contains(words, w) {
+				return true
+			}
 		}
 	}
 	return false

@@ -29,6 +29,9 @@ func TestToolTargetMatches(t *testing.T) {
 	mem := func(content string, files ...string) ToolMemory {
 		return ToolMemory{Memory: Memory{ID: "m", Content: content}, Files: files}
 	}
+	ranMem := func(content string, commands ...string) ToolMemory {
+		return ToolMemory{Memory: Memory{ID: "m", Content: content}, Commands: commands}
+	}
 	edit := func(p string) toolTarget {
 		return parseToolTarget("Edit", json.RawMessage(`{"file_path":"`+p+`"}`), root)
 	}
@@ -54,6 +57,11 @@ func TestToolTargetMatches(t *testing.T) {
 		{"environment name", bash("STRIPE_MOCK=1 go run ./cmd/pay"), mem("The payments sandbox needs STRIPE_MOCK=1"), true},
 		{"script", bash("./scripts/deploy.sh staging"), mem("deploy.sh must run from the repo root"), true},
 		{"unrelated command", bash("git status"), mem("The payments sandbox needs STRIPE_MOCK=1"), false},
+		// Provenance: the commands the memory's source entries ran.
+		{"ran the same script", bash("node build.js --watch"), ranMem("Assets build from their own folder", "cd assets && node build.js"), true},
+		{"ran the same subcommand", bash("mix ash.codegen add_identity"), ranMem("Review generated migrations for SQLite", "mix ash.codegen add_index"), true},
+		{"ran something else", bash("mix test"), ranMem("Review generated migrations for SQLite", "mix ash.codegen add_index"), false},
+		{"a cd alone ties nothing", bash("cd assets"), ranMem("Assets build from their own folder", "cd assets && node build.js"), false},
 	} {
 		if got := c.target.matches(c.m, root); got != c.want {
 			t.Errorf("%s: %+v matches %q: %v, want %v", c.name, c.target, c.m.Content, got, c.want)

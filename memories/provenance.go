@@ -66,12 +66,44 @@ func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, err
 // SourceFilesEach is SourceFiles of each of ms, reading each source
 // session once (a page of search results often shares a few sessions).
 func (s *Service) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceFile, error) {
-	type source struct {
-		dir     string
-		entries []index.MemEntry
-	}
-	sessions := map[string]*source{} // nil: not in the store
 	out := make([][]SourceFile, len(ms))
+	err := s.eachSource(ctx, ms, func(i int, src *sourceSession) {
+		out[i] = filesOfTurns(src.entries, ms[i].SourceUUIDs, src.dir)
+	})
+	return out, err
+}
+
+// Provenance is where a memory came from, as the hooks match it against
+// what Claude is about to do: the files its source turns edited and the
+// shell commands its source entries ran.
+type Provenance struct {
+	Files    []string `json:"files,omitempty"`    // as SourceFile.Path
+	Commands []string `json:"commands,omitempty"` // Bash commands, as run
+}
+
+// ProvenanceEach is the Provenance of each of ms, reading each source
+// session once.
+func (s *Service) ProvenanceEach(ctx context.Context, ms []Memory) ([]Provenance, error) {
+	out := make([]Provenance, len(ms))
+	err := s.eachSource(ctx, ms, func(i int, src *sourceSession) {
+		for _, f := range filesOfTurns(src.entries, ms[i].SourceUUIDs, src.dir) {
+			out[i].Files = append(out[i].Files, f.Path)
+		}
+		out[i].Commands = commandsOf(src.entries, ms[i].SourceUUIDs)
+	})
+	return out, err
+}
+
+// sourceSession is a memory's source session as provenance reads it.
+type sourceSession struct {
+	dir     string
+	entries []index.MemEntry
+}
+
+// eachSource calls fn with the source session of each of ms that has one
+// the store still holds, reading each session once.
+func (s *Service) eachSource(ctx context.Context, ms []Memory, fn func(i int, src *sourceSession)) error {
+	sessions := map[string]*sourceSession{} // nil: not in the store
 	for i := range ms {
 		m := &ms[i]
 		if m.SourceSession == "" || len(m.SourceUUIDs) == 0 {
@@ -82,9 +114,9 @@ func (s *Service) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceF
 			if ss, err := s.st.Session(ctx, m.SourceSession); err == nil { // else forgotten or never indexed: nothing to say
 				entries, err := s.st.Mem().Entries(ctx, m.SourceSession, 0, 0)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				src = &source{dir: ss.CWD, entries: entries}
+				src = &sourceSession{dir: ss.CWD, entries: entries}
 				if src.dir == "" {
 					src.dir = ss.ProjectPath
 				}
@@ -92,10 +124,29 @@ func (s *Service) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceF
 			sessions[m.SourceSession] = src
 		}
 		if src != nil {
-			out[i] = filesOfTurns(src.entries, m.SourceUUIDs, src.dir)
+			fn(i, src)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// commandsOf are the Bash commands among the entries holding uuids (a
+// memory's own source entries, not its whole turn: a turn runs many
+// commands the lesson is not about), in order, each once.
+func commandsOf(entries []index.MemEntry, uuids []string) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Role != "assistant" || e.ToolName != "Bash" || !slices.Contains(uuids, e.UUID) {
+			continue
+		}
+		var in struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(e.Input, &in) == nil && in.Command != "" && !slices.Contains(out, in.Command) {
+			out = append(out, in.Command)
+		}
+	}
+	return out
 }
 
 // filesOfTurns are the files the turns of entries holding uuids edited,

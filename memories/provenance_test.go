@@ -74,3 +74,57 @@ func TestSourceFiles(t *testing.T) {
 		t.Fatalf("SourceFilesEach: %+v", each)
 	}
 }
+
+// TestProvenanceCommands: a command that worked after a failure keeps the
+// commands its source entries ran (what the PreToolUse hook matches a
+// command about to run against); a decision typed in a prompt ran none.
+func TestProvenanceCommands(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	tr := newTranscript("62111111-2222-4333-8444-555555555555", "/work/proj")
+	tr.user("Deploy the app. We always use pnpm instead of npm in this repo.")
+	tr.bash("git status", "nothing to commit", false)
+	tr.bash("git push", "fatal: The current branch feature has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature", true)
+	tr.bash("git push --set-upstream origin feature", "branch 'feature' set up to track 'origin/feature'.", false)
+	tr.assistant("Pushed the branch.")
+	tr.write(t, s, t.TempDir())
+	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.List(ctx, Filter{Statuses: []Status{Pending}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := s.ProvenanceEach(ctx, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawCommand, sawDecision bool
+	for i, m := range ms {
+		t.Logf("%s: %q %+v", m.Type, m.Content, prov[i])
+		switch {
+		case strings.Contains(m.Content, "--set-upstream"):
+			sawCommand = true
+			if !slicesContain(prov[i].Commands, "git push --set-upstream origin feature") || slicesContain(prov[i].Commands, "git status") {
+				t.Errorf("commands of %q: %q, want the push commands and not git status", m.Content, prov[i].Commands)
+			}
+		case strings.Contains(m.Content, "pnpm"):
+			sawDecision = true
+			if len(prov[i].Commands) != 0 {
+				t.Errorf("a typed decision ran commands: %q", prov[i].Commands)
+			}
+		}
+	}
+	if !sawCommand || !sawDecision {
+		t.Fatalf("want the command and the decision proposed, got %d memories", len(ms))
+	}
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
