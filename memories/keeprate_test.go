@@ -73,11 +73,12 @@ func (r keepRate) String() string {
 func TestExtractorKeepRate(t *testing.T) {
 	labels := readKeepLabels(t)
 	var unlabelled []keepLabel
-	var rows []string
+	var rows, agree []string
 	for _, corpus := range []string{"claude", "claude-code-log"} {
 		r, mems := measureKeepRate(t, corpus, labels)
 		rc := measureRecall(t, corpus, mems)
 		rows = append(rows, r.String()+rc.String())
+		agree = append(agree, judgeAgreement(t, corpus, mems, labels))
 		unlabelled = append(unlabelled, r.unlabelled...)
 		f := qualityFloor[corpus]
 		if len(r.unlabelled) > 0 {
@@ -92,6 +93,13 @@ func TestExtractorKeepRate(t *testing.T) {
 	t.Log("| corpus | proposals | keep | marginal | noise | duplicates | lessons | found | recall |")
 	t.Log("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
+		t.Log(r)
+	}
+	// The two judges side by side: the labels (is this proposal worth
+	// keeping?) and the recall lists (does it state a listed lesson?).
+	t.Log("| corpus | states a listed lesson: keep / marginal / noise | states none: keep / marginal / noise |")
+	t.Log("|---|---|---|")
+	for _, r := range agree {
 		t.Log(r)
 	}
 	if *keeprateDump != "" {
@@ -163,6 +171,45 @@ func measureRecall(t *testing.T, corpus string, mems []Memory) recall {
 		}
 	}
 	return r
+}
+
+// judgeAgreement is a row of how the labels judged the proposals that
+// state a lesson of the corpus's recall list, and those that state none.
+func judgeAgreement(t *testing.T, corpus string, mems []Memory, labels map[string]keepLabel) string {
+	b, err := os.ReadFile(filepath.Join(keeprateDir, "recall-"+corpus+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lessons []lesson
+	for _, line := range strings.Split(string(b), "\n") {
+		var l lesson
+		if json.Unmarshal([]byte(line), &l) == nil {
+			lessons = append(lessons, l)
+		}
+	}
+	var counts [2][3]int // [states a lesson][keep, marginal, noise]
+	for _, m := range mems {
+		l, ok := labels[corpus+"\x00"+m.Content]
+		if !ok {
+			continue
+		}
+		states := 1
+		for _, ls := range lessons {
+			if lessonFound(ls, []Memory{m}) {
+				states = 0
+				break
+			}
+		}
+		switch l.Label {
+		case "keep":
+			counts[states][0]++
+		case "marginal":
+			counts[states][1]++
+		default:
+			counts[states][2]++
+		}
+	}
+	return fmt.Sprintf("| %s | %d / %d / %d | %d / %d / %d |", corpus, counts[0][0], counts[0][1], counts[0][2], counts[1][0], counts[1][1], counts[1][2])
 }
 
 func lessonFound(l lesson, mems []Memory) bool {
