@@ -201,7 +201,7 @@ func portableIn(r *index.MemRow) *index.MemRow {
 	return &c
 }
 
-func isNotFound(err error) bool { return err != nil && errorsIs(err, memories.ErrNotFound) }
+func isNotFound(err error) bool { return errors.Is(err, memories.ErrNotFound) }
 
 // pushMemories writes this machine's reviewed memories, one file each, and
 // a deletion for each it pushed before and no longer has.
@@ -248,5 +248,3 @@ func (s *syncer) pushMemories(ctx context.Context) error {
 	}
 	return nil
 }
-
-func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -248,9 +248,6 @@ func TestTwoMachines(t *testing.T) {
 	for _, dir := range []string{B.data, A.data} {
 		if hits := grepDir(t, dir, word); len(hits) > 0 {
 			t.Errorf("after forget + sync, %s is still in %v", word, hits)
-			if d := os.Getenv("REMOTE_DEBUG"); d != "" {
-				exec.Command("cp", "-r", dir, d).Run()
-			}
 		}
 	}
 	b = B.open(t)
