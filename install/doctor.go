@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/ollama"
 	"github.com/cairn-dev/cairn/plugin"
 	"github.com/cairn-dev/cairn/redact"
@@ -556,7 +557,7 @@ func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) 
 	if timeout <= 0 {
 		timeout = 500 * time.Millisecond
 	}
-	needed := cfg.Embedder.Kind == "ollama" || cfg.Memories.Extractor == "ollama"
+	needed := cfg.Embedder.Kind == index.EmbedOllama || memories.ModelFor(cfg, nil).Policy().OllamaModel != ""
 	base, err := ollama.ResolveHost(cfg.Ollama.Host)
 	if err != nil {
 		c := Check{Name: "ollama", Status: Info, Detail: err.Error() + "; not needed with the built-in embedder and extractor", Fix: "fix ollama.host in the config or $OLLAMA_HOST"}
@@ -609,11 +610,11 @@ func checkOllamaModels(ctx context.Context, client *ollama.Client, cfg config.Co
 // ollamaModelsUsed lists the Ollama models the config uses.
 func ollamaModelsUsed(cfg config.Config) []string {
 	var want []string
-	if cfg.Embedder.Kind == "ollama" {
+	if cfg.Embedder.Kind == index.EmbedOllama {
 		want = append(want, cfg.Ollama.EmbedModel)
 	}
-	if cfg.Memories.Extractor == "ollama" && cfg.Ollama.ChatModel != "" {
-		want = append(want, cfg.Ollama.ChatModel)
+	if chat := memories.ModelFor(cfg, nil).Policy().OllamaModel; chat != "" {
+		want = append(want, chat)
 	}
 	return want
 }

@@ -44,6 +44,9 @@ type ModelPolicy struct {
 	// WholeSession: a detached run reads every new entry (the model takes
 	// what fits, the rules the rest), not a bounded slice at a time.
 	WholeSession bool
+	// OllamaModel is the Ollama chat model extraction calls ("" none):
+	// what `cairn doctor` checks is pulled.
+	OllamaModel string
 }
 
 // BuiltinName is the built-in rules' name as an extractor.
@@ -64,7 +67,7 @@ type modelProposals struct {
 func ModelFor(cfg config.Config, s *Service) Model {
 	switch cfg.Memories.Extractor {
 	case "ollama":
-		return &ollamaModel{s: s}
+		return &ollamaModel{s: s, chat: cfg.Ollama.ChatModel}
 	case "claude":
 		return &claudeModel{s: s}
 	}
@@ -92,10 +95,15 @@ func (m *builtinModel) answer(ctx context.Context, system, schema, prompt string
 }
 
 // ollamaModel is a local Ollama chat model.
-type ollamaModel struct{ s *Service }
+type ollamaModel struct {
+	s    *Service
+	chat string // ollama.chat_model
+}
 
-func (m *ollamaModel) Name() string        { return OriginOllama }
-func (m *ollamaModel) Policy() ModelPolicy { return ModelPolicy{EveryTurn: true} }
+func (m *ollamaModel) Name() string { return OriginOllama }
+func (m *ollamaModel) Policy() ModelPolicy {
+	return ModelPolicy{EveryTurn: true, OllamaModel: m.chat}
+}
 
 func (m *ollamaModel) extract(ctx context.Context, sid, project string, entries []index.MemEntry) (modelProposals, error) {
 	if !roomForModel(ctx) {
