@@ -55,22 +55,9 @@ type Config struct {
 	StateFile string
 }
 
-// Pane indexes.
-const (
-	paneProjects = iota
-	paneTimeline
-	paneReader
-	paneSearch
-	paneMemories
-	paneDrafts
-	numPanes
-)
-
-var paneNames = [numPanes]string{"Projects", "Timeline", "Reader", "Search", "Memories", "Drafts"}
-
 // pane is one screen of the TUI. Panes are built over the shared common
 // and never see the root model: they ask for other panes with navigation
-// messages (nav.go).
+// messages (nav.go). Each declares itself once, in a paneSpec (panes.go).
 type pane interface {
 	// key handles a key press; handled=false lets the root apply its
 	// global meaning (esc goes back, q quits, …).
@@ -84,12 +71,6 @@ type pane interface {
 	scroll(lines int)
 }
 
-// Optional pane behaviour.
-type (
-	clicker interface{ click(y int) tea.Cmd }
-	paster  interface{ paste(tea.PasteMsg) tea.Cmd }
-)
-
 // Model is the root of the TUI.
 type Model struct {
 	cfg   Config
@@ -97,7 +78,7 @@ type Model struct {
 	c     *common // shared with every pane
 	focus int
 	// parent is each pane's parent (noParent: a root), for esc (nav.go).
-	parent [numPanes]int
+	parent []int
 	// scopeSel is the project every pane is limited to (nil: all);
 	// lastScope the last one chosen, for p to go back to.
 	scopeSel, lastScope *transcripts.ProjectSummary
@@ -116,7 +97,7 @@ type Model struct {
 	search   *searchPane
 	mems     *memoriesPane
 	drafts   *draftsPane
-	panes    [numPanes]pane
+	panes    []pane // paneRegistry's, built
 
 	status *statusBar
 	index  *indexProgress
@@ -155,7 +136,7 @@ func New(cfg Config) *Model {
 	if cfg.LookPath == nil {
 		cfg.LookPath = exec.LookPath
 	}
-	m := &Model{cfg: cfg, keys: DefaultKeyMap()}
+	m := &Model{cfg: cfg, keys: DefaultKeyMap(), parent: make([]int, numPanes)}
 	for i := range m.parent {
 		m.parent[i] = noParent
 	}
@@ -172,13 +153,15 @@ func New(cfg Config) *Model {
 		dark = *cfg.Dark
 	}
 	m.setTheme(dark)
-	m.projects = newProjectsPane(m.c)
-	m.timeline = newTimelinePane(m.c)
-	m.reader = newReaderPane(m.c)
-	m.search = newSearchPane(m.c)
-	m.mems = newMemoriesPane(m.c)
-	m.drafts = newDraftsPane(m.c)
-	m.panes = [numPanes]pane{m.projects, m.timeline, m.reader, m.search, m.mems, m.drafts}
+	for _, s := range paneRegistry {
+		m.panes = append(m.panes, s.build(m.c))
+	}
+	m.projects = m.panes[paneProjects].(*projectsPane)
+	m.timeline = m.panes[paneTimeline].(*timelinePane)
+	m.reader = m.panes[paneReader].(*readerPane)
+	m.search = m.panes[paneSearch].(*searchPane)
+	m.mems = m.panes[paneMemories].(*memoriesPane)
+	m.drafts = m.panes[paneDrafts].(*draftsPane)
 	m.saved = readScopeState(m.stateFile()).Folders
 	return m
 }
@@ -222,7 +205,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Init starts loading and background indexing.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.projects.loadCached(), m.projects.load(), m.loadStats(), m.mems.load(), m.drafts.load()}
+	cmds := append([]tea.Cmd{m.projects.loadCached(), m.projects.load(), m.loadStats()}, m.reloadPanes()...)
 	if m.cfg.Poll > 0 {
 		cmds = append(cmds, m.pollTick())
 	}
@@ -468,7 +451,7 @@ func (m *Model) polled(msg pollMsg) tea.Cmd {
 // refreshAll reloads what every pane shows (new entries arrived).
 func (m *Model) refreshAll() tea.Cmd {
 	m.hub.Reopen()
-	cmds := []tea.Cmd{m.projects.load(), m.loadStats(), m.mems.load(), m.drafts.load()}
+	cmds := append([]tea.Cmd{m.projects.load(), m.loadStats()}, m.reloadPanes()...)
 	if m.timeline.project != nil || m.timeline.loaded {
 		cmds = append(cmds, m.timeline.load())
 	}
@@ -480,7 +463,19 @@ func (m *Model) refreshAll() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// routeData gives loaded data to the pane that asked for it.
+// reloadPanes loads what each dataLoader pane shows.
+func (m *Model) reloadPanes() []tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		if r, ok := p.(dataLoader); ok {
+			cmds = append(cmds, r.loadData())
+		}
+	}
+	return cmds
+}
+
+// routeData gives loaded data to the pane that asked for it: the root's
+// own panes by message type, any other message to every receiver.
 func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case projectsMsg:
@@ -504,6 +499,14 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.drafts.data(msg)
 	case editorDoneMsg:
 		return m.editorDone(msg)
+	default:
+		var cmds []tea.Cmd
+		for _, p := range m.panes {
+			if r, ok := p.(receiver); ok {
+				cmds = append(cmds, r.receive(msg))
+			}
+		}
+		return tea.Batch(cmds...)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestFocusKeysAndHelp(t *testing.T) {
 			t.Fatalf("key %d focused pane %d", i+1, m.focus)
 		}
 		// The focused pane is marked in the tab bar.
-		if tab := strings.SplitN(screen(m), "\n", 2)[0]; !strings.Contains(tab, "["+string(rune('1'+i))+" "+paneNames[i]) {
+		if tab := strings.SplitN(screen(m), "\n", 2)[0]; !strings.Contains(tab, "["+string(rune('1'+i))+" "+paneName(i)) {
 			t.Fatalf("tab bar does not show pane %d focused: %q", i+1, tab)
 		}
 		if i == paneSearch {

@@ -35,7 +35,20 @@ type draftsPane struct {
 	clicks    clickMap
 }
 
+var draftsPaneSpec = paneSpec{name: "Drafts", short: "Drafts",
+	build: func(c *common) pane { return newDraftsPane(c) },
+	keys: func(k *KeyMap, _ bool) []key.Binding {
+		return append(k.List.bindings(), k.TextUp, k.TextDown, k.StatusFilter, k.Approve, k.Reject, k.Edit, k.Open)
+	},
+	helpKeys: func(k *KeyMap) []key.Binding {
+		return []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}
+	},
+}
+
 func newDraftsPane(c *common) *draftsPane { return &draftsPane{c: c} }
+
+// loadData loads the list (dataLoader): at start and on refresh.
+func (p *draftsPane) loadData() tea.Cmd { return p.load() }
 
 // load asks for the drafts of the status filter.
 func (p *draftsPane) load() tea.Cmd {

@@ -6,8 +6,9 @@ import (
 )
 
 // handleKey routes a key: ctrl+c, then the editor or the help screen when
-// open, then the root's global keys, then the focused pane; a key the pane
-// does not take and that means back goes back.
+// open, then the root's global keys, then the focused pane (a key it
+// declares, or any while it types); a key the pane does not take and that
+// means back goes back.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, m.keys.ForceQuit) {
 		return m.quit()
@@ -22,7 +23,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(k, p.typing()); ok {
 		return cmd
 	}
-	handled, cmd := p.key(k)
+	handled, cmd := false, tea.Cmd(nil)
+	if p.typing() || key.Matches(k, m.keys.Back) || key.Matches(k, paneRegistry[m.focus].keys(&m.keys, false)...) {
+		// A key the pane did not declare (paneSpec.keys) never reaches
+		// it: what the clash test checks is what the pane handles.
+		handled, cmd = p.key(k)
+	}
 	switch {
 	case handled:
 	case key.Matches(k, m.keys.Back):

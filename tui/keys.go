@@ -4,15 +4,15 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap is the one definition of cairn's keys: every key is matched
 // against it (no pane compares key names), the short help line, the full
-// help screen (?) and the README's key section are drawn from it, and
-// activeKeys lists what each pane acts on so a test can check that no two
-// bindings of one pane share a key.
+// help screen (?) and the README's key section are drawn from it. Which
+// of these keys a pane acts on, and its help group, the pane declares in
+// its paneSpec (panes.go).
 type KeyMap struct {
 	// Global
 	Quit, ForceQuit, Back, Help, Search, NextPane, PrevPane, Refresh key.Binding
 	// HelpAnywhere opens the help from every pane, a text input too.
 	HelpAnywhere key.Binding
-	Panes        [numPanes]key.Binding
+	Panes        []key.Binding // the digits, one per pane (panes.go)
 
 	// Lists: moving; moving while typing in a filter; the filter.
 	List, TypingList listKeys
@@ -134,14 +134,9 @@ func DefaultKeyMap() KeyMap {
 		Save:   b([]string{"ctrl+s"}, "ctrl+s", "save"),
 		Cancel: b([]string{"esc"}, "esc", "cancel"),
 	}
-	for i := range k.Panes {
-		d := string(rune('1' + i))
-		k.Panes[i] = b([]string{d}, d, paneKeyNames[i])
-	}
+	k.Panes = paneKeyBindings()
 	return k
 }
-
-var paneKeyNames = [numPanes]string{"projects", "timeline", "reader", "search", "memories", "drafts"}
 
 // keyGroup is one titled set of keys: a column of the help screen and a
 // table of the README.
@@ -158,23 +153,21 @@ func (k KeyMap) FullHelp() []keyGroup {
 	both := func(a, b key.Binding, help, desc string) key.Binding {
 		return bind(append(append([]string{}, a.Keys()...), b.Keys()...), help, desc)
 	}
-	return []keyGroup{
+	groups := []keyGroup{
 		{"Everywhere", []key.Binding{
-			bind([]string{"1", "2", "3", "4", "5", "6"}, "1…6", "switch pane"),
+			paneDigits(),
 			both(k.NextPane, k.PrevPane, "tab/⇧tab", "next/previous pane"), k.Search, k.Back,
 			both(k.Help, k.HelpAnywhere, "?/f1", "all keys (f1 in inputs)"), k.ProjectFilter, k.Refresh,
 			both(k.Quit, k.ForceQuit, "q/^c", "quit")}},
 		{"Lists", []key.Binding{both(l.Up, l.Down, "↑↓/kj", "up, down"), l.PageUp, l.PageDown,
 			both(l.Top, l.Bottom, "g/G", "top, bottom"), k.Open, k.Filter}},
-		{"Timeline", []key.Binding{k.DateFilter, k.ProjectFilter, k.Resume}},
-		{"Reader", []key.Binding{k.Expand, k.ExpandAll, k.Thinking, k.NextPrompt, k.PrevPrompt, k.Find, k.FindOlder, k.FindNext, k.FindPrev,
-			k.CopyID, k.Export, k.Resume}},
-		{"Search", []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.ClearQuery}},
-		{"Memories", []key.Binding{k.Approve, k.Reject, k.ApproveSession, k.RejectSession, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
-			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.Open, k.Stats}},
-		{"Drafts", []key.Binding{k.Approve, k.Reject, k.Edit, k.StatusFilter, k.TextDown, k.TextUp, k.Open}},
-		{"Editor", []key.Binding{k.Save, k.Cancel}},
 	}
+	for _, s := range paneRegistry {
+		if s.helpKeys != nil {
+			groups = append(groups, keyGroup{s.name, s.helpKeys(&k)})
+		}
+	}
+	return append(groups, keyGroup{"Editor", []key.Binding{k.Save, k.Cancel}})
 }
 
 // globalKeys are the keys the root acts on; while typing only those that
@@ -188,30 +181,10 @@ func (k *KeyMap) globalKeys(typing bool) []key.Binding {
 }
 
 // activeKeys is every binding pane acts on in a mode (typing or not),
-// with the root's: no two of them may share a key (keys_test.go).
+// as its paneSpec declares them, with the root's: no two of them may share
+// a key (keys_test.go).
 func (k *KeyMap) activeKeys(pane int, typing bool) []key.Binding {
-	var bs []key.Binding
-	switch {
-	case pane == paneProjects && typing, pane == paneTimeline && typing, pane == paneMemories && typing:
-		bs = append(k.TypingList.bindings(), k.Done)
-	case pane == paneProjects:
-		bs = append(k.List.bindings(), k.Filter, k.Open, k.ProjectFilter)
-	case pane == paneTimeline:
-		bs = append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume, k.ProjectFilter)
-	case pane == paneReader && typing:
-		bs = []key.Binding{k.FindDone, k.FindOlder, k.FindNewer}
-	case pane == paneReader:
-		bs = append(k.List.bindings(), k.NextPrompt, k.PrevPrompt, k.Expand, k.ExpandAll, k.Thinking, k.Find,
-			k.FindNext, k.FindPrev, k.CopyID, k.Export, k.Resume, k.ProjectFilter)
-	case pane == paneSearch:
-		bs = append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
-	case pane == paneMemories:
-		bs = append(k.List.bindings(), k.Filter, k.ApproveSession, k.RejectSession, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
-			k.Delete, k.Mark, k.Merge, k.CycleType, k.ImportanceUp, k.ImportanceDown, k.Edit, k.Open)
-	case pane == paneDrafts:
-		bs = append(k.List.bindings(), k.TextUp, k.TextDown, k.StatusFilter, k.Approve, k.Reject, k.Edit, k.Open)
-	}
-	return append(bs, k.globalKeys(typing)...)
+	return append(paneRegistry[pane].keys(k, typing), k.globalKeys(typing)...)
 }
 
 // editorKeys are the keys of the editor (everything else is text).

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func TestNoSharedKeysPerPane(t *testing.T) {
 				id := fmt.Sprint(b.Keys(), b.Help())
 				for _, kk := range b.Keys() {
 					if o, ok := owner[kk]; ok && o != id {
-						t.Errorf("pane %s (typing %v): key %q is bound twice: %s and %s", paneNames[pane], typing, kk, o, id)
+						t.Errorf("pane %s (typing %v): key %q is bound twice: %s and %s", paneName(pane), typing, kk, o, id)
 					}
 					owner[kk] = id
 				}
@@ -129,4 +130,78 @@ func TestREADMEKeys(t *testing.T) {
 		return
 	}
 	t.Errorf("README.md's key section differs from the keymap (go test ./tui/ -run TestREADMEKeys -update rewrites it)\n--- README\n%s\n--- keymap\n%s", got, want)
+}
+
+// A pane handles exactly the keys its paneSpec declares: the root hands
+// it no other (while it does not type), and called directly, over loaded
+// data (a session open, memories and drafts listed), no pane takes a key
+// it has not declared. So the clash test above checks what panes handle,
+// not a list kept beside them.
+func TestPanesHandleOnlyDeclaredKeys(t *testing.T) {
+	st := testStore(t)
+	svc := testService(t, st)
+	sid, _, _ := seedMemories(t, st, svc)
+	if _, err := svc.AddDraft(context.Background(), sid, "# A draft\n\n- a line"); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, 100, 30, st, svc)
+	send(t, m, openSessionMsg{id: sid})
+	if m.reader.conv == nil || len(m.mems.mems) == 0 || len(m.drafts.drafts) == 0 {
+		t.Fatal("the fixture has no session open, memories or drafts")
+	}
+	// Every key name the keymap knows, and every letter and digit.
+	names := map[string]bool{}
+	k := DefaultKeyMap()
+	for _, g := range k.FullHelp() {
+		for _, b := range g.Keys {
+			for _, kk := range b.Keys() {
+				names[kk] = true
+			}
+		}
+	}
+	for i := range numPanes {
+		for _, typing := range []bool{false, true} {
+			for _, b := range k.activeKeys(i, typing) {
+				for _, kk := range b.Keys() {
+					names[kk] = true
+				}
+			}
+		}
+	}
+	for r := ' ' + 1; r < 127; r++ {
+		names[string(r)] = true
+	}
+	probed := 0
+	for i := range numPanes {
+		declared := paneRegistry[i].keys(&k, false)
+		p := m.panes[i]
+		if p.typing() {
+			continue // Search: its query takes every key
+		}
+		for name := range names {
+			msg := keyMsg(name)
+			if msg.String() != name {
+				continue // a name the test cannot type
+			}
+			if key.Matches(msg, declared...) || key.Matches(msg, k.Back) {
+				continue
+			}
+			probed++
+			if handled, _ := p.key(msg); handled || p.typing() {
+				t.Errorf("%s handles %q, which its paneSpec.keys does not declare", paneName(i), name)
+			}
+		}
+	}
+	if probed < 100 {
+		t.Fatalf("probed only %d undeclared keys", probed)
+	}
+	// Through the root, an undeclared key never reaches the pane: x
+	// (reject in Memories and Drafts) does nothing in the timeline.
+	press(t, m, "2")
+	was := m.timeline.list.cursor
+	wasFocus := m.focus
+	press(t, m, "x", "a", "O")
+	if m.focus != wasFocus || m.timeline.list.cursor != was || m.timeline.typing() {
+		t.Fatal("undeclared keys changed the timeline")
+	}
 }

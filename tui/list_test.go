@@ -113,7 +113,7 @@ func TestListKeysSameInEveryPane(t *testing.T) {
 		for _, c := range steps {
 			m.Update(keyMsg(c.key))
 			if l.cursor != c.want {
-				t.Fatalf("%s: %s put the cursor on %d, want %d", paneNames[pane], c.key, l.cursor, c.want)
+				t.Fatalf("%s: %s put the cursor on %d, want %d", paneName(pane), c.key, l.cursor, c.want)
 			}
 		}
 	}

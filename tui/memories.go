@@ -106,6 +106,21 @@ type memoriesPane struct {
 	files     map[string]*memories.FileChange // the rows that stand for memory-file changes, by row id
 }
 
+var memoriesPaneSpec = paneSpec{name: "Memories", short: "Mem",
+	build: func(c *common) pane { return newMemoriesPane(c) },
+	keys: func(k *KeyMap, typing bool) []key.Binding {
+		if typing {
+			return append(k.TypingList.bindings(), k.Done)
+		}
+		return append(k.List.bindings(), k.Filter, k.ApproveSession, k.RejectSession, k.StatusFilter, k.TypeFilter, k.ProjectFilter, k.Undo, k.Approve, k.Reject,
+			k.Delete, k.Mark, k.Merge, k.CycleType, k.ImportanceUp, k.ImportanceDown, k.Edit, k.Open, k.Stats)
+	},
+	helpKeys: func(k *KeyMap) []key.Binding {
+		return []key.Binding{k.Approve, k.Reject, k.ApproveSession, k.RejectSession, k.Edit, k.Delete, k.Undo, k.Mark, k.Merge, k.CycleType,
+			k.ImportanceUp, k.ImportanceDown, k.StatusFilter, k.TypeFilter, k.Open, k.Stats}
+	},
+}
+
 func newMemoriesPane(c *common) *memoriesPane {
 	return &memoriesPane{c: c, sources: map[string]sourceMsg{}, list: list{filter: newFilterBox("words in memories, types, #tags")}}
 }
@@ -122,6 +137,9 @@ func (p *memoriesPane) filter() memories.Filter {
 	}
 	return f
 }
+
+// loadData loads the list (dataLoader): at start and on refresh.
+func (p *memoriesPane) loadData() tea.Cmd { return p.load() }
 
 // load asks for the memories the filters select, the memories they link
 // to and the counts.

@@ -360,7 +360,7 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 	}
 	press(t, m, "enter")
 	if m.focus != paneReader || m.reader.conv == nil || m.reader.conv.Session.ID != sid {
-		t.Fatalf("enter on a memory hit: focus %s", paneNames[m.focus])
+		t.Fatalf("enter on a memory hit: focus %s", paneName(m.focus))
 	}
 	screen(m)
 	got := m.reader.cur
@@ -372,7 +372,7 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 	}
 	press(t, m, "esc")
 	if m.focus != paneSearch {
-		t.Fatalf("esc went to %s", paneNames[m.focus])
+		t.Fatalf("esc went to %s", paneName(m.focus))
 	}
 	// A global memory without a source, hidden by the status filter.
 	for range len("igniter installers") {
@@ -385,14 +385,14 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 	press(t, m, "enter")
 	sel := m.mems.selected()
 	if m.focus != paneMemories || sel == nil || sel.ID != g.Memory.ID {
-		t.Fatalf("enter on a global memory: focus %s, selected %v", paneNames[m.focus], sel)
+		t.Fatalf("enter on a global memory: focus %s, selected %v", paneName(m.focus), sel)
 	}
 	if memStatusFilters[m.mems.statusIdx].name != "all" || !strings.Contains(m.status.flash, "hidden by the status filter") {
 		t.Fatalf("filter %q changed silently (flash %q)", memStatusFilters[m.mems.statusIdx].name, m.status.flash)
 	}
 	press(t, m, "esc")
 	if m.focus != paneSearch {
-		t.Fatalf("esc from a memory opened by search went to %s", paneNames[m.focus])
+		t.Fatalf("esc from a memory opened by search went to %s", paneName(m.focus))
 	}
 }
 

@@ -19,7 +19,7 @@ func TestEscGoesToParent(t *testing.T) {
 	expect := func(step string, pane int) {
 		t.Helper()
 		if m.focus != pane {
-			t.Fatalf("%s: focus is %s, want %s", step, paneNames[m.focus], paneNames[pane])
+			t.Fatalf("%s: focus is %s, want %s", step, paneName(m.focus), paneName(pane))
 		}
 	}
 	// Projects → a project's timeline → a session, and back up.
@@ -184,8 +184,8 @@ func TestHelpFits(t *testing.T) {
 			}
 			press(t, m, "?")
 			sheet := strings.Split(screen(m), "\n")
-			if !strings.HasPrefix(strings.TrimSpace(sheet[2]), paneNames[i]) && !(i == paneProjects && strings.Contains(sheet[2], "Everywhere")) {
-				t.Errorf("%d columns: ? in %s starts with %q", w, paneNames[i], sheet[2])
+			if !strings.HasPrefix(strings.TrimSpace(sheet[2]), paneName(i)) && !(i == paneProjects && strings.Contains(sheet[2], "Everywhere")) {
+				t.Errorf("%d columns: ? in %s starts with %q", w, paneName(i), sheet[2])
 			}
 			press(t, m, "?")
 		}

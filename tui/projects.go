@@ -72,6 +72,16 @@ type projectsPane struct {
 	err        error
 }
 
+var projectsPaneSpec = paneSpec{name: "Projects", short: "Proj",
+	build: func(c *common) pane { return newProjectsPane(c) },
+	keys: func(k *KeyMap, typing bool) []key.Binding {
+		if typing {
+			return append(k.TypingList.bindings(), k.Done)
+		}
+		return append(k.List.bindings(), k.Filter, k.Open, k.ProjectFilter)
+	},
+}
+
 func newProjectsPane(c *common) *projectsPane {
 	return &projectsPane{c: c, list: list{filter: newFilterBox("part of a path")}}
 }

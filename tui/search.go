@@ -63,6 +63,17 @@ type searchPane struct {
 	partial bool
 }
 
+var searchPaneSpec = paneSpec{name: "Search", short: "Search",
+	build: func(c *common) pane { return newSearchPane(c) },
+	// The query always has the keyboard: typing or not, the same keys.
+	keys: func(k *KeyMap, _ bool) []key.Binding {
+		return append(k.SearchTyping.bindings(), k.Scope, k.Mode, k.Kind, k.Open)
+	},
+	helpKeys: func(k *KeyMap) []key.Binding {
+		return []key.Binding{k.SearchTyping.Up, k.SearchTyping.Down, k.Open, k.Scope, k.Mode, k.Kind, k.ClearQuery}
+	},
+}
+
 func newSearchPane(c *common) *searchPane {
 	ti := newInput("› ", "search every session, memory and summary")
 	ti.CharLimit = 500

@@ -106,7 +106,7 @@ func TestSearchPane(t *testing.T) {
 	}
 	press(t, m, "esc")
 	if m.focus != paneReader {
-		t.Fatalf("esc in an empty search went to %s, want the Reader (where F opened it)", paneNames[m.focus])
+		t.Fatalf("esc in an empty search went to %s, want the Reader (where F opened it)", paneName(m.focus))
 	}
 }
 

@@ -75,6 +75,17 @@ type timelinePane struct {
 	clicks  clickMap
 }
 
+var timelinePaneSpec = paneSpec{name: "Timeline", short: "Time",
+	build: func(c *common) pane { return newTimelinePane(c) },
+	keys: func(k *KeyMap, typing bool) []key.Binding {
+		if typing {
+			return append(k.TypingList.bindings(), k.Done)
+		}
+		return append(k.List.bindings(), k.Filter, k.Open, k.DateFilter, k.Resume, k.ProjectFilter)
+	},
+	helpKeys: func(k *KeyMap) []key.Binding { return []key.Binding{k.DateFilter, k.ProjectFilter, k.Resume} },
+}
+
 func newTimelinePane(c *common) *timelinePane {
 	p := &timelinePane{c: c, list: list{filter: newFilterBox("words in titles, prompts, branches or worktrees")}}
 	p.list.skip = func(i int) bool { return p.rows[i].s == nil } // day headers

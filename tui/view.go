@@ -46,11 +46,9 @@ func (m *Model) render() string {
 	return strings.Join([]string{m.tabBar(lay.tabs.w), body, m.helpLine(lay.help.w), m.status.view()}, "\n")
 }
 
-var shortPaneNames = [numPanes]string{"Proj", "Time", "Read", "Search", "Mem", "Drafts"}
-
 // tabLabels are the tab titles, shortened when they do not fit.
 func (m *Model) tabLabels() []string {
-	out := m.labels(paneNames)
+	out := m.labels(false)
 	total := lipgloss.Width(m.brand())
 	if m.scopeSel != nil {
 		// A project scope is always shown; every project only when
@@ -61,14 +59,19 @@ func (m *Model) tabLabels() []string {
 		total += lipgloss.Width(l) + 2
 	}
 	if total > m.c.lay.tabs.w {
-		out = m.labels(shortPaneNames)
+		out = m.labels(true)
 	}
 	return out
 }
 
-func (m *Model) labels(names [numPanes]string) []string {
+// labels are the tabs' titles (short: their short titles).
+func (m *Model) labels(short bool) []string {
 	out := make([]string, numPanes)
-	for i, n := range names {
+	for i, s := range paneRegistry {
+		n := s.name
+		if short {
+			n = s.short
+		}
 		l := fmt.Sprintf("%d %s", i+1, n)
 		switch {
 		case i == paneMemories && m.pending > 0:
@@ -180,7 +183,7 @@ func (m *Model) helpView(r rect) string {
 	colW := r.w / cols
 	avail := max(3, r.h-1)
 	out := helpBands(m.helpColumns(colW, avail), cols, colW)
-	hint := " Keys of " + paneNames[m.focus] + " first, then every pane's — ? or esc closes"
+	hint := " Keys of " + paneName(m.focus) + " first, then every pane's — ? or esc closes"
 	if len(out) > avail {
 		m.helpOff = min(max(0, m.helpOff), len(out)-avail)
 		out = out[m.helpOff : m.helpOff+avail]
@@ -250,7 +253,7 @@ func helpBands(columns [][]string, cols, colW int) []string {
 // then the rest.
 func (m *Model) helpGroups() []keyGroup {
 	all := m.keys.FullHelp()
-	own := paneNames[m.focus]
+	own := paneName(m.focus)
 	var first, common, rest []keyGroup
 	for _, g := range all {
 		switch {
