@@ -105,3 +105,30 @@ func TestConversationKeepsInputsAndLineContext(t *testing.T) {
 		t.Fatal("b4 not stored")
 	}
 }
+
+// One rule for a session's model: the list of its models every surface
+// prints (timeline, reader, show) starts with the model `sessions` names
+// (issue 26: ae4a77f8 ran 133 haiku and 84 opus responses; sessions said
+// haiku, the timeline opus).
+func TestSessionModelsMainFirst(t *testing.T) {
+	s, _ := openStore(t)
+	mustSync(t, s, copyTree(t, sampleDir), SyncOptions{})
+	checked := 0
+	for _, ss := range storeSessions(t, s) {
+		if len(ss.Models) == 0 {
+			continue
+		}
+		if ss.Models[0] != ss.MainModel {
+			t.Errorf("%s: models %v, main model %s", ss.ID[:8], ss.Models, ss.MainModel)
+		}
+		if strings.HasPrefix(ss.ID, "ae4a77f8") {
+			checked++
+			if !strings.Contains(ss.MainModel, "haiku") || len(ss.Models) < 2 {
+				t.Errorf("ae4a77f8: main model %s of %v", ss.MainModel, ss.Models)
+			}
+		}
+	}
+	if checked != 1 {
+		t.Fatal("ae4a77f8 not in the sample")
+	}
+}

@@ -174,6 +174,7 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 		if ss.MainModel == "" && len(ss.Models) > 0 {
 			ss.MainModel = ss.Models[0] // stored before the main model was kept
 		}
+		ss.Models = transcripts.MainFirst(ss.Models, ss.MainModel) // stored before Finish put it first
 		out = append(out, &ss)
 		byID[id] = &ss
 		ids = append(ids, id)

@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -25,9 +26,12 @@ type Session struct {
 	FirstPrompt string
 	Start, End  time.Time
 	Branches    []string
-	Models      []string // every model, first seen first (subagents' included)
-	MainModel   string   // the model of most main-thread responses
-	Versions    []string
+	// Models is every model (subagents' included): MainModel first, then
+	// the others first seen first, so every list of them (timeline,
+	// reader, show) names the session's model first, as `sessions` does.
+	Models    []string
+	MainModel string // the session's model: of most main-thread responses (SessionState.mainModel)
+	Versions  []string
 
 	Prompts        int // typed prompts and slash commands of the main thread
 	AssistantTurns int // distinct assistant API responses of the main thread
@@ -52,6 +56,19 @@ type Session struct {
 	// (2.0.x "Warmup" sessions, whose entries are all in agent files).
 	MainFileEmpty bool
 	SourceExists  bool // the files are still on disk
+}
+
+// MainFirst is models with main moved to the front (a new slice when it
+// moves; models itself otherwise).
+func MainFirst(models []string, main string) []string {
+	i := slices.Index(models, main)
+	if i <= 0 {
+		return models
+	}
+	out := make([]string, 0, len(models))
+	out = append(out, main)
+	out = append(out, models[:i]...)
+	return append(out, models[i+1:]...)
 }
 
 // Duration is the time between the first and last entry.

@@ -531,6 +531,7 @@ func (st *SessionState) Finish(decodedPath string) *Session {
 		s.ProjectPath = decodedPath
 	}
 	s.MainModel = st.mainModel()
+	s.Models = MainFirst(s.Models, s.MainModel) // a copy when it moves: the state's list is shared
 	s.CWD = s.ProjectPath
 	switch {
 	case st.CustomTitle != "":
