@@ -50,6 +50,15 @@ func plantEverywhere(t *testing.T, a *app.App, word string) {
 		t.Fatal(err)
 	}
 	add("feature flags live in launchdarkly under the " + word + " environment, never in code")
+	// Edited twice in place, growing: SQLite moves the row and leaves its
+	// older text in the page's free space unless it is scrubbed.
+	edited := add("the " + word + "alpha cluster drains before every deploy")
+	for _, c := range []string{"the " + word + " cluster drains before every deploy, then the canary runs for ten minutes",
+		"the " + word + " cluster drains before every deploy, then the canary runs for ten minutes and pages on a 1% error rate"} {
+		if _, err := a.Memories.Update(ctx, edited, memories.Update{Content: &c}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := a.Memories.Synthesize(ctx, project, false); err != nil {
 		t.Fatal(err)
 	}
