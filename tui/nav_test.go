@@ -53,8 +53,8 @@ func TestEscGoesToParent(t *testing.T) {
 	press(t, m, "enter", "f")
 	typeText(t, m, "mix")
 	press(t, m, "enter")
-	if m.reader.query != "mix" {
-		t.Fatalf("find: query %q", m.reader.query)
+	if m.reader.find.query != "mix" {
+		t.Fatalf("find: query %q", m.reader.find.query)
 	}
 	press(t, m, "esc")
 	expect("esc after a find", paneSearch)
@@ -84,35 +84,35 @@ func TestFindStartsEmptyWithHistory(t *testing.T) {
 	find := func(q string) {
 		t.Helper()
 		press(t, m, "f")
-		if v := m.reader.find.Value(); v != "" {
+		if v := m.reader.find.box.Value(); v != "" {
 			t.Fatalf("f opened the find box with %q, want it empty", v)
 		}
 		typeText(t, m, q)
 		press(t, m, "enter")
-		if m.reader.query != q {
-			t.Fatalf("find %q searched %q", q, m.reader.query)
+		if m.reader.find.query != q {
+			t.Fatalf("find %q searched %q", q, m.reader.find.query)
 		}
 	}
 	find("phoenix")
 	find("port")
 	press(t, m, "f", "up")
-	if v := m.reader.find.Value(); v != "port" {
+	if v := m.reader.find.box.Value(); v != "port" {
 		t.Fatalf("↑ in the find box: %q, want the last find", v)
 	}
 	press(t, m, "up")
-	if v := m.reader.find.Value(); v != "phoenix" {
+	if v := m.reader.find.box.Value(); v != "phoenix" {
 		t.Fatalf("↑↑ in the find box: %q", v)
 	}
 	press(t, m, "up")
-	if v := m.reader.find.Value(); v != "phoenix" {
+	if v := m.reader.find.box.Value(); v != "phoenix" {
 		t.Fatalf("↑ past the oldest: %q", v)
 	}
 	press(t, m, "down", "down")
-	if v := m.reader.find.Value(); v != "" {
+	if v := m.reader.find.box.Value(); v != "" {
 		t.Fatalf("↓ past the newest: %q, want the new (empty) find", v)
 	}
 	typeText(t, m, "mix")
-	if v := m.reader.find.Value(); v != "mix" {
+	if v := m.reader.find.box.Value(); v != "mix" {
 		t.Fatalf("typing after the history: %q", v)
 	}
 }

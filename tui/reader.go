@@ -11,8 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/transcripts"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -74,31 +72,19 @@ type readerPane struct {
 	cache   map[string][]string
 
 	fullInputs  map[string]json.RawMessage // file changes' whole inputs, by tool id (diff.go)
-	find        textinput.Model
-	finding     bool
-	findHist    []string // earlier finds, oldest first (↑ in the find box)
-	histIdx     int      // the one shown while browsing history: len(findHist) = the new one
-	query       string
-	matches     []int
-	matchIdx    int
+	find        sessionFind                // / in the session, n/N (find.go)
 	lastH       int
 	carryQuery  string // search words to mark once the session is loaded
-	userFind    bool   // the query came from / (find), not from search
-	terms       []string
-	lineItem    []int // the item drawn on each line of the view, for clicks
-	wantTop     bool  // the next scroll-into-view puts the cursor at the top
-	needVisible bool  // the cursor moved: scroll it into view when drawing
+	lineItem    []int  // the item drawn on each line of the view, for clicks
+	wantTop     bool   // the next scroll-into-view puts the cursor at the top
+	needVisible bool   // the cursor moved: scroll it into view when drawing
 	// sentence is a memory's text to show once drawn: the cursor's block
 	// expanded, scrolled to the line that says it (sentence.go).
 	sentence string
-	// findFrom is where the view was when the find box opened: esc in
-	// it goes back there.
-	findFrom struct{ cur, topItem, topLine int }
 }
 
 func newReaderPane(c *common) *readerPane {
-	ti := newInput("find: ", "words in this session")
-	return &readerPane{c: c, expanded: map[string]bool{}, cache: map[string][]string{}, find: ti}
+	return &readerPane{c: c, expanded: map[string]bool{}, cache: map[string][]string{}, find: newSessionFind(c)}
 }
 
 func (p *readerPane) invalidate() {
@@ -114,8 +100,7 @@ func (p *readerPane) open(id, uuid, find, sentence string) tea.Cmd {
 	}
 	if p.conv != nil && p.conv.Session.ID == id && p.loading == "" {
 		if find != "" {
-			p.userFind = false
-			p.runFind(find, false)
+			p.runFind(find, false, false)
 		}
 		if uuid != "" {
 			p.jumpTo(uuid)
@@ -171,11 +156,11 @@ func (p *readerPane) loaded(msg convMsg) tea.Cmd {
 	p.expanded = map[string]bool{}
 	p.cache = map[string][]string{}
 	p.fullInputs = nil
-	p.query, p.matches = "", nil
+	p.find.clear()
 	p.cur, p.topItem, p.topLine = 0, 0, 0
 	p.build()
 	if p.carryQuery != "" {
-		p.runFind(p.carryQuery, false)
+		p.runFind(p.carryQuery, p.find.user, false)
 		p.carryQuery = ""
 	}
 	if msg.uuid != "" {
@@ -355,9 +340,7 @@ func (p *readerPane) build() {
 	if p.topItem >= len(p.items) {
 		p.topItem, p.topLine = max(0, len(p.items)-1), 0
 	}
-	if p.query != "" {
-		p.runFind(p.query, false)
-	}
+	p.find.rerun(p.items)
 }
 
 // toolResults maps tool call ids to their results, in the session and
@@ -989,162 +972,6 @@ func (p *readerPane) scrollLinesRaw(n int) {
 	}
 }
 
-func (p *readerPane) typing() bool { return p.finding }
-
-func (p *readerPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
-	if p.finding {
-		return true, p.findKey(k)
-	}
-	if p.conv == nil {
-		return false, nil
-	}
-	if p.moveKey(k) {
-		return true, nil
-	}
-	return p.actionKey(k)
-}
-
-// findKey handles a key while the find box has the keyboard.
-func (p *readerPane) findKey(k tea.KeyPressMsg) tea.Cmd {
-	km := p.c.keys
-	switch {
-	case key.Matches(k, km.FindDone):
-		p.finding = false
-		p.find.Blur()
-		p.userFind = true
-		q := strings.TrimSpace(p.find.Value())
-		if q != "" && (len(p.findHist) == 0 || p.findHist[len(p.findHist)-1] != q) {
-			p.findHist = append(p.findHist, q)
-		}
-		p.runFind(q, true)
-		return nil
-	case key.Matches(k, km.Back):
-		// Cancelled: the view is where it was when / was pressed.
-		p.finding = false
-		p.find.Blur()
-		if f := p.findFrom; f.cur < len(p.items) && f.topItem < len(p.items) {
-			p.cur, p.topItem, p.topLine = f.cur, f.topItem, f.topLine
-			p.needVisible = false
-		}
-		return nil
-	case key.Matches(k, km.FindOlder):
-		p.histStep(-1)
-		return nil
-	case key.Matches(k, km.FindNewer):
-		p.histStep(1)
-		return nil
-	}
-	var cmd tea.Cmd
-	p.find, cmd = p.find.Update(k)
-	return cmd
-}
-
-// histStep shows an earlier (d=-1) or later (d=1) find in the box; past
-// the last, the box is empty again.
-func (p *readerPane) histStep(d int) {
-	i := min(max(p.histIdx+d, 0), len(p.findHist))
-	if i == p.histIdx {
-		return
-	}
-	p.histIdx = i
-	if i == len(p.findHist) {
-		p.find.SetValue("")
-		return
-	}
-	p.find.SetValue(p.findHist[i])
-	p.find.CursorEnd()
-}
-
-// moveKey moves the cursor or the view; false when k does neither.
-func (p *readerPane) moveKey(k tea.KeyPressMsg) bool {
-	km, h := p.c.keys, p.viewH()
-	switch {
-	case key.Matches(k, km.List.Up):
-		p.setCursor(max(0, p.cur-1), false)
-	case key.Matches(k, km.List.Down):
-		p.down(h)
-	case key.Matches(k, km.List.PageDown):
-		p.scrollLines(max(1, h-2), h)
-	case key.Matches(k, km.List.PageUp):
-		p.scrollLines(-max(1, h-2), h)
-	case key.Matches(k, km.List.Top):
-		p.cur, p.topItem, p.topLine = 0, 0, 0
-	case key.Matches(k, km.List.Bottom):
-		p.cur = len(p.items) - 1
-		p.toBottom(h)
-	case key.Matches(k, km.NextPrompt):
-		p.jumpPrompt(1)
-	case key.Matches(k, km.PrevPrompt):
-		p.jumpPrompt(-1)
-	case key.Matches(k, km.FindNext):
-		p.nextMatch(1)
-	case key.Matches(k, km.FindPrev):
-		p.nextMatch(-1)
-	default:
-		return false
-	}
-	return true
-}
-
-// down moves to the next item; a long item scrolls before the cursor
-// leaves it, and the last one scrolls to its end.
-func (p *readerPane) down(h int) {
-	if p.cur >= len(p.items)-1 {
-		p.scrollLines(h/2, h)
-		return
-	}
-	p.applyVisible(h)
-	if end := p.itemEnd(p.cur); end > h {
-		p.scrollLines(min(h/2, end-h), h)
-		return
-	}
-	p.setCursor(p.cur+1, false)
-}
-
-// jumpPrompt puts the cursor on the next (d=1) or previous (d=-1) prompt
-// of the main session.
-func (p *readerPane) jumpPrompt(d int) {
-	for i := p.cur + d; i >= 0 && i < len(p.items); i += d {
-		if p.items[i].kind == kPrompt && p.items[i].depth == 0 {
-			p.setCursor(i, true)
-			return
-		}
-	}
-}
-
-// actionKey expands, finds, copies, exports or resumes.
-func (p *readerPane) actionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
-	km := p.c.keys
-	switch {
-	case key.Matches(k, km.Expand):
-		p.toggle(p.cur)
-	case key.Matches(k, km.ExpandAll):
-		p.expandAll()
-	case key.Matches(k, km.Thinking):
-		p.toggleThinking()
-	case key.Matches(k, km.Find):
-		// A new find starts empty; ↑ brings back earlier ones.
-		p.finding = true
-		p.find.SetValue("")
-		p.histIdx = len(p.findHist)
-		p.findFrom.cur, p.findFrom.topItem, p.findFrom.topLine = p.cur, p.topItem, p.topLine
-		return true, p.find.Focus()
-	case key.Matches(k, km.CopyID):
-		id := p.conv.Session.ID
-		p.c.flashf("copied session id %s to the clipboard (OSC 52)", id)
-		return true, tea.SetClipboard(id)
-	case key.Matches(k, km.Export):
-		return true, p.export()
-	case key.Matches(k, km.Resume):
-		return true, p.c.resume(p.conv.Session)
-	case key.Matches(k, km.ProjectFilter):
-		return true, msgCmd(scopeMsg{project: p.conv.Session.ProjectPath})
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
 // expandAll expands every tool call, or collapses them all when all are
 // expanded.
 func (p *readerPane) expandAll() {
@@ -1215,75 +1042,6 @@ func (p *readerPane) toggle(i int) {
 	}
 }
 
-func (p *readerPane) runFind(q string, jump bool) {
-	p.query = strings.TrimSpace(q)
-	p.matches = nil
-	if p.query == "" {
-		return
-	}
-	// / finds the text as typed; words carried from search match each.
-	p.terms = []string{strings.ToLower(p.query)}
-	if !p.userFind {
-		p.terms = p.terms[:0]
-		for _, w := range strings.Fields(strings.ToLower(p.query)) {
-			if len(w) >= 3 {
-				p.terms = append(p.terms, w)
-			}
-		}
-	}
-	for i, it := range p.items {
-		hay := it.text + " " + it.label
-		if it.result != nil {
-			hay += " " + it.result.Text
-		}
-		hay = strings.ToLower(hay)
-		for _, t := range p.terms {
-			if strings.Contains(hay, t) {
-				p.matches = append(p.matches, i)
-				break
-			}
-		}
-	}
-	if !jump {
-		return
-	}
-	p.matchIdx = -1
-	for j, i := range p.matches {
-		if i >= p.cur {
-			p.matchIdx = j - 1
-			break
-		}
-	}
-	p.nextMatch(1)
-}
-
-func (p *readerPane) nextMatch(d int) {
-	if len(p.matches) == 0 {
-		return
-	}
-	p.matchIdx = (p.matchIdx + d + len(p.matches)) % len(p.matches)
-	i := p.matches[p.matchIdx]
-	it := p.items[i]
-	if it.kind == kTool && it.result != nil && !p.expanded[it.key] &&
-		!strings.Contains(strings.ToLower(it.label), strings.ToLower(p.query)) {
-		p.expanded[it.key] = true
-		p.rebuildKeep()
-		if j := p.matchIdxOf(it.key); j >= 0 {
-			i = j
-		}
-	}
-	p.setCursor(i, true)
-}
-
-func (p *readerPane) matchIdxOf(key string) int {
-	for i := range p.items {
-		if p.items[i].key == key {
-			return i
-		}
-	}
-	return -1
-}
-
 func (p *readerPane) scroll(n int) { p.scrollLines(n, p.viewH()) }
 
 // click moves the cursor to the item under the mouse; a click on the
@@ -1304,24 +1062,10 @@ func (p *readerPane) click(y int) tea.Cmd {
 
 func (p *readerPane) viewH() int {
 	h := p.c.lay.body.h - 1 // body minus the reader's status line
-	if p.finding {
+	if p.find.typing() {
 		h--
 	}
 	return max(1, h)
-}
-
-func (p *readerPane) paste(msg tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	p.find, cmd = p.find.Update(msg)
-	return cmd
-}
-
-func (p *readerPane) help() []key.Binding {
-	k := p.c.keys
-	if p.finding {
-		return []key.Binding{k.FindDone, k.FindOlder, k.Cancel}
-	}
-	return []key.Binding{k.List.Down, k.Expand, k.NextPrompt, k.Thinking, k.Find, k.CopyID, k.Export, k.Resume}
 }
 
 func (p *readerPane) view() string {
@@ -1331,7 +1075,7 @@ func (p *readerPane) view() string {
 	}
 	p.setWidth(w)
 	vh := h - 1
-	if p.finding {
+	if p.find.typing() {
 		vh--
 	}
 	p.lastH = vh
@@ -1346,9 +1090,8 @@ func (p *readerPane) view() string {
 		out = append(out, "")
 	}
 	out = append(out, p.c.sty.Muted.Render(pad(" "+strings.Join(p.statusInfo(), " · "), w)))
-	if p.finding {
-		p.find.SetWidth(w - 10)
-		out = append(out, " "+p.find.View())
+	if p.find.typing() {
+		out = append(out, p.find.view(w))
 	}
 	return strings.Join(out, "\n")
 }
@@ -1375,15 +1118,8 @@ func (p *readerPane) state() string {
 // item each line shows (for clicks).
 func (p *readerPane) visibleLines(vh int) []string {
 	s := p.c.sty
-	gut, hit := s.Gutter.Render("▌"), ""
-	var matchSet map[int]bool
-	if len(p.matches) > 0 {
-		hit = s.Highlight.Render("›")
-		matchSet = make(map[int]bool, len(p.matches))
-		for _, i := range p.matches {
-			matchSet[i] = true
-		}
-	}
+	gut, hit := s.Gutter.Render("▌"), s.Highlight.Render("›")
+	matchSet := p.find.matchSet()
 	var out []string
 	p.lineItem = p.lineItem[:0]
 	skip := p.topLine
@@ -1405,7 +1141,7 @@ func (p *readerPane) visibleLines(vh int) []string {
 		for j := skip; j < len(ls) && len(out) < vh; j++ {
 			line := ls[j]
 			if matchSet[i] {
-				line = p.highlightTerms(line)
+				line = p.find.highlight(line)
 			}
 			if j < first {
 				out = append(out, "  "+line)
@@ -1419,13 +1155,6 @@ func (p *readerPane) visibleLines(vh int) []string {
 	return out
 }
 
-func (p *readerPane) highlightTerms(line string) string {
-	for _, t := range p.terms {
-		line = highlightPlain(line, t, p.c.sty.Highlight)
-	}
-	return line
-}
-
 // statusInfo is the reader's status line: position, thinking, the find
 // and the title.
 func (p *readerPane) statusInfo() []string {
@@ -1433,12 +1162,8 @@ func (p *readerPane) statusInfo() []string {
 	if p.thinking {
 		info = append(info, "thinking shown")
 	}
-	if p.query != "" && (p.userFind || len(p.matches) > 0) {
-		if len(p.matches) == 0 {
-			info = append(info, fmt.Sprintf("no match for %q", p.query))
-		} else {
-			info = append(info, fmt.Sprintf("%q %d/%d", p.query, p.matchIdx+1, len(p.matches)))
-		}
+	if f := p.find.status(); f != "" {
+		info = append(info, f)
 	}
 	if t := p.conv.Session.Title; t != "" {
 		info = append(info, sanitizeLine(transcripts.OneLine(t, 60)))

@@ -127,15 +127,15 @@ func TestReaderPane(t *testing.T) {
 	press(t, m, "g", "f")
 	typeText(t, m, "OtelTraceHelpers")
 	press(t, m, "enter")
-	if len(r.matches) == 0 {
+	if len(r.find.matches) == 0 {
 		t.Fatal("find found nothing")
 	}
-	if r.cur != r.matches[r.matchIdx] {
+	if r.cur != r.find.matches[r.find.idx] {
 		t.Fatal("find did not move to the first match")
 	}
 	was := r.cur
 	press(t, m, "n")
-	if len(r.matches) > 1 && r.cur == was {
+	if len(r.find.matches) > 1 && r.cur == was {
 		t.Fatal("n did not move to the next match")
 	}
 	mustContain(t, screen(m), `"OtelTraceHelpers"`)
