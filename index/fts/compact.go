@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
@@ -81,9 +82,33 @@ func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
 	if !ok {
 		return nil
 	}
-	o := *opts // ForceMerge may keep the pointer; never hand it a package global
-	if err := s.ForceMerge(context.Background(), &o); err != nil {
-		return fmt.Errorf("fts: merging segments of %s: %w", ix.dir, err)
+	// A merge rewrites segments: without room for it, it waits (the
+	// index stays correct with more segments). Past the check, the merge
+	// is let through (diskroom.go refuses background merges, and scorch
+	// would retry a refused forced merge forever).
+	if !ix.room(mergeFloor + ix.size()/2) {
+		return nil
 	}
-	return nil
+	ix.forcing.Store(true)
+	defer ix.forcing.Store(false)
+	o := *opts // ForceMerge may keep the pointer; never hand it a package global
+	done := make(chan error, 1)
+	go func() { done <- s.ForceMerge(context.Background(), &o) }()
+	// scorch retries a merge that failed to write; a full disk met on the
+	// way fails the index (onScorchError), and the merge is given up.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("fts: merging segments of %s: %w", ix.dir, err)
+			}
+			return nil
+		case <-tick.C:
+			if err := ix.broken(); err != nil {
+				return err
+			}
+		}
+	}
 }

@@ -96,10 +96,13 @@ func onScorchEvent(e scorch.Event) bool {
 	openMu.Lock()
 	ix := openScorch[e.Scorch]
 	openMu.Unlock()
-	if ix == nil || ix.broken() != nil {
-		return ix == nil
-	}
-	if ix.room(mergeFloor + ix.size()/4) {
+	switch {
+	case ix == nil:
+		return true
+	case ix.broken() != nil:
+		time.Sleep(mergeBackoff) // until Close: no more writes
+		return false
+	case ix.forcing.Load() || ix.room(mergeFloor+ix.size()/4):
 		return true
 	}
 	time.Sleep(mergeBackoff)

@@ -106,3 +106,34 @@ func TestCloseFailedHasADeadline(t *testing.T) {
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
+
+// A merge cairn asks for without room waits for room instead (the index
+// stays correct with more segments); it never hands scorch a forced merge
+// its own callback would refuse forever.
+func TestCompactWithoutRoomReturns(t *testing.T) {
+	ix := openTemp(t)
+	for i := range 5 {
+		if err := ix.Index([]Doc{{ID: "m:" + string(rune('a'+i)), Kind: "message", Text: "websocket reconnect", Session: "s"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withFree(t, mergeFloor-1)
+	done := make(chan error, 1)
+	go func() { done <- ix.Compact() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("compact without room: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("compact without room did not return")
+	}
+	// With room it merges, and the forced merge passes the merge check.
+	withFree(t, 1<<40)
+	if err := ix.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ix.segmentCount(); err != nil || n != 1 {
+		t.Errorf("after compacting with room: %d segments (%v)", n, err)
+	}
+}

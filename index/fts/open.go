@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/diskspace"
@@ -40,6 +41,7 @@ type Index struct {
 	failMu  sync.Mutex
 	failed  error          // set by a write that failed underneath bleve (guard.go)
 	scorch  *scorch.Scorch // for bleve's callbacks (diskroom.go)
+	forcing atomic.Bool    // a merge cairn asked for, room checked (compact.go)
 }
 
 // Files inside an index directory (bleve's layout).
