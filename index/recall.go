@@ -16,11 +16,11 @@ type RecalledSession struct {
 const recallCandidates = 20
 
 // RecallSessions finds the past sessions that best match a query and its
-// rephrasings: each query ranks sessions by their best message (no
-// thinking, no tool output), and the rankings are fused by reciprocal
-// rank, the sessions matching fully (by words or meaning) before the
+// rephrasings: each query ranks sessions by the session rule
+// (sessionrank.go: all of a session's matching messages, no thinking, no
+// tool output), and the rankings are fused by reciprocal rank, the sessions matching fully (by words or meaning) before the
 // partial ones (Match MatchPartial). A session's Relevance is its best
-// result's over the queries: on the fixed scale of SearchResult.Relevance,
+// result's over the queries (its messages' words between them): on the fixed scale of SearchResult.Relevance,
 // so a weak match says so. At most n sessions. This is the one session recall every front
 // end uses (MCP memory_recall, `cairn recall` behind /recall). mode is the
 // search mode used (hybrid, or text while no embedder is ready).

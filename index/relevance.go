@@ -131,6 +131,19 @@ func (cv *coverage) grade(id string) (string, float64) {
 	return Grade(matched, len(cv.cover.Words), rel), rel
 }
 
+// queryCoverage is which of the query's words each text hit holds; nil
+// without text hits.
+func (sr *Searcher) queryCoverage(q SearchQuery, textRank []Scored, docs map[string]*hit) (*coverage, error) {
+	if len(textRank) == 0 {
+		return nil, nil
+	}
+	text := q.Text
+	if q.Prefix {
+		text, _ = ftsapi.PrefixLast(text)
+	}
+	return sr.newCoverage(text, idsOf(textRank), docs)
+}
+
 // grade applies the relevance rule to the fused ranking: each word hit
 // gets its relevance and is marked partial or left out (Grade); a match by
 // meaning alone stays only beside a full word match (or where meaning may
@@ -141,16 +154,9 @@ func (sr *Searcher) grade(q SearchQuery, resp *SearchResponse, fused, textRank, 
 	for _, v := range vecRank {
 		cos[v.ID] = v.Score
 	}
-	var cv *coverage
-	if len(textRank) > 0 {
-		text := q.Text
-		if q.Prefix {
-			text, _ = ftsapi.PrefixLast(text)
-		}
-		var err error
-		if cv, err = sr.newCoverage(text, idsOf(textRank), docs); err != nil {
-			return nil, nil, err
-		}
+	cv, err := sr.queryCoverage(q, textRank, docs)
+	if err != nil {
+		return nil, nil, err
 	}
 	kept := fused[:0]
 	full := false

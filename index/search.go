@@ -37,7 +37,8 @@ type SearchQuery struct {
 	// NoThinking and NoToolOutput leave those entries out.
 	NoThinking   bool
 	NoToolOutput bool
-	// GroupBySession keeps the best result of each session.
+	// GroupBySession returns sessions: one result per session, ranked by
+	// all of its matching entries (sessionrank.go).
 	GroupBySession bool
 	// Recency multiplies fused scores by a prior favouring recent results;
 	// nil: the store's default (search.recency).
@@ -257,11 +258,18 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	}
 	match := matchKinds(textRank, prefixOnly)
 	wordsFirst(fused, match)
-	fused, rel, err := sr.grade(q, resp, fused, textRank, vecRank, docs, match)
+	var rel map[string]float64
+	if q.GroupBySession && sessionRanking != "first" {
+		fused, rel, resp.Partial, err = sr.rankSessions(q, resp, fused, textRank, vecRank, docs, match)
+	} else {
+		fused, rel, err = sr.grade(q, resp, fused, textRank, vecRank, docs, match)
+		if err == nil {
+			fused, resp.Partial = q.fullFirst(fused, docs, match, rel)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	fused, resp.Partial = q.fullFirst(fused, docs, match, rel)
 	resp.Results = q.results(fused, docs, match, rel)
 	if len(resp.Results) == 0 && resp.Partial == 0 && resp.Mode != ModeVector && !q.corrected {
 		if typo, err := sr.typoFallback(ctx, q, resp); err != nil || typo != nil {
