@@ -19,7 +19,7 @@ package index
 //
 // Fetch the data (scripts/locomo-fetch.sh) and run:
 //
-//	CAIRN_LOCOMO=~/.cache/cairn/locomo10.json go test ./index -run TestLoCoMo -v -timeout 30m
+//	CAIRN_LOCOMO=~/.cache/cairn/locomo10.json go test ./index -run TestLoCoMo -v -timeout 60m
 
 import (
 	"context"
