@@ -40,20 +40,36 @@ func (s *Store) scopeKnown(claudeDir string, known map[string]knownFile) {
 // machine to that machine's name (the folder under ImportsDir its files
 // were read from). Local sessions are not in it.
 func (s *Store) SessionOrigins(ctx context.Context) (map[string]string, error) {
+	return s.origins(ctx, "")
+}
+
+// SessionOrigin is the machine session (a full id) was imported from, ""
+// for a session of this machine's.
+func (s *Store) SessionOrigin(ctx context.Context, session string) (string, error) {
+	m, err := s.origins(ctx, session)
+	return m[session], err
+}
+
+// origins is SessionOrigins, of one session when session is set: a
+// session is imported when a file of it lives under ImportsRoot.
+func (s *Store) origins(ctx context.Context, session string) (map[string]string, error) {
 	root := s.ImportsRoot() + string(filepath.Separator)
+	q, args := `SELECT DISTINCT session_id, path FROM files WHERE instr(path, ?) = 1 AND session_id != ''`, []any{root}
+	if session != "" {
+		q, args = q+` AND session_id = ?`, append(args, session)
+	}
 	out := map[string]string{}
-	err := s.eachRow(ctx, `SELECT DISTINCT session_id, path FROM files WHERE instr(path, ?) = 1 AND session_id != ''`,
-		[]any{root}, func(rows *sql.Rows) error {
-			var sid, path string
-			if err := rows.Scan(&sid, &path); err != nil {
-				return err
-			}
-			rel := strings.TrimPrefix(path, root)
-			if i := strings.IndexByte(rel, filepath.Separator); i > 0 {
-				out[sid] = rel[:i]
-			}
-			return nil
-		})
+	err := s.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+		var sid, path string
+		if err := rows.Scan(&sid, &path); err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(path, root)
+		if i := strings.IndexByte(rel, filepath.Separator); i > 0 {
+			out[sid] = rel[:i]
+		}
+		return nil
+	})
 	return out, s.wrap(err)
 }
 

@@ -46,8 +46,15 @@ type ExtractResult struct {
 	Notice string `json:"notice,omitempty"`
 }
 
+// ErrImported is returned for a session imported from another machine
+// (`cairn remote sync`): that machine extracts its own sessions, and the
+// memories reviewed there arrive with the sync, so the importing machine
+// never proposes memories from them.
+var ErrImported = errors.New("imported from another machine")
+
 // Extract reads every session's entries past its extraction cursor (or
-// those of o.Session) and proposes memories from them.
+// those of o.Session) and proposes memories from them. Sessions imported
+// from other machines are not read (ErrImported).
 func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult, error) {
 	if o.Session != "" {
 		return s.ExtractSession(ctx, o.Session, o)
@@ -56,10 +63,17 @@ func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult,
 	if err != nil {
 		return ExtractResult{}, err
 	}
+	origins, err := s.st.SessionOrigins(ctx)
+	if err != nil {
+		return ExtractResult{}, err
+	}
 	total := ExtractResult{Proposed: []AddResult{}}
 	for _, r := range refs {
 		if err := ctx.Err(); err != nil {
 			return total, err
+		}
+		if _, ok := origins[r.ID]; ok {
+			continue
 		}
 		res, err := s.extract(ctx, r.ID, r.Project, r.Cursor, o)
 		if err != nil {
@@ -84,6 +98,13 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string, o Extrac
 	sid, project, err := s.session(ctx, sessionID)
 	if err != nil {
 		return ExtractResult{}, err
+	}
+	machine, err := s.st.SessionOrigin(ctx, sid)
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	if machine != "" {
+		return ExtractResult{}, fmt.Errorf("session %s: %w (%s): %s extracts its own sessions, and the memories reviewed there arrive with `cairn remote sync`", sid, ErrImported, machine, machine)
 	}
 	cursor, err := s.st.Mem().ExtractCursor(ctx, sid)
 	if err != nil {
