@@ -42,7 +42,7 @@ const sessionDepth = 5
 
 // sessionDecay is the weight of each further entry of a session relative to
 // the one before it.
-var sessionDecay = 0.5
+var sessionDecay = 0.3
 
 // sessionRanking selects the session rule; the tests sweep the
 // alternatives measured in docs/search-relevance.md. "first" is the old
