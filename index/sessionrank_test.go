@@ -129,3 +129,21 @@ func TestSessionRanking(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSessionSearch times `search --group` (hybrid, top 10) over the
+// labelled queries with the first-appearance rule and the session rule.
+func BenchmarkSessionSearch(b *testing.B) {
+	qs := loadEval(b)
+	_, sr := evalStore(b)
+	ctx := context.Background()
+	for _, rule := range []string{"first", "default"} {
+		b.Run(rule, func(b *testing.B) {
+			defer useSessionRule(rule)()
+			for i := range b.N {
+				if _, err := sr.Search(ctx, SearchQuery{Text: qs[i%len(qs)].Query, Limit: 10, GroupBySession: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
