@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cairn-dev/cairn/redact"
 	"io"
 	"io/fs"
 	"os"
@@ -408,13 +407,6 @@ func plainName(s string) string {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprintf("(%d bytes, not a plain name)", len(s))
-}
-
-// safeValue is a value from the hook input as a log may show it: secrets
-// redacted, one terminal-safe line, at most max runes.
-func safeValue(s string, max int) string {
-	s, _ = redact.Redact(s)
-	return strconv.Quote(oneLine(s, max))
 }
 
 // ParseInput reads the hook JSON leniently: a field of an unexpected type

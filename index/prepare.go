@@ -666,12 +666,6 @@ func syntheticUUID(e *transcripts.Entry, text string) string {
 	return "nouuid-" + hex.EncodeToString(h.Sum(nil))
 }
 
-// decodeEntry rebuilds a transcripts.Entry from its row.
-func decodeEntry(sid string, r *entryRow) (transcripts.Entry, error) {
-	e, _, err := decodeEntryCtx(sid, r)
-	return e, err
-}
-
 // rowCtx is the context a row keeps (storedEntry.Ctx, Model), nil where
 // it keeps none.
 type rowCtx struct {
@@ -679,7 +673,8 @@ type rowCtx struct {
 	model *string
 }
 
-// decodeEntryCtx is decodeEntry, and the context the row keeps.
+// decodeEntryCtx rebuilds a transcripts.Entry from its row, and the
+// context the row keeps.
 func decodeEntryCtx(sid string, r *entryRow) (transcripts.Entry, rowCtx, error) {
 	e := transcripts.Entry{Type: r.typ, Subtype: r.subtype, UUID: r.uuid, ParentUUID: r.parent,
 		SessionID: sid, AgentID: r.agent, Line: r.line,

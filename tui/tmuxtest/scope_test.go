@@ -78,9 +78,9 @@ func TestScopeFindAndUndoAcrossRestart(t *testing.T) {
 
 	p := s.startIn("first", here, 100, 30, env, args...)
 	// Scoped to the repository of the folder, once its sessions are indexed.
-	sc := p.waitFor(60*time.Second, "⌂ Demo")
+	p.waitFor(60*time.Second, "⌂ Demo")
 	p.text("2")
-	sc = p.waitFor(10*time.Second, "[2 Timeline]", "Demo (3 sessions)")
+	sc := p.waitFor(10*time.Second, "[2 Timeline]", "Demo (3 sessions)")
 	if strings.Contains(sc, "spotter") {
 		t.Fatalf("scoped to Demo, the timeline lists spotter's sessions:\n%s", sc)
 	}
@@ -144,7 +144,7 @@ func TestScopeFindAndUndoAcrossRestart(t *testing.T) {
 	p2.text("5")
 	p2.waitFor(30*time.Second, strconv.Itoa(pending-n)+" pending")
 	p2.text("u")
-	sc = p2.waitFor(10*time.Second, "undid approved "+approved[1])
+	p2.waitFor(10*time.Second, "undid approved "+approved[1])
 	p2.waitFor(10*time.Second, strconv.Itoa(pending)+" pending")
 	p2.text("q")
 	waitExit(t, p2)
