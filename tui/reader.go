@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -1199,9 +1198,9 @@ func highlightPlain(line, q string, st lipgloss.Style) string {
 func (p *readerPane) export() tea.Cmd {
 	c, thinking, exportPath := p.conv, p.thinking, p.c.exportPath
 	return func() tea.Msg {
-		path := exportPath(c.Session.ID)
 		md := ExportMarkdown(c, thinking)
-		if err := os.WriteFile(path, []byte(md), 0o600); err != nil {
+		path, err := writeNewFile(exportPath(c.Session.ID), []byte(md))
+		if err != nil {
 			return flashMsg{text: fmt.Sprintf("could not export to %s: %v (is the folder writable?)", path, err), err: true}
 		}
 		return flashMsg{text: "exported to " + path}
