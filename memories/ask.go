@@ -28,11 +28,9 @@ type AskOptions struct {
 // Evidence is one piece of what Ask found: an approved or pending memory,
 // a session summary or an excerpt of a session.
 type Evidence struct {
-	Kind      string    `json:"kind"` // memory, summary, excerpt
-	// Status is a memory's: approved (reviewed) or pending (proposed, not
-	// reviewed yet; labelled so wherever it is shown or handed to a model).
-	Status    string    `json:"status,omitempty"`
-	Ref       string    `json:"ref"`  // what to cite: the memory id, or "s:" and the session id
+	Kind      string    `json:"kind"`             // memory, summary, excerpt
+	Status    string    `json:"status,omitempty"` // a memory's: approved, or pending (unreviewed: labelled, see Label)
+	Ref       string    `json:"ref"`              // what to cite: the memory id, or "s:" and the session id
 	SessionID string    `json:"session_id,omitempty"`
 	Project   string    `json:"project,omitempty"`
 	Title     string    `json:"title,omitempty"`
