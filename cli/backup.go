@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/human"
@@ -26,6 +28,13 @@ working. The file is checked with integrity_check before it is named.
 The search indexes are not in it: ` + "`cairn restore`" + ` rebuilds them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Refused before anything is opened or created: a folder
+			// that is not there is a typo, not a request to make one.
+			if output != "" {
+				if fi, err := os.Stat(filepath.Dir(output)); err != nil || !fi.IsDir() {
+					return usageError{fmt.Errorf("-o %s: the folder %s does not exist (create it first)", output, filepath.Dir(output))}
+				}
+			}
 			return withApp(cmd.Context(), o, false, func(a *app.App) error {
 				info, err := a.Backup(cmd.Context(), output)
 				if err != nil {

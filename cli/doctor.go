@@ -78,7 +78,7 @@ failed.`,
 var errSilentFailure = fmt.Errorf("some checks failed (see above)")
 
 func printDoctor(o *Options, r *install.Report) {
-	color := useColor(isTerminal(o.Stdout))
+	color := o.colorFor(o.Stdout)
 	mark := map[string]string{install.OK: "ok  ", install.Warn: "WARN", install.Fail: "FAIL", install.Info: "info"}
 	attrs := map[string]string{install.OK: "32", install.Warn: "33", install.Fail: "31", install.Info: "2"}
 	for _, c := range r.Checks {

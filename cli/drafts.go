@@ -81,7 +81,7 @@ func newDraftListCmd(o *Options) *cobra.Command {
 					fmt.Fprintln(o.Stdout, "no drafts")
 					return nil
 				}
-				t := newTable(o.Stdout)
+				t := o.newTable()
 				t.header("ID", "STATUS", "SESSION", "CREATED", "FIRST LINE")
 				now := time.Now()
 				for _, d := range ds {

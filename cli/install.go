@@ -118,7 +118,7 @@ func isExecutable(p string) bool {
 }
 
 func printChanges(o *Options, changes []install.Change, dry bool) {
-	color := useColor(isTerminal(o.Stdout))
+	color := o.colorFor(o.Stdout)
 	for _, c := range changes {
 		verb := c.Action
 		if dry && (verb == "created" || verb == "updated" || verb == "removed") {

@@ -92,7 +92,7 @@ func newMemFilesListCmd(o *Options) *cobra.Command {
 }
 
 func printFileChanges(o *Options, cs []memories.FileChange) {
-	t := newTable(o.Stdout)
+	t := o.newTable()
 	t.header("VERSION", "PROJECT", "FILE", "CHANGE", "SEEN")
 	now := time.Now()
 	for _, c := range cs {
@@ -163,7 +163,7 @@ func printFileChange(o *Options, c *memories.FileChange) {
 		}
 		return
 	}
-	printDiff(w, useColor(isTerminal(w)), c.Diff)
+	printDiff(w, o.colorFor(w), c.Diff)
 }
 
 // printDiff prints a unified diff, terminal-safe, added lines green and
@@ -266,7 +266,7 @@ projects have one); a version names its file too.`, Args: cobra.ExactArgs(1)},
 				return
 			}
 			fmt.Fprintf(o.Stdout, "%s\n", termtext.Line(cs[0].Path))
-			t := newTable(o.Stdout)
+			t := o.newTable()
 			t.header("VERSION", "STATUS", "SEEN", "REVIEWED", "LINES", "CHANGE", "NOW")
 			for _, c := range cs {
 				var now []string

@@ -123,7 +123,7 @@ func newMemListCmd(o *Options) *cobra.Command {
 				if len(ms) == 0 {
 					fmt.Fprintln(o.Stdout, "no memories (run `cairn extract` to propose some from your sessions)")
 				} else {
-					printMemories(o, ms)
+					o.page(func() error { printMemories(o, ms); return nil })
 				}
 				noteMemoryFiles(cmd.Context(), o, svc, f.Project)
 				return nil
@@ -139,6 +139,7 @@ func newMemListCmd(o *Options) *cobra.Command {
 	flagCheck(cmd, "type", checkTypes)
 	flagCheck(cmd, "status", checkStatuses)
 	addJSONFlag(cmd, o)
+	addWideFlag(cmd, o)
 	return cmd
 }
 
@@ -254,7 +255,7 @@ full-text index: fast, and it works while another cairn holds the index.
 				if hidden > 0 {
 					line += fmt.Sprintf(" · %d partial hidden (--partial)", hidden)
 				}
-				fmt.Fprintln(o.Stdout, line)
+				fmt.Fprintln(o.Stdout, o.fitLine(o.Stdout, line))
 				return nil
 			})
 		},
@@ -266,6 +267,7 @@ full-text index: fast, and it works while another cairn holds the index.
 	f.BoolVar(&partial, "partial", false, "also show memories holding only some of the query's words, marked ½")
 	flagCheck(cmd, "type", checkTypes)
 	addJSONFlag(cmd, o)
+	addWideFlag(cmd, o)
 	return cmd
 }
 
@@ -280,20 +282,19 @@ func splitList(s string) []string {
 }
 
 func printMemories(o *Options, ms []memories.Memory) {
-	t := newTable(o.Stdout)
+	t := o.newTable()
 	t.header("ID", "STATUS", "TYPE", "IMP", "PROJECT", "UPDATED", "CONTENT")
-	width := 70
-	if t.width > 0 {
-		width = max(30, t.width-75)
-	}
+	t.cut(4, 18, false)
+	t.cut(6, 70, false)
+	t.optional(3, 5, 2) // on a narrow terminal: type, updated, importance go first
 	now := time.Now()
 	for _, m := range ms {
 		proj := "global"
 		if m.Project != "" {
-			proj = truncate(filepath.Base(m.Project), 18)
+			proj = filepath.Base(m.Project)
 		}
 		t.row(m.ID, string(m.Status), string(m.Type), strconv.Itoa(m.Importance), proj, human.Ago(m.Updated, now, nil),
-			truncate(strings.Join(strings.Fields(m.Content), " "), width))
+			strings.Join(strings.Fields(m.Content), " "))
 	}
 	t.flush()
 }
@@ -819,7 +820,7 @@ files are only read, never changed. ` + "`cairn extract`" + ` runs this too.`,
 // printProposed lists extraction results grouped by action.
 func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 	counts := map[string]int{}
-	t := newTable(o.Stdout)
+	t := o.newTable()
 	if slices.ContainsFunc(rs, func(r memories.AddResult) bool { return !r.Unchanged }) {
 		t.header("ACTION", "ID", "TYPE", "CONTENT")
 	}

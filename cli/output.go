@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,23 +15,49 @@ import (
 	"github.com/cairn-dev/cairn/theme"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
-// isTerminal reports whether w is an interactive terminal.
+// terminaler is a writer that stands for a terminal it is not itself:
+// the pager's pipe, whose output the person reads on the terminal.
+type terminaler interface{ terminal() (tty bool, width int) }
+
+// isTerminal reports whether w is an interactive terminal (or the pager
+// in front of one).
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(terminaler); ok {
+		tty, _ := t.terminal()
+		return tty
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// terminalWidth is the width of w when it is a terminal, else 0 (no limit).
+// terminalWidth is the width of w when it is a terminal (the pager's: the
+// terminal's), else 0 (no limit). A terminal that does not say its size
+// is taken as $COLUMNS wide, or 80.
 func terminalWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if wd, _, err := term.GetSize(int(f.Fd())); err == nil {
-			return wd
-		}
+	if t, ok := w.(terminaler); ok {
+		_, wd := t.terminal()
+		return wd
 	}
-	return 0
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	if wd, _, err := term.GetSize(int(f.Fd())); err == nil && wd > 0 {
+		return wd
+	}
+	if wd, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && wd > 0 {
+		return wd
+	}
+	return 80
+}
+
+// addWideFlag adds --wide to a command that prints a table or a list.
+func addWideFlag(cmd *cobra.Command, o *Options) {
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "print every cell whole (by default a table fits the terminal, cutting its widest column with …)")
 }
 
 // reply prints v as JSON with --json, else the line format makes.
@@ -53,10 +81,41 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// useColor reports whether output for a terminal (tty) may carry colour
-// and bold: only on a terminal, and never when NO_COLOR is set. Every escape
-// the CLI styles its own text with goes through useColor and sgr.
-func useColor(tty bool) bool { return tty && !theme.NoColorEnv() }
+// Colour modes of --color.
+const (
+	colorAuto   = "auto"   // on a terminal, unless NO_COLOR is set
+	colorAlways = "always" // also into a pipe (less -R), whatever NO_COLOR says
+	colorNever  = "never"
+)
+
+// colorOn reports whether output for a terminal (tty) carries colour and
+// bold in mode (--color): auto colours a terminal unless NO_COLOR is set;
+// always and never are what they say. Every escape the CLI styles its own
+// text with goes through colorOn and sgr.
+func colorOn(mode string, tty bool) bool {
+	switch mode {
+	case colorAlways:
+		return true
+	case colorNever:
+		return false
+	}
+	return tty && !theme.NoColorEnv()
+}
+
+// useColor is colorOn with the command's --color.
+func (o *Options) useColor(tty bool) bool { return colorOn(o.Color, tty) }
+
+// colorFor reports whether text written to w carries colour.
+func (o *Options) colorFor(w io.Writer) bool { return o.useColor(isTerminal(w)) }
+
+// fitLine cuts a line of output to the terminal's width (w's), with an
+// ellipsis; off a terminal and with --wide it is left whole.
+func (o *Options) fitLine(w io.Writer, s string) string {
+	if o.Wide {
+		return s
+	}
+	return truncate(s, terminalWidth(w))
+}
 
 // sgr wraps s in the SGR attributes attrs ("1" bold, "2" dim, "32" green,
 // ...) and a reset when on is set, and returns s unchanged when not.
@@ -71,22 +130,59 @@ func sgr(on bool, attrs, s string) string {
 // terminal. Widths are counted in terminal cells with escapes left out, so
 // the bold header and wide (CJK) characters line up; for text without wide
 // characters the layout is exactly text/tabwriter's (minwidth 0, padding 2).
+//
+// The one rule for fitting a table (every command's): on a terminal the
+// table fits its width — the optional columns go first (the last marked
+// first) when the cuttable ones would otherwise be cut below a useful
+// width, then the widest cuttable column loses a cell at a time, cut with
+// "…" (a path keeps its end); no line is wider than the terminal. Off a
+// terminal, cuttable columns keep to their cap (what a script reading the
+// table saw before). --wide (and --json) prints every cell whole.
 type table struct {
 	w     io.Writer
-	tty   bool // w is a terminal: bold header unless NO_COLOR is set
+	tty   bool // w is a terminal
+	color bool // bold header
 	width int  // the terminal's width, 0 when w is not a terminal
+	wide  bool // --wide: no cutting at all
 	lines [][]string
+	cuts  map[int]cutRule
+	drop  []int // optional columns, dropped last first
 }
+
+// cutRule says how a column may be cut.
+type cutRule struct {
+	cap  int  // off a terminal, at most this many cells (0: no cap)
+	path bool // cut a path's leading folders first (truncatePath)
+}
+
+// minCut is the narrowest a cuttable column is cut to before optional
+// columns give way (or its header's width, or its widest cell, if less).
+const minCut = 16
 
 func newTable(w io.Writer) *table {
-	return &table{w: w, tty: isTerminal(w), width: terminalWidth(w)}
+	tty := isTerminal(w)
+	return &table{w: w, tty: tty, color: colorOn(colorAuto, tty), width: terminalWidth(w), cuts: map[int]cutRule{}}
 }
 
+// newTable is a table on o.Stdout with the command's --color and --wide.
+func (o *Options) newTable() *table {
+	t := newTable(o.Stdout)
+	t.color, t.wide = o.useColor(t.tty), o.Wide
+	return t
+}
+
+// cut makes column col cuttable; off a terminal it keeps to cap cells
+// (0: whole). path cuts from the left, keeping the path's end.
+func (t *table) cut(col, cap int, path bool) { t.cuts[col] = cutRule{cap: cap, path: path} }
+
+// optional marks columns that are left out on a terminal too narrow for
+// the table; the last one given goes first.
+func (t *table) optional(cols ...int) { t.drop = append(t.drop, cols...) }
+
 func (t *table) header(cols ...string) {
-	bold := useColor(t.tty)
 	line := make([]string, len(cols))
 	for i, c := range cols {
-		line[i] = sgr(bold, "1", c)
+		line[i] = sgr(t.color, "1", c)
 	}
 	t.lines = append(t.lines, line)
 }
@@ -99,19 +195,143 @@ func (t *table) row(cols ...string) {
 	t.lines = append(t.lines, line)
 }
 
+// cutCell cuts s to n cells by the column's rule.
+func (r cutRule) cutCell(s string, n int) string {
+	if r.path {
+		return truncatePath(s, n)
+	}
+	return truncate(s, n)
+}
+
+// fit applies the fitting rule (see table) to t.lines.
+func (t *table) fit() {
+	if t.wide || len(t.cuts) == 0 && t.width == 0 {
+		return
+	}
+	if t.width == 0 {
+		for i, line := range t.lines {
+			for col, r := range t.cuts {
+				if i > 0 && col < len(line) && r.cap > 0 {
+					line[col] = r.cutCell(line[col], r.cap)
+				}
+			}
+		}
+		return
+	}
+	colw := func() []int {
+		var w []int
+		for _, line := range t.lines {
+			for j, c := range line {
+				if j >= len(w) {
+					w = append(w, 0)
+				}
+				w[j] = max(w[j], ansi.StringWidth(c))
+			}
+		}
+		return w
+	}
+	total := func(w []int) int {
+		n := 0
+		for _, x := range w {
+			n += x
+		}
+		return n + 2*max(0, len(w)-1)
+	}
+	floor := func(w []int, col int) int {
+		h := 0
+		if len(t.lines) > 0 && col < len(t.lines[0]) {
+			h = ansi.StringWidth(t.lines[0][col])
+		}
+		return min(w[col], max(h, minCut))
+	}
+	// Optional columns go while cutting alone would leave a cuttable
+	// column narrower than its floor.
+	w := colw()
+	for len(t.drop) > 0 && total(w) > t.width {
+		room := 0
+		for col := range t.cuts {
+			if col < len(w) {
+				room += w[col] - floor(w, col)
+			}
+		}
+		if total(w)-room <= t.width {
+			break
+		}
+		col := t.drop[len(t.drop)-1]
+		t.drop = t.drop[:len(t.drop)-1]
+		t.remove(col)
+		w = colw()
+	}
+	// Then the widest cuttable column loses a cell at a time, down to one
+	// cell for its ellipsis.
+	want := slices.Clone(w)
+	for excess := total(want) - t.width; excess > 0; excess-- {
+		best := -1
+		for col := range t.cuts {
+			if col < len(want) && want[col] > 1 && (best < 0 || want[col] > want[best] || want[col] == want[best] && col > best) {
+				best = col
+			}
+		}
+		if best < 0 {
+			break
+		}
+		want[best]--
+	}
+	for _, line := range t.lines {
+		for col, r := range t.cuts {
+			if col < len(line) && want[col] < w[col] {
+				line[col] = r.cutCell(line[col], want[col])
+			}
+		}
+	}
+}
+
+// remove takes column col out of the table (cut rules and optional
+// columns to its right move left with it).
+func (t *table) remove(col int) {
+	for i, line := range t.lines {
+		if col < len(line) {
+			t.lines[i] = append(line[:col:col], line[col+1:]...)
+		}
+	}
+	cuts := map[int]cutRule{}
+	for c, r := range t.cuts {
+		switch {
+		case c < col:
+			cuts[c] = r
+		case c > col:
+			cuts[c-1] = r
+		}
+	}
+	t.cuts = cuts
+	for i, c := range t.drop {
+		if c > col {
+			t.drop[i] = c - 1
+		}
+	}
+}
+
 // flush writes the table. Every cell but a line's last is padded to its
-// column's width; the last cell is not padded.
+// column's width; the last cell is not padded. On a terminal (without
+// --wide) no line is wider than it.
 func (t *table) flush() error {
+	t.fit()
 	widths := make([][]int, len(t.lines))
 	alignColumns(t.lines, widths, 0, len(t.lines), 0)
 	var b strings.Builder
 	for i, line := range t.lines {
+		var l strings.Builder
 		for j, c := range line {
-			b.WriteString(c)
+			l.WriteString(c)
 			if j < len(line)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i][j]-ansi.StringWidth(c)))
+				l.WriteString(strings.Repeat(" ", widths[i][j]-ansi.StringWidth(c)))
 			}
 		}
+		s := l.String()
+		if t.width > 0 && !t.wide {
+			s = truncate(s, t.width)
+		}
+		b.WriteString(s)
 		b.WriteByte('\n')
 	}
 	t.lines = nil

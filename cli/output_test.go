@@ -86,7 +86,7 @@ func renderTable(t *testing.T, tty bool) string {
 	t.Helper()
 	var buf bytes.Buffer
 	tb := newTable(&buf)
-	tb.tty = tty
+	tb.tty, tb.color = tty, colorOn(colorAuto, tty)
 	tb.header(slices.Clone(tableRows[0])...)
 	for _, r := range tableRows[1:] {
 		tb.row(slices.Clone(r)...)
@@ -132,7 +132,7 @@ func TestNoColor(t *testing.T) {
 	if strings.Contains(out.String(), "\x1b") {
 		t.Errorf("NO_COLOR search output carries escapes: %q", out.String())
 	}
-	if s := sgr(useColor(true), "32", "ok"); s != "ok" {
+	if s := sgr(colorOn(colorAuto, true), "32", "ok"); s != "ok" {
 		t.Errorf("NO_COLOR sgr = %q", s)
 	}
 }

@@ -39,6 +39,7 @@ func newProjectsCmd(o *Options) *cobra.Command {
 		},
 	}
 	addJSONFlag(cmd, o)
+	addWideFlag(cmd, o)
 	return cmd
 }
 
@@ -54,8 +55,10 @@ func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
 		fmt.Fprintln(o.Stdout, "No projects found.")
 		return nil
 	}
-	t := newTable(o.Stdout)
+	t := o.newTable()
 	t.header("PROJECT", "SESSIONS", "LAST USED", "SIZE", "FOLDERS")
+	t.cut(0, 0, true)
+	t.optional(4, 3)
 	now := time.Now()
 	for _, p := range ps {
 		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size), folderCount(p.Folders))

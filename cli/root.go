@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/transcripts"
 
 	"github.com/spf13/cobra"
 )
@@ -19,6 +22,12 @@ type Options struct {
 	ClaudeDir string
 	DataDir   string
 	JSON      bool
+	// Color is --color: auto, always or never (colorOn).
+	Color string
+	// Wide is --wide: tables and lists print every cell whole.
+	Wide bool
+	// NoPager is --no-pager: long output is never paged (page).
+	NoPager bool
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -49,6 +58,10 @@ cairn --demo to try it on bundled sample sessions.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.ClaudeDir, "claude-dir", "", "Claude Code config dir holding projects/ (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	pf.StringVar(&o.DataDir, "data", "", "cairn's data dir (default $CAIRN_HOME or ~/.local/share/cairn)")
+	pf.StringVar(&o.Color, "color", colorAuto, "colour and bold: auto (on a terminal, unless NO_COLOR is set), always (also into a pipe, for less -R) or never")
+	pf.BoolVar(&o.NoPager, "no-pager", false, "never page long output (default: $PAGER, or less -R, on a terminal)")
+	root.Version = versionLine()
+	root.SetVersionTemplate("cairn {{.Version}}\n") // as `cairn version` says it
 	root.SetOut(o.Stdout)
 	root.SetErr(o.Stderr)
 	root.SetIn(o.Stdin)
@@ -64,8 +77,39 @@ cairn --demo to try it on bundled sample sessions.`,
 		root.AddCommand(f(o))
 	}
 	addTUI(root, o) // cairn with no command opens the TUI (cli/tui.go)
+	_ = root.PersistentFlags().SetAnnotation("color", annChoices, []string{colorAuto, colorAlways, colorNever})
+	completeFlags(root)
+	groupCommands(root)
 	strictCommands(root)
 	return root
+}
+
+// groupCommands makes every command that only groups others (memories,
+// drafts, memories files, completion) refuse an unknown subcommand as a
+// usage error, with suggestions, and print its help when given none.
+func groupCommands(c *cobra.Command) {
+	c.SuggestionsMinimumDistance = 2
+	switch {
+	case c.HasSubCommands() && !c.Runnable():
+		if c.Args == nil {
+			c.Args = unknownCommand
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	case c.HasSubCommands() && c.Args != nil:
+		// A command that runs and has subcommands (memories files): an
+		// argument it refuses is taken as a mistyped subcommand.
+		args := c.Args
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			err := args(cmd, a)
+			if err != nil && len(a) > 0 && len(cmd.SuggestionsFor(a[0])) > 0 {
+				return unknownCommand(cmd, a)
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		groupCommands(sub)
+	}
 }
 
 // registered holds the constructors of commands that register themselves
@@ -106,21 +150,54 @@ func Run(o *Options, args []string) (code int) {
 	root := NewRoot(o)
 	root.SetArgs(args)
 	if cmd, err := root.ExecuteC(); err != nil {
+		if code, ok := signalExit(err); ok {
+			return code // killed: the shell's 128+n, nothing to say
+		}
 		fmt.Fprintln(o.Stderr, "cairn:", err)
 		if cmd != nil && cmd.Annotations[annFailOpen] != "" {
 			return ExitOK // a hook: Claude Code reads exit 2 as "block"
 		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			return ExitUsage
-		}
-		return ExitFailure
+		return exitCode(err)
 	}
 	return ExitOK
 }
 
 // usageError marks errors caused by how the command was called.
 type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// exitCode is the one rule from an error to an exit code (README's table):
+// 2 for what was asked wrongly — a usageError, a session id too short or
+// matching several, a --project matching none or several — else 1 (an id
+// that names nothing stored is a failure to find it: exit 1).
+func exitCode(err error) int {
+	var ue usageError
+	switch {
+	case errors.As(err, &ue),
+		errors.Is(err, transcripts.ErrSessionID),
+		errors.Is(err, index.ErrNoProject),
+		errors.Is(err, index.ErrAmbiguousProject):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// signalError is a command stopped by a signal (SIGTERM, SIGHUP, SIGINT
+// from outside): cairn exits 128 + its number, as shells expect of a
+// killed program, after cleaning up.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// signalExit is the exit code of an error that is a signal's.
+func signalExit(err error) (int, bool) {
+	var se signalError
+	if errors.As(err, &se) {
+		return 128 + int(se.sig), true
+	}
+	return 0, false
+}
 
 func addJSONFlag(cmd *cobra.Command, o *Options) {
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON (stable field names) instead of a table")

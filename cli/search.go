@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 )
 
@@ -72,6 +73,9 @@ func newSearchCmd(o *Options) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
+			if strings.TrimSpace(q.Text) == "" {
+				return usageError{errors.New(`the query is empty: cairn search "websocket reconnect" (cairn sessions lists everything)`)}
+			}
 			if err := sf.apply(cmd, &q); err != nil {
 				return err
 			}
@@ -86,11 +90,12 @@ func newSearchCmd(o *Options) *cobra.Command {
 			if o.JSON {
 				return writeJSON(o.Stdout, searchJSON(q, resp))
 			}
-			return printSearch(o, q, resp, tty)
+			return o.page(func() error { return printSearch(o, q, resp, tty) })
 		},
 	}
 	f := cmd.Flags()
 	addJSONFlag(cmd, o)
+	addWideFlag(cmd, o)
 	f.IntVar(&q.Limit, "limit", 10, "number of results")
 	f.StringVar(&q.Mode, "mode", "hybrid", "hybrid, text or vector")
 	f.StringVar(&sf.project, "project", "", "only this project (path or part of it)")
@@ -255,7 +260,14 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 		}
 		return nil
 	}
-	color := useColor(tty)
+	color := o.useColor(tty)
+	// On a terminal every line fits it (the snippet wraps under its
+	// result); --wide and a pipe print them whole.
+	width := 0
+	if !o.Wide {
+		width = terminalWidth(o.Stdout)
+	}
+	fit := func(s string) string { return truncate(s, width) }
 	for i, r := range resp.Results {
 		title := r.Title
 		if title == "" {
@@ -274,16 +286,22 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 		case index.MatchTypo:
 			mark = " " + sgr(color, "2", "[near spelling]")
 		}
-		fmt.Fprintln(o.Stdout, sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark)
-		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, r.Relevance)))
-		fmt.Fprintln(o.Stdout, "   "+termtext.Highlight(r.Snippet, color))
-		fmt.Fprintln(o.Stdout, "   "+sgr(color, "2", "cairn show "+termtext.Line(r.SessionID)))
+		fmt.Fprintln(o.Stdout, fit(sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark))
+		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, r.Relevance))))
+		snippet := termtext.Highlight(r.Snippet, color)
+		if width > 3 {
+			snippet = ansi.Wrap(snippet, width-3, " ")
+		}
+		for _, l := range strings.Split(snippet, "\n") {
+			fmt.Fprintln(o.Stdout, fit("   "+l))
+		}
+		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", "cairn show "+termtext.Line(r.SessionID))))
 	}
 	words, meaning := index.MatchCounts(resp.Results)
 	partial := ""
 	if resp.Partial > 0 {
 		partial = fmt.Sprintf(" · %d partial hidden (--partial)", resp.Partial)
 	}
-	fmt.Fprintln(o.Stdout, sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning%s · %s · %s · %.0f ms", words, meaning, partial, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000)))
+	fmt.Fprintln(o.Stdout, fit(sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning%s · %s · %s · %.0f ms", words, meaning, partial, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000))))
 	return nil
 }

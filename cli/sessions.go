@@ -133,12 +133,13 @@ func newSessionsCmd(o *Options) *cobra.Command {
 				}
 				return writeJSON(o.Stdout, out)
 			}
-			return printSessions(o, ss)
+			return o.page(func() error { return printSessions(o, ss) })
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "only sessions whose project path contains this text")
 	cmd.Flags().IntVar(&days, "days", 0, "only sessions active in the last N days")
 	addJSONFlag(cmd, o)
+	addWideFlag(cmd, o)
 	return cmd
 }
 
@@ -147,12 +148,11 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 		fmt.Fprintln(o.Stdout, "No sessions found.")
 		return nil
 	}
-	t := newTable(o.Stdout)
-	titleWidth := 50
-	if t.width > 0 {
-		titleWidth = max(20, t.width-100)
-	}
+	t := o.newTable()
 	t.header("ID", "STARTED", "DURATION", "PROJECT", "TITLE", "MODEL", "PROMPTS", "TURNS", "TOOLS")
+	t.cut(3, 30, true) // the project keeps its end
+	t.cut(4, 50, false)
+	t.optional(2, 6, 7, 8) // on a narrow terminal: tools, turns, prompts, duration go first
 	for _, s := range ss {
 		title := termtext.Line(s.Title)
 		if l := s.SourceLabel(); l != "" {
@@ -163,7 +163,7 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 			model = strings.TrimPrefix(s.MainModel, "claude-")
 		}
 		t.row(s.ID[:min(8, len(s.ID))], fmtTime(s.Start), human.Duration(s.Duration()),
-			truncatePath(termtext.Line(projectLabel(s)), 30), truncate(title, titleWidth), model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
+			termtext.Line(projectLabel(s)), title, model, fmt.Sprint(s.Prompts), fmt.Sprint(s.AssistantTurns), fmt.Sprint(s.ToolCalls))
 	}
 	return t.flush()
 }

@@ -18,6 +18,7 @@ type ShowOptions struct {
 	Thinking  bool // include thinking blocks
 	Full      bool // do not shorten tool output
 	ToolLines int  // lines of tool output kept when shortening
+	Color     bool // bold turn headers, dim tool calls and output (--color)
 }
 
 func newShowCmd(o *Options) *cobra.Command {
@@ -27,6 +28,10 @@ func newShowCmd(o *Options) *cobra.Command {
 		Short: "Print a session as readable text (an id prefix of 8+ characters is enough)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(strings.TrimSpace(args[0])) < transcripts.MinIDPrefix {
+				_, err := transcripts.ResolveSessionID(args[0], nil) // the too-short error, before a store is opened
+				return err
+			}
 			var c *transcripts.Conversation
 			err := withStore(cmd.Context(), o, func(st *index.Store) error {
 				var err error
@@ -43,7 +48,10 @@ func newShowCmd(o *Options) *cobra.Command {
 			if o.JSON {
 				return writeJSON(o.Stdout, sessionJSON(c.Session))
 			}
-			return RenderConversation(o.Stdout, c, so)
+			return o.page(func() error {
+				so.Color = o.colorFor(o.Stdout)
+				return RenderConversation(o.Stdout, c, so)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&so.Thinking, "thinking", false, "include Claude's thinking")
@@ -142,6 +150,9 @@ func (r *renderer) printf(format string, a ...any) {
 	}
 }
 
+// style wraps s (already terminal-safe) in SGR attrs when colour is on.
+func (r *renderer) style(attrs, s string) string { return sgr(r.so.Color, attrs, s) }
+
 // block prints text with every line prefixed.
 func (r *renderer) block(prefix, text string) {
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
@@ -196,7 +207,7 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 // documents pasted with it, and the IDE context the extension added (the
 // file open or the lines selected), as a detail.
 func (r *renderer) prompt(e *transcripts.Entry, indent string) {
-	r.printf("\n%s▶ You · %s\n", indent, fmtTime(e.Timestamp))
+	r.printf("\n%s%s\n", indent, r.style("1;36", "▶ You · "+fmtTime(e.Timestamp)))
 	if text := transcripts.CleanPrompt(e.PromptText()); text != "" {
 		r.block(indent+"  ", text)
 	}
@@ -216,7 +227,7 @@ func (r *renderer) assistant(e *transcripts.Entry, indent, lastRole string) stri
 	for bi := range e.Blocks {
 		b := &e.Blocks[bi]
 		if lastRole != "assistant" && r.headed(b) {
-			r.printf("\n%s◆ Claude · %s\n", indent, fmtTime(e.Timestamp))
+			r.printf("\n%s%s\n", indent, r.style("1;35", "◆ Claude · "+fmtTime(e.Timestamp)))
 			lastRole = "assistant"
 		}
 		switch b.Type {
@@ -243,7 +254,7 @@ func (r *renderer) headed(b *transcripts.Block) bool {
 // toolUse prints a tool call, and the thread of the subagent it started
 // the first time it is met.
 func (r *renderer) toolUse(b *transcripts.Block, indent string) {
-	r.printf("%s  ● %s(%s)\n", indent, termtext.Line(b.ToolName), termtext.Line(transcripts.ToolSummary(b)))
+	r.printf("%s  %s\n", indent, r.style("2", "● "+termtext.Line(b.ToolName)+"("+termtext.Line(transcripts.ToolSummary(b))+")"))
 	if transcripts.IsAgentTool(b.ToolName) {
 		r.subagent(b, indent)
 	}
@@ -306,9 +317,9 @@ func (r *renderer) toolResult(b, call *transcripts.Block, indent string) {
 			l = truncate(l, 200)
 		}
 		if i == 0 {
-			r.printf("%s    %s %s\n", indent, mark, termtext.Safe(l))
+			r.printf("%s    %s\n", indent, r.style("2", mark+" "+termtext.Safe(l)))
 		} else {
-			r.printf("%s      %s\n", indent, termtext.Safe(l))
+			r.printf("%s      %s\n", indent, r.style("2", termtext.Safe(l)))
 		}
 	}
 }

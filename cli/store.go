@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
+	"os"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
@@ -26,8 +29,30 @@ func (o *Options) paths() app.Paths {
 }
 
 // openApp opens cairn (folders, config, store, memories) for a command.
+// A --claude-dir that names no folder is refused first (exit 2), before
+// a store is created for it.
 func openApp(o *Options, ao app.Options) (*app.App, error) {
+	if err := checkClaudeDir(o.ClaudeDir); err != nil {
+		return nil, err
+	}
 	return app.Open(o.paths(), ao)
+}
+
+// checkClaudeDir refuses a --claude-dir given that is not a folder.
+func checkClaudeDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageError{fmt.Errorf("--claude-dir %s: no such folder (Claude Code's config folder holds projects/; default $CLAUDE_CONFIG_DIR or ~/.claude)", dir)}
+	case err != nil:
+		return fmt.Errorf("--claude-dir: %w", err)
+	case !fi.IsDir():
+		return usageError{fmt.Errorf("--claude-dir %s is a file, not a folder", dir)}
+	}
+	return nil
 }
 
 // reportSync prints what a sync could not read.

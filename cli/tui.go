@@ -9,13 +9,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
-	"github.com/cairn-dev/cairn/theme"
 	"github.com/cairn-dev/cairn/tui"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,10 +31,28 @@ var DemoSample fs.FS
 func addTUI(root *cobra.Command, o *Options) {
 	var demo bool
 	root.Flags().BoolVar(&demo, "demo", false, "open the TUI on the bundled sample sessions with a temporary store (removed on exit)")
-	root.Args = cobra.NoArgs
+	root.Args = unknownCommand
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runTUI(cmd.Context(), o, demo)
 	}
+}
+
+// unknownCommand refuses arguments of a command that takes none but has
+// subcommands (cairn itself, cairn memories, ...): an unknown command,
+// with the ones it is close to (cobra's SuggestionsFor, within
+// SuggestionsMinimumDistance, or a prefix).
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		for i := range s {
+			s[i] = "`" + cmd.CommandPath() + " " + s[i] + "`"
+		}
+		msg += "; did you mean " + orList(s) + "?"
+	}
+	return errors.New(msg)
 }
 
 func runTUI(ctx context.Context, o *Options, demo bool) error {
@@ -48,8 +66,26 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	// and block forever handing its quit message to an event loop that our
 	// cancelled context had already stopped, leaving the screen frozen in
 	// the alternate screen.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	var got atomic.Value // the signal that stopped the TUI: exit 128+n
+	go func() {
+		select {
+		case s := <-sigs:
+			got.Store(s)
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	killed := func() error {
+		if s, ok := got.Load().(syscall.Signal); ok {
+			return signalError{sig: s}
+		}
+		return nil
+	}
 	if !isTerminal(o.Stdout) {
 		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
 	}
@@ -73,7 +109,12 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	closeApp := a.Close // unless the demo's quick exit (below) closes it
+	defer func() {
+		if closeApp != nil {
+			closeApp()
+		}
+	}()
 	st, svc := a.Store, a.Memories
 	if demo {
 		// The demo shows the review inbox filled from the sample sessions.
@@ -104,7 +145,7 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			io.Extract = !demo
 			return a.Index(ctx, io)
 		},
-		NoColor:   theme.NoColorEnv(),
+		NoColor:   !o.useColor(true),
 		Banner:    banner,
 		OnIndexed: onIndexed,
 		// The TUI opens on the current folder's project, by the rule
@@ -112,17 +153,55 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		Folder: workDir(),
 		Here:   currentProject(),
 	})
-	defer m.Close()
+	defer func() {
+		if demo && killed() != nil {
+			// Killed while the demo works (indexing, proposing): its store
+			// is thrown away, so the exit does not wait for the background
+			// work to stop; removeTemp retries while it winds down.
+			done := make(chan struct{})
+			go func(closeApp func() error) { m.Close(); closeApp(); close(done) }(closeApp)
+			closeApp = nil
+			select {
+			case <-done:
+			case <-time.After(demoKillWait):
+			}
+			return
+		}
+		m.Close()
+	}()
 	// A soft heap limit keeps the long-running TUI small while indexing in
 	// the background (the collector works harder near it).
 	debug.SetMemoryLimit(96 << 20)
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler())
+	p := tea.NewProgram(suspendable{m}, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
+		return killed()
+	}
+	if err == nil {
+		return killed()
 	}
 	return err
 }
+
+// suspendable is the TUI with the shell's job control: ctrl+z suspends
+// it (Bubble Tea leaves the terminal as it found it, SIGTSTP stops the
+// process, and fg brings the screen back).
+type suspendable struct{ *tui.Model }
+
+func (s suspendable) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "ctrl+z" {
+		return s, tea.Suspend
+	}
+	m, cmd := s.Model.Update(msg)
+	if tm, ok := m.(*tui.Model); ok {
+		s.Model = tm
+	}
+	return s, cmd
+}
+
+// demoKillWait is how long a killed demo waits for its background work
+// before it removes its folder and exits.
+const demoKillWait = 100 * time.Millisecond
 
 // removeTemp removes the demo's temporary folder. An indexing batch that
 // did not stop with the TUI may still be writing into it for a moment, so

@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,11 +27,26 @@ type Conversation struct {
 // MinIDPrefix is the shortest session id prefix accepted.
 const MinIDPrefix = 8
 
+// ErrSessionID is what ResolveSessionID's errors for an id that cannot
+// name one session wrap: too short, or matching several (a bad argument:
+// the CLI exits 2). An id that matches none is not one of them (the
+// session may be gone: exit 1).
+var ErrSessionID = errors.New("bad session id")
+
+// sessionIDError is an error of ResolveSessionID: its text, and
+// ErrSessionID for errors.Is.
+type sessionIDError struct{ msg string }
+
+func (e *sessionIDError) Error() string { return e.msg }
+func (e *sessionIDError) Unwrap() error { return ErrSessionID }
+
+func idErrorf(format string, a ...any) error { return &sessionIDError{msg: fmt.Sprintf(format, a...)} }
+
 // ResolveSessionID finds the one session id in ids that starts with prefix.
 func ResolveSessionID(prefix string, ids []string) (string, error) {
 	prefix = strings.TrimSpace(prefix)
 	if len(prefix) < MinIDPrefix {
-		return "", fmt.Errorf("session id %q is too short: give at least %d characters (see `cairn sessions`)", prefix, MinIDPrefix)
+		return "", idErrorf("session id %q is too short: give at least %d characters (see `cairn sessions`)", prefix, MinIDPrefix)
 	}
 	var matches []string
 	seen := map[string]bool{}
@@ -47,7 +63,7 @@ func ResolveSessionID(prefix string, ids []string) (string, error) {
 		return matches[0], nil
 	}
 	sort.Strings(matches)
-	return "", fmt.Errorf("%q matches %d sessions (%s): give more characters", prefix, len(matches), strings.Join(matches, ", "))
+	return "", idErrorf("%q matches %d sessions (%s): give more characters", prefix, len(matches), strings.Join(matches, ", "))
 }
 
 // LoadConversation reads the session whose id starts with idPrefix from the

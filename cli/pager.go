@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// defaultPager is the pager when $PAGER is not set: -R lets cairn's own
+// colour through; LESS=FRX (set when LESS is not) quits at once when the
+// text fits the screen and leaves it on the screen, as git does.
+const defaultPager = "less -R"
+
+// page runs print with o.Stdout going through the pager ($CAIRN_PAGER,
+// else $PAGER, else less -R) when stdout is a terminal: never when it is
+// piped or a file, with --no-pager or --json, or when the pager is set to
+// "" or cat. print sees a writer that stands for the terminal (its width,
+// colour on), so a table fits the screen and colour reaches less -R. A
+// pager that cannot start is skipped (the text is printed as is); one the
+// person quits early ends the output quietly.
+func (o *Options) page(print func() error) error {
+	f, ok := o.Stdout.(*os.File)
+	if !ok || o.NoPager || o.JSON || !isTerminal(f) {
+		return print()
+	}
+	cmdline, set := os.LookupEnv("CAIRN_PAGER")
+	if !set {
+		cmdline, set = os.LookupEnv("PAGER")
+	}
+	if !set {
+		cmdline = defaultPager
+	}
+	if c := strings.TrimSpace(cmdline); c == "" || c == "cat" {
+		return print()
+	}
+	cmd := exec.Command("sh", "-c", cmdline)
+	cmd.Stdout, cmd.Stderr = f, o.Stderr
+	cmd.Env = os.Environ()
+	if _, ok := os.LookupEnv("LESS"); !ok {
+		cmd.Env = append(cmd.Env, "LESS=FRX")
+	}
+	if _, ok := os.LookupEnv("LV"); !ok {
+		cmd.Env = append(cmd.Env, "LV=-c")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return print()
+	}
+	if err := cmd.Start(); err != nil {
+		return print()
+	}
+	// ctrl+c in the pager is the pager's: cairn waits for it to end.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	saved := o.Stdout
+	o.Stdout = &pagerWriter{w: in, width: terminalWidth(f)}
+	perr := print()
+	o.Stdout = saved
+	in.Close()
+	_ = cmd.Wait()
+	if errors.Is(perr, syscall.EPIPE) || errors.Is(perr, os.ErrClosed) {
+		return nil // the person quit the pager before the end
+	}
+	return perr
+}
+
+// pagerWriter is the pager's input, standing for the terminal the pager
+// shows it on.
+type pagerWriter struct {
+	w     io.Writer
+	width int
+}
+
+func (p *pagerWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pagerWriter) terminal() (bool, int)       { return true, p.width }
