@@ -17,7 +17,7 @@ import (
 //     scale of an entry's relevance).
 //   - Its grade is its best entry's (Grade), lifted to a full match when
 //     its entries between them hold enough of the query's words (the count
-//     rule) carrying at least sessionUnionFloor of its information: a
+//     rule) carrying at least sessionUnionFloor (FullCoverage) of its information: a
 //     session whose turns hold "Caroline", "adoption" and "agency" between
 //     them answers "Caroline adoption agency". Below that floor, several
 //     turns each holding a common word of the query are a coincidence, not
@@ -52,7 +52,7 @@ var sessionRanking = "decay"
 // sessionUnionFloor: a session whose best entry is not a full match is one
 // when its entries between them hold enough of the query's words (Grade's
 // count rule) carrying at least this share of its information.
-var sessionUnionFloor = 0.7
+var sessionUnionFloor = FullCoverage
 
 // sessionUnionPartial: a session whose entries between them hold at least
 // PartialFloor of the query's information is a partial match even when
