@@ -210,6 +210,7 @@ func (s *syncer) once(ctx context.Context) error {
 	if err := s.push(ctx); err != nil {
 		return err
 	}
+	s.o.Progress("pushing")
 	return s.commit(ctx, remoteHead)
 }
 
@@ -225,6 +226,7 @@ func (s *syncer) fetch(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
+	clearStaleLocks(filepath.Join(dir, ".git"))
 	// The URL is set every time: `remote init` may have changed it.
 	s.g.run(ctx, "remote", "remove", "origin") //nolint:errcheck // absent the first time
 	if _, err := s.g.run(ctx, "remote", "add", "origin", s.c.URL); err != nil {
@@ -267,6 +269,26 @@ func (s *syncer) fetch(ctx context.Context) (string, error) {
 		}
 	}
 	return head, nil
+}
+
+// clearStaleLocks removes the lock files git leaves in the clone when it
+// is killed while holding one (index.lock, a ref's .lock: every later git
+// command there would fail with "File exists"). The caller holds the sync
+// lock, so no other sync's git works in the clone; a git orphaned by a
+// killed sync has long finished, or its work is redone by this sync.
+func clearStaleLocks(gitDir string) {
+	filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error { //nolint:errcheck // best effort: git names any lock left
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p == filepath.Join(gitDir, "objects") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".lock") {
+			os.Remove(p)
+		}
+		return nil
+	})
 }
 
 // prune deletes the objects no commit of the clone reaches any more (a
