@@ -16,9 +16,9 @@ import (
 const defaultPager = "less -R"
 
 // page runs print with o.Stdout going through the pager ($CAIRN_PAGER,
-// else $PAGER, else less -R) when stdout is a terminal: never when it is
-// piped or a file, with --no-pager or --json, or when the pager is set to
-// "" or cat. print sees a writer that stands for the terminal (its width,
+// else $PAGER, else less -R when less is installed) when stdout is a
+// terminal: never when it is piped or a file, with --no-pager or --json,
+// or when the pager is set to "" or cat. print sees a writer that stands for the terminal (its width,
 // colour on), so a table fits the screen and colour reaches less -R. A
 // pager that cannot start is skipped (the text is printed as is); one the
 // person quits early ends the output quietly.
@@ -32,6 +32,9 @@ func (o *Options) page(print func() error) error {
 		cmdline, set = os.LookupEnv("PAGER")
 	}
 	if !set {
+		if _, err := exec.LookPath("less"); err != nil {
+			return print() // no less here: the text as is
+		}
 		cmdline = defaultPager
 	}
 	if c := strings.TrimSpace(cmdline); c == "" || c == "cat" {
