@@ -127,9 +127,15 @@ func (c *common) resume(s *transcripts.Session) tea.Cmd {
 	if dir == "" {
 		dir = s.ProjectPath
 	}
-	ctx, lookPath, id := c.ctx, c.cfg.LookPath, s.ID
+	ctx, lookPath, id, st := c.ctx, c.cfg.LookPath, s.ID, c.store()
 	line, ok := resumeLine(dir, id)
 	return func() tea.Msg {
+		if machine, err := st.SessionOrigin(ctx, id); err == nil && machine != "" {
+			// Synced from another machine: its files are there, not in
+			// this machine's Claude Code.
+			return msgCmd(flashMsg{err: true, text: fmt.Sprintf("this session ran on %s (synced by cairn remote): resume it there with claude --resume %s",
+				sanitizeLine(machine), sanitizeLine(id))})()
+		}
 		if !ok {
 			// A folder name no one can see or paste safely: the
 			// clipboard gets the id alone, never a command.

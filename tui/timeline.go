@@ -16,6 +16,7 @@ import (
 type sessionsMsg struct {
 	project string // folder name asked for ("" = all)
 	list    []*transcripts.Session
+	origins map[string]string // session id -> the machine it was imported from
 	err     error
 }
 
@@ -47,7 +48,10 @@ func (p *timelinePane) load() tea.Cmd {
 			}
 			l = out
 		}
-		return sessionsMsg{project: name, list: l, err: err}
+		// Sessions synced from another machine (cairn remote) are
+		// marked with its name; a listing without them still shows.
+		origins, _ := st.SessionOrigins(ctx)
+		return sessionsMsg{project: name, list: l, origins: origins, err: err}
 	}
 }
 
@@ -66,6 +70,7 @@ type timelinePane struct {
 	c       *common
 	project *transcripts.ProjectSummary // nil = every project
 	all     []*transcripts.Session
+	origins map[string]string // session id -> machine, for imported sessions
 	rows    []tlRow
 	list    list
 	dateIdx int
@@ -114,7 +119,7 @@ func (p *timelinePane) loadedSessions(msg sessionsMsg) tea.Cmd {
 	if s := p.selected(); s != nil {
 		keep = s.ID
 	}
-	p.all = msg.list
+	p.all, p.origins = msg.list, msg.origins
 	p.apply()
 	if keep != "" {
 		for i, r := range p.rows {
@@ -369,6 +374,11 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 	}
 	if p.project == nil {
 		title = lastElem(ss.ProjectPath) + " · " + title
+	}
+	if m := p.origins[ss.ID]; m != "" {
+		// Another machine's session (cairn remote): searchable here,
+		// never resumed as if it were local.
+		title = "@" + m + " · " + title
 	}
 	marks := ""
 	if len(ss.Subagents) > 0 {
