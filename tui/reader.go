@@ -159,7 +159,7 @@ func (p *readerPane) loaded(msg convMsg) tea.Cmd {
 	p.cur, p.topItem, p.topLine = 0, 0, 0
 	p.build()
 	if p.carryQuery != "" {
-		p.runFind(p.carryQuery, p.find.user, false)
+		p.runFind(p.carryQuery, false, false) // search words: each on its own, as when already loaded
 		p.carryQuery = ""
 	}
 	if msg.uuid != "" {
