@@ -26,7 +26,8 @@ import (
 //     `memories` command completes memory ids with their text; an ID of a
 //     `drafts` command completes draft ids;
 //   - --session completes session ids, --project the projects' paths,
-//     --type and --status the memory types and statuses;
+//     --type and --status the memory types and statuses, --data and
+//     --claude-dir folders;
 //   - a flag given choices (flagChoices) completes them, after the last
 //     comma for a list.
 //
@@ -111,6 +112,10 @@ func flagCompleter(f *pflag.Flag) completer {
 		}
 	}
 	switch f.Name {
+	case "claude-dir", "data":
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		}
 	case "session":
 		return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return fromStore(cmd, toComplete, sessionIDs)

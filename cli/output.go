@@ -157,7 +157,7 @@ type cutRule struct {
 
 // minCut is the narrowest a cuttable column is cut to before optional
 // columns give way (or its header's width, or its widest cell, if less).
-const minCut = 16
+const minCut = 24
 
 func newTable(w io.Writer) *table {
 	tty := isTerminal(w)

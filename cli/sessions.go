@@ -152,7 +152,7 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 	t.header("ID", "STARTED", "DURATION", "PROJECT", "TITLE", "MODEL", "PROMPTS", "TURNS", "TOOLS")
 	t.cut(3, 30, true) // the project keeps its end
 	t.cut(4, 50, false)
-	t.optional(2, 6, 7, 8) // on a narrow terminal: tools, turns, prompts, duration go first
+	t.optional(5, 2, 6, 7, 8) // on a narrow terminal: tools, turns, prompts, duration, then the model go first
 	for _, s := range ss {
 		title := termtext.Line(s.Title)
 		if l := s.SourceLabel(); l != "" {

@@ -92,13 +92,18 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			t.Errorf("%v --wide: the memory is not whole:\n%s", args, out)
 		}
 	}
-	// sessions at 80 columns: the optional columns went, the title is cut,
-	// ids and models are whole.
+	// sessions at 80 columns: the optional columns went (the model last),
+	// the title is cut to what is left (24 cells or more), ids are whole.
 	out, _, _ := ptyRun(t, 80, append([]string{"sessions"}, common...)...)
 	plain := ansi.Strip(out)
-	if strings.Contains(plain, "TOOLS") || !strings.Contains(plain, "TITLE") || !strings.Contains(plain, "ae4a77f8  ") ||
-		!strings.Contains(plain, "haiku-4-5-20251001") {
+	if strings.Contains(plain, "TOOLS") || strings.Contains(plain, "MODEL") || !strings.Contains(plain, "ae4a77f8  ") ||
+		!strings.Contains(plain, "Work on bead spotter-4te") {
 		t.Errorf("sessions at 80 columns:\n%s", plain)
+	}
+	// At 100 the model is back, whole.
+	out, _, _ = ptyRun(t, 100, append([]string{"sessions"}, common...)...)
+	if plain := ansi.Strip(out); !strings.Contains(plain, "haiku-4-5-20251001") || strings.Contains(plain, "TOOLS") {
+		t.Errorf("sessions at 100 columns:\n%s", plain)
 	}
 	// At 200 columns every column is there and nothing wraps.
 	out, _, _ = ptyRun(t, 200, append([]string{"sessions"}, common...)...)
@@ -131,14 +136,14 @@ func TestTableFitRule(t *testing.T) {
 		}
 		return buf.String()
 	}
-	out := render(60, false)
-	if w, l := widest(out); w > 60 {
-		t.Errorf("60 columns: %d cells: %s", w, l)
+	out := render(66, false)
+	if w, l := widest(out); w > 66 {
+		t.Errorf("66 columns: %d cells: %s", w, l)
 	}
-	if !strings.Contains(out, "…/work/project-alpha  ") || !strings.Contains(out, "Explore the") || strings.Contains(out, "channels") || !strings.Contains(out, " N") {
-		t.Errorf("60 columns:\n%s", out)
+	if !strings.Contains(out, "…/me/work/project-alpha  ") || !strings.Contains(out, "Explore the") || strings.Contains(out, "channels") || !strings.Contains(out, " N") {
+		t.Errorf("66 columns:\n%s", out)
 	}
-	// 40 columns: N goes before the title is cut below 16 cells.
+	// 40 columns: N goes before the title is cut below 24 cells.
 	out = render(40, false)
 	if w, l := widest(out); w > 40 || strings.Contains(out, " N") {
 		t.Errorf("40 columns (%d: %s):\n%s", w, l, out)
