@@ -286,7 +286,8 @@ func printMemories(o *Options, ms []memories.Memory) {
 	t.header("ID", "STATUS", "TYPE", "IMP", "PROJECT", "UPDATED", "CONTENT")
 	t.cut(4, 18, false)
 	t.cut(6, 70, false)
-	t.optional(3, 5, 2) // on a narrow terminal: type, updated, importance go first
+	t.keep(6, 40)
+	t.optional(2, 5, 3) // on a narrow terminal: importance, updated, type go first
 	now := time.Now()
 	for _, m := range ms {
 		proj := "global"

@@ -151,8 +151,9 @@ type table struct {
 
 // cutRule says how a column may be cut.
 type cutRule struct {
-	cap  int  // off a terminal, at most this many cells (0: no cap)
-	path bool // cut a path's leading folders first (truncatePath)
+	cap   int  // off a terminal, at most this many cells (0: no cap)
+	path  bool // cut a path's leading folders first (truncatePath)
+	floor int  // the width optional columns give way to (0: minCut)
 }
 
 // minCut is the narrowest a cuttable column is cut to before optional
@@ -174,6 +175,14 @@ func (o *Options) newTable() *table {
 // cut makes column col cuttable; off a terminal it keeps to cap cells
 // (0: whole). path cuts from the left, keeping the path's end.
 func (t *table) cut(col, cap int, path bool) { t.cuts[col] = cutRule{cap: cap, path: path} }
+
+// keep makes optional columns give way before cuttable column col is cut
+// below n cells (the text a table is for: a memory's content).
+func (t *table) keep(col, n int) {
+	r := t.cuts[col]
+	r.floor = n
+	t.cuts[col] = r
+}
 
 // optional marks columns that are left out on a terminal too narrow for
 // the table; the last one given goes first.
@@ -242,7 +251,11 @@ func (t *table) fit() {
 		if len(t.lines) > 0 && col < len(t.lines[0]) {
 			h = ansi.StringWidth(t.lines[0][col])
 		}
-		return min(w[col], max(h, minCut))
+		f := minCut
+		if r := t.cuts[col]; r.floor > 0 {
+			f = r.floor
+		}
+		return min(w[col], max(h, f))
 	}
 	// Optional columns go while cutting alone would leave a cuttable
 	// column narrower than its floor.
