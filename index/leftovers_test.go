@@ -16,7 +16,7 @@ func deadPID(t *testing.T) int {
 	if runtime.GOOS == "windows" {
 		t.Skip("no pid check on windows: the age rules apply")
 	}
-	c := exec.Command("true")
+	c := exec.CommandContext(t.Context(), "true")
 	if err := c.Run(); err != nil {
 		t.Skip("no `true` to run:", err)
 	}

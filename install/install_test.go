@@ -382,7 +382,7 @@ func TestPortableHookWithoutCairn(t *testing.T) {
 		t.Skip("no sh")
 	}
 	o := Options{Scope: ScopeProject, Portable: true}
-	cmd := exec.Command(sh, "-c", o.HookCommand("SessionStart"))
+	cmd := exec.CommandContext(t.Context(), sh, "-c", o.HookCommand("SessionStart"))
 	cmd.Env = []string{"PATH=" + t.TempDir()}
 	cmd.Stdin = strings.NewReader(`{"hook_event_name":"SessionStart"}`)
 	out, err := cmd.CombinedOutput()

@@ -41,10 +41,10 @@ func cairnBinary(t *testing.T) string {
 			return
 		}
 		cairnBin = filepath.Join(dir, "cairn")
-		cmd := exec.Command("go", "build", "-o", cairnBin, ".")
+		cmd := exec.CommandContext(t.Context(), "go", "build", "-o", cairnBin, ".")
 		cmd.Dir = testutil.RepoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
-			cairnErr = fmt.Errorf("building cairn: %v\n%s", err, out)
+			cairnErr = fmt.Errorf("building cairn: %w\n%s", err, out)
 		}
 	})
 	if cairnErr != nil {
@@ -107,7 +107,7 @@ func TestKillSync(t *testing.T) {
 	// fall anywhere in [0, 1.2 est].
 	est := map[string]time.Duration{A.name: 4 * time.Second, B.name: 4 * time.Second}
 	run := func(m machine, args ...string) *exec.Cmd {
-		cmd := exec.Command(bin, append([]string{"remote", "sync", "--data", m.data, "--claude-dir", m.claude}, args...)...)
+		cmd := exec.CommandContext(t.Context(), bin, append([]string{"remote", "sync", "--data", m.data, "--claude-dir", m.claude}, args...)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd
 	}
@@ -186,7 +186,7 @@ func TestKillSync(t *testing.T) {
 		// The lock is not held by the dead sync.
 		lk := flock.New(filepath.Join(m.data, "remote", "sync.lock"))
 		if ok, err := lk.TryLock(); err != nil || !ok {
-			ps, _ := exec.Command("sh", "-c", "ls -l /proc/[0-9]*/fd 2>/dev/null | grep -B30 sync.lock | grep -E '^/proc|sync.lock'; ps -ef | grep -E 'cairn|git' | grep -v grep").CombinedOutput()
+			ps, _ := exec.CommandContext(t.Context(), "sh", "-c", "ls -l /proc/[0-9]*/fd 2>/dev/null | grep -B30 sync.lock | grep -E '^/proc|sync.lock'; ps -ef | grep -E 'cairn|git' | grep -v grep").CombinedOutput()
 			t.Fatalf("trial %d: the sync lock is still held after the kill (%v)\n%s", i, err, ps)
 		}
 		lk.Unlock()
@@ -261,7 +261,7 @@ func TestKillSync(t *testing.T) {
 	}
 	t.Logf("both machines: %d sessions, %d memories", len(sessions[A.name]), len(reviewed[A.name]))
 	for _, m := range ms {
-		if out, err := exec.Command("git", "-C", filepath.Join(m.data, "remote", "repo"), "fsck", "--no-progress").CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(t.Context(), "git", "-C", filepath.Join(m.data, "remote", "repo"), "fsck", "--no-progress").CombinedOutput(); err != nil {
 			t.Errorf("%s's clone fails git fsck: %v\n%s", m.name, err, out)
 		}
 	}
@@ -321,10 +321,10 @@ func checkStore(t *testing.T, m machine, when string) {
 // lock file left behind.
 func checkRepo(t *testing.T, url, when string) {
 	t.Helper()
-	if out, err := exec.Command("git", "--git-dir", url, "fsck", "--no-progress", "--strict").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "git", "--git-dir", url, "fsck", "--no-progress", "--strict").CombinedOutput(); err != nil {
 		t.Fatalf("%s: the remote fails git fsck: %v\n%s", when, err, out)
 	}
-	if out, err := exec.Command("git", "--git-dir", url, "rev-parse", "--verify", "refs/heads/main").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "git", "--git-dir", url, "rev-parse", "--verify", "refs/heads/main").CombinedOutput(); err != nil {
 		t.Fatalf("%s: the remote has no main branch: %v\n%s", when, err, out)
 	}
 	filepath.WalkDir(url, func(p string, d os.DirEntry, err error) error {

@@ -145,7 +145,7 @@ func TestResumeLineIsSafeToPaste(t *testing.T) {
 		}
 		quoted := strings.TrimSuffix(strings.TrimPrefix(line, "cd "), " && claude --resume "+id)
 		for _, sh := range shells {
-			out, err := exec.Command(sh, "-c", "printf %s "+quoted).Output()
+			out, err := exec.CommandContext(t.Context(), sh, "-c", "printf %s "+quoted).Output()
 			if err != nil || string(out) != dir {
 				t.Errorf("%s reads %s back as %q (%v), want %q", sh, quoted, out, err, dir)
 			}

@@ -44,10 +44,10 @@ func TestTmpfsFullDiskTrials(t *testing.T) {
 		t.Fatal(err)
 	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
 	}
-	_ = exec.Command("umount", mnt).Run()
+	_ = exec.CommandContext(t.Context(), "umount", mnt).Run()
 	var full, clean, panics, hangs int
 	for i := range trials {
 		// Free space left when the second half starts: 0 to ~6 MB, spread
@@ -90,11 +90,11 @@ type trialStep struct {
 // the sample, leaves `left` bytes free and runs the two steps.
 func tmpfsTrial(t *testing.T, exe, mnt string, left int64) []trialStep {
 	t.Helper()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("mount: %v %s", err, out)
 	}
 	defer func() {
-		if out, err := exec.Command("umount", "-l", mnt).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(t.Context(), "umount", "-l", mnt).CombinedOutput(); err != nil {
 			t.Errorf("umount: %v %s", err, out)
 		}
 	}()

@@ -26,7 +26,7 @@ func project(t *testing.T) (root, demo string) {
 	if err := os.MkdirAll(filepath.Join(demo, "todo-app", "types"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("git", "init", "-q", demo).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "git", "init", "-q", demo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "claude")
