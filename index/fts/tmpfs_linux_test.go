@@ -145,13 +145,22 @@ func runTmpfsChild(t *testing.T, exe, dir, step string, limit time.Duration) tri
 	// goroutine waits, then SIGKILL.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGQUIT) }
 	cmd.WaitDelay = 5 * time.Second
-	out, _ := cmd.CombinedOutput()
+	// The child's answer is its last line on stdout; bleve logs to
+	// stderr, where a panic's stack trace goes too.
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
 	if ctx.Err() != nil {
 		if f := os.Getenv("CAIRN_FULLDISK_DUMP"); f != "" {
-			_ = os.WriteFile(f, out, 0o600)
+			_ = os.WriteFile(f, []byte(stdout.String()+stderr.String()), 0o600)
 		}
 	}
-	return trialStep{step: step, out: string(out), limit: limit, hung: errors.Is(ctx.Err(), context.DeadlineExceeded)}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	out := lines[len(lines)-1]
+	if e := stderr.String(); strings.Contains(e, "panic") || strings.Contains(e, "goroutine ") {
+		out += "\n" + e
+	}
+	return trialStep{step: step, out: out, limit: limit, hung: errors.Is(ctx.Err(), context.DeadlineExceeded)}
 }
 
 // tmpfsChild is the child process of TestTmpfsFullDiskTrials: it indexes
