@@ -85,17 +85,17 @@ func TestVersionFlag(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	head, err := exec.CommandContext(t.Context(), "git", "-C", root, "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Skipf("not a git clone: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "cairn")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
+	build := exec.CommandContext(t.Context(), "go", "build", "-buildvcs=true", "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	out, err := exec.Command(bin, "--version").Output()
+	out, err := exec.CommandContext(t.Context(), bin, "--version").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestVersionFlag(t *testing.T) {
 	if !strings.Contains(string(out), want) || !strings.HasPrefix(string(out), "cairn dev (") {
 		t.Errorf("--version of a build in the clone: %q, want dev and %q", out, want)
 	}
-	j, _ := exec.Command(bin, "version", "--json").Output()
+	j, _ := exec.CommandContext(t.Context(), bin, "version", "--json").Output()
 	if !strings.Contains(string(j), `"commit": "`+strings.TrimSpace(string(head))) {
 		t.Errorf("version --json: %s", j)
 	}
@@ -191,7 +191,7 @@ func TestHelperCairn(t *testing.T) {
 // once the TUI has drawn.
 func startTUI(t *testing.T, env []string, args ...string) (*exec.Cmd, time.Time) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperCairn$", "--"}, args...)...)
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^TestHelperCairn$", "--"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "CAIRN_CLI_HELPER=1"), env...)
 	started := time.Now()
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 100, Rows: 30})
@@ -283,7 +283,7 @@ func TestCtrlZSuspendsTheTUI(t *testing.T) {
 	}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	tmux := func(args ...string) string {
-		out, _ := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
+		out, _ := exec.CommandContext(t.Context(), "tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out)
 	}
 	tmux("new-session", "-d", "-x", "100", "-y", "30", "env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -40,7 +41,8 @@ func (o *Options) page(print func() error) error {
 	if c := strings.TrimSpace(cmdline); c == "" || c == "cat" {
 		return print()
 	}
-	cmd := exec.Command("sh", "-c", cmdline)
+	// Not under a command context: the pager ends when the person quits it.
+	cmd := exec.CommandContext(context.Background(), "sh", "-c", cmdline)
 	cmd.Stdout, cmd.Stderr = f, o.Stderr
 	cmd.Env = os.Environ()
 	if _, ok := os.LookupEnv("LESS"); !ok {
