@@ -382,6 +382,9 @@ func checkStore(ctx context.Context, o *DoctorOptions, st *index.Store, add func
 	s, err := st.Stats(ctx)
 	if err != nil {
 		add(Check{Name: "store", Status: Fail, Detail: err.Error(), Fix: "cairn index (or move the damaged store aside and re-index)"})
+		// What is damaged, and what to do, even when the counts cannot be
+		// read.
+		add(checkIntegrity(ctx, o, st))
 		return
 	}
 	size := s.DBBytes + dirSize(filepath.Join(o.DataDir, "bleve")) + fileSize(filepath.Join(o.DataDir, "vectors.bin"))
