@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ type SessionJSON struct {
 	Partial         bool           `json:"partial"`
 	SourceNote      string         `json:"source_note,omitempty"`
 	SourceExists    bool           `json:"source_exists"`
+	Machine         string         `json:"machine,omitempty"` // the machine it was synced from (cairn remote); absent for this machine's
 }
 
 // TokensJSON is token usage.
@@ -106,7 +108,7 @@ func sessionJSON(s *transcripts.Session) SessionJSON {
 }
 
 func newSessionsCmd(o *Options) *cobra.Command {
-	var project string
+	var project, machine string
 	var days int
 	cmd := &cobra.Command{
 		Use:   "sessions",
@@ -114,36 +116,50 @@ func newSessionsCmd(o *Options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ss []*transcripts.Session
+			var origins map[string]string // session id -> machine, for sessions synced from another
 			err := withStore(cmd.Context(), o, func(st *index.Store) error {
 				f := index.SessionFilter{Project: project}
 				if days > 0 {
 					f.Since = time.Now().AddDate(0, 0, -days)
 				}
 				var err error
-				ss, err = st.Sessions(cmd.Context(), f)
+				if ss, err = st.Sessions(cmd.Context(), f); err != nil {
+					return err
+				}
+				origins, err = st.SessionOrigins(cmd.Context())
 				return err
 			})
 			if err != nil {
 				return err
 			}
+			if machine != "" {
+				ss = slices.DeleteFunc(ss, func(s *transcripts.Session) bool {
+					return origins[s.ID] != machine && !(machine == "local" && origins[s.ID] == "")
+				})
+			}
 			if o.JSON {
 				out := make([]SessionJSON, 0, len(ss))
 				for _, s := range ss {
-					out = append(out, sessionJSON(s))
+					j := sessionJSON(s)
+					j.Machine = origins[s.ID]
+					out = append(out, j)
 				}
 				return writeJSON(o.Stdout, out)
 			}
-			return o.page(func() error { return printSessions(o, ss) })
+			return o.page(func() error { return printSessions(o, ss, origins) })
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "only sessions whose project path contains this text")
 	cmd.Flags().IntVar(&days, "days", 0, "only sessions active in the last N days")
+	cmd.Flags().StringVar(&machine, "machine", "", "only sessions synced from this machine (cairn remote), or local for this machine's")
 	addJSONFlag(cmd, o)
 	addWideFlag(cmd, o)
 	return cmd
 }
 
-func printSessions(o *Options, ss []*transcripts.Session) error {
+// printSessions prints ss as a table; origins marks the sessions synced
+// from another machine (@name before the title).
+func printSessions(o *Options, ss []*transcripts.Session, origins map[string]string) error {
 	if len(ss) == 0 {
 		fmt.Fprintln(o.Stdout, "No sessions found.")
 		return nil
@@ -157,6 +173,9 @@ func printSessions(o *Options, ss []*transcripts.Session) error {
 		title := termtext.Line(s.Title)
 		if l := s.SourceLabel(); l != "" {
 			title = "[" + l + "] " + title
+		}
+		if m := origins[s.ID]; m != "" {
+			title = "@" + termtext.Line(m) + " · " + title
 		}
 		model := "-"
 		if s.MainModel != "" {
