@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -283,7 +284,8 @@ func TestCtrlZSuspendsTheTUI(t *testing.T) {
 	}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	tmux := func(args ...string) string {
-		out, _ := exec.CommandContext(t.Context(), "tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
+		// Not the test's context: the cleanup's kill-server runs after it ends.
+		out, _ := exec.CommandContext(context.Background(), "tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out)
 	}
 	tmux("new-session", "-d", "-x", "100", "-y", "30", "env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i")
