@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -48,8 +49,11 @@ const (
 	mergeBackoff = 250 * time.Millisecond
 )
 
-// freeSpace is diskspace.Free, replaceable in tests.
-var freeSpace = diskspace.Free
+// freeSpaceFn is diskspace.Free, replaceable in tests (atomically: bleve's
+// merger goroutine reads it).
+var freeSpaceFn atomic.Pointer[func(string) (uint64, bool)]
+
+func freeSpace(dir string) (uint64, bool) { return (*freeSpaceFn.Load())(dir) }
 
 // open indexes by scorch instance and by folder, for bleve's callbacks.
 var (
@@ -59,6 +63,8 @@ var (
 )
 
 func init() {
+	free := diskspace.Free
+	freeSpaceFn.Store(&free)
 	scorch.RegistryEventCallbacks[callbackName] = onScorchEvent
 	scorch.RegistryAsyncErrorCallbacks[callbackName] = onScorchError
 }

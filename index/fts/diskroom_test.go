@@ -14,9 +14,10 @@ import (
 // withFree makes the index folder report free bytes of room.
 func withFree(t *testing.T, free uint64) {
 	t.Helper()
-	old := freeSpace
-	freeSpace = func(string) (uint64, bool) { return free, true }
-	t.Cleanup(func() { freeSpace = old })
+	old := freeSpaceFn.Load()
+	f := func(string) (uint64, bool) { return free, true }
+	freeSpaceFn.Store(&f)
+	t.Cleanup(func() { freeSpaceFn.Store(old) })
 }
 
 func TestBatchRefusedWithoutRoom(t *testing.T) {
