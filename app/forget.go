@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/cairn-dev/cairn/transcripts"
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
@@ -43,7 +44,7 @@ func (a *App) Forget(ctx context.Context, project, session string, progress func
 		switch {
 		case err == nil:
 			res.Session = sess.ID
-		case validUUID(session):
+		case transcripts.IsUUID(session):
 			res.Session = strings.ToLower(session) // not stored: the tombstone alone keeps it out
 		default:
 			return res, err
@@ -117,22 +118,4 @@ func (a *App) finishInterruptedForget(ctx context.Context) error {
 		return fmt.Errorf("an interrupted `cairn forget` is being finished, but %w", err)
 	}
 	return nil
-}
-
-// validUUID reports whether s looks like a whole session id.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range strings.ToLower(s) {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case (c < '0' || c > '9') && (c < 'a' || c > 'f'):
-			return false
-		}
-	}
-	return true
 }

@@ -63,7 +63,7 @@ func (s *syncer) pull(ctx context.Context) error {
 		for _, t := range ts {
 			var target index.ForgetTarget
 			switch {
-			case t.Kind == index.TombSession && validSessionID(t.Key):
+			case t.Kind == index.TombSession && transcripts.IsUUID(t.Key):
 				target.Session = strings.ToLower(t.Key)
 			case t.Kind == index.TombPath && filepath.IsAbs(t.Key):
 				target.Project = t.Key
@@ -143,7 +143,7 @@ func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone 
 			continue
 		case imp[sid].Bundle == ms.Bundle:
 			continue
-		case !validSessionID(sid) || !validName(ms.Folder) || len(ms.Bundle) != 64:
+		case !transcripts.IsUUID(sid) || !validName(ms.Folder) || len(ms.Bundle) != 64:
 			s.warn("machines/%s/manifest.json: session %q is not one cairn can read: skipped", m, sid)
 			continue
 		}
@@ -390,22 +390,4 @@ func (s *syncer) dropUnreferenced() error {
 		}
 		return nil
 	})
-}
-
-// validSessionID reports whether s is a session id (a UUID).
-func validSessionID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range strings.ToLower(s) {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case (c < '0' || c > '9') && (c < 'a' || c > 'f'):
-			return false
-		}
-	}
-	return true
 }

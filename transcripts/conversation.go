@@ -24,6 +24,24 @@ type Conversation struct {
 	LineContext bool
 }
 
+// IsUUID reports whether s is a whole session id (a UUID, any case).
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range strings.ToLower(s) {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case (c < '0' || c > '9') && (c < 'a' || c > 'f'):
+			return false
+		}
+	}
+	return true
+}
+
 // MinIDPrefix is the shortest session id prefix accepted.
 const MinIDPrefix = 8
 
