@@ -588,6 +588,14 @@ var errNotObject = errors.New("not a JSON object")
 // shrinkObject rewrites a JSON object member by member (shrinkMember). It
 // fails on anything but a valid object.
 func shrinkObject(raw []byte) (jsontext.Value, error) {
+	out, err := rewriteObject(raw, shrinkMember)
+	return jsontext.Value(out), err
+}
+
+// rewriteObject copies the JSON object raw, each member's value written by
+// write (given the member's name and value). It fails on anything but a
+// valid object.
+func rewriteObject(raw []byte, write func(enc *jsontext.Encoder, name string, val jsontext.Value) error) ([]byte, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var buf bytes.Buffer
 	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
@@ -610,14 +618,14 @@ func shrinkObject(raw []byte) (jsontext.Value, error) {
 		if err := enc.WriteToken(jsontext.String(name)); err != nil {
 			return nil, err
 		}
-		if err := shrinkMember(enc, name, val); err != nil {
+		if err := write(enc, name, val); err != nil {
 			return nil, err
 		}
 	}
 	if err := enc.WriteToken(jsontext.EndObject); err != nil {
 		return nil, err
 	}
-	return jsontext.Value(bytes.TrimSpace(buf.Bytes())), nil
+	return bytes.TrimSpace(buf.Bytes()), nil
 }
 
 // shrinkMember writes the value of member name: long strings cut (cutMember),
@@ -783,39 +791,10 @@ func wholeInput(name string, input []byte, text string) []byte {
 // setMember is the JSON object raw with member name's value replaced by
 // the string v.
 func setMember(raw []byte, name, v string) ([]byte, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	var buf bytes.Buffer
-	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, errNotObject
-	}
-	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
-		return nil, err
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		key := tok.String()
-		val, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		if err := enc.WriteToken(jsontext.String(key)); err != nil {
-			return nil, err
-		}
+	return rewriteObject(raw, func(enc *jsontext.Encoder, key string, val jsontext.Value) error {
 		if key == name {
-			err = enc.WriteToken(jsontext.String(v))
-		} else {
-			err = enc.WriteValue(val)
+			return enc.WriteToken(jsontext.String(v))
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := enc.WriteToken(jsontext.EndObject); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
+		return enc.WriteValue(val)
+	})
 }
