@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newAskCmd) }
-
 func newAskCmd(o *Options) *cobra.Command {
 	var project string
 	var noModel bool

@@ -11,11 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newBackupCmd)
-	register(newRestoreCmd)
-}
-
 func newBackupCmd(o *Options) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{

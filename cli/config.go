@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newConfigCmd) }
-
 func newConfigCmd(o *Options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newDoctorCmd) }
-
 func newDoctorCmd(o *Options) *cobra.Command {
 	var full bool
 	cmd := &cobra.Command{

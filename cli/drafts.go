@@ -16,8 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newDraftsCmd) }
-
 func newDraftsCmd(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "drafts",

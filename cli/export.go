@@ -12,11 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newExportCmd)
-	register(newImportCmd)
-}
-
 func newExportCmd(o *Options) *cobra.Command {
 	var format, output, project string
 	var sessions bool

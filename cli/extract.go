@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newExtractCmd) }
-
 func newExtractCmd(o *Options) *cobra.Command {
 	var session, since string
 	var dry, noNative, noSummaries bool
@@ -84,8 +82,6 @@ model cannot be used the built-in extractor is used and a notice says why.`,
 	addJSONFlag(cmd, o)
 	return cmd
 }
-
-func init() { register(newSummaryCmd) }
 
 func newSummaryCmd(o *Options) *cobra.Command {
 	var store bool

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newForgetCmd) }
-
 func newForgetCmd(o *Options) *cobra.Command {
 	var project, session string
 	cmd := &cobra.Command{

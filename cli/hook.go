@@ -6,8 +6,6 @@ import (
 	"github.com/cairn-dev/cairn/hook"
 )
 
-func init() { register(newHookCmd) }
-
 func newHookCmd(o *Options) *cobra.Command {
 	var background, session string
 	cmd := &cobra.Command{

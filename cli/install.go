@@ -13,11 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newInstallCmd)
-	register(newUninstallCmd)
-}
-
 // installOptions resolves where cairn is installed for a scope.
 func installOptions(o *Options, scope string, dry bool) (install.Options, error) {
 	claude, err := o.ResolveClaudeDir()

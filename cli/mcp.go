@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newMCPCmd) }
-
 func newMCPCmd(o *Options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",

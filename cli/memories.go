@@ -19,8 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newMemoriesCmd) }
-
 // parseTypes reads a comma-separated list of memory types (a usage error
 // names the bad one and the valid ones).
 func parseTypes(list string) ([]memories.Type, error) {

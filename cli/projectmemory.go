@@ -16,11 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newSyncCmd)
-	register(newSynthesizeCmd)
-}
-
 func newSyncCmd(o *Options) *cobra.Command {
 	var project, target string
 	var dry, all bool

@@ -16,11 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(newRememberCmd)
-	register(newRecallCmd)
-}
-
 // currentProject is the project the slash commands act on: the git
 // repository (index.ProjectOf) of Claude Code's launch root
 // ($CLAUDE_PROJECT_DIR), else of the working directory.

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newRemoteCmd) }
-
 // newRemoteCmd is `cairn remote`: sync sessions and reviewed memories
 // between machines through a git repository the user owns (the remote
 // package; docs/remote.md).

@@ -65,6 +65,7 @@ cairn --demo to try it on bundled sample sessions.`,
 	root.SetOut(o.Stdout)
 	root.SetErr(o.Stderr)
 	root.SetIn(o.Stdin)
+	// Every command, in one list (help sorts them by name).
 	root.AddCommand(
 		newProjectsCmd(o),
 		newSessionsCmd(o),
@@ -72,10 +73,29 @@ cairn --demo to try it on bundled sample sessions.`,
 		newIndexCmd(o),
 		newSearchCmd(o),
 		newVersionCmd(o),
+		newAskCmd(o),
+		newBackupCmd(o),
+		newRestoreCmd(o),
+		newConfigCmd(o),
+		newDoctorCmd(o),
+		newDraftsCmd(o),
+		newExportCmd(o),
+		newImportCmd(o),
+		newExtractCmd(o),
+		newSummaryCmd(o),
+		newForgetCmd(o),
+		newHookCmd(o),
+		newInstallCmd(o),
+		newUninstallCmd(o),
+		newMCPCmd(o),
+		newMemoriesCmd(o),
+		newSyncCmd(o),
+		newSynthesizeCmd(o),
+		newRememberCmd(o),
+		newRecallCmd(o),
+		newRemoteCmd(o),
+		newStatsCmd(o),
 	)
-	for _, f := range registered {
-		root.AddCommand(f(o))
-	}
 	addTUI(root, o) // cairn with no command opens the TUI (cli/tui.go)
 	_ = root.PersistentFlags().SetAnnotation("color", annChoices, []string{colorAuto, colorAlways, colorNever})
 	completeFlags(root)
@@ -111,14 +131,6 @@ func groupCommands(c *cobra.Command) {
 		groupCommands(sub)
 	}
 }
-
-// registered holds the constructors of commands that register themselves
-// from their own file (register in an init function), so each front end
-// (memories, hooks, MCP, TUI) owns one file and root.go stays small.
-var registered []func(o *Options) *cobra.Command
-
-// register adds a command constructor to the tree every NewRoot builds.
-func register(f func(o *Options) *cobra.Command) { registered = append(registered, f) }
 
 // annFailOpen marks a command that exits 0 whatever goes wrong (the hook
 // handler: Claude Code takes exit 2 for "block the prompt").

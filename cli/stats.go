@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newStatsCmd) }
-
 func newStatsCmd(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats",
