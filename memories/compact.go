@@ -44,12 +44,20 @@ func compactCandidates(e index.MemEntry, add func(candidate)) {
 		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) {
 			continue
 		}
-		if m := lintHead.FindStringSubmatch(content); it.errors && m != nil {
+		linter, lintItem := "", false
+		if m := lintHead.FindStringSubmatch(content); m != nil {
+			linter, lintItem = m[1], true
+		} else if l := summaryLinter(e.Text); l != "" && bareLimit.MatchString(content) {
+			// "Cyclomatic complexity (13 > 9) in `f/2`: …" in a summary
+			// that names one linter is that linter's complaint.
+			linter, lintItem, content = l, true, l+" "+content
+		}
+		if it.errors && lintItem {
 			// A linter's complaint, fixed in passing, teaches its limit:
 			// said the same way every time, so sessions agree on it.
-			if limit, ok := lintLimit(content, m[1]); ok {
+			if limit, ok := lintLimit(content, linter); ok {
 				add(candidate{typ: Pattern, content: limit, importance: 3, uuids: []string{e.UUID},
-					rule: "compact:lint-limit", tags: []string{strings.ToLower(m[1])}})
+					rule: "compact:lint-limit", tags: []string{strings.ToLower(linter)}})
 			}
 			continue
 		}
@@ -66,6 +74,28 @@ var unsettled = lazyRE(`(?i)^(current|unsolved|unresolved|blocking|blocked|pendi
 
 // lintHead is an item about a style linter's complaint; group 1 names it.
 var lintHead = lazyRE(`(?i)^(?:[a-z ]{0,20}\b)?(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|prettier|black|markdownlint|biome|stylelint|ktlint|swiftlint)\b[^:]{0,120}?(:|→|->|—)`)
+
+// bareLimit is an item that opens on a check's name and its limit, with
+// no linter named: "Cyclomatic complexity (13 > 9) in `tool_call/2`: …".
+var bareLimit = lazyRE(`^[A-Za-z][A-Za-z -]{3,40}\(\s*\d+\s*>\s*(max\s*)?\d+\s*\)[^:]{0,80}:`)
+
+// linterName finds the linters lintHead knows anywhere in a text.
+var linterName = lazyRE(`(?i)\b(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|markdownlint|biome|stylelint|ktlint|swiftlint)\b`)
+
+// summaryLinter is the one linter a compaction summary names (as first
+// written), or "" when it names none or several.
+func summaryLinter(text string) string {
+	name := ""
+	for _, m := range linterName.FindAllStringSubmatch(text, -1) {
+		switch {
+		case name == "":
+			name = m[1]
+		case !strings.EqualFold(name, m[1]):
+			return ""
+		}
+	}
+	return name
+}
 
 // limitNum is the limit in a linter's complaint: "(4 > max 2)", "max 2",
 // "(10 > 9)".

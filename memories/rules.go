@@ -270,7 +270,15 @@ func (cs *candidateSet) add(c candidate) {
 	toks, _ := tokens(c.content)
 	for i := range cs.out {
 		if cs.out[i].content == c.content || sameFinding(cs.toks[i], toks) {
-			cs.out[i].uuids = uniq(append(cs.out[i].uuids, c.uuids...))
+			// One finding said twice (Claude's sentence, then the
+			// compaction summary's item stating its cause and fix):
+			// keep the fuller statement, the one with more words,
+			// which holds most of the other's.
+			uuids := uniq(append(cs.out[i].uuids, c.uuids...))
+			if len(toks) > len(cs.toks[i]) {
+				cs.out[i], cs.toks[i] = c, toks
+			}
+			cs.out[i].uuids = uuids
 			return
 		}
 	}
