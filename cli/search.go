@@ -27,6 +27,9 @@ type SearchResultJSON struct {
 	Score     float64    `json:"score"`
 	Title     string     `json:"title"`
 	Snippet   string     `json:"snippet"`
+	// Machine is the machine the session was synced from (cairn remote);
+	// absent for this machine's.
+	Machine string `json:"machine,omitempty"`
 	// Match: "words" (holds the query's words), "prefix" (only longer
 	// words starting as the last query word, with --prefix), "typo" (the
 	// query as typed found nothing: holds its words with near spellings,
@@ -100,6 +103,7 @@ func newSearchCmd(o *Options) *cobra.Command {
 	f.StringVar(&q.Mode, "mode", "hybrid", "hybrid, text or vector")
 	f.StringVar(&sf.project, "project", "", "only this project (path or part of it)")
 	f.StringVar(&q.Session, "session", "", "only this session id")
+	f.StringVar(&q.Machine, "machine", "", "only sessions synced from this machine (cairn remote), or local for this machine's")
 	f.StringVar(&sf.since, "since", "", "only results after this: 7d, 24h, 2w, or a date (2026-03-01)")
 	f.StringVar(&sf.until, "until", "", "only results before this (same forms as --since)")
 	f.StringVar(&sf.kind, "kind", "all", "messages, summaries, memories or all (comma-separated)")
@@ -181,7 +185,11 @@ func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project st
 		return nil, err
 	}
 	defer sr.Close()
-	return sr.Search(ctx, *q)
+	resp, err := sr.Search(ctx, *q)
+	if errors.Is(err, index.ErrNoMachine) {
+		return nil, usageError{err}
+	}
+	return resp, err
 }
 
 // refreshBeforeSearch indexes what is new first (everything, with
@@ -240,7 +248,8 @@ func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
 		TookMs: float64(resp.Took.Microseconds()) / 1000, Results: []SearchResultJSON{}}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, SearchResultJSON{Kind: r.Kind, SessionID: r.SessionID, Project: r.Project,
-			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match, Relevance: r.Relevance})
+			UUID: r.UUID, Role: r.Role, Timestamp: timePtr(r.Timestamp), Score: r.Score, Title: r.Title, Snippet: r.Snippet, Match: r.Match, Relevance: r.Relevance,
+			Machine: r.Machine})
 	}
 	out.PartialHidden, out.Corrected = resp.Partial, resp.Corrected
 	if len(out.Results) == 0 {
@@ -272,6 +281,9 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 		title := r.Title
 		if title == "" {
 			title = "(untitled)"
+		}
+		if r.Machine != "" {
+			title = "@" + r.Machine + " · " + title // as cairn sessions marks it
 		}
 		arch := ""
 		if r.Archived {

@@ -127,6 +127,9 @@ func NoMatchesHint(q SearchQuery) string {
 	if len(q.Projects) > 0 || q.Session != "" {
 		tries = append(tries, "every project")
 	}
+	if q.Machine != "" {
+		tries = append(tries, "every machine")
+	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		tries = append(tries, "a wider time range")
 	}

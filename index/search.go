@@ -64,8 +64,14 @@ type SearchQuery struct {
 	// full one. Without it they are left out and counted in
 	// SearchResponse.Partial.
 	Partial bool
+	// Machine keeps the sessions synced from that machine (`cairn
+	// remote`), or MachineLocal this machine's own; "" every machine
+	// (search_machine.go).
+	Machine string
 	// corrected: this is the typo fallback's second search.
 	corrected bool
+	// machines is Machine resolved against the store (Search sets it).
+	machines *machineScope
 }
 
 // SearchDefaults are the ranking settings every front end's queries get
@@ -119,6 +125,9 @@ type SearchResult struct {
 	Snippet   string
 	Subagent  bool
 	Archived  bool
+	// Machine is the machine the session was synced from (`cairn
+	// remote`), "" for this machine's.
+	Machine string
 	// Match is how it matches the query: MatchWords, MatchPrefix,
 	// MatchPartial (some of the words, fewer than the rule asks; only
 	// with SearchQuery.Partial) or MatchMeaning (no shared word; shown
@@ -207,6 +216,9 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	}
 	resp, err := sr.newResponse(q.Mode)
 	if err != nil {
+		return nil, err
+	}
+	if q.machines, err = sr.Store.scopeMachine(ctx, q.Machine); err != nil {
 		return nil, err
 	}
 	filter, err := q.ftsFilter()
@@ -520,6 +532,7 @@ func (q *SearchQuery) results(fused []Scored, docs map[string]*hit, match map[st
 		out = append(out, SearchResult{
 			Kind: publicKind(d.Kind), SessionID: d.Session, Project: d.Project, UUID: d.UUID, Role: d.Role,
 			Block: d.Block, Timestamp: d.Time, Score: f.Score, Title: d.Title, Subagent: d.Subagent, Archived: d.Archived,
+			Machine: q.machines.of(d.Session),
 			Snippet: ftsapi.Snippet(d.Text, terms, 160, q.Highlight), Match: cmp.Or(match[f.ID], MatchMeaning),
 			Relevance: rel[f.ID],
 		})
@@ -575,6 +588,7 @@ func (q *SearchQuery) ftsFilter() (ftsapi.Filter, error) {
 	if q.Session != "" {
 		f.Sessions = []string{q.Session}
 	}
+	q.machines.narrow(&f, q.Session)
 	if q.NoThinking {
 		f.ExcludeBlocks = append(f.ExcludeBlocks, "thinking", "redacted_thinking")
 	}
@@ -596,7 +610,7 @@ func (q *SearchQuery) acceptsSource(d *hit) bool {
 	if !allows(kinds, d.Kind) || !allows(q.Projects, d.Project) || !allows(q.Roles, d.Role) {
 		return false
 	}
-	if q.Session != "" && d.Session != q.Session {
+	if q.Session != "" && d.Session != q.Session || !q.machines.accepts(d.Session) {
 		return false
 	}
 	return q.Subagents == nil || *q.Subagents == d.Subagent

@@ -73,6 +73,9 @@ func assemble(b built, f Filter) query.Query {
 	for _, blk := range f.ExcludeBlocks {
 		not = append(not, term(fieldBlock, blk, 1))
 	}
+	for _, sid := range f.ExcludeSessions {
+		not = append(not, term(fieldSession, sid, 1))
+	}
 	q := query.NewBooleanQuery(must, should, not)
 	if fq := filterQuery(f); fq != nil {
 		q.AddFilter(fq)

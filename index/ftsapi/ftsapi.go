@@ -42,6 +42,9 @@ type Filter struct {
 	Blocks        []string
 	Subagents     *bool     // nil: both; otherwise only docs with that value
 	Since, Until  time.Time // inclusive bounds on Doc.Time, widened to whole hours (callers filter exactly)
+
+	// ExcludeSessions leaves these sessions' documents out.
+	ExcludeSessions []string
 }
 
 // Hit is one result: the document ID and its BM25 score.
