@@ -163,8 +163,11 @@ func (k KeyMap) FullHelp() []keyGroup {
 			both(l.Top, l.Bottom, "g/G", "top, bottom"), k.Open, k.Filter}},
 	}
 	for _, s := range paneRegistry {
-		if s.helpKeys != nil {
-			groups = append(groups, keyGroup{s.name, s.helpKeys(&k)})
+		if s.helpKeys == nil {
+			continue
+		}
+		if bs := s.helpKeys(&k); len(bs) > 0 {
+			groups = append(groups, keyGroup{s.name, bs})
 		}
 	}
 	return append(groups, keyGroup{"Editor", []key.Binding{k.Save, k.Cancel}})
