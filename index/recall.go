@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -25,11 +26,20 @@ const recallCandidates = 20
 // end uses (MCP memory_recall, `cairn recall` behind /recall). mode is the
 // search mode used (hybrid, or text while no embedder is ready).
 func (sr *Searcher) RecallSessions(ctx context.Context, queries, projects []string, n int) (found []RecalledSession, mode string, err error) {
+	return sr.RecallSessionsOf(ctx, queries, projects, "", n)
+}
+
+// RecallSessionsOf is RecallSessions of one machine's sessions: machine
+// is SearchQuery.Machine (a machine's name, MachineLocal, or "" for all).
+func (sr *Searcher) RecallSessionsOf(ctx context.Context, queries, projects []string, machine string, n int) (found []RecalledSession, mode string, err error) {
 	var lists [][]string
 	best := map[string]SearchResult{}
 	for _, q := range queries {
-		resp, err := sr.Search(ctx, SearchQuery{Text: q, Limit: recallCandidates, Projects: projects,
+		resp, err := sr.Search(ctx, SearchQuery{Text: q, Limit: recallCandidates, Projects: projects, Machine: machine,
 			GroupBySession: true, Kinds: []string{"messages"}, NoThinking: true, Partial: true})
+		if errors.Is(err, ErrNoMachine) {
+			return nil, mode, err
+		}
 		if err != nil {
 			return nil, mode, fmt.Errorf("searching for %q: %w", q, err)
 		}

@@ -36,6 +36,7 @@ type RecallIn struct {
 	Query        string   `json:"query" jsonschema:"what to look for: words, identifiers, error messages or a description"`
 	Project      string   `json:"project,omitempty" jsonschema:"only sessions of this project (its path, or part of it)"`
 	Alternatives []string `json:"alternatives,omitempty" jsonschema:"up to 4 rephrasings of the query (synonyms, likely identifiers); their rankings are fused with the query's"`
+	Machine      string   `json:"machine,omitempty" jsonschema:"only sessions synced from this machine by cairn remote (its name), or local for this machine's own"`
 }
 
 type RecallResult struct {
@@ -46,6 +47,7 @@ type RecallResult struct {
 	Relevance float64 `json:"relevance" jsonschema:"0..1 on a fixed scale, the same for every query: the share of the query's information (its words, the rare ones above all) the excerpt holds, best over the query and its alternatives; for a match by meaning alone, its closeness in meaning"`
 	Excerpt   string  `json:"excerpt" jsonschema:"the best matching text of the session"`
 	EntryUUID string  `json:"entry_uuid,omitempty" jsonschema:"the matching entry: pass it to session_read as around_uuid"`
+	Machine   string  `json:"machine,omitempty" jsonschema:"the machine the session ran on, when it was synced from another (cairn remote): it cannot be resumed here"`
 	Match     string  `json:"match" jsonschema:"words: the excerpt has (most of) the query's words; partial: only some of them (weak evidence: its relevance says how much); typo: nothing matched as typed, the excerpt has the words spelled nearly so; meaning: none of them, but close in meaning (weaker evidence)"`
 }
 
@@ -78,7 +80,10 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		return nil, out, toolError("searching failed: %v", err)
 	}
 	defer sr.Close()
-	found, mode, err := sr.RecallSessions(ctx, queries, projects, maxRecall)
+	found, mode, err := sr.RecallSessionsOf(ctx, queries, projects, in.Machine, maxRecall)
+	if errors.Is(err, index.ErrNoMachine) {
+		return nil, out, toolError("%v: pass one of those as machine, or leave it out for every machine", err)
+	}
 	if err != nil {
 		return nil, out, toolError("%v", err)
 	}
@@ -92,7 +97,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		out.Results = append(out.Results, RecallResult{
 			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
 			Timestamp: rfc3339(r.Timestamp), Relevance: r.Relevance,
-			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID, Match: r.Match,
+			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID, Match: r.Match, Machine: r.Machine,
 		})
 	}
 	if len(out.Results) == 0 {
