@@ -29,6 +29,9 @@ func TestBadInput(t *testing.T) {
 	if _, err := remote.Sync(ctx, A.paths(), remote.Options{}); !errors.Is(err, remote.ErrNotConfigured) {
 		t.Errorf("sync before init: %v, want ErrNotConfigured", err)
 	}
+	if _, configured, err := remote.ReadOutcome(A.data); configured || err != nil {
+		t.Errorf("status before init: configured %v, %v", configured, err)
+	}
 	t.Run("no git", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		_, err := remote.Init(ctx, A.data, url, "laptop")
@@ -63,6 +66,21 @@ func TestBadInput(t *testing.T) {
 		if st.LastError == "" {
 			t.Errorf("the status does not keep the error")
 		}
+		// status.json, what the TUI's status bar reads, says so too.
+		o, configured, err := remote.ReadOutcome(B.data)
+		if err != nil || !configured || !o.Failed() || !strings.Contains(o.LastError, "cannot reach the remote") || o.LastErrorAt.IsZero() {
+			t.Errorf("status.json after a failed sync: %+v, %v, %v", o, configured, err)
+		}
+	})
+	t.Run("no git at sync", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		if _, err := remote.Sync(ctx, A.paths(), remote.Options{}); !errors.Is(err, remote.ErrNoGit) {
+			t.Fatalf("sync without git: %v", err)
+		}
+		o, _, _ := remote.ReadOutcome(A.data)
+		if !o.Failed() || !strings.Contains(o.LastError, "git is not installed") || o.LastSync.IsZero() || o.Last == nil {
+			t.Errorf("status.json after a sync without git (the last good sync kept): %+v", o)
+		}
 	})
 	t.Run("locked", func(t *testing.T) {
 		l := flock.New(filepath.Join(B.data, "remote", "sync.lock"))
@@ -91,6 +109,9 @@ func TestBadInput(t *testing.T) {
 	git(t, work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "damage")
 	git(t, work, "push", "-q", "origin", "HEAD:main")
 	rb := B.sync(t)
+	if o, _, _ := remote.ReadOutcome(B.data); o.Failed() || o.LastSync.IsZero() || o.Last == nil || o.Last.PulledSessions != rb.PulledSessions {
+		t.Errorf("status.json after a good sync: %+v", o)
+	}
 	if len(rb.Warnings) == 0 || !strings.Contains(strings.Join(rb.Warnings, "\n"), "sessions/") {
 		t.Errorf("B's sync over a damaged bundle warns %q", rb.Warnings)
 	}

@@ -17,7 +17,7 @@
 //
 // Locally, under the data dir's remote/ folder: remote.json (the URL and
 // this machine's name), state.json (what was imported, the memories' last
-// synced versions, the last sync), repo/ (the clone) and imports/<name>/
+// synced versions), status.json (how the last sync ended), repo/ (the clone) and imports/<name>/
 // (other machines' sessions laid out like a Claude config dir and indexed
 // like one; index.ImportsDir).
 package remote
@@ -31,7 +31,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 )
 
 // Config is remote.json: what `cairn remote init` set.
@@ -116,11 +115,6 @@ type state struct {
 	// Quiet: sessions removed because their machine stopped pushing them
 	// (opted out or forgotten there); their tombstones are not published.
 	Quiet map[string]bool `json:"quiet,omitempty"`
-
-	LastSync    time.Time `json:"last_sync,omitzero"`
-	LastError   string    `json:"last_error,omitempty"`
-	LastErrorAt time.Time `json:"last_error_at,omitzero"`
-	Last        *Result   `json:"last,omitempty"`
 }
 
 type imported struct {
@@ -189,13 +183,10 @@ func writeAtomic(path string, b []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Status is what `cairn remote status` and the TUI show.
+// Status is what `cairn remote status` shows.
 type Status struct {
-	Config      Config    `json:"config"`
-	LastSync    time.Time `json:"last_sync,omitzero"`
-	LastError   string    `json:"last_error,omitempty"`
-	LastErrorAt time.Time `json:"last_error_at,omitzero"`
-	Last        *Result   `json:"last,omitempty"`
+	Config Config `json:"config"`
+	Outcome
 	// Machines are the other machines imported from, and their sessions.
 	Machines map[string]int `json:"machines"`
 }
@@ -211,7 +202,11 @@ func ReadStatus(dataDir string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	s := Status{Config: c, LastSync: st.LastSync, LastError: st.LastError, LastErrorAt: st.LastErrorAt, Last: st.Last, Machines: map[string]int{}}
+	o, _, err := ReadOutcome(dataDir)
+	if err != nil {
+		return Status{}, err
+	}
+	s := Status{Config: c, Outcome: o, Machines: map[string]int{}}
 	for m, ss := range st.Imported {
 		s.Machines[m] = len(ss)
 	}

@@ -106,9 +106,6 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		return res, err
 	}
 	res.Machine = c.Machine
-	if err := checkGit(); err != nil {
-		return res, err
-	}
 	if err := os.MkdirAll(Dir(dataDir), 0o700); err != nil {
 		return res, index.WritableError(dataDir, err)
 	}
@@ -127,18 +124,16 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	}
 	defer func() {
 		res.Duration = time.Since(start)
-		if err != nil {
-			st.LastError, st.LastErrorAt = err.Error(), time.Now().UTC()
-		} else {
-			st.LastError, st.LastErrorAt = "", time.Time{}
-			st.LastSync = time.Now().UTC()
-			r := res
-			st.Last = &r
-		}
 		if serr := st.save(dataDir); serr != nil && err == nil {
 			err = serr
 		}
+		if rerr := record(dataDir, res, err); rerr != nil && err == nil {
+			err = rerr
+		}
 	}()
+	if err := checkGit(); err != nil {
+		return res, err
+	}
 	if o.IndexFirst {
 		if _, err := os.Stat(filepath.Join(a.Paths.ClaudeDir, "projects")); err == nil {
 			o.Progress("reading this machine's new transcripts")
