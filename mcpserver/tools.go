@@ -261,6 +261,7 @@ type ReadIn struct {
 	SessionID  string `json:"session_id" jsonschema:"the session id (8+ characters of it are enough)"`
 	AroundUUID string `json:"around_uuid,omitempty" jsonschema:"centre the excerpt on this entry (entry_uuid from memory_recall)"`
 	Offset     int    `json:"offset,omitempty" jsonschema:"start at this entry index instead (from next_offset)"`
+	AgentID    string `json:"agent_id,omitempty" jsonschema:"read this subagent's thread instead of the main one (agent_id from an earlier session_read)"`
 }
 
 type ReadEntry struct {
@@ -276,6 +277,9 @@ type ReadOut struct {
 	Project      string      `json:"project"`
 	Title        string      `json:"title"`
 	Start        string      `json:"start"`
+	// AgentID: the excerpt is this subagent's thread (around_uuid was one
+	// of its entries); pass it back with next_offset to read on.
+	AgentID      string      `json:"agent_id,omitempty" jsonschema:"set when the excerpt is a subagent's thread, not the main conversation: pass it with offset to read on"`
 	TotalEntries int         `json:"total_entries"`
 	Entries      []ReadEntry `json:"entries"`
 	NextOffset   int         `json:"next_offset,omitempty" jsonschema:"pass as offset to read on; absent at the end"`
@@ -297,14 +301,44 @@ func (s *Server) sessionRead(ctx context.Context, _ *mcp.CallToolRequest, in Rea
 		return nil, out, toolError("cannot read session %s: %v (memory_recall and memory_timeline list session ids)", id, err)
 	}
 	out.SessionID, out.Project, out.Title, out.Start = c.Session.ID, c.Session.ProjectPath, clip(c.Session.Title, maxSummaryChars), rfc3339(c.Session.Start)
-	all := readEntries(c.Entries)
-	out.TotalEntries = len(all)
+	thread, err := readThread(c, in)
+	if err != nil {
+		return nil, out, err
+	}
+	all := readEntries(c.Agents[thread])
+	if thread == "" {
+		all = readEntries(c.Entries)
+	}
+	out.AgentID, out.TotalEntries = thread, len(all)
 	start, err := readStart(all, in, c.Session.ID)
 	if err != nil {
 		return nil, out, err
 	}
 	out.Entries, out.NextOffset, out.Truncated = readPage(all, start)
 	return nil, out, nil
+}
+
+// readThread is which thread of the session an excerpt reads: the
+// subagent in.AgentID names, the one holding in.AroundUUID when the main
+// thread does not (memory_recall's best entry may be a subagent's), or ""
+// for the main thread.
+func readThread(c *transcripts.Conversation, in ReadIn) (string, error) {
+	if in.AgentID != "" {
+		if _, ok := c.Agents[in.AgentID]; !ok {
+			return "", toolError("session %s has no subagent %s: call session_read without agent_id to read the main conversation", c.Session.ID, in.AgentID)
+		}
+		return in.AgentID, nil
+	}
+	has := func(e transcripts.Entry) bool { return e.UUID == in.AroundUUID }
+	if in.AroundUUID == "" || slices.ContainsFunc(c.Entries, has) {
+		return "", nil
+	}
+	for agent, entries := range c.Agents {
+		if slices.ContainsFunc(entries, has) {
+			return agent, nil
+		}
+	}
+	return "", nil
 }
 
 // readEntries are the session's entries that have text, numbered.
