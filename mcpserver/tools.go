@@ -273,10 +273,10 @@ type ReadEntry struct {
 }
 
 type ReadOut struct {
-	SessionID    string      `json:"session_id"`
-	Project      string      `json:"project"`
-	Title        string      `json:"title"`
-	Start        string      `json:"start"`
+	SessionID string `json:"session_id"`
+	Project   string `json:"project"`
+	Title     string `json:"title"`
+	Start     string `json:"start"`
 	// AgentID: the excerpt is this subagent's thread (around_uuid was one
 	// of its entries); pass it back with next_offset to read on.
 	AgentID      string      `json:"agent_id,omitempty" jsonschema:"set when the excerpt is a subagent's thread, not the main conversation: pass it with offset to read on"`
