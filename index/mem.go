@@ -9,6 +9,8 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json"
+
+	"github.com/cairn-dev/cairn/memtype"
 )
 
 // This file and the other mem*.go files hold the SQL of the memories
@@ -33,37 +35,34 @@ const (
 const memGenKey = "mem.gen"
 
 // MemLink is a link from one memory to another.
-type MemLink struct {
-	Kind   string `json:"kind"`
-	Target string `json:"target"`
-}
+type MemLink = memtype.Link
 
 // MemRow is one stored memory.
 type MemRow struct {
-	ID            string    `json:"id"`
-	Project       string    `json:"project"`
-	Type          string    `json:"type"`
-	Content       string    `json:"content"`
-	Tags          []string  `json:"tags"`
-	Importance    int       `json:"importance"`
-	Status        string    `json:"status"`
-	SourceSession string    `json:"source_session"`
-	SourceUUIDs   []string  `json:"source_uuids"`
-	Origin        string    `json:"origin"`
-	Created       time.Time `json:"created"`
-	Updated       time.Time `json:"updated"`
-	AccessCount   int       `json:"access_count"`
-	LastAccess    time.Time `json:"last_access"`
-	Injected      int       `json:"injected"`
-	Used          int       `json:"used"`
-	Links         []MemLink `json:"links"`
+	ID            string         `json:"id"`
+	Project       string         `json:"project"`
+	Type          memtype.Type   `json:"type"`
+	Content       string         `json:"content"`
+	Tags          []string       `json:"tags"`
+	Importance    int            `json:"importance"`
+	Status        memtype.Status `json:"status"`
+	SourceSession string         `json:"source_session"`
+	SourceUUIDs   []string       `json:"source_uuids"`
+	Origin        string         `json:"origin"`
+	Created       time.Time      `json:"created"`
+	Updated       time.Time      `json:"updated"`
+	AccessCount   int            `json:"access_count"`
+	LastAccess    time.Time      `json:"last_access"`
+	Injected      int            `json:"injected"`
+	Used          int            `json:"used"`
+	Links         []MemLink      `json:"links"`
 }
 
 // MemFilter selects memories; zero values select everything.
 type MemFilter struct {
 	IDs           []string
-	Statuses      []string
-	Types         []string
+	Statuses      []memtype.Status
+	Types         []memtype.Type
 	Project       string // exact project path
 	IncludeGlobal bool   // with Project: also project ''
 	Limit         int
@@ -212,6 +211,15 @@ func (m MemStore) Save(ctx context.Context, rows ...*MemRow) error {
 	})
 }
 
+// strs is vals as plain strings (what the driver binds).
+func strs[T ~string](vals []T) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
+}
+
 // sql is the filter's query and its arguments.
 func (f MemFilter) sql() (string, []any) {
 	q := `SELECT ` + memCols + ` FROM memories WHERE 1=1`
@@ -226,8 +234,8 @@ func (f MemFilter) sql() (string, []any) {
 		}
 	}
 	in("id", f.IDs)
-	in("status", f.Statuses)
-	in("type", f.Types)
+	in("status", strs(f.Statuses))
+	in("type", strs(f.Types))
 	if f.Project != "" {
 		if f.IncludeGlobal {
 			q += ` AND project IN (?, '')`
@@ -431,15 +439,15 @@ func (m MemStore) Touch(ctx context.Context, ids []string, now time.Time) error 
 }
 
 // MemStatusCounts counts memories by status.
-func (m MemStore) StatusCounts(ctx context.Context) (map[string]int, int, error) {
+func (m MemStore) StatusCounts(ctx context.Context) (map[memtype.Status]int, int, error) {
 	s := m.s
-	out := map[string]int{}
+	out := map[memtype.Status]int{}
 	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM memories GROUP BY status`)
 	if err != nil {
 		return nil, 0, s.wrap(err)
 	}
 	for rows.Next() {
-		var st string
+		var st memtype.Status
 		var n int
 		if err := rows.Scan(&st, &n); err != nil {
 			rows.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"github.com/cairn-dev/cairn/memtype"
 	"time"
 )
 
@@ -13,10 +14,10 @@ import (
 type Fingerprint struct {
 	Memory  string // the deleted memory's id
 	Project string
-	Type    string
-	Neg     bool     // phrased negatively
-	Tokens  []uint32 // sorted hashes of its content words
-	Status  string   // rejected or superseded
+	Type    memtype.Type
+	Neg     bool           // phrased negatively
+	Tokens  []uint32       // sorted hashes of its content words
+	Status  memtype.Status // rejected or superseded
 	Created time.Time
 }
 

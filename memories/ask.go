@@ -29,7 +29,7 @@ type AskOptions struct {
 // a session summary or an excerpt of a session.
 type Evidence struct {
 	Kind      string    `json:"kind"`             // memory, summary, excerpt
-	Status    string    `json:"status,omitempty"` // a memory's: approved, or pending (unreviewed: labelled, see Label)
+	Status    Status    `json:"status,omitempty"` // a memory's: approved, or pending (unreviewed: labelled, see Label)
 	Ref       string    `json:"ref"`              // what to cite: the memory id, or "s:" and the session id
 	SessionID string    `json:"session_id,omitempty"`
 	Project   string    `json:"project,omitempty"`
@@ -172,7 +172,7 @@ func (s *Service) evidence(ctx context.Context, question string, o AskOptions) (
 		return nil, "", err
 	}
 	for _, r := range append(ranked, pending...) {
-		out = append(out, Evidence{Kind: "memory", Status: string(r.Status), Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
+		out = append(out, Evidence{Kind: "memory", Status: r.Status, Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
 			Text: fmt.Sprintf("(%s) %s", r.Type, r.Content), Score: r.Score, Time: r.Updated})
 	}
 	var projects []string
@@ -221,7 +221,7 @@ func (s *Service) evidence(ctx context.Context, question string, o AskOptions) (
 // memories, summaries, excerpts.
 func evidenceRank(e Evidence) int {
 	switch {
-	case e.Kind == "memory" && e.Status == string(Approved):
+	case e.Kind == "memory" && e.Status == Approved:
 		return 0
 	case e.Kind == "memory":
 		return 1
@@ -241,7 +241,7 @@ func (s *Service) rankPending(ctx context.Context, question, project string, lim
 		return nil, err
 	}
 	o := RankOptions{Project: project, Limit: limit, Threshold: s.cfg.Memories.MinRelevance, ungraded: true}
-	return s.rank(ctx, mc, question, o, func(c *cached) bool { return c.row.Status == string(Pending) }), nil
+	return s.rank(ctx, mc, question, o, func(c *cached) bool { return c.row.Status == Pending }), nil
 }
 
 // sessionEvidence is a found session's summary (when one is stored) and
@@ -265,7 +265,7 @@ func (s *Service) sessionEvidence(ctx context.Context, f index.RecalledSession) 
 // Label names the kind of evidence for a person or a model: "memory",
 // "memory (pending review)", "summary", "excerpt".
 func (e Evidence) Label() string {
-	if e.Kind == "memory" && e.Status == string(Pending) {
+	if e.Kind == "memory" && e.Status == Pending {
 		return "memory (pending review)"
 	}
 	return e.Kind

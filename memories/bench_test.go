@@ -61,8 +61,8 @@ func benchStore(b *testing.B, n int) *Service {
 	now := time.Now().UTC()
 	var rows []*index.MemRow
 	for i := range n {
-		rows = append(rows, &index.MemRow{ID: fmt.Sprintf("m-%08x", i), Project: "/bench", Type: string(Types[i%len(Types)]),
-			Content: benchContent(r, i), Importance: 1 + i%5, Status: string(Approved), Origin: OriginExtractor,
+		rows = append(rows, &index.MemRow{ID: fmt.Sprintf("m-%08x", i), Project: "/bench", Type: Types[i%len(Types)],
+			Content: benchContent(r, i), Importance: 1 + i%5, Status: Approved, Origin: OriginExtractor,
 			Created: now.Add(-time.Duration(i) * time.Hour), Updated: now.Add(-time.Duration(i) * time.Hour)})
 		if len(rows) == 1000 {
 			if err := st.Mem().Save(ctx, rows...); err != nil {

@@ -125,11 +125,11 @@ func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (Consol
 	rep.Scanned = len(rows)
 	rep.Merges = append(rep.Merges, s.mergeClusters(ctx, rows)...)
 	for _, r := range rows {
-		if r.Status != string(Approved) {
+		if r.Status != Approved {
 			continue
 		}
 		switch {
-		case confidence(Type(r.Type), r.Updated, now) == 0:
+		case confidence(r.Type, r.Updated, now) == 0:
 			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("a %s memory last updated %s ago: its confidence has faded to nothing", r.Type, now.Sub(r.Updated).Round(24*time.Hour))})
 		case r.Used == 0 && r.Injected >= PruneAfter:
 			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("injected %d times, never used", r.Injected)})
@@ -137,10 +137,10 @@ func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (Consol
 	}
 	cutoff := now.Add(-o.Retention)
 	for _, r := range rows {
-		switch Status(r.Status) {
+		switch r.Status {
 		case Archived, Superseded, Rejected:
 			if r.Updated.Before(cutoff) && !supersededByPending(rows, r.ID) {
-				rep.Pruned = append(rep.Pruned, PrunedMemory{ID: r.ID, Status: Status(r.Status), Updated: r.Updated})
+				rep.Pruned = append(rep.Pruned, PrunedMemory{ID: r.ID, Status: r.Status, Updated: r.Updated})
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 	var written []*index.MemRow
 	for i := range rep.Merges {
 		m := &rep.Merges[i]
-		row := &index.MemRow{ID: newID("m-"), Project: m.Project, Type: string(m.Type), Content: m.Content, Status: string(Pending),
+		row := &index.MemRow{ID: newID("m-"), Project: m.Project, Type: m.Type, Content: m.Content, Status: Pending,
 			Origin: OriginConsolidate, Created: now, Updated: now, Tags: []string{}, SourceUUIDs: []string{}}
 		for _, id := range m.Members {
 			r := byID[id]
@@ -191,7 +191,7 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 			if row.SourceSession == "" {
 				row.SourceSession = r.SourceSession
 			}
-			row.Links = append(row.Links, index.MemLink{Kind: string(Supersedes), Target: id})
+			row.Links = append(row.Links, index.MemLink{Kind: Supersedes, Target: id})
 		}
 		m.Proposal = row.ID
 		written = append(written, row)
@@ -202,12 +202,12 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 			return err
 		}
 		for _, r := range rows {
-			if r.Status == string(Approved) {
+			if r.Status == Approved {
 				if rep.ArchivedUpdated == nil {
 					rep.ArchivedUpdated = map[string]time.Time{}
 				}
 				rep.ArchivedUpdated[r.ID] = r.Updated
-				r.Status = string(Archived)
+				r.Status = Archived
 				r.Updated = now
 				written = append(written, r)
 				rep.Archived = append(rep.Archived, r.ID)
@@ -308,9 +308,9 @@ func staleIDs(st []StaleMemory) []string {
 // supersede id (its undo needs it).
 func supersededByPending(rows []*index.MemRow, id string) bool {
 	for _, r := range rows {
-		if r.Status == string(Pending) {
+		if r.Status == Pending {
 			for _, l := range r.Links {
-				if l.Kind == string(Supersedes) && l.Target == id {
+				if l.Kind == Supersedes && l.Target == id {
 					return true
 				}
 			}
@@ -329,15 +329,15 @@ func (s *Service) mergeClusters(ctx context.Context, rows []*index.MemRow) []Mer
 	proposed := map[string]bool{}
 	var live []*index.MemRow
 	for _, r := range rows {
-		if r.Origin == OriginConsolidate && (r.Status == string(Pending) || r.Status == string(Rejected)) {
+		if r.Origin == OriginConsolidate && (r.Status == Pending || r.Status == Rejected) {
 			for _, l := range r.Links {
-				if l.Kind == string(Supersedes) {
+				if l.Kind == Supersedes {
 					proposed[l.Target] = true
 				}
 			}
 			continue
 		}
-		if r.Status == string(Approved) || r.Status == string(Pending) {
+		if r.Status == Approved || r.Status == Pending {
 			live = append(live, r)
 		}
 	}
@@ -433,8 +433,8 @@ func (s *Service) mergeClusters(ctx context.Context, rows []*index.MemRow) []Mer
 // better orders memories for keeping: approved first, then more
 // important, more used, newer.
 func better(a, b *index.MemRow) bool {
-	if (a.Status == string(Approved)) != (b.Status == string(Approved)) {
-		return a.Status == string(Approved)
+	if (a.Status == Approved) != (b.Status == Approved) {
+		return a.Status == Approved
 	}
 	if a.Importance != b.Importance {
 		return a.Importance > b.Importance
@@ -467,7 +467,7 @@ func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error
 	at := undoTarget(runs)
 	rep := runs[at]
 	for _, m := range rep.Merges {
-		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == string(Pending) {
+		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == Pending {
 			if err := s.st.Mem().Purge(ctx, r.ID); err != nil {
 				return rep, err
 			}
@@ -511,10 +511,10 @@ func (s *Service) unarchive(ctx context.Context, id string, updated time.Time) e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.row(ctx, id)
-	if err != nil || r.Status != string(Archived) {
+	if err != nil || r.Status != Archived {
 		return nil
 	}
-	r.Status = string(Approved)
+	r.Status = Approved
 	if updated.IsZero() {
 		updated = s.now().UTC()
 	}

@@ -28,7 +28,7 @@ func syntheticStore(t testing.TB, s *Service, n int, now time.Time) (clusters []
 		return string(b)
 	}
 	var rows []*index.MemRow
-	mk := func(project, typ, content, status string, updated time.Time) *index.MemRow {
+	mk := func(project string, typ Type, content string, status Status, updated time.Time) *index.MemRow {
 		r := &index.MemRow{ID: newID("m-"), Project: project, Type: typ, Content: content, Status: status, Importance: 3,
 			Origin: OriginExtractor, Created: updated, Updated: updated, Tags: []string{}, SourceUUIDs: []string{newID("u-")}}
 		rows = append(rows, r)
@@ -46,22 +46,22 @@ func syntheticStore(t testing.TB, s *Service, n int, now time.Time) (clusters []
 			a, b, c, d := word(), word(), word(), word()
 			var ids []string
 			for k, p := range paraphrases {
-				st := string(Approved)
+				st := Approved
 				if k > 0 {
-					st = string(Pending)
+					st = Pending
 				}
 				ids = append(ids, mk(project, "gotcha", fmt.Sprintf(p, a, b, c, d), st, now.Add(-time.Duration(k)*time.Hour)).ID)
 			}
 			clusters = append(clusters, ids)
 		case i%97 == 0:
-			r := mk(project, "fact", fmt.Sprintf("%s %s %s %s %s uses port %d", word(), word(), word(), word(), word(), 1000+i), string(Approved), now)
+			r := mk(project, "fact", fmt.Sprintf("%s %s %s %s %s uses port %d", word(), word(), word(), word(), word(), 1000+i), Approved, now)
 			r.Injected = 9
 			stale = append(stale, r.ID)
 		case i%101 == 0:
-			old = append(old, mk(project, "fact", fmt.Sprintf("%s %s %s retired %s", word(), word(), word(), word()), string(Archived), now.Add(-400*24*time.Hour)).ID)
+			old = append(old, mk(project, "fact", fmt.Sprintf("%s %s %s retired %s", word(), word(), word(), word()), Archived, now.Add(-400*24*time.Hour)).ID)
 		default:
-			mk(project, []string{"fact", "gotcha", "decision", "bugfix"}[i%4],
-				fmt.Sprintf("%s %s %s %s %s %s %s", word(), word(), word(), word(), word(), word(), word()), string(Approved), now)
+			mk(project, []Type{Fact, Gotcha, Decision, Bugfix}[i%4],
+				fmt.Sprintf("%s %s %s %s %s %s %s", word(), word(), word(), word(), word(), word(), word()), Approved, now)
 		}
 	}
 	if err := s.st.Mem().Save(context.Background(), rows...); err != nil {
@@ -207,9 +207,9 @@ func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
 	faded := now.Add(-40 * 24 * time.Hour).Truncate(time.Millisecond)
 	old := now.Add(-400 * 24 * time.Hour)
 	rows := []*index.MemRow{
-		{ID: "m-faded", Project: "/p", Type: string(Progress), Content: "the migration to v2 is half done", Status: string(Approved),
+		{ID: "m-faded", Project: "/p", Type: Progress, Content: "the migration to v2 is half done", Status: Approved,
 			Importance: 3, Origin: OriginExtractor, Created: faded, Updated: faded, Tags: []string{}, SourceUUIDs: []string{}},
-		{ID: "m-retired", Project: "/p", Type: "fact", Content: "the staging host was db7", Status: string(Archived),
+		{ID: "m-retired", Project: "/p", Type: "fact", Content: "the staging host was db7", Status: Archived,
 			Importance: 3, Origin: OriginExtractor, Created: old, Updated: old, Tags: []string{}, SourceUUIDs: []string{}},
 	}
 	if err := s.st.Mem().Save(ctx, rows...); err != nil {
@@ -224,7 +224,7 @@ func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
 	*clock = now.Add(48 * time.Hour)
 	late := clock.Add(-400 * 24 * time.Hour)
 	if err := s.st.Mem().Save(ctx, &index.MemRow{ID: "m-late", Project: "/p", Type: "fact", Content: "the old queue was beanstalkd",
-		Status: string(Rejected), Importance: 3, Origin: OriginExtractor, Created: late, Updated: late, Tags: []string{}, SourceUUIDs: []string{}}); err != nil {
+		Status: Rejected, Importance: 3, Origin: OriginExtractor, Created: late, Updated: late, Tags: []string{}, SourceUUIDs: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	auto, ran, err := s.AutoConsolidate(ctx)

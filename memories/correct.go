@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memtype"
 )
 
 // Corrections and forget requests come from Claude (the MCP tools
@@ -138,7 +139,7 @@ const maxReason = 500
 func auditKey(id string) string { return index.MemAuditKeyPrefix + id }
 
 // trusted reports whether Claude's changes apply without review.
-func (s *Service) trusted() bool { return s.cfg.Memories.RememberStatus == string(Approved) }
+func (s *Service) trusted() bool { return Status(s.cfg.Memories.RememberStatus) == Approved }
 
 // Correct corrects a memory's content by the rules above.
 func (s *Service) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, error) {
@@ -211,7 +212,7 @@ func (s *Service) proposeReplacement(ctx context.Context, old Memory, content, s
 		return nil, err
 	}
 	mem, _ := newMemory(n, s.now().UTC(), mc, nil, false)
-	if !hasLink(mem.Links, old.ID) {
+	if !memtype.HasLink(mem.Links, old.ID) {
 		mem.Links = append(mem.Links, Link{Kind: Supersedes, Target: old.ID})
 	}
 	if err := s.saveRow(ctx, toRow(&mem), s.vectorOf(ctx, mem.Content), nil); err != nil {
@@ -251,7 +252,7 @@ func (s *Service) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, er
 	default:
 		return ChangeResult{}, fmt.Errorf("memory %s is %s already: %w (only pending and approved memories can be forgotten)", old.ID, old.Status, ErrNotEditable)
 	}
-	row.Status = string(rec.StatusTo)
+	row.Status = rec.StatusTo
 	row.Updated = s.now().UTC()
 	if err := s.st.Mem().Save(ctx, row); err != nil {
 		return ChangeResult{}, err

@@ -235,7 +235,7 @@ func (mc *memCache) put(r *index.MemRow, vec []float32) {
 		}
 		// Content changed: drop the old postings lazily (candidates are
 		// re-checked against the item's tokens) and add a fresh item.
-		old.row = &index.MemRow{ID: "", Status: string(Archived)}
+		old.row = &index.MemRow{ID: "", Status: Archived}
 		old.toks, old.rtoks = nil, nil
 		delete(mc.byID, r.ID)
 	}
@@ -247,7 +247,7 @@ func (mc *memCache) put(r *index.MemRow, vec []float32) {
 
 func (mc *memCache) remove(id string) {
 	if old := mc.byID[id]; old != nil {
-		old.row = &index.MemRow{ID: "", Status: string(Archived)}
+		old.row = &index.MemRow{ID: "", Status: Archived}
 		old.toks, old.rtoks = nil, nil
 		delete(mc.byID, id)
 	}
@@ -300,7 +300,7 @@ func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project stri
 func cacheFilter(approvedOnly bool, project string) index.MemFilter {
 	f := index.MemFilter{Project: project, IncludeGlobal: true}
 	if approvedOnly {
-		f.Statuses = []string{string(Approved)}
+		f.Statuses = []Status{Approved}
 	}
 	return f
 }
@@ -370,7 +370,7 @@ func sameScope(a, b string) bool { return a == b || a == "" || b == "" }
 // Without shared words only memories of vecType ("" = any) are compared by
 // vector: the dedup rule needs the same type, and it keeps a check against
 // 10,000 memories at a tenth of the dot products.
-func (mc *memCache) similar(toks []uint32, vec []float32, project, typ, vecType string, limit int) []match {
+func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ, vecType Type, limit int) []match {
 	q := similarQuery{mc: mc, toks: toks, vec: vec, project: project, typ: typ, vecType: vecType}
 	touched := mc.countShared(toks)
 	counts := mc.counts
@@ -417,10 +417,11 @@ func (mc *memCache) countShared(toks []uint32) (touched []int32) {
 
 // similarQuery is what similar compares memories with.
 type similarQuery struct {
-	mc                    *memCache
-	toks                  []uint32
-	vec                   []float32
-	project, typ, vecType string
+	mc           *memCache
+	toks         []uint32
+	vec          []float32
+	project      string
+	typ, vecType Type
 }
 
 // match compares c with the query: a match when it is in scope and

@@ -72,7 +72,7 @@ func TestContradictionFlagged(t *testing.T) {
 	s := newService(t)
 	a := mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "Use mocks for the payment gateway in unit tests"})
 	b := mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "Never use mocks for the payment gateway; use the sandbox"})
-	if b.Action != ActionAdded || !slices.Contains(b.Conflicts, a.Memory.ID) || !slices.Contains(b.Memory.Links, Link{Contradicts, a.Memory.ID}) {
+	if b.Action != ActionAdded || !slices.Contains(b.Conflicts, a.Memory.ID) || !slices.Contains(b.Memory.Links, Link{Kind: Contradicts, Target: a.Memory.ID}) {
 		t.Fatalf("contradiction not flagged: %+v", b)
 	}
 }
@@ -87,7 +87,7 @@ func TestMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Importance != 5 || !slices.Equal(m.Tags, []string{"api", "staging"}) || !slices.Equal(m.SourceUUIDs, []string{"u1", "u2"}) ||
-		!slices.Contains(m.Links, Link{Supersedes, b.Memory.ID}) {
+		!slices.Contains(m.Links, Link{Kind: Supersedes, Target: b.Memory.ID}) {
 		t.Fatalf("merged: %+v", m)
 	}
 	other, _ := s.Get(ctx, b.Memory.ID)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/memtype"
 	"github.com/cairn-dev/cairn/redact"
 
 	json "github.com/go-json-experiment/json"
@@ -177,7 +178,7 @@ func writeProjectMarkdown(bw *bufio.Writer, project string, mems []*index.MemRow
 	}
 	fmt.Fprintf(bw, "\n## %s\n", oneLine(name))
 	for _, t := range Types {
-		ms := slices.DeleteFunc(slices.Clone(mems), func(m *index.MemRow) bool { return m.Type != string(t) })
+		ms := slices.DeleteFunc(slices.Clone(mems), func(m *index.MemRow) bool { return m.Type != t })
 		if len(ms) == 0 {
 			continue
 		}
@@ -198,7 +199,7 @@ func writeMemoryMarkdown(bw *bufio.Writer, m *index.MemRow) {
 		fmt.Fprintf(bw, ", tags %s", oneLine(strings.Join(m.Tags, ", ")))
 	}
 	for _, l := range m.Links {
-		fmt.Fprintf(bw, ", %s %s", oneLine(l.Kind), oneLine(l.Target))
+		fmt.Fprintf(bw, ", %s %s", oneLine(string(l.Kind)), oneLine(l.Target))
 	}
 	bw.WriteString(")\n")
 }
@@ -398,10 +399,10 @@ func checkImportedMemory(m *index.MemRow) error {
 	if !strings.HasPrefix(m.ID, "m-") || len(m.ID) < 6 {
 		return fmt.Errorf("memory id %q: ids look like m-1a2b3c4d", m.ID)
 	}
-	if _, err := ParseType(m.Type); err != nil || Type(m.Type) != Type(strings.ToLower(m.Type)) {
+	if _, err := ParseType(string(m.Type)); err != nil || m.Type != Type(strings.ToLower(string(m.Type))) {
 		return fmt.Errorf("memory %s: type %q", m.ID, m.Type)
 	}
-	if _, err := ParseStatus(m.Status); err != nil {
+	if _, err := ParseStatus(string(m.Status)); err != nil {
 		return fmt.Errorf("memory %s: %w", m.ID, err)
 	}
 	if strings.TrimSpace(m.Content) == "" {
@@ -418,11 +419,9 @@ func checkImportedMemory(m *index.MemRow) error {
 }
 
 // unknownLinkKind is the first kind of links that is not a LinkKind.
-func unknownLinkKind(links []index.MemLink) (string, bool) {
+func unknownLinkKind(links []Link) (LinkKind, bool) {
 	for _, l := range links {
-		switch LinkKind(l.Kind) {
-		case Related, Supersedes, Contradicts, Elaborates:
-		default:
+		if !slices.Contains(memtype.LinkKinds, l.Kind) {
 			return l.Kind, true
 		}
 	}

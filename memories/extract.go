@@ -179,10 +179,10 @@ func builtinProposals(sid, project string, entries []index.MemEntry) []NewMemory
 // openTodo reports whether r is a live progress memory of project reading
 // as one of the done to-dos.
 func openTodo(r *index.MemRow, project string, done []string) bool {
-	if r.ID == "" || r.Type != string(Progress) || r.Project != project || !slices.Contains(done, r.Content) {
+	if r.ID == "" || r.Type != Progress || r.Project != project || !slices.Contains(done, r.Content) {
 		return false
 	}
-	return r.Status == string(Pending) || r.Status == string(Approved)
+	return r.Status == Pending || r.Status == Approved
 }
 
 // addProposals adds news in one batch, written at once, and (unless dry)
@@ -222,7 +222,7 @@ func (s *Service) archiveDone(ctx context.Context, project string, entries []ind
 			continue
 		}
 		old := *c.row
-		old.Status, old.Updated = string(Archived), now
+		old.Status, old.Updated = Archived, now
 		ws.put(&old, nil)
 		mc.put(&old, nil)
 	}

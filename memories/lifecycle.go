@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/memtype"
 
 	json "github.com/go-json-experiment/json"
 )
@@ -151,7 +152,7 @@ func (s *Service) defaultStatus(n *NewMemory) error {
 		return err
 	}
 	switch {
-	case n.Origin == OriginRemember && s.cfg.Memories.RememberStatus == string(Approved):
+	case n.Origin == OriginRemember && Status(s.cfg.Memories.RememberStatus) == Approved:
 		n.Status = Approved
 	case s.autoApproved(n.Type):
 		n.Status = Approved
@@ -251,7 +252,7 @@ func (s *Service) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (ca
 			mc.embedder = m.ID()
 		}
 	}
-	return mc.similar(toks, vec, n.Project, "", string(n.Type), 12), vec, neg
+	return mc.similar(toks, vec, n.Project, "", n.Type, 12), vec, neg
 }
 
 // liveDuplicate is the best duplicate of a memory of type typ among cands
@@ -259,7 +260,7 @@ func (s *Service) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (ca
 func liveDuplicate(cands []match, typ Type) *match {
 	for i := range cands {
 		m := &cands[i]
-		if !m.isDuplicate(m.c.row.Type == string(typ)) {
+		if !m.isDuplicate(m.c.row.Type == typ) {
 			continue
 		}
 		switch Status(m.c.row.Status) {
@@ -329,7 +330,7 @@ func mergeDuplicate(d match, n *NewMemory, now time.Time) (old index.MemRow, act
 	case d.jaccard >= sameJaccard || normalized(old.Content) == normalized(n.Content):
 		unchanged = slices.Equal(old.SourceUUIDs, before.SourceUUIDs) && slices.Equal(old.Tags, before.Tags) && old.Importance == before.Importance
 		return old, ActionBumped, unchanged
-	case Status(old.Status) == Pending:
+	case old.Status == Pending:
 		if len(n.Content)*5 >= len(old.Content)*4 {
 			old.Content = n.Content
 			if n.SourceSession != "" {
@@ -352,10 +353,10 @@ func newMemory(n NewMemory, now time.Time, mc *memCache, cands []match, neg bool
 	conflicts := []string{}
 	for _, m := range cands {
 		id := m.c.row.ID
-		if !linkable(m) || hasLink(mem.Links, id) {
+		if !linkable(m) || memtype.HasLink(mem.Links, id) {
 			continue
 		}
-		if m.c.row.Type == string(n.Type) && m.c.neg != neg && m.jaccard >= relatedJaccard {
+		if m.c.row.Type == n.Type && m.c.neg != neg && m.jaccard >= relatedJaccard {
 			mem.Links = append(mem.Links, Link{Kind: Contradicts, Target: id})
 			conflicts = append(conflicts, id)
 			continue
@@ -419,23 +420,14 @@ func (ws *writeSet) supersede(links []Link, now time.Time) {
 			continue
 		}
 		c := ws.mc.byID[l.Target]
-		if c == nil || (c.row.Status != string(Approved) && c.row.Status != string(Pending)) {
+		if c == nil || (c.row.Status != Approved && c.row.Status != Pending) {
 			continue
 		}
 		old := *c.row
-		old.Status, old.Updated = string(Superseded), now
+		old.Status, old.Updated = Superseded, now
 		ws.put(&old, nil)
 		ws.mc.put(&old, nil)
 	}
-}
-
-func hasLink(ls []Link, id string) bool {
-	for _, l := range ls {
-		if l.Target == id {
-			return true
-		}
-	}
-	return false
 }
 
 func normalized(s string) string {
@@ -454,8 +446,8 @@ func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
 	}
 	var changed []*index.MemRow
 	for _, r := range rows {
-		if r.Status == string(Approved) || r.Status == string(Pending) {
-			r.Status = string(Superseded)
+		if r.Status == Approved || r.Status == Pending {
+			r.Status = Superseded
 			r.Updated = s.now().UTC()
 			changed = append(changed, r)
 		}
@@ -508,7 +500,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, st Status) (*Memory,
 	if err != nil {
 		return nil, err
 	}
-	r.Status = string(st)
+	r.Status = st
 	r.Updated = s.now().UTC()
 	if err := s.st.Mem().Save(ctx, r); err != nil {
 		return nil, err
@@ -568,7 +560,7 @@ func (s *Service) applyUpdate(ctx context.Context, r *index.MemRow, u Update) (m
 		if err != nil {
 			return nil, err
 		}
-		r.Type = string(t)
+		r.Type = t
 	}
 	if u.Importance != nil {
 		if err := checkImportance(*u.Importance); err != nil {
@@ -661,11 +653,11 @@ func (s *Service) Merge(ctx context.Context, keepID, otherID string) (*Memory, e
 	keep.Tags = cleanTags(append(keep.Tags, other.Tags...))
 	keep.Importance = max(keep.Importance, other.Importance)
 	keep.AccessCount += other.AccessCount
-	if !hasMemLink(keep.Links, other.ID) {
-		keep.Links = append(keep.Links, index.MemLink{Kind: string(Supersedes), Target: other.ID})
+	if !memtype.HasLink(keep.Links, other.ID, Supersedes) {
+		keep.Links = append(keep.Links, index.MemLink{Kind: Supersedes, Target: other.ID})
 	}
 	keep.Updated = now
-	other.Status = string(Superseded)
+	other.Status = Superseded
 	other.Updated = now
 	if err := s.st.Mem().Save(ctx, keep, other); err != nil {
 		return nil, err
@@ -673,13 +665,4 @@ func (s *Service) Merge(ctx context.Context, keepID, otherID string) (*Memory, e
 	s.wrote(ctx, 1, []*index.MemRow{keep, other}, nil, nil)
 	m := fromRow(keep, now)
 	return &m, nil
-}
-
-func hasMemLink(ls []index.MemLink, id string) bool {
-	for _, l := range ls {
-		if l.Target == id && l.Kind == string(Supersedes) {
-			return true
-		}
-	}
-	return false
 }

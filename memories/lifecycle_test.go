@@ -173,7 +173,7 @@ func TestAddBatchApprovedSupersedes(t *testing.T) {
 	r, err := s.add(ctx, NewMemory{Project: "/p", Type: Decision, Content: "Staging moved to the managed Postgres cluster on port 6432",
 		Status: Approved, Supersedes: []string{old.Memory.ID, pend.Memory.ID, rej.Memory.ID, "m-unknown1"}}, false, &ws)
 	if err == nil {
-		if c := ws.mc.byID[old.Memory.ID]; c == nil || c.row.Status != string(Superseded) {
+		if c := ws.mc.byID[old.Memory.ID]; c == nil || c.row.Status != Superseded {
 			t.Errorf("the batch's cache does not show %s superseded", old.Memory.ID)
 		}
 		err = s.flush(ctx, &ws)

@@ -25,31 +25,68 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/embed"
+	"github.com/cairn-dev/cairn/memtype"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/termtext"
 )
 
-// Type is what kind of knowledge a memory holds.
-type Type string
+// The memory vocabulary is package memtype's (below index and memories,
+// so stored rows and memories share it); these names keep it at hand.
+type (
+	// Type is what kind of knowledge a memory holds.
+	Type = memtype.Type
+	// Status is where a memory is in review.
+	Status = memtype.Status
+	// LinkKind is how two memories relate.
+	LinkKind = memtype.LinkKind
+	// Link points from a memory to another.
+	Link = memtype.Link
+)
 
 // Memory types.
 const (
-	Decision     Type = "decision"
-	Architecture Type = "architecture"
-	Pattern      Type = "pattern"
-	Gotcha       Type = "gotcha"
-	Preference   Type = "preference"
-	Fact         Type = "fact"
-	Bugfix       Type = "bugfix"
-	Progress     Type = "progress"
-	Context      Type = "context"
+	Decision     = memtype.Decision
+	Architecture = memtype.Architecture
+	Pattern      = memtype.Pattern
+	Gotcha       = memtype.Gotcha
+	Preference   = memtype.Preference
+	Fact         = memtype.Fact
+	Bugfix       = memtype.Bugfix
+	Progress     = memtype.Progress
+	Context      = memtype.Context
 )
 
-// Types lists every type, in display order. It is the one list: the CLI
-// flag help, the MCP tool schemas, the Ollama prompt and schema and the
-// TUI derive theirs from it, and tests check the texts that cannot (the
-// slash commands, the README, struct tags) against it.
-var Types = []Type{Decision, Architecture, Pattern, Gotcha, Preference, Fact, Bugfix, Progress, Context}
+// Statuses.
+const (
+	Pending    = memtype.Pending
+	Approved   = memtype.Approved
+	Rejected   = memtype.Rejected
+	Superseded = memtype.Superseded
+	Archived   = memtype.Archived
+)
+
+// Link kinds.
+const (
+	Related     = memtype.Related
+	Supersedes  = memtype.Supersedes
+	Contradicts = memtype.Contradicts
+	Elaborates  = memtype.Elaborates
+)
+
+// Types lists every type, in display order (memtype.Types).
+var Types = memtype.Types
+
+// Statuses lists every status.
+var Statuses = memtype.Statuses
+
+// TypeNames, TypeList, TypeChoice, ParseType and ParseStatus are memtype's.
+var (
+	TypeNames   = memtype.TypeNames
+	TypeList    = memtype.TypeList
+	TypeChoice  = memtype.TypeChoice
+	ParseType   = memtype.ParseType
+	ParseStatus = memtype.ParseStatus
+)
 
 // typeHints says in a few words what each type holds (the Ollama prompt).
 var typeHints = map[Type]string{
@@ -62,79 +99,6 @@ var typeHints = map[Type]string{
 	Bugfix:       "a bug's cause and fix",
 	Progress:     "an open to-do",
 	Context:      "background on the project or the task",
-}
-
-// TypeNames returns the names of Types, in order.
-func TypeNames() []string {
-	names := make([]string, len(Types))
-	for i, t := range Types {
-		names[i] = string(t)
-	}
-	return names
-}
-
-// TypeList joins the type names with sep: TypeList(", ") is
-// "decision, architecture, …, context".
-func TypeList(sep string) string { return strings.Join(TypeNames(), sep) }
-
-// TypeChoice is the type names as a choice: "decision, architecture, …
-// or context".
-func TypeChoice() string {
-	names := TypeNames()
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// ParseType accepts a type name (case-insensitive, singular or plural).
-func ParseType(s string) (Type, error) {
-	t := Type(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "s"))
-	if t == "progres" {
-		t = Progress
-	}
-	if slices.Contains(Types, t) {
-		return t, nil
-	}
-	return "", fmt.Errorf("unknown memory type %q: use one of %s", s, TypeList(", "))
-}
-
-// Status is where a memory is in review.
-type Status string
-
-// Statuses.
-const (
-	Pending    Status = "pending"
-	Approved   Status = "approved"
-	Rejected   Status = "rejected"
-	Superseded Status = "superseded"
-	Archived   Status = "archived"
-)
-
-// Statuses lists every status.
-var Statuses = []Status{Pending, Approved, Rejected, Superseded, Archived}
-
-// ParseStatus accepts a status name.
-func ParseStatus(s string) (Status, error) {
-	st := Status(strings.ToLower(strings.TrimSpace(s)))
-	if slices.Contains(Statuses, st) {
-		return st, nil
-	}
-	return "", fmt.Errorf("unknown status %q: use pending, approved, rejected, superseded or archived", s)
-}
-
-// LinkKind is how two memories relate.
-type LinkKind string
-
-// Link kinds.
-const (
-	Related     LinkKind = "related"
-	Supersedes  LinkKind = "supersedes"
-	Contradicts LinkKind = "contradicts"
-	Elaborates  LinkKind = "elaborates"
-)
-
-// Link points from a memory to another.
-type Link struct {
-	Kind   LinkKind `json:"kind"`
-	Target string   `json:"target"` // another memory's id
 }
 
 // Memory is one distilled fact.
@@ -259,8 +223,8 @@ func recency(updated, now time.Time) float64 {
 }
 
 func fromRow(r *index.MemRow, now time.Time) Memory {
-	m := Memory{ID: r.ID, Project: r.Project, Type: Type(r.Type), Content: r.Content, Tags: r.Tags,
-		Importance: r.Importance, Status: Status(r.Status), SourceSession: r.SourceSession, SourceUUIDs: r.SourceUUIDs,
+	m := Memory{ID: r.ID, Project: r.Project, Type: r.Type, Content: r.Content, Tags: r.Tags,
+		Importance: r.Importance, Status: r.Status, SourceSession: r.SourceSession, SourceUUIDs: r.SourceUUIDs,
 		Origin: r.Origin, Created: r.Created, Updated: r.Updated, AccessCount: r.AccessCount, LastAccess: r.LastAccess,
 		Injected: r.Injected, Used: r.Used}
 	if m.Tags == nil {
@@ -269,22 +233,17 @@ func fromRow(r *index.MemRow, now time.Time) Memory {
 	if m.SourceUUIDs == nil {
 		m.SourceUUIDs = []string{}
 	}
-	m.Links = make([]Link, 0, len(r.Links))
-	for _, l := range r.Links {
-		m.Links = append(m.Links, Link{Kind: LinkKind(l.Kind), Target: l.Target})
-	}
+	m.Links = append(make([]Link, 0, len(r.Links)), r.Links...)
 	m.Confidence = confidence(m.Type, m.Updated, now)
 	return m
 }
 
 func toRow(m *Memory) *index.MemRow {
-	r := &index.MemRow{ID: m.ID, Project: m.Project, Type: string(m.Type), Content: m.Content, Tags: m.Tags,
-		Importance: m.Importance, Status: string(m.Status), SourceSession: m.SourceSession, SourceUUIDs: m.SourceUUIDs,
+	r := &index.MemRow{ID: m.ID, Project: m.Project, Type: m.Type, Content: m.Content, Tags: m.Tags,
+		Importance: m.Importance, Status: m.Status, SourceSession: m.SourceSession, SourceUUIDs: m.SourceUUIDs,
 		Origin: m.Origin, Created: m.Created, Updated: m.Updated, AccessCount: m.AccessCount, LastAccess: m.LastAccess,
 		Injected: m.Injected, Used: m.Used}
-	for _, l := range m.Links {
-		r.Links = append(r.Links, index.MemLink{Kind: string(l.Kind), Target: l.Target})
-	}
+	r.Links = append(r.Links, m.Links...)
 	return r
 }
 
@@ -362,13 +321,7 @@ type Filter struct {
 
 // List returns memories: pending first, then newest.
 func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
-	mf := index.MemFilter{Project: f.Project, IncludeGlobal: f.IncludeGlobal}
-	for _, st := range f.Statuses {
-		mf.Statuses = append(mf.Statuses, string(st))
-	}
-	for _, t := range f.Types {
-		mf.Types = append(mf.Types, string(t))
-	}
+	mf := index.MemFilter{Project: f.Project, IncludeGlobal: f.IncludeGlobal, Statuses: f.Statuses, Types: f.Types}
 	rows, err := s.st.Mem().Query(ctx, mf)
 	if err != nil {
 		return nil, err
@@ -407,10 +360,7 @@ func (s *Service) Counts(ctx context.Context) (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	c := Counts{PendingDrafts: drafts, ByStatus: map[Status]int{}}
-	for k, v := range by {
-		c.ByStatus[Status(k)] = v
-	}
+	c := Counts{PendingDrafts: drafts, ByStatus: by}
 	c.PendingMemories = c.ByStatus[Pending]
 	return c, nil
 }

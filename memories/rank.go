@@ -71,7 +71,7 @@ func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Rank
 		s.mu.Unlock()
 		return nil, err
 	}
-	out := s.rank(ctx, mc, query, o, func(c *cached) bool { return c.row.Status == string(Approved) })
+	out := s.rank(ctx, mc, query, o, func(c *cached) bool { return c.row.Status == Approved })
 	s.mu.Unlock()
 	if o.Touch && len(out) > 0 {
 		if err := s.touch(ctx, out); err != nil {
@@ -420,7 +420,7 @@ func (r *relatedSet) addLinked(mc *memCache, m *Memory) {
 }
 
 func (r *relatedSet) add(row *index.MemRow) {
-	if r.seen[row.ID] || row.Status == string(Rejected) {
+	if r.seen[row.ID] || row.Status == Rejected {
 		return
 	}
 	r.seen[row.ID] = true
@@ -460,7 +460,7 @@ func (s *Service) Search(ctx context.Context, query string, types []Type, tags [
 // none) and carrying every tag.
 func searchFilter(types []Type, tags []string) func(*cached) bool {
 	return func(c *cached) bool {
-		if c.row.Status == string(Rejected) {
+		if c.row.Status == Rejected {
 			return false
 		}
 		if len(types) > 0 && !slices.Contains(types, Type(c.row.Type)) {

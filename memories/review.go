@@ -61,7 +61,7 @@ func (s *Service) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory
 			switch {
 			case by == nil:
 				return skipped(m.c.row, ActionSkippedReviewed, now), true, nil
-			case Status(by.Status) == Rejected:
+			case by.Status == Rejected:
 				return skipped(by, ActionSkippedRejected, now), true, nil
 			}
 			return s.bumpReviewed(ctx, by, n, now, dry, ws)
@@ -73,7 +73,7 @@ func (s *Service) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory
 		}
 		shared := intersect(toks, f.Tokens)
 		if float64(shared)/float64(len(toks)+len(f.Tokens)-shared) >= dupJaccard {
-			mem := Memory{ID: f.Memory, Project: f.Project, Type: Type(f.Type), Status: Status(f.Status), Updated: f.Created, Links: []Link{}, Tags: []string{}}
+			mem := Memory{ID: f.Memory, Project: f.Project, Type: f.Type, Status: f.Status, Updated: f.Created, Links: []Link{}, Tags: []string{}}
 			return AddResult{Memory: &mem, Action: ActionSkippedRejected, Conflicts: []string{}}, true, nil
 		}
 	}
@@ -90,7 +90,7 @@ func skipped(r *index.MemRow, action string, now time.Time) AddResult {
 // repeats); pending ones take n's wording as any duplicate does.
 func (s *Service) bumpReviewed(ctx context.Context, r *index.MemRow, n *NewMemory, now time.Time, dry bool, ws *writeSet) (AddResult, bool, error) {
 	old, action, unchanged := mergeDuplicate(match{c: &cached{row: r}, jaccard: sameJaccard}, n, now)
-	if Status(r.Status) == Pending {
+	if r.Status == Pending {
 		old, action, unchanged = mergeDuplicate(match{c: &cached{row: r}}, n, now)
 	}
 	if action == "" {
@@ -119,13 +119,13 @@ func (mc *memCache) supersededBy(id string) *index.MemRow {
 			if c.row.ID == "" || seen[c.row.ID] {
 				continue
 			}
-			if slices.ContainsFunc(c.row.Links, func(l index.MemLink) bool { return l.Kind == string(Supersedes) && l.Target == id }) {
+			if slices.ContainsFunc(c.row.Links, func(l index.MemLink) bool { return l.Kind == Supersedes && l.Target == id }) {
 				next = c.row.ID
 				by = c.row
 				break
 			}
 		}
-		if next == "" || Status(by.Status) != Superseded {
+		if next == "" || by.Status != Superseded {
 			return by
 		}
 		seen[next] = true
@@ -137,7 +137,7 @@ func (mc *memCache) supersededBy(id string) *index.MemRow {
 // keepFingerprint remembers a rejected or superseded memory about to be
 // deleted, so a proposal repeating it is still turned away.
 func (s *Service) keepFingerprint(ctx context.Context, r *index.MemRow) error {
-	switch Status(r.Status) {
+	switch r.Status {
 	case Rejected, Superseded:
 	default:
 		return nil

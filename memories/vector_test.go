@@ -27,19 +27,19 @@ func vectorService(t *testing.T, n int) *Service {
 	r := rand.New(rand.NewPCG(11, 12))
 	var rows []*index.MemRow
 	for i := range n {
-		row := &index.MemRow{ID: fmt.Sprintf("m-%08x", i), Project: "/v", Type: string(Types[i%len(Types)]),
-			Content: benchContent(r, i), Importance: 1 + i%5, Status: string(Approved), Origin: OriginExtractor,
+		row := &index.MemRow{ID: fmt.Sprintf("m-%08x", i), Project: "/v", Type: Types[i%len(Types)],
+			Content: benchContent(r, i), Importance: 1 + i%5, Status: Approved, Origin: OriginExtractor,
 			Created: now.Add(-time.Duration(i%7) * 24 * time.Hour), Updated: now.Add(-time.Duration(i%7) * 24 * time.Hour)}
 		switch {
 		case i%5 == 4:
 			row.Project = ""
 		case i%11 == 3:
-			row.Status = string(Rejected)
+			row.Status = Rejected
 		case i%13 == 4:
-			row.Status = string(Pending)
+			row.Status = Pending
 		}
 		if i%9 == 1 && i > 9 {
-			row.Links = []index.MemLink{{Kind: string(Related), Target: fmt.Sprintf("m-%08x", i-9)}}
+			row.Links = []index.MemLink{{Kind: Related, Target: fmt.Sprintf("m-%08x", i-9)}}
 		}
 		rows = append(rows, row)
 	}

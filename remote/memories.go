@@ -31,19 +31,19 @@ type memFile struct {
 func memHash(r *index.MemRow) string {
 	links := make([]string, 0, len(r.Links))
 	for _, l := range r.Links {
-		links = append(links, l.Kind+">"+l.Target)
+		links = append(links, string(l.Kind)+">"+l.Target)
 	}
 	slices.Sort(links)
 	tags := slices.Clone(r.Tags)
 	slices.Sort(tags)
-	return shortHash(r.ID, r.Project, r.Type, r.Content, strings.Join(tags, ","), string(rune('0'+r.Importance)),
-		r.Status, r.SourceSession, strings.Join(links, ","))
+	return shortHash(r.ID, r.Project, string(r.Type), r.Content, strings.Join(tags, ","), string(rune('0'+r.Importance)),
+		string(r.Status), r.SourceSession, strings.Join(links, ","))
 }
 
 // pushed reports whether a memory travels: reviewed ones (a pending
 // memory is this machine's extraction, its inbox) and conflict copies.
 func pushed(r *index.MemRow) bool {
-	return r.Status != string(memories.Pending) || r.Origin == OriginConflict
+	return r.Status != memories.Pending || r.Origin == OriginConflict
 }
 
 // portable is the file form of r: without the counters that change on
@@ -148,10 +148,10 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 				if local[cp.ID] != nil {
 					continue
 				}
-				cp.Status = string(memories.Pending)
+				cp.Status = memories.Pending
 				cp.Origin = OriginConflict
 				cp.Tags = append(slices.Clone(R.Tags), "conflict", "from:"+m)
-				cp.Links = []index.MemLink{{Kind: string(memories.Contradicts), Target: id}}
+				cp.Links = []index.MemLink{{Kind: memories.Contradicts, Target: id}}
 				batch = append(batch, &cp)
 				local[cp.ID] = &cp
 				s.res.Conflicts++
