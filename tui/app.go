@@ -228,10 +228,12 @@ type (
 		stats    index.StoreStats
 		embedder string
 		err      error
+		sync     syncStatus // the last cairn remote sync
 	}
 	pollMsg struct {
 		lastSync string
-		memSig   string // memory and draft counts: another process changed them
+		memSig   string     // memory and draft counts: another process changed them
+		sync     syncStatus // the last cairn remote sync (statusbar.go)
 	}
 	resyncMsg  struct{}
 	resumedMsg struct {
@@ -257,7 +259,7 @@ func (m *Model) loadStats() tea.Cmd {
 		if v, ok, _ := st.Setting(ctx, "embed.active"); ok {
 			emb = string(v)
 		}
-		return statsMsg{stats: s, embedder: emb, err: err}
+		return statsMsg{stats: s, embedder: emb, err: err, sync: readSyncStatus(st.Dir())}
 	}
 }
 
@@ -269,7 +271,7 @@ func (m *Model) pollTick() tea.Cmd {
 			return nil
 		}
 		v, _, _ := st.Setting(ctx, "last_sync")
-		msg := pollMsg{lastSync: string(v)}
+		msg := pollMsg{lastSync: string(v), sync: readSyncStatus(st.Dir())}
 		if svc != nil {
 			if c, err := svc.Counts(ctx); err == nil {
 				msg.memSig = fmt.Sprint(c.PendingMemories, c.PendingDrafts, c.ByStatus)
@@ -438,6 +440,7 @@ func (m *Model) polled(msg pollMsg) tea.Cmd {
 		cmds = append(cmds, m.mems.load(), m.drafts.load())
 	}
 	m.lastSync, m.memSig = msg.lastSync, msg.memSig
+	m.status.sync = msg.sync
 	// A lag shown must go down by itself as the queues drain (here or in
 	// another process): re-read the stats every few polls while it shows.
 	m.polls++

@@ -7,12 +7,14 @@ import (
 
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/remote"
 
 	"charm.land/lipgloss/v2"
 )
 
 // statusBar is the bottom line: the store's size and sessions, the index
-// lag, the embedder, indexing progress and the last message or error.
+// lag, the last `cairn remote sync`, the embedder, indexing progress and
+// the last message or error.
 type statusBar struct {
 	c     *common
 	index *indexProgress
@@ -20,6 +22,7 @@ type statusBar struct {
 	stats    index.StoreStats
 	statsOK  bool
 	embedder string
+	sync     syncStatus
 
 	flash      string
 	flashErr   bool
@@ -29,6 +32,7 @@ type statusBar struct {
 func newStatusBar(c *common, ix *indexProgress) *statusBar { return &statusBar{c: c, index: ix} }
 
 func (s *statusBar) setStats(msg statsMsg) {
+	s.sync = msg.sync
 	if msg.err != nil {
 		s.setFlash(msg.err.Error(), true)
 		return
@@ -138,6 +142,9 @@ func (s *statusBar) counters() []string {
 			left = append(left, sty.Warn.Render(fmt.Sprintf("lag %s docs", fmtCount(int64(lag)))))
 		}
 	}
+	if part := s.syncPart(); part != "" {
+		left = append(left, part)
+	}
 	emb := s.embedder
 	if emb == "" {
 		emb = "text only"
@@ -152,4 +159,40 @@ func shortEmbedder(s string) string {
 		return "built-in LSA " + parts[2] + "d"
 	}
 	return trunc(s, 28)
+}
+
+// syncStatus is how the last `cairn remote sync` ended, as it recorded it
+// (remote.ReadOutcome: status.json, no network). Not to be confused with
+// the index poll's last_sync (Model.lastSync): that one is the store's.
+type syncStatus struct {
+	outcome    remote.Outcome
+	configured bool // a remote is set up: without one nothing is shown
+	err        error
+}
+
+// readSyncStatus reads it for the store in dataDir (a poll's work: a
+// stat and a small file).
+func readSyncStatus(dataDir string) syncStatus {
+	o, configured, err := remote.ReadOutcome(dataDir)
+	return syncStatus{outcome: o, configured: configured, err: err}
+}
+
+// syncPart is the last remote sync as the status line shows it: "synced
+// 5m ago", "not synced yet", or the last one's error, "sync failed 2m
+// ago: …" (its first line: `cairn remote status` shows it whole). It comes
+// before the embedder, which a narrow terminal cuts first.
+func (s *statusBar) syncPart() string {
+	o, sty := s.sync.outcome, s.c.sty
+	switch {
+	case !s.sync.configured:
+		return ""
+	case s.sync.err != nil:
+		return sty.Error.Render("sync status unreadable: " + sanitizeLine(s.sync.err.Error()))
+	case o.Failed():
+		msg, _, _ := strings.Cut(o.LastError, "\n")
+		return sty.Error.Render("sync failed " + s.c.fmtAgo(o.LastErrorAt) + ": " + sanitizeLine(msg))
+	case o.LastSync.IsZero():
+		return "not synced yet"
+	}
+	return "synced " + s.c.fmtAgo(o.LastSync)
 }
