@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-dev/cairn/transcripts"
+	"github.com/cairn-dev/cairn/transcripts/render"
 )
 
 // writeNewFile writes data to path or, when a file of that name is there
@@ -36,4 +39,12 @@ func writeNewFile(path string, data []byte) (string, error) {
 		return p, nil
 	}
 	return path, fmt.Errorf("%s and 998 numbered names beside it are taken", filepath.Base(path))
+}
+
+// ExportMarkdown renders a conversation as a Markdown document, as
+// `cairn show --markdown` prints it (one renderer: render.Conversation).
+func ExportMarkdown(c *transcripts.Conversation, thinking bool) string {
+	var b strings.Builder
+	_ = render.Conversation(&b, c, render.Options{Markdown: true, Thinking: thinking}) // a Builder does not fail
+	return b.String()
 }

@@ -328,7 +328,7 @@ func (p *readerPane) indexOf(uuid string) int {
 
 // build flattens the conversation into items, honouring expansion.
 func (p *readerPane) build() {
-	b := itemBuilder{p: p, c: p.conv, results: toolResults(p.conv), shown: map[string]bool{}, items: p.items[:0]}
+	b := itemBuilder{p: p, c: p.conv, results: p.conv.PairToolResults(), shown: map[string]bool{}, items: p.items[:0]}
 	b.items = append(b.items, ritem{kind: kHeader, key: "header"})
 	b.walk(p.conv.Entries, 0)
 	b.unlinkedAgents()
@@ -342,32 +342,11 @@ func (p *readerPane) build() {
 	p.find.rerun(p.items)
 }
 
-// toolResults maps tool call ids to their results, in the session and
-// its subagents.
-func toolResults(c *transcripts.Conversation) map[string]*transcripts.Block {
-	results := map[string]*transcripts.Block{}
-	collect := func(es []transcripts.Entry) {
-		for i := range es {
-			for bi := range es[i].Blocks {
-				b := &es[i].Blocks[bi]
-				if b.Type == transcripts.BlockToolResult && b.ToolUseID != "" {
-					results[b.ToolUseID] = b
-				}
-			}
-		}
-	}
-	collect(c.Entries)
-	for _, es := range c.Agents {
-		collect(es)
-	}
-	return results
-}
-
 // itemBuilder turns entries into the reader's items.
 type itemBuilder struct {
 	p       *readerPane
 	c       *transcripts.Conversation
-	results map[string]*transcripts.Block
+	results *transcripts.ToolResults
 	shown   map[string]bool // subagents placed
 	items   []ritem
 	inTurn  bool // inside a Claude turn: no new "◆ Claude" head
@@ -458,7 +437,7 @@ func (b *itemBuilder) blockItem(e *transcripts.Entry, bi, d int) (ritem, bool) {
 		it.kind, it.text = kThinking, sanitize(bl.Text)
 		return it, true
 	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-		it.kind, it.tool, it.result = kTool, bl, b.results[bl.ToolID]
+		it.kind, it.tool, it.result = kTool, bl, b.results.Of(bl)
 		it.key = "t:" + bl.ToolID
 		it.label = sanitizeLine(bl.ToolName + "(" + transcripts.ToolSummary(bl) + ")")
 		if transcripts.IsAgentTool(bl.ToolName) {
@@ -1205,133 +1184,4 @@ func (p *readerPane) export() tea.Cmd {
 		}
 		return flashMsg{text: "exported to " + path}
 	}
-}
-
-// ExportMarkdown renders a conversation as a Markdown document: prompts,
-// replies, one line per tool call with a shortened output, subagents nested.
-func ExportMarkdown(c *transcripts.Conversation, thinking bool) string {
-	x := exporter{c: c, thinking: thinking, results: exportResults(c)}
-	x.header(c.Session)
-	x.entries(c.Entries, "")
-	return x.b.String()
-}
-
-// exporter writes a conversation as Markdown.
-type exporter struct {
-	b        strings.Builder
-	c        *transcripts.Conversation
-	thinking bool                          // export thinking blocks
-	results  map[string]*transcripts.Block // tool results by tool call id
-}
-
-// exportResults indexes the tool results of the conversation and its
-// subagents by the id of their tool call. Unlike toolResults it keeps a
-// result with no id, paired with a call with no id as the export always has.
-func exportResults(c *transcripts.Conversation) map[string]*transcripts.Block {
-	results := map[string]*transcripts.Block{}
-	for _, es := range append([][]transcripts.Entry{c.Entries}, mapValues(c.Agents)...) {
-		for i := range es {
-			for bi := range es[i].Blocks {
-				if bl := &es[i].Blocks[bi]; bl.Type == transcripts.BlockToolResult {
-					results[bl.ToolUseID] = bl
-				}
-			}
-		}
-	}
-	return results
-}
-
-// header writes the title and the session's details.
-func (x *exporter) header(s *transcripts.Session) {
-	title := s.Title
-	if title == "" {
-		title = transcripts.OneLine(s.FirstPrompt, 100)
-	}
-	fmt.Fprintf(&x.b, "# %s\n\n", oneLineMD(title))
-	fmt.Fprintf(&x.b, "- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", sanitizeLine(s.ID), sanitizeLine(s.ProjectPath),
-		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
-	if len(s.Models) > 0 {
-		fmt.Fprintf(&x.b, "- Models: %s\n", sanitizeLine(strings.Join(s.Models, ", ")))
-	}
-	if len(s.Branches) > 0 {
-		fmt.Fprintf(&x.b, "- Branch: %s\n", sanitizeLine(strings.Join(s.Branches, ", ")))
-	}
-}
-
-// printf writes formatted text, each line behind quote (a subagent's
-// entries are quoted once per level).
-func (x *exporter) printf(quote, format string, a ...any) {
-	for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
-		x.b.WriteString(quote + l + "\n")
-	}
-}
-
-// entries writes a conversation's or a subagent's entries.
-func (x *exporter) entries(es []transcripts.Entry, quote string) {
-	for i := range es {
-		x.entry(&es[i], quote)
-	}
-}
-
-// entry writes a compaction, a prompt, or the blocks of a reply.
-func (x *exporter) entry(e *transcripts.Entry, quote string) {
-	switch {
-	case e.Type == "system" && e.Subtype == "compact_boundary":
-		x.printf(quote, "\n---\n*conversation compacted*\n")
-	case e.Type == "user" && transcripts.IsRealPrompt(e):
-		x.printf(quote, "\n## You · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.CleanPrompt(e.PromptText())))
-	case transcripts.QueuedText(e) != "":
-		x.printf(quote, "\n## You, queued while Claude worked · %s\n\n%s\n", e.Timestamp.UTC().Format("2006-01-02 15:04"), sanitize(transcripts.QueuedText(e)))
-	case e.Type == "assistant":
-		for bi := range e.Blocks {
-			x.block(&e.Blocks[bi], quote)
-		}
-	}
-}
-
-// block writes a block of a reply: text, thinking if asked for, or a tool
-// call.
-func (x *exporter) block(bl *transcripts.Block, quote string) {
-	switch bl.Type {
-	case transcripts.BlockText:
-		x.printf(quote, "\n%s\n", sanitize(bl.Text))
-	case transcripts.BlockThinking:
-		if x.thinking && strings.TrimSpace(bl.Text) != "" {
-			x.printf(quote, "\n> *thinking:* %s\n", strings.ReplaceAll(sanitize(bl.Text), "\n", "\n> "))
-		}
-	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-		x.toolUse(bl, quote)
-	}
-}
-
-// toolUse writes a tool call on one line, its output shortened, and the
-// entries of the subagent it spawned.
-func (x *exporter) toolUse(bl *transcripts.Block, quote string) {
-	x.printf(quote, "\n- **%s**(`%s`)", sanitizeLine(bl.ToolName), strings.ReplaceAll(sanitizeLine(transcripts.ToolSummary(bl)), "`", "'"))
-	if r := x.results[bl.ToolID]; r != nil {
-		x.printf(quote, "  ```\n  %s\n  ```", strings.Join(shortOutput(r.Text), "\n  "))
-	}
-	if id := x.c.SpawnedBy[bl.ToolID]; id != "" && len(x.c.Agents[id]) > 0 {
-		x.entries(x.c.Agents[id], quote+"> ")
-	}
-}
-
-// shortOutput is a tool's output as lines: the first 8 and a count of
-// the rest.
-func shortOutput(s string) []string {
-	out := strings.Split(strings.TrimRight(sanitize(s), "\n"), "\n")
-	if len(out) > 8 {
-		out = append(out[:8], fmt.Sprintf("… %d more lines", len(out)-8))
-	}
-	return out
-}
-
-func oneLineMD(s string) string { return sanitizeLine(transcripts.OneLine(s, 200)) }
-
-func mapValues(m map[string][]transcripts.Entry) [][]transcripts.Entry {
-	out := make([][]transcripts.Entry, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
