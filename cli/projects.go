@@ -61,7 +61,7 @@ func printProjects(o *Options, ps []transcripts.ProjectSummary) error {
 	t.optional(4, 3)
 	now := time.Now()
 	for _, p := range ps {
-		t.row(shortPath(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size), folderCount(p.Folders))
+		t.row(human.Path(p.Path), fmt.Sprint(p.Sessions), human.Ago(p.LastUsed, now, nil), human.Bytes(p.Size), folderCount(p.Folders))
 	}
 	return t.flush()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -299,7 +300,7 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 			mark = " " + sgr(color, "2", "[near spelling]")
 		}
 		fmt.Fprintln(o.Stdout, fit(sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark))
-		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(shortPath(r.Project)), fmtTime(r.Timestamp), orDash(r.Role), r.Kind, r.Relevance))))
+		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(human.Path(r.Project)), fmtTime(r.Timestamp), human.OrDash(r.Role), r.Kind, r.Relevance))))
 		snippet := termtext.Highlight(r.Snippet, color)
 		if width > 3 {
 			snippet = ansi.Wrap(snippet, width-3, " ")
@@ -314,6 +315,6 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 	if resp.Partial > 0 {
 		partial = fmt.Sprintf(" · %d partial hidden (--partial)", resp.Partial)
 	}
-	fmt.Fprintln(o.Stdout, fit(sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning%s · %s · %s · %.0f ms", words, meaning, partial, resp.Mode, orDash(resp.Embedder), float64(resp.Took.Microseconds())/1000))))
+	fmt.Fprintln(o.Stdout, fit(sgr(color, "2", fmt.Sprintf("%d matched by words · %d by meaning%s · %s · %s · %.0f ms", words, meaning, partial, resp.Mode, human.OrDash(resp.Embedder), float64(resp.Took.Microseconds())/1000))))
 	return nil
 }

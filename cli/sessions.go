@@ -187,18 +187,10 @@ func printSessions(o *Options, ss []*transcripts.Session, origins map[string]str
 	return t.flush()
 }
 
-// shortPath replaces the home folder with ~.
-func shortPath(p string) string {
-	if home, err := userHome(); err == nil && home != "" && strings.HasPrefix(p, home+"/") {
-		return "~" + p[len(home):]
-	}
-	return p
-}
-
 // projectLabel is a session's project for a table: the repository, and
 // the worktree or subfolder it ran in when that is another folder.
 func projectLabel(s *transcripts.Session) string {
-	p := shortPath(s.ProjectPath)
+	p := human.Path(s.ProjectPath)
 	if s.CWD != "" && s.CWD != s.ProjectPath {
 		p += " (" + filepath.Base(s.CWD) + ")"
 	}

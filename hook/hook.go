@@ -33,6 +33,7 @@ import (
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/plugin"
@@ -153,7 +154,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res.Err = fmt.Errorf("panic: %v", r)
-			env.Log.Printf("%s: internal error (ignored): %v %s", orDash(res.Event), r, firstFrames(debug.Stack()))
+			env.Log.Printf("%s: internal error (ignored): %v %s", human.OrDash(res.Event), r, firstFrames(debug.Stack()))
 		}
 	}()
 	if os.Getenv(memories.ClaudeChildEnv) != "" {
@@ -168,7 +169,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 	took := env.Now().Sub(start)
 	switch {
 	case res.Err != nil:
-		env.Log.Printf("%s: failed open after %s: %v", orDash(res.Event), took.Round(time.Millisecond), res.Err)
+		env.Log.Printf("%s: failed open after %s: %v", human.OrDash(res.Event), took.Round(time.Millisecond), res.Err)
 		return res
 	case res.Ignored != "":
 		env.Log.Printf("%s: ignored: %s", knownEvent(res.Event), res.Ignored)
@@ -619,13 +620,6 @@ func output(event, context string) ([]byte, error) {
 func shortID(s string) string {
 	if len(s) > 8 {
 		return s[:8]
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
 	}
 	return s
 }

@@ -5,9 +5,32 @@ package human
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
+
+// OrDash is s, or "-" when it is empty (an unknown value in a table).
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Path is a path with the home folder written ~ ("~/src/cairn").
+func Path(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if p == home {
+			return "~"
+		}
+		if strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + p[len(home):]
+		}
+	}
+	return p
+}
 
 // Bytes is a size: "512 B", "280 KB", "2.7 MB", "1.02 GB".
 func Bytes(n int64) string {

@@ -47,3 +47,22 @@ func TestSparklineAndBar(t *testing.T) {
 		t.Fatal("Bar scales wrong")
 	}
 }
+
+func TestOrDashAndPath(t *testing.T) {
+	if OrDash("") != "-" || OrDash("x") != "x" {
+		t.Errorf("OrDash: %q %q", OrDash(""), OrDash("x"))
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for in, want := range map[string]string{
+		home:                "~",
+		home + "/src/cairn": "~/src/cairn",
+		home + "x/src":      home + "x/src", // a sibling folder is not under home
+		"/var/tmp":          "/var/tmp",
+		"":                  "",
+	} {
+		if got := Path(in); got != want {
+			t.Errorf("Path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -575,7 +575,7 @@ func checkOllama(ctx context.Context, cfg config.Config, timeout time.Duration) 
 	defer cancel()
 	version, err := client.Version(ctx)
 	if err == nil {
-		c := Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, orDash(version))}
+		c := Check{Name: "ollama", Status: OK, Detail: fmt.Sprintf("reachable at %s (version %s)", host, human.OrDash(version))}
 		if needed {
 			checkOllamaModels(ctx, client, cfg, &c)
 		}
@@ -682,13 +682,6 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func shortErr(err error) string {

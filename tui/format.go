@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -19,19 +17,6 @@ func fmtCount(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
-}
-
-// shortPath replaces the home folder with ~.
-func shortPath(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
-		if p == home {
-			return "~"
-		}
-		if strings.HasPrefix(p, home+string(filepath.Separator)) {
-			return "~" + p[len(home):]
-		}
-	}
-	return p
 }
 
 // trunc cuts s (which may hold styles) to w cells with an ellipsis.

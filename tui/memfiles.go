@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/memories"
 
 	"charm.land/bubbles/v2/key"
@@ -103,7 +104,7 @@ func (p *memoriesPane) fileDetail(fc *memories.FileChange, w, h int) string {
 		s.Bold.Render(trunc(fmt.Sprintf(" v%d · %s · Claude's auto memory · %s", fc.Version, sanitizeLine(fc.Name), fc.Status), w)),
 		s.Muted.Render(trunc(" "+sanitizeLine(fc.Path), w)),
 		s.Muted.Render(trunc(fmt.Sprintf(" project %s · seen %s · a keeps it, x gives the file its reviewed text back",
-			lastElem(sanitizeLine(orDash(fc.Project))), p.c.fmtTime(fc.Seen)), w)),
+			lastElem(sanitizeLine(human.OrDash(fc.Project))), p.c.fmtTime(fc.Seen)), w)),
 		"",
 	}
 	out = append(out, styledDiff(s, fc.Diff, " ", w)...)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/theme"
 	"github.com/cairn-dev/cairn/transcripts"
@@ -814,7 +815,7 @@ func (p *memoriesPane) detail(w, h int) string {
 }
 
 func (p *memoriesPane) facts(mm *memories.Memory) []string {
-	facts := []string{fmt.Sprintf("confidence %.2f", mm.Confidence), "origin " + orDash(mm.Origin),
+	facts := []string{fmt.Sprintf("confidence %.2f", mm.Confidence), "origin " + human.OrDash(mm.Origin),
 		fmt.Sprintf("injected %d · used %d", mm.Injected, mm.Used)}
 	if mm.Project != "" {
 		facts = append(facts, "project "+lastElem(sanitizeLine(mm.Project)))

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	tea "charm.land/bubbletea/v2"
@@ -74,7 +75,7 @@ func (p *searchPane) previewLines(w, h int) []string {
 		title = "(untitled)"
 	}
 	out := []string{s.Bold.Render(trunc(" "+sanitizeLine(transcripts.OneLine(title, 200)), w)),
-		s.Muted.Render(trunc(" "+shortPath(sanitizeLine(r.Project))+" · "+p.c.fmtTime(r.Timestamp), w))}
+		s.Muted.Render(trunc(" "+human.Path(sanitizeLine(r.Project))+" · "+p.c.fmtTime(r.Timestamp), w))}
 	terms := p.previewTerms()
 	if r.SessionID == "" || r.Kind == "memory" {
 		// A memory (or a hit without a session): its text is the preview.

@@ -250,7 +250,7 @@ func (p *projectsPane) view() string {
 		if ps.Size == 0 {
 			size = "archived"
 		}
-		row := " " + pad(truncLeft(sanitizeLine(shortPath(ps.Path)), pathW-1), pathW) +
+		row := " " + pad(truncLeft(sanitizeLine(human.Path(ps.Path)), pathW-1), pathW) +
 			padLeft(fmt.Sprint(ps.Sessions), numW) + padLeft(p.c.fmtAgo(ps.LastUsed), lastW) + padLeft(size, sizeW)
 		lines = append(lines, p.c.rowStyle(i == p.list.cursor, pad(row, w)))
 	}

@@ -376,7 +376,7 @@ func (b *itemBuilder) marker(e *transcripts.Entry, d int) bool {
 	switch {
 	case e.Type == "system" && e.Subtype == "compact_boundary":
 		b.items = append(b.items, ritem{kind: kCompact, key: "c:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
-			label: fmt.Sprintf("conversation compacted (%s, %s tokens before)", orDash(e.CompactTrigger), fmtCount(e.PreTokens))})
+			label: fmt.Sprintf("conversation compacted (%s, %s tokens before)", human.OrDash(e.CompactTrigger), fmtCount(e.PreTokens))})
 		b.inTurn = false
 	case e.IsCompactSummary:
 		b.items = append(b.items, ritem{kind: kSummary, key: "s:" + e.UUID, uuid: e.UUID, depth: d, ts: e.Timestamp,
@@ -457,18 +457,11 @@ func (b *itemBuilder) unlinkedAgents() {
 		b.shown[ag.AgentID] = true
 		k := "agent:" + ag.AgentID
 		b.items = append(b.items, ritem{kind: kAgent, key: k, agentID: ag.AgentID,
-			label: sanitizeLine(fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, orDash(ag.Type), transcripts.OneLine(ag.Description, 80)))})
+			label: sanitizeLine(fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, human.OrDash(ag.Type), transcripts.OneLine(ag.Description, 80)))})
 		if b.p.expanded[k] {
 			b.walk(b.c.Agents[ag.AgentID], 1)
 		}
 	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // lines renders item i at the current width (cached).
@@ -605,7 +598,7 @@ func (p *readerPane) renderHeader(cw int) []string {
 	}
 	return []string{
 		s.Title.Render(trunc(sanitizeLine(title), cw)),
-		s.Muted.Render(trunc(sanitizeLine(shortPath(ss.ProjectPath)), cw)),
+		s.Muted.Render(trunc(sanitizeLine(human.Path(ss.ProjectPath)), cw)),
 		s.Muted.Render(trunc(meta, cw)),
 		s.Muted.Render(trunc(strings.Join(more, " · "), cw)),
 	}

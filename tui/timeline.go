@@ -291,7 +291,7 @@ func (p *timelinePane) view() string {
 func (p *timelinePane) heading(w int) []string {
 	scope := "every project"
 	if p.project != nil {
-		scope = "project " + truncLeft(shortPath(sanitizeLine(p.project.Path)), max(12, w-52))
+		scope = "project " + truncLeft(human.Path(sanitizeLine(p.project.Path)), max(12, w-52))
 	}
 	n := 0
 	for _, r := range p.rows {

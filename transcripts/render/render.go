@@ -54,7 +54,7 @@ func Conversation(w io.Writer, c *transcripts.Conversation, o Options) error {
 		if r.shown[ag.AgentID] || len(c.Agents[ag.AgentID]) == 0 {
 			continue
 		}
-		head := fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, orDash(ag.Type), transcripts.OneLine(ag.Description, 80))
+		head := fmt.Sprintf("subagent %s (%s) %s", ag.AgentID, human.OrDash(ag.Type), transcripts.OneLine(ag.Description, 80))
 		r.shown[ag.AgentID] = true
 		if o.Markdown {
 			r.printf("\n**%s**\n", termtext.Line(head))
@@ -217,7 +217,7 @@ func (r *renderer) nested(indent string) string {
 func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 	switch {
 	case e.Type == "system" && e.Subtype == "compact_boundary":
-		what := fmt.Sprintf("conversation compacted (%s, %d tokens before)", termtext.Line(orDash(e.CompactTrigger)), e.PreTokens)
+		what := fmt.Sprintf("conversation compacted (%s, %d tokens before)", termtext.Line(human.OrDash(e.CompactTrigger)), e.PreTokens)
 		if r.o.Markdown {
 			r.printf("%s\n%s---\n%s*%s*\n", strings.TrimRight(indent, " "), indent, indent, what)
 		} else {
@@ -441,11 +441,4 @@ func (r *renderer) said(indent, head, text string) {
 	for _, l := range lines[1:] {
 		r.printf("%s  %s\n", indent, termtext.Safe(l))
 	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
