@@ -16,6 +16,7 @@ import (
 
 func newIndexCmd(o *Options) *cobra.Command {
 	var rebuild, retrain, noEmbed, recount bool
+	var profile func(*Options) func()
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Index new transcript lines into the store, the full-text index and the vectors",
@@ -29,6 +30,7 @@ files are all still on disk afresh (after an upgrade that reads transcripts
 better); nothing stored is lost. Interrupted runs resume where they stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer profile(o)()
 			a, err := openApp(o, app.Options{})
 			if err != nil {
 				return err
@@ -56,6 +58,7 @@ better); nothing stored is lost. Interrupted runs resume where they stopped.`,
 			return nil
 		},
 	}
+	profile = addProfileFlags(cmd)
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "rebuild the full-text index and the embeddings from the store")
 	cmd.Flags().BoolVar(&retrain, "retrain", false, "retrain the built-in embedder on the current store")
 	cmd.Flags().BoolVar(&noEmbed, "no-embed", false, "leave the vectors for a later run (they stay queued)")

@@ -520,11 +520,9 @@ func (d Derived) RefreshVecCache(ctx context.Context, embedder string, dims int)
 			return nil
 		}
 	}
-	rows, err := s.Derived().Embeddings(ctx, embedder)
-	if err != nil {
-		return err
-	}
-	return WriteVecCache(s.vecCachePath(), embedder, dims, rows)
+	return writeVecCache(s.vecCachePath(), embedder, dims, func(emit func(VecRow) error) error {
+		return d.eachEmbedding(ctx, embedder, emit)
+	})
 }
 
 // Derived is the store's derived indexes: the full-text index and the

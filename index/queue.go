@@ -322,27 +322,37 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 	return added, err
 }
 
-// Embeddings loads every vector of embedder (e.g. to write the vector
-// cache with WriteVecCache).
+// Embeddings loads every vector of embedder.
 func (d Derived) Embeddings(ctx context.Context, embedder string) ([]VecRow, error) {
-	s := d.s
+	var out []VecRow
+	err := d.eachEmbedding(ctx, embedder, func(r VecRow) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// eachEmbedding calls fn with every vector of embedder, in insertion
+// order, one row in memory at a time (the vector cache is written from it:
+// holding all of them took ~400 MB at 10 GB of history).
+func (d Derived) eachEmbedding(ctx context.Context, embedder string, fn func(VecRow) error) error {
 	// Entries' vectors are stored under their "e:" key: read back by id.
-	return queryRows(ctx, s, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
+	return d.s.eachRow(ctx, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
 			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
 			ELSE v.doc END, v.dims, v.vector
-		FROM embeddings v WHERE v.embedder = ?`, []any{embedder}, func(rows *sql.Rows) (VecRow, error) {
+		FROM embeddings v WHERE v.embedder = ?`, []any{embedder}, func(rows *sql.Rows) error {
 		var e VecRow
 		var dims int
 		var blob []byte
 		if err := rows.Scan(&e.ID, &dims, &blob); err != nil {
-			return e, err
+			return err
 		}
 		v, err := decodeVector(blob, dims)
 		if err != nil {
-			return e, fmt.Errorf("embedding of %s (%s): %w", e.ID, embedder, err)
+			return fmt.Errorf("embedding of %s (%s): %w", e.ID, embedder, err)
 		}
 		e.Vec = v
-		return e, nil
+		return fn(e)
 	})
 }
 

@@ -54,6 +54,19 @@ type VecRow struct {
 
 // WriteVecCache writes rows to path atomically (temp file + rename).
 func WriteVecCache(path, embedder string, dims int, rows []VecRow) error {
+	return writeVecCache(path, embedder, dims, func(emit func(VecRow) error) error {
+		for _, r := range rows {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeVecCache writes the rows each gives to emit, one at a time, to path
+// atomically: memory stays flat however many vectors there are.
+func writeVecCache(path, embedder string, dims int, each func(emit func(VecRow) error) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -76,13 +89,18 @@ func WriteVecCache(path, embedder string, dims int, rows []VecRow) error {
 	w.Write(hdr)
 	row := make([]byte, vecIDBytes+4+dims)
 	n := 0
-	for _, r := range rows {
+	err = each(func(r VecRow) error {
 		if encodeVecRow(row, r, dims) {
-			w.Write(row)
 			n++
+			_, err := w.Write(row)
+			return err
 		}
+		return nil
+	})
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
+	if err != nil {
 		tmp.Close()
 		return err
 	}
@@ -229,6 +247,9 @@ func (c *VecCache) Search(q []float32, k int, keep func(id string) bool) []Score
 	for i, t := range top {
 		out[i] = Scored{ID: c.id(t.i), Score: float64(t.s * qscale)}
 	}
+	// Reading an id can map a whole large folio of the page cache (MBs):
+	// let those go too.
+	releasePages(c.data)
 	return out
 }
 
@@ -242,8 +263,19 @@ type vecCand struct {
 // are a min-heap, so a row that beats the worst costs O(log k).
 func (c *VecCache) scan(qi []int16, lo, hi, k int, keep func(string) bool) []vecCand {
 	top := make(candHeap, 0, k)
+	// The rows scanned are released from the resident set chunk by chunk
+	// (releasePages): whole-process RSS stays bounded however big the
+	// cache grows. rel is where the next release starts, page-aligned down
+	// (a page shared with the range before is faulted in again if needed;
+	// the data never changes).
+	rel := (c.base + lo*c.rowSize) &^ (vecPageSize - 1)
 	for i := lo; i < hi; i++ {
 		off := c.base + i*c.rowSize
+		if off-rel >= releaseChunk {
+			end := off &^ (vecPageSize - 1)
+			releasePages(c.data[rel:end])
+			rel = end
+		}
 		scale := math.Float32frombits(binary.LittleEndian.Uint32(c.data[off+vecIDBytes:]))
 		s := float32(dotI8(qi, c.data[off+vecIDBytes+4:off+c.rowSize])) * scale
 		if len(top) == k && s <= top[0].s {
@@ -259,8 +291,17 @@ func (c *VecCache) scan(qi []int16, lo, hi, k int, keep func(string) bool) []vec
 			top.down(0)
 		}
 	}
+	releasePages(c.data[rel:min(c.base+hi*c.rowSize, len(c.data))])
 	return top
 }
+
+// releaseChunk is how much of the cache a scan keeps resident before
+// releasing it; vecPageSize is the largest page size mappings use here
+// (releases start on its multiples).
+const (
+	releaseChunk = 4 << 20
+	vecPageSize  = 64 << 10
+)
 
 // candHeap is a min-heap of candidates by score.
 type candHeap []vecCand
