@@ -60,7 +60,7 @@ it with ` + "`cairn install`" + ` or:
 				return err
 			default:
 				defer a.Close()
-				opts.Store, opts.Config, opts.ClaudeDir, opts.Memories = a.Store, a.Config, a.Paths.ClaudeDir, a.Memories
+				opts.App = a
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

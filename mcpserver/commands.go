@@ -89,10 +89,10 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 // file summaries under another. A session not indexed yet passes: it is
 // checked again after the sync that finds it.
 func (s *Server) draftInScope(ctx context.Context, sid string) error {
-	if s.o.Store == nil {
+	if s.st == nil {
 		return nil
 	}
-	ss, err := s.o.Store.Session(ctx, sid)
+	ss, err := s.st.Session(ctx, sid)
 	if err != nil || ss == nil || ss.ProjectPath == s.o.Project {
 		return nil
 	}

@@ -74,7 +74,7 @@ func (s *Server) memForget(ctx context.Context, _ *mcp.CallToolRequest, in Forge
 // prompt injection there must not silence what the user approved in
 // another (see memories.Scope).
 func (s *Server) scope() *memories.Scope {
-	return &memories.Scope{Project: s.o.Project, Global: s.o.Config.Memories.MCPGlobal}
+	return &memories.Scope{Project: s.o.Project, Global: s.cfg.Memories.MCPGlobal}
 }
 
 // changeError is a tool error that says what to do instead.

@@ -87,7 +87,7 @@ func TestMCPCannotChangeAnotherProject(t *testing.T) {
 	cfg := config.Default()
 	cfg.Memories.MCPGlobal = true
 	g := newFixtureWith(t, func(st *index.Store) MemoryService { return memories.New(st, cfg) },
-		func(o *Options) { o.Project, o.Config = projA, cfg })
+		func(o *Options) { o.Project, o.App.Config = projA, cfg })
 	gsvc := memories.New(g.st, cfg)
 	r, err := gsvc.Add(ctx, memories.NewMemory{Type: memories.Preference, Content: "The user wants answers in English", Status: memories.Approved})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
@@ -32,12 +33,13 @@ const Name = "cairn"
 
 // Options configure a server.
 type Options struct {
-	Store     *index.Store
-	Config    config.Config
-	ClaudeDir string // transcripts are synced from here before searches ("" = never)
-	Version   string
-	// Memories is the memory service; nil leaves the memory_* tools that
-	// need it answering with an error that says so.
+	// App is the open cairn the tools work on: its store, config, memory
+	// service, and the Claude dir transcripts are synced from before
+	// searches (none: never). Nil with Broken or StandDown.
+	App     *app.App
+	Version string
+	// Memories is the memory service (nil: App's); when there is none,
+	// the memory_* tools that need it answer with an error that says so.
 	Memories MemoryService
 	// Project is the project memory_remember files memories under
 	// ($CLAUDE_PROJECT_DIR or the working directory); SessionID the session
@@ -60,9 +62,13 @@ type Options struct {
 
 // Server answers the tools.
 type Server struct {
-	o        Options
-	mu       sync.Mutex
-	lastSync time.Time
+	o Options
+	// st, cfg and claudeDir are the App's (zero without one).
+	st        *index.Store
+	cfg       config.Config
+	claudeDir string
+	mu        sync.Mutex
+	lastSync  time.Time
 	// schemas are the input schemas tools declare with bounds (argErrors).
 	schemas map[string]*jsonschema.Schema
 }
@@ -82,6 +88,12 @@ func New(o Options) *mcp.Server {
 		o.Version = "dev"
 	}
 	s := &Server{o: o, schemas: map[string]*jsonschema.Schema{}}
+	if a := o.App; a != nil {
+		s.st, s.cfg, s.claudeDir = a.Store, a.Config, a.Paths.ClaudeDir
+		if s.o.Memories == nil && a.Memories != nil {
+			s.o.Memories = a.Memories
+		}
+	}
 	if o.StandDown != "" {
 		return mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cairn: memory for Claude Code", Version: o.Version},
 			&mcp.ServerOptions{Instructions: o.StandDown})
@@ -204,7 +216,7 @@ func ptr[T any](v T) *T { return &v }
 // quick) at most every SyncEvery. Failures are not fatal: the store
 // answers from what it has.
 func (s *Server) syncMaybe(ctx context.Context) {
-	if s.o.ClaudeDir == "" {
+	if s.claudeDir == "" {
 		return
 	}
 	s.mu.Lock()
@@ -214,7 +226,7 @@ func (s *Server) syncMaybe(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	_, err := s.o.Store.Sync(ctx, s.o.ClaudeDir, index.SyncOptions{})
+	_, err := s.st.Sync(ctx, s.claudeDir, index.SyncOptions{})
 	if err == nil || errors.Is(err, index.ErrBusy) {
 		s.lastSync = s.o.Now()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
@@ -48,7 +49,8 @@ func newFixtureDir(t *testing.T, claude string, mem func(st *index.Store) Memory
 	ctx := context.Background()
 	st := teststore.Synced(t, claude)
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
-	o := Options{Store: st, Config: config.Default(), ClaudeDir: claude, Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }}
+	a := &app.App{Paths: app.Paths{ClaudeDir: claude}, Config: config.Default(), Store: st}
+	o := Options{App: a, Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }}
 	for _, f := range opts {
 		f(&o)
 	}

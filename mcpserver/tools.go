@@ -75,7 +75,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		return nil, out, err
 	}
 	out.TotalSessionsSearched = s.sessionCount(ctx, projects)
-	sr, err := s.o.Store.OpenSearcher(ctx, s.o.LockWait)
+	sr, err := s.st.OpenSearcher(ctx, s.o.LockWait)
 	if err != nil {
 		return nil, out, toolError("searching failed: %v", err)
 	}
@@ -114,7 +114,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 // the store's one rule (index.Store.MatchProjects); no match is a tool
 // error that says what to call.
 func (s *Server) resolveProjects(ctx context.Context, p string) ([]string, error) {
-	ps, err := s.o.Store.MatchProjects(ctx, p)
+	ps, err := s.st.MatchProjects(ctx, p)
 	if errors.Is(err, index.ErrNoProject) {
 		return nil, toolError("no project matches %q: call memory_projects for the list of project paths", strings.TrimSpace(p))
 	}
@@ -122,13 +122,13 @@ func (s *Server) resolveProjects(ctx context.Context, p string) ([]string, error
 }
 
 func (s *Server) sessionCount(ctx context.Context, projects []string) int {
-	ps, err := s.o.Store.Projects(ctx)
+	ps, err := s.st.Projects(ctx)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, x := range ps {
-		if len(projects) == 0 || contains(projects, x.Path) {
+		if len(projects) == 0 || slices.Contains(projects, x.Path) {
 			n += x.Sessions
 		}
 	}
@@ -178,13 +178,13 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	if err != nil {
 		return nil, out, err
 	}
-	ss, err := s.o.Store.Sessions(ctx, index.SessionFilter{Since: from})
+	ss, err := s.st.Sessions(ctx, index.SessionFilter{Since: from})
 	if err != nil {
 		return nil, out, toolError("reading sessions failed: %v", err)
 	}
 	sums := s.storedSummaries(ctx)
 	for _, x := range ss {
-		if len(projects) > 0 && !contains(projects, x.ProjectPath) {
+		if len(projects) > 0 && !slices.Contains(projects, x.ProjectPath) {
 			continue
 		}
 		out.TotalSessions++
@@ -234,7 +234,7 @@ type ProjectsOut struct {
 func (s *Server) projects(ctx context.Context, _ *mcp.CallToolRequest, _ ProjectsIn) (*mcp.CallToolResult, ProjectsOut, error) {
 	out := ProjectsOut{Projects: []ProjectInfo{}}
 	s.syncMaybe(ctx)
-	ps, err := s.o.Store.Projects(ctx)
+	ps, err := s.st.Projects(ctx)
 	if err != nil {
 		return nil, out, toolError("reading projects failed: %v", err)
 	}
@@ -296,7 +296,7 @@ func (s *Server) sessionRead(ctx context.Context, _ *mcp.CallToolRequest, in Rea
 		return nil, out, toolError("offset must not be negative")
 	}
 	s.syncMaybe(ctx)
-	c, err := s.o.Store.Conversation(ctx, id)
+	c, err := s.st.Conversation(ctx, id)
 	if err != nil {
 		return nil, out, toolError("cannot read session %s: %v (memory_recall and memory_timeline list session ids)", id, err)
 	}
@@ -458,13 +458,4 @@ func rfc3339(t time.Time) string {
 func round(f float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(f*p) / p
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 	"github.com/cairn-dev/cairn/memories"
@@ -32,7 +33,7 @@ func newStdioPeer(t *testing.T) *stdioPeer {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { inW.Close(); cancel() })
 	go func() {
-		p.done <- Serve(ctx, Options{Store: st, Config: config.Default(), Memories: memories.New(st, config.Default()), Project: "/path/to/Demo"}, inR, outW)
+		p.done <- Serve(ctx, Options{App: &app.App{Config: config.Default(), Store: st, Memories: memories.New(st, config.Default())}, Project: "/path/to/Demo"}, inR, outW)
 		outW.Close()
 	}()
 	go func() {
