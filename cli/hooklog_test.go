@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 )
 
 // Malformed hook input used to reach hooks.log and `cairn doctor` raw: the
@@ -42,7 +42,7 @@ func TestMalformedHookInputNeverEchoesSecrets(t *testing.T) {
 			}
 		}
 	}
-	log, err := os.ReadFile(filepath.Join(data, hook.LogName))
+	log, err := os.ReadFile(filepath.Join(data, hookspec.LogName))
 	if err != nil {
 		t.Fatal(err)
 	}

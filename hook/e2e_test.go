@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/index"
 	_ "github.com/cairn-dev/cairn/index/fts" // the test holds the full-text index as another process would
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/memories"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
@@ -195,7 +196,7 @@ func (e *env) memory(t testing.TB, id string) *memories.Memory {
 }
 
 func (e *env) logText() string {
-	b, _ := os.ReadFile(filepath.Join(e.data, hook.LogName))
+	b, _ := os.ReadFile(filepath.Join(e.data, hookspec.LogName))
 	return string(b)
 }
 
@@ -456,9 +457,9 @@ func TestFailOpen(t *testing.T) {
 		// harmless race, not a problem to report.
 		{name: "Stop before the transcript exists", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", demoFolder, "later.jsonl"), map[string]any{"last_assistant_message": "done"})},
 		{name: "no transcript", stdin: input("Stop", demoSession, "", nil), logged: "no transcript_path"},
-		{name: "transcript outside claude dir", stdin: input("Stop", demoSession, outside, nil), logged: hook.OutsideClaudeDir},
-		{name: "dot-dot escape", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", "..", "..", "evil.jsonl"), nil), logged: hook.OutsideClaudeDir},
-		{name: "session start outside", stdin: input("SessionStart", demoSession, outside, nil), logged: hook.OutsideClaudeDir},
+		{name: "transcript outside claude dir", stdin: input("Stop", demoSession, outside, nil), logged: hookspec.OutsideClaudeDir},
+		{name: "dot-dot escape", stdin: input("Stop", demoSession, filepath.Join(e.claude, "projects", "..", "..", "evil.jsonl"), nil), logged: hookspec.OutsideClaudeDir},
+		{name: "session start outside", stdin: input("SessionStart", demoSession, outside, nil), logged: hookspec.OutsideClaudeDir},
 		{name: "relative transcript", stdin: input("Stop", demoSession, "projects/x/y.jsonl", nil), logged: "not absolute"},
 		{name: "bad session id", stdin: input("UserPromptSubmit", "../../etc", tr, map[string]any{"prompt": "x y z"}), logged: "not a session id"},
 		{name: "wrong field types", stdin: `{"hook_event_name":"UserPromptSubmit","session_id":42,"prompt":["x"]}`, logged: "not a session id"},
@@ -530,23 +531,23 @@ func TestFailOpen(t *testing.T) {
 
 func TestLogRotates(t *testing.T) {
 	dir := t.TempDir()
-	l := hook.NewLogger(dir)
+	l := hookspec.NewLogger(dir)
 	line := strings.Repeat("x", 1000)
 	for range 1100 {
 		l.Printf("%s", line)
 	}
-	cur, err := os.Stat(filepath.Join(dir, hook.LogName))
+	cur, err := os.Stat(filepath.Join(dir, hookspec.LogName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := os.Stat(filepath.Join(dir, hook.LogName+".1"))
+	old, err := os.Stat(filepath.Join(dir, hookspec.LogName+".1"))
 	if err != nil {
 		t.Fatal("no rotated log")
 	}
-	if cur.Size() > hook.LogMaxBytes || old.Size() > hook.LogMaxBytes {
+	if cur.Size() > hookspec.LogMaxBytes || old.Size() > hookspec.LogMaxBytes {
 		t.Fatalf("log sizes %d and %d", cur.Size(), old.Size())
 	}
-	if got := hook.LastLines(dir, 3); len(got) != 3 {
+	if got := hookspec.LastLines(dir, 3); len(got) != 3 {
 		t.Fatalf("last lines: %d", len(got))
 	}
 }

@@ -35,26 +35,22 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/plugin"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
-// Events cairn handles.
+// Events cairn handles (hookspec defines them, for the installer too).
 const (
-	SessionStart     = "SessionStart"
-	UserPromptSubmit = "UserPromptSubmit"
-	Stop             = "Stop"
-	SubagentStop     = "SubagentStop"
-	PreCompact       = "PreCompact"
-	SessionEnd       = "SessionEnd"
+	SessionStart     = hookspec.SessionStart
+	UserPromptSubmit = hookspec.UserPromptSubmit
+	PreToolUse       = hookspec.PreToolUse
+	Stop             = hookspec.Stop
+	SubagentStop     = hookspec.SubagentStop
+	PreCompact       = hookspec.PreCompact
+	SessionEnd       = hookspec.SessionEnd
 )
-
-// Events is every event cairn registers for, in install order.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, Stop, SubagentStop, PreCompact, SessionEnd}
-
-// Matchers are the matchers of the events registered for some tools only.
-var Matchers = map[string]string{PreToolUse: ToolMatcher}
 
 // MaxInput is the most stdin a hook reads (hook JSON is small; a prompt
 // with a pasted file can be large).
@@ -117,7 +113,7 @@ type Env struct {
 	// Config overrides loading config.toml from the data dir (tests).
 	Config *config.Config
 	Now    func() time.Time
-	Log    *Logger
+	Log    *hookspec.Logger
 	// OnEvent, when set, is told the event once the input is read (the
 	// process tightens its watchdog for SessionEnd).
 	OnEvent func(event string)
@@ -148,7 +144,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 		env.Now = time.Now
 	}
 	if env.Log == nil {
-		env.Log = NewLogger(env.DataDir)
+		env.Log = hookspec.NewLogger(env.DataDir)
 	}
 	start := env.Now()
 	defer func() {
@@ -246,7 +242,7 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		res.Ignored = "no hook_event_name in the input and no event argument"
 		return nil
 	default:
-		res.Ignored = fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(Events, ", "))
+		res.Ignored = fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(hookspec.Events, ", "))
 		return nil
 	}
 	if !validSessionID(in.SessionID) {
@@ -375,7 +371,7 @@ func knownEvent(e string) string {
 	switch {
 	case e == "":
 		return "-"
-	case slices.Contains(Events, e):
+	case slices.Contains(hookspec.Events, e):
 		return e
 	}
 	return "unknown-event"
@@ -467,7 +463,7 @@ func (h *handler) checkTranscript(need bool) error {
 		return nil
 	}
 	if !filepath.IsAbs(p) {
-		return errors.New("transcript_path not absolute") // never quoted (OutsideClaudeDir)
+		return errors.New("transcript_path not absolute") // never quoted (hookspec.OutsideClaudeDir)
 	}
 	root := filepath.Join(h.env.ClaudeDir, "projects")
 	rel, ok := within(root, p)
@@ -480,7 +476,7 @@ func (h *handler) checkTranscript(need bool) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("%s %s (set CLAUDE_CONFIG_DIR or --claude-dir)", OutsideClaudeDir, h.env.ClaudeDir)
+		return fmt.Errorf("%s %s (set CLAUDE_CONFIG_DIR or --claude-dir)", hookspec.OutsideClaudeDir, h.env.ClaudeDir)
 	}
 	if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) >= 2 {
 		h.folder = parts[0]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/memories"
 )
 
@@ -174,7 +175,7 @@ func (h *handler) spawn(what, session string) bool {
 		_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
 	}
 	pid, err := startDetached(h.env.Executable, []string{"hook", "--data", h.env.DataDir, "--claude-dir", h.env.ClaudeDir,
-		"--background", what, "--session", session}, filepath.Join(h.env.DataDir, LogName))
+		"--background", what, "--session", session}, filepath.Join(h.env.DataDir, hookspec.LogName))
 	if err != nil {
 		h.env.Log.Printf("%s: starting background %s: %v", h.in.Event, what, err)
 		return false
@@ -188,7 +189,7 @@ func (h *handler) spawn(what, session string) bool {
 // It runs in its own process; errors go to the log.
 func Background(ctx context.Context, env Env, what, session string) error {
 	if env.Log == nil {
-		env.Log = NewLogger(env.DataDir)
+		env.Log = hookspec.NewLogger(env.DataDir)
 	}
 	env.Log.Prefix = "background "
 	cfg, err := loadConfig(env)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 )
 
 // Watchdog is the longest a hook process lives, whatever happens;
@@ -84,7 +85,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 	}
 	claudeDir, err := app.ClaudeDir(a.ClaudeDir)
 	if err != nil {
-		NewLogger(dataDir).Printf("hook: %v", err)
+		hookspec.NewLogger(dataDir).Printf("hook: %v", err)
 		return 0
 	}
 	exe, _ := os.Executable()
@@ -105,7 +106,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) int {
 	// code 0.
 	start := time.Now()
 	t := time.AfterFunc(Watchdog, func() {
-		NewLogger(dataDir).Printf("hook: still running after %s: exiting", time.Since(start).Round(time.Millisecond))
+		hookspec.NewLogger(dataDir).Printf("hook: still running after %s: exiting", time.Since(start).Round(time.Millisecond))
 		os.Exit(0)
 	})
 	defer t.Stop()

@@ -22,12 +22,6 @@ import (
 // deploy") or a distinctive word of the command (a script path, an
 // environment variable such as STRIPE_MOCK).
 
-// PreToolUse is Claude Code's event before a tool call.
-const PreToolUse = "PreToolUse"
-
-// ToolMatcher is the tools cairn's PreToolUse hook is registered for.
-const ToolMatcher = "Edit|MultiEdit|Write|NotebookEdit|Bash"
-
 // ToolTokens is the most a PreToolUse injection adds, and toolMemories
 // the most memories it names.
 const (

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/hookspec"
 )
 
 // Stdin left open without a complete object (a runner that never closes
@@ -32,7 +34,7 @@ func TestStdinLeftOpenAnswersQuickly(t *testing.T) {
 		if took := time.Since(start); took > InputIdle+time.Second {
 			t.Errorf("%q: answered after %s", written, took)
 		}
-		log, _ := os.ReadFile(filepath.Join(data, LogName))
+		log, _ := os.ReadFile(filepath.Join(data, hookspec.LogName))
 		if !strings.Contains(string(log), "stdin stayed open") {
 			t.Errorf("%q: the log does not say why: %s", written, log)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 )
 
 func TestTokensIsConservative(t *testing.T) {
@@ -79,7 +80,7 @@ func TestPanicFailsOpen(t *testing.T) {
 	if out.Len() != 0 || res.Err == nil {
 		t.Fatalf("stdout %q err %v", out.String(), res.Err)
 	}
-	if lines := LastLines(data, 5); len(lines) != 1 || !strings.Contains(lines[0], "SessionStart: internal error (ignored): boom") {
+	if lines := hookspec.LastLines(data, 5); len(lines) != 1 || !strings.Contains(lines[0], "SessionStart: internal error (ignored): boom") {
 		t.Fatalf("log: %v", lines)
 	}
 }

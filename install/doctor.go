@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/memories"
 	"github.com/cairn-dev/cairn/ollama"
 	"github.com/cairn-dev/cairn/plugin"
@@ -242,7 +242,7 @@ func checkHookLog(o *DoctorOptions, lines []string) Check {
 	if t, err := time.Parse(time.RFC3339, strings.SplitN(lines[len(lines)-1], " ", 2)[0]); err == nil && o.Now().Sub(t) < 24*time.Hour {
 		st = Warn
 	}
-	return Check{Name: "hook log", Status: st, Detail: fmt.Sprintf("%d recent problem(s) in %s (latest below)", len(lines), filepath.Join(o.DataDir, hook.LogName))}
+	return Check{Name: "hook log", Status: st, Detail: fmt.Sprintf("%d recent problem(s) in %s (latest below)", len(lines), filepath.Join(o.DataDir, hookspec.LogName))}
 }
 
 func checkHooks(o *Options, path string) (*Check, bool) {
@@ -258,8 +258,8 @@ func checkHooks(o *Options, path string) (*Check, bool) {
 	if len(have) == 0 {
 		return nil, false
 	}
-	c := &Check{Name: "hooks", Status: OK, Detail: fmt.Sprintf("%d/%d events in %s", len(have), len(hook.Events), path)}
-	if len(have) < len(hook.Events) {
+	c := &Check{Name: "hooks", Status: OK, Detail: fmt.Sprintf("%d/%d events in %s", len(have), len(hookspec.Events), path)}
+	if len(have) < len(hookspec.Events) {
 		c.Status, c.Fix = Warn, "cairn install (adds the missing events)"
 	}
 	for _, p := range progs {
@@ -282,7 +282,7 @@ func (o *Options) ourHooks(root *Object) (events, progs []string) {
 	if !ok {
 		return nil, nil
 	}
-	for _, ev := range hook.Events {
+	for _, ev := range hookspec.Events {
 		list, _ := mustList(hooks, ev)
 		for _, g := range list {
 			group, ok := g.(*Object)
@@ -641,12 +641,12 @@ func ollamaReason(err error) string {
 // starts are not problems).
 func hookErrors(dataDir string, n int) []string {
 	var out []string
-	for _, l := range hook.LastLines(dataDir, 500) {
+	for _, l := range hookspec.LastLines(dataDir, 500) {
 		if strings.Contains(l, "background") && strings.Contains(l, "started") {
 			continue
 		}
 		l, _ = redact.Redact(l) // lines written before the log redacted them
-		l = hook.ScrubTranscriptPaths(l)
+		l = hookspec.ScrubTranscriptPaths(l)
 		out = append(out, l)
 	}
 	if len(out) > n {

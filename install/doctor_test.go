@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 )
 
 func TestDoctor(t *testing.T) {
@@ -50,11 +50,11 @@ func TestDoctor(t *testing.T) {
 		must(t, err)
 	}
 	st.Close()
-	hook.NewLogger(data).Printf("Stop: failed open after 3ms: something broke")
+	hookspec.NewLogger(data).Printf("Stop: failed open after 3ms: something broke")
 	// A line an earlier build wrote, quoting a path outside the Claude
 	// directory: doctor does not repeat the path.
 	outsideLine := time.Now().UTC().Format(time.RFC3339) + ` Stop 1234: transcript_path "/home/someone/private/notes.jsonl" is outside the Claude config dir /home/me/.claude (set CLAUDE_CONFIG_DIR or --claude-dir)` + "\n"
-	lf, err := os.OpenFile(filepath.Join(data, hook.LogName), os.O_APPEND|os.O_WRONLY, 0o600)
+	lf, err := os.OpenFile(filepath.Join(data, hookspec.LogName), os.O_APPEND|os.O_WRONLY, 0o600)
 	must(t, err)
 	_, err = lf.WriteString(outsideLine)
 	must(t, err)
@@ -80,7 +80,7 @@ func TestDoctor(t *testing.T) {
 	if len(r.HookLog) != 2 || !strings.Contains(r.HookLog[0], "something broke") {
 		t.Errorf("hook log: %v", r.HookLog)
 	}
-	if l := r.HookLog[len(r.HookLog)-1]; strings.Contains(l, "private/notes.jsonl") || !strings.Contains(l, hook.OutsideClaudeDir) {
+	if l := r.HookLog[len(r.HookLog)-1]; strings.Contains(l, "private/notes.jsonl") || !strings.Contains(l, hookspec.OutsideClaudeDir) {
 		t.Errorf("doctor quotes an outside transcript_path: %q", l)
 	}
 	// One project count: doctor's is `cairn projects`' (worktrees of one

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/plugin"
 )
 
@@ -104,8 +104,8 @@ type Change struct {
 // ceilings, not expectations: the hooks finish in milliseconds. SessionEnd
 // has none so it does not raise the shared 1.5 s SessionEnd budget.
 var Timeouts = map[string]int{
-	hook.SessionStart: 10, hook.UserPromptSubmit: 10, hook.PreToolUse: 5, hook.Stop: 30,
-	hook.SubagentStop: 30, hook.PreCompact: 30, hook.SessionEnd: 0,
+	hookspec.SessionStart: 10, hookspec.UserPromptSubmit: 10, hookspec.PreToolUse: 5, hookspec.Stop: 30,
+	hookspec.SubagentStop: 30, hookspec.PreCompact: 30, hookspec.SessionEnd: 0,
 }
 
 // HookCommand is the command line a hook runs for event.
@@ -350,7 +350,7 @@ func (o *Options) mergeHooks(root *Object) error {
 	if err != nil {
 		return err
 	}
-	for _, ev := range hook.Events {
+	for _, ev := range hookspec.Events {
 		h := NewObject()
 		h.Set("type", "command")
 		h.Set("command", o.HookCommand(ev))
@@ -358,7 +358,7 @@ func (o *Options) mergeHooks(root *Object) error {
 			h.Set("timeout", t)
 		}
 		group := NewObject()
-		if m := hook.Matchers[ev]; m != "" {
+		if m := hookspec.Matchers[ev]; m != "" {
 			group.Set("matcher", m)
 		}
 		group.Set("hooks", []any{h})

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/plugin"
 )
 
@@ -117,7 +117,7 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 	}
 	root := readObj(t, settings)
 	hooks, _ := root.Get("hooks")
-	for _, ev := range hook.Events {
+	for _, ev := range hookspec.Events {
 		v, ok := hooks.(*Object).Get(ev)
 		if !ok {
 			t.Fatalf("no %s hook", ev)
@@ -260,7 +260,7 @@ func TestUpgradeReplacesOldHandlers(t *testing.T) {
 	h.install(t, o)
 	o.Exe = "/new/place/cairn"
 	b := h.install(t, o)
-	if strings.Contains(string(b), "/old/place") || strings.Count(string(b), "/new/place/cairn hook") != len(hook.Events) {
+	if strings.Contains(string(b), "/old/place") || strings.Count(string(b), "/new/place/cairn hook") != len(hookspec.Events) {
 		t.Fatalf("old handlers not replaced:\n%s", b)
 	}
 }
@@ -304,7 +304,7 @@ func TestLeanHookBinary(t *testing.T) {
 	o := h.opts()
 	o.HookExe = "/opt/bin/cairn-hook"
 	b := h.install(t, o)
-	if strings.Count(string(b), `"/opt/bin/cairn-hook `) != len(hook.Events) || strings.Contains(string(b), " hook Stop") {
+	if strings.Count(string(b), `"/opt/bin/cairn-hook `) != len(hookspec.Events) || strings.Contains(string(b), " hook Stop") {
 		t.Fatalf("hooks do not use cairn-hook:\n%s", b)
 	}
 	// Switching back to `cairn hook` replaces them, and uninstall finds both forms.
@@ -453,11 +453,11 @@ func TestPluginHooksMatchInstall(t *testing.T) {
 	must(t, err)
 	hv, _ := root.Get("hooks")
 	hooks := hv.(*Object)
-	if hooks.Len() != len(hook.Events) {
+	if hooks.Len() != len(hookspec.Events) {
 		t.Fatalf("plugin registers %v", hooks.Keys())
 	}
 	o := Options{Exe: "/x/cairn"}
-	for _, ev := range hook.Events {
+	for _, ev := range hookspec.Events {
 		v, _ := hooks.Get(ev)
 		h := Plain(v).([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)
 		cmd, _ := h["command"].(string)

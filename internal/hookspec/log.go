@@ -1,4 +1,4 @@
-package hook
+package hookspec
 
 import (
 	"fmt"
