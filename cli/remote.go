@@ -76,6 +76,11 @@ func newRemoteSyncCmd(o *Options) *cobra.Command {
 			if !o.JSON {
 				opts.Progress = func(msg string) { fmt.Fprintln(o.Stderr, "cairn remote:", termtext.Line(msg)) }
 			}
+			// Pulling another machine's history indexes it: the bulk
+			// indexing's memory policy (`cairn index`'s) from the start.
+			bulk, restore := boundMemory()
+			defer restore()
+			bulk()
 			res, err := remote.Sync(cmd.Context(), o.paths(), opts)
 			if err != nil {
 				return err

@@ -151,21 +151,18 @@ func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone 
 			continue // opted out here too
 		}
 		file := filepath.Join(s.g.dir, filepath.FromSlash(bundleRel(ms.Bundle)))
-		files, err := openBundle(file, ms.Bundle, ms.Folder, sid)
+		if err := os.MkdirAll(Dir(store.Dir()), 0o700); err != nil {
+			return index.WritableError(store.Dir(), err)
+		}
+		rels, err := unpackBundle(file, ms.Bundle, ms.Folder, sid, filepath.Join(root, "projects"), Dir(store.Dir()))
 		if err != nil {
+			if len(rels) > 0 || !damagedBundle(err) {
+				// Moving the files into place failed (a full disk): the
+				// sync fails, and the next one unpacks it again.
+				return fmt.Errorf("unpacking session %s from %s: %w", sid, m, err)
+			}
 			s.warn("session %s from %s: %v: skipped (what was imported before is kept)", sid, m, err)
 			continue
-		}
-		var rels []string
-		for _, f := range files {
-			p := filepath.Join(root, "projects", filepath.FromSlash(f.rel))
-			if err := writeAtomic(p, f.data); err != nil {
-				return err
-			}
-			if !f.mod.IsZero() {
-				os.Chtimes(p, f.mod, f.mod) //nolint:errcheck
-			}
-			rels = append(rels, f.rel)
 		}
 		for _, old := range imp[sid].Files {
 			if !slices.Contains(rels, old) {
