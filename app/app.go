@@ -83,11 +83,10 @@ func Open(flags Paths, o Options) (*App, error) {
 // OpenWith opens cairn with folders and a config already resolved (the
 // hooks, which take their config from the caller in tests).
 func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
-	st, err := index.OpenWith(paths.DataDir, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout})
+	st, err := index.OpenWith(paths.DataDir, StoreOptions(cfg, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout}))
 	if err != nil {
 		return nil, writableError(paths.DataDir, err)
 	}
-	Configure(st, cfg)
 	a := &App{Paths: paths, Config: cfg, Store: st, Memories: memories.New(st, cfg)}
 	if err := a.finishInterruptedForget(context.Background()); err != nil {
 		st.Close()
@@ -96,16 +95,18 @@ func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
 	return a, nil
 }
 
-// Configure applies the config's embedder and search defaults to a store
-// opened elsewhere (tests open stores directly).
-func Configure(st *index.Store, cfg config.Config) {
-	st.SetEmbedder(EmbedderConfig(cfg))
-	st.SetSearchDefaults(index.SearchDefaults{
+// StoreOptions are o with the config's embedder, search defaults and
+// opt-outs: how every process opens the store (the hooks too, with their
+// own busy timeout).
+func StoreOptions(cfg config.Config, o index.OpenOptions) index.OpenOptions {
+	o.Embedder = EmbedderConfig(cfg)
+	o.Search = index.SearchDefaults{
 		Fusion:       cfg.Search.Fusion,
 		VectorWeight: cfg.Search.VectorWeight,
 		Recency:      cfg.Search.Recency,
-	})
-	st.SetExclusion(index.Exclusion{Globs: cfg.Index.Exclude})
+	}
+	o.Exclusion = index.Exclusion{Globs: cfg.Index.Exclude}
+	return o
 }
 
 // EmbedderConfig turns the config's embedder settings into the index's.

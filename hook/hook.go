@@ -585,11 +585,7 @@ func (h *handler) handle(ctx context.Context) ([]byte, error) {
 // openStore opens the store with a hook's short busy timeout, configured
 // as app.Open would (embedder, search defaults, opt-outs).
 func (h *handler) openStore() (*index.Store, error) {
-	st, err := index.OpenWith(h.env.DataDir, index.OpenOptions{BusyTimeout: BusyTimeout})
-	if err == nil {
-		app.Configure(st, h.cfg)
-	}
-	return st, err
+	return index.OpenWith(h.env.DataDir, app.StoreOptions(h.cfg, index.OpenOptions{BusyTimeout: BusyTimeout}))
 }
 
 // optedOut reports (and logs) that the session's project is kept out of

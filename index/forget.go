@@ -429,9 +429,6 @@ func (x Exclusion) Excluded(path string) (bool, string) {
 	return false, ""
 }
 
-// SetExclusion sets the opt-out rule this process's syncs and hooks apply.
-func (s *Store) SetExclusion(x Exclusion) { s.exclusion = x }
-
 // Excluded reports whether the project path is opted out (config globs, a
 // .cairnignore, or forgotten with `cairn forget --project`).
 func (s *Store) Excluded(ctx context.Context, path string) (bool, string) {

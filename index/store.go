@@ -81,6 +81,13 @@ type OpenOptions struct {
 	// (writer) and 8 MB (each reader): for long-running processes (the
 	// TUI, the MCP server) that should stay small and do little bulk work.
 	SmallCache bool
+	// Embedder is the embedder this process embeds and searches with (the
+	// zero value is the built-in one).
+	Embedder EmbedderConfig
+	// Search fills what a query leaves unset (the [search] config).
+	Search SearchDefaults
+	// Exclusion is the opt-out rule this process's syncs and hooks apply.
+	Exclusion Exclusion
 }
 
 // Store is an open cairn database. Its methods are safe for concurrent use.
@@ -94,11 +101,11 @@ type Store struct {
 	w, r     *sql.DB
 	readOnly bool
 	// embedCfg is the embedder this process builds vectors with and
-	// searches by (SetEmbedder); the zero value is the built-in one.
+	// searches by (OpenOptions.Embedder); the zero value is the built-in one.
 	embedCfg EmbedderConfig
-	// searchDefaults fill what a query leaves unset (SetSearchDefaults).
+	// searchDefaults fill what a query leaves unset (OpenOptions.Search).
 	searchDefaults SearchDefaults
-	// exclusion is the opt-out rule (SetExclusion).
+	// exclusion is the opt-out rule (OpenOptions.Exclusion).
 	exclusion Exclusion
 	// model is the decoded built-in embedder (see LoadBuiltinEmbedder).
 	modelMu sync.Mutex
@@ -208,7 +215,7 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no cairn store at %s: run `cairn index` first", path)
 	}
-	s := &Store{path: path, readOnly: o.ReadOnly}
+	s := &Store{path: path, readOnly: o.ReadOnly, embedCfg: o.Embedder, searchDefaults: o.Search, exclusion: o.Exclusion}
 	if !o.ReadOnly {
 		if err := initPageSize(path, o.BusyTimeout); err != nil {
 			return nil, s.wrap(err)

@@ -147,10 +147,13 @@ func TestOllamaEmbedderThroughTheStore(t *testing.T) {
 	fake := &ollamaServer{}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	s, _ := openStore(t)
+	s, err := OpenWith(filepath.Join(t.TempDir(), "data"), OpenOptions{Embedder: EmbedderConfig{Kind: EmbedOllama, Ollama: embed.OllamaConfig{Host: srv.URL, MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	claude := sampleClaude(t)
 	ctx := context.Background()
-	s.SetEmbedder(EmbedderConfig{Kind: EmbedOllama, Ollama: embed.OllamaConfig{Host: srv.URL, MaxRetries: -1}})
 	st, err := s.Update(ctx, claude, UpdateOptions{})
 	if err != nil || st.EmbedErr != nil {
 		t.Fatalf("update: %v / %v", err, st.EmbedErr)

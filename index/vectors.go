@@ -24,10 +24,6 @@ type EmbedderConfig struct {
 	Ollama embed.OllamaConfig // for Kind ollama
 }
 
-// SetEmbedder chooses the embedder this process embeds and searches with.
-// Call it right after Open, before any other use of the store.
-func (s *Store) SetEmbedder(c EmbedderConfig) { s.embedCfg = c }
-
 // Embedder returns the embedder choice in effect.
 func (s *Store) Embedder() EmbedderConfig {
 	c := s.embedCfg
