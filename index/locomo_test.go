@@ -142,8 +142,8 @@ func locomoStore(t testing.TB, s locomoSample) *Searcher {
 
 // locomoRow is the session-level retrieval of one kind of question.
 type locomoRow struct {
-	n, r1, r5, miss int
-	mrr             float64
+	n, r1, r5, miss, empty int
+	mrr                    float64
 }
 
 func (r *locomoRow) add(rank int) {
@@ -162,7 +162,7 @@ func (r *locomoRow) add(rank int) {
 }
 
 func (r *locomoRow) String() string {
-	return fmt.Sprintf("%5.1f%% | %5.1f%% | %.3f | %5.1f%%", pct(r.r1, r.n), pct(r.r5, r.n), r.mrr/float64(max(r.n, 1)), pct(r.miss, r.n))
+	return fmt.Sprintf("%5.1f%% | %5.1f%% | %.3f | %5.1f%% | %5.1f%%", pct(r.r1, r.n), pct(r.r5, r.n), r.mrr/float64(max(r.n, 1)), pct(r.miss, r.n), pct(r.empty, r.n))
 }
 
 func pct(a, n int) float64 { return 100 * float64(a) / float64(max(n, 1)) }
@@ -180,13 +180,20 @@ func locomoRank(sessions []string, gold map[string]bool) int {
 	return 0
 }
 
-// locomoFrontEnds are the two ways a session is asked for.
-var locomoFrontEnds = []string{"search", "memory_recall"}
+// locomoFrontEnds are the ways a session is asked for: `cairn search
+// --group` and MCP memory_recall, each hybrid (the default) and text only
+// (issue 24 item 4: hybrid never below text).
+var locomoFrontEnds = []string{"search", "search text", "memory_recall", "memory_recall text"}
 
 // locomoAsk asks a question through a front end: the sessions in order and
 // the relevance of each (partial matches: negative).
 func locomoAsk(t testing.TB, sr *Searcher, fe, q string, n int) (sessions []string, rel []float64) {
 	ctx := context.Background()
+	if f, ok := strings.CutSuffix(fe, " text"); ok {
+		text := *sr
+		text.Embedder = nil // text search only, as without an embedder
+		sr, fe = &text, f
+	}
 	switch fe {
 	case "search":
 		resp, err := sr.Search(ctx, SearchQuery{Text: q, Limit: n, GroupBySession: true})
@@ -313,9 +320,13 @@ func runLoCoMo(t testing.TB, samples []locomoSample, srs []*Searcher) locomoResu
 				}
 				rows[cat].add(rank)
 				rows["all"].add(rank)
+				if len(sessions) == 0 {
+					rows[cat].empty++
+					rows["all"].empty++
+				}
 				if len(srs) > 1 {
 					n := 10
-					if fe == "memory_recall" {
+					if strings.HasPrefix(fe, "memory_recall") {
 						n = 5
 					}
 					otherSessions, rel := locomoAsk(t, other, fe, qa.Question, n)
@@ -334,11 +345,11 @@ func (res locomoResult) table() string {
 	var sb strings.Builder
 	sb.WriteString("| category | n |")
 	for _, fe := range locomoFrontEnds {
-		fmt.Fprintf(&sb, " %s R@1 | R@5 | MRR | not in top 20 |", fe)
+		fmt.Fprintf(&sb, " %s R@1 | R@5 | MRR | not in top 20 | nothing |", fe)
 	}
 	sb.WriteString("\n|---|---|")
 	for range locomoFrontEnds {
-		sb.WriteString("---|---|---|---|")
+		sb.WriteString("---|---|---|---|---|")
 	}
 	sb.WriteString("\n")
 	cats := []string{"single-hop", "multi-hop", "temporal", "open-domain", "adversarial", "all"}
@@ -390,6 +401,9 @@ func TestLoCoMo(t *testing.T) {
 		start = time.Now()
 		res := runLoCoMo(t, samples, srs)
 		t.Logf("session rule %s: asked in %s\n%s", rule, time.Since(start).Round(time.Millisecond), res.table())
+		if rule == "default" {
+			res.check(t)
+		}
 		restore()
 	}
 }
@@ -405,9 +419,11 @@ func (sr *Searcher) mode() string {
 
 // sessionRules are the session rules a test measures: the one in use, or
 // those CAIRN_SESSION_SWEEP lists ("first", "max", "combsum", "combmnz",
-// "decay" or "decay0.3", then "/score", "/prod" or "/rel2" for the order,
-// "@0.7" for sessionUnionFloor and "+up" for sessionUnionPartial:
-// "decay0.3/prod@0.6+up").
+// "decay" or "decay0.3", "bm25s", then "/score", "/prod" or "/rel2" for
+// the order, "@0.7" for sessionUnionFloor, "+up" for sessionUnionPartial,
+// "+fused" for sessionEvidence "fused", "+loose" for sessionLoose, and
+// "~k1=1.2~b=0.75~v=3" for the session BM25's parameters:
+// "decay0.3/prod@0.6+up", "bm25s/rel2+loose~v=3").
 func sessionRules() []string {
 	if v := os.Getenv("CAIRN_SESSION_SWEEP"); v != "" {
 		return strings.Split(v, ",")
@@ -419,11 +435,34 @@ func sessionRules() []string {
 // the default back.
 func useSessionRule(rule string) (restore func()) {
 	r, f, d, o, up := sessionRanking, sessionUnionFloor, sessionDecay, sessionOrder, sessionUnionPartial
+	k1, b, v, loose, ev := sessionK1, sessionB, sessionVecWeight, sessionLoose, sessionEvidence
 	restore = func() {
 		sessionRanking, sessionUnionFloor, sessionDecay, sessionOrder, sessionUnionPartial = r, f, d, o, up
+		sessionK1, sessionB, sessionVecWeight, sessionLoose, sessionEvidence = k1, b, v, loose, ev
 	}
 	if rule == "default" {
 		return restore
+	}
+	// "~k1=1.2~b=0.75~v=1" set the session BM25's parameters, "+loose"
+	// sessionLoose.
+	rule, params, _ := strings.Cut(rule, "~")
+	for _, p := range strings.Split(params, "~") {
+		k, val, _ := strings.Cut(p, "=")
+		switch k {
+		case "k1":
+			fmt.Sscan(val, &sessionK1)
+		case "b":
+			fmt.Sscan(val, &sessionB)
+		case "v":
+			fmt.Sscan(val, &sessionVecWeight)
+		}
+	}
+	sessionLoose = strings.HasSuffix(rule, "+loose")
+	rule = strings.TrimSuffix(rule, "+loose")
+	sessionEvidence = "text"
+	if strings.HasSuffix(rule, "+fused") {
+		sessionEvidence = "fused"
+		rule = strings.TrimSuffix(rule, "+fused")
 	}
 	sessionUnionPartial = strings.HasSuffix(rule, "+up")
 	rule = strings.TrimSuffix(rule, "+up")
@@ -444,4 +483,26 @@ func useSessionRule(rule string) (restore func()) {
 		sessionRanking = "decay"
 	}
 	return restore
+}
+
+// check holds the default rule to issue 24 items 3 and 4: hybrid is
+// never below text in any category (R@1, R@5, MRR), and a question asked
+// of a conversation that does not hold its answer gets a full match — what
+// a hook would act on — at most 5% of the time.
+func (res locomoResult) check(t *testing.T) {
+	t.Helper()
+	for _, fe := range []string{"search", "memory_recall"} {
+		for cat, h := range res.rows[fe] {
+			x := res.rows[fe+" text"][cat]
+			if x == nil {
+				continue
+			}
+			if h.r1 < x.r1 || h.r5 < x.r5 || h.mrr < x.mrr-1e-9 {
+				t.Errorf("%s %s: hybrid %s below text %s", fe, cat, h, x)
+			}
+		}
+		if c := res.cross[fe]; c.n > 0 && pct(c.full, c.n) > 5 {
+			t.Errorf("%s: %.1f%% of questions asked of the wrong conversation got a full match (at most 5%%)", fe, pct(c.full, c.n))
+		}
+	}
 }

@@ -3,8 +3,13 @@ package index
 import (
 	"context"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/index/ftsapi"
 )
@@ -107,7 +112,134 @@ func (sr *Searcher) newCoverage(text string, ids []string, docs map[string]*hit)
 		}
 		c.Has[id] = has
 	}
+	cv.holdDates(text, ids, docs)
 	return cv, nil
+}
+
+// holdDates: a document holds the words of a date the query names ("on
+// October 13, 2023", "in June", "May 2023") when its time falls on that
+// date (local time), as it holds a word its text has: a session is one
+// of its dates as much as its words. The date's words are rarely in the
+// text (a transcript's lines carry their time, not a date), so without
+// this a question naming the day it asks about is one its own session
+// cannot answer.
+func (cv *coverage) holdDates(text string, ids []string, docs map[string]*hit) {
+	dates := queryDates(text)
+	if len(dates) == 0 {
+		return
+	}
+	// Which date each query word is part of.
+	of := map[int]int{}
+	for i, w := range cv.cover.Words {
+		bare := strings.ToLower(strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		for di, d := range dates {
+			if slices.Contains(d.words, bare) {
+				of[i] = di
+			}
+		}
+	}
+	if len(of) == 0 {
+		return
+	}
+	if cv.cover.Has == nil {
+		cv.cover.Has = map[string]uint64{}
+	}
+	for _, id := range ids {
+		d := docs[id]
+		if d == nil || d.Time.IsZero() {
+			continue
+		}
+		t := d.Time.Local()
+		for i, di := range of {
+			if dates[di].holds(t) {
+				cv.cover.Has[id] |= 1 << i
+			}
+		}
+	}
+}
+
+// queryDate is a date a query names: its year, month and day (0 when not
+// named), and its words as the query has them (lowercased).
+type queryDate struct {
+	year, day int
+	month     time.Month
+	words     []string
+}
+
+func (d queryDate) holds(t time.Time) bool {
+	return (d.year == 0 || t.Year() == d.year) && (d.month == 0 || t.Month() == d.month) && (d.day == 0 || t.Day() == d.day)
+}
+
+const monthRe = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+
+// datePatterns are the forms of a date queryDates reads, most precise
+// first; a month alone or a year alone only after "in", "on", "during"…
+// ("in June", "in 2023"), so "may" and a bare number stay words.
+var datePatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b` + monthRe + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`),
+	regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\b\.?(?:,?\s+(\d{4})\b)?`),
+	regexp.MustCompile(`(?i)\b` + monthRe + `\.?,?\s+(\d{4})\b`),
+	regexp.MustCompile(`(?i)\b(?:in|on|during|since|of|early|late|mid)\s+(january|february|march|april|june|july|august|september|october|november|december)\b`),
+	regexp.MustCompile(`(?i)\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b`),
+}
+
+// queryDates are the dates text names (see datePatterns).
+func queryDates(text string) []queryDate {
+	var out []queryDate
+	used := make([]bool, len(text))
+	for pi, re := range datePatterns {
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			if slices.Contains(used[m[0]:m[1]], true) {
+				continue
+			}
+			group := func(g int) string {
+				if m[2*g] < 0 {
+					return ""
+				}
+				return strings.ToLower(text[m[2*g]:m[2*g+1]])
+			}
+			var d queryDate
+			switch pi {
+			case 0:
+				d.month, d.day, d.year = monthOf(group(1)), atoi(group(2)), atoi(group(3))
+				d.words = []string{group(1), group(2), group(3)}
+			case 1:
+				d.day, d.month, d.year = atoi(group(1)), monthOf(group(2)), atoi(group(3))
+				d.words = []string{group(1), group(2), group(3)}
+			case 2:
+				d.month, d.year = monthOf(group(1)), atoi(group(2))
+				d.words = []string{group(1), group(2)}
+			case 3:
+				d.month = monthOf(group(1))
+				d.words = []string{group(1)}
+			case 4:
+				d.year = atoi(group(1))
+				d.words = []string{group(1)}
+			}
+			if d.month == 0 && pi != 4 || d.day > 31 {
+				continue
+			}
+			for i := m[0]; i < m[1]; i++ {
+				used[i] = true
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func monthOf(s string) time.Month {
+	for m := time.January; m <= time.December; m++ {
+		if len(s) >= 3 && strings.HasPrefix(strings.ToLower(m.String()), s) {
+			return m
+		}
+	}
+	return 0
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // grade is how document id matches (Grade) and its relevance: the share

@@ -272,7 +272,7 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	wordsFirst(fused, match)
 	var rel map[string]float64
 	if q.GroupBySession && sessionRanking != "first" {
-		fused, rel, resp.Partial, err = sr.rankSessions(q, resp, fused, textRank, vecRank, docs, match)
+		fused, rel, resp.Partial, err = sr.rankSessions(ctx, q, resp, fused, textRank, vecRank, docs, match)
 	} else {
 		fused, rel, err = sr.grade(q, resp, fused, textRank, vecRank, docs, match)
 		if err == nil {

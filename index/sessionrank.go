@@ -1,9 +1,12 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"math"
 	"math/bits"
 	"sort"
+	"time"
 )
 
 // Session-level ranking (issue 24 item 2): where the answer is a session
@@ -22,15 +25,22 @@ import (
 //     them answers "Caroline adoption agency". Below that floor, several
 //     turns each holding a common word of the query are a coincidence, not
 //     evidence (measured on LoCoMo asked of the wrong conversation).
-//   - Its score adds up its best entries' evidence — fused score (BM25,
-//     vectors, recency) times the entry's relevance — each worth
-//     sessionDecay of the one before (CombSUM with a geometric discount):
-//     a second and third matching turn add up, a run of weak ones cannot
-//     outweigh one strong turn, and a long turn holding one common word
-//     weighs little.
-//   - Full sessions rank first: by relevance, then their best entry's, then
-//     score; the partial ones after them (shown when asked for,
-//     SearchQuery.Partial).
+//   - Its score adds up its best entries' evidence — BM25 score times the
+//     entry's relevance — each worth sessionDecay of the one before
+//     (CombSUM with a geometric discount): a second and third matching
+//     turn add up, a run of weak ones cannot outweigh one strong turn, and
+//     a long turn holding one common word weighs little.
+//   - Full sessions rank first, by relevance, then their best entry's,
+//     then score, then the vectors (best cosine) and recency as
+//     tie-breaks; the partial ones after them (shown when asked for,
+//     SearchQuery.Partial); the sessions found by meaning alone last — so
+//     hybrid never ranks a word match below where text alone puts it.
+//     With SearchQuery.Partial, once any session matches,
+//     every other session holding a query word is returned as partial too
+//     (sessionLoose): memory_recall's tail, flagged and with its low
+//     relevance; a question nothing matches still gets nothing.
+//   - A date the query names is a word its sessions of that day hold
+//     (coverage.holdDates).
 //
 // A session's result is its best entry (full over partial, then the most
 // relevant, then the first ranked), carrying the session's score, match
@@ -66,6 +76,11 @@ var sessionUnionPartial = false
 // ("score") and their product ("prod").
 var sessionOrder = "rel2"
 
+// sessionEvidence: "text", an entry's evidence is its BM25 score (the
+// vectors and recency break ties); "fused" (measured before), its fused
+// score.
+var sessionEvidence = "text"
+
 // sessionAgg is one session's evidence.
 type sessionAgg struct {
 	best       Scored  // its representative entry
@@ -81,13 +96,33 @@ type sessionAgg struct {
 	rel        float64
 	grade      string
 	firstIndex int
+	tf         [64]int // per query word, how many of its entries hold it
+	vmax       float64 // best cosine of any of its entries
+	latest     time.Time
+	meaning    []Scored // its entries matched by meaning alone
+	length     int      // its entries (sessions.entries)
 }
+
+// Session BM25 (sessionRanking "bm25s"): a session is one document whose
+// terms are its turns' words: a word's frequency is how many of its
+// matching turns hold it, saturating (k1), over the session's length in
+// entries against the average (b); sessionVecWeight adds the best cosine
+// of its entries.
+var (
+	sessionK1        = 1.2
+	sessionB         = 0.75
+	sessionVecWeight = 0.0
+	// sessionLoose: with q.Partial, once some session matches (fully or
+	// in part), every other session holding any query word is returned
+	// as a partial match too.
+	sessionLoose = true
+)
 
 // rankSessions turns the fused entry ranking into one result per session,
 // ranked by the session rule above. It returns the representative entries
 // in order (their match and rel set to the session's) and how many partial
 // sessions were left out (without q.Partial).
-func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, textRank, vecRank []Scored, docs map[string]*hit, match map[string]string) ([]Scored, map[string]float64, int, error) {
+func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *SearchResponse, fused, textRank, vecRank []Scored, docs map[string]*hit, match map[string]string) ([]Scored, map[string]float64, int, error) {
 	cv, err := sr.queryCoverage(q, textRank, docs)
 	if err != nil {
 		return nil, nil, 0, err
@@ -95,6 +130,10 @@ func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, tex
 	cos := make(map[string]float64, len(vecRank))
 	for _, v := range vecRank {
 		cos[v.ID] = v.Score
+	}
+	textScore := make(map[string]float64, len(textRank))
+	for _, t := range textRank {
+		textScore[t.ID] = t.Score
 	}
 	bySession := map[string]*sessionAgg{}
 	var order []*sessionAgg
@@ -117,20 +156,36 @@ func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, tex
 		} else {
 			g, r = cv.grade(f.ID)
 			if cv != nil {
-				a.has |= cv.cover.Has[f.ID]
+				has := cv.cover.Has[f.ID]
+				a.has |= has
+				for i := range cv.cover.Words {
+					if has&(1<<i) != 0 {
+						a.tf[i]++
+					}
+				}
 			}
 			a.words = true
 			a.whole = a.whole || m == MatchWords
 		}
-		// An entry's evidence: its fused score (BM25 and vectors, recency)
-		// times the share of the query it holds (its cosine for a match
-		// by meaning alone), so a long turn holding one word of the query
-		// weighs less than a short one holding them all.
-		strength := f.Score * r
-		if m == "" {
-			strength = f.Score * cos[f.ID]
+		// An entry's evidence: its BM25 score times the share of the
+		// query it holds, so a long turn holding one word of the query
+		// weighs less than a short one holding them all. The vectors and
+		// recency only break ties between sessions of equal word evidence
+		// (vmax, latest): hybrid never ranks a session below where text
+		// alone puts it. A match by meaning alone is evidence only for a
+		// session without words: its fused score times its cosine.
+		a.vmax = math.Max(a.vmax, cos[f.ID])
+		if d.Time.After(a.latest) {
+			a.latest = d.Time
 		}
-		a.scores = append(a.scores, Scored{ID: f.ID, Score: strength})
+		switch {
+		case sessionEvidence == "fused" && m != "":
+			a.scores = append(a.scores, Scored{ID: f.ID, Score: f.Score * r})
+		case m != "":
+			a.scores = append(a.scores, Scored{ID: f.ID, Score: textScore[f.ID] * r})
+		default:
+			a.meaning = append(a.meaning, Scored{ID: f.ID, Score: f.Score * cos[f.ID]})
+		}
 		// The representative: a full match over a partial one over the
 		// rest, then the more relevant, then the first in the ranking.
 		full := g == MatchWords
@@ -141,10 +196,22 @@ func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, tex
 			a.bestGrade = g
 		}
 	}
-	anyFull := false
+	anyFull, anyGraded := false, false
+	avgLen := 1.0
+	if sessionRanking == "bm25s" {
+		if avgLen, err = sr.sessionLengths(ctx, order, docs); err != nil {
+			return nil, nil, 0, err
+		}
+	}
 	for _, a := range order {
+		if !a.words {
+			a.scores = a.meaning
+		}
 		sort.SliceStable(a.scores, func(i, j int) bool { return a.scores[i].Score > a.scores[j].Score })
 		a.score = sessionScore(a.scores[:min(len(a.scores), sessionDepth)])
+		if sessionRanking == "bm25s" {
+			a.score = a.bm25(cv, avgLen)
+		}
 		if a.words {
 			matched, w := bits.OnesCount64(a.has), 0.0
 			for i, word := range cv.cover.Words {
@@ -168,19 +235,27 @@ func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, tex
 			if a.grade == MatchWords {
 				anyFull = true
 			}
+			if a.grade != "" {
+				anyGraded = true
+			}
 		}
 	}
 	alone := sr.meaningAlone(resp)
-	var full, partial []*sessionAgg
+	var full, partial, meaning []*sessionAgg
 	for _, a := range order {
 		switch {
 		case a.words && a.grade == MatchWords:
 			full = append(full, a)
 		case a.words && a.grade == MatchPartial:
 			partial = append(partial, a)
+		case a.words && sessionLoose && q.Partial && anyGraded && a.rel > 0:
+			// (a word every entry holds, such as a speaker's name, weighs
+			// nothing: no evidence)
+			a.grade = MatchPartial
+			partial = append(partial, a)
 		case !a.words && (anyFull || alone):
 			a.rel = math.Round(a.cos*1000) / 1000
-			full = append(full, a)
+			meaning = append(meaning, a)
 		}
 	}
 	less := func(list []*sessionAgg) func(i, j int) bool {
@@ -205,18 +280,28 @@ func (sr *Searcher) rankSessions(q SearchQuery, resp *SearchResponse, fused, tex
 			if list[i].score != list[j].score {
 				return list[i].score > list[j].score
 			}
+			if list[i].vmax != list[j].vmax {
+				return list[i].vmax > list[j].vmax
+			}
+			if !list[i].latest.Equal(list[j].latest) {
+				return list[i].latest.After(list[j].latest)
+			}
 			return list[i].firstIndex < list[j].firstIndex
 		}
 	}
 	sort.SliceStable(full, less(full))
 	sort.SliceStable(partial, less(partial))
+	sort.SliceStable(meaning, less(meaning))
 	hidden := 0
 	if !q.Partial {
 		hidden, partial = len(partial), nil
 	}
-	rel := make(map[string]float64, len(full)+len(partial))
-	out := make([]Scored, 0, len(full)+len(partial))
-	for _, a := range append(full, partial...) {
+	// The sessions found by meaning alone come last: the vectors join
+	// where the words find nothing, they never push a word match out.
+	all := append(append(full, partial...), meaning...)
+	rel := make(map[string]float64, len(all))
+	out := make([]Scored, 0, len(all))
+	for _, a := range all {
 		id := a.best.ID
 		switch {
 		case !a.words:
@@ -262,4 +347,51 @@ func sessionScore(scores []Scored) float64 {
 		w *= sessionDecay
 	}
 	return s
+}
+
+// bm25 is the session's BM25 score as one document (see sessionK1).
+func (a *sessionAgg) bm25(cv *coverage, avgLen float64) float64 {
+	s := sessionVecWeight * a.vmax
+	if cv == nil {
+		return s
+	}
+	norm := 1 - sessionB + sessionB*float64(max(a.length, 1))/avgLen
+	for i, w := range cv.cover.Words {
+		if tf := float64(a.tf[i]); tf > 0 {
+			s += w.Weight * tf * (sessionK1 + 1) / (tf + sessionK1*norm)
+		}
+	}
+	return s
+}
+
+// sessionLengths reads each ranked session's length in entries, and the
+// average over the store's sessions.
+func (sr *Searcher) sessionLengths(ctx context.Context, order []*sessionAgg, docs map[string]*hit) (avg float64, err error) {
+	if len(order) == 0 {
+		return 1, nil
+	}
+	by := map[string]*sessionAgg{}
+	keys := make([]any, 0, len(order))
+	for _, a := range order {
+		if d := docs[a.best.ID]; d != nil {
+			by[d.Session] = a
+			keys = append(keys, d.Session)
+		}
+	}
+	err = sr.Store.eachRowIn(ctx, `SELECT sid, entries FROM sessions WHERE sid IN (`, keys, func(rows *sql.Rows) error {
+		var sid string
+		var n int
+		if err := rows.Scan(&sid, &n); err != nil {
+			return err
+		}
+		if a := by[sid]; a != nil {
+			a.length = n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	err = sr.Store.r.QueryRowContext(ctx, `SELECT coalesce(avg(entries), 1) FROM sessions WHERE entries > 0`).Scan(&avg)
+	return max(avg, 1), err
 }
