@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/internal/transcriptstest"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -46,14 +47,14 @@ func mustSync(t testing.TB, s *Store, claude string, o SyncOptions) SyncStats {
 	return st
 }
 
-// scan is the in-memory reference: transcripts.Scan of the same tree.
-func scan(t testing.TB, claude string) *transcripts.ScanResult {
+// scan is the in-memory reference: transcriptstest.Scan of the same tree.
+func scan(t testing.TB, claude string) *transcriptstest.ScanResult {
 	t.Helper()
 	tree, err := transcripts.Discover(claude)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := transcripts.Scan(context.Background(), tree, 0)
+	res, err := transcriptstest.Scan(context.Background(), tree, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -214,7 +214,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		}
 		sid := transcripts.EntrySessionID(f, e)
 		if sid == "" {
-			continue // nothing to attach it to, as in transcripts.Builder
+			continue // nothing to attach it to, as in transcriptstest.Builder
 		}
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
@@ -421,7 +421,7 @@ func keepBlockTexts(bs []transcripts.Block, out []storedBlock, p *preparer) {
 // line's agent.
 func entryFlags(f *transcripts.File, e *transcripts.Entry, agent string) int {
 	flags := 0
-	// The same rule as transcripts.LoadConversation: subagent files, and
+	// The same rule as transcriptstest.LoadConversation: subagent files, and
 	// 2.1 sidechain lines that name their agent, form the agent's thread;
 	// older inline sidechains stay in the main thread.
 	if f.Kind != transcripts.MainFile || (e.IsSidechain && agent != "") {

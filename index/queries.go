@@ -119,7 +119,7 @@ const sessionCols = `s.id, s.sid, p.name, s.project_path, s.title, s.title_sourc
 	s.has_main_file = 0 AND EXISTS (SELECT 1 FROM files mf WHERE mf.session_id = s.sid AND mf.kind = 0),
 	s.cwd`
 
-// Sessions lists sessions newest first (by start), as transcripts.Scan does.
+// Sessions lists sessions newest first (by start), as transcriptstest.Scan does.
 // Sessions without a user or assistant entry are not listed.
 func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]*transcripts.Session, error) {
 	q := `SELECT ` + sessionCols + ` FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0`
@@ -423,7 +423,7 @@ func (b *conversation) finish() *transcripts.Conversation {
 	c := b.c
 	c.DropReplays()
 	// Lines of one session from several files interleave by time, as in
-	// transcripts.LoadConversation.
+	// transcriptstest.LoadConversation.
 	if len(b.files) > 1 {
 		sort.SliceStable(c.Entries, func(i, j int) bool {
 			a, b := c.Entries[i].Timestamp, c.Entries[j].Timestamp

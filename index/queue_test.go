@@ -15,7 +15,7 @@ import (
 )
 
 // A summary line whose leaf arrives later stays pending, then titles the
-// leaf's session, as transcripts.Builder would title it.
+// leaf's session, as transcriptstest.Builder would title it.
 func TestSummaryResolvesWhenItsLeafArrives(t *testing.T) {
 	claude := copyTree(t, sampleDir)
 	const (

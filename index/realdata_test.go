@@ -61,7 +61,7 @@ func TestSummaryResolvesWithinItsProject(t *testing.T) {
 	// The in-memory reader agrees.
 	for _, ss := range scan(t, claude).Sessions {
 		if ss.ID == vscodeSession && ss.Title != "Tokenizer submodule" {
-			t.Errorf("transcripts.Scan title %q", ss.Title)
+			t.Errorf("transcriptstest.Scan title %q", ss.Title)
 		}
 	}
 }
@@ -177,7 +177,7 @@ func TestIDEContextIsSearchedWithoutTags(t *testing.T) {
 
 // TestStoredSourceNotes: the store tells a session recorded in another
 // session's file, and one whose main file is empty, from one whose main
-// file is gone, as transcripts.Scan does.
+// file is gone, as transcriptstest.Scan does.
 func TestStoredSourceNotes(t *testing.T) {
 	claude := copyTree(t, reducedDir)
 	dir := filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next")
@@ -227,7 +227,7 @@ func TestStoredSourceNotes(t *testing.T) {
 			t.Errorf("%s: note %q, want %q", id, notes[id], note)
 		}
 	}
-	// transcripts.Scan says the same.
+	// transcriptstest.Scan says the same.
 	for _, x := range scan(t, claude).Sessions {
 		if w, ok := want[x.ID[:8]]; ok && x.SourceNote() != w {
 			t.Errorf("Scan %s: note %q, want %q", x.ID[:8], x.SourceNote(), w)

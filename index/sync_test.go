@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/transcriptstest"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -93,7 +94,7 @@ func TestConversationMatchesTranscripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sess := range storeSessions(t, s) {
-		want, err := transcripts.LoadConversation(context.Background(), tree, sess.ID)
+		want, err := transcriptstest.LoadConversation(context.Background(), tree, sess.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

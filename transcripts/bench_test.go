@@ -2,29 +2,14 @@ package transcripts
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// benchCorpus is $CAIRN_BENCH_CORPUS, else ../shared/corpus/claude, else the
-// bundled sample.
-func benchCorpus(b *testing.B) string {
-	if d := os.Getenv("CAIRN_BENCH_CORPUS"); d != "" {
-		return d
-	}
-	d := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
-	if _, err := os.Stat(filepath.Join(d, "projects")); err == nil {
-		return d
-	}
-	return sampleDir()
-}
-
 func corpusLines(b *testing.B) ([][]byte, int64) {
-	tree, err := Discover(benchCorpus(b))
+	tree, err := Discover(testutil.BenchCorpus())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,31 +42,10 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkScan measures discovery, parallel reading and session building.
-func BenchmarkScan(b *testing.B) {
-	dir := benchCorpus(b)
-	tree, err := Discover(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var total int64
-	for _, f := range tree.Files() {
-		total += f.Size
-	}
-	b.SetBytes(total)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		tree, _ := Discover(dir)
-		if _, err := Scan(context.Background(), tree, 0); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkDiscoverCached is an incremental sync's discovery of an unchanged
 // tree: the folder cache loaded, every folder and file stat-ed.
 func BenchmarkDiscoverCached(b *testing.B) {
-	dir := benchCorpus(b)
+	dir := testutil.BenchCorpus()
 	c := LoadDirCache(nil)
 	if _, err := DiscoverCached(dir, c); err != nil {
 		b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 func paths(t *Tree) []string {
@@ -34,8 +36,8 @@ func agedAppTree(t *testing.T) (dir, project string) {
 	t.Helper()
 	dir = t.TempDir()
 	project = filepath.Join(dir, "projects", "-w-app")
-	writeFile(t, filepath.Join(project, "s1.jsonl"), userLine("u1", "s1", "go"))
-	writeFile(t, filepath.Join(project, "s1", "subagents", "agent-a.jsonl"), userLine("x1", "s1", "sub"))
+	testutil.WriteFile(t, filepath.Join(project, "s1.jsonl"), testutil.UserLine("u1", "s1", "go"))
+	testutil.WriteFile(t, filepath.Join(project, "s1", "subagents", "agent-a.jsonl"), testutil.UserLine("x1", "s1", "sub"))
 	ageTree(t, dir)
 	return dir, project
 }
@@ -53,13 +55,13 @@ func discoverCached(t *testing.T, dir string, b []byte) (*DirCache, []byte) {
 }
 
 func TestDirCacheSameTreeAsDiscover(t *testing.T) {
-	want, err := Discover(sampleDir())
+	want, err := Discover(testutil.SampleClaudeDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := LoadDirCache(nil)
 	for round := range 3 {
-		got, err := DiscoverCached(sampleDir(), c)
+		got, err := DiscoverCached(testutil.SampleClaudeDir(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	_, b := discoverCached(t, dir, nil)
 
 	// A new file changes its folder's mtime: found.
-	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u2", "s2", "go"))
+	testutil.WriteFile(t, filepath.Join(p, "s2.jsonl"), testutil.UserLine("u2", "s2", "go"))
 	tree, _ := DiscoverCached(dir, LoadDirCache(b))
 	if len(tree.Files()) != 3 {
 		t.Fatalf("new file missed: %v", paths(tree))
@@ -88,7 +90,7 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	_, b = discoverCached(t, dir, nil)
 	sub := filepath.Join(p, "s1", "subagents")
 	fi, _ := os.Stat(sub)
-	writeFile(t, filepath.Join(sub, "agent-b.jsonl"), userLine("x2", "s1", "sub"))
+	testutil.WriteFile(t, filepath.Join(sub, "agent-b.jsonl"), testutil.UserLine("x2", "s1", "sub"))
 	os.Chtimes(sub, fi.ModTime(), fi.ModTime())
 	tree, _ = DiscoverCached(dir, LoadDirCache(b))
 	if len(tree.Files()) != 3 {
@@ -104,7 +106,7 @@ func TestDirCacheSkipsOnlyUnchangedFolders(t *testing.T) {
 	now := time.Now()
 	os.Chtimes(sub, now, now)
 	_, b = discoverCached(t, dir, nil)
-	writeFile(t, filepath.Join(sub, "agent-c.jsonl"), userLine("x3", "s1", "sub"))
+	testutil.WriteFile(t, filepath.Join(sub, "agent-c.jsonl"), testutil.UserLine("x3", "s1", "sub"))
 	os.Chtimes(sub, now, now)
 	if tree, _ := DiscoverCached(dir, LoadDirCache(b)); len(tree.Files()) != 5 {
 		t.Fatalf("a racy listing was trusted: %v", paths(tree))
@@ -128,12 +130,12 @@ func TestDirCacheChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(userLine("u2", "s1", "more"))
+	f.WriteString(testutil.UserLine("u2", "s1", "more"))
 	f.Close()
 	if c, _ = discoverCached(t, dir, b); c.Changed() {
 		t.Fatal("a grown file reported as a folder change")
 	}
-	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u3", "s2", "go"))
+	testutil.WriteFile(t, filepath.Join(p, "s2.jsonl"), testutil.UserLine("u3", "s2", "go"))
 	if c, _ = discoverCached(t, dir, b); !c.Changed() {
 		t.Fatal("a new file is not a change")
 	}
@@ -149,13 +151,13 @@ func TestDirCacheChanged(t *testing.T) {
 }
 
 func TestDirCacheGarbageIsEmpty(t *testing.T) {
-	want, _ := Discover(sampleDir())
+	want, _ := Discover(testutil.SampleClaudeDir())
 	for _, b := range []string{"", "garbage", "cairn-dirs v1 x\n", "cairn-dirs v1 5\n/a\tnotanumber\n", "cairn-dirs v1 5\n/a\t1\tzbad\n"} {
 		c := LoadDirCache([]byte(b))
 		if len(c.old) != 0 {
 			t.Fatalf("%q: loaded %d listings", b, len(c.old))
 		}
-		got, err := DiscoverCached(sampleDir(), c)
+		got, err := DiscoverCached(testutil.SampleClaudeDir(), c)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: %v", b, err)
 		}
@@ -166,7 +168,7 @@ func TestDirCacheGarbageIsEmpty(t *testing.T) {
 // listings survive a round trip.
 func FuzzLoadDirCache(f *testing.F) {
 	c := LoadDirCache(nil)
-	DiscoverCached(sampleDir(), c)
+	DiscoverCached(testutil.SampleClaudeDir(), c)
 	b, _ := c.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte("cairn-dirs v1 5\n/a\t1\tdx\tfy\n"))

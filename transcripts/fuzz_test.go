@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // seedLines adds real lines from the bundled sample to a fuzz corpus (the
 // checked-in testdata/fuzz seeds add the edge cases).
 func seedLines(f *testing.F, max int) {
-	paths, _ := filepath.Glob(filepath.Join(sampleDir(), "projects", "*", "*.jsonl"))
+	paths, _ := filepath.Glob(filepath.Join(testutil.SampleClaudeDir(), "projects", "*", "*.jsonl"))
 	n := 0
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -80,7 +82,7 @@ func FuzzParseContent(f *testing.F) {
 // split point yields the same entries as reading it at once, and the cursor
 // only ever stops after a newline.
 func FuzzRead(f *testing.F) {
-	f.Add([]byte(userLine("u1", "S", "one")+"{bad\n"+userLine("u2", "S", "two")), uint16(10))
+	f.Add([]byte(testutil.UserLine("u1", "S", "one")+"{bad\n"+testutil.UserLine("u2", "S", "two")), uint16(10))
 	f.Add([]byte("\n\n{}\n{\"type\":\"user\"}"), uint16(3))
 	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
 		dir := t.TempDir()

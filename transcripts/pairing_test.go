@@ -8,16 +8,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// readThread is the entries of a transcript file, in order.
-func readThread(t *testing.T, path string) []Entry {
-	t.Helper()
-	var es []Entry
-	if _, _, err := ReadFile(path, Cursor{}, func(e *Entry) error { es = append(es, *e); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return es
-}
-
 // TestToolResultsPairTheFirstCopy: real lines whose first Bash result and
 // a subagent's Read result are written a second time, with other text
 // (testdata/dupresults). Each call is paired with the first result
@@ -25,9 +15,10 @@ func readThread(t *testing.T, path string) []Entry {
 // the session is an orphan.
 func TestToolResultsPairTheFirstCopy(t *testing.T) {
 	dir := filepath.Join(testutil.RepoRoot(), "testdata", "dupresults", "projects", "-home-marco-projects-spotter-worktrees-spotter-a0y")
+	thread := func(t *testing.T, path string) []Entry { es, _, _ := readAll(t, path, Cursor{}); return es }
 	c := &Conversation{
-		Entries: readThread(t, filepath.Join(dir, "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")),
-		Agents:  map[string][]Entry{"a93ccab": readThread(t, filepath.Join(dir, "fa812bfe-b295-4cca-9c2f-fdf01028cb46", "subagents", "agent-a93ccab.jsonl"))},
+		Entries: thread(t, filepath.Join(dir, "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")),
+		Agents:  map[string][]Entry{"a93ccab": thread(t, filepath.Join(dir, "fa812bfe-b295-4cca-9c2f-fdf01028cb46", "subagents", "agent-a93ccab.jsonl"))},
 	}
 	p := c.PairToolResults()
 	calls, dups := 0, 0

@@ -1,16 +1,13 @@
 package transcripts
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func userLine(uuid, sid, text string) string {
-	return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"timestamp":"2026-01-02T03:04:05.000Z","message":{"role":"user","content":%q}}`+"\n", uuid, sid, text)
-}
+	"github.com/cairn-dev/cairn/internal/testutil"
+)
 
 func readAll(t *testing.T, path string, cur Cursor) ([]Entry, Cursor, ReadStats) {
 	t.Helper()
@@ -24,15 +21,15 @@ func readAll(t *testing.T, path string, cur Cursor) ([]Entry, Cursor, ReadStats)
 
 func TestIncrementalReadWaitsForCompleteLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	first := userLine("u1", "S", "one")
-	half := userLine("u2", "S", "two")
-	writeFile(t, path, first+half[:20])
+	first := testutil.UserLine("u1", "S", "one")
+	half := testutil.UserLine("u2", "S", "two")
+	testutil.WriteFile(t, path, first+half[:20])
 	es, cur, _ := readAll(t, path, Cursor{})
 	if len(es) != 1 || cur.Offset != int64(len(first)) || cur.Line != 1 {
 		t.Fatalf("first read: %d entries, cursor %+v", len(es), cur)
 	}
 	// The writer finishes the line and appends another.
-	writeFile(t, path, first+half+userLine("u3", "S", "three"))
+	testutil.WriteFile(t, path, first+half+testutil.UserLine("u3", "S", "three"))
 	es, cur, st := readAll(t, path, cur)
 	if len(es) != 2 || es[0].UUID != "u2" || es[1].UUID != "u3" || st.Restart {
 		t.Fatalf("second read: %+v %+v", es, st)
@@ -49,16 +46,16 @@ func TestIncrementalReadWaitsForCompleteLines(t *testing.T) {
 
 func TestTruncatedOrReplacedFileStartsOver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	writeFile(t, path, userLine("u1", "S", "one")+userLine("u2", "S", "two"))
+	testutil.WriteFile(t, path, testutil.UserLine("u1", "S", "one")+testutil.UserLine("u2", "S", "two"))
 	_, cur, _ := readAll(t, path, Cursor{})
 	// Truncated: shorter than the cursor.
-	writeFile(t, path, userLine("u1", "S", "one"))
+	testutil.WriteFile(t, path, testutil.UserLine("u1", "S", "one"))
 	es, cur, st := readAll(t, path, cur)
 	if !st.Restart || len(es) != 1 || cur.Line != 1 {
 		t.Fatalf("truncate: restart=%v entries=%d", st.Restart, len(es))
 	}
 	// Replaced: same or larger size, different first line.
-	writeFile(t, path, userLine("x1", "T", "other")+userLine("x2", "T", "other two")+userLine("x3", "T", "three"))
+	testutil.WriteFile(t, path, testutil.UserLine("x1", "T", "other")+testutil.UserLine("x2", "T", "other two")+testutil.UserLine("x3", "T", "three"))
 	es, _, st = readAll(t, path, cur)
 	if !st.Restart || len(es) != 3 || es[0].UUID != "x1" {
 		t.Fatalf("replace: restart=%v %d", st.Restart, len(es))
@@ -67,7 +64,7 @@ func TestTruncatedOrReplacedFileStartsOver(t *testing.T) {
 
 func TestBadLinesAreCountedWithPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	writeFile(t, path, userLine("u1", "S", "one")+"{broken\n\n"+"garbage here\n"+userLine("u2", "S", "two"))
+	testutil.WriteFile(t, path, testutil.UserLine("u1", "S", "one")+"{broken\n\n"+"garbage here\n"+testutil.UserLine("u2", "S", "two"))
 	es, cur, st := readAll(t, path, Cursor{})
 	if len(es) != 2 || st.BadLines != 2 || cur.Line != 5 {
 		t.Fatalf("entries %d bad %d line %d", len(es), st.BadLines, cur.Line)
@@ -83,7 +80,7 @@ func TestHugeLine(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	big := strings.Repeat("x", 20<<20)
-	writeFile(t, path, userLine("u1", "S", big)+userLine("u2", "S", "after"))
+	testutil.WriteFile(t, path, testutil.UserLine("u1", "S", big)+testutil.UserLine("u2", "S", "after"))
 	es, _, st := readAll(t, path, Cursor{})
 	if len(es) != 2 || len(es[0].PromptText()) != len(big) || es[1].PromptText() != "after" || st.BadLines != 0 {
 		t.Fatalf("entries %d bad %d", len(es), st.BadLines)
@@ -93,13 +90,13 @@ func TestHugeLine(t *testing.T) {
 func TestEmptyAndMetadataOnlyFiles(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "e.jsonl")
-	writeFile(t, empty, "")
+	testutil.WriteFile(t, empty, "")
 	es, cur, st := readAll(t, empty, Cursor{})
 	if len(es) != 0 || cur.Offset != 0 || st.BadLines != 0 {
 		t.Fatal("empty file")
 	}
 	meta := filepath.Join(dir, "m.jsonl")
-	writeFile(t, meta, `{"type":"summary","summary":"x","leafUuid":"nope"}`+"\n"+`{"type":"file-history-snapshot","messageId":"m","snapshot":{}}`+"\n")
+	testutil.WriteFile(t, meta, `{"type":"summary","summary":"x","leafUuid":"nope"}`+"\n"+`{"type":"file-history-snapshot","messageId":"m","snapshot":{}}`+"\n")
 	es, _, _ = readAll(t, meta, Cursor{})
 	if len(es) != 2 {
 		t.Fatal("metadata entries")

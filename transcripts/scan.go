@@ -3,7 +3,6 @@ package transcripts
 import (
 	"context"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 )
@@ -167,100 +166,4 @@ type ProjectSummary struct {
 	// Folders are the other folders its sessions ran in: worktrees and
 	// subfolders of the repository Path names (the store's listing only).
 	Folders []string
-}
-
-// ScanResult is everything a full read of a tree found.
-type ScanResult struct {
-	Projects []ProjectSummary
-	Sessions []*Session // newest first
-	Files    int
-	Bytes    int64
-	Entries  int
-	BadLines int
-	Errors   []LineError // first bad lines, with file and line
-	Problems []error     // unreadable files and folders
-}
-
-// Scan reads every transcript of the tree with all cores and builds sessions.
-func Scan(ctx context.Context, t *Tree, workers int) (*ScanResult, error) {
-	sc := &treeScan{res: &ScanResult{Problems: append([]error(nil), t.Problems...)}, byProject: map[string]*Project{}}
-	var jobs []Job
-	for _, p := range t.Projects {
-		sc.byProject[p.Name] = p
-		for _, f := range p.Files {
-			jobs = append(jobs, Job{File: f})
-		}
-	}
-	err := ReadAll(ctx, jobs, workers, 0, sc.add)
-	sc.flush()
-	res := sc.res
-	SortNewestFirst(res.Sessions)
-	sort.SliceStable(res.Projects, func(i, j int) bool { return res.Projects[i].LastUsed.After(res.Projects[j].LastUsed) })
-	return res, err
-}
-
-// treeScan aggregates the results of Scan's reads, one project at a time
-// (ReadAll delivers the files in tree order, so a project's files come
-// together).
-type treeScan struct {
-	res       *ScanResult
-	byProject map[string]*Project
-	cur       *Project // the project being aggregated
-	b         *Builder // its sessions
-}
-
-// add is the ReadAll callback.
-func (sc *treeScan) add(r *Result) error {
-	if p := sc.byProject[r.Job.File.Project]; p != sc.cur {
-		sc.flush()
-		sc.cur, sc.b = p, NewBuilder(p.Name, p.DecodedPath)
-	}
-	res := sc.res
-	res.Files++
-	res.Bytes += r.Stats.Bytes
-	res.Entries += r.Stats.Entries
-	res.BadLines += r.Stats.BadLines
-	for _, le := range r.Stats.Errors {
-		if len(res.Errors) < MaxLineErrors {
-			res.Errors = append(res.Errors, le)
-		}
-	}
-	if r.Err != nil {
-		res.Problems = append(res.Problems, r.Err)
-	}
-	if r.Warning != nil {
-		res.Problems = append(res.Problems, r.Warning)
-	}
-	sc.b.NoteFile(&r.Job.File)
-	for i := range r.Entries {
-		sc.b.Add(&r.Job.File, &r.Entries[i])
-	}
-	return nil
-}
-
-// flush adds the sessions and the summary of the current project, if any.
-func (sc *treeScan) flush() {
-	if sc.b == nil {
-		return
-	}
-	ss := sc.b.Sessions()
-	sc.res.Sessions = append(sc.res.Sessions, ss...)
-	sc.res.Projects = append(sc.res.Projects, summarizeProject(sc.cur, ss))
-}
-
-// summarizeProject sums up project p with its sessions ss.
-func summarizeProject(p *Project, ss []*Session) ProjectSummary {
-	ps := ProjectSummary{Name: p.Name, Path: p.DecodedPath, Sessions: len(ss)}
-	for _, f := range p.Files {
-		ps.Size += f.Size
-	}
-	for _, s := range ss {
-		if s.End.After(ps.LastUsed) {
-			ps.LastUsed = s.End
-		}
-	}
-	if len(ss) > 0 {
-		ps.Path = ss[len(ss)-1].ProjectPath // the oldest session's first cwd
-	}
-	return ps
 }

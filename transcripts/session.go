@@ -121,35 +121,6 @@ type Subagent struct {
 	File        string
 }
 
-// Builder assembles Sessions from the entries of one project's files. Files
-// must be fed oldest first: entries are de-duplicated by uuid, keeping the
-// first seen. The aggregation itself is SessionState's, shared with the
-// store's incremental index.
-type Builder struct {
-	project, decodedPath string
-	seen                 map[string]string // entry uuid -> session id
-	sessions             map[string]*SessionState
-	summaries            []summaryRef
-	mainFiles            map[string]bool // session ids whose <id>.jsonl is on disk
-}
-
-type summaryRef struct{ text, leaf string }
-
-// NewBuilder starts a project. decodedPath is the fallback project path.
-func NewBuilder(project, decodedPath string) *Builder {
-	return &Builder{project: project, decodedPath: decodedPath,
-		seen: map[string]string{}, sessions: map[string]*SessionState{}, mainFiles: map[string]bool{}}
-}
-
-// NoteFile tells the builder a file of the project exists, even when it
-// holds nothing: a session whose main file is empty is told apart from one
-// whose main file is gone.
-func (b *Builder) NoteFile(f *File) {
-	if f.Kind == MainFile && f.SessionID != "" {
-		b.mainFiles[f.SessionID] = true
-	}
-}
-
 // EntrySessionID is the session an entry belongs to: its own sessionId
 // (files can hold entries of another session), else the file's.
 func EntrySessionID(f *File, e *Entry) string {
@@ -157,34 +128,6 @@ func EntrySessionID(f *File, e *Entry) string {
 		return e.SessionID
 	}
 	return f.SessionID
-}
-
-// Add feeds one entry read from f. It reports false when the entry was a
-// duplicate (same uuid seen earlier) and was ignored.
-func (b *Builder) Add(f *File, e *Entry) bool {
-	if e.Type == "summary" {
-		if e.Summary != "" && e.LeafUUID != "" {
-			b.summaries = append(b.summaries, summaryRef{e.Summary, e.LeafUUID})
-		}
-		return true
-	}
-	sid := EntrySessionID(f, e)
-	if sid == "" {
-		return true // nothing to attach it to (snapshots of unknown sessions)
-	}
-	if e.UUID != "" && e.Type != "progress" {
-		if _, dup := b.seen[e.UUID]; dup {
-			return false
-		}
-		b.seen[e.UUID] = sid
-	}
-	st := b.sessions[sid]
-	if st == nil {
-		st = NewSessionState(sid, b.project)
-		b.sessions[sid] = st
-	}
-	st.Add(f, e)
-	return true
 }
 
 // ToolInput is the subset of tool inputs cairn reads.
@@ -238,30 +181,6 @@ func firstNonEmpty(v ...string) string {
 		}
 	}
 	return ""
-}
-
-// Sessions finishes the project: resolves summaries through their leaf uuid,
-// picks titles, links subagents to the calls that spawned them, and returns
-// the sessions that have at least one user or assistant entry, newest first.
-func (b *Builder) Sessions() []*Session {
-	for _, sm := range b.summaries {
-		if sid, ok := b.seen[sm.leaf]; ok {
-			if st := b.sessions[sid]; st != nil {
-				st.Summary = sm.text
-			}
-		}
-	}
-	out := make([]*Session, 0, len(b.sessions))
-	for _, st := range b.sessions {
-		if st.Session.Entries == 0 {
-			continue
-		}
-		s := st.Finish(b.decodedPath)
-		s.MainFileEmpty = !s.HasMainFile && b.mainFiles[s.ID]
-		out = append(out, s)
-	}
-	SortNewestFirst(out)
-	return out
 }
 
 // SortNewestFirst orders sessions by start time, newest first.

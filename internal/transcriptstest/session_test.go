@@ -1,4 +1,4 @@
-package transcripts
+package transcriptstest
 
 import (
 	"context"
@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 func scanDir(t *testing.T, dir string) *ScanResult {
 	t.Helper()
-	tree, err := Discover(dir)
+	tree, err := transcripts.Discover(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,8 +24,8 @@ func scanDir(t *testing.T, dir string) *ScanResult {
 	return res
 }
 
-func byID(res *ScanResult) map[string]*Session {
-	m := map[string]*Session{}
+func byID(res *ScanResult) map[string]*transcripts.Session {
+	m := map[string]*transcripts.Session{}
 	for _, s := range res.Sessions {
 		m[s.ID[:8]] = s
 	}
@@ -30,7 +33,7 @@ func byID(res *ScanResult) map[string]*Session {
 }
 
 func TestSampleSessions(t *testing.T) {
-	res := scanDir(t, sampleDir())
+	res := scanDir(t, testutil.SampleClaudeDir())
 	if len(res.Sessions) != 8 || res.BadLines != 0 {
 		t.Fatalf("sessions %d bad lines %d", len(res.Sessions), res.BadLines)
 	}
@@ -55,7 +58,7 @@ func TestSampleSessions(t *testing.T) {
 	if len(big.Subagents) != 2 {
 		t.Fatalf("subagents %+v", big.Subagents)
 	}
-	var spawned *Subagent
+	var spawned *transcripts.Subagent
 	for i := range big.Subagents {
 		if big.Subagents[i].AgentID == "aac57f5" {
 			spawned = &big.Subagents[i]
@@ -80,7 +83,7 @@ func TestSampleSessions(t *testing.T) {
 // The acceptance check of the transcripts issue: exactly the 12 sessions of
 // the shared corpus that have user or assistant entries.
 func TestSharedCorpusSessions(t *testing.T) {
-	res := scanDir(t, sharedCorpus(t))
+	res := scanDir(t, testutil.SharedCorpus(t))
 	if len(res.Sessions) != 12 {
 		t.Fatalf("want 12 sessions, got %d", len(res.Sessions))
 	}
@@ -112,14 +115,14 @@ func TestDedupAndForeignLines(t *testing.T) {
 	p := filepath.Join(dir, "projects", "-w-app")
 	// One response written as two lines sharing message id + request id:
 	// tokens count once, turns count once.
-	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "first prompt")+
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), testutil.UserLine("u1", "s1", "first prompt")+
 		assistantLine("a1", "s1", "msg1", "req1", 10, 5)+assistantLine("a2", "s1", "msg1", "req1", 10, 5)+
-		userLine("f1", "s2", "a line of s2 written into s1's file"))
+		testutil.UserLine("f1", "s2", "a line of s2 written into s1's file"))
 	// An older build replayed s1's lines into a new file with a new session id.
-	writeFile(t, filepath.Join(p, "s2.jsonl"), userLine("u1", "s2", "first prompt")+assistantLine("a1", "s2", "msg1", "req1", 10, 5)+
-		userLine("v1", "s2", "the new question"))
+	testutil.WriteFile(t, filepath.Join(p, "s2.jsonl"), testutil.UserLine("u1", "s2", "first prompt")+assistantLine("a1", "s2", "msg1", "req1", 10, 5)+
+		testutil.UserLine("v1", "s2", "the new question"))
 	res := scanDir(t, dir)
-	ss := map[string]*Session{}
+	ss := map[string]*transcripts.Session{}
 	for _, s := range res.Sessions {
 		ss[s.ID] = s
 	}
@@ -140,19 +143,19 @@ func TestTitlePrecedenceAndMeta(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "projects", "-w-app")
 	lines := `{"type":"user","uuid":"m0","sessionId":"s1","isMeta":true,"message":{"role":"user","content":"injected"}}` + "\n" +
-		userLine("u1", "s1", "<command-name>/clear</command-name>") +
-		userLine("u2", "s1", "the real first prompt") +
+		testutil.UserLine("u1", "s1", "<command-name>/clear</command-name>") +
+		testutil.UserLine("u2", "s1", "the real first prompt") +
 		`{"type":"last-prompt","lastPrompt":"the last prompt","sessionId":"s1"}` + "\n"
-	writeFile(t, filepath.Join(p, "s1.jsonl"), lines)
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), lines)
 	s := scanDir(t, dir).Sessions[0]
 	if s.Title != "the last prompt" || s.FirstPrompt != "the real first prompt" || s.Prompts != 2 {
 		t.Fatalf("title %q first %q prompts %d", s.Title, s.FirstPrompt, s.Prompts)
 	}
-	writeFile(t, filepath.Join(p, "s1.jsonl"), lines+`{"type":"ai-title","aiTitle":"AI title","sessionId":"s1"}`+"\n")
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), lines+`{"type":"ai-title","aiTitle":"AI title","sessionId":"s1"}`+"\n")
 	if s := scanDir(t, dir).Sessions[0]; s.Title != "AI title" {
 		t.Fatalf("ai title: %q", s.Title)
 	}
-	writeFile(t, filepath.Join(p, "s1.jsonl"), lines+`{"type":"custom-title","customTitle":"Mine","sessionId":"s1"}`+"\n"+`{"type":"ai-title","aiTitle":"AI title","sessionId":"s1"}`+"\n")
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), lines+`{"type":"custom-title","customTitle":"Mine","sessionId":"s1"}`+"\n"+`{"type":"ai-title","aiTitle":"AI title","sessionId":"s1"}`+"\n")
 	if s := scanDir(t, dir).Sessions[0]; s.Title != "Mine" || s.TitleSource != "custom" {
 		t.Fatalf("custom title: %q", s.Title)
 	}
@@ -161,11 +164,11 @@ func TestTitlePrecedenceAndMeta(t *testing.T) {
 func TestSubagentMetaLinksSpawningCall(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "projects", "-w-app")
-	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go")+
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), testutil.UserLine("u1", "s1", "go")+
 		`{"type":"assistant","uuid":"a1","sessionId":"s1","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_9","name":"Agent","input":{"subagent_type":"Explore","description":"look around","prompt":"find x"}}]}}`+"\n")
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.jsonl"),
+	testutil.WriteFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.jsonl"),
 		`{"type":"user","uuid":"x1","sessionId":"s1","isSidechain":true,"agentId":"abc","message":{"role":"user","content":"find x"}}`+"\n")
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.meta.json"), `{"agentType":"Explore","description":"look around","toolUseId":"toolu_9"}`)
+	testutil.WriteFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.meta.json"), `{"agentType":"Explore","description":"look around","toolUseId":"toolu_9"}`)
 	s := scanDir(t, dir).Sessions[0]
 	if len(s.Subagents) != 1 || s.Subagents[0].AgentID != "abc" || s.Subagents[0].ToolUseID != "toolu_9" || s.Subagents[0].Type != "Explore" || s.Subagents[0].Entries != 1 {
 		t.Fatalf("%+v", s.Subagents)
@@ -173,7 +176,7 @@ func TestSubagentMetaLinksSpawningCall(t *testing.T) {
 	if s.Prompts != 1 {
 		t.Fatalf("subagent prompt counted as the session's: %d", s.Prompts)
 	}
-	tree, _ := Discover(dir)
+	tree, _ := transcripts.Discover(dir)
 	c, err := LoadConversation(context.Background(), tree, "s1")
 	if err == nil {
 		t.Fatal("a 2-character prefix must be refused")
@@ -182,7 +185,7 @@ func TestSubagentMetaLinksSpawningCall(t *testing.T) {
 }
 
 func TestLoadConversationSample(t *testing.T) {
-	tree, err := Discover(sampleDir())
+	tree, err := transcripts.Discover(testutil.SampleClaudeDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +209,10 @@ func TestLoadConversationSample(t *testing.T) {
 func TestSubagentMetaBrokenIsReportedNotFatal(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "projects", "-w-app")
-	writeFile(t, filepath.Join(p, "s1.jsonl"), userLine("u1", "s1", "go"))
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.jsonl"),
+	testutil.WriteFile(t, filepath.Join(p, "s1.jsonl"), testutil.UserLine("u1", "s1", "go"))
+	testutil.WriteFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.jsonl"),
 		`{"type":"user","uuid":"x1","sessionId":"s1","isSidechain":true,"agentId":"abc","message":{"role":"user","content":"find x"}}`+"\n")
-	writeFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.meta.json"), `{"agentType":`)
+	testutil.WriteFile(t, filepath.Join(p, "s1", "subagents", "agent-abc.meta.json"), `{"agentType":`)
 	res := scanDir(t, dir)
 	if len(res.Sessions) != 1 || len(res.Sessions[0].Subagents) != 1 || res.Sessions[0].Subagents[0].Entries != 1 {
 		t.Fatalf("the subagent's entries must still be read: %+v", res.Sessions)

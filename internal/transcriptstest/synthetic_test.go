@@ -1,33 +1,37 @@
-package transcripts
+package transcriptstest
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // syntheticDir holds transcripts the real Claude Code CLI wrote offline
 // (see its README): an API error, local commands answered "No response
 // requested." and a `/clear` session.
-const syntheticDir = "../memories/testdata/synthetic"
+var syntheticDir = filepath.Join(testutil.RepoRoot(), "memories", "testdata", "synthetic")
 
 // TestSyntheticReplies: the entries Claude Code writes in Claude's place
 // (model "<synthetic>", isApiErrorMessage) are known as such, are not
 // Claude's turns (an API error is an error), and sessions made of them
 // alone did no work.
 func TestSyntheticReplies(t *testing.T) {
-	tree, err := Discover(syntheticDir)
+	tree, err := transcripts.Discover(syntheticDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var synthetic, real []string
 	for _, p := range tree.Projects {
 		for _, f := range p.Files {
-			if _, _, err := ReadFile(f.Path, Cursor{}, func(e *Entry) error {
+			if _, _, err := transcripts.ReadFile(f.Path, transcripts.Cursor{}, func(e *transcripts.Entry) error {
 				if e.Type != "assistant" {
 					return nil
 				}
-				if IsSyntheticReply(e) {
+				if transcripts.IsSyntheticReply(e) {
 					synthetic = append(synthetic, e.JoinedText())
 				} else {
 					real = append(real, e.JoinedText())
@@ -62,12 +66,12 @@ func TestSyntheticReplies(t *testing.T) {
 		}
 	}
 	for _, txt := range []string{"No response requested.", "API Error: 529 overloaded", "Prompt is too long"} {
-		if !IsSyntheticReplyText(txt) {
+		if !transcripts.IsSyntheticReplyText(txt) {
 			t.Errorf("%q is Claude Code's own text", txt)
 		}
 	}
 	for _, txt := range []string{"No response requested. But here is why:", "The API error was a timeout", ""} {
-		if IsSyntheticReplyText(txt) {
+		if transcripts.IsSyntheticReplyText(txt) {
 			t.Errorf("%q is Claude's", txt)
 		}
 	}
