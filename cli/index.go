@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/human"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/termtext"
 
@@ -53,7 +54,7 @@ better); nothing stored is lost. Interrupted runs resume where they stopped.`,
 			secs := stats.Duration.Seconds()
 			fmt.Fprintf(o.Stdout, "indexed %d files (%d new, %d changed, %d missing), %.1f MB, %d entries added, %d duplicates, %d bad lines, %d secrets redacted; %d documents to full-text, %d embedded (%s) in %.1fs\n",
 				s.FilesScanned, s.FilesNew, s.FilesChanged, s.FilesMissing, mb, s.EntriesAdded,
-				s.Duplicates, s.BadLines, s.Redactions, stats.FTSDocs, stats.Embedded, orDash(stats.Embedder), secs)
+				s.Duplicates, s.BadLines, s.Redactions, stats.FTSDocs, stats.Embedded, human.OrDash(stats.Embedder), secs)
 			reportMemoryFiles(o, res, true)
 			return nil
 		},
@@ -86,7 +87,7 @@ func reportDamage(o *Options, stats index.UpdateStats) {
 // follows (full-text catching up, embeddings). It reports what could not
 // be read; the caller reports the rest.
 func updateStore(ctx context.Context, o *Options, a *app.App, opts app.IndexOptions) (app.IndexResult, error) {
-	collectForBulk, restore := boundMemory()
+	collectForBulk, restore := boundMemory(160 << 20)
 	defer restore()
 	if opts.Rebuild || opts.Retrain {
 		collectForBulk()
@@ -106,14 +107,15 @@ func updateStore(ctx context.Context, o *Options, a *app.App, opts app.IndexOpti
 
 // boundMemory is the garbage collector's policy of a command that
 // indexes. A bulk run allocates a lot of short-lived memory: collect less
-// often, but within a bound, so peak RSS stays ~280 MB on a 1 GB corpus
-// (`cairn index`; `cairn remote sync` pulling one: 513 MB without it). A
-// small run (the usual incremental one) does not collect at all below the
-// bound: its garbage dies with the process. bulk switches to the bulk
-// policy (once a run turns out big); restore puts the settings back.
-func boundMemory() (bulk, restore func()) {
+// often, but within bound (bytes: the runtime's soft memory limit), so
+// peak RSS stays ~280 MB on a 1 GB corpus (`cairn index`; `cairn remote
+// sync` pulling one: 513 MB without it). A small run (the usual
+// incremental one) does not collect at all below the bound: its garbage
+// dies with the process. bulk switches to the bulk policy (once a run
+// turns out big); restore puts the settings back.
+func boundMemory(bound int64) (bulk, restore func()) {
 	gc := debug.SetGCPercent(-1)
-	limit := debug.SetMemoryLimit(160 << 20)
+	limit := debug.SetMemoryLimit(bound)
 	var once sync.Once
 	return func() { once.Do(func() { debug.SetGCPercent(300) }) },
 		func() {
