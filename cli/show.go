@@ -58,10 +58,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

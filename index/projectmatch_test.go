@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -69,7 +70,11 @@ func upper(s string) string {
 // Ranking defaults live in the store, so every front end's queries get
 // the [search] config (the TUI used to get none of it).
 func TestSearchDefaultsApplyToEveryQuery(t *testing.T) {
-	s, _ := openStore(t)
+	s, err := OpenWith(filepath.Join(t.TempDir(), "data"), OpenOptions{Search: SearchDefaults{Recency: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	mustSync(t, s, "../testdata/claude", SyncOptions{})
 	ctx := t.Context()
 	sr, err := s.OpenSearcher(ctx, time.Second)
@@ -78,7 +83,6 @@ func TestSearchDefaultsApplyToEveryQuery(t *testing.T) {
 	}
 	defer sr.Close()
 	q := SearchQuery{Text: "test", Mode: ModeText}
-	s.SetSearchDefaults(SearchDefaults{Recency: true})
 	off := false
 	q.Recency = &off // a query's own setting wins over the store's default
 	plain, err := sr.Search(ctx, q)

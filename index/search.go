@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,10 +83,6 @@ type SearchDefaults struct {
 	VectorWeight float64
 	Recency      bool
 }
-
-// SetSearchDefaults sets the ranking defaults of every query searched
-// through this store. Call it right after Open (app.Open does).
-func (s *Store) SetSearchDefaults(d SearchDefaults) { s.searchDefaults = d }
 
 // withDefaults fills the ranking fields q leaves unset.
 func (q SearchQuery) withDefaults(d SearchDefaults) SearchQuery {
@@ -626,7 +623,7 @@ func (q *SearchQuery) acceptsBlock(d *hit) bool {
 
 // allows reports whether s is in list; an empty list allows everything.
 func allows(list []string, s string) bool {
-	return len(list) == 0 || contains(list, s)
+	return len(list) == 0 || slices.Contains(list, s)
 }
 
 // inWindow reports whether t is within [since, until], either end open
@@ -636,13 +633,4 @@ func inWindow(t, since, until time.Time) bool {
 		return false
 	}
 	return until.IsZero() || (!t.IsZero() && !t.After(until))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

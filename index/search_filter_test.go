@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,16 +11,16 @@ import (
 // pin the split-up filter to it.
 func acceptsReference(q *SearchQuery, d *hit) bool {
 	kinds, _ := docKinds(q.Kinds)
-	if len(kinds) > 0 && !contains(kinds, d.Kind) {
+	if len(kinds) > 0 && !slices.Contains(kinds, d.Kind) {
 		return false
 	}
-	if len(q.Projects) > 0 && !contains(q.Projects, d.Project) {
+	if len(q.Projects) > 0 && !slices.Contains(q.Projects, d.Project) {
 		return false
 	}
 	if q.Session != "" && d.Session != q.Session {
 		return false
 	}
-	if len(q.Roles) > 0 && !contains(q.Roles, d.Role) {
+	if len(q.Roles) > 0 && !slices.Contains(q.Roles, d.Role) {
 		return false
 	}
 	if !q.Since.IsZero() && (d.Time.IsZero() || d.Time.Before(q.Since)) {
