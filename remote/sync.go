@@ -163,6 +163,12 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		if a, err = o.Open(); err != nil {
 			return res, fmt.Errorf("forgotten in the store, but reopening it to rebuild the search indexes failed: %w (run `cairn index --rebuild --retrain`)", err)
 		}
+	}
+	if res.Forgotten > 0 || res.Compacted {
+		// A forget applied here, or one made here and now published (the
+		// remote's history replaced): no free page of the store keeps an
+		// older copy of the text either (`cairn forget` zeroes what it
+		// deletes, not the copies earlier updates left).
 		if err := a.Store.ScrubFreeSpace(ctx); err != nil {
 			return res, fmt.Errorf("forgotten in the store, but rewriting it without the deleted text's old copies failed: %w (run `cairn remote sync` again)", err)
 		}
