@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -27,6 +29,10 @@ const (
 	// envWorkers sets the parse goroutines (default 1, to make the crash
 	// test's syncs slower); 0 means all cores (for measuring RSS and speed).
 	envWorkers = "CAIRN_INDEX_TEST_WORKERS"
+	// envProgress makes the child print a "progress FILES TOTAL ENTRIES"
+	// line on stderr after each file it has read (and committed, when the
+	// batch was full): the crash test kills it on those lines.
+	envProgress = "CAIRN_INDEX_TEST_PROGRESS"
 )
 
 // TestSyncChild is not a test: it is the body of the child process of the
@@ -45,7 +51,13 @@ func TestSyncChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		os.Exit(3)
 	}
-	st, err := s.Sync(context.Background(), os.Getenv(envClaude), SyncOptions{BatchEntries: batch, Workers: workers})
+	o := SyncOptions{BatchEntries: batch, Workers: workers}
+	if os.Getenv(envProgress) != "" {
+		o.Progress = func(p Progress) {
+			fmt.Fprintf(os.Stderr, "progress %d %d %d\n", p.FilesDone, p.FilesTotal, p.Entries)
+		}
+	}
+	st, err := s.Sync(context.Background(), os.Getenv(envClaude), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sync:", err)
 		os.Exit(4)
@@ -125,37 +137,69 @@ func checkInvariants(t *testing.T, s *Store) {
 	}
 }
 
+// killAfterProgress starts cmd (a childSync with envProgress set) and
+// kills it with SIGKILL once it has read `after` files and committed a
+// transaction, after jitter (so the kill also falls inside the
+// transaction the next files start); it returns whether the kill came
+// before the child ended.
+func killAfterProgress(t *testing.T, cmd *exec.Cmd, after int, jitter time.Duration) bool {
+	t.Helper()
+	cmd.Env = append(cmd.Env, envProgress+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	for sc.Scan() {
+		var done, total, entries int
+		if _, err := fmt.Sscanf(sc.Text(), "progress %d %d %d", &done, &total, &entries); err != nil || done < after || entries == 0 {
+			continue
+		}
+		time.Sleep(jitter)
+		killed = cmd.Process.Signal(syscall.SIGKILL) == nil
+		break
+	}
+	_, _ = io.Copy(io.Discard, stderr) // drained so Wait returns
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	return killed && errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+}
+
+// SIGKILL in the middle of a sync, six times, each run resuming where the
+// last one died, leaves a store that passes the invariants after every
+// kill and ends equal to a fresh store. The kills are placed by the
+// child's own progress (after a random number of files, where the
+// transactions commit, plus a jitter that lands inside the next one):
+// kills at random times spread over a timed run landed before the first
+// commit or after the last one about a third of the time, and each wasted
+// a whole child sync under the race detector.
 func TestKill9LeavesAConsistentStore(t *testing.T) {
-	claude, data := subprocessSetup(t, 6)
+	claude, data := subprocessSetup(t, 4)
 	fresh, _ := openStore(t)
 	mustSync(t, fresh, claude, SyncOptions{})
 	want := count(t, fresh, `SELECT count(*) FROM entries`)
+	files := count(t, fresh, `SELECT count(*) FROM files`)
 
-	// Time one uninterrupted child run, so kills are spread over a real
-	// sync's duration: fixed delays all landed before the first commit
-	// under the race detector (a child there is ~10x slower).
-	start := time.Now()
-	if out, err := childSync(t.Context(), filepath.Join(t.TempDir(), "timing"), claude, 60).CombinedOutput(); err != nil {
-		t.Fatalf("uninterrupted child: %v\n%s", err, out)
-	}
-	full := time.Since(start)
-
-	// Kill the child at random moments until six kills have landed in the
-	// middle of a sync (each run resumes where the last one died).
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var partial []int
 	midway := 0
-	for attempt := 0; midway < 6 && attempt < 40; attempt++ {
+	for attempt := 0; midway < 6 && attempt < 20; attempt++ {
 		if len(partial) > 0 && partial[len(partial)-1] == want {
 			os.RemoveAll(data) // finished: start over to get more kills in
 		}
-		cmd := childSync(t.Context(), data, claude, 60)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		// The files still to read: the stored ones are skipped.
+		left := files
+		if s, err := Open(data); err == nil {
+			left -= count(t, s, `SELECT count(*) FROM files WHERE cur_line > 0`)
+			s.Close()
 		}
-		time.Sleep(time.Duration(float64(full) * (0.05 + 0.9*r.Float64())))
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		after := 1 + r.IntN(max(left-1, 1))
+		jitter := time.Duration(r.Int64N(int64(20 * time.Millisecond)))
+		killAfterProgress(t, childSync(t.Context(), data, claude, 60), after, jitter)
 		s, err := Open(data)
 		if err != nil {
 			t.Fatalf("open after kill %d: %v", attempt, err)
@@ -168,7 +212,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 		}
 		s.Close()
 	}
-	if midway < 5 {
+	if midway < 6 {
 		t.Fatalf("only %d kills landed in the middle of a sync (counts %v of %d): the test proved little", midway, partial, want)
 	}
 	s, err := Open(data)
@@ -190,8 +234,12 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 	}
 }
 
+// Two syncs in two processes and a reader at once store what one sync
+// stores. The tree is the sample twice (it was three times) with batches
+// of 100 and 150 entries (200 and 300): as many transactions per child,
+// so as many turns at the write lock, for two thirds of the work.
 func TestConcurrentSyncsAndReader(t *testing.T) {
-	claude, data := subprocessSetup(t, 3)
+	claude, data := subprocessSetup(t, 2)
 	// Create the store first so the children race on data, not on creation.
 	s, err := Open(data)
 	if err != nil {
@@ -201,7 +249,7 @@ func TestConcurrentSyncsAndReader(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for i := range 2 {
-		cmd := childSync(t.Context(), data, claude, 200+100*i)
+		cmd := childSync(t.Context(), data, claude, 100+50*i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

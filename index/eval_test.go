@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,32 +21,92 @@ type evalQuery struct {
 	Session  string   `json:"session"`
 }
 
-// evalStore indexes the bundled sample into a fresh store with the built-in
-// embedder trained and every vector made.
+// evalStore is the bundled sample indexed into a store with the built-in
+// embedder trained and every vector made, built once for the package (it
+// is the same for every test that reads it; it was built by each of seven
+// tests) and closed by TestMain. Its
+// tests only search it; one that changes the searcher (sr.floor) puts it
+// back.
 func evalStore(t testing.TB) (*Store, *Searcher) {
 	t.Helper()
-	st, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	e := &evalShared
+	e.once.Do(func() { e.st, e.sr, e.err = buildEvalStore(sharedDir(t, "eval")) })
+	if e.err != nil {
+		t.Fatal(e.err)
 	}
-	t.Cleanup(func() { st.Close() })
+	return e.st, e.sr
+}
+
+var evalShared struct {
+	once sync.Once
+	st   *Store
+	sr   *Searcher
+	err  error
+}
+
+func buildEvalStore(dir string) (*Store, *Searcher, error) {
+	st, err := Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	ctx := context.Background()
 	if _, err := st.Sync(ctx, filepath.Join(testutil.RepoRoot(), "testdata", "claude"), SyncOptions{}); err != nil {
-		t.Fatal(err)
+		st.Close()
+		return nil, nil, err
 	}
 	m, err := st.Derived().BuiltinEmbedder(ctx, false)
 	if err != nil {
-		t.Fatal(err)
+		st.Close()
+		return nil, nil, err
 	}
 	if _, err := st.Derived().EmbedQueued(ctx, m, nil); err != nil {
-		t.Fatal(err)
+		st.Close()
+		return nil, nil, err
 	}
 	sr, err := st.OpenSearcher(ctx, time.Second)
 	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, sr, nil
+}
+
+// evalSearch is sr.Search for the tests that run the labelled queries.
+// On the shared eval store, with its searcher as built (no floor set), a
+// query gives the same answer however often it is asked: each distinct
+// query runs once for the package (the eval, relevance-rule and floor
+// tests ask many of the same: 11 passes over the set were 7 distinct
+// ones). Callers only read the answer.
+func evalSearch(t testing.TB, sr *Searcher, q SearchQuery) *SearchResponse {
+	t.Helper()
+	cacheable := sr == evalShared.sr && sr.floor == nil
+	key := fmt.Sprintf("%#v", q)
+	if cacheable {
+		if r, ok := evalAnswers.Load(key); ok {
+			return r.(*SearchResponse)
+		}
+	}
+	resp, err := sr.Search(context.Background(), q)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sr.Close() })
-	return st, sr
+	if cacheable {
+		evalAnswers.Store(key, resp)
+	}
+	return resp
+}
+
+var evalAnswers sync.Map // fmt %#v of a SearchQuery → *SearchResponse
+
+// closeEvalStore closes the shared eval store, if built.
+func closeEvalStore() {
+	e := &evalShared
+	if e.sr != nil {
+		e.sr.Close()
+	}
+	if e.st != nil {
+		e.st.Close()
+	}
 }
 
 type evalScore struct {
@@ -58,10 +119,7 @@ func runEval(t testing.TB, sr *Searcher, qs []evalQuery, q SearchQuery) map[stri
 	for _, e := range qs {
 		q.Text = e.Query
 		q.Limit = 10
-		resp, err := sr.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := evalSearch(t, sr, q)
 		rr, found := 0.0, 0.0
 		rel := map[string]bool{}
 		for _, u := range e.Relevant {

@@ -20,19 +20,15 @@ type floorStats struct {
 }
 
 // floorEval runs every labelled query (top 10, hybrid) and sums by type;
-// lost lists, per query id, the relevant entries found in want's run
-// (when given) but not in this one.
-func floorEval(t testing.TB, sr *Searcher, qs []evalQuery, found map[string][]string) (map[string]*floorStats, map[string][]string) {
+// got lists, per query id, the relevant entries in its top 10.
+func floorEval(t testing.TB, sr *Searcher, qs []evalQuery) (out map[string]*floorStats, got map[string][]string) {
 	t.Helper()
-	out := map[string]*floorStats{}
-	got := map[string][]string{}
+	out = map[string]*floorStats{}
+	got = map[string][]string{}
 	for _, e := range qs {
 		// Partial: the meaning floor is measured alone, the
 		// minimum-should-match rule apart (TestRelevanceRule).
-		resp, err := sr.Search(context.Background(), SearchQuery{Text: e.Query, Limit: 10, Partial: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := evalSearch(t, sr, SearchQuery{Text: e.Query, Limit: 10, Partial: true})
 		s := out[e.Type]
 		if s == nil {
 			s = &floorStats{}
@@ -66,6 +62,12 @@ func floorEval(t testing.TB, sr *Searcher, qs []evalQuery, found map[string][]st
 	for _, s := range out {
 		s.mrr /= float64(s.queries)
 	}
+	return out, got
+}
+
+// lostFrom lists, per query id, the entries found in one run (found) but
+// not in another (got).
+func lostFrom(found, got map[string][]string) map[string][]string {
 	lost := map[string][]string{}
 	for id, want := range found {
 		for _, u := range want {
@@ -74,7 +76,7 @@ func floorEval(t testing.TB, sr *Searcher, qs []evalQuery, found map[string][]st
 			}
 		}
 	}
-	return out, lost
+	return lost
 }
 
 var floorTypes = []string{"keyword", "identifier", "phrase", "question", "paraphrase", "nonsense"}
@@ -101,7 +103,8 @@ func floorTable(by map[string]*floorStats) string {
 func TestRelevanceFloor(t *testing.T) {
 	qs := loadEval(t)
 	_, sr := evalStore(t)
-	with, _ := floorEval(t, sr, qs, nil)
+	t.Cleanup(func() { sr.floor = nil }) // the searcher is shared
+	with, withFound := floorEval(t, sr, qs)
 	t.Logf("with the floor (meaning floor %.2f):\n%s", BuiltinMeaningFloor, floorTable(with))
 
 	// Nonsense finds nothing at all.
@@ -110,12 +113,12 @@ func TestRelevanceFloor(t *testing.T) {
 	}
 	// The floor costs no query a relevant result in its top 10: every one
 	// found without a meaning floor is found with it.
+	// (The run with the floor is the first one: the same queries.)
 	off := math.Inf(-1)
 	sr.floor = &off
-	_, found := floorEval(t, sr, qs, nil)
+	_, found := floorEval(t, sr, qs)
 	sr.floor = nil
-	_, lost := floorEval(t, sr, qs, found)
-	for id, us := range lost {
+	for id, us := range lostFrom(found, withFound) {
 		t.Errorf("%s lost relevant %v to the floor", id, us)
 	}
 	// Relevant entries in the top 10 before the floor and the compound
@@ -130,7 +133,7 @@ func TestRelevanceFloor(t *testing.T) {
 	if os.Getenv("CAIRN_EVAL_SWEEP") == "floor" {
 		for _, f := range []float64{off, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8} {
 			sr.floor = &f
-			by, _ := floorEval(t, sr, qs, nil)
+			by, _ := floorEval(t, sr, qs)
 			t.Logf("meaning floor %.2f:\n%s", f, floorTable(by))
 		}
 		sr.floor = nil

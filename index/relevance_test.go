@@ -41,10 +41,7 @@ func relevanceEval(t testing.TB, sr *Searcher, qs []evalQuery, q SearchQuery) ma
 	out := map[string]*relevanceRow{}
 	for _, e := range qs {
 		q.Text, q.Limit = e.Query, 10
-		resp, err := sr.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := evalSearch(t, sr, q)
 		r := out[e.Type]
 		if r == nil {
 			r = &relevanceRow{}

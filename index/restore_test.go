@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/internal/diskspace"
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // restoreFixture is a data dir holding the "old" store (the sample, its
@@ -53,14 +55,50 @@ func drainAll(t testing.TB, s *Store) {
 	}
 }
 
+// newRestoreFixture is a fresh copy of the restore fixture: an old store
+// in place and a new one backed up. The two stores are built once for the
+// package (two syncs and two full-text indexes; the restore tests used
+// up to a dozen fixtures each) and copied.
 func newRestoreFixture(t *testing.T) *restoreFixture {
 	t.Helper()
+	tpl := &restoreTemplate
+	tpl.once.Do(func() {
+		tpl.f = buildRestoreFixture(t, sharedDir(t, "restore"))
+		tpl.ok = true
+	})
+	if !tpl.ok {
+		t.Fatal("the shared restore fixture failed to build (see the first test that used it)")
+	}
+	f := &restoreFixture{data: filepath.Join(t.TempDir(), "data"), backup: filepath.Join(t.TempDir(), "new.db"), old: tpl.f.old, new: tpl.f.new}
+	copyStoreDir(t, tpl.f.data, f.data)
+	fi, err := os.Stat(tpl.f.backup)
+	if err == nil {
+		err = copyFileMode(tpl.f.backup, f.backup, fi)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+var restoreTemplate struct {
+	once sync.Once
+	f    *restoreFixture
+	ok   bool
+}
+
+// buildRestoreFixture builds the restore fixture's stores under dir.
+func buildRestoreFixture(t *testing.T, dir string) *restoreFixture {
+	t.Helper()
 	ctx := context.Background()
-	claude := copyTree(t, sampleDir)
-	f := &restoreFixture{data: filepath.Join(t.TempDir(), "data"), backup: filepath.Join(t.TempDir(), "new.db")}
+	claude := filepath.Join(dir, "claude")
+	if err := testutil.CopyDir(sampleDir, claude); err != nil {
+		t.Fatal(err)
+	}
+	f := &restoreFixture{data: filepath.Join(dir, "data"), backup: filepath.Join(dir, "new.db")}
 
 	// The new store, backed up.
-	src, err := Open(filepath.Join(t.TempDir(), "src"))
+	src, err := Open(filepath.Join(dir, "src"))
 	if err != nil {
 		t.Fatal(err)
 	}
