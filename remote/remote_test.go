@@ -152,7 +152,7 @@ func TestTwoMachines(t *testing.T) {
 	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	add, err := a.Memories.Add(ctx, memories.NewMemory{Project: "/path/to/Demo", Type: memories.Gotcha, Importance: 4,
+	add, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Project: "/path/to/Demo", Type: memories.Gotcha, Importance: 4,
 		Content: "the deploy script needs the " + word + " flag", SourceSession: demoSession, Origin: memories.OriginManual, Status: memories.Approved})
 	if err != nil {
 		t.Fatal(err)
@@ -199,12 +199,12 @@ func TestTwoMachines(t *testing.T) {
 		t.Errorf("B lists no approved memory: %v", err)
 	}
 	// The same memory edited on both machines.
-	if _, err := b.Memories.Update(ctx, memID, memories.Update{Content: ptr("on the desktop the " + word + " flag is spelled differently")}); err != nil {
+	if _, err := b.Memories.Curator.Update(ctx, memID, memories.Update{Content: ptr("on the desktop the " + word + " flag is spelled differently")}); err != nil {
 		t.Fatal(err)
 	}
 	b.Close()
 	a = A.open(t)
-	if _, err := a.Memories.Update(ctx, memID, memories.Update{Content: ptr("on the laptop the " + word + " flag needs a value")}); err != nil {
+	if _, err := a.Memories.Curator.Update(ctx, memID, memories.Update{Content: ptr("on the laptop the " + word + " flag needs a value")}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
@@ -213,6 +213,7 @@ func TestTwoMachines(t *testing.T) {
 		t.Errorf("B saw %d conflicts, want 1", r.Conflicts)
 	}
 	A.sync(t)
+	conflictIDs := map[string]string{}
 	for _, mc := range []machine{A, B} {
 		x := mc.open(t)
 		all, _ := x.Memories.List(ctx, memories.Filter{})
@@ -221,12 +222,26 @@ func TestTwoMachines(t *testing.T) {
 			if strings.Contains(m.Content, word) {
 				texts = append(texts, string(m.Status)+": "+m.Content)
 			}
+			// The copy to review says what it is: tagged conflict and the
+			// machine it came from, linked "contradicts" to the one kept;
+			// the same id on both machines (derived from the two versions).
+			if m.Status == memories.Pending && strings.Contains(m.Content, word) {
+				tags := strings.Join(m.Tags, ",")
+				linked := len(m.Links) == 1 && m.Links[0].Kind == memories.Contradicts && m.Links[0].Target == memID
+				if !strings.Contains(tags, "conflict") || !strings.Contains(tags, "from:") || !linked {
+					t.Errorf("%s: the conflict copy %s has tags %q, links %+v", mc.name, m.ID, tags, m.Links)
+				}
+				conflictIDs[mc.name] = m.ID
+			}
 		}
 		x.Close()
 		joined := strings.Join(texts, "\n")
 		if !strings.Contains(joined, "on the desktop") || !strings.Contains(joined, "on the laptop") || !strings.Contains(joined, "pending") {
 			t.Errorf("%s keeps %q; want both versions, one pending for review", mc.name, joined)
 		}
+	}
+	if conflictIDs["laptop"] == "" || conflictIDs["laptop"] != conflictIDs["desktop"] {
+		t.Errorf("conflict copies: %v, want one, the same on both machines", conflictIDs)
 	}
 	// The repository holds no opted-out session.
 	repo := filepath.Join(A.data, "remote", "repo")
