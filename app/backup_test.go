@@ -28,7 +28,7 @@ func indexedSample(t *testing.T, toml string) *app.App {
 	if _, err := a.Index(ctx, app.IndexOptions{StoreOnly: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Memories.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "bleve's scorch merger needs the index folder writable: a read-only copy fails at open", Importance: 4}); err != nil {
+	if _, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "bleve's scorch merger needs the index folder writable: a read-only copy fails at open", Importance: 4}); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -56,7 +56,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 				return
 			default:
 			}
-			_, _ = a.Memories.Add(ctx, memories.NewMemory{Type: "fact", Content: "concurrent write number " + string(rune('a'+i%26)) + " keeps going during backup", Importance: 2})
+			_, _ = a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "fact", Content: "concurrent write number " + string(rune('a'+i%26)) + " keeps going during backup", Importance: 2})
 		}
 	}()
 	dest := filepath.Join(t.TempDir(), "b.db")

@@ -33,7 +33,7 @@ func plantEverywhere(t *testing.T, a *app.App, word string) {
 	const project = "/path/to/Demo"
 	add := func(content string) string {
 		t.Helper()
-		r, err := a.Memories.Add(ctx, memories.NewMemory{Project: project, Type: "decision", Content: content, Importance: 4,
+		r, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Project: project, Type: "decision", Content: content, Importance: 4,
 			Status: memories.Approved, SourceSession: demoSession})
 		if err != nil || r.Memory == nil {
 			t.Fatalf("add: %+v %v", r, err)
@@ -41,12 +41,12 @@ func plantEverywhere(t *testing.T, a *app.App, word string) {
 		return r.Memory.ID
 	}
 	corrected := add("the deploy pipeline signs releases with the " + word + " key held in the vault")
-	if _, err := a.Memories.Correct(ctx, memories.CorrectRequest{ID: corrected,
+	if _, err := a.Memories.Curator.Correct(ctx, memories.CorrectRequest{ID: corrected,
 		Content: "the deploy pipeline signs releases with the " + word + " key, rotated every quarter", Reason: "rotation"}); err != nil {
 		t.Fatal(err)
 	}
 	trashed := add("staging databases are rebuilt nightly from the " + word + " snapshot bucket")
-	if err := a.Memories.Delete(ctx, trashed); err != nil {
+	if err := a.Memories.Curator.Delete(ctx, trashed); err != nil {
 		t.Fatal(err)
 	}
 	add("feature flags live in launchdarkly under the " + word + " environment, never in code")
@@ -55,11 +55,11 @@ func plantEverywhere(t *testing.T, a *app.App, word string) {
 	edited := add("the " + word + "alpha cluster drains before every deploy")
 	for _, c := range []string{"the " + word + " cluster drains before every deploy, then the canary runs for ten minutes",
 		"the " + word + " cluster drains before every deploy, then the canary runs for ten minutes and pages on a 1% error rate"} {
-		if _, err := a.Memories.Update(ctx, edited, memories.Update{Content: &c}); err != nil {
+		if _, err := a.Memories.Curator.Update(ctx, edited, memories.Update{Content: &c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.Memories.Synthesize(ctx, project, false); err != nil {
+	if _, err := a.Memories.Drafts.Synthesize(ctx, project, false); err != nil {
 		t.Fatal(err)
 	}
 	recent, _ := json.Marshal([]map[string]any{{"id": demoSession, "start": time.Now(), "title": "set up the " + word + " deploy"}})
@@ -104,7 +104,7 @@ func TestForgetLeavesNothingBehind(t *testing.T) {
 	defer a.Close()
 	plantEverywhere(t, a, word)
 	planted(t, data, word, 1)
-	if _, err := a.Memories.Add(ctx, memories.NewMemory{Type: "fact", Content: "the release train leaves every second tuesday", Importance: 3}); err != nil {
+	if _, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "fact", Content: "the release train leaves every second tuesday", Importance: 3}); err != nil {
 		t.Fatal(err)
 	}
 	// Copies of the store: an automatic backup, and a store a restore

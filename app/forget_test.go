@@ -95,7 +95,7 @@ func TestForgetSessionLeavesNoTrace(t *testing.T) {
 	if _, err := a.Index(ctx, app.IndexOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Memories.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "the deploy script needs the " + word + " flag before it runs migrations",
+	if _, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "the deploy script needs the " + word + " flag before it runs migrations",
 		Importance: 4, SourceSession: demoSession}); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	svc := a.Memories
 	pending := func() []memories.FileChange {
 		t.Helper()
-		cs, err := svc.MemoryFileChanges(ctx, "")
+		cs, err := svc.Sync.MemoryFileChanges(ctx, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,12 +83,12 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	if res := index(); len(res.MemoryFiles.Changes) != 0 || len(pending()) != 1 {
 		t.Fatalf("an unchanged file adds nothing: %+v", res.MemoryFiles)
 	}
-	if _, err := svc.RestoreMemoryFile(ctx, cs[0].Version); err == nil {
+	if _, err := svc.Sync.RestoreMemoryFile(ctx, cs[0].Version); err == nil {
 		t.Fatal("restore while a change waits for review")
 	}
 
 	// Approved: kept, the file untouched, nothing pending.
-	c, err := svc.ApproveMemoryFile(ctx, cs[0].Version)
+	c, err := svc.Sync.ApproveMemoryFile(ctx, cs[0].Version)
 	if err != nil || c.Status != memories.FileApproved || !c.Current {
 		t.Fatalf("approve: %+v %v", c, err)
 	}
@@ -109,7 +109,7 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	if len(cs) != 1 || cs[0].Added != 1 || cs[0].Removed != 1 || !strings.Contains(cs[0].Diff, "-- Tests run with `make test`.") {
 		t.Fatalf("second change: %+v", cs)
 	}
-	c, err = svc.RejectMemoryFile(ctx, cs[0].Version)
+	c, err = svc.Sync.RejectMemoryFile(ctx, cs[0].Version)
 	if err != nil || c.Status != memories.FileRejected {
 		t.Fatalf("reject: %+v %v", c, err)
 	}
@@ -125,7 +125,7 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	}
 
 	// Undo the reject: Claude's text is back, the change pending again.
-	u, err := svc.UndoMemoryFileReview(ctx)
+	u, err := svc.Sync.UndoMemoryFileReview(ctx)
 	if err != nil || u.Undid != "reject" || u.Change.Status != memories.FilePending {
 		t.Fatalf("undo: %+v %v", u, err)
 	}
@@ -137,24 +137,24 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	}
 
 	// Undo of an approve: pending again, the file as it is.
-	if _, err := svc.ApproveMemoryFile(ctx, cs[0].Version); err != nil {
+	if _, err := svc.Sync.ApproveMemoryFile(ctx, cs[0].Version); err != nil {
 		t.Fatal(err)
 	}
-	if u, err = svc.UndoMemoryFileReview(ctx); err != nil || u.Undid != "approve" || len(pending()) != 1 || read() != v3 {
+	if u, err = svc.Sync.UndoMemoryFileReview(ctx); err != nil || u.Undid != "approve" || len(pending()) != 1 || read() != v3 {
 		t.Fatalf("undo approve: %+v %v", u, err)
 	}
-	if _, err := svc.RejectMemoryFile(ctx, cs[0].Version); err != nil {
+	if _, err := svc.Sync.RejectMemoryFile(ctx, cs[0].Version); err != nil {
 		t.Fatal(err)
 	}
 
 	// History: baseline, approved, rejected; restoring the baseline
 	// writes it and makes it the reviewed text; undo takes that back.
-	hist, err := svc.MemoryFileHistory(ctx, "MEMORY.md")
+	hist, err := svc.Sync.MemoryFileHistory(ctx, "MEMORY.md")
 	if err != nil || len(hist) != 3 || hist[0].Status != memories.FileBaseline || hist[1].Status != memories.FileApproved ||
 		hist[2].Status != memories.FileRejected || !hist[1].Current || !hist[1].OnDisk || hist[2].New != v3 {
 		t.Fatalf("history: %+v %v", hist, err)
 	}
-	r, err := svc.RestoreMemoryFile(ctx, hist[0].Version)
+	r, err := svc.Sync.RestoreMemoryFile(ctx, hist[0].Version)
 	if err != nil || r.Status != memories.FileRestored || !r.Current || read() != v1 {
 		t.Fatalf("restore: %+v %v", r, err)
 	}
@@ -162,11 +162,11 @@ func TestAutoMemoryFileReview(t *testing.T) {
 	if len(pending()) != 0 {
 		t.Fatal("a restored text is reviewed, not a change")
 	}
-	if u, err = svc.UndoMemoryFileReview(ctx); err != nil || u.Undid != "restore" || read() != v2 {
+	if u, err = svc.Sync.UndoMemoryFileReview(ctx); err != nil || u.Undid != "restore" || read() != v2 {
 		t.Fatalf("undo restore: %+v %v (file %q)", u, err, read())
 	}
 	// Any version can be restored, Claude's rejected text too.
-	if _, err := svc.RestoreMemoryFile(ctx, hist[2].Version); err != nil || read() != v3 {
+	if _, err := svc.Sync.RestoreMemoryFile(ctx, hist[2].Version); err != nil || read() != v3 {
 		t.Fatalf("restore a rejected text: %v", err)
 	}
 }
@@ -204,13 +204,13 @@ func TestAutoMemoryFileRejectRefuses(t *testing.T) {
 	index()
 	write("- one\n- two\n", 0o644)
 	index()
-	cs, err := a.Memories.MemoryFileChanges(ctx, "")
+	cs, err := a.Memories.Sync.MemoryFileChanges(ctx, "")
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("%+v %v", cs, err)
 	}
 	// Changed again after the index run: refused, the file kept.
 	write("- one\n- two\n- three\n", 0o644)
-	_, err = a.Memories.RejectMemoryFile(ctx, cs[0].Version)
+	_, err = a.Memories.Sync.RejectMemoryFile(ctx, cs[0].Version)
 	if !errors.Is(err, memories.ErrFileChanged) || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "cairn index") {
 		t.Fatalf("reject of a file changed since: %v", err)
 	}
@@ -218,30 +218,30 @@ func TestAutoMemoryFileRejectRefuses(t *testing.T) {
 		t.Fatalf("the file was changed: %q", b)
 	}
 	index()
-	if cs, _ = a.Memories.MemoryFileChanges(ctx, ""); len(cs) != 1 || cs[0].New != "- one\n- two\n- three\n" {
+	if cs, _ = a.Memories.Sync.MemoryFileChanges(ctx, ""); len(cs) != 1 || cs[0].New != "- one\n- two\n- three\n" {
 		t.Fatalf("one pending change, with the newest text: %+v", cs)
 	}
 	// Read-only (by its mode, which cairn honours even as root): refused.
 	write("- one\n- two\n- three\n", 0o444)
-	_, err = a.Memories.RejectMemoryFile(ctx, cs[0].Version)
+	_, err = a.Memories.Sync.RejectMemoryFile(ctx, cs[0].Version)
 	if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "chmod u+w") {
 		t.Fatalf("reject of a read-only file: %v", err)
 	}
 	write("- one\n- two\n- three\n", 0o644)
 	// Claude deletes the file: a pending deletion; rejecting it writes the
 	// reviewed text back.
-	if _, err := a.Memories.ApproveMemoryFile(ctx, cs[0].Version); err != nil {
+	if _, err := a.Memories.Sync.ApproveMemoryFile(ctx, cs[0].Version); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
 	index()
-	cs, _ = a.Memories.MemoryFileChanges(ctx, "")
+	cs, _ = a.Memories.Sync.MemoryFileChanges(ctx, "")
 	if len(cs) != 1 || !cs[0].Deleted || cs[0].Removed != 3 {
 		t.Fatalf("deletion: %+v", cs)
 	}
-	if _, err := a.Memories.RejectMemoryFile(ctx, cs[0].Version); err != nil {
+	if _, err := a.Memories.Sync.RejectMemoryFile(ctx, cs[0].Version); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "- one\n- two\n- three\n" {

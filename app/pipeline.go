@@ -140,7 +140,7 @@ func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 	}
 	// Claude's own auto-memory files are a reviewed source: a change to
 	// one waits in the review inbox as a diff.
-	res.MemoryFiles, res.MemoryFilesErr = a.Memories.ObserveMemoryFiles(ctx, a.Paths.ClaudeDir, o.Projects)
+	res.MemoryFiles, res.MemoryFilesErr = a.Memories.Sync.ObserveMemoryFiles(ctx, a.Paths.ClaudeDir, o.Projects)
 	if o.Extract {
 		a.extract(ctx, o, &res, report)
 	}
@@ -192,7 +192,7 @@ func (a *App) extract(ctx context.Context, o IndexOptions, res *IndexResult, rep
 	if o.Profile == Hook {
 		eo.MaxEntries = ExtractMax
 	}
-	r, err := a.Memories.Extract(ctx, eo)
+	r, err := a.Memories.Curator.Extract(ctx, eo)
 	res.Proposed = r.Added()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		res.ExtractErr = err

@@ -42,7 +42,7 @@ prints the ranked evidence itself, labelled as such.`,
 				return memories.Answer{}, err
 			}
 		}
-		return svc.Ask(ctx, q, memories.AskOptions{Project: p, NoModel: noModel, Budget: budget})
+		return svc.Recall.Ask(ctx, q, memories.AskOptions{Project: p, NoModel: noModel, Budget: budget})
 	}, func(a memories.Answer) { printAnswer(o, a) })
 }
 

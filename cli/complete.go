@@ -247,7 +247,7 @@ func memoryIDs(ctx context.Context, a *app.App, prefix string) ([]cobra.Completi
 }
 
 func draftIDs(ctx context.Context, a *app.App, prefix string) ([]cobra.Completion, error) {
-	ds, err := a.Memories.Drafts(ctx, "")
+	ds, err := a.Memories.Drafts.Drafts(ctx, "")
 	if err != nil {
 		return nil, err
 	}

@@ -39,9 +39,9 @@ is left. The last 30 runs are kept.`,
 			if dry || archive {
 				return memories.ConsolidateReport{}, usageError{fmt.Errorf("--undo takes no other flag")}
 			}
-			return svc.ConsolidateUndo(ctx)
+			return svc.Curator.ConsolidateUndo(ctx)
 		}
-		return svc.Consolidate(ctx, memories.ConsolidateOptions{DryRun: dry, Archive: archive})
+		return svc.Curator.Consolidate(ctx, memories.ConsolidateOptions{DryRun: dry, Archive: archive})
 	}, func(r memories.ConsolidateReport) {
 		if undo {
 			which := ""

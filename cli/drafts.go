@@ -47,7 +47,7 @@ func newDraftAddCmd(o *Options) *cobra.Command {
 				return fmt.Errorf("reading the draft from stdin: %w", err)
 			}
 			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
-				d, err := svc.AddDraft(cmd.Context(), session, string(b))
+				d, err := svc.Drafts.AddDraft(cmd.Context(), session, string(b))
 				if err != nil {
 					return err
 				}
@@ -68,7 +68,7 @@ func newDraftListCmd(o *Options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				ds, err := svc.Drafts(cmd.Context(), status)
+				ds, err := svc.Drafts.Drafts(cmd.Context(), status)
 				if err != nil {
 					return usageError{err}
 				}
@@ -107,7 +107,7 @@ func firstLine(md string) string {
 func newDraftShowCmd(o *Options) *cobra.Command {
 	return serviceCmd(o, &cobra.Command{Use: "show ID", Short: "Print a draft", Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Draft, error) {
-			return svc.Draft(ctx, args[0])
+			return svc.Drafts.Draft(ctx, args[0])
 		},
 		func(d *memories.Draft) {
 			fmt.Fprintf(o.Stdout, "%s  %s  session %s  %s\n\n", d.ID, d.Status, d.SessionID, fmtTime(d.Created))
@@ -126,7 +126,7 @@ type approval struct {
 func newDraftApproveCmd(o *Options) *cobra.Command {
 	return serviceCmd(o, &cobra.Command{Use: "approve ID", Short: "Store the draft as its session's summary and propose memories from it", Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, svc *memories.Service, args []string) (approval, error) {
-			d, rs, err := svc.ApproveDraft(ctx, args[0])
+			d, rs, err := svc.Drafts.ApproveDraft(ctx, args[0])
 			return approval{d, nonNilResults(rs)}, err
 		},
 		func(a approval) {
@@ -145,10 +145,10 @@ func nonNilResults(rs []memories.AddResult) []memories.AddResult {
 func newDraftRejectCmd(o *Options) *cobra.Command {
 	return serviceCmd(o, &cobra.Command{Use: "reject ID", Short: "Reject a draft (it is kept, marked rejected)", Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, svc *memories.Service, args []string) (*memories.Draft, error) {
-			if err := svc.RejectDraft(ctx, args[0]); err != nil {
+			if err := svc.Drafts.RejectDraft(ctx, args[0]); err != nil {
 				return nil, err
 			}
-			return svc.Draft(ctx, args[0])
+			return svc.Drafts.Draft(ctx, args[0])
 		},
 		func(d *memories.Draft) { fmt.Fprintf(o.Stdout, "draft %s rejected\n", d.ID) })
 }
@@ -161,7 +161,7 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				d, err := svc.Draft(cmd.Context(), args[0])
+				d, err := svc.Drafts.Draft(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
@@ -182,7 +182,7 @@ func newDraftEditCmd(o *Options) *cobra.Command {
 						return nil
 					}
 				}
-				d, err = svc.EditDraft(cmd.Context(), d.ID, md)
+				d, err = svc.Drafts.EditDraft(cmd.Context(), d.ID, md)
 				if err != nil {
 					return err
 				}

@@ -52,9 +52,9 @@ and ` + "`cairn index --claude-dir DIR`" + ` reads it back to the same sessions.
 				var c memories.ExportCounts
 				var err error
 				if format == "jsonl" {
-					c, err = svc.ExportJSONL(cmd.Context(), w)
+					c, err = svc.Sync.ExportJSONL(cmd.Context(), w)
 				} else {
-					c, err = svc.ExportMarkdown(cmd.Context(), w)
+					c, err = svc.Sync.ExportMarkdown(cmd.Context(), w)
 				}
 				if err != nil {
 					return err
@@ -121,7 +121,7 @@ whose id exists replace it, so importing the same file twice is harmless.`,
 				r = f
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				c, err := svc.Import(cmd.Context(), r)
+				c, err := svc.Sync.Import(cmd.Context(), r)
 				if err != nil {
 					return err
 				}

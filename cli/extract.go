@@ -47,13 +47,13 @@ model cannot be used the built-in extractor is used and a notice says why.`,
 			}
 			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
 				start := time.Now()
-				res, err := svc.Extract(cmd.Context(), opts)
+				res, err := svc.Curator.Extract(cmd.Context(), opts)
 				if err != nil {
 					return err
 				}
 				var native memories.NativeImport
 				if !noNative && session == "" {
-					native, err = svc.ImportClaudeMemory(cmd.Context(), claude, dry)
+					native, err = svc.Sync.ImportClaudeMemory(cmd.Context(), claude, dry)
 					if err != nil {
 						fmt.Fprintln(o.Stderr, "cairn: warning: importing Claude's memory files:", err)
 					}
@@ -100,7 +100,7 @@ transcript (--store keeps it; ` + "`cairn extract`" + ` stores them too).`,
 				if store {
 					sum, err = svc.StoreSummary(cmd.Context(), args[0])
 				} else {
-					sum, err = svc.Summary(cmd.Context(), args[0])
+					sum, err = svc.Drafts.Summary(cmd.Context(), args[0])
 				}
 				if err != nil {
 					return err

@@ -61,7 +61,7 @@ func newMemFilesListCmd(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				cs, err := svc.MemoryFileChanges(cmd.Context(), p)
+				cs, err := svc.Sync.MemoryFileChanges(cmd.Context(), p)
 				if err != nil {
 					return err
 				}
@@ -124,7 +124,7 @@ func newMemFilesShowCmd(o *Options) *cobra.Command {
 			if err != nil {
 				return nil, usageError{err}
 			}
-			return svc.MemoryFileChange(ctx, id)
+			return svc.Sync.MemoryFileChange(ctx, id)
 		},
 		func(c *memories.FileChange) {
 			printFileChange(o, c)
@@ -187,10 +187,10 @@ func printDiff(w io.Writer, color bool, diff string) {
 
 func newMemFilesReviewCmd(o *Options, verb string) *cobra.Command {
 	short := "Approve changes to auto-memory files: their text becomes the reviewed text (the files are not touched)"
-	call := (*memories.Service).ApproveMemoryFile
+	call := memories.Sync.ApproveMemoryFile
 	if verb == "reject" {
 		short = "Reject changes to auto-memory files: each file gets its reviewed text back"
-		call = (*memories.Service).RejectMemoryFile
+		call = memories.Sync.RejectMemoryFile
 	}
 	cmd := &cobra.Command{
 		Use:   verb + " VERSION...",
@@ -208,7 +208,7 @@ func newMemFilesReviewCmd(o *Options, verb string) *cobra.Command {
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				out := []*memories.FileChange{}
 				for _, id := range ids {
-					c, err := call(svc, cmd.Context(), id)
+					c, err := call(svc.Sync, cmd.Context(), id)
 					if err != nil {
 						return err
 					}
@@ -236,7 +236,7 @@ func newMemFilesReviewCmd(o *Options, verb string) *cobra.Command {
 func newMemFilesUndoCmd(o *Options) *cobra.Command {
 	return serviceCmd(o, &cobra.Command{Use: "undo", Short: "Take back the latest approve, reject or restore of an auto-memory file", Args: cobra.NoArgs},
 		func(ctx context.Context, svc *memories.Service, _ []string) (*memories.FileUndo, error) {
-			return svc.UndoMemoryFileReview(ctx)
+			return svc.Sync.UndoMemoryFileReview(ctx)
 		},
 		func(u *memories.FileUndo) {
 			c := u.Change
@@ -259,7 +259,7 @@ withdrawn: changed back before review) and the texts restored. FILE is the
 file's path or its end (MEMORY.md, or <folder>/memory/MEMORY.md when several
 projects have one); a version names its file too.`, Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, svc *memories.Service, args []string) ([]memories.FileChange, error) {
-			return svc.MemoryFileHistory(ctx, args[0])
+			return svc.Sync.MemoryFileHistory(ctx, args[0])
 		},
 		func(cs []memories.FileChange) {
 			if len(cs) == 0 {
@@ -300,7 +300,7 @@ func newMemFilesRestoreCmd(o *Options) *cobra.Command {
 				return nil, usageError{err}
 			}
 			from = id
-			return svc.RestoreMemoryFile(ctx, id)
+			return svc.Sync.RestoreMemoryFile(ctx, id)
 		},
 		func(c *memories.FileChange) {
 			fmt.Fprintf(o.Stdout, "restored the text of v%d to %s, now the reviewed text (v%d; undo: cairn memories files undo)\n", from, termtext.Line(c.Path), c.Version)
@@ -310,7 +310,7 @@ func newMemFilesRestoreCmd(o *Options) *cobra.Command {
 // noteMemoryFiles says, under a listing of memories, how many changes to
 // auto-memory files wait for review (of project; "": all).
 func noteMemoryFiles(ctx context.Context, o *Options, svc *memories.Service, project string) {
-	if n, err := svc.PendingMemoryFiles(ctx, project); err == nil && n > 0 {
+	if n, err := svc.Sync.PendingMemoryFiles(ctx, project); err == nil && n > 0 {
 		fmt.Fprintf(o.Stdout, "%d change(s) Claude made to its auto-memory files wait for review: cairn memories files\n", n)
 	}
 }

@@ -201,7 +201,7 @@ full-text index: fast, and it works while another cairn holds the index.
 				return err
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				rs, err := svc.Search(cmd.Context(), strings.Join(args, " "), types, splitList(tag), limit)
+				rs, err := svc.Recall.Search(cmd.Context(), strings.Join(args, " "), types, splitList(tag), limit)
 				if err != nil {
 					return err
 				}
@@ -309,7 +309,7 @@ func newMemShowCmd(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				files, err := svc.SourceFiles(cmd.Context(), m)
+				files, err := svc.Recall.SourceFiles(cmd.Context(), m)
 				if err != nil {
 					return err
 				}
@@ -440,9 +440,9 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 				if len(full) > 3 {
 					what = fmt.Sprintf("%s %d memories", verb, len(full))
 				}
-				err := svc.Record(cmd.Context(), what, full, func(ctx context.Context) error {
+				err := svc.Curator.Record(cmd.Context(), what, full, func(ctx context.Context) error {
 					for _, id := range full {
-						m, err := svc.SetStatus(ctx, id, st)
+						m, err := svc.Curator.SetStatus(ctx, id, st)
 						if err != nil {
 							return err
 						}
@@ -534,8 +534,8 @@ and an empty file leaves the memory unchanged.`,
 					}
 				}
 				id := m.ID
-				err = svc.Record(cmd.Context(), "edit "+id, []string{id}, func(ctx context.Context) error {
-					m, err = svc.Update(ctx, id, u)
+				err = svc.Curator.Record(cmd.Context(), "edit "+id, []string{id}, func(ctx context.Context) error {
+					m, err = svc.Curator.Update(ctx, id, u)
 					return err
 				})
 				if err != nil {
@@ -631,8 +631,8 @@ func newMemRmCmd(o *Options) *cobra.Command {
 						return err
 					}
 					id := m.ID
-					if err := svc.Record(cmd.Context(), "delete "+id, []string{id}, func(ctx context.Context) error {
-						return svc.Delete(ctx, id)
+					if err := svc.Curator.Record(cmd.Context(), "delete "+id, []string{id}, func(ctx context.Context) error {
+						return svc.Curator.Delete(ctx, id)
 					}); err != nil {
 						return err
 					}
@@ -666,9 +666,9 @@ restores the most recently deleted memory, as before the journal.`,
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		return withMemories(c.Context(), o, false, func(svc *memories.Service) error {
 			ctx := c.Context()
-			e, err := svc.UndoLast(ctx)
+			e, err := svc.Curator.UndoLast(ctx)
 			if errors.Is(err, memories.ErrNothingLogged) {
-				m, err := svc.Undo(ctx)
+				m, err := svc.Curator.Undo(ctx)
 				if err != nil {
 					return err
 				}
@@ -710,8 +710,8 @@ func newMemMergeCmd(o *Options) *cobra.Command {
 				return nil, err
 			}
 			var m *memories.Memory
-			err = svc.Record(ctx, "merge "+other.ID+" into "+keep.ID, []string{keep.ID, other.ID}, func(ctx context.Context) error {
-				m, err = svc.MergeWith(ctx, keep.ID, other.ID, content)
+			err = svc.Curator.Record(ctx, "merge "+other.ID+" into "+keep.ID, []string{keep.ID, other.ID}, func(ctx context.Context) error {
+				m, err = svc.Curator.MergeWith(ctx, keep.ID, other.ID, content)
 				return err
 			})
 			return m, err
@@ -795,7 +795,7 @@ files are only read, never changed. ` + "`cairn extract`" + ` runs this too.`,
 				return err
 			}
 			return withMemories(cmd.Context(), o, true, func(svc *memories.Service) error {
-				res, err := svc.ImportClaudeMemory(cmd.Context(), claude, dry)
+				res, err := svc.Sync.ImportClaudeMemory(cmd.Context(), claude, dry)
 				if err != nil {
 					return err
 				}

@@ -59,7 +59,7 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 				if err != nil {
 					return err
 				}
-				res, err := svc.Sync(cmd.Context(), memories.SyncOptions{Project: p, Target: target, DryRun: dry, Lines: lines})
+				res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: p, Target: target, DryRun: dry, Lines: lines})
 				if err != nil {
 					return err
 				}
@@ -108,7 +108,7 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 				fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", m.Project)
 				continue
 			}
-			res, err := svc.Sync(cmd.Context(), memories.SyncOptions{Project: m.Project, DryRun: dry, Lines: lines})
+			res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: m.Project, DryRun: dry, Lines: lines})
 			if err != nil {
 				fmt.Fprintln(o.Stderr, "cairn:", err)
 				continue
@@ -161,7 +161,7 @@ prints a diff of what changed. The synthesis is kept in the store
 				if err != nil {
 					return err
 				}
-				syn, err := svc.Synthesize(cmd.Context(), p, dry)
+				syn, err := svc.Drafts.Synthesize(cmd.Context(), p, dry)
 				if err != nil {
 					return err
 				}

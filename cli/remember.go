@@ -52,7 +52,7 @@ func addMemory(ctx context.Context, o *Options, svc *memories.Service, n memorie
 	if n.Project, err = memoryProject(ctx, svc.Store(), project, global); err != nil {
 		return err
 	}
-	r, err := svc.Add(ctx, n)
+	r, err := svc.Curator.Add(ctx, n)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (b *recallOutput) line(format string, a ...any) {
 // first, and its latest session summaries.
 func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj string) error {
 	b.line("# cairn: memory of %s", oneLineMD(proj, 200))
-	brief, err := svc.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
+	brief, err := svc.Recall.Brief(ctx, proj, memories.BriefOptions{Memories: 40, Summaries: 3})
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (b *recallOutput) brief(ctx context.Context, svc *memories.Service, proj st
 // sessions that match it.
 func (b *recallOutput) matches(ctx context.Context, svc *memories.Service, st *index.Store, proj, query string) error {
 	b.line("# cairn: recall %q in %s", oneLineMD(query, 200), oneLineMD(proj, 200))
-	rs, err := svc.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
+	rs, err := svc.Recall.Rank(ctx, query, memories.RankOptions{Project: proj, Limit: 10, Touch: true})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ sessions kept after Claude Code deleted their transcripts.`,
 		Args: cobra.NoArgs,
 	}
 	return serviceCmd(o, cmd, func(ctx context.Context, svc *memories.Service, _ []string) (memories.Stats, error) {
-		return svc.Stats(ctx)
+		return svc.Feedback.Stats(ctx)
 	}, func(st memories.Stats) {
 		w := terminalWidth(o.Stdout)
 		if w == 0 {

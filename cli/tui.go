@@ -119,14 +119,14 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if demo {
 		// The demo shows the review inbox filled from the sample sessions.
 		onIndexed = func(ctx context.Context) (string, error) {
-			r, err := svc.Extract(ctx, memories.ExtractOptions{Summaries: true})
+			r, err := svc.Curator.Extract(ctx, memories.ExtractOptions{Summaries: true})
 			if err != nil {
 				return "", err
 			}
 			// And one /summarize draft to review in 6.
 			if ss, err := st.Sessions(ctx, index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
-				if sum, err := svc.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
-					_, _ = svc.AddDraft(ctx, ss[0].ID, sum.Markdown)
+				if sum, err := svc.Drafts.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
+					_, _ = svc.Drafts.AddDraft(ctx, ss[0].ID, sum.Markdown)
 				}
 			}
 			n := r.Added()

@@ -29,13 +29,13 @@ func toMemories(rs []memories.Ranked) []Memory {
 }
 
 func (m serviceMem) Brief(ctx context.Context, project string, mems, sums int) (Brief, error) {
-	b, err := m.s.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums})
+	b, err := m.s.Recall.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums})
 	out := Brief{Memories: toMemories(b.Memories), Problem: b.Problem()}
 	if err == nil && project != "" {
 		// What awaits review in this project, at most once a day.
-		pm, pd, perr := m.s.PendingFor(ctx, project)
+		pm, pd, perr := m.s.Feedback.PendingFor(ctx, project)
 		if perr == nil && pm+pd > 0 {
-			if due, _ := m.s.TakeReviewReminder(ctx, project); due {
+			if due, _ := m.s.Feedback.TakeReviewReminder(ctx, project); due {
 				out.PendingMemories, out.PendingDrafts = pm, pd
 			}
 		}
@@ -65,24 +65,24 @@ func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, 
 	if candidates == 0 {
 		return nil, nil
 	}
-	rs, err := m.s.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true, Prompt: true})
+	rs, err := m.s.Recall.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true, Prompt: true})
 	return toMemories(rs), err
 }
 
 func (m serviceMem) Injected(ctx context.Context, session string) ([]string, error) {
-	return m.s.InjectedSinceReset(ctx, session)
+	return m.s.Feedback.InjectedSinceReset(ctx, session)
 }
 
 func (m serviceMem) RecordInjection(ctx context.Context, session, event string, ids []string) error {
-	return m.s.RecordInjectionSinceReset(ctx, session, event, ids)
+	return m.s.Feedback.RecordInjectionSinceReset(ctx, session, event, ids)
 }
 
 func (m serviceMem) ResetInjected(ctx context.Context, session string) error {
-	return m.s.ResetInjected(ctx, session)
+	return m.s.Feedback.ResetInjected(ctx, session)
 }
 
 func (m serviceMem) ScoreUsage(ctx context.Context, session, reply string, final bool) (int, int, error) {
-	return m.s.ScoreUsageWith(ctx, session, memories.UsageOptions{Reply: reply, Final: final})
+	return m.s.Feedback.ScoreUsageWith(ctx, session, memories.UsageOptions{Reply: reply, Final: final})
 }
 
 func (m serviceMem) StoreSummary(ctx context.Context, session string) error {
@@ -117,7 +117,7 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 		}
 	}
 	if len(missing) > 0 {
-		prov, err := m.s.ProvenanceEach(ctx, missing)
+		prov, err := m.s.Recall.ProvenanceEach(ctx, missing)
 		if err != nil {
 			return nil, err
 		}

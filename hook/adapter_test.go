@@ -26,14 +26,14 @@ func TestBriefMatchesService(t *testing.T) {
 		if i%7 == 0 {
 			status = memories.Pending
 		}
-		_, err := svc.Add(ctx, memories.NewMemory{Project: project, Type: types[i%len(types)], Importance: 1 + i%5, Status: status,
+		_, err := svc.Curator.Add(ctx, memories.NewMemory{Project: project, Type: types[i%len(types)], Importance: 1 + i%5, Status: status,
 			Content: fmt.Sprintf("memory %d about module%d and function f%d with detail d%d", i, i, i, i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	svc.SetClock(func() time.Time { return now })
-	want, err := svc.Top(ctx, "/p", 25)
+	want, err := svc.Recall.Top(ctx, "/p", 25)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestClaudeExtractorAfterPreCompactAndSessionEnd(t *testing.T) {
 	if !strings.Contains(e.logText(), "proposed by the claude extractor") {
 		t.Fatalf("the log does not say which extractor ran: %s", e.logText())
 	}
-	sum, err := svc.Summary(context.Background(), demoSession)
+	sum, err := svc.Drafts.Summary(context.Background(), demoSession)
 	if err != nil || sum.Source != memories.OriginClaude {
 		t.Fatalf("summary %+v, %v", sum, err)
 	}

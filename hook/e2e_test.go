@@ -173,7 +173,7 @@ func (e *env) addMemory(t testing.TB, project string, typ memories.Type, content
 		t.Fatal(err)
 	}
 	defer st.Close()
-	r, err := memories.New(st, config.Default()).Add(context.Background(), memories.NewMemory{Project: project, Type: typ,
+	r, err := memories.New(st, config.Default()).Curator.Add(context.Background(), memories.NewMemory{Project: project, Type: typ,
 		Content: content, Importance: importance, Status: status, Origin: memories.OriginManual})
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +395,7 @@ func TestStopIndexesProjectExtractsAndScoresUse(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		sums, _ := svc.Summaries(context.Background(), demoProject, 5)
+		sums, _ := svc.Drafts.Summaries(context.Background(), demoProject, 5)
 		if len(sums) > 0 {
 			break
 		}

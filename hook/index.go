@@ -215,7 +215,7 @@ func Background(ctx context.Context, env Env, what, session string) error {
 				// characters, the built-in rules the rest.
 				eo.MaxEntries = 0
 			}
-			r, err := a.Memories.ExtractSession(ctx, session, eo)
+			r, err := a.Memories.Curator.ExtractSession(ctx, session, eo)
 			n := r.Added()
 			if r.Notice != "" {
 				env.Log.Printf("extract %s: %s", shortID(session), r.Notice)

@@ -21,7 +21,7 @@ func maintain(ctx context.Context, env Env, a *app.App) {
 	} else if p != "" {
 		env.Log.Printf("rolling backup: %s", p)
 	}
-	if rep, ran, err := a.Memories.AutoConsolidate(ctx); err != nil {
+	if rep, ran, err := a.Memories.Curator.AutoConsolidate(ctx); err != nil {
 		env.Log.Printf("consolidation: %v", err)
 	} else if ran && len(rep.Merges)+len(rep.Pruned) > 0 {
 		env.Log.Printf("consolidation: %d merge proposals, %d stale memories listed, %d retired memories pruned (cairn memories consolidate --undo reverts it)",

@@ -35,7 +35,7 @@ func TestPreToolUseProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := memories.New(st, config.Default()).Add(context.Background(), memories.NewMemory{Project: demoProject, Type: memories.Decision,
+	r, err := memories.New(st, config.Default()).Curator.Add(context.Background(), memories.NewMemory{Project: demoProject, Type: memories.Decision,
 		Content: "Invoice amounts round half-even, never half-up", Importance: 3, Status: memories.Approved, Origin: memories.OriginManual,
 		SourceSession: sid, SourceUUIDs: []string{"a1"}})
 	st.Close()

@@ -65,7 +65,7 @@ func (s *Server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mc
 			project = ps[0]
 		}
 	}
-	a, err := s.o.Memories.Ask(ctx, q, memories.AskOptions{Project: project, LockWait: s.o.LockWait})
+	a, err := s.o.Memories.Recall.Ask(ctx, q, memories.AskOptions{Project: project, LockWait: s.o.LockWait})
 	if err != nil {
 		return nil, out, toolError("%v", err)
 	}

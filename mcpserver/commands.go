@@ -62,14 +62,14 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 	if err := s.draftInScope(ctx, sid); err != nil {
 		return nil, out, err
 	}
-	d, err := s.o.Memories.AddDraft(ctx, sid, in.Summary)
+	d, err := s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary)
 	if errors.Is(err, memories.ErrNotFound) {
 		// A session that started moments ago: read its transcript now.
 		s.syncNow(ctx)
 		if err := s.draftInScope(ctx, sid); err != nil {
 			return nil, out, err
 		}
-		d, err = s.o.Memories.AddDraft(ctx, sid, in.Summary)
+		d, err = s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary)
 	}
 	switch {
 	case errors.Is(err, memories.ErrNotFound):
@@ -146,7 +146,7 @@ func (s *Server) brief(ctx context.Context, _ *mcp.CallToolRequest, in BriefIn) 
 			project = ps[0]
 		}
 	}
-	b, err := s.o.Memories.Brief(ctx, project, memories.BriefOptions{Memories: maxBriefMemories, Summaries: maxBriefSummaries})
+	b, err := s.o.Memories.Recall.Brief(ctx, project, memories.BriefOptions{Memories: maxBriefMemories, Summaries: maxBriefSummaries})
 	if err != nil {
 		return nil, out, toolError("reading this project's memory failed: %v", err)
 	}

@@ -29,7 +29,7 @@ func TestSaveSummaryStoresDraftVerbatim(t *testing.T) {
 	if out.Status != "pending" || out.SessionID != sid || !strings.Contains(out.Message, out.DraftID) {
 		t.Fatalf("answer: %+v", out)
 	}
-	d, err := mem.Draft(context.Background(), out.DraftID)
+	d, err := mem.Drafts.Draft(context.Background(), out.DraftID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestBrief(t *testing.T) {
 		t.Fatalf("empty brief: %+v", out)
 	}
 	ctx := context.Background()
-	if _, err := mem.Add(ctx, memories.NewMemory{Type: memories.Gotcha, Content: "The Demo build needs DEMO_FLAG=1 before make runs",
+	if _, err := mem.Curator.Add(ctx, memories.NewMemory{Type: memories.Gotcha, Content: "The Demo build needs DEMO_FLAG=1 before make runs",
 		Project: "/path/to/Demo", Status: memories.Approved}); err != nil {
 		t.Fatal(err)
 	}

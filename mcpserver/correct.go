@@ -47,7 +47,7 @@ func (s *Server) memCorrect(ctx context.Context, _ *mcp.CallToolRequest, in Corr
 	if len(strings.TrimSpace(in.Content)) > maxRememberChars {
 		return nil, out, toolError("content is %d characters: keep a memory under %d (one or two sentences)", len(in.Content), maxRememberChars)
 	}
-	r, err := s.o.Memories.Correct(ctx, memories.CorrectRequest{ID: strings.TrimSpace(in.MemoryID), Content: in.Content,
+	r, err := s.o.Memories.Curator.Correct(ctx, memories.CorrectRequest{ID: strings.TrimSpace(in.MemoryID), Content: in.Content,
 		Reason: in.Reason, Session: s.o.SessionID, By: "mcp", Scope: s.scope()})
 	if err != nil {
 		return nil, out, changeError(in.MemoryID, err)
@@ -60,7 +60,7 @@ func (s *Server) memForget(ctx context.Context, _ *mcp.CallToolRequest, in Forge
 	if err := s.needMemories(); err != nil {
 		return nil, out, err
 	}
-	r, err := s.o.Memories.Forget(ctx, memories.ForgetRequest{ID: strings.TrimSpace(in.MemoryID), Reason: in.Reason,
+	r, err := s.o.Memories.Curator.Forget(ctx, memories.ForgetRequest{ID: strings.TrimSpace(in.MemoryID), Reason: in.Reason,
 		Session: s.o.SessionID, By: "mcp", Scope: s.scope()})
 	if err != nil {
 		return nil, out, changeError(in.MemoryID, err)

@@ -26,7 +26,7 @@ func TestCorrectAndForgetTools(t *testing.T) {
 		t.Fatalf("correct pending: %+v", ch)
 	}
 	// Approve it, as the user would, then correct again.
-	if _, err := memories.New(f.st, config.Default()).SetStatus(context.Background(), ch.Memory.ID, memories.Approved); err != nil {
+	if _, err := memories.New(f.st, config.Default()).Curator.SetStatus(context.Background(), ch.Memory.ID, memories.Approved); err != nil {
 		t.Fatal(err)
 	}
 	f.call(t, "memory_correct", map[string]any{"memory_id": ch.Memory.ID[:6], "content": "The sandbox test needs SANDBOX_TIMEOUT=120 on ARM runners"}, &ch, false)

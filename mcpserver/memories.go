@@ -10,20 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MemoryService is what the memory tools need from cairn/memories
-// (*memories.Service).
-type MemoryService interface {
-	SourceFilesEach(ctx context.Context, ms []memories.Memory) ([][]memories.SourceFile, error)
-	Search(ctx context.Context, query string, types []memories.Type, tags []string, limit int) ([]memories.Ranked, error)
-	Related(ctx context.Context, id string, tags []string, limit int) ([]memories.Memory, error)
-	Add(ctx context.Context, n memories.NewMemory) (memories.AddResult, error)
-	Summaries(ctx context.Context, project string, limit int) ([]memories.Summary, error)
-	Correct(ctx context.Context, r memories.CorrectRequest) (memories.ChangeResult, error)
-	Forget(ctx context.Context, r memories.ForgetRequest) (memories.ChangeResult, error)
-	Ask(ctx context.Context, question string, o memories.AskOptions) (memories.Answer, error)
-	AddDraft(ctx context.Context, sessionID, markdown string) (*memories.Draft, error)
-	Brief(ctx context.Context, project string, o memories.BriefOptions) (memories.Brief, error)
-}
+// MemoryService is the memory domain the memory tools call (each tool
+// the job it means: Recall, Curator, Drafts); nil without one.
+type MemoryService = *memories.Service
 
 // storedSummaries maps session ids to a one-line version of their stored
 // summaries (reviewed drafts, or the heuristic ones written when sessions
@@ -32,7 +21,7 @@ func (s *Server) storedSummaries(ctx context.Context) map[string]string {
 	if s.o.Memories == nil {
 		return nil
 	}
-	sums, err := s.o.Memories.Summaries(ctx, "", 1000)
+	sums, err := s.o.Memories.Drafts.Summaries(ctx, "", 1000)
 	if err != nil {
 		return nil
 	}
@@ -145,7 +134,7 @@ func (s *Server) memSearch(ctx context.Context, _ *mcp.CallToolRequest, in MemSe
 // searchInto appends the memories Search finds to out, with their scores
 // when scored (else 0).
 func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, types []memories.Type, tags []string, scored bool) error {
-	rs, err := s.o.Memories.Search(ctx, query, types, tags, maxMemories)
+	rs, err := s.o.Memories.Recall.Search(ctx, query, types, tags, maxMemories)
 	if err != nil {
 		return toolError("searching memories failed: %v", err)
 	}
@@ -153,7 +142,7 @@ func (s *Server) searchInto(ctx context.Context, out *MemListOut, query string, 
 	for i, r := range rs {
 		found[i] = r.Memory
 	}
-	files, err := s.o.Memories.SourceFilesEach(ctx, found)
+	files, err := s.o.Memories.Recall.SourceFilesEach(ctx, found)
 	if err != nil {
 		files = make([][]memories.SourceFile, len(rs)) // a mark to add, never a reason to fail the search
 	}
@@ -200,7 +189,7 @@ func (s *Server) memRelated(ctx context.Context, _ *mcp.CallToolRequest, in MemR
 			return nil, out, err
 		}
 	} else {
-		ms, err := s.o.Memories.Related(ctx, id, in.Tags, maxMemories)
+		ms, err := s.o.Memories.Recall.Related(ctx, id, in.Tags, maxMemories)
 		if errors.Is(err, memories.ErrNotFound) {
 			return nil, out, toolError("no memory %s: memory_search lists memory ids (%v)", id, err)
 		}
@@ -239,7 +228,7 @@ func (s *Server) memRemember(ctx context.Context, _ *mcp.CallToolRequest, in Rem
 	if err != nil {
 		return nil, out, err
 	}
-	r, err := s.o.Memories.Add(ctx, n)
+	r, err := s.o.Memories.Curator.Add(ctx, n)
 	if err != nil {
 		return nil, out, toolError("storing the memory failed: %v", err)
 	}

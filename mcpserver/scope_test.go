@@ -32,7 +32,7 @@ func TestMCPCannotChangeAnotherProject(t *testing.T) {
 	}, func(o *Options) { o.Project = projA })
 	add := func(n memories.NewMemory) *memories.Memory {
 		t.Helper()
-		r, err := svc.Add(ctx, n)
+		r, err := svc.Curator.Add(ctx, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestMCPCannotChangeAnotherProject(t *testing.T) {
 		if err != nil || got.Status != m.Status || got.Content != m.Content {
 			t.Errorf("%s changed from another project: %+v (%v)", m.ID, got, err)
 		}
-		if recs, _ := svc.Audit(ctx, m.ID); len(recs) != 0 {
+		if recs, _ := svc.Curator.Audit(ctx, m.ID); len(recs) != 0 {
 			t.Errorf("%s got audit records: %+v", m.ID, recs)
 		}
 	}
@@ -89,11 +89,11 @@ func TestMCPCannotChangeAnotherProject(t *testing.T) {
 	g := newFixtureWith(t, func(st *index.Store) MemoryService { return memories.New(st, cfg) },
 		func(o *Options) { o.Project, o.App.Config = projA, cfg })
 	gsvc := memories.New(g.st, cfg)
-	r, err := gsvc.Add(ctx, memories.NewMemory{Type: memories.Preference, Content: "The user wants answers in English", Status: memories.Approved})
+	r, err := gsvc.Curator.Add(ctx, memories.NewMemory{Type: memories.Preference, Content: "The user wants answers in English", Status: memories.Approved})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := gsvc.Add(ctx, memories.NewMemory{Project: projB, Type: memories.Fact, Content: "Spotter uses Elixir", Status: memories.Approved})
+	rb, err := gsvc.Curator.Add(ctx, memories.NewMemory{Project: projB, Type: memories.Fact, Content: "Spotter uses Elixir", Status: memories.Approved})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ var ErrNoModel = errors.New("no language model is configured")
 // Claude Code, or Ollama's chat model), has it write a short answer that
 // cites them. Without a model, or when the model fails, the ranked
 // evidence is the answer, and Note says so.
-func (s *Service) Ask(ctx context.Context, question string, o AskOptions) (Answer, error) {
+func (s Recall) Ask(ctx context.Context, question string, o AskOptions) (Answer, error) {
 	question = strings.TrimSpace(question)
 	ans := Answer{Question: question, Cited: []string{}, Evidence: []Evidence{}}
 	if question == "" {
@@ -158,7 +158,7 @@ func joinNotes(a, b string) string {
 // characters, best evidence first: approved memories (reviewed), then
 // pending ones (proposed, not reviewed: labelled), then the summaries and
 // then the excerpts of the sessions that match; each kind best first.
-func (s *Service) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
+func (s *core) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
 	var out []Evidence
 	note := ""
 	// Pending first: its cache (every status) also serves Rank's
@@ -167,7 +167,7 @@ func (s *Service) evidence(ctx context.Context, question string, o AskOptions) (
 	if err != nil {
 		return nil, "", err
 	}
-	ranked, err := s.Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8, ungraded: true})
+	ranked, err := s.recall().Rank(ctx, question, RankOptions{Project: o.Project, Limit: 8, ungraded: true})
 	if err != nil {
 		return nil, "", err
 	}
@@ -233,7 +233,7 @@ func evidenceRank(e Evidence) int {
 
 // rankPending ranks the pending memories for question as Rank ranks the
 // approved ones (any shared word, the relevance floor).
-func (s *Service) rankPending(ctx context.Context, question, project string, limit int) ([]Ranked, error) {
+func (s *core) rankPending(ctx context.Context, question, project string, limit int) ([]Ranked, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	mc, err := s.loadCache(ctx, false, project)
@@ -246,7 +246,7 @@ func (s *Service) rankPending(ctx context.Context, question, project string, lim
 
 // sessionEvidence is a found session's summary (when one is stored) and
 // its best excerpt.
-func (s *Service) sessionEvidence(ctx context.Context, f index.RecalledSession) []Evidence {
+func (s *core) sessionEvidence(ctx context.Context, f index.RecalledSession) []Evidence {
 	var out []Evidence
 	ref := "s:" + f.SessionID
 	if rows, err := s.st.Mem().Summaries(ctx, f.SessionID, "", 1); err == nil && len(rows) > 0 {
@@ -289,14 +289,14 @@ func askPrompt(question string, ev []Evidence) string {
 }
 
 // answerFrom has the configured model answer; ErrNoModel when none is.
-func (s *Service) answerFrom(ctx context.Context, question string, ev []Evidence) (string, askAnswer, error) {
+func (s *core) answerFrom(ctx context.Context, question string, ev []Evidence) (string, askAnswer, error) {
 	var a askAnswer
 	model, err := s.model.answer(ctx, askSystem, askSchema, askPrompt(question, ev), &a)
 	return model, a, err
 }
 
 // ollamaAnswer has the Ollama chat model answer prompt in JSON into out.
-func (s *Service) ollamaAnswer(ctx context.Context, system, schema, prompt string, out any) (string, error) {
+func (s *core) ollamaAnswer(ctx context.Context, system, schema, prompt string, out any) (string, error) {
 	client, base, model, err := s.ollamaChat("")
 	if err != nil {
 		return "", err

@@ -26,7 +26,7 @@ func TestAskShowsPendingMemoriesBeforeSessions(t *testing.T) {
 		Markdown: "## Websocket reconnects\nnginx proxy_read_timeout closed idle sockets; raised and a ping added.", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := s.Ask(ctx, "websocket reconnect nginx", AskOptions{})
+	ans, err := s.Recall.Ask(ctx, "websocket reconnect nginx", AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestAskWithOllama(t *testing.T) {
 	s, _ := ollamaService(t, f)
 	s2, id := askService(t, s.cfg)
 	memID = id
-	ans, err := s2.Ask(ctx, "how did I fix the websocket reconnect loop?", AskOptions{})
+	ans, err := s2.Recall.Ask(ctx, "how did I fix the websocket reconnect loop?", AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestAskWithOllama(t *testing.T) {
 			f.status = 0
 			f.answer = func(ollama.ChatRequest) string { return `{"answer": "trunc` }
 		}
-		ans, err = s2.Ask(ctx, "how did I fix the websocket reconnect loop?", AskOptions{})
+		ans, err = s2.Recall.Ask(ctx, "how did I fix the websocket reconnect loop?", AskOptions{})
 		if err != nil || ans.Answer != "" || len(ans.Evidence) == 0 || !strings.Contains(ans.Note, "could not answer") {
 			t.Fatalf("%s: %v %+v", mode, err, ans)
 		}
@@ -78,7 +78,7 @@ func TestAskWithOllama(t *testing.T) {
 func TestAskWithoutModel(t *testing.T) {
 	ctx := context.Background()
 	s, id := askService(t, config.Default())
-	ans, err := s.Ask(ctx, "websocket reconnect nginx", AskOptions{})
+	ans, err := s.Recall.Ask(ctx, "websocket reconnect nginx", AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,15 +86,15 @@ func TestAskWithoutModel(t *testing.T) {
 		t.Fatalf("%+v", ans)
 	}
 	// A question nothing answers gets nothing, and says so.
-	ans, err = s.Ask(ctx, "zzzzqqqq-nothing-matches", AskOptions{})
+	ans, err = s.Recall.Ask(ctx, "zzzzqqqq-nothing-matches", AskOptions{})
 	if err != nil || len(ans.Evidence) != 0 || !strings.Contains(ans.Note, "nothing cairn keeps matches") {
 		t.Fatalf("nonsense: %v %+v", err, ans)
 	}
-	if _, err := s.Ask(ctx, "  ", AskOptions{}); err == nil {
+	if _, err := s.Recall.Ask(ctx, "  ", AskOptions{}); err == nil {
 		t.Fatal("an empty question must be an error")
 	}
 	// The budget bounds the evidence.
-	ans, _ = s.Ask(ctx, "websocket reconnect nginx", AskOptions{Budget: 300})
+	ans, _ = s.Recall.Ask(ctx, "websocket reconnect nginx", AskOptions{Budget: 300})
 	n := 0
 	for _, e := range ans.Evidence {
 		n += len(e.Text)

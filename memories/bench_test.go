@@ -104,7 +104,7 @@ func BenchmarkRank10k(b *testing.B) {
 	queries := []string{"flaky websocket reconnect race", "stripe webhook retry", "postgres migration schema deploy", "how do we build the release"}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := s.Rank(ctx, queries[i%len(queries)], RankOptions{Project: "/bench", Limit: 10}); err != nil {
+		if _, err := s.Recall.Rank(ctx, queries[i%len(queries)], RankOptions{Project: "/bench", Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -132,7 +132,7 @@ func BenchmarkRankColdProcess1k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		fresh := New(s.st, s.cfg)
-		if _, err := fresh.Rank(ctx, "flaky websocket reconnect race", RankOptions{Project: "/bench", Limit: 5}); err != nil {
+		if _, err := fresh.Recall.Rank(ctx, "flaky websocket reconnect race", RankOptions{Project: "/bench", Limit: 5}); err != nil {
 			b.Fatal(err)
 		}
 	}

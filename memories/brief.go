@@ -27,31 +27,66 @@ type Brief struct {
 type BriefOptions struct {
 	Memories  int // approved memories at most (0: 30)
 	Summaries int // session summaries at most (0: none)
+	// Reminder counts what awaits review in this project alone, and only
+	// when the person is due the review reminder (at most once a day per
+	// project; the brief takes it): the SessionStart hook's reminder.
+	// Without it the counts are every project's, every time.
+	Reminder bool
 }
 
 // Brief gathers the project's brief (see Brief). project "" is every
 // project's memories and no summaries.
-func (s *Service) Brief(ctx context.Context, project string, o BriefOptions) (Brief, error) {
+func (s Recall) Brief(ctx context.Context, project string, o BriefOptions) (Brief, error) {
 	if o.Memories <= 0 {
 		o.Memories = 30
 	}
 	b := Brief{Project: project}
-	// What awaits review first: the front ends reserve room for it.
-	if c, err := s.Counts(ctx); err != nil {
-		b.Problems = append(b.Problems, fmt.Errorf("counting pending reviews: %w", err))
-	} else {
-		b.PendingMemories, b.PendingDrafts = c.PendingMemories, c.PendingDrafts
+	// What awaits review first: the front ends reserve room for it (the
+	// reminder is counted once the memories are read).
+	if !o.Reminder {
+		b.pending(s.Counts(ctx))
 	}
 	var err error
 	if b.Memories, err = s.Top(ctx, project, o.Memories); err != nil {
 		return b, fmt.Errorf("loading memories: %w", err)
 	}
+	if o.Reminder {
+		b.PendingMemories, b.PendingDrafts = s.reviewReminder(ctx, project)
+	}
 	if o.Summaries > 0 && project != "" {
-		if b.Summaries, err = s.Summaries(ctx, project, o.Summaries); err != nil {
+		if b.Summaries, err = s.drafts().Summaries(ctx, project, o.Summaries); err != nil {
 			b.Problems = append(b.Problems, fmt.Errorf("loading summaries: %w", err))
 		}
 	}
 	return b, nil
+}
+
+// pending keeps c's counts of what awaits review, or why they are missing.
+func (b *Brief) pending(c Counts, err error) {
+	if err != nil {
+		b.Problems = append(b.Problems, fmt.Errorf("counting pending reviews: %w", err))
+		return
+	}
+	b.PendingMemories, b.PendingDrafts = c.PendingMemories, c.PendingDrafts
+}
+
+// reviewReminder is what awaits review in project (memories, drafts)
+// when the person is due a reminder, which it takes: at most once a day
+// per project. Zeros when nothing awaits, the reminder was given today,
+// project is "" or the counts cannot be read (a reminder is never worth
+// failing a brief for).
+func (s *core) reviewReminder(ctx context.Context, project string) (memories, drafts int) {
+	if project == "" {
+		return 0, 0
+	}
+	pm, pd, err := s.feedback().PendingFor(ctx, project)
+	if err != nil || pm+pd == 0 {
+		return 0, 0
+	}
+	if due, _ := s.feedback().TakeReviewReminder(ctx, project); !due {
+		return 0, 0
+	}
+	return pm, pd
 }
 
 // Problem joins the brief's problems (nil when there are none).

@@ -115,7 +115,7 @@ func hasConversation(entries []index.MemEntry) bool {
 // claudeExtract asks Claude Code for the memories and summary of entries
 // (the newest claude.max_input characters of them; the older ones, if
 // any, are left to the built-in rules: head). sections is the summary.
-func (s *Service) claudeExtract(ctx context.Context, sid, project string, entries []index.MemEntry) (news []NewMemory, sections map[string][]string, head []index.MemEntry, err error) {
+func (s *core) claudeExtract(ctx context.Context, sid, project string, entries []index.MemEntry) (news []NewMemory, sections map[string][]string, head []index.MemEntry, err error) {
 	text, refs, start := condense(entries, s.claudeMaxInput())
 	if len(refs) == 0 || !hasConversation(entries) {
 		// Nothing said since the last run (a lone /compact, tool
@@ -214,14 +214,14 @@ func condense(entries []index.MemEntry, max int) (text string, refs map[string]s
 	return b.String(), refs, start
 }
 
-func (s *Service) claudeMaxInput() int {
+func (s *core) claudeMaxInput() int {
 	if n := s.cfg.Claude.MaxInput; n > 0 {
 		return n
 	}
 	return 60000
 }
 
-func (s *Service) claudeTimeout() time.Duration {
+func (s *core) claudeTimeout() time.Duration {
 	if t := s.cfg.Claude.Timeout.Duration; t > 0 {
 		return t
 	}
@@ -230,7 +230,7 @@ func (s *Service) claudeTimeout() time.Duration {
 
 // spendClaudeRun counts a run against claude.daily_runs (per local day),
 // or says the budget is spent.
-func (s *Service) spendClaudeRun(ctx context.Context) error {
+func (s *core) spendClaudeRun(ctx context.Context) error {
 	limit := s.cfg.Claude.DailyRuns
 	if limit <= 0 {
 		return fmt.Errorf("%w: claude.daily_runs is 0", ErrClaudeUnavailable)
@@ -263,7 +263,7 @@ func ClaudeArgs(model, system, schema string) []string {
 
 // runClaude runs the extraction's question: prompt (on stdin) under
 // claudeSystem, answered in claudeSchema.
-func (s *Service) runClaude(ctx context.Context, prompt string) (*claudeAnswer, error) {
+func (s *core) runClaude(ctx context.Context, prompt string) (*claudeAnswer, error) {
 	var ans claudeAnswer
 	if _, err := s.claudeJSON(ctx, claudeSystem, claudeSchema, prompt, &ans); err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func (s *Service) runClaude(ctx context.Context, prompt string) (*claudeAnswer, 
 // decodes its structured answer, in schema, into out; it returns the
 // model's name. Failures wrap ErrClaudeUnavailable and say what to do.
 // `cairn ask` uses it too.
-func (s *Service) claudeJSON(ctx context.Context, system, schema, prompt string, out any) (string, error) {
+func (s *core) claudeJSON(ctx context.Context, system, schema, prompt string, out any) (string, error) {
 	bin := s.cfg.Claude.Command
 	if bin == "" {
 		bin = "claude"
@@ -386,7 +386,7 @@ func claudeEnv(environ, extra []string) []string {
 // session's new turns, after those of an earlier Claude run of the same
 // session; files and notes come from the heuristic summary. A reviewed
 // summary (a draft) is kept.
-func (s *Service) storeClaudeSummary(ctx context.Context, sid string, sec map[string][]string) error {
+func (s *core) storeClaudeSummary(ctx context.Context, sid string, sec map[string][]string) error {
 	_, stored, err := s.storedSummary(ctx, sid)
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func TestClaudeExtractorReplay(t *testing.T) {
 		return fakeclaude.ToolUse("StructuredOutput", map[string]any{"memories": mems, "summary": current.Summary})
 	})
 	home := t.TempDir()
-	s.model = &claudeModel{s: s, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
+	s.model = &claudeModel{s: s.core, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
 
 	for i := range answers {
 		a := &answers[i]
@@ -122,15 +122,15 @@ func TestClaudeExtractorReplay(t *testing.T) {
 				if m.Expect != "duplicate" {
 					continue
 				}
-				r, err := s.Add(ctx, NewMemory{Project: project, Type: Type(m.Type), Content: "Use pnpm, not npm, to install packages here.", Importance: 3, Origin: OriginManual})
+				r, err := s.Curator.Add(ctx, NewMemory{Project: project, Type: Type(m.Type), Content: "Use pnpm, not npm, to install packages here.", Importance: 3, Origin: OriginManual})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := s.SetStatus(ctx, r.Memory.ID, Approved); err != nil {
+				if _, err := s.Curator.SetStatus(ctx, r.Memory.ID, Approved); err != nil {
 					t.Fatal(err)
 				}
 			}
-			res, err := s.ExtractSession(ctx, sid, ExtractOptions{})
+			res, err := s.Curator.ExtractSession(ctx, sid, ExtractOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestClaudeExtractorReplay(t *testing.T) {
 					t.Errorf("%s: %q stored as a new memory: %v", m.Expect, m.Content, got)
 				}
 			}
-			sum, err := s.Summary(ctx, sid)
+			sum, err := s.Drafts.Summary(ctx, sid)
 			if err != nil || sum.Source != OriginClaude {
 				t.Fatalf("summary %+v, %v", sum, err)
 			}

@@ -51,7 +51,7 @@ func newClaudeFixture(t *testing.T, cfgFn func(*config.Config)) *claudeFixture {
 
 // use points the service's Claude runs at api (nil: no API key at all).
 func (f *claudeFixture) use(api *fakeclaude.Server) {
-	m := &claudeModel{s: f.s, env: fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"))}
+	m := &claudeModel{s: f.s.core, env: fakeclaude.Env(f.home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"))}
 	if api == nil {
 		m.env = append(m.env, "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=http://127.0.0.1:9")
 	}
@@ -60,7 +60,7 @@ func (f *claudeFixture) use(api *fakeclaude.Server) {
 
 func (f *claudeFixture) extract(t *testing.T) ExtractResult {
 	t.Helper()
-	res, err := f.s.ExtractSession(context.Background(), f.tr.sid, ExtractOptions{})
+	res, err := f.s.Curator.ExtractSession(context.Background(), f.tr.sid, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestClaudeExtractorEndToEnd(t *testing.T) {
 	if m.Origin != OriginClaude || m.Type != Decision || !slices.Contains(m.SourceUUIDs, f.pref) || m.SourceSession != f.tr.sid || m.Project != "/work/proj" {
 		t.Fatalf("memory %+v", m)
 	}
-	sum, err := f.s.Summary(context.Background(), f.tr.sid)
+	sum, err := f.s.Drafts.Summary(context.Background(), f.tr.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func TestAskWithClaude(t *testing.T) {
 		return fakeclaude.ToolUse("StructuredOutput", map[string]any{"answer": "Raise proxy_read_timeout and ping [" + memID + "].", "cited": []string{memID}})
 	})
 	api.AllRequests = true
-	s.model = &claudeModel{s: s, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
-	ans, err := s.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
+	s.model = &claudeModel{s: s.core, env: fakeclaude.Env(home, api, "ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))}
+	ans, err := s.Recall.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestAskWithClaude(t *testing.T) {
 		t.Fatalf("request:\n%s", api.Dump())
 	}
 	s.cfg.Claude.Command = filepath.Join(home, "no-claude")
-	ans, err = s.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
+	ans, err = s.Recall.Ask(context.Background(), "how did I fix the websocket reconnect loop?", AskOptions{})
 	if err != nil || ans.Answer != "" || !strings.Contains(ans.Note, "was not found") || len(ans.Evidence) == 0 {
 		t.Fatalf("missing claude: %v %+v", err, ans)
 	}

@@ -131,7 +131,7 @@ var syncTypeOrder = []Type{Preference, Decision, Architecture, Gotcha, Pattern, 
 // Sync writes the project's approved memories between the cairn markers
 // of the target file, atomically, holding a lock so concurrent syncs of the
 // same file take turns.
-func (s *Service) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+func (s Sync) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	target, err := syncTarget(o)
 	if err != nil {
 		return SyncResult{}, err
@@ -174,7 +174,7 @@ func syncTarget(o SyncOptions) (string, error) {
 
 // syncLines is the block's line budget: lines, else memories.sync_lines,
 // else 150.
-func (s *Service) syncLines(lines int) int {
+func (s *core) syncLines(lines int) int {
 	if lines <= 0 {
 		lines = s.cfg.Memories.SyncLines
 	}
@@ -360,7 +360,7 @@ type syncItem struct {
 }
 
 // syncBlock renders the block for project within the line budget.
-func (s *Service) syncBlock(ctx context.Context, project string, budget int) (string, int, int, error) {
+func (s *core) syncBlock(ctx context.Context, project string, budget int) (string, int, int, error) {
 	ms, err := s.List(ctx, Filter{Statuses: []Status{Approved}, Project: project, IncludeGlobal: true})
 	if err != nil {
 		return "", 0, 0, err

@@ -18,7 +18,7 @@ func TestSyncHardening(t *testing.T) {
 		s, dir := syncFixture(t)
 		target := filepath.Join(dir, "CLAUDE.md")
 		os.WriteFile(target, []byte("# protected\n"), 0o444)
-		_, err := s.Sync(ctx, SyncOptions{Project: dir})
+		_, err := s.Sync.Sync(ctx, SyncOptions{Project: dir})
 		if err == nil || !strings.Contains(err.Error(), "read-only") {
 			t.Fatalf("want a refusal that says read-only, got %v", err)
 		}
@@ -32,7 +32,7 @@ func TestSyncHardening(t *testing.T) {
 		os.WriteFile(target, []byte("# p\n"), 0o644)
 		stale := filepath.Join(dir, ".CLAUDE.md.cairn-123456")
 		os.WriteFile(stale, []byte("half a block"), 0o600)
-		if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+		if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(stale); !os.IsNotExist(err) {
@@ -47,7 +47,7 @@ func TestSyncHardening(t *testing.T) {
 		if err := os.Link(target, other); err != nil {
 			t.Skipf("no hard links here: %v", err)
 		}
-		if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+		if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 			t.Fatal(err)
 		}
 		a, _ := os.ReadFile(target)
@@ -71,7 +71,7 @@ func TestSyncHardening(t *testing.T) {
 		orig := "# Windows project\r\n\r\nRules.\r\n"
 		os.WriteFile(target, []byte(orig), 0o644)
 		for range 2 { // written, then updated in place
-			if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+			if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 				t.Fatal(err)
 			}
 			approve(t, s, NewMemory{Project: dir, Type: Fact, Content: "The build runs on Windows runners"})
@@ -84,7 +84,7 @@ func TestSyncHardening(t *testing.T) {
 		if lf := strings.Count(got, "\n") - strings.Count(got, "\r\n"); lf != 0 {
 			t.Fatalf("%d bare LF line endings in a CRLF file:\n%q", lf, got)
 		}
-		if again, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil || again.Changed {
+		if again, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil || again.Changed {
 			t.Fatalf("a CRLF file is rewritten on every sync: %+v %v", again, err)
 		}
 	})
@@ -118,7 +118,7 @@ func TestSyncNoImportsNoInvisibles(t *testing.T) {
 	if err := s.st.Mem().Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+	if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "CLAUDE.md"))

@@ -85,14 +85,14 @@ func TestSyncWritesBlock(t *testing.T) {
 	if err := os.WriteFile(target, []byte(orig), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	dry, err := s.Sync(ctx, SyncOptions{Project: dir, DryRun: true})
+	dry, err := s.Sync.Sync(ctx, SyncOptions{Project: dir, DryRun: true})
 	if err != nil || !dry.Changed || !strings.Contains(dry.Diff, "+- Use Stripe Checkout") {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
 	if b, _ := os.ReadFile(target); string(b) != orig {
 		t.Fatal("dry run wrote the file")
 	}
-	res, err := s.Sync(ctx, SyncOptions{Project: dir})
+	res, err := s.Sync.Sync(ctx, SyncOptions{Project: dir})
 	if err != nil || !res.Written || res.Memories != 3 {
 		t.Fatalf("sync: %v %+v", err, res)
 	}
@@ -113,7 +113,7 @@ func TestSyncWritesBlock(t *testing.T) {
 	edited := strings.Replace(got, "Hand-written rules.", "Hand-written rules, edited. ", 1) + "trailing text without newline"
 	os.WriteFile(target, []byte(edited), 0o640)
 	approve(t, s, NewMemory{Project: dir, Type: Bugfix, Content: "Fixed the 502s by disabling nginx buffering for SSE"})
-	if _, err := s.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+	if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(target)
@@ -122,7 +122,7 @@ func TestSyncWritesBlock(t *testing.T) {
 	if string(b[:start]) != edited[:es] || string(b[end:]) != edited[ee:] || !strings.Contains(string(b), "nginx buffering") {
 		t.Fatalf("outside changed or block not updated:\n%s", b)
 	}
-	again, err := s.Sync(ctx, SyncOptions{Project: dir})
+	again, err := s.Sync.Sync(ctx, SyncOptions{Project: dir})
 	if err != nil || again.Changed {
 		t.Fatalf("second sync changed the file: %+v", again)
 	}
@@ -142,7 +142,7 @@ func TestSyncRefusesBrokenMarkers(t *testing.T) {
 		MarkerStart + "\n" + MarkerEnd + "\n" + MarkerStart + "\n" + MarkerEnd + "\n",
 	} {
 		os.WriteFile(target, []byte(doc), 0o644)
-		_, err := s.Sync(ctx, SyncOptions{Project: dir, Target: target})
+		_, err := s.Sync.Sync(ctx, SyncOptions{Project: dir, Target: target})
 		if !errors.Is(err, ErrMarkers) || !strings.Contains(err.Error(), target) {
 			t.Fatalf("broken markers accepted: %v", err)
 		}
@@ -150,7 +150,7 @@ func TestSyncRefusesBrokenMarkers(t *testing.T) {
 			t.Fatal("refused file was changed")
 		}
 	}
-	if _, err := s.Sync(ctx, SyncOptions{Project: dir, Target: filepath.Join(dir, "missing", "CLAUDE.md")}); err == nil {
+	if _, err := s.Sync.Sync(ctx, SyncOptions{Project: dir, Target: filepath.Join(dir, "missing", "CLAUDE.md")}); err == nil {
 		t.Fatal("sync into a missing folder succeeded")
 	}
 }
@@ -162,7 +162,7 @@ func TestSyncBudget(t *testing.T) {
 	for i := range 40 {
 		approve(t, s, NewMemory{Project: dir, Type: Types[i%len(Types)], Content: fmt.Sprintf("Memory number %d about subsystem-%d", i, i)})
 	}
-	res, err := s.Sync(ctx, SyncOptions{Project: dir, Lines: 20})
+	res, err := s.Sync.Sync(ctx, SyncOptions{Project: dir, Lines: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestSyncConcurrentWriters(t *testing.T) {
 		svc := New(s.st, s.cfg)
 		wg.Go(func() {
 			for range 3 {
-				if _, err := svc.Sync(ctx, SyncOptions{Project: dir}); err != nil {
+				if _, err := svc.Sync.Sync(ctx, SyncOptions{Project: dir}); err != nil {
 					errs <- err
 				}
 			}
@@ -242,7 +242,7 @@ func TestSyncChild(t *testing.T) {
 		if i == 0 {
 			approve(t, s, NewMemory{Project: dir, Type: Fact, Content: fmt.Sprintf("Child process %d was here", os.Getpid())})
 		}
-		if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+		if _, err := s.Sync.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +278,7 @@ func TestSyncConcurrentProcesses(t *testing.T) {
 		}
 	}
 	// A last sync sees every child's memory; the text around is intact.
-	if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+	if _, err := s.Sync.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(target)
@@ -300,7 +300,7 @@ func TestSyncThroughSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip(err)
 	}
-	if _, err := s.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
+	if _, err := s.Sync.Sync(context.Background(), SyncOptions{Project: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

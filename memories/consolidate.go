@@ -108,7 +108,7 @@ const keepRuns = 30
 //
 // Nothing approved changes without review, and `ConsolidateUndo` reverts
 // the last run.
-func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (ConsolidateReport, error) {
+func (s Curator) Consolidate(ctx context.Context, o ConsolidateOptions) (ConsolidateReport, error) {
 	start := time.Now()
 	now := s.now().UTC()
 	if o.Retention <= 0 {
@@ -158,7 +158,7 @@ func (s *Service) Consolidate(ctx context.Context, o ConsolidateOptions) (Consol
 
 // applyConsolidation writes the report's proposals, archives and prunes,
 // and keeps the run for undo.
-func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o ConsolidateOptions, now time.Time) error {
+func (s *core) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o ConsolidateOptions, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	byID := map[string]*index.MemRow{}
@@ -255,7 +255,7 @@ func (s *Service) applyConsolidation(ctx context.Context, rep *ConsolidateReport
 }
 
 // consolidationRuns reads the runs kept for undo, oldest first.
-func (s *Service) consolidationRuns(ctx context.Context) ([]ConsolidateReport, error) {
+func (s *core) consolidationRuns(ctx context.Context) ([]ConsolidateReport, error) {
 	b, ok, err := s.st.Setting(ctx, consolidateKey)
 	if err != nil || !ok || len(b) == 0 {
 		return nil, err
@@ -274,7 +274,7 @@ func (s *Service) consolidationRuns(ctx context.Context) ([]ConsolidateReport, e
 	return runs, nil
 }
 
-func (s *Service) saveConsolidationRuns(ctx context.Context, runs []ConsolidateReport) error {
+func (s *core) saveConsolidationRuns(ctx context.Context, runs []ConsolidateReport) error {
 	if len(runs) == 0 {
 		return s.st.SetSetting(ctx, consolidateKey, nil)
 	}
@@ -325,7 +325,7 @@ func supersededByPending(rows []*index.MemRow, id string) bool {
 // to it; no chaining, so a cluster never drifts from its seed. Memories
 // already proposed for a merge (by a pending or rejected proposal) are
 // left out: a rejected proposal is not made again.
-func (s *Service) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeProposal {
+func (s *core) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeProposal {
 	proposed := map[string]bool{}
 	var live []*index.MemRow
 	for _, r := range rows {
@@ -456,7 +456,7 @@ var ErrNoConsolidation = errors.New("no consolidation to undo")
 // time it was last updated before (its confidence as it was), and what it
 // pruned is restored from the trash. Each run is undone once; undoing
 // again reverts the run before.
-func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error) {
+func (s Curator) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error) {
 	runs, err := s.consolidationRuns(ctx)
 	if err != nil {
 		return ConsolidateReport{}, err
@@ -507,7 +507,7 @@ func (s *Service) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error
 // unarchive approves again a memory a consolidation archived, with the
 // time it was last updated before (zero: now, as a record of an earlier
 // build did not keep it). A memory changed since is left as it is.
-func (s *Service) unarchive(ctx context.Context, id string, updated time.Time) error {
+func (s *core) unarchive(ctx context.Context, id string, updated time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.row(ctx, id)
@@ -529,7 +529,7 @@ func (s *Service) unarchive(ctx context.Context, id string, updated time.Time) e
 // AutoConsolidate is the daily run of the hooks' background work: it
 // consolidates (proposing and pruning, never archiving) when the last run
 // is a day old. ran is false when it was not due.
-func (s *Service) AutoConsolidate(ctx context.Context) (rep ConsolidateReport, ran bool, err error) {
+func (s Curator) AutoConsolidate(ctx context.Context) (rep ConsolidateReport, ran bool, err error) {
 	runs, _ := s.consolidationRuns(ctx)
 	if len(runs) > 0 && s.now().Sub(runs[len(runs)-1].At) < 24*time.Hour {
 		return rep, false, nil

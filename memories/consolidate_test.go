@@ -81,7 +81,7 @@ func TestConsolidate10k(t *testing.T) {
 	}
 	clusters, stale, old := syntheticStore(t, s, n, now)
 
-	dry, err := s.Consolidate(ctx, ConsolidateOptions{DryRun: true})
+	dry, err := s.Curator.Consolidate(ctx, ConsolidateOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestConsolidate10k(t *testing.T) {
 	}
 
 	// The real run proposes, prunes, and archives nothing approved.
-	rep, err := s.Consolidate(ctx, ConsolidateOptions{})
+	rep, err := s.Curator.Consolidate(ctx, ConsolidateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +134,12 @@ func TestConsolidate10k(t *testing.T) {
 		t.Fatal("a memory archived 400 days ago was not pruned")
 	}
 	// A second run proposes nothing new.
-	again, err := s.Consolidate(ctx, ConsolidateOptions{DryRun: true})
+	again, err := s.Curator.Consolidate(ctx, ConsolidateOptions{DryRun: true})
 	if err != nil || len(again.Merges) != 0 || len(again.Pruned) != 0 {
 		t.Fatalf("second run: %d merges, %d pruned, %v", len(again.Merges), len(again.Pruned), err)
 	}
 	// Approving the proposal retires the cluster.
-	if _, err := s.SetStatus(ctx, p.ID, Approved); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, p.ID, Approved); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range rep.Merges[0].Members {
@@ -149,7 +149,7 @@ func TestConsolidate10k(t *testing.T) {
 	}
 
 	// Undo: proposals still pending go, pruned memories come back.
-	if _, err := s.ConsolidateUndo(ctx); err != nil {
+	if _, err := s.Curator.ConsolidateUndo(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Get(ctx, old[0]); err != nil {
@@ -158,19 +158,19 @@ func TestConsolidate10k(t *testing.T) {
 	if _, err := s.Get(ctx, rep.Merges[1].Proposal); err == nil {
 		t.Fatal("undo left a pending proposal")
 	}
-	if _, err := s.ConsolidateUndo(ctx); err == nil {
+	if _, err := s.Curator.ConsolidateUndo(ctx); err == nil {
 		t.Fatal("a second undo must say there is nothing to undo")
 	}
 
 	// --archive archives the stale ones, and undo approves them again.
-	rep, err = s.Consolidate(ctx, ConsolidateOptions{Archive: true})
+	rep, err = s.Curator.Consolidate(ctx, ConsolidateOptions{Archive: true})
 	if err != nil || len(rep.Archived) != len(stale) {
 		t.Fatalf("archived %d of %d stale: %v", len(rep.Archived), len(stale), err)
 	}
 	if m, _ := s.Get(ctx, stale[0]); m.Status != Archived {
 		t.Fatalf("stale memory is %s", m.Status)
 	}
-	if _, err := s.ConsolidateUndo(ctx); err != nil {
+	if _, err := s.Curator.ConsolidateUndo(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := s.Get(ctx, stale[0]); m.Status != Approved {
@@ -189,7 +189,7 @@ func BenchmarkConsolidate10k(b *testing.B) {
 	syntheticStore(b, s, 10_000, now)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.Consolidate(ctx, ConsolidateOptions{DryRun: true}); err != nil {
+		if _, err := s.Curator.Consolidate(ctx, ConsolidateOptions{DryRun: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
 	if err := s.st.Mem().Save(ctx, rows...); err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.Consolidate(ctx, ConsolidateOptions{Archive: true})
+	user, err := s.Curator.Consolidate(ctx, ConsolidateOptions{Archive: true})
 	if err != nil || len(user.Archived) != 1 || len(user.Pruned) != 1 {
 		t.Fatalf("archived %v, pruned %v: %v", user.Archived, user.Pruned, err)
 	}
@@ -227,15 +227,15 @@ func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
 		Status: Rejected, Importance: 3, Origin: OriginExtractor, Created: late, Updated: late, Tags: []string{}, SourceUUIDs: []string{}}); err != nil {
 		t.Fatal(err)
 	}
-	auto, ran, err := s.AutoConsolidate(ctx)
+	auto, ran, err := s.Curator.AutoConsolidate(ctx)
 	if err != nil || !ran || len(auto.Pruned) != 1 {
 		t.Fatalf("daily run: ran %v, pruned %v: %v", ran, auto.Pruned, err)
 	}
-	if _, ran, _ := s.AutoConsolidate(ctx); ran {
+	if _, ran, _ := s.Curator.AutoConsolidate(ctx); ran {
 		t.Fatal("the daily run ran twice in a day")
 	}
 
-	undone, err := s.ConsolidateUndo(ctx)
+	undone, err := s.Curator.ConsolidateUndo(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,13 +256,13 @@ func TestConsolidateUndoKeepsUpdatedAndRuns(t *testing.T) {
 		t.Fatal("undoing the person's run undid the daily run too")
 	}
 	// Undo again: the daily run.
-	if undone, err = s.ConsolidateUndo(ctx); err != nil || !undone.Auto {
+	if undone, err = s.Curator.ConsolidateUndo(ctx); err != nil || !undone.Auto {
 		t.Fatalf("second undo: auto %v, %v", undone.Auto, err)
 	}
 	if _, err := s.Get(ctx, "m-late"); err != nil {
 		t.Fatalf("undoing the daily run did not restore its pruned memory: %v", err)
 	}
-	if _, err := s.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
+	if _, err := s.Curator.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
 		t.Fatalf("a third undo: %v, want ErrNoConsolidation", err)
 	}
 }
@@ -274,11 +274,11 @@ func TestConsolidateUndoReadsOneReport(t *testing.T) {
 	if err := s.st.SetSetting(ctx, consolidateKey, []byte(`{"at":"2026-01-01T00:00:00Z","merges":[],"archived":[],"pruned":[]}`)); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.ConsolidateUndo(ctx)
+	rep, err := s.Curator.ConsolidateUndo(ctx)
 	if err != nil || rep.At.Year() != 2026 {
 		t.Fatalf("%+v %v", rep, err)
 	}
-	if _, err := s.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
+	if _, err := s.Curator.ConsolidateUndo(ctx); !errors.Is(err, ErrNoConsolidation) {
 		t.Fatalf("%v", err)
 	}
 }

@@ -139,10 +139,10 @@ const maxReason = 500
 func auditKey(id string) string { return index.MemAuditKeyPrefix + id }
 
 // trusted reports whether Claude's changes apply without review.
-func (s *Service) trusted() bool { return Status(s.cfg.Memories.RememberStatus) == Approved }
+func (s *core) trusted() bool { return Status(s.cfg.Memories.RememberStatus) == Approved }
 
 // Correct corrects a memory's content by the rules above.
-func (s *Service) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, error) {
+func (s Curator) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, error) {
 	content := cut(clean(r.Content), MaxContent)
 	if content == "" {
 		return ChangeResult{}, errors.New("the corrected content is empty: pass the whole corrected memory")
@@ -201,7 +201,7 @@ func (s *Service) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, 
 // proposeReplacement stores a pending copy of old with the new content
 // that supersedes old once approved. Duplicate detection is skipped on
 // purpose: a correction is meant to be close to what it corrects.
-func (s *Service) proposeReplacement(ctx context.Context, old Memory, content, session string) (*Memory, error) {
+func (s *core) proposeReplacement(ctx context.Context, old Memory, content, session string) (*Memory, error) {
 	n := NewMemory{Project: old.Project, Type: old.Type, Content: content, Tags: old.Tags, Importance: old.Importance,
 		Status: Pending, SourceSession: session, Origin: OriginRemember, Supersedes: []string{old.ID}}
 	if err := s.validate(&n); err != nil {
@@ -231,7 +231,7 @@ type ForgetRequest struct {
 }
 
 // Forget forgets a memory by the rules above.
-func (s *Service) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, error) {
+func (s Curator) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row, err := s.row(ctx, r.ID)
@@ -266,7 +266,7 @@ func (s *Service) Forget(ctx context.Context, r ForgetRequest) (ChangeResult, er
 }
 
 // Audit returns the changes made to a memory on request, oldest first.
-func (s *Service) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
+func (s Curator) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
 	full, err := s.Resolve(ctx, id)
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func (s *Service) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
 	return s.audit(ctx, full)
 }
 
-func (s *Service) audit(ctx context.Context, id string) ([]AuditRecord, error) {
+func (s *core) audit(ctx context.Context, id string) ([]AuditRecord, error) {
 	b, ok, err := s.st.Setting(ctx, auditKey(id))
 	if err != nil || !ok {
 		return nil, err
@@ -295,7 +295,7 @@ const (
 	maxAuditBytes = 64 << 10
 )
 
-func (s *Service) appendAudit(ctx context.Context, rec AuditRecord) error {
+func (s *core) appendAudit(ctx context.Context, rec AuditRecord) error {
 	recs, err := s.audit(ctx, rec.Memory)
 	if err != nil {
 		return err

@@ -255,7 +255,7 @@ func (mc *memCache) remove(id string) {
 
 // memories returns the cache of every memory, loading it when the store
 // changed since.
-func (s *Service) memories(ctx context.Context) (*memCache, error) {
+func (s *core) memories(ctx context.Context) (*memCache, error) {
 	return s.loadCache(ctx, false, "")
 }
 
@@ -264,7 +264,7 @@ func (s *Service) memories(ctx context.Context) (*memCache, error) {
 // project that project's memories and the global ones (all that dedup of a
 // project's memory compares with). A hook process so skips loading what it
 // cannot use; a broader cache already loaded serves narrower asks.
-func (s *Service) loadCache(ctx context.Context, approvedOnly bool, project string) (*memCache, error) {
+func (s *core) loadCache(ctx context.Context, approvedOnly bool, project string) (*memCache, error) {
 	gen, err := s.st.Mem().Generation(ctx)
 	if err != nil {
 		return nil, err
@@ -313,7 +313,7 @@ func (mc *memCache) serves(gen int64, approvedOnly bool, project string) bool {
 
 // attachVectors gives mc's memories the vectors model's index stored for
 // them; the others are embedded when first compared.
-func (s *Service) attachVectors(ctx context.Context, mc *memCache, m *embed.Model) error {
+func (s *core) attachVectors(ctx context.Context, mc *memCache, m *embed.Model) error {
 	mc.embedder = m.ID()
 	vecs, err := s.st.Mem().Vectors(ctx, m.ID())
 	if err != nil {
@@ -335,7 +335,7 @@ func (s *Service) attachVectors(ctx context.Context, mc *memCache, m *embed.Mode
 
 // wrote records in the cache what this process just wrote, or drops the
 // cache when another process wrote in between.
-func (s *Service) wrote(ctx context.Context, writes int, rows []*index.MemRow, vecs map[string][]float32, removed []string) {
+func (s *core) wrote(ctx context.Context, writes int, rows []*index.MemRow, vecs map[string][]float32, removed []string) {
 	if s.cache == nil {
 		return
 	}

@@ -42,7 +42,7 @@ func TestDedupBumpMergeSupersede(t *testing.T) {
 	// An approved memory said differently: reviews are remembered, so no
 	// new proposal; the approved memory gains the source (a correction,
 	// `memories correct`, is how an approved memory is replaced).
-	if _, err := s.SetStatus(ctx, a.Memory.ID, Approved); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, a.Memory.ID, Approved); err != nil {
 		t.Fatal(err)
 	}
 	f := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "websocket test flaky because of reconnect race; fix: await open event in client",
@@ -56,7 +56,7 @@ func TestRejectedNeverProposedAgain(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
 	a := mustAdd(t, s, NewMemory{Type: Preference, Content: "Always use tabs for indentation in YAML files"})
-	if _, err := s.SetStatus(ctx, a.Memory.ID, Rejected); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, a.Memory.ID, Rejected); err != nil {
 		t.Fatal(err)
 	}
 	r := mustAdd(t, s, NewMemory{Type: Preference, Content: "always use tabs for indentation in yaml files!"})
@@ -82,7 +82,7 @@ func TestMerge(t *testing.T) {
 	s := newService(t)
 	a := mustAdd(t, s, NewMemory{Type: Fact, Content: "The API rate limit is 100 requests per minute", Tags: []string{"api"}, SourceUUIDs: []string{"u1"}})
 	b := mustAdd(t, s, NewMemory{Type: Fact, Content: "Staging shares production's rate limiter", Tags: []string{"staging"}, SourceUUIDs: []string{"u2"}, Importance: 5})
-	m, err := s.Merge(ctx, a.Memory.ID, b.Memory.ID)
+	m, err := s.Curator.Merge(ctx, a.Memory.ID, b.Memory.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestMerge(t *testing.T) {
 	if other.Status != Superseded {
 		t.Fatalf("other is %s", other.Status)
 	}
-	if _, err := s.Merge(ctx, a.Memory.ID, a.Memory.ID); err == nil {
+	if _, err := s.Curator.Merge(ctx, a.Memory.ID, a.Memory.ID); err == nil {
 		t.Fatal("merged a memory into itself")
 	}
 }

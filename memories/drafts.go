@@ -25,7 +25,7 @@ func draftOf(r *index.DraftRow) Draft {
 }
 
 // session resolves a session id prefix, wrapping ErrNotFound.
-func (s *Service) session(ctx context.Context, sessionID string) (id, project string, err error) {
+func (s *core) session(ctx context.Context, sessionID string) (id, project string, err error) {
 	if strings.TrimSpace(sessionID) == "" {
 		return "", "", fmt.Errorf("no session given: pass --session ID (see `cairn sessions`)")
 	}
@@ -37,7 +37,7 @@ func (s *Service) session(ctx context.Context, sessionID string) (id, project st
 }
 
 // AddDraft stores a summary draft of a session as pending.
-func (s *Service) AddDraft(ctx context.Context, sessionID, markdown string) (*Draft, error) {
+func (s Drafts) AddDraft(ctx context.Context, sessionID, markdown string) (*Draft, error) {
 	if err := checkDraft(markdown); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func cleanMarkdown(md string) string {
 }
 
 // Drafts lists drafts with status ("" or "all" = every one), newest first.
-func (s *Service) Drafts(ctx context.Context, status string) ([]Draft, error) {
+func (s Drafts) Drafts(ctx context.Context, status string) ([]Draft, error) {
 	if status == "all" {
 		status = ""
 	}
@@ -78,7 +78,7 @@ func (s *Service) Drafts(ctx context.Context, status string) ([]Draft, error) {
 	return convert(rows, draftOf), nil
 }
 
-func (s *Service) draftRow(ctx context.Context, id string) (*index.DraftRow, error) {
+func (s *core) draftRow(ctx context.Context, id string) (*index.DraftRow, error) {
 	p := strings.ToLower(strings.TrimSpace(id))
 	if !strings.HasPrefix(p, "d-") {
 		p = "d-" + p
@@ -100,7 +100,7 @@ func (s *Service) draftRow(ctx context.Context, id string) (*index.DraftRow, err
 }
 
 // Draft returns the draft whose id starts with id.
-func (s *Service) Draft(ctx context.Context, id string) (*Draft, error) {
+func (s Drafts) Draft(ctx context.Context, id string) (*Draft, error) {
 	r, err := s.draftRow(ctx, id)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (s *Service) Draft(ctx context.Context, id string) (*Draft, error) {
 
 // ApproveDraft stores the draft as its session's summary and proposes
 // pending memories from its Decisions, Discoveries and Learned lines.
-func (s *Service) ApproveDraft(ctx context.Context, id string) (*Draft, []AddResult, error) {
+func (s Drafts) ApproveDraft(ctx context.Context, id string) (*Draft, []AddResult, error) {
 	r, err := s.draftRow(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +129,7 @@ func (s *Service) ApproveDraft(ctx context.Context, id string) (*Draft, []AddRes
 	}
 	var results []AddResult
 	for _, n := range draftMemories(r, sec, order) {
-		res, err := s.Add(ctx, n)
+		res, err := s.curator().Add(ctx, n)
 		if err != nil {
 			return nil, results, err
 		}
@@ -193,7 +193,7 @@ func draftSectionType(name string) Type {
 }
 
 // RejectDraft marks a draft rejected (it is kept, not deleted).
-func (s *Service) RejectDraft(ctx context.Context, id string) error {
+func (s Drafts) RejectDraft(ctx context.Context, id string) error {
 	r, err := s.draftRow(ctx, id)
 	if err != nil {
 		return err
@@ -203,7 +203,7 @@ func (s *Service) RejectDraft(ctx context.Context, id string) error {
 }
 
 // EditDraft replaces a draft's Markdown (it stays or becomes pending).
-func (s *Service) EditDraft(ctx context.Context, id, markdown string) (*Draft, error) {
+func (s Drafts) EditDraft(ctx context.Context, id, markdown string) (*Draft, error) {
 	if err := checkDraft(markdown); err != nil {
 		return nil, err
 	}

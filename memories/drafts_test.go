@@ -28,14 +28,14 @@ const goodDraft = `# Session summary
 func TestDrafts(t *testing.T) {
 	ctx := context.Background()
 	s := sampleService(t)
-	d, err := s.AddDraft(ctx, sampleSpotter[:8], goodDraft)
+	d, err := s.Drafts.AddDraft(ctx, sampleSpotter[:8], goodDraft)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Status != "pending" || d.SessionID != sampleSpotter || d.Project == "" {
 		t.Fatalf("draft: %+v", d)
 	}
-	ds, _ := s.Drafts(ctx, "pending")
+	ds, _ := s.Drafts.Drafts(ctx, "pending")
 	if len(ds) != 1 || ds[0].ID != d.ID {
 		t.Fatalf("pending drafts: %+v", ds)
 	}
@@ -43,15 +43,15 @@ func TestDrafts(t *testing.T) {
 	if c.PendingDrafts != 1 {
 		t.Fatalf("counts: %+v", c)
 	}
-	got, err := s.Draft(ctx, d.ID[2:7])
+	got, err := s.Drafts.Draft(ctx, d.ID[2:7])
 	if err != nil || got.ID != d.ID {
 		t.Fatalf("by prefix: %v", err)
 	}
 	edited := strings.Replace(goodDraft, "30s", "60s", 1)
-	if d, err = s.EditDraft(ctx, d.ID, edited); err != nil || !strings.Contains(d.Markdown, "60s") {
+	if d, err = s.Drafts.EditDraft(ctx, d.ID, edited); err != nil || !strings.Contains(d.Markdown, "60s") {
 		t.Fatalf("edit: %v %+v", err, d)
 	}
-	d, results, err := s.ApproveDraft(ctx, d.ID)
+	d, results, err := s.Drafts.ApproveDraft(ctx, d.ID)
 	if err != nil || d.Status != "approved" {
 		t.Fatalf("approve: %v %+v", err, d)
 	}
@@ -65,22 +65,22 @@ func TestDrafts(t *testing.T) {
 	if len(results) != 3 || types[Decision] != 1 || types[Bugfix] != 1 || types[Fact] != 1 {
 		t.Fatalf("proposals from Decisions/Discoveries/Learned: %v", types)
 	}
-	sum, err := s.Summary(ctx, sampleSpotter)
+	sum, err := s.Drafts.Summary(ctx, sampleSpotter)
 	if err != nil || sum.Source != "draft" || len(sum.Sections["Next steps"]) != 1 || !strings.Contains(sum.Markdown, "soak test") {
 		t.Fatalf("summary: %v %+v", err, sum)
 	}
-	sums, _ := s.Summaries(ctx, "", 10)
+	sums, _ := s.Drafts.Summaries(ctx, "", 10)
 	if len(sums) != 1 {
 		t.Fatalf("summaries: %d", len(sums))
 	}
-	d2, err := s.AddDraft(ctx, sampleSpotter, goodDraft)
+	d2, err := s.Drafts.AddDraft(ctx, sampleSpotter, goodDraft)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RejectDraft(ctx, d2.ID); err != nil {
+	if err := s.Drafts.RejectDraft(ctx, d2.ID); err != nil {
 		t.Fatal(err)
 	}
-	if d2, _ = s.Draft(ctx, d2.ID); d2.Status != "rejected" {
+	if d2, _ = s.Drafts.Draft(ctx, d2.ID); d2.Status != "rejected" {
 		t.Fatalf("rejected: %+v", d2)
 	}
 }
@@ -95,20 +95,20 @@ func TestDraftBadInput(t *testing.T) {
 		"invalid":   "## Notes\n\xff\xfe",
 		"headings":  "# Title\n## Request\n## Learned\n",
 	} {
-		if _, err := s.AddDraft(ctx, sampleSpotter, md); !errors.Is(err, ErrBadDraft) {
+		if _, err := s.Drafts.AddDraft(ctx, sampleSpotter, md); !errors.Is(err, ErrBadDraft) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := s.AddDraft(ctx, "deadbeef-0000-0000", goodDraft); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "deadbeef") {
+	if _, err := s.Drafts.AddDraft(ctx, "deadbeef-0000-0000", goodDraft); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "deadbeef") {
 		t.Errorf("unknown session: %v", err)
 	}
-	if _, err := s.AddDraft(ctx, "", goodDraft); err == nil {
+	if _, err := s.Drafts.AddDraft(ctx, "", goodDraft); err == nil {
 		t.Error("no session accepted")
 	}
-	if _, _, err := s.ApproveDraft(ctx, "d-ffffffff"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Drafts.ApproveDraft(ctx, "d-ffffffff"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown draft: %v", err)
 	}
-	if ds, _ := s.Drafts(ctx, "all"); len(ds) != 0 {
+	if ds, _ := s.Drafts.Drafts(ctx, "all"); len(ds) != 0 {
 		t.Fatalf("bad input stored %d drafts", len(ds))
 	}
 }
@@ -127,23 +127,23 @@ func TestParseSections(t *testing.T) {
 func TestHeuristicSummary(t *testing.T) {
 	ctx := context.Background()
 	s := sampleService(t)
-	sum, err := s.Summary(ctx, sampleSpotter)
+	sum, err := s.Drafts.Summary(ctx, sampleSpotter)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Source != "heuristic" || len(sum.Sections["Request"]) == 0 || !strings.HasPrefix(sum.Markdown, "# ") {
 		t.Fatalf("summary: %+v", sum)
 	}
-	if stored, _ := s.Summaries(ctx, "", 0); len(stored) != 0 {
+	if stored, _ := s.Drafts.Summaries(ctx, "", 0); len(stored) != 0 {
 		t.Fatal("Summary stored a heuristic summary")
 	}
 	if _, err := s.StoreSummary(ctx, sampleSpotter); err != nil {
 		t.Fatal(err)
 	}
-	if stored, _ := s.Summaries(ctx, "", 0); len(stored) != 1 {
+	if stored, _ := s.Drafts.Summaries(ctx, "", 0); len(stored) != 1 {
 		t.Fatal("StoreSummary did not store")
 	}
-	if _, err := s.Summary(ctx, "0000000000"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Drafts.Summary(ctx, "0000000000"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown session: %v", err)
 	}
 }

@@ -61,7 +61,7 @@ type ExportCounts struct {
 	Replaced  int `json:"replaced"` // imported records that replaced existing ones
 }
 
-func (s *Service) exportData(ctx context.Context) ([]*index.MemRow, []*index.SummaryRow, []*index.DraftRow, error) {
+func (s *core) exportData(ctx context.Context) ([]*index.MemRow, []*index.SummaryRow, []*index.DraftRow, error) {
 	mems, err := s.st.Mem().Query(ctx, index.MemFilter{})
 	if err != nil {
 		return nil, nil, nil, err
@@ -83,7 +83,7 @@ func (s *Service) exportData(ctx context.Context) ([]*index.MemRow, []*index.Sum
 // ExportJSONL writes every memory (with its links), session summary and
 // draft as JSON lines, after a header line. `cairn import` reads it back
 // exactly.
-func (s *Service) ExportJSONL(ctx context.Context, w io.Writer) (ExportCounts, error) {
+func (s Sync) ExportJSONL(ctx context.Context, w io.Writer) (ExportCounts, error) {
 	var c ExportCounts
 	mems, sums, drafts, err := s.exportData(ctx)
 	if err != nil {
@@ -151,7 +151,7 @@ func withEmptyLists(m *index.MemRow) *index.MemRow {
 
 // ExportMarkdown writes memories by project and type, then summaries, for
 // reading (import reads the JSONL export).
-func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer) (ExportCounts, error) {
+func (s Sync) ExportMarkdown(ctx context.Context, w io.Writer) (ExportCounts, error) {
 	var c ExportCounts
 	mems, sums, _, err := s.exportData(ctx)
 	if err != nil {
@@ -233,7 +233,7 @@ const maxImportLine = 8 << 20
 // written: a bad line is reported with its number and nothing changes.
 // Records with an id already stored replace it (so importing twice is
 // harmless). Text passes through the redactor again.
-func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error) {
+func (s Sync) Import(ctx context.Context, r io.Reader) (ExportCounts, error) {
 	in, err := readImport(r)
 	if err != nil {
 		return ExportCounts{}, err
@@ -268,7 +268,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ExportCounts, error)
 
 // importCounts counts the links of the memories to import and those that
 // replace a stored memory.
-func (s *Service) importCounts(ctx context.Context, mems []*index.MemRow) (ExportCounts, error) {
+func (s *core) importCounts(ctx context.Context, mems []*index.MemRow) (ExportCounts, error) {
 	var c ExportCounts
 	existing, err := s.st.Mem().Query(ctx, index.MemFilter{})
 	if err != nil {

@@ -16,17 +16,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 	a := approve(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Use Postgres for the event store", Tags: []string{"db"},
 		SourceSession: sampleSpotter, SourceUUIDs: []string{"u1", "u2"}, Importance: 4})
 	b := mustAdd(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Never use Postgres for the event store; use Kafka"})
-	if _, err := s.Merge(ctx, a, mustAdd(t, s, NewMemory{Type: Fact, Content: "Event store is append only"}).Memory.ID); err != nil {
+	if _, err := s.Curator.Merge(ctx, a, mustAdd(t, s, NewMemory{Type: Fact, Content: "Event store is append only"}).Memory.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Rank(ctx, "postgres event store", RankOptions{Touch: true, Threshold: 0.01}); err != nil {
+	if _, err := s.Recall.Rank(ctx, "postgres event store", RankOptions{Touch: true, Threshold: 0.01}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := s.AddDraft(ctx, sampleSpotter, goodDraft)
+	d, err := s.Drafts.AddDraft(ctx, sampleSpotter, goodDraft)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.ApproveDraft(ctx, d.ID); err != nil {
+	if _, _, err := s.Drafts.ApproveDraft(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StoreSummary(ctx, sampleDemo); err != nil {
@@ -34,7 +34,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	_ = b
 	var out bytes.Buffer
-	c, err := s.ExportJSONL(ctx, &out)
+	c, err := s.Sync.ExportJSONL(ctx, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	// Into a fresh store: the same data comes out again.
 	s2 := newService(t)
-	ic, err := s2.Import(ctx, bytes.NewReader(out.Bytes()))
+	ic, err := s2.Sync.Import(ctx, bytes.NewReader(out.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,14 +56,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("round trip differs:\n%+v\n%+v", m1[0], m2[0])
 	}
 	var again bytes.Buffer
-	if _, err := s2.ExportJSONL(ctx, &again); err != nil {
+	if _, err := s2.Sync.ExportJSONL(ctx, &again); err != nil {
 		t.Fatal(err)
 	}
 	if stripHeader(again.String()) != stripHeader(out.String()) {
 		t.Fatal("second export differs from the first")
 	}
 	// Importing twice replaces, never duplicates.
-	ic, err = s2.Import(ctx, bytes.NewReader(out.Bytes()))
+	ic, err = s2.Sync.Import(ctx, bytes.NewReader(out.Bytes()))
 	if err != nil || ic.Replaced != c.Memories {
 		t.Fatalf("re-import: %v %+v", err, ic)
 	}
@@ -72,7 +72,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	// Markdown export mentions every memory.
 	var md bytes.Buffer
-	if _, err := s.ExportMarkdown(ctx, &md); err != nil || !strings.Contains(md.String(), "Use Postgres for the event store") {
+	if _, err := s.Sync.ExportMarkdown(ctx, &md); err != nil || !strings.Contains(md.String(), "Use Postgres for the event store") {
 		t.Fatalf("markdown: %v", err)
 	}
 }
@@ -101,7 +101,7 @@ func TestImportBadInput(t *testing.T) {
 		"no content":  header + strings.Replace(good, `"content":"ok"`, `"content":" "`, 1),
 		"bad summary": header + `{"kind":"summary","summary":{"session":""}}` + "\n",
 	} {
-		_, err := s.Import(ctx, strings.NewReader(in))
+		_, err := s.Sync.Import(ctx, strings.NewReader(in))
 		if !errors.Is(err, ErrBadImport) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -109,7 +109,7 @@ func TestImportBadInput(t *testing.T) {
 	if ms, _ := s.List(ctx, Filter{}); len(ms) != 0 {
 		t.Fatalf("a failed import stored %d memories", len(ms))
 	}
-	if _, err := s.Import(ctx, strings.NewReader(header+good)); err != nil {
+	if _, err := s.Sync.Import(ctx, strings.NewReader(header+good)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,12 +129,12 @@ func TestImportBadLineMessages(t *testing.T) {
 		header + draft + "\n\n[1]\n":                                                   "cannot import: line 5 is not a cairn export record",
 		"\n" + draft:                                                                   "cannot import: no cairn-export header line",
 	} {
-		_, err := s.Import(context.Background(), strings.NewReader(in))
+		_, err := s.Sync.Import(context.Background(), strings.NewReader(in))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", in, err, want)
 		}
 	}
-	c, err := s.Import(context.Background(), strings.NewReader(header+draft))
+	c, err := s.Sync.Import(context.Background(), strings.NewReader(header+draft))
 	if err != nil || c.Drafts != 1 {
 		t.Fatalf("a good draft: %+v %v", c, err)
 	}
@@ -158,10 +158,10 @@ func TestExportSpellsControlsAndInvisibles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var jl, md bytes.Buffer
-	if _, err := s.ExportJSONL(ctx, &jl); err != nil {
+	if _, err := s.Sync.ExportJSONL(ctx, &jl); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ExportMarkdown(ctx, &md); err != nil {
+	if _, err := s.Sync.ExportMarkdown(ctx, &md); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"jsonl": jl.String(), "markdown": md.String()} {
@@ -176,7 +176,7 @@ func TestExportSpellsControlsAndInvisibles(t *testing.T) {
 		t.Errorf("markdown does not show the invisible characters:\n%s", md.String())
 	}
 	s2 := newService(t)
-	if _, err := s2.Import(ctx, bytes.NewReader(jl.Bytes())); err != nil {
+	if _, err := s2.Sync.Import(ctx, bytes.NewReader(jl.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s2.Get(ctx, id)

@@ -55,7 +55,7 @@ var ErrImported = errors.New("imported from another machine")
 // Extract reads every session's entries past its extraction cursor (or
 // those of o.Session) and proposes memories from them. Sessions imported
 // from other machines are not read (ErrImported).
-func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult, error) {
+func (s Curator) Extract(ctx context.Context, o ExtractOptions) (ExtractResult, error) {
 	if o.Session != "" {
 		return s.ExtractSession(ctx, o.Session, o)
 	}
@@ -94,7 +94,7 @@ func (s *Service) Extract(ctx context.Context, o ExtractOptions) (ExtractResult,
 }
 
 // ExtractSession extracts from one session's entries past its cursor.
-func (s *Service) ExtractSession(ctx context.Context, sessionID string, o ExtractOptions) (ExtractResult, error) {
+func (s Curator) ExtractSession(ctx context.Context, sessionID string, o ExtractOptions) (ExtractResult, error) {
 	sid, project, err := s.session(ctx, sessionID)
 	if err != nil {
 		return ExtractResult{}, err
@@ -113,7 +113,7 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string, o Extrac
 	return s.extract(ctx, sid, project, cursor, o)
 }
 
-func (s *Service) extract(ctx context.Context, sid, project string, cursor int64, o ExtractOptions) (ExtractResult, error) {
+func (s *core) extract(ctx context.Context, sid, project string, cursor int64, o ExtractOptions) (ExtractResult, error) {
 	res := ExtractResult{Sessions: 1, Proposed: []AddResult{}, Extractor: BuiltinName}
 	entries, err := s.st.Mem().Entries(ctx, sid, cursor, o.MaxEntries)
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Service) extract(ctx context.Context, sid, project string, cursor int64
 // proposals are the memories entries propose: the model's when it
 // answers, else the built-in rules' (res says which, and why). sections is
 // the summary the model wrote, if it did.
-func (s *Service) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, map[string][]string, error) {
+func (s *core) proposals(ctx context.Context, sid, project string, entries []index.MemEntry, res *ExtractResult) ([]NewMemory, map[string][]string, error) {
 	p, err := s.model.extract(ctx, sid, project, entries)
 	switch {
 	case err == nil:
@@ -187,7 +187,7 @@ func openTodo(r *index.MemRow, project string, done []string) bool {
 
 // addProposals adds news in one batch, written at once, and (unless dry)
 // archives the to-dos the session's entries completed. Callers hold s.mu.
-func (s *Service) addProposals(ctx context.Context, news []NewMemory, project string, entries []index.MemEntry, dry bool) ([]AddResult, error) {
+func (s *core) addProposals(ctx context.Context, news []NewMemory, project string, entries []index.MemEntry, dry bool) ([]AddResult, error) {
 	var ws writeSet
 	var out []AddResult
 	for _, n := range news {
@@ -207,7 +207,7 @@ func (s *Service) addProposals(ctx context.Context, news []NewMemory, project st
 // archiveDone archives the to-do memories whose items the session's last
 // to-do list marks completed: the work is done, the memory is history.
 // Called under s.mu.
-func (s *Service) archiveDone(ctx context.Context, project string, entries []index.MemEntry, ws *writeSet) {
+func (s *core) archiveDone(ctx context.Context, project string, entries []index.MemEntry, ws *writeSet) {
 	done := doneTodos(entries)
 	if len(done) == 0 {
 		return

@@ -23,7 +23,7 @@ func TestExtractSkipsImportedSessions(t *testing.T) {
 
 	// Control: the spotter project's sessions, local, propose memories.
 	local := sampleService(t)
-	ctl, err := local.Extract(ctx, ExtractOptions{})
+	ctl, err := local.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestExtractSkipsImportedSessions(t *testing.T) {
 		t.Fatalf("the imported session is not in the store: %v", err)
 	}
 
-	res, err := s.Extract(ctx, ExtractOptions{Summaries: true})
+	res, err := s.Curator.Extract(ctx, ExtractOptions{Summaries: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +90,11 @@ func TestExtractSkipsImportedSessions(t *testing.T) {
 	}
 
 	// Asked for by name: a clear error, nothing stored.
-	_, err = s.ExtractSession(ctx, sampleSpotter[:8], ExtractOptions{})
+	_, err = s.Curator.ExtractSession(ctx, sampleSpotter[:8], ExtractOptions{})
 	if !errors.Is(err, ErrImported) || !strings.Contains(err.Error(), "laptop") {
 		t.Fatalf("extracting an imported session by id: %v", err)
 	}
-	if _, err := s.Extract(ctx, ExtractOptions{Session: sampleSpotter}); !errors.Is(err, ErrImported) {
+	if _, err := s.Curator.Extract(ctx, ExtractOptions{Session: sampleSpotter}); !errors.Is(err, ErrImported) {
 		t.Fatalf("Extract with Session: %v", err)
 	}
 	// The session is still the other machine's to extract: no cursor moved.

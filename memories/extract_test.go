@@ -148,7 +148,7 @@ func TestCommandAfterFailureAndTodos(t *testing.T) {
 	tr.bash("ls .", "a b", false)
 	tr.todos(map[string]string{"Write the migration for invoices": "pending", "Read the code": "completed"})
 	tr.write(t, s, claude)
-	res, err := s.ExtractSession(context.Background(), tr.sid, ExtractOptions{})
+	res, err := s.Curator.ExtractSession(context.Background(), tr.sid, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestCommandAfterFailureAndTodos(t *testing.T) {
 	// The item done: its memory is archived by the next extraction.
 	tr.todos(map[string]string{"Write the migration for invoices": "completed", "Read the code": "completed"})
 	tr.write(t, s, claude)
-	if _, err := s.ExtractSession(context.Background(), tr.sid, ExtractOptions{}); err != nil {
+	if _, err := s.Curator.ExtractSession(context.Background(), tr.sid, ExtractOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := s.Get(context.Background(), todo.ID); m.Status != Archived {
@@ -191,29 +191,29 @@ func TestExtractCursorAndDryRun(t *testing.T) {
 	tr.user("Always run gofmt before committing Go code.")
 	tr.assistant("Sure.")
 	tr.write(t, s, claude)
-	dry, err := s.Extract(ctx, ExtractOptions{DryRun: true})
+	dry, err := s.Curator.Extract(ctx, ExtractOptions{DryRun: true})
 	if err != nil || len(dry.Proposed) != 1 {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
 	if n, _ := s.List(ctx, Filter{}); len(n) != 0 {
 		t.Fatal("dry run stored memories")
 	}
-	first, err := s.Extract(ctx, ExtractOptions{})
+	first, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil || len(first.Proposed) != 1 || first.Entries != 2 {
 		t.Fatalf("first: %v %+v", err, first)
 	}
-	again, err := s.Extract(ctx, ExtractOptions{})
+	again, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil || again.Entries != 0 || len(again.Proposed) != 0 {
 		t.Fatalf("second run re-read entries: %+v", again)
 	}
 	// New entries: only they are read.
 	tr.user("Never push directly to the main branch.")
 	tr.write(t, s, claude)
-	third, err := s.ExtractSession(ctx, tr.sid[:8], ExtractOptions{})
+	third, err := s.Curator.ExtractSession(ctx, tr.sid[:8], ExtractOptions{})
 	if err != nil || third.Entries != 1 || len(third.Proposed) != 1 || !strings.Contains(third.Proposed[0].Memory.Content, "main branch") {
 		t.Fatalf("increment: %v %+v", err, third)
 	}
-	if _, err := s.ExtractSession(ctx, "99999999-0000", ExtractOptions{}); err == nil || !strings.Contains(err.Error(), "99999999") {
+	if _, err := s.Curator.ExtractSession(ctx, "99999999-0000", ExtractOptions{}); err == nil || !strings.Contains(err.Error(), "99999999") {
 		t.Fatalf("unknown session: %v", err)
 	}
 }
@@ -223,7 +223,7 @@ func TestExtractCursorAndDryRun(t *testing.T) {
 func TestExtractSample(t *testing.T) {
 	ctx := context.Background()
 	s := sampleService(t)
-	res, err := s.Extract(ctx, ExtractOptions{})
+	res, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestCommandLessonOncePerRepository(t *testing.T) {
 		sources = append(sources, tr.bash("cd /home/ana/src/proj && git push --set-upstream origin "+branch+" 2>&1 | tail -3", "branch '"+branch+"' set up to track 'origin/"+branch+"'.", false))
 		tr.write(t, s, claude)
 	}
-	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+	if _, err := s.Curator.Extract(ctx, ExtractOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := s.List(ctx, Filter{Types: []Type{Pattern}})

@@ -43,7 +43,7 @@ func floorService(t *testing.T) (*Service, floorSet, []string) {
 	}
 	ids := make([]string, len(set.Memories))
 	for i, c := range set.Memories {
-		r, err := s.Add(ctx, NewMemory{Project: "/p", Type: Gotcha, Content: c, Status: Approved, Importance: 3})
+		r, err := s.Curator.Add(ctx, NewMemory{Project: "/p", Type: Gotcha, Content: c, Status: Approved, Importance: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestMemoryFloor(t *testing.T) {
 	s, set, ids := floorService(t)
 	found := map[string][2]int{}
 	for _, q := range set.Queries {
-		rs, err := s.Search(ctx, q.Query, nil, nil, 10)
+		rs, err := s.Recall.Search(ctx, q.Query, nil, nil, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func fixedClock(s *Service, now time.Time) *time.Time {
 
 func mustAdd(t testing.TB, s *Service, n NewMemory) AddResult {
 	t.Helper()
-	r, err := s.Add(context.Background(), n)
+	r, err := s.Curator.Add(context.Background(), n)
 	if err != nil {
 		t.Fatal(err)
 	}

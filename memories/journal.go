@@ -58,7 +58,7 @@ var ErrNothingLogged = errors.New("nothing to undo: no recorded action on memori
 // when fn fails part-way (a bulk approval stopped after some), so what it
 // did can be undone; it is not when fn failed before changing anything
 // of ids.
-func (s *Service) Record(ctx context.Context, what string, ids []string, fn func(ctx context.Context) error) error {
+func (s Curator) Record(ctx context.Context, what string, ids []string, fn func(ctx context.Context) error) error {
 	sn, err := s.Snapshot(ctx, ids...)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func sameRow(a, b *index.MemRow) bool {
 }
 
 // Journal is the journal of recorded actions, oldest first.
-func (s *Service) Journal(ctx context.Context) ([]JournalEntry, error) {
+func (s Curator) Journal(ctx context.Context) ([]JournalEntry, error) {
 	b, ok, err := s.st.Setting(ctx, journalKey)
 	if err != nil || !ok {
 		return nil, err
@@ -112,7 +112,7 @@ func (s *Service) Journal(ctx context.Context) ([]JournalEntry, error) {
 	return l, nil
 }
 
-func (s *Service) saveJournal(ctx context.Context, l []JournalEntry) error {
+func (s *core) saveJournal(ctx context.Context, l []JournalEntry) error {
 	b, err := json.Marshal(l)
 	for err == nil && len(l) > 1 && (len(l) > journalMaxEntries || len(b) > journalMaxBytes) {
 		l = l[1:]
@@ -126,7 +126,7 @@ func (s *Service) saveJournal(ctx context.Context, l []JournalEntry) error {
 
 // lockJournal holds the journal's lock (a file beside the store) for one
 // read-modify-write.
-func (s *Service) lockJournal() (func(), error) {
+func (s *core) lockJournal() (func(), error) {
 	path := filepath.Join(s.st.Dir(), "memories-journal.lock")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -144,13 +144,13 @@ func (s *Service) lockJournal() (func(), error) {
 	}
 }
 
-func (s *Service) appendJournal(ctx context.Context, e JournalEntry) error {
+func (s *core) appendJournal(ctx context.Context, e JournalEntry) error {
 	unlock, err := s.lockJournal()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	l, err := s.Journal(ctx)
+	l, err := s.curator().Journal(ctx)
 	if err != nil {
 		l = nil // an unreadable log starts again rather than block every action
 	}
@@ -165,7 +165,7 @@ func (s *Service) appendJournal(ctx context.Context, e JournalEntry) error {
 // touched are put back as they were and those it deleted are restored.
 // Later changes to those memories that were not recorded (an access
 // count) are overwritten. It returns the entry undone.
-func (s *Service) UndoLast(ctx context.Context) (*JournalEntry, error) {
+func (s Curator) UndoLast(ctx context.Context) (*JournalEntry, error) {
 	unlock, err := s.lockJournal()
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (s *Service) UndoLast(ctx context.Context) (*JournalEntry, error) {
 // restoreEntry puts e's memories back: the deleted ones from the trash
 // (their row as recorded when the trash lost them), then every other as
 // it was.
-func (s *Service) restoreEntry(ctx context.Context, e *JournalEntry) error {
+func (s *core) restoreEntry(ctx context.Context, e *JournalEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() { s.cache = nil }()
@@ -241,7 +241,7 @@ func MergedContent(keep, other string) string {
 
 // MergeWith merges other into keep (Merge) with content as keep's text
 // ("" = MergedContent of both): one memory holds what both said.
-func (s *Service) MergeWith(ctx context.Context, keepID, otherID, content string) (*Memory, error) {
+func (s Curator) MergeWith(ctx context.Context, keepID, otherID, content string) (*Memory, error) {
 	if strings.TrimSpace(content) == "" {
 		k, err := s.Get(ctx, keepID)
 		if err != nil {

@@ -24,7 +24,7 @@ func journalSample(t *testing.T) (*Service, string) {
 		t.Fatal(err)
 	}
 	s := New(st, config.Default())
-	if _, err := s.Extract(ctx, ExtractOptions{Summaries: true}); err != nil {
+	if _, err := s.Curator.Extract(ctx, ExtractOptions{Summaries: true}); err != nil {
 		t.Fatal(err)
 	}
 	return s, dir
@@ -53,9 +53,9 @@ func TestJournalUndoAcrossRestart(t *testing.T) {
 		t.Fatalf("the sample proposes %d memories; the test needs 5", len(ids))
 	}
 	bulk := ids[:3]
-	err := s.Record(ctx, "approve 3", bulk, func(ctx context.Context) error {
+	err := s.Curator.Record(ctx, "approve 3", bulk, func(ctx context.Context) error {
 		for _, id := range bulk {
-			if _, err := s.SetStatus(ctx, id, Approved); err != nil {
+			if _, err := s.Curator.SetStatus(ctx, id, Approved); err != nil {
 				return err
 			}
 		}
@@ -65,14 +65,14 @@ func TestJournalUndoAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	del := ids[3]
-	if err := s.Record(ctx, "delete", []string{del}, func(ctx context.Context) error { return s.Delete(ctx, del) }); err != nil {
+	if err := s.Curator.Record(ctx, "delete", []string{del}, func(ctx context.Context) error { return s.Curator.Delete(ctx, del) }); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing changed: nothing recorded.
-	if err := s.Record(ctx, "noop", []string{ids[4]}, func(context.Context) error { return nil }); err != nil {
+	if err := s.Curator.Record(ctx, "noop", []string{ids[4]}, func(context.Context) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := s.Journal(ctx)
+	l, _ := s.Curator.Journal(ctx)
 	if len(l) != 2 {
 		t.Fatalf("journal holds %d entries, want 2 (the no-op is not recorded)", len(l))
 	}
@@ -84,7 +84,7 @@ func TestJournalUndoAcrossRestart(t *testing.T) {
 	}
 	defer st.Close()
 	s2 := New(st, config.Default())
-	e, err := s2.UndoLast(ctx)
+	e, err := s2.Curator.UndoLast(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestJournalUndoAcrossRestart(t *testing.T) {
 	if m, err := s2.Get(ctx, del); err != nil || m.Status != Pending {
 		t.Fatalf("deleted memory not back as pending: %v %v", m, err)
 	}
-	if _, err := s2.UndoLast(ctx); err != nil {
+	if _, err := s2.Curator.UndoLast(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range bulk {
@@ -102,7 +102,7 @@ func TestJournalUndoAcrossRestart(t *testing.T) {
 			t.Fatalf("%s after undoing the bulk approval: %v %v", id, m, err)
 		}
 	}
-	if _, err := s2.UndoLast(ctx); !errors.Is(err, ErrNothingLogged) {
+	if _, err := s2.Curator.UndoLast(ctx); !errors.Is(err, ErrNothingLogged) {
 		t.Fatalf("a third undo: %v, want ErrNothingLogged", err)
 	}
 }
@@ -114,8 +114,8 @@ func TestMergeWithKeepsBothTexts(t *testing.T) {
 	ids := pendingIDs(t, s)
 	a, _ := s.Get(ctx, ids[0])
 	b, _ := s.Get(ctx, ids[1])
-	err := s.Record(ctx, "merge", []string{a.ID, b.ID}, func(ctx context.Context) error {
-		_, err := s.MergeWith(ctx, a.ID, b.ID, "")
+	err := s.Curator.Record(ctx, "merge", []string{a.ID, b.ID}, func(ctx context.Context) error {
+		_, err := s.Curator.MergeWith(ctx, a.ID, b.ID, "")
 		return err
 	})
 	if err != nil {
@@ -128,7 +128,7 @@ func TestMergeWithKeepsBothTexts(t *testing.T) {
 	if o, _ := s.Get(ctx, b.ID); o.Status != Superseded {
 		t.Fatalf("the other memory is %s, want superseded", o.Status)
 	}
-	if _, err := s.UndoLast(ctx); err != nil {
+	if _, err := s.Curator.UndoLast(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := s.Get(ctx, a.ID); m.Content != a.Content {

@@ -240,7 +240,7 @@ func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) (
 	if _, err := s.st.Update(ctx, dir, index.UpdateOptions{Sync: index.SyncOptions{Workers: 1}, DeferFTS: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+	if _, err := s.Curator.Extract(ctx, ExtractOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mems, err := s.List(ctx, Filter{Statuses: []Status{Pending, Approved}})

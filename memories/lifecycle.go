@@ -62,7 +62,7 @@ const maxSourceUUIDs = 64
 // rejected or superseded one is skipped, an approved one bumped), a
 // near-copy bumps the existing memory, a similar pending one is merged
 // into it, and a likely contradiction is linked and reported.
-func (s *Service) Add(ctx context.Context, n NewMemory) (AddResult, error) {
+func (s Curator) Add(ctx context.Context, n NewMemory) (AddResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.add(ctx, n, false, nil)
@@ -93,7 +93,7 @@ func (ws *writeSet) put(r *index.MemRow, vec []float32) {
 }
 
 // flush writes what ws collected; the cache already holds it.
-func (s *Service) flush(ctx context.Context, ws *writeSet) error {
+func (s *core) flush(ctx context.Context, ws *writeSet) error {
 	if len(ws.rows) == 0 {
 		return nil
 	}
@@ -106,7 +106,7 @@ func (s *Service) flush(ctx context.Context, ws *writeSet) error {
 	return nil
 }
 
-func (s *Service) validate(n *NewMemory) error {
+func (s *core) validate(n *NewMemory) error {
 	if n.Type == "" {
 		n.Type = Fact
 	}
@@ -146,7 +146,7 @@ func checkImportance(imp int) error {
 
 // defaultStatus checks n's status or, when it has none, sets the one its
 // origin and type start with.
-func (s *Service) defaultStatus(n *NewMemory) error {
+func (s *core) defaultStatus(n *NewMemory) error {
 	if n.Status != "" {
 		_, err := ParseStatus(string(n.Status))
 		return err
@@ -172,7 +172,7 @@ func uniq(v []string) []string {
 	return out
 }
 
-func (s *Service) vectorOf(ctx context.Context, text string) []float32 {
+func (s *core) vectorOf(ctx context.Context, text string) []float32 {
 	if m := s.embedder(ctx); m != nil {
 		if v, ok := m.EmbedText(embed.Document, text); ok {
 			return v
@@ -184,7 +184,7 @@ func (s *Service) vectorOf(ctx context.Context, text string) []float32 {
 // add is Add under s.mu; dry computes the result without writing. With a
 // write set, the rows go to it (and to the cache, so the next add sees
 // them) and the caller flushes it.
-func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) (AddResult, error) {
+func (s *core) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) (AddResult, error) {
 	if err := n.Scope.checkNew(&n); err != nil {
 		return AddResult{}, err
 	}
@@ -228,7 +228,7 @@ func (s *Service) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) 
 // addCache is the cache a memory of project is compared with: that
 // project's memories and global ones (a global memory's: every memory). A
 // batch owns its cache until it flushes.
-func (s *Service) addCache(ctx context.Context, project string, ws *writeSet) (*memCache, error) {
+func (s *core) addCache(ctx context.Context, project string, ws *writeSet) (*memCache, error) {
 	if ws != nil && ws.mc != nil && (ws.mc.project == "" || ws.mc.project == project) {
 		return ws.mc, nil
 	}
@@ -244,7 +244,7 @@ func (s *Service) addCache(ctx context.Context, project string, ws *writeSet) (*
 
 // similarTo returns the memories of mc similar to n (best first), n's
 // vector, and whether n is negated.
-func (s *Service) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (cands []match, vec []float32, neg bool) {
+func (s *core) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (cands []match, vec []float32, neg bool) {
 	toks, neg := tokens(n.Content + " " + strings.Join(n.Tags, " "))
 	vec = s.vectorOf(ctx, n.Content)
 	if mc.embedder == "" {
@@ -276,7 +276,7 @@ func liveDuplicate(cands []match, typ Type) *match {
 // one skips it, a near-copy is bumped, a pending one merged. done is false
 // when n is still to be added: no duplicate, or an approved one said
 // differently, which n then supersedes (added to n.Supersedes).
-func (s *Service) addToDuplicate(ctx context.Context, n *NewMemory, cands []match, vec []float32, now time.Time, dry bool, ws *writeSet) (res AddResult, done bool, err error) {
+func (s *core) addToDuplicate(ctx context.Context, n *NewMemory, cands []match, vec []float32, now time.Time, dry bool, ws *writeSet) (res AddResult, done bool, err error) {
 	d := liveDuplicate(cands, n.Type)
 	if d == nil {
 		return AddResult{}, false, nil
@@ -395,7 +395,7 @@ func linkable(m match) bool {
 
 // saveRow stores row and its vector: at once, or, with a write set, in it
 // and its cache.
-func (s *Service) saveRow(ctx context.Context, row *index.MemRow, vec []float32, ws *writeSet) error {
+func (s *core) saveRow(ctx context.Context, row *index.MemRow, vec []float32, ws *writeSet) error {
 	if ws != nil {
 		ws.put(row, vec)
 		ws.mc.put(row, vec)
@@ -435,7 +435,7 @@ func normalized(s string) string {
 }
 
 // applySupersedes marks the memories an approved memory supersedes.
-func (s *Service) applySupersedes(ctx context.Context, m *Memory) error {
+func (s *core) applySupersedes(ctx context.Context, m *Memory) error {
 	ids := supersededIDs(m.Links)
 	if len(ids) == 0 {
 		return nil
@@ -473,7 +473,7 @@ func supersededIDs(links []Link) []string {
 	return ids
 }
 
-func (s *Service) row(ctx context.Context, idPrefix string) (*index.MemRow, error) {
+func (s *core) row(ctx context.Context, idPrefix string) (*index.MemRow, error) {
 	id, err := s.Resolve(ctx, idPrefix)
 	if err != nil {
 		return nil, err
@@ -490,7 +490,7 @@ func (s *Service) row(ctx context.Context, idPrefix string) (*index.MemRow, erro
 
 // SetStatus approves, rejects or archives a memory. Approving a memory
 // that supersedes others marks them superseded.
-func (s *Service) SetStatus(ctx context.Context, id string, st Status) (*Memory, error) {
+func (s Curator) SetStatus(ctx context.Context, id string, st Status) (*Memory, error) {
 	if _, err := ParseStatus(string(st)); err != nil {
 		return nil, err
 	}
@@ -525,7 +525,7 @@ type Update struct {
 }
 
 // Update edits a memory.
-func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, error) {
+func (s Curator) Update(ctx context.Context, id string, u Update) (*Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.row(ctx, id)
@@ -547,7 +547,7 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (*Memory, err
 
 // applyUpdate sets u's fields on r, checked, and returns r's new vector
 // when its content changed.
-func (s *Service) applyUpdate(ctx context.Context, r *index.MemRow, u Update) (map[string][]float32, error) {
+func (s *core) applyUpdate(ctx context.Context, r *index.MemRow, u Update) (map[string][]float32, error) {
 	var vecs map[string][]float32
 	if u.Content != nil {
 		var err error
@@ -579,7 +579,7 @@ func (s *Service) applyUpdate(ctx context.Context, r *index.MemRow, u Update) (m
 
 // updateContent sets r's content (cleaned, not empty) and returns its new
 // vector, if any.
-func (s *Service) updateContent(ctx context.Context, r *index.MemRow, content string) (map[string][]float32, error) {
+func (s *core) updateContent(ctx context.Context, r *index.MemRow, content string) (map[string][]float32, error) {
 	c := cut(clean(content), MaxContent)
 	if c == "" {
 		return nil, fmt.Errorf("memory %s: the new content is empty (use `cairn memories rm %s` to delete it)", r.ID, r.ID)
@@ -592,7 +592,7 @@ func (s *Service) updateContent(ctx context.Context, r *index.MemRow, content st
 }
 
 // Delete removes a memory; Undo brings back the latest deletion.
-func (s *Service) Delete(ctx context.Context, id string) error {
+func (s Curator) Delete(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.row(ctx, id)
@@ -614,7 +614,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 // Undo restores the most recently deleted memory.
-func (s *Service) Undo(ctx context.Context) (*Memory, error) {
+func (s Curator) Undo(ctx context.Context) (*Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.st.Mem().Undelete(ctx, func(data []byte) (*index.MemRow, error) {
@@ -634,7 +634,7 @@ func (s *Service) Undo(ctx context.Context) (*Memory, error) {
 
 // Merge folds other into keep: keep gains other's sources, tags and the
 // higher importance and supersedes it; other becomes superseded.
-func (s *Service) Merge(ctx context.Context, keepID, otherID string) (*Memory, error) {
+func (s Curator) Merge(ctx context.Context, keepID, otherID string) (*Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keep, err := s.row(ctx, keepID)

@@ -32,7 +32,7 @@ func TestAddListGetLifecycle(t *testing.T) {
 		t.Fatalf("short id: %v", err)
 	}
 	r2 := mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "User prefers table-driven tests in Go"})
-	if _, err := s.SetStatus(ctx, r2.Memory.ID, Approved); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, r2.Memory.ID, Approved); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.List(ctx, Filter{})
@@ -53,32 +53,32 @@ func TestAddListGetLifecycle(t *testing.T) {
 	}
 	content, imp := "We use Stripe Checkout for all payments", 5
 	typ := Architecture
-	m, err = s.Update(ctx, r.Memory.ID, Update{Content: &content, Importance: &imp, Type: &typ})
+	m, err = s.Curator.Update(ctx, r.Memory.ID, Update{Content: &content, Importance: &imp, Type: &typ})
 	if err != nil || m.Content != content || m.Importance != 5 || m.Type != Architecture {
 		t.Fatalf("update: %v %+v", err, m)
 	}
 	bad := 9
-	if _, err := s.Update(ctx, r.Memory.ID, Update{Importance: &bad}); err == nil {
+	if _, err := s.Curator.Update(ctx, r.Memory.ID, Update{Importance: &bad}); err == nil {
 		t.Fatal("importance 9 accepted")
 	}
 	empty := "  "
-	if _, err := s.Update(ctx, r.Memory.ID, Update{Content: &empty}); err == nil {
+	if _, err := s.Curator.Update(ctx, r.Memory.ID, Update{Content: &empty}); err == nil {
 		t.Fatal("empty content accepted")
 	}
-	if err := s.Delete(ctx, r.Memory.ID); err != nil {
+	if err := s.Curator.Delete(ctx, r.Memory.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Get(ctx, r.Memory.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted memory still found: %v", err)
 	}
-	u, err := s.Undo(ctx)
+	u, err := s.Curator.Undo(ctx)
 	if err != nil || u.ID != r.Memory.ID || u.Content != content || u.Importance != 5 {
 		t.Fatalf("undo: %v %+v", err, u)
 	}
-	if _, err := s.Undo(ctx); err == nil {
+	if _, err := s.Curator.Undo(ctx); err == nil {
 		t.Fatal("second undo restored something")
 	}
-	if err := s.Delete(ctx, "m-00000000"); !errors.Is(err, ErrNotFound) {
+	if err := s.Curator.Delete(ctx, "m-00000000"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("delete unknown: %v", err)
 	}
 }
@@ -91,7 +91,7 @@ func TestAddRejectsBadInput(t *testing.T) {
 		{Type: Fact, Content: "   \n"},
 		{Type: Fact, Content: "fine", Importance: 7},
 	} {
-		if _, err := s.Add(ctx, n); err == nil {
+		if _, err := s.Curator.Add(ctx, n); err == nil {
 			t.Errorf("accepted %+v", n)
 		}
 	}

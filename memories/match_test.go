@@ -18,7 +18,7 @@ func TestMatchIdentifierParts(t *testing.T) {
 	approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: "parseTranscript reads one JSONL file into entries"})
 	for _, q := range []string{"set_text_map_propagators", "opentelemetry.set_text_map_propagators", "set text map propagators",
 		":opentelemetry.set_text_map_propagators/1", "setTextMapPropagators", "propagators"} {
-		rs, err := s.Search(ctx, q, nil, nil, 5)
+		rs, err := s.Recall.Search(ctx, q, nil, nil, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,13 +26,13 @@ func TestMatchIdentifierParts(t *testing.T) {
 			t.Errorf("%q: %+v", q, rs)
 		}
 	}
-	rs, err := s.Search(ctx, "transcript", nil, nil, 5)
+	rs, err := s.Recall.Search(ctx, "transcript", nil, nil, 5)
 	if err != nil || len(rs) != 1 || rs[0].Match != "words" {
 		t.Errorf("transcript (a part of parseTranscript): %+v, %v", rs, err)
 	}
 	// "map" alone is a word of both; "set map tulip volleyball" holds
 	// only two of four words: partial at best, never full.
-	rs, err = s.Search(ctx, "set map tulip volleyball", nil, nil, 5)
+	rs, err = s.Recall.Search(ctx, "set map tulip volleyball", nil, nil, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestPromptNeedsMoreThanOneWord(t *testing.T) {
 	id := approve(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "Sessions block on the content index lock because the writer holds it during compaction"})
 	otel := approve(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "Call :opentelemetry.set_text_map_propagators/1 before the endpoint starts"})
 	rank := func(p string) []string {
-		rs, err := s.Rank(ctx, p, RankOptions{Project: "/p", Threshold: 0.01, Prompt: true})
+		rs, err := s.Recall.Rank(ctx, p, RankOptions{Project: "/p", Threshold: 0.01, Prompt: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestMemorySearchEverydayQuestion(t *testing.T) {
 	approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: "The top bar shows the team name and the time of the last sync"})
 	for _, q := range []string{"how do I fix a flat bicycle tire", "how many players are on a volleyball team",
 		"what is my favourite pizza topping", "best time to plant tulip bulbs in the garden"} {
-		rs, err := s.Search(ctx, q, nil, nil, 5)
+		rs, err := s.Recall.Search(ctx, q, nil, nil, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestMemorySearchEverydayQuestion(t *testing.T) {
 			t.Errorf("%q found %q (%s, relevance %.2f)", q, rs[0].Content, rs[0].Match, rs[0].Relevance)
 		}
 	}
-	rs, err := s.Search(ctx, "flaky upload test", nil, nil, 5)
+	rs, err := s.Recall.Search(ctx, "flaky upload test", nil, nil, 5)
 	if err != nil || len(rs) != 1 || rs[0].Relevance != 1 {
 		t.Fatalf("flaky upload test: %+v, %v", rs, err)
 	}

@@ -102,7 +102,7 @@ func hashText(s string) string {
 // baseline, a different one a pending change, a file gone a pending
 // deletion. A forgotten or excluded project is not read. Unreadable files
 // are problems, not errors.
-func (s *Service) ObserveMemoryFiles(ctx context.Context, claudeDir string, folders []string) (FileObservation, error) {
+func (s Sync) ObserveMemoryFiles(ctx context.Context, claudeDir string, folders []string) (FileObservation, error) {
 	filesMu.Lock()
 	defer filesMu.Unlock()
 	obs := FileObservation{Changes: []int64{}, Problems: []string{}}
@@ -203,7 +203,7 @@ type fileState struct {
 	pending  *index.MemFileVersion
 }
 
-func (s *Service) fileState(ctx context.Context, path string) (fileState, error) {
+func (s *core) fileState(ctx context.Context, path string) (fileState, error) {
 	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Path: path})
 	st := fileState{all: vs}
 	for i := range vs {
@@ -219,7 +219,7 @@ func (s *Service) fileState(ctx context.Context, path string) (fileState, error)
 
 // observeFile records text (deleted: the file is gone) of memory file
 // path by the rules at the top of this file.
-func (s *Service) observeFile(ctx context.Context, path, project, text string, deleted bool, obs *FileObservation) error {
+func (s *core) observeFile(ctx context.Context, path, project, text string, deleted bool, obs *FileObservation) error {
 	st, err := s.fileState(ctx, path)
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ func (s *Service) observeFile(ctx context.Context, path, project, text string, d
 // MemoryFileChanges returns the pending changes to auto-memory files (of
 // project, and of every project when it is ""), oldest first, with their
 // diffs: the memory-file part of the review inbox.
-func (s *Service) MemoryFileChanges(ctx context.Context, project string) ([]FileChange, error) {
+func (s Sync) MemoryFileChanges(ctx context.Context, project string) ([]FileChange, error) {
 	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Project: project, Statuses: []string{FilePending}})
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func ParseFileVersion(s string) (int64, error) {
 	return n, nil
 }
 
-func (s *Service) fileVersion(ctx context.Context, id int64) (index.MemFileVersion, error) {
+func (s *core) fileVersion(ctx context.Context, id int64) (index.MemFileVersion, error) {
 	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{ID: id})
 	if err != nil {
 		return index.MemFileVersion{}, err
@@ -304,7 +304,7 @@ func (s *Service) fileVersion(ctx context.Context, id int64) (index.MemFileVersi
 // MemoryFileChange returns one version with its diff against the
 // reviewed text it was seen against (a baseline or restore: against the
 // text before it).
-func (s *Service) MemoryFileChange(ctx context.Context, id int64) (*FileChange, error) {
+func (s Sync) MemoryFileChange(ctx context.Context, id int64) (*FileChange, error) {
 	v, err := s.fileVersion(ctx, id)
 	if err != nil {
 		return nil, err
@@ -314,7 +314,7 @@ func (s *Service) MemoryFileChange(ctx context.Context, id int64) (*FileChange, 
 }
 
 // fileChange dresses version v for display.
-func (s *Service) fileChange(ctx context.Context, v index.MemFileVersion) (FileChange, error) {
+func (s *core) fileChange(ctx context.Context, v index.MemFileVersion) (FileChange, error) {
 	c := FileChange{Version: v.ID, Path: v.Path, Name: filepath.Base(v.Path), Project: v.Project, Status: v.Status,
 		Deleted: v.Hash == "", Base: v.Base, New: v.Text, Seen: v.Seen, Reviewed: v.Reviewed}
 	st, err := s.fileState(ctx, v.Path)
@@ -353,7 +353,7 @@ func (s *Service) fileChange(ctx context.Context, v index.MemFileVersion) (FileC
 // MemoryFileHistory returns every kept version of a memory file, oldest
 // first. file is a version id ("v12"), the file's path, or the end of one
 // ("MEMORY.md", "<folder>/memory/topic.md") naming one kept file.
-func (s *Service) MemoryFileHistory(ctx context.Context, file string) ([]FileChange, error) {
+func (s Sync) MemoryFileHistory(ctx context.Context, file string) ([]FileChange, error) {
 	path, err := s.resolveMemoryFile(ctx, file)
 	if err != nil {
 		return nil, err
@@ -375,7 +375,7 @@ func (s *Service) MemoryFileHistory(ctx context.Context, file string) ([]FileCha
 
 // resolveMemoryFile turns a version id or a path (or its end) into the
 // path of one kept memory file.
-func (s *Service) resolveMemoryFile(ctx context.Context, file string) (string, error) {
+func (s *core) resolveMemoryFile(ctx context.Context, file string) (string, error) {
 	if id, err := ParseFileVersion(file); err == nil {
 		v, err := s.fileVersion(ctx, id)
 		return v.Path, err
@@ -404,7 +404,7 @@ func (s *Service) resolveMemoryFile(ctx context.Context, file string) (string, e
 }
 
 // pendingVersion returns version id, which must be a pending change.
-func (s *Service) pendingVersion(ctx context.Context, id int64, verb string) (index.MemFileVersion, fileState, error) {
+func (s *core) pendingVersion(ctx context.Context, id int64, verb string) (index.MemFileVersion, fileState, error) {
 	v, err := s.fileVersion(ctx, id)
 	if err != nil {
 		return v, fileState{}, err
@@ -418,7 +418,7 @@ func (s *Service) pendingVersion(ctx context.Context, id int64, verb string) (in
 
 // ApproveMemoryFile keeps a pending change: its text becomes the file's
 // reviewed text. The file is not touched.
-func (s *Service) ApproveMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+func (s Sync) ApproveMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
 	filesMu.Lock()
 	defer filesMu.Unlock()
 	v, _, err := s.pendingVersion(ctx, id, "approve")
@@ -437,7 +437,7 @@ func (s *Service) ApproveMemoryFile(ctx context.Context, id int64) (*FileChange,
 // reviewed text back (a file Claude created is removed, one it deleted
 // written again). It refuses when the file no longer holds the change
 // (ErrFileChanged): that text was never reviewed.
-func (s *Service) RejectMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+func (s Sync) RejectMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
 	filesMu.Lock()
 	defer filesMu.Unlock()
 	v, st, err := s.pendingVersion(ctx, id, "reject")
@@ -464,7 +464,7 @@ func (s *Service) RejectMemoryFile(ctx context.Context, id int64) (*FileChange, 
 // RestoreMemoryFile puts version id's text back in its file and makes it
 // the reviewed text. It refuses while a change of that file waits for
 // review, or when the file no longer holds its reviewed text.
-func (s *Service) RestoreMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
+func (s Sync) RestoreMemoryFile(ctx context.Context, id int64) (*FileChange, error) {
 	filesMu.Lock()
 	defer filesMu.Unlock()
 	v, err := s.fileVersion(ctx, id)
@@ -509,7 +509,7 @@ type FileUndo struct {
 // pending again and the file gets Claude's text back; a restore is
 // forgotten and the file gets the text it replaced. It refuses when the
 // file changed since (review that first).
-func (s *Service) UndoMemoryFileReview(ctx context.Context) (*FileUndo, error) {
+func (s Sync) UndoMemoryFileReview(ctx context.Context) (*FileUndo, error) {
 	filesMu.Lock()
 	defer filesMu.Unlock()
 	v, err := s.st.Mem().LastMemFileReview(ctx)
@@ -650,7 +650,7 @@ func readMemoryFile(path string) (text string, exists bool, err error) {
 
 // PendingMemoryFiles counts the changes to auto-memory files waiting for
 // review (of project; "": all).
-func (s *Service) PendingMemoryFiles(ctx context.Context, project string) (int, error) {
+func (s Sync) PendingMemoryFiles(ctx context.Context, project string) (int, error) {
 	vs, err := s.st.Mem().MemFileVersions(ctx, index.MemFileFilter{Project: project, Statuses: []string{FilePending}})
 	return len(vs), err
 }

@@ -140,8 +140,11 @@ var ErrNotFound = errors.New("not found")
 // MaxContent is the longest memory content kept (longer is cut).
 const MaxContent = 2000
 
-// Service is the memory domain over one store. Safe for concurrent use.
-type Service struct {
+// core is what every job shares: the store, the configuration, the clock,
+// the memory cache and its lock, the embedder and the model. Its exported
+// methods (lookups every job and front end needs) are promoted to Service
+// and to each job.
+type core struct {
 	st  *index.Store
 	cfg config.Config
 	now func() time.Time
@@ -156,21 +159,14 @@ type Service struct {
 	model Model
 }
 
-// New returns a service over st.
-func New(st *index.Store, cfg config.Config) *Service {
-	s := &Service{st: st, cfg: cfg, now: time.Now}
-	s.model = ModelFor(cfg, s)
-	return s
-}
-
 // Store is the store the service works on.
-func (s *Service) Store() *index.Store { return s.st }
+func (s *core) Store() *index.Store { return s.st }
 
 // SetClock replaces the clock (tests).
-func (s *Service) SetClock(now func() time.Time) { s.now = now }
+func (s *core) SetClock(now func() time.Time) { s.now = now }
 
 // embedder returns the store's built-in embedder, or nil.
-func (s *Service) embedder(ctx context.Context) *embed.Model {
+func (s *core) embedder(ctx context.Context) *embed.Model {
 	s.embOnce.Do(func() {
 		// Loaded once for the service's life: a caller's cancellation
 		// must not leave every later call without vectors.
@@ -279,7 +275,7 @@ func cut(s string, n int) string {
 
 // Resolve returns the full id of the memory whose id starts with prefix
 // (4+ characters, with or without "m-").
-func (s *Service) Resolve(ctx context.Context, prefix string) (string, error) {
+func (s *core) Resolve(ctx context.Context, prefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if !strings.HasPrefix(p, "m-") {
 		p = "m-" + p
@@ -301,7 +297,7 @@ func (s *Service) Resolve(ctx context.Context, prefix string) (string, error) {
 }
 
 // Get returns the memory whose id starts with idPrefix.
-func (s *Service) Get(ctx context.Context, idPrefix string) (*Memory, error) {
+func (s *core) Get(ctx context.Context, idPrefix string) (*Memory, error) {
 	r, err := s.row(ctx, idPrefix)
 	if err != nil {
 		return nil, err
@@ -320,7 +316,7 @@ type Filter struct {
 }
 
 // List returns memories: pending first, then newest.
-func (s *Service) List(ctx context.Context, f Filter) ([]Memory, error) {
+func (s *core) List(ctx context.Context, f Filter) ([]Memory, error) {
 	mf := index.MemFilter{Project: f.Project, IncludeGlobal: f.IncludeGlobal, Statuses: f.Statuses, Types: f.Types}
 	rows, err := s.st.Mem().Query(ctx, mf)
 	if err != nil {
@@ -355,7 +351,7 @@ type Counts struct {
 }
 
 // Counts counts memories by status and pending drafts.
-func (s *Service) Counts(ctx context.Context) (Counts, error) {
+func (s *core) Counts(ctx context.Context) (Counts, error) {
 	by, drafts, err := s.st.Mem().StatusCounts(ctx)
 	if err != nil {
 		return Counts{}, err
@@ -365,7 +361,7 @@ func (s *Service) Counts(ctx context.Context) (Counts, error) {
 	return c, nil
 }
 
-func (s *Service) autoApproved(t Type) bool {
+func (s *core) autoApproved(t Type) bool {
 	for _, a := range s.cfg.Memories.AutoApprove {
 		if at, err := ParseType(a); err == nil && at == t {
 			return true

@@ -64,7 +64,7 @@ type modelProposals struct {
 }
 
 // ModelFor is the model cfg chooses; s may be nil for its name and policy.
-func ModelFor(cfg config.Config, s *Service) Model {
+func ModelFor(cfg config.Config, s *core) Model {
 	switch cfg.Memories.Extractor {
 	case "ollama":
 		return &ollamaModel{s: s, chat: cfg.Ollama.ChatModel}
@@ -76,7 +76,7 @@ func ModelFor(cfg config.Config, s *Service) Model {
 
 // builtinModel is the rules alone; Ollama answers questions when
 // ollama.chat_model is set.
-type builtinModel struct{ s *Service }
+type builtinModel struct{ s *core }
 
 func (m *builtinModel) Name() string        { return BuiltinName }
 func (m *builtinModel) Policy() ModelPolicy { return ModelPolicy{InHook: true, EveryTurn: true} }
@@ -96,7 +96,7 @@ func (m *builtinModel) answer(ctx context.Context, system, schema, prompt string
 
 // ollamaModel is a local Ollama chat model.
 type ollamaModel struct {
-	s    *Service
+	s    *core
 	chat string // ollama.chat_model
 }
 
@@ -137,7 +137,7 @@ func (m *ollamaModel) answer(ctx context.Context, system, schema, prompt string,
 
 // claudeModel is the user's Claude Code, run headless.
 type claudeModel struct {
-	s *Service
+	s *core
 	// env is added to the run's environment (tests: a fake Messages API
 	// and a scratch home).
 	env []string
@@ -178,7 +178,7 @@ func (e *unavailable) Error() string { return e.msg }
 func (e *unavailable) Unwrap() error { return ErrModelUnavailable }
 
 // claudeEnvExtra is what the Claude model adds to its run's environment.
-func (s *Service) claudeEnvExtra() []string {
+func (s *core) claudeEnvExtra() []string {
 	if m, ok := s.model.(*claudeModel); ok {
 		return m.env
 	}
@@ -186,4 +186,4 @@ func (s *Service) claudeEnvExtra() []string {
 }
 
 // Model is the model the service uses.
-func (s *Service) Model() Model { return s.model }
+func (s *core) Model() Model { return s.model }

@@ -29,7 +29,7 @@ var mdLinkOnly = lazyRE(`^\[[^\]]*\]\([^)]*\)\s*(—|-|:)?\s*$`)
 // de-duplicated like any other, and stores each session's
 // session-memory/summary.md as that session's summary when it has none.
 // The files are only read.
-func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryRun bool) (NativeImport, error) {
+func (s Sync) ImportClaudeMemory(ctx context.Context, claudeDir string, dryRun bool) (NativeImport, error) {
 	res := NativeImport{Proposed: []AddResult{}, Problems: []string{}}
 	tree, err := transcripts.Discover(claudeDir)
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Service) ImportClaudeMemory(ctx context.Context, claudeDir string, dryR
 
 // projectPaths maps transcript folder names to their projects (the
 // repository a worktree folder belongs to; empty when unreadable).
-func (s *Service) projectPaths(ctx context.Context) map[string]string {
+func (s *core) projectPaths(ctx context.Context) map[string]string {
 	paths, err := s.st.FolderProjects(ctx)
 	if err != nil {
 		return map[string]string{}
@@ -75,7 +75,7 @@ func (s *Service) projectPaths(ctx context.Context) map[string]string {
 
 // importMemoryFile proposes the entries of memory file f as memories of
 // project, recording what it added and the problems it met in res.
-func (s *Service) importMemoryFile(ctx context.Context, f, project string, dryRun bool, res *NativeImport) {
+func (s *core) importMemoryFile(ctx context.Context, f, project string, dryRun bool, res *NativeImport) {
 	b, err := readSmall(f)
 	if err != nil {
 		res.Problems = append(res.Problems, err.Error())
@@ -97,7 +97,7 @@ func (s *Service) importMemoryFile(ctx context.Context, f, project string, dryRu
 // importSessionMemory stores session sid's session-memory summary f as its
 // summary when it has none and f reads as one; only a failed write is an
 // error.
-func (s *Service) importSessionMemory(ctx context.Context, sid, f, project string, res *NativeImport) error {
+func (s *core) importSessionMemory(ctx context.Context, sid, f, project string, res *NativeImport) error {
 	stored, err := s.st.Mem().Summaries(ctx, sid, "", 1)
 	if err != nil || len(stored) > 0 {
 		return nil

@@ -29,7 +29,7 @@ func TestImportClaudeMemorySkipsForgotten(t *testing.T) {
 	if _, err := s.st.Forget(ctx, index.ForgetTarget{Session: sid}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ImportClaudeMemory(ctx, claude, false)
+	res, err := s.Sync.ImportClaudeMemory(ctx, claude, false)
 	if err != nil || res.Summaries != 0 || len(res.Proposed) != 1 {
 		t.Fatalf("import after forgetting the session: %v %+v", err, res)
 	}
@@ -40,7 +40,7 @@ func TestImportClaudeMemorySkipsForgotten(t *testing.T) {
 	if _, err := s.st.Forget(ctx, index.ForgetTarget{Project: "/work/proj"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.ImportClaudeMemory(ctx, claude, false)
+	res, err = s.Sync.ImportClaudeMemory(ctx, claude, false)
 	if err != nil || res.Files != 0 || len(res.Proposed) != 0 || res.Summaries != 0 {
 		t.Fatalf("import after forgetting the project: %v %+v", err, res)
 	}

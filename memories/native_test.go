@@ -33,14 +33,14 @@ func TestImportClaudeMemory(t *testing.T) {
 	for name := range files {
 		before[name], _ = os.ReadFile(filepath.Join(mem, name))
 	}
-	dry, err := s.ImportClaudeMemory(ctx, claude, true)
+	dry, err := s.Sync.ImportClaudeMemory(ctx, claude, true)
 	if err != nil || len(dry.Proposed) != 4 {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
 	if ms, _ := s.List(ctx, Filter{}); len(ms) != 0 {
 		t.Fatal("dry run stored memories")
 	}
-	res, err := s.ImportClaudeMemory(ctx, claude, false)
+	res, err := s.Sync.ImportClaudeMemory(ctx, claude, false)
 	if err != nil || res.Files != 3 || len(res.Proposed) != 4 || res.Summaries != 1 {
 		t.Fatalf("import: %v %+v", err, res)
 	}
@@ -57,7 +57,7 @@ func TestImportClaudeMemory(t *testing.T) {
 		t.Fatalf("types: %v", types)
 	}
 	// Again: de-duplicated (bumped), nothing new.
-	again, err := s.ImportClaudeMemory(ctx, claude, false)
+	again, err := s.Sync.ImportClaudeMemory(ctx, claude, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestImportClaudeMemory(t *testing.T) {
 			t.Fatalf("%s was modified", name)
 		}
 	}
-	sum, err := s.Summary(ctx, tr.sid)
+	sum, err := s.Drafts.Summary(ctx, tr.sid)
 	if err != nil || sum.Source != "claude-session-memory" || len(sum.Sections["Completed"]) != 1 {
 		t.Fatalf("session memory summary: %v %+v", err, sum)
 	}
@@ -96,7 +96,7 @@ func TestImportClaudeMemoryOfAWorktree(t *testing.T) {
 	if _, err := s.st.Sync(ctx, claude, index.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ImportClaudeMemory(ctx, claude, false)
+	res, err := s.Sync.ImportClaudeMemory(ctx, claude, false)
 	if err != nil || len(res.Proposed) != 1 {
 		t.Fatalf("import: %v %+v", err, res)
 	}

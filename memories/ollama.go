@@ -197,7 +197,7 @@ func (m ollamaMemory) sourceUUIDs(refs map[string]string) []string {
 }
 
 // ollamaClient builds the client from the config.
-func (s *Service) ollamaClient() (*ollama.Client, string, error) {
+func (s *core) ollamaClient() (*ollama.Client, string, error) {
 	base, err := ollama.ResolveHost(s.cfg.Ollama.Host)
 	if err != nil {
 		return nil, "", fmt.Errorf("ollama.host: %w", err)
@@ -209,7 +209,7 @@ func (s *Service) ollamaClient() (*ollama.Client, string, error) {
 // ollamaChat returns the chat model with a client and its host, or an
 // ErrOllamaUnavailable error; why ("" or ending in a space) starts the
 // message saying the model is not set.
-func (s *Service) ollamaChat(why string) (client *ollama.Client, base, model string, err error) {
+func (s *core) ollamaChat(why string) (client *ollama.Client, base, model string, err error) {
 	model = s.cfg.Ollama.ChatModel
 	if model == "" {
 		return nil, "", "", fmt.Errorf("%w: %sollama.chat_model is empty", ErrOllamaUnavailable, why)
@@ -223,7 +223,7 @@ func (s *Service) ollamaChat(why string) (client *ollama.Client, base, model str
 
 // ollamaExtract asks the configured chat model for memories, chunk by
 // chunk, showing it the existing memories closest to each chunk.
-func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entries []index.MemEntry) ([]NewMemory, error) {
+func (s *core) ollamaExtract(ctx context.Context, sid, project string, entries []index.MemEntry) ([]NewMemory, error) {
 	client, base, model, err := s.ollamaChat("memories.extractor is ollama but ")
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (s *Service) ollamaExtract(ctx context.Context, sid, project string, entrie
 }
 
 // similarForPrompt returns up to 8 memories of the project close to text.
-func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([]Memory, error) {
+func (s *core) similarForPrompt(ctx context.Context, text, project string) ([]Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	mc, err := s.loadCache(ctx, false, project)
@@ -272,7 +272,7 @@ func (s *Service) similarForPrompt(ctx context.Context, text, project string) ([
 	return out, nil
 }
 
-func (s *Service) chat(ctx context.Context, client *ollama.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
+func (s *core) chat(ctx context.Context, client *ollama.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
 	var prompt strings.Builder
 	prompt.WriteString("Existing memories:\n")
 	if len(existing) == 0 {
@@ -340,7 +340,7 @@ exactly. Never include secrets, tokens or passwords.`
 
 // ollamaSummary asks the chat model for a session's summary sections from
 // the start and the end of the session (about 18,000 characters).
-func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (map[string][]string, error) {
+func (s *core) ollamaSummary(ctx context.Context, entries []index.MemEntry) (map[string][]string, error) {
 	client, base, model, err := s.ollamaChat("")
 	if err != nil {
 		return nil, err
@@ -365,7 +365,7 @@ func (s *Service) ollamaSummary(ctx context.Context, entries []index.MemEntry) (
 
 // ollamaTimeout is how long to wait for the model (ollama.timeout, or a
 // minute).
-func (s *Service) ollamaTimeout() time.Duration {
+func (s *core) ollamaTimeout() time.Duration {
 	if t := s.cfg.Ollama.Timeout.Duration; t > 0 {
 		return t
 	}

@@ -98,7 +98,7 @@ func TestOllamaExtract(t *testing.T) {
 			{"type":"opinion","content":"bad type","sources":["#1"]},
 			{"type":"gotcha","content":"Unknown ref","sources":["#99"]}]}`, old)
 	}
-	res, err := s.Extract(ctx, ExtractOptions{})
+	res, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestOllamaFallsBack(t *testing.T) {
 			setup(f)
 			s, _ := ollamaService(t, f)
 			start := time.Now()
-			res, err := s.Extract(context.Background(), ExtractOptions{})
+			res, err := s.Curator.Extract(context.Background(), ExtractOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +239,7 @@ func TestOllamaSkippedUnderHookDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := s.ExtractSession(ctx, tr.sid, ExtractOptions{})
+	res, err := s.Curator.ExtractSession(ctx, tr.sid, ExtractOptions{})
 	if err != nil || res.Extractor != "builtin" || !strings.Contains(res.Notice, "deadline") || time.Since(start) > time.Second {
 		t.Fatalf("%v %+v after %v", err, res, time.Since(start))
 	}

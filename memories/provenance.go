@@ -55,7 +55,7 @@ var editTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}
 // from one typed prompt to the next), each with whether it changed on
 // disk since. None for a memory with no source session, or whose session
 // the store no longer holds.
-func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, error) {
+func (s Recall) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, error) {
 	all, err := s.SourceFilesEach(ctx, []Memory{*m})
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Service) SourceFiles(ctx context.Context, m *Memory) ([]SourceFile, err
 
 // SourceFilesEach is SourceFiles of each of ms, reading each source
 // session once (a page of search results often shares a few sessions).
-func (s *Service) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceFile, error) {
+func (s Recall) SourceFilesEach(ctx context.Context, ms []Memory) ([][]SourceFile, error) {
 	out := make([][]SourceFile, len(ms))
 	err := s.eachSource(ctx, ms, func(i int, src *sourceSession) {
 		out[i] = filesOfTurns(src.entries, ms[i].SourceUUIDs, src.dir)
@@ -83,7 +83,7 @@ type Provenance struct {
 
 // ProvenanceEach is the Provenance of each of ms, reading each source
 // session once.
-func (s *Service) ProvenanceEach(ctx context.Context, ms []Memory) ([]Provenance, error) {
+func (s Recall) ProvenanceEach(ctx context.Context, ms []Memory) ([]Provenance, error) {
 	out := make([]Provenance, len(ms))
 	err := s.eachSource(ctx, ms, func(i int, src *sourceSession) {
 		for _, f := range filesOfTurns(src.entries, ms[i].SourceUUIDs, src.dir) {
@@ -102,7 +102,7 @@ type sourceSession struct {
 
 // eachSource calls fn with the source session of each of ms that has one
 // the store still holds, reading each session once.
-func (s *Service) eachSource(ctx context.Context, ms []Memory, fn func(i int, src *sourceSession)) error {
+func (s *core) eachSource(ctx context.Context, ms []Memory, fn func(i int, src *sourceSession)) error {
 	sessions := map[string]*sourceSession{} // nil: not in the store
 	for i := range ms {
 		m := &ms[i]

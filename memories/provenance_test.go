@@ -42,12 +42,12 @@ func TestSourceFiles(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(proj, "Makefile"), old, old); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Add(ctx, NewMemory{Project: proj, Type: Decision, Content: "Deploy with `fly deploy --remote-only`, never build the image locally.",
+	r, err := s.Curator.Add(ctx, NewMemory{Project: proj, Type: Decision, Content: "Deploy with `fly deploy --remote-only`, never build the image locally.",
 		SourceSession: tr.sid, SourceUUIDs: []string{src}, Origin: OriginExtractor})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := s.SourceFiles(ctx, r.Memory)
+	files, err := s.Recall.SourceFiles(ctx, r.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSourceFiles(t *testing.T) {
 	}
 	// A page of results: each memory its own files, the session read once;
 	// a memory with no source session, or a forgotten one, has none.
-	each, err := s.SourceFilesEach(ctx, []Memory{*r.Memory, {ID: "m-none"}, *r.Memory, {SourceSession: "no-such-session", SourceUUIDs: []string{"x"}}})
+	each, err := s.Recall.SourceFilesEach(ctx, []Memory{*r.Memory, {ID: "m-none"}, *r.Memory, {SourceSession: "no-such-session", SourceUUIDs: []string{"x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +88,14 @@ func TestProvenanceCommands(t *testing.T) {
 	tr.bash("git push --set-upstream origin feature", "branch 'feature' set up to track 'origin/feature'.", false)
 	tr.assistant("Pushed the branch.")
 	tr.write(t, s, t.TempDir())
-	if _, err := s.Extract(ctx, ExtractOptions{}); err != nil {
+	if _, err := s.Curator.Extract(ctx, ExtractOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := s.List(ctx, Filter{Statuses: []Status{Pending}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prov, err := s.ProvenanceEach(ctx, ms)
+	prov, err := s.Recall.ProvenanceEach(ctx, ms)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,12 +58,20 @@ const (
 
 // Rank returns approved memories relevant to query: similarity ×
 // importance/3 × recency × confidence, at or above the threshold, best first.
-func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked, error) {
+func (s Recall) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked, error) {
 	if o.Limit <= 0 {
 		o.Limit = 10
 	}
 	if o.Threshold == 0 {
 		o.Threshold = s.cfg.Memories.MinRelevance
+	}
+	// Ranking loads every memory of every project: skip it when no
+	// approved memory of the project (nor a global one) is left once
+	// Exclude is left out.
+	if none, err := s.noCandidates(ctx, o); err != nil {
+		return nil, err
+	} else if none {
+		return []Ranked{}, nil
 	}
 	s.mu.Lock()
 	mc, err := s.loadCache(ctx, true, o.Project)
@@ -81,7 +89,18 @@ func (s *Service) Rank(ctx context.Context, query string, o RankOptions) ([]Rank
 	return out, nil
 }
 
-func (s *Service) touch(ctx context.Context, rs []Ranked) error {
+// noCandidates reports whether Rank has nothing to rank: no approved
+// memory of o.Project (or global; of any project without one) outside
+// o.Exclude.
+func (s *core) noCandidates(ctx context.Context, o RankOptions) (bool, error) {
+	ms, err := s.List(ctx, Filter{Statuses: []Status{Approved}, Project: o.Project, IncludeGlobal: true})
+	if err != nil {
+		return false, err
+	}
+	return !slices.ContainsFunc(ms, func(m Memory) bool { return !slices.Contains(o.Exclude, m.ID) }), nil
+}
+
+func (s *core) touch(ctx context.Context, rs []Ranked) error {
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.ID
@@ -114,7 +133,7 @@ func (mc *memCache) weight(c *cached, n float64) float64 {
 }
 
 // rank scores the memories keep accepts; callers hold s.mu.
-func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
+func (s *core) rank(ctx context.Context, mc *memCache, query string, o RankOptions, keep func(*cached) bool) []Ranked {
 	q := rankQuery{mc: mc, o: o, keep: keep, now: s.now(), qv: s.queryVector(ctx, mc, query),
 		overlap: map[int32]float64{}, held: map[int32]int{}}
 	q.weighWords(queryWords(query))
@@ -147,7 +166,7 @@ func (s *Service) rank(ctx context.Context, mc *memCache, query string, o RankOp
 
 // queryVector embeds query when mc's vectors are the embedder's; nil
 // otherwise.
-func (s *Service) queryVector(ctx context.Context, mc *memCache, query string) []float32 {
+func (s *core) queryVector(ctx context.Context, mc *memCache, query string) []float32 {
 	m := s.embedder(ctx)
 	if m == nil || mc.embedder != m.ID() {
 		return nil
@@ -310,7 +329,7 @@ func (q *rankQuery) lexical(i int32, c *cached) (float64, string, float64) {
 // memories, filtered in SQL: the full memory cache (every memory, its
 // tokens and vectors) cost a hook ~25 ms at 2,000 memories, and every
 // caller (SessionStart, `cairn recall`, the TUI) wants this one ranking.
-func (s *Service) Top(ctx context.Context, project string, limit int) ([]Ranked, error) {
+func (s Recall) Top(ctx context.Context, project string, limit int) ([]Ranked, error) {
 	if limit <= 0 {
 		limit = 10
 	}
@@ -369,7 +388,7 @@ func globalLast(a, b string) int {
 
 // Related returns memories linked to id or sharing its words or tags
 // (any status but rejected), best first.
-func (s *Service) Related(ctx context.Context, id string, tags []string, limit int) ([]Memory, error) {
+func (s Recall) Related(ctx context.Context, id string, tags []string, limit int) ([]Memory, error) {
 	if limit <= 0 {
 		limit = 5
 	}
@@ -439,7 +458,7 @@ func linksTo(links []index.MemLink, id string) bool {
 
 // Search finds memories of any status but rejected matching query (and,
 // when given, of the types and carrying all the tags), best first.
-func (s *Service) Search(ctx context.Context, query string, types []Type, tags []string, limit int) ([]Ranked, error) {
+func (s Recall) Search(ctx context.Context, query string, types []Type, tags []string, limit int) ([]Ranked, error) {
 	if limit <= 0 {
 		limit = 10
 	}
@@ -471,7 +490,7 @@ func searchFilter(types []Type, tags []string) func(*cached) bool {
 }
 
 // newest returns the newest memories of mc that keep accepts.
-func (s *Service) newest(mc *memCache, keep func(*cached) bool, limit int) []Ranked {
+func (s *core) newest(mc *memCache, keep func(*cached) bool, limit int) []Ranked {
 	now := s.now()
 	var hits []*cached
 	for _, c := range mc.items {
@@ -493,7 +512,7 @@ func (s *Service) newest(mc *memCache, keep func(*cached) bool, limit int) []Ran
 }
 
 // RecordInjection records memories injected into a session by a hook event.
-func (s *Service) RecordInjection(ctx context.Context, sessionID, event string, ids []string) error {
+func (s Feedback) RecordInjection(ctx context.Context, sessionID, event string, ids []string) error {
 	if err := s.st.Mem().RecordInjection(ctx, sessionID, event, uniq(ids), s.now()); err != nil {
 		return err
 	}
@@ -504,7 +523,7 @@ func (s *Service) RecordInjection(ctx context.Context, sessionID, event string, 
 }
 
 // Injected lists the memory ids injected into a session, in order.
-func (s *Service) Injected(ctx context.Context, sessionID string) ([]string, error) {
+func (s Feedback) Injected(ctx context.Context, sessionID string) ([]string, error) {
 	rows, err := s.st.Mem().Injections(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -521,7 +540,7 @@ func (s *Service) Injected(ctx context.Context, sessionID string) ([]string, err
 // ScoreUsage checks the memories injected into a session against what the
 // assistant wrote after the injection: a memory whose distinctive words
 // (at least half of them, and at least two) reappear counts as used.
-func (s *Service) ScoreUsage(ctx context.Context, sessionID string) (checked, used int, err error) {
+func (s Feedback) ScoreUsage(ctx context.Context, sessionID string) (checked, used int, err error) {
 	inj, err := s.st.Mem().Injections(ctx, sessionID)
 	if err != nil || len(inj) == 0 {
 		return 0, 0, err

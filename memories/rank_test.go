@@ -28,7 +28,7 @@ func TestRankOrder(t *testing.T) {
 	mustAdd(t, s, NewMemory{Project: "/p", Type: Decision, Content: "Stripe pending memory is not recalled"})
 	progress := approve(t, s, NewMemory{Project: "/p", Type: Progress, Content: "Migrating Stripe customers to the new schema"})
 
-	rs, err := s.Rank(ctx, "stripe", RankOptions{Project: "/p", Limit: 10, Threshold: 0.01})
+	rs, err := s.Recall.Rank(ctx, "stripe", RankOptions{Project: "/p", Limit: 10, Threshold: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestRankOrder(t *testing.T) {
 	}
 	// Progress decays: after 7 days it is gone.
 	*clock = now.Add(8 * 24 * time.Hour)
-	rs, _ = s.Rank(ctx, "stripe customers", RankOptions{Project: "/p", Threshold: 0.01})
+	rs, _ = s.Recall.Rank(ctx, "stripe customers", RankOptions{Project: "/p", Threshold: 0.01})
 	for _, r := range rs {
 		if r.ID == progress {
 			t.Fatal("decayed progress memory still ranked")
@@ -61,22 +61,22 @@ func TestRankOrder(t *testing.T) {
 	}
 	*clock = now
 	// Threshold and exclusion.
-	rs, _ = s.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 10})
+	rs, _ = s.Recall.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 10})
 	if len(rs) != 0 {
 		t.Fatalf("threshold 10 let %d through", len(rs))
 	}
-	rs, _ = s.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 0.01, Exclude: []string{important}})
+	rs, _ = s.Recall.Rank(ctx, "stripe", RankOptions{Project: "/p", Threshold: 0.01, Exclude: []string{important}})
 	for _, r := range rs {
 		if r.ID == important {
 			t.Fatal("excluded memory ranked")
 		}
 	}
 	// Nothing in common: nothing ranked.
-	if rs, _ := s.Rank(ctx, "kubernetes helm chart", RankOptions{Project: "/p", Threshold: 0.01}); len(rs) != 0 {
+	if rs, _ := s.Recall.Rank(ctx, "kubernetes helm chart", RankOptions{Project: "/p", Threshold: 0.01}); len(rs) != 0 {
 		t.Fatalf("unrelated query ranked %d", len(rs))
 	}
 	// Touch counts accesses.
-	rs, err = s.Rank(ctx, "card numbers", RankOptions{Project: "/p", Threshold: 0.01, Touch: true})
+	rs, err = s.Recall.Rank(ctx, "card numbers", RankOptions{Project: "/p", Threshold: 0.01, Touch: true})
 	if err != nil || len(rs) == 0 || rs[0].ID != important || rs[0].AccessCount != 1 {
 		t.Fatalf("touch: %v %+v", err, rs)
 	}
@@ -93,14 +93,14 @@ func TestTopAndSearch(t *testing.T) {
 	b := approve(t, s, NewMemory{Project: "/p", Type: Fact, Content: "The NATS cluster has three nodes", Importance: 2})
 	pend := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "NATS JetStream is enabled", Tags: []string{"nats"}}).Memory.ID
 	rej := mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "NATS is deprecated here"}).Memory.ID
-	if _, err := s.SetStatus(ctx, rej, Rejected); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, rej, Rejected); err != nil {
 		t.Fatal(err)
 	}
-	top, err := s.Top(ctx, "/p", 10)
+	top, err := s.Recall.Top(ctx, "/p", 10)
 	if err != nil || len(top) != 2 || top[0].ID != a || top[1].ID != b {
 		t.Fatalf("top: %v %+v", err, top)
 	}
-	rs, err := s.Search(ctx, "nats", nil, nil, 10)
+	rs, err := s.Recall.Search(ctx, "nats", nil, nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +114,14 @@ func TestTopAndSearch(t *testing.T) {
 	clock := fixedClock(s, time.Now().Add(time.Hour))
 	newest := mustAdd(t, s, NewMemory{Project: "/p", Type: Context, Content: "Quarter closes on Friday"}).Memory.ID
 	*clock = time.Now()
-	if rs, _ := s.Search(ctx, "", nil, nil, 2); len(rs) != 2 || rs[0].ID != newest {
+	if rs, _ := s.Recall.Search(ctx, "", nil, nil, 2); len(rs) != 2 || rs[0].ID != newest {
 		t.Fatalf("search without a query: newest first: %+v", rs)
 	}
-	rs, _ = s.Search(ctx, "nats", []Type{Fact}, []string{"nats"}, 10)
+	rs, _ = s.Recall.Search(ctx, "nats", []Type{Fact}, []string{"nats"}, 10)
 	if len(rs) != 1 || rs[0].ID != pend {
 		t.Fatalf("search by type and tag: %+v", rs)
 	}
-	rel, err := s.Related(ctx, b, nil, 5)
+	rel, err := s.Recall.Related(ctx, b, nil, 5)
 	if err != nil || len(rel) == 0 {
 		t.Fatalf("related: %v %+v", err, rel)
 	}
@@ -141,13 +141,13 @@ func TestInjectionsAndUsage(t *testing.T) {
 	tr := newTranscript("31111111-2222-4333-8444-555555555555", "/work/proj")
 	tr.user("run the integration tests")
 	tr.write(t, s, claude)
-	if err := s.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used, unused, used}); err != nil {
+	if err := s.Feedback.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used, unused, used}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used}); err != nil {
+	if err := s.Feedback.RecordInjection(ctx, tr.sid, "UserPromptSubmit", []string{used}); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := s.Injected(ctx, tr.sid)
+	ids, err := s.Feedback.Injected(ctx, tr.sid)
 	if err != nil || len(ids) != 2 {
 		t.Fatalf("injected: %v %v", err, ids)
 	}
@@ -158,7 +158,7 @@ func TestInjectionsAndUsage(t *testing.T) {
 	tr.t0 = time.Now().Add(time.Minute) // written after the injection
 	tr.assistant("First I run `make migrate-up` so the migrations are applied, then the integration tests.")
 	tr.write(t, s, claude)
-	checked, n, err := s.ScoreUsage(ctx, tr.sid)
+	checked, n, err := s.Feedback.ScoreUsage(ctx, tr.sid)
 	if err != nil || checked != 2 || n != 1 {
 		t.Fatalf("usage: %v checked %d used %d", err, checked, n)
 	}
@@ -166,7 +166,7 @@ func TestInjectionsAndUsage(t *testing.T) {
 	if m.Used != 1 {
 		t.Fatalf("used = %d", m.Used)
 	}
-	if checked, _, _ := s.ScoreUsage(ctx, tr.sid); checked != 0 {
+	if checked, _, _ := s.Feedback.ScoreUsage(ctx, tr.sid); checked != 0 {
 		t.Fatal("usage scored twice")
 	}
 }
@@ -185,19 +185,19 @@ func TestConcurrentUse(t *testing.T) {
 			for i := range 10 {
 				switch (g + i) % 4 {
 				case 0:
-					if _, err := s.Rank(ctx, "billing queue", RankOptions{Project: "/p", Threshold: 0.01, Touch: i%2 == 0}); err != nil {
+					if _, err := s.Recall.Rank(ctx, "billing queue", RankOptions{Project: "/p", Threshold: 0.01, Touch: i%2 == 0}); err != nil {
 						t.Error(err)
 					}
 				case 1:
-					if _, err := s.Add(ctx, NewMemory{Project: "/p", Type: Fact, Content: fmt.Sprintf("Goroutine %d note %d on invoices", g, i)}); err != nil {
+					if _, err := s.Curator.Add(ctx, NewMemory{Project: "/p", Type: Fact, Content: fmt.Sprintf("Goroutine %d note %d on invoices", g, i)}); err != nil {
 						t.Error(err)
 					}
 				case 2:
-					if _, err := s.Top(ctx, "/p", 5); err != nil {
+					if _, err := s.Recall.Top(ctx, "/p", 5); err != nil {
 						t.Error(err)
 					}
 				case 3:
-					if _, err := s.Search(ctx, "invoices", nil, nil, 5); err != nil {
+					if _, err := s.Recall.Search(ctx, "invoices", nil, nil, 5); err != nil {
 						t.Error(err)
 					}
 				}
@@ -222,7 +222,7 @@ func TestRankLongPrompt(t *testing.T) {
 	prompt := `I'm looking at the CI run from this morning and the test job failed again. Could you go through the logs,
 figure out whether it's the websocket reconnect thing we saw last week or something new in the billing module, and then
 update the changelog and the docs for the release? Also check whether the staging deploy picked up the new config.`
-	rs, err := s.Rank(ctx, prompt, RankOptions{Project: "/p", Threshold: 0.35, Limit: 3, Prompt: true})
+	rs, err := s.Recall.Rank(ctx, prompt, RankOptions{Project: "/p", Threshold: 0.35, Limit: 3, Prompt: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func sameFact(m match, neg bool) bool {
 // reviewedBefore applies the rule above to proposal n and its similar
 // memories cands (best first); done is false when no review speaks
 // against it.
-func (s *Service) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory, toks []uint32, neg bool, cands []match,
+func (s *core) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory, toks []uint32, neg bool, cands []match,
 	now time.Time, dry bool, ws *writeSet) (res AddResult, done bool, err error) {
 	for _, m := range cands {
 		if !sameFact(m, neg) {
@@ -88,7 +88,7 @@ func skipped(r *index.MemRow, action string, now time.Time) AddResult {
 // bumpReviewed records proposal n as one more source of the reviewed
 // memory r (approved, or the live memory that superseded the one n
 // repeats); pending ones take n's wording as any duplicate does.
-func (s *Service) bumpReviewed(ctx context.Context, r *index.MemRow, n *NewMemory, now time.Time, dry bool, ws *writeSet) (AddResult, bool, error) {
+func (s *core) bumpReviewed(ctx context.Context, r *index.MemRow, n *NewMemory, now time.Time, dry bool, ws *writeSet) (AddResult, bool, error) {
 	old, action, unchanged := mergeDuplicate(match{c: &cached{row: r}, jaccard: sameJaccard}, n, now)
 	if r.Status == Pending {
 		old, action, unchanged = mergeDuplicate(match{c: &cached{row: r}}, n, now)
@@ -136,7 +136,7 @@ func (mc *memCache) supersededBy(id string) *index.MemRow {
 
 // keepFingerprint remembers a rejected or superseded memory about to be
 // deleted, so a proposal repeating it is still turned away.
-func (s *Service) keepFingerprint(ctx context.Context, r *index.MemRow) error {
+func (s *core) keepFingerprint(ctx context.Context, r *index.MemRow) error {
 	switch r.Status {
 	case Rejected, Superseded:
 	default:

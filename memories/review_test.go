@@ -23,7 +23,7 @@ func tokensOf(s string) []uint32 { t, _ := tokens(s); return t }
 func TestReviewsAreRemembered(t *testing.T) {
 	ctx := context.Background()
 	s := sampleService(t)
-	first, err := s.Extract(ctx, ExtractOptions{})
+	first, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +42,14 @@ func TestReviewsAreRemembered(t *testing.T) {
 	for _, m := range picked {
 		t.Logf("%s %s: %s", m.ID, m.Type, m.Content)
 	}
-	if _, err := s.SetStatus(ctx, noise.ID, Rejected); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, noise.ID, Rejected); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Merge(ctx, keep.ID, dupe.ID); err != nil {
+	if _, err := s.Curator.Merge(ctx, keep.ID, dupe.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{keep.ID, good.ID} {
-		if _, err := s.SetStatus(ctx, id, Approved); err != nil {
+		if _, err := s.Curator.SetStatus(ctx, id, Approved); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestReviewsAreRemembered(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	again, err := s.Extract(ctx, ExtractOptions{})
+	again, err := s.Curator.Extract(ctx, ExtractOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func TestReviewsAreRemembered(t *testing.T) {
 	}
 
 	// 2. An approved /summarize draft says them in other words.
-	d, err := s.AddDraft(ctx, noise.SourceSession, "## Discoveries\n\n- "+paraphrase(noise.Content)+"\n- "+paraphrase(dupe.Content)+"\n- "+paraphrase(good.Content)+"\n")
+	d, err := s.Drafts.AddDraft(ctx, noise.SourceSession, "## Discoveries\n\n- "+paraphrase(noise.Content)+"\n- "+paraphrase(dupe.Content)+"\n- "+paraphrase(good.Content)+"\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, results, err := s.ApproveDraft(ctx, d.ID)
+	_, results, err := s.Drafts.ApproveDraft(ctx, d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestReviewsAreRemembered(t *testing.T) {
 	expect("/remember", r, ActionSkippedRejected)
 
 	// 4. Deleted, the rejected memory still turns its fact away.
-	if err := s.Delete(ctx, noise.ID); err != nil {
+	if err := s.Curator.Delete(ctx, noise.ID); err != nil {
 		t.Fatal(err)
 	}
 	before--

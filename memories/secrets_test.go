@@ -39,7 +39,7 @@ func TestNoSecretReachesMemoriesSummariesDraftsOrSync(t *testing.T) {
 	tr.user("Remember that the deploy token is " + planted[1] + " for the CI pipeline.")
 	tr.assistant("The upload failed because the key `" + planted[2] + "` in `config/aws.yml` had expired. Fixed by rotating it with `aws iam create-access-key`.")
 	tr.write(t, s, claude)
-	res, err := s.Extract(ctx, ExtractOptions{Summaries: true})
+	res, err := s.Curator.Extract(ctx, ExtractOptions{Summaries: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,38 +50,38 @@ func TestNoSecretReachesMemoriesSummariesDraftsOrSync(t *testing.T) {
 	if !strings.Contains(r.Memory.Content, "[redacted:") {
 		t.Fatalf("not redacted: %q", r.Memory.Content)
 	}
-	d, err := s.AddDraft(ctx, tr.sid, "## Learned\n- The staging key is "+planted[1]+" and it rotates monthly\n")
+	d, err := s.Drafts.AddDraft(ctx, tr.sid, "## Learned\n- The staging key is "+planted[1]+" and it rotates monthly\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.ApproveDraft(ctx, d.ID); err != nil {
+	if _, _, err := s.Drafts.ApproveDraft(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
 	ms, _ := s.List(ctx, Filter{})
 	for _, m := range ms {
-		if _, err := s.SetStatus(ctx, m.ID, Approved); err != nil {
+		if _, err := s.Curator.SetStatus(ctx, m.ID, Approved); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Sync(ctx, SyncOptions{Project: proj}); err != nil {
+	if _, err := s.Sync.Sync(ctx, SyncOptions{Project: proj}); err != nil {
 		t.Fatal(err)
 	}
-	syn, err := s.Synthesize(ctx, proj, false)
+	syn, err := s.Drafts.Synthesize(ctx, proj, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var exp, md bytes.Buffer
-	s.ExportJSONL(ctx, &exp)
-	s.ExportMarkdown(ctx, &md)
+	s.Sync.ExportJSONL(ctx, &exp)
+	s.Sync.ExportMarkdown(ctx, &md)
 	synced, _ := os.ReadFile(filepath.Join(proj, "CLAUDE.md"))
-	sum, _ := s.Summary(ctx, tr.sid)
+	sum, _ := s.Drafts.Summary(ctx, tr.sid)
 	outputs := map[string]string{"export": exp.String(), "markdown": md.String(), "CLAUDE.md": string(synced),
 		"synthesis": syn.Markdown, "summary": sum.Markdown}
 	ms, _ = s.List(ctx, Filter{})
 	for _, m := range ms {
 		outputs["memory "+m.ID] = m.Content + strings.Join(m.Tags, " ")
 	}
-	ds, _ := s.Drafts(ctx, "all")
+	ds, _ := s.Drafts.Drafts(ctx, "all")
 	for _, d := range ds {
 		outputs["draft "+d.ID] = d.Markdown
 	}
@@ -97,7 +97,7 @@ func TestNoSecretReachesMemoriesSummariesDraftsOrSync(t *testing.T) {
 	s2 := newService(t)
 	in := `{"kind":"cairn-export","version":1}` + "\n" +
 		`{"kind":"memory","memory":{"id":"m-0000abcd","type":"fact","content":"key ` + planted[1] + `","importance":3,"status":"approved","created":"2026-01-01T00:00:00Z","updated":"2026-01-01T00:00:00Z"}}` + "\n"
-	if _, err := s2.Import(ctx, strings.NewReader(in)); err != nil {
+	if _, err := s2.Sync.Import(ctx, strings.NewReader(in)); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := s2.Get(ctx, "m-0000abcd")

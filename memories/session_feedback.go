@@ -26,7 +26,7 @@ type injReset struct {
 
 func injResetKey(session string) string { return "memories.injections-reset:" + session }
 
-func (s *Service) injReset(ctx context.Context, session string) (injReset, error) {
+func (s *core) injReset(ctx context.Context, session string) (injReset, error) {
 	var r injReset
 	b, ok, err := s.st.Setting(ctx, injResetKey(session))
 	if err != nil || !ok {
@@ -42,7 +42,7 @@ func (s *Service) injReset(ctx context.Context, session string) (injReset, error
 // what it holds goes: after compaction (SessionStart with source
 // "compact") the model no longer has it, so the same memories may be
 // injected again. The injection records stay (usage scoring reads them).
-func (s *Service) ResetInjected(ctx context.Context, session string) error {
+func (s Feedback) ResetInjected(ctx context.Context, session string) error {
 	r, err := s.injReset(ctx, session)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (s *Service) ResetInjected(ctx context.Context, session string) error {
 
 // InjectedSinceReset lists the memory ids injected into a session since
 // its last compaction (all of them when it was never compacted), in order.
-func (s *Service) InjectedSinceReset(ctx context.Context, session string) ([]string, error) {
+func (s Feedback) InjectedSinceReset(ctx context.Context, session string) ([]string, error) {
 	r, err := s.injReset(ctx, session)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (s *Service) InjectedSinceReset(ctx context.Context, session string) ([]str
 // RecordInjectionSinceReset records an injection into a session; after a
 // compaction it is recorded as a new injection (its own row), not merged
 // into the one before.
-func (s *Service) RecordInjectionSinceReset(ctx context.Context, session, event string, ids []string) error {
+func (s Feedback) RecordInjectionSinceReset(ctx context.Context, session, event string, ids []string) error {
 	r, err := s.injReset(ctx, session)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ type UsageOptions struct {
 // least half of them) reappear in what it wrote after the injection (the
 // stored text, plus o.Reply). An injection is never settled without a
 // reply after it; o.Final re-scores every injection not found used yet.
-func (s *Service) ScoreUsageWith(ctx context.Context, session string, o UsageOptions) (checked, used int, err error) {
+func (s Feedback) ScoreUsageWith(ctx context.Context, session string, o UsageOptions) (checked, used int, err error) {
 	inj, err := s.st.Mem().Injections(ctx, session)
 	if err != nil || len(inj) == 0 {
 		return 0, 0, err
@@ -192,12 +192,12 @@ func reviewReminderKey(project string) string { return "memories.review-reminder
 
 // PendingFor counts what awaits review for a project: its memories (and
 // global ones) and the summary drafts of its sessions.
-func (s *Service) PendingFor(ctx context.Context, project string) (mems, drafts int, err error) {
+func (s Feedback) PendingFor(ctx context.Context, project string) (mems, drafts int, err error) {
 	ms, err := s.List(ctx, Filter{Statuses: []Status{Pending}, Project: project, IncludeGlobal: true})
 	if err != nil {
 		return 0, 0, err
 	}
-	ds, err := s.Drafts(ctx, "pending")
+	ds, err := s.drafts().Drafts(ctx, "pending")
 	if err != nil {
 		return len(ms), 0, err
 	}
@@ -212,7 +212,7 @@ func (s *Service) PendingFor(ctx context.Context, project string) (mems, drafts 
 // TakeReviewReminder reports whether a session of project should remind
 // the person of pending reviews now: at most once per
 // ReviewReminderEvery. It records the reminder when it says yes.
-func (s *Service) TakeReviewReminder(ctx context.Context, project string) (bool, error) {
+func (s Feedback) TakeReviewReminder(ctx context.Context, project string) (bool, error) {
 	now := s.now()
 	b, ok, err := s.st.Setting(ctx, reviewReminderKey(project))
 	if err != nil {

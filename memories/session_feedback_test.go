@@ -20,16 +20,16 @@ func TestUsageWaitsForTheReply(t *testing.T) {
 	tr := newTranscript("41111111-2222-4333-8444-555555555555", "/work/proj")
 	tr.user("run the integration tests")
 	tr.write(t, s, claude)
-	if err := s.RecordInjectionSinceReset(ctx, tr.sid, "SessionStart", []string{usedLater, usedNow, never}); err != nil {
+	if err := s.Feedback.RecordInjectionSinceReset(ctx, tr.sid, "SessionStart", []string{usedLater, usedNow, never}); err != nil {
 		t.Fatal(err)
 	}
 	// Stop, before the transcript has the reply: nothing is settled.
-	if checked, used, err := s.ScoreUsageWith(ctx, tr.sid, UsageOptions{}); err != nil || checked != 0 || used != 0 {
+	if checked, used, err := s.Feedback.ScoreUsageWith(ctx, tr.sid, UsageOptions{}); err != nil || checked != 0 || used != 0 {
 		t.Fatalf("Stop without a reply settled %d (used %d): %v", checked, used, err)
 	}
 	// Stop with last_assistant_message: the memory used is recorded; the
 	// others stay open.
-	checked, used, err := s.ScoreUsageWith(ctx, tr.sid, UsageOptions{Reply: "I set SANDBOX_TIMEOUT=90 for the sandbox suite on CI runners."})
+	checked, used, err := s.Feedback.ScoreUsageWith(ctx, tr.sid, UsageOptions{Reply: "I set SANDBOX_TIMEOUT=90 for the sandbox suite on CI runners."})
 	if err != nil || checked != 1 || used != 1 {
 		t.Fatalf("Stop with the reply: checked %d used %d %v", checked, used, err)
 	}
@@ -37,7 +37,7 @@ func TestUsageWaitsForTheReply(t *testing.T) {
 	tr.t0 = time.Now().Add(time.Minute)
 	tr.assistant("First I run `make migrate-up` so the migrations are applied, then the integration tests.")
 	tr.write(t, s, claude)
-	checked, used, err = s.ScoreUsageWith(ctx, tr.sid, UsageOptions{Final: true})
+	checked, used, err = s.Feedback.ScoreUsageWith(ctx, tr.sid, UsageOptions{Final: true})
 	if err != nil || checked != 2 || used != 1 {
 		t.Fatalf("SessionEnd: checked %d used %d %v", checked, used, err)
 	}
@@ -46,7 +46,7 @@ func TestUsageWaitsForTheReply(t *testing.T) {
 			t.Errorf("%s: used %d injected %d, want used %d", m.Content, m.Used, m.Injected, want)
 		}
 	}
-	if checked, _, _ := s.ScoreUsageWith(ctx, tr.sid, UsageOptions{Final: true}); checked != 0 {
+	if checked, _, _ := s.Feedback.ScoreUsageWith(ctx, tr.sid, UsageOptions{Final: true}); checked != 0 {
 		t.Errorf("a second SessionEnd settled %d again", checked)
 	}
 }
@@ -68,18 +68,18 @@ func TestCompactionResetsInjected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(s.RecordInjectionSinceReset(ctx, sid, "UserPromptSubmit", []string{id}))
-	if got, _ := s.InjectedSinceReset(ctx, sid); len(got) != 1 {
+	must(s.Feedback.RecordInjectionSinceReset(ctx, sid, "UserPromptSubmit", []string{id}))
+	if got, _ := s.Feedback.InjectedSinceReset(ctx, sid); len(got) != 1 {
 		t.Fatalf("injected %v", got)
 	}
 	now = base.Add(time.Minute)
-	must(s.ResetInjected(ctx, sid))
-	if got, _ := s.InjectedSinceReset(ctx, sid); len(got) != 0 {
+	must(s.Feedback.ResetInjected(ctx, sid))
+	if got, _ := s.Feedback.InjectedSinceReset(ctx, sid); len(got) != 0 {
 		t.Fatalf("after compaction: %v", got)
 	}
 	now = base.Add(2 * time.Minute)
-	must(s.RecordInjectionSinceReset(ctx, sid, "UserPromptSubmit", []string{id}))
-	if got, _ := s.InjectedSinceReset(ctx, sid); len(got) != 1 {
+	must(s.Feedback.RecordInjectionSinceReset(ctx, sid, "UserPromptSubmit", []string{id}))
+	if got, _ := s.Feedback.InjectedSinceReset(ctx, sid); len(got) != 1 {
 		t.Fatalf("re-injected after compaction: %v", got)
 	}
 	if m, _ := s.Get(ctx, id); m.Injected != 2 {
@@ -103,22 +103,22 @@ func TestReviewReminderPerProjectOnceADay(t *testing.T) {
 		n.Status = Pending
 		mustAdd(t, s, n)
 	}
-	if m, d, err := s.PendingFor(ctx, "/a"); err != nil || m != 2 || d != 0 {
+	if m, d, err := s.Feedback.PendingFor(ctx, "/a"); err != nil || m != 2 || d != 0 {
 		t.Errorf("pending for /a: %d %d %v, want 2 (its own and the global one)", m, d, err)
 	}
-	ok, err := s.TakeReviewReminder(ctx, "/a")
+	ok, err := s.Feedback.TakeReviewReminder(ctx, "/a")
 	if err != nil || !ok {
 		t.Fatalf("first reminder: %v %v", ok, err)
 	}
 	now = now.Add(23 * time.Hour)
-	if ok, _ := s.TakeReviewReminder(ctx, "/a"); ok {
+	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/a"); ok {
 		t.Error("reminded twice in a day")
 	}
-	if ok, _ := s.TakeReviewReminder(ctx, "/b"); !ok {
+	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/b"); !ok {
 		t.Error("another project's reminder is its own")
 	}
 	now = now.Add(2 * time.Hour)
-	if ok, _ := s.TakeReviewReminder(ctx, "/a"); !ok {
+	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/a"); !ok {
 		t.Error("no reminder the next day")
 	}
 }

@@ -27,7 +27,7 @@ func (sn *Snapshot) IDs() []string {
 
 // Snapshot copies the memories ids (and the ones they link to) as they
 // are now.
-func (s *Service) Snapshot(ctx context.Context, ids ...string) (*Snapshot, error) {
+func (s Curator) Snapshot(ctx context.Context, ids ...string) (*Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := map[string]bool{}
@@ -62,7 +62,7 @@ func (s *Service) Snapshot(ctx context.Context, ids ...string) (*Snapshot, error
 }
 
 // Restore writes the snapshot's memories back as they were.
-func (s *Service) Restore(ctx context.Context, sn *Snapshot) error {
+func (s Curator) Restore(ctx context.Context, sn *Snapshot) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range sn.rows {

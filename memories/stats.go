@@ -85,7 +85,7 @@ type StoreFigures struct {
 }
 
 // Stats counts the memory store for the stats views.
-func (s *Service) Stats(ctx context.Context) (Stats, error) {
+func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 	raw, err := s.st.Mem().Stats(ctx, s.now(), 10, PruneAfter)
 	if err != nil {
 		return Stats{}, err

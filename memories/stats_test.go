@@ -24,7 +24,7 @@ func TestStats(t *testing.T) {
 	never := add(Decision, "The API keeps versioned routes under /v2 and never breaks /v1", "/p/a", OriginExtractor, Approved)
 	add(Fact, "Postgres 16 runs on port 5433 in the dev container", "/p/b", OriginRemember, Pending)
 	rej := add(Fact, "The build is slow today", "/p/b", OriginExtractor, Pending)
-	if _, err := s.SetStatus(ctx, rej, Rejected); err != nil {
+	if _, err := s.Curator.SetStatus(ctx, rej, Rejected); err != nil {
 		t.Fatal(err)
 	}
 	// Six sessions injected both; one used the first. Two injections 20
@@ -46,7 +46,7 @@ func TestStats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := s.Stats(ctx)
+	st, err := s.Feedback.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func (sm *Summary) describesWork() bool {
 
 // Summary returns a session's stored summary, or builds one from the
 // transcript with the heuristic pipeline (not stored; see StoreSummary).
-func (s *Service) Summary(ctx context.Context, sessionID string) (*Summary, error) {
+func (s Drafts) Summary(ctx context.Context, sessionID string) (*Summary, error) {
 	sid, stored, err := s.storedSummary(ctx, sessionID)
 	if err != nil || stored != nil {
 		return stored, err
@@ -89,7 +89,7 @@ func (s *Service) Summary(ctx context.Context, sessionID string) (*Summary, erro
 
 // storedSummary resolves a session and returns its stored summary (nil
 // when there is none).
-func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, *Summary, error) {
+func (s *core) storedSummary(ctx context.Context, sessionID string) (string, *Summary, error) {
 	sid, _, err := s.session(ctx, sessionID)
 	if err != nil {
 		return "", nil, err
@@ -105,7 +105,7 @@ func (s *Service) storedSummary(ctx context.Context, sessionID string) (string, 
 // Summaries lists stored summaries of a project ("" = all), newest first,
 // leaving out those that describe no work (a `/clear` session, API errors
 // alone: stored before such sessions got none).
-func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
+func (s Drafts) Summaries(ctx context.Context, project string, limit int) ([]Summary, error) {
 	ask := limit
 	if ask > 0 {
 		ask += 10
@@ -125,7 +125,7 @@ func (s *Service) Summaries(ctx context.Context, project string, limit int) ([]S
 
 // StoreSummary builds a session's heuristic summary and stores it, unless
 // a reviewed one (a draft or Ollama's) is already stored.
-func (s *Service) StoreSummary(ctx context.Context, sessionID string) (*Summary, error) {
+func (s *core) StoreSummary(ctx context.Context, sessionID string) (*Summary, error) {
 	sid, stored, err := s.storedSummary(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func withModelSections(sm *Summary, sec map[string][]string, source string) {
 // searches and reads are what was investigated, extracted facts, gotchas,
 // fixes and decisions are what was learned, commits and the last reply are
 // what was completed, open to-dos are the next steps.
-func (s *Service) buildSummary(ctx context.Context, sid string) (*Summary, error) {
+func (s *core) buildSummary(ctx context.Context, sid string) (*Summary, error) {
 	ss, err := s.st.Session(ctx, sid)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w (%w)", sid, ErrNotFound, err)

@@ -33,7 +33,7 @@ type synthState struct {
 // memories and session summaries. It is incremental: when no input changed
 // since the last synthesis nothing is rewritten, and otherwise the diff
 // shows only the sections that changed (the rendering is deterministic).
-func (s *Service) Synthesize(ctx context.Context, project string, dryRun bool) (Synthesis, error) {
+func (s Drafts) Synthesize(ctx context.Context, project string, dryRun bool) (Synthesis, error) {
 	if strings.TrimSpace(project) == "" {
 		return Synthesis{}, fmt.Errorf("no project given: pass --project (see `cairn projects`)")
 	}
@@ -89,7 +89,7 @@ func synthInputs(all []Memory, sums []Summary) (cur synthState, approved, supers
 
 // prevSynthesis returns the project's stored synthesis and what it was
 // built from (empty when unreadable).
-func (s *Service) prevSynthesis(ctx context.Context, project string) (string, synthState, error) {
+func (s *core) prevSynthesis(ctx context.Context, project string) (string, synthState, error) {
 	md, stateJSON, _, err := s.st.Mem().SynthesisState(ctx, project)
 	if err != nil {
 		return "", synthState{}, err
@@ -122,7 +122,7 @@ func (prev synthState) changes(cur synthState) (added, updated, removed int) {
 }
 
 // SynthesisOf returns the stored synthesis of a project ("" when none).
-func (s *Service) SynthesisOf(ctx context.Context, project string) (string, error) {
+func (s Drafts) SynthesisOf(ctx context.Context, project string) (string, error) {
 	md, _, _, err := s.st.Mem().SynthesisState(ctx, project)
 	return md, err
 }

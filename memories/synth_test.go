@@ -77,44 +77,44 @@ func TestSynthesizeIncremental(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
 	clock := fixedClock(s, time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC))
-	if _, err := s.Synthesize(ctx, " ", false); err == nil {
+	if _, err := s.Drafts.Synthesize(ctx, " ", false); err == nil {
 		t.Fatal("no project: no error")
 	}
 	a := mustAdd(t, s, NewMemory{Project: "/p", Type: Decision, Content: "We deploy with the blue-green script", Status: Approved})
 	b := mustAdd(t, s, NewMemory{Project: "/p", Type: Gotcha, Content: "The linter needs the generated files first", Status: Approved})
 	mustAdd(t, s, NewMemory{Project: "/p", Type: Fact, Content: "Pending memories stay out of the synthesis"})
-	dry, err := s.Synthesize(ctx, "/p", true)
+	dry, err := s.Drafts.Synthesize(ctx, "/p", true)
 	if err != nil || !dry.Changed || dry.Added != 2 || dry.Diff == "" {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
-	if md, _ := s.SynthesisOf(ctx, "/p"); md != "" {
+	if md, _ := s.Drafts.SynthesisOf(ctx, "/p"); md != "" {
 		t.Fatalf("a dry run stored a synthesis:\n%s", md)
 	}
-	first, err := s.Synthesize(ctx, "/p", false)
+	first, err := s.Drafts.Synthesize(ctx, "/p", false)
 	if err != nil || !first.Changed || first.Added != 2 || first.Markdown != dry.Markdown {
 		t.Fatalf("first: %v %+v", err, first)
 	}
-	again, err := s.Synthesize(ctx, "/p", false)
+	again, err := s.Drafts.Synthesize(ctx, "/p", false)
 	if err != nil || again.Changed || again.Added+again.Updated+again.Removed != 0 || again.Markdown != first.Markdown || again.Diff != "" {
 		t.Fatalf("unchanged: %v %+v", err, again)
 	}
 	*clock = clock.Add(time.Hour)
 	content := "We deploy with the canary script"
-	if _, err := s.Update(ctx, a.Memory.ID, Update{Content: &content}); err != nil {
+	if _, err := s.Curator.Update(ctx, a.Memory.ID, Update{Content: &content}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Delete(ctx, b.Memory.ID); err != nil {
+	if err := s.Curator.Delete(ctx, b.Memory.ID); err != nil {
 		t.Fatal(err)
 	}
 	mustAdd(t, s, NewMemory{Project: "/p", Type: Preference, Content: "Short commit subjects in the imperative", Status: Approved})
-	next, err := s.Synthesize(ctx, "/p", false)
+	next, err := s.Drafts.Synthesize(ctx, "/p", false)
 	if err != nil || !next.Changed || next.Added != 1 || next.Updated != 1 || next.Removed != 1 {
 		t.Fatalf("next: %v %+v", err, next)
 	}
 	if !strings.Contains(next.Diff, "+- We deploy with the canary script") || !strings.Contains(next.Diff, "-- The linter needs") {
 		t.Fatalf("diff:\n%s", next.Diff)
 	}
-	if md, _ := s.SynthesisOf(ctx, "/p"); md != next.Markdown {
+	if md, _ := s.Drafts.SynthesisOf(ctx, "/p"); md != next.Markdown {
 		t.Fatalf("stored:\n%s\nwant:\n%s", md, next.Markdown)
 	}
 }

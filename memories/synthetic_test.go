@@ -38,7 +38,7 @@ func TestSummariesLeaveOutSyntheticLines(t *testing.T) {
 			t.Fatalf("%s: %v", sid, err)
 		}
 	}
-	sums, err := s.Summaries(ctx, synthProject, 10)
+	sums, err := s.Drafts.Summaries(ctx, synthProject, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +60,11 @@ func TestSummariesLeaveOutSyntheticLines(t *testing.T) {
 			t.Errorf("session %s did no work but has a stored summary: %+v", sid, rows[0])
 		}
 	}
-	b, err := s.Brief(ctx, synthProject, BriefOptions{Summaries: 5})
+	b, err := s.Recall.Brief(ctx, synthProject, BriefOptions{Summaries: 5})
 	if err != nil || len(b.Summaries) != 1 {
 		t.Fatalf("brief summaries %d, %v", len(b.Summaries), err)
 	}
-	syn, err := s.Synthesize(ctx, synthProject, true)
+	syn, err := s.Drafts.Synthesize(ctx, synthProject, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestStoredSummariesAreCleanedOnRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sums, err := s.Summaries(ctx, "/p", 5)
+	sums, err := s.Drafts.Summaries(ctx, "/p", 5)
 	if err != nil || len(sums) != 1 || sums[0].SessionID != "s-old" {
 		t.Fatalf("summaries %+v %v: want only s-old", sums, err)
 	}

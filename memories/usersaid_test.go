@@ -30,7 +30,7 @@ func TestSummaryShowsWhatTheUserSaid(t *testing.T) {
 		{"4d5611e5", []string{"answer: main was clean; fix the issues"}, "Work on bead spotter-dov."},
 		{"258c7280", []string{"queued: check again", "queued: new beads for the epic were added. tackle them"}, "Implement spotter-gqc"},
 	} {
-		sm, err := s.Summary(ctx, c.sid)
+		sm, err := s.Drafts.Summary(ctx, c.sid)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func TestVectorPathsPinned(t *testing.T) {
 	var b strings.Builder
 	for _, q := range []string{"flaky websocket reconnect race", "stripe webhook retry", "postgres migration schema deploy",
 		"how do we build the release", "kalomi nupera", "session memory"} {
-		rs, err := s.Rank(ctx, q, RankOptions{Project: "/v", Limit: 6, Exclude: []string{"m-00000002"}})
+		rs, err := s.Recall.Rank(ctx, q, RankOptions{Project: "/v", Limit: 6, Exclude: []string{"m-00000002"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestVectorPathsPinned(t *testing.T) {
 			fmt.Fprintf(&b, " %s %.4f %.4f", r.ID, r.Score, r.Similarity)
 		}
 		b.WriteString("\n")
-		ss, err := s.Search(ctx, q, []Type{Fact, Gotcha, Decision, Pattern}, nil, 4)
+		ss, err := s.Recall.Search(ctx, q, []Type{Fact, Gotcha, Decision, Pattern}, nil, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestVectorPathsPinned(t *testing.T) {
 		b.WriteString("\n")
 	}
 	for _, id := range []string{"m-00000001", "m-0000000a", "m-00000013", "m-00000064"} {
-		rel, err := s.Related(ctx, id, []string{"cache"}, 6)
+		rel, err := s.Recall.Related(ctx, id, []string{"cache"}, 6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestVectorPathsPinned(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	top, err := s.Top(ctx, "/v", 8)
+	top, err := s.Recall.Top(ctx, "/v", 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestTopProjectBeforeGlobal(t *testing.T) {
 	globals := []string{g1.Memory.ID, g2.Memory.ID}
 	slices.Sort(globals)
 	want := append([]string{p2.Memory.ID, p1.Memory.ID}, globals...)
-	top, err := s.Top(ctx, "/p", 10)
+	top, err := s.Recall.Top(ctx, "/p", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,14 +262,14 @@ func TestNonsenseFindsNoMemory(t *testing.T) {
 	ctx := context.Background()
 	s := vectorService(t, 300)
 	for _, q := range []string{"zzzzqqqq-nothing-matches", "qwxzv plorfin", "fhqwhgads"} {
-		rs, err := s.Search(ctx, q, nil, nil, 10)
+		rs, err := s.Recall.Search(ctx, q, nil, nil, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(rs) != 0 {
 			t.Errorf("Search(%q): %d memories, first %q (%s)", q, len(rs), rs[0].Content, rs[0].Match)
 		}
-		rs, err = s.Rank(ctx, q, RankOptions{Threshold: 1e-9})
+		rs, err = s.Recall.Rank(ctx, q, RankOptions{Threshold: 1e-9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestNonsenseFindsNoMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	real := strings.Join(strings.Fields(m.Content)[:3], " ")
-	rs, err := s.Search(ctx, real, nil, nil, 10)
+	rs, err := s.Recall.Search(ctx, real, nil, nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func TestKillSync(t *testing.T) {
 		a := m.open(t)
 		// A project per trial: the lessons look alike, and one of a project
 		// like another's would be taken for its duplicate.
-		add, err := a.Memories.Add(ctx, memories.NewMemory{Project: fmt.Sprintf("/work/kill/p%02d", i), Type: memories.Gotcha, Importance: 3,
+		add, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Project: fmt.Sprintf("/work/kill/p%02d", i), Type: memories.Gotcha, Importance: 3,
 			Content: lesson(i), Origin: memories.OriginManual, Status: memories.Approved})
 		a.Close()
 		if err != nil || add.Action != memories.ActionAdded {

@@ -159,7 +159,7 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 		}
 	}
 	for _, id := range deletes {
-		if err := s.a.Memories.Delete(ctx, id); err != nil && !isNotFound(err) {
+		if err := s.a.Memories.Curator.Delete(ctx, id); err != nil && !isNotFound(err) {
 			return err
 		}
 		s.res.MemPulled++
@@ -179,7 +179,7 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 	}
 	// memories.Import checks every record (and redacts again) before it
 	// writes any.
-	if _, err := s.a.Memories.Import(ctx, &buf); err != nil {
+	if _, err := s.a.Memories.Sync.Import(ctx, &buf); err != nil {
 		return err
 	}
 	s.res.MemPulled += len(batch)

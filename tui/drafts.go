@@ -58,7 +58,7 @@ func (p *draftsPane) load() tea.Cmd {
 	}
 	status := draftFilters[p.filterIdx]
 	return func() tea.Msg {
-		l, err := svc.Drafts(ctx, status)
+		l, err := svc.Drafts.Drafts(ctx, status)
 		return draftsMsg{list: l, err: err}
 	}
 }
@@ -135,7 +135,7 @@ func (p *draftsPane) act(k tea.KeyPressMsg, d *memories.Draft) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(k, km.Approve):
 		return true, func() tea.Msg {
-			_, res, err := svc.ApproveDraft(ctx, id)
+			_, res, err := svc.Drafts.ApproveDraft(ctx, id)
 			if err != nil {
 				return draftActionMsg{err: fmt.Errorf("approve draft %s: %w", id, err)}
 			}
@@ -143,7 +143,7 @@ func (p *draftsPane) act(k tea.KeyPressMsg, d *memories.Draft) (bool, tea.Cmd) {
 		}
 	case key.Matches(k, km.Reject):
 		return true, func() tea.Msg {
-			if err := svc.RejectDraft(ctx, id); err != nil {
+			if err := svc.Drafts.RejectDraft(ctx, id); err != nil {
 				return draftActionMsg{err: fmt.Errorf("reject draft %s: %w", id, err)}
 			}
 			return draftActionMsg{text: "rejected draft " + id}

@@ -128,19 +128,19 @@ func (e *editor) save(text string) tea.Cmd {
 			}
 			what, ids := "edit "+t.memoryID, []string{t.memoryID}
 			fn := func(ctx context.Context) error {
-				_, err := svc.Update(ctx, t.memoryID, memories.Update{Content: &content})
+				_, err := svc.Curator.Update(ctx, t.memoryID, memories.Update{Content: &content})
 				return err
 			}
 			if t.mergeOther != "" {
 				what, ids = "merge "+t.mergeOther+" into "+t.memoryID, []string{t.memoryID, t.mergeOther}
 				fn = func(ctx context.Context) error {
-					_, err := svc.MergeWith(ctx, t.memoryID, t.mergeOther, content)
+					_, err := svc.Curator.MergeWith(ctx, t.memoryID, t.mergeOther, content)
 					return err
 				}
 			}
-			err = svc.Record(ctx, what, ids, fn)
+			err = svc.Curator.Record(ctx, what, ids, fn)
 		case t.draftID != "":
-			_, err = svc.EditDraft(ctx, t.draftID, text)
+			_, err = svc.Drafts.EditDraft(ctx, t.draftID, text)
 		}
 		return editorDoneMsg{target: t, text: text, err: err}
 	}

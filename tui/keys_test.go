@@ -144,7 +144,7 @@ func TestPanesHandleOnlyDeclaredKeys(t *testing.T) {
 	st := testStore(t)
 	svc := testService(t, st)
 	sid, _, _ := seedMemories(t, st, svc)
-	if _, err := svc.AddDraft(context.Background(), sid, "# A draft\n\n- a line"); err != nil {
+	if _, err := svc.Drafts.AddDraft(context.Background(), sid, "# A draft\n\n- a line"); err != nil {
 		t.Fatal(err)
 	}
 	m := newTestModel(t, 100, 30, st, svc)

@@ -64,9 +64,9 @@ func (p *memoriesPane) fileKey(k tea.KeyPressMsg, fc *memories.FileChange) (bool
 	var what, done string
 	switch {
 	case key.Matches(k, km.Approve):
-		call, what, done = svc.ApproveMemoryFile, fmt.Sprintf("approve v%d of %s", v, name), fmt.Sprintf("approved v%d: %s keeps Claude's change", v, name)
+		call, what, done = svc.Sync.ApproveMemoryFile, fmt.Sprintf("approve v%d of %s", v, name), fmt.Sprintf("approved v%d: %s keeps Claude's change", v, name)
 	case key.Matches(k, km.Reject):
-		call, what, done = svc.RejectMemoryFile, fmt.Sprintf("reject v%d of %s", v, name), fmt.Sprintf("rejected v%d: %s has its reviewed text back", v, name)
+		call, what, done = svc.Sync.RejectMemoryFile, fmt.Sprintf("reject v%d of %s", v, name), fmt.Sprintf("rejected v%d: %s has its reviewed text back", v, name)
 	case key.Matches(k, km.Edit, km.Delete, km.Mark, km.Merge, km.CycleType, km.ImportanceUp, km.ImportanceDown, km.Open,
 		km.ApproveSession, km.RejectSession):
 		p.c.flashError(fmt.Errorf("%s is a change to Claude's memory file: a approves it, x rejects it (the file gets its reviewed text back)", name))
@@ -85,7 +85,7 @@ func (p *memoriesPane) fileKey(k tea.KeyPressMsg, fc *memories.FileChange) (bool
 
 // undoFile takes back the latest memory-file review.
 func undoFile(ctx context.Context, svc MemoryService, step undoStep) tea.Msg {
-	u, err := svc.UndoMemoryFileReview(ctx)
+	u, err := svc.Sync.UndoMemoryFileReview(ctx)
 	if err != nil {
 		return memActionMsg{err: fmt.Errorf("undo %s: %w", step.what, err), undone: true}
 	}

@@ -27,7 +27,7 @@ func TestMemoryInboxFileChanges(t *testing.T) {
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.ObserveMemoryFiles(ctx, claude, nil); err != nil {
+		if _, err := svc.Sync.ObserveMemoryFiles(ctx, claude, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func TestMemoryInboxFileChanges(t *testing.T) {
 	}
 	p.list.cursor = 0
 	press(t, m, "a")
-	if cs, _ := svc.MemoryFileChanges(ctx, ""); len(cs) != 0 || read() != v2 {
+	if cs, _ := svc.Sync.MemoryFileChanges(ctx, ""); len(cs) != 0 || read() != v2 {
 		t.Fatalf("a: %+v, file %q", cs, read())
 	}
 }

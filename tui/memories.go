@@ -17,33 +17,9 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// MemoryService is what the TUI needs of memories.Service (an interface so
-// tests can fail calls on purpose).
-type MemoryService interface {
-	List(ctx context.Context, f memories.Filter) ([]memories.Memory, error)
-	Get(ctx context.Context, idPrefix string) (*memories.Memory, error)
-	SetStatus(ctx context.Context, id string, st memories.Status) (*memories.Memory, error)
-	Update(ctx context.Context, id string, u memories.Update) (*memories.Memory, error)
-	Delete(ctx context.Context, id string) error
-	MergeWith(ctx context.Context, keepID, otherID, content string) (*memories.Memory, error)
-	// Record runs an action on memories and keeps it in the journal;
-	// UndoLast takes the newest back, whichever process did it.
-	Record(ctx context.Context, what string, ids []string, fn func(ctx context.Context) error) error
-	UndoLast(ctx context.Context) (*memories.JournalEntry, error)
-	Counts(ctx context.Context) (memories.Counts, error)
-	Drafts(ctx context.Context, status string) ([]memories.Draft, error)
-	ApproveDraft(ctx context.Context, id string) (*memories.Draft, []memories.AddResult, error)
-	RejectDraft(ctx context.Context, id string) error
-	EditDraft(ctx context.Context, id, markdown string) (*memories.Draft, error)
-	Stats(ctx context.Context) (memories.Stats, error)
-	MemoryFileChanges(ctx context.Context, project string) ([]memories.FileChange, error)
-	ApproveMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
-	RejectMemoryFile(ctx context.Context, id int64) (*memories.FileChange, error)
-	UndoMemoryFileReview(ctx context.Context) (*memories.FileUndo, error)
-	SourceFiles(ctx context.Context, m *memories.Memory) ([]memories.SourceFile, error)
-}
-
-var _ MemoryService = (*memories.Service)(nil)
+// MemoryService is the memory domain the TUI works on: its panes call
+// the job they mean (Curator, Drafts, Sync, Feedback, Recall).
+type MemoryService = *memories.Service
 
 type (
 	memoriesMsg struct {
@@ -159,7 +135,7 @@ func (p *memoriesPane) load() tea.Cmd {
 		c, _ := svc.Counts(ctx)
 		msg := memoriesMsg{list: l, linked: linkedMemories(ctx, svc, l), counts: c}
 		if files {
-			msg.files, msg.fileErr = svc.MemoryFileChanges(ctx, f.Project)
+			msg.files, msg.fileErr = svc.Sync.MemoryFileChanges(ctx, f.Project)
 		}
 		return msg
 	}
@@ -334,7 +310,7 @@ func (p *memoriesPane) loadSource() tea.Cmd {
 		}
 		var files []memories.SourceFile
 		if svc != nil {
-			files, _ = svc.SourceFiles(ctx, &m) // a mark to add, never a reason to fail the pane
+			files, _ = svc.Recall.SourceFiles(ctx, &m) // a mark to add, never a reason to fail the pane
 		}
 		return sourceMsg{key: k, lines: sourceLines(c, uuids), files: files}
 	}
@@ -407,7 +383,7 @@ func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Con
 	}
 	return func() tea.Msg {
 		var text, sel string
-		err := svc.Record(ctx, what, ids, func(ctx context.Context) error {
+		err := svc.Curator.Record(ctx, what, ids, func(ctx context.Context) error {
 			var err error
 			text, sel, err = fn(ctx, svc)
 			return err
@@ -446,9 +422,9 @@ func (p *memoriesPane) reviewSession(mm *memories.Memory, st memories.Status) te
 		}
 		what := fmt.Sprintf("%s %s of session %s", verb, plural(len(ids), "memory"), short)
 		done := 0
-		err = svc.Record(ctx, what, ids, func(ctx context.Context) error {
+		err = svc.Curator.Record(ctx, what, ids, func(ctx context.Context) error {
 			for _, id := range ids {
-				if _, err := svc.SetStatus(ctx, id, st); err != nil {
+				if _, err := svc.Curator.SetStatus(ctx, id, st); err != nil {
 					return err
 				}
 				done++
@@ -480,7 +456,7 @@ func (p *memoriesPane) undo() tea.Cmd {
 		if step.file {
 			return undoFile(ctx, svc, step)
 		}
-		e, err := svc.UndoLast(ctx)
+		e, err := svc.Curator.UndoLast(ctx)
 		if errors.Is(err, memories.ErrNothingLogged) {
 			return memActionMsg{err: fmt.Errorf("nothing to undo: approve, reject, edit, merge and delete are kept for undo (here and by cairn memories)"), undone: true}
 		}
@@ -564,12 +540,12 @@ func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, 
 	switch {
 	case key.Matches(k, km.Approve):
 		cmd = p.review("approve "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-			_, err := svc.SetStatus(ctx, id, memories.Approved)
+			_, err := svc.Curator.SetStatus(ctx, id, memories.Approved)
 			return "approved " + id, "", err
 		})
 	case key.Matches(k, km.Reject):
 		cmd = p.review("reject "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-			_, err := svc.SetStatus(ctx, id, memories.Rejected)
+			_, err := svc.Curator.SetStatus(ctx, id, memories.Rejected)
 			return "rejected " + id + " (it will not be proposed again)", "", err
 		})
 	case key.Matches(k, km.ApproveSession):
@@ -578,7 +554,7 @@ func (p *memoriesPane) reviewKey(k tea.KeyPressMsg, mm *memories.Memory) (bool, 
 		cmd = p.reviewSession(mm, memories.Rejected)
 	case key.Matches(k, km.Delete):
 		cmd = p.review("delete "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-			err := svc.Delete(ctx, id)
+			err := svc.Curator.Delete(ctx, id)
 			return "deleted " + id, "", err
 		})
 	default:
@@ -600,7 +576,7 @@ func (p *memoriesPane) organizeKey(k tea.KeyPressMsg, mm *memories.Memory) (bool
 		i := slices.Index(memories.Types, mm.Type)
 		t := memories.Types[(i+1)%len(memories.Types)]
 		return true, p.review("change the type of "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-			_, err := svc.Update(ctx, id, memories.Update{Type: &t})
+			_, err := svc.Curator.Update(ctx, id, memories.Update{Type: &t})
 			return fmt.Sprintf("%s is now a %s", id, t), id, err
 		})
 	case key.Matches(k, km.ImportanceUp):
@@ -644,7 +620,7 @@ func (p *memoriesPane) setImportance(mm *memories.Memory, imp int) tea.Cmd {
 	id := mm.ID
 	imp = min(5, max(1, imp))
 	return p.review("importance of "+id, []string{id}, func(ctx context.Context, svc MemoryService) (string, string, error) {
-		_, err := svc.Update(ctx, id, memories.Update{Importance: &imp})
+		_, err := svc.Curator.Update(ctx, id, memories.Update{Importance: &imp})
 		return fmt.Sprintf("%s importance %d", id, imp), id, err
 	})
 }

@@ -41,7 +41,7 @@ func seedMemories(t *testing.T, st *index.Store, svc *memories.Service) (sid, uu
 		svc.SetClock(func() time.Time { return at })
 		defer svc.SetClock(func() time.Time { return fixedNow })
 		n.Project, n.SourceSession, n.SourceUUIDs, n.Origin = proj, sid, []string{uuid}, memories.OriginManual
-		r, err := svc.Add(ctx, n)
+		r, err := svc.Curator.Add(ctx, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,12 +262,12 @@ func TestDraftsPane(t *testing.T) {
 	ctx := context.Background()
 	md := "# Beads for the Elixir tooling\n\n## Decisions\n- Decision: use igniter to install credo\n\n## Next steps\n- set up mix_audit in CI\n"
 	svc.SetClock(func() time.Time { return fixedNow.Add(-2 * time.Hour) })
-	d, err := svc.AddDraft(ctx, sid, md)
+	d, err := svc.Drafts.AddDraft(ctx, sid, md)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.SetClock(func() time.Time { return fixedNow.Add(-time.Hour) })
-	d2, err := svc.AddDraft(ctx, sid, "# Second draft\n\nnothing new")
+	d2, err := svc.Drafts.AddDraft(ctx, sid, "# Second draft\n\nnothing new")
 	svc.SetClock(func() time.Time { return fixedNow })
 	if err != nil {
 		t.Fatal(err)
@@ -298,17 +298,17 @@ func TestDraftsPane(t *testing.T) {
 	press(t, m, "e")
 	typeText(t, m, "- added in the editor")
 	press(t, m, "ctrl+s")
-	got, err := svc.Draft(ctx, d.ID)
+	got, err := svc.Drafts.Draft(ctx, d.ID)
 	if err != nil || !strings.Contains(got.Markdown, "- added in the editor") {
 		t.Fatalf("edit: %v %q", err, got.Markdown)
 	}
 	press(t, m, "a")
-	if got, _ := svc.Draft(ctx, d.ID); got.Status != "approved" {
+	if got, _ := svc.Drafts.Draft(ctx, d.ID); got.Status != "approved" {
 		t.Fatalf("a left the draft %s (flash %q)", got.Status, m.status.flash)
 	}
 	sel(d2.ID)
 	press(t, m, "x")
-	if got, _ := svc.Draft(ctx, d2.ID); got.Status != "rejected" {
+	if got, _ := svc.Drafts.Draft(ctx, d2.ID); got.Status != "rejected" {
 		t.Fatalf("x left the draft %s", got.Status)
 	}
 	if len(p.drafts) != 0 {
@@ -330,7 +330,7 @@ func TestMemoriesPickedUp(t *testing.T) {
 	if len(m.mems.mems) != 0 {
 		t.Fatal("inbox not empty at start")
 	}
-	if _, err := svc.Add(context.Background(), memories.NewMemory{Type: memories.Fact, Content: "The staging database is reset every Monday"}); err != nil {
+	if _, err := svc.Curator.Add(context.Background(), memories.NewMemory{Type: memories.Fact, Content: "The staging database is reset every Monday"}); err != nil {
 		t.Fatal(err)
 	}
 	send(t, m, pollMsg{lastSync: "x", memSig: "after"})
@@ -347,7 +347,7 @@ func TestMemorySearchResultOpensSource(t *testing.T) {
 	svc := testService(t, st)
 	sid, uuid, _ := seedMemories(t, st, svc)
 	ctx := context.Background()
-	g, err := svc.Add(ctx, memories.NewMemory{Type: memories.Fact, Content: "Zanzibar quokka builds run on the blue runner", Origin: memories.OriginManual})
+	g, err := svc.Curator.Add(ctx, memories.NewMemory{Type: memories.Fact, Content: "Zanzibar quokka builds run on the blue runner", Origin: memories.OriginManual})
 	if err != nil {
 		t.Fatal(err)
 	}

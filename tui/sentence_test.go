@@ -16,7 +16,7 @@ func TestMemoryOpensAtItsSentence(t *testing.T) {
 	st := testStore(t)
 	svc := testService(t, st)
 	ctx := context.Background()
-	if _, err := svc.Extract(ctx, memories.ExtractOptions{}); err != nil {
+	if _, err := svc.Curator.Extract(ctx, memories.ExtractOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := svc.List(ctx, memories.Filter{})

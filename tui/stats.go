@@ -37,7 +37,7 @@ func (v *statsView) load() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		st, err := svc.Stats(ctx)
+		st, err := svc.Feedback.Stats(ctx)
 		return memStatsMsg{st: st, err: err}
 	}
 }

@@ -158,7 +158,7 @@ func TestCompactAndSessionEndLeaveSummary(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st := w.store()
-		sums, err := memories.New(st, config.Default()).Summaries(context.Background(), "", 50)
+		sums, err := memories.New(st, config.Default()).Drafts.Summaries(context.Background(), "", 50)
 		st.Close()
 		must(t, err)
 		for _, s := range sums {
