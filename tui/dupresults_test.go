@@ -15,15 +15,7 @@ import (
 // (testdata/dupresults: a Bash result and a subagent's Read result
 // written twice, the copies saying "DUPLICATE COPY").
 func TestReaderPairsTheFirstCopyOfAResult(t *testing.T) {
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Sync(context.Background(), filepath.Join(testutil.RepoRoot(), "testdata", "dupresults"), index.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	m := newTestModel(t, 120, 40, st, nil)
+	m := newTestModel(t, 120, 40, syncedStore(t, "dupresults"), nil)
 	openFirst(t, m, "spotter-a0y")
 	r := m.reader
 	for i := range r.items { // every subagent expanded
@@ -52,4 +44,18 @@ func TestReaderPairsTheFirstCopyOfAResult(t *testing.T) {
 	if tools != 4 || agentCalls != 1 {
 		t.Errorf("%d tool calls (%d in the subagent), want 4 (1)", tools, agentCalls)
 	}
+}
+
+// syncedStore is a new store synced from testdata/name (a Claude dir).
+func syncedStore(t *testing.T, name string) *index.Store {
+	t.Helper()
+	st, err := index.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Sync(context.Background(), filepath.Join(testutil.RepoRoot(), "testdata", name), index.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -1,13 +1,8 @@
 package tui
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cairn-dev/cairn/index"
-	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // TestReaderShowsWhatTheUserSaid: the reader draws a rejection's reason
@@ -15,15 +10,7 @@ import (
 // a prompt only ever queued as their turn, marked as queued
 // (testdata/usersaid: real lines).
 func TestReaderShowsWhatTheUserSaid(t *testing.T) {
-	st, err := index.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Sync(context.Background(), filepath.Join(testutil.RepoRoot(), "testdata", "usersaid"), index.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	m := newTestModel(t, 120, 40, st, nil)
+	m := newTestModel(t, 120, 40, syncedStore(t, "usersaid"), nil)
 	for _, c := range []struct {
 		sid  string
 		want []string

@@ -42,11 +42,7 @@ func Conversation(w io.Writer, c *transcripts.Conversation, o Options) error {
 	}
 	o.Color = o.Color && !o.Markdown
 	r := &renderer{w: w, c: c, o: o, shown: map[string]bool{}, results: c.PairToolResults(), printed: map[string]bool{}}
-	if o.Markdown {
-		r.markdownHeader(c.Session)
-	} else {
-		r.textHeader(c.Session)
-	}
+	r.header(c.Session)
 	r.entries(c.Entries, "")
 	// Subagents not linked to any call in the main thread (legacy files,
 	// partial sessions, compaction agents).
@@ -80,44 +76,40 @@ type renderer struct {
 	err     error
 }
 
-func (r *renderer) textHeader(s *transcripts.Session) {
-	r.printf("Session %s\n", termtext.Line(s.ID))
-	r.printf("Project %s\n", termtext.Line(s.ProjectPath))
-	if s.Title != "" {
-		r.printf("Title   %s\n", termtext.Line(s.Title))
+// header prints the session's details: "Session <id>" lines in text, a
+// title and a list in Markdown.
+func (r *renderer) header(s *transcripts.Session) {
+	code := func(v string) string { return termtext.Line(v) }
+	if r.o.Markdown {
+		title := s.Title
+		if title == "" {
+			title = s.FirstPrompt
+		}
+		r.printf("# %s\n\n", termtext.Line(transcripts.OneLine(title, 200)))
+		code = func(v string) string { return "`" + strings.ReplaceAll(termtext.Line(v), "`", "'") + "`" }
 	}
-	r.printf("When    %s → %s (%s)\n", r.when(s.Start), r.when(s.End), human.Duration(s.Duration()))
+	rows := [][2]string{{"Session", code(s.ID)}, {"Project", code(s.ProjectPath)}}
+	if s.Title != "" && !r.o.Markdown {
+		rows = append(rows, [2]string{"Title", termtext.Line(s.Title)})
+	}
+	rows = append(rows, [2]string{"When", fmt.Sprintf("%s → %s (%s)", r.when(s.Start), r.when(s.End), human.Duration(s.Duration()))})
 	if len(s.Models) > 0 {
-		r.printf("Models  %s\n", termtext.Line(strings.Join(s.Models, ", ")))
+		rows = append(rows, [2]string{"Models", termtext.Line(strings.Join(s.Models, ", "))})
 	}
 	if len(s.Branches) > 0 {
-		r.printf("Branch  %s\n", termtext.Line(strings.Join(s.Branches, ", ")))
+		rows = append(rows, [2]string{"Branch", termtext.Line(strings.Join(s.Branches, ", "))})
 	}
-	r.printf("Counts  %d prompts, %d replies, %d tool calls, %d errors, %d tokens\n",
-		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())
+	rows = append(rows, [2]string{"Counts", fmt.Sprintf("%d prompts, %d replies, %d tool calls, %d errors, %d tokens",
+		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())})
 	if note := s.SourceNote(); note != "" {
-		r.printf("Note    %s\n", note)
+		rows = append(rows, [2]string{"Note", note})
 	}
-}
-
-func (r *renderer) markdownHeader(s *transcripts.Session) {
-	title := s.Title
-	if title == "" {
-		title = s.FirstPrompt
-	}
-	r.printf("# %s\n\n", termtext.Line(transcripts.OneLine(title, 200)))
-	r.printf("- Session: `%s`\n- Project: `%s`\n- When: %s → %s\n", termtext.Line(s.ID), termtext.Line(s.ProjectPath),
-		s.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
-	if len(s.Models) > 0 {
-		r.printf("- Models: %s\n", termtext.Line(strings.Join(s.Models, ", ")))
-	}
-	if len(s.Branches) > 0 {
-		r.printf("- Branch: %s\n", termtext.Line(strings.Join(s.Branches, ", ")))
-	}
-	r.printf("- Counts: %d prompts, %d replies, %d tool calls, %d errors, %d tokens\n",
-		s.Prompts, s.AssistantTurns, s.ToolCalls, s.Errors, s.Usage.Total())
-	if note := s.SourceNote(); note != "" {
-		r.printf("- Note: %s\n", note)
+	for _, row := range rows {
+		if r.o.Markdown {
+			r.printf("- %s: %s\n", row[0], row[1])
+		} else {
+			r.printf("%-8s%s\n", row[0], row[1])
+		}
 	}
 }
 
