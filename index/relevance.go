@@ -80,6 +80,37 @@ func Grade(matched, n int, coverage float64) string {
 type coverage struct {
 	cover ftsapi.Cover
 	total float64 // the summed weight of every word
+	// dateOf: the words of a date the query names (holdDates), by word
+	// index: a date counts as one word towards MinShouldMatch ("on March
+	// 3, 2025" is one thing asked, not three).
+	dateOf map[int]int
+}
+
+// count is how many of the query's words has holds, and how many there
+// are, a date counting as one (held when all its words are).
+func (cv *coverage) count(has uint64) (matched, n int) {
+	dates := map[int]bool{} // date → all its words held
+	for i := range cv.cover.Words {
+		held := has&(1<<i) != 0
+		if d, ok := cv.dateOf[i]; ok {
+			if all, seen := dates[d]; seen {
+				held = held && all
+			}
+			dates[d] = held
+			continue
+		}
+		n++
+		if held {
+			matched++
+		}
+	}
+	for _, held := range dates {
+		n++
+		if held {
+			matched++
+		}
+	}
+	return matched, n
 }
 
 // newCoverage asks the full-text index which query words the documents of
@@ -141,6 +172,7 @@ func (cv *coverage) holdDates(text string, ids []string, docs map[string]*hit) {
 	if len(of) == 0 {
 		return
 	}
+	cv.dateOf = of
 	if cv.cover.Has == nil {
 		cv.cover.Has = map[string]uint64{}
 	}
@@ -249,18 +281,18 @@ func (cv *coverage) grade(id string) (string, float64) {
 		return "", 0
 	}
 	has := cv.cover.Has[id]
-	matched, w := 0, 0.0
+	w := 0.0
 	for i, word := range cv.cover.Words {
 		if has&(1<<i) != 0 {
-			matched++
 			w += word.Weight
 		}
 	}
+	matched, n := cv.count(has)
 	rel := 0.0
 	if cv.total > 0 {
 		rel = math.Round(w/cv.total*1000) / 1000
 	}
-	return Grade(matched, len(cv.cover.Words), rel), rel
+	return Grade(matched, n, rel), rel
 }
 
 // queryCoverage is which of the query's words each text hit holds; nil

@@ -63,6 +63,18 @@ func TestQueryDateRanksItsSession(t *testing.T) {
 	if len(dated.Results) == 0 || dated.Results[0].SessionID != pick.SessionID || dated.Results[0].Relevance != 1 {
 		t.Fatalf("%q: first %+v, want session %s with relevance 1", q, dated.Results[:min(1, len(dated.Results))], pick.SessionID)
 	}
+	// A date is one thing asked, not three words: a question about
+	// something the history does not hold gets nothing from the day alone.
+	day := pick.Timestamp.Local().Format("January 2, 2006")
+	for _, q := range []string{"flat bicycle tire on " + day, "what did I eat on " + day} {
+		none, err := sr.Search(ctx, SearchQuery{Text: q, GroupBySession: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(none.Results) > 0 {
+			t.Errorf("%q: %d sessions, first %s relevance %.3f, want none", q, len(none.Results), none.Results[0].SessionID, none.Results[0].Relevance)
+		}
+	}
 	// Another day's sessions still hold the words, not the date.
 	if len(dated.Results) > 1 && dated.Results[1].Relevance >= 1 {
 		t.Errorf("%q: second session %s relevance %.3f, want below 1", q, dated.Results[1].SessionID, dated.Results[1].Relevance)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"math"
-	"math/bits"
 	"sort"
 	"time"
 )
@@ -213,7 +212,8 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 			a.score = a.bm25(cv, avgLen)
 		}
 		if a.words {
-			matched, w := bits.OnesCount64(a.has), 0.0
+			matched, n := cv.count(a.has)
+			w := 0.0
 			for i, word := range cv.cover.Words {
 				if a.has&(1<<i) != 0 {
 					w += word.Weight
@@ -222,7 +222,7 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 			if cv.total > 0 {
 				a.rel = math.Round(w/cv.total*1000) / 1000
 			}
-			a.grade = Grade(matched, len(cv.cover.Words), a.rel)
+			a.grade = Grade(matched, n, a.rel)
 			if a.grade != MatchWords || a.rel < sessionUnionFloor-1e-9 {
 				if a.grade != MatchPartial && a.grade != MatchWords || !sessionUnionPartial {
 					a.grade = a.bestGrade
