@@ -214,6 +214,12 @@ func TestKillSync(t *testing.T) {
 		}
 		checkStore(t, m, fmt.Sprintf("trial %d", i))
 		checkRepo(t, url, fmt.Sprintf("trial %d", i))
+		// No staging folder of the killed sync is left.
+		for _, pat := range []string{"unpack-*", "export-*"} {
+			if left, _ := filepath.Glob(filepath.Join(m.data, "remote", pat)); len(left) > 0 {
+				t.Errorf("trial %d: %s: left after the next sync: %v", i, m.name, left)
+			}
+		}
 	}
 	t.Logf("%d syncs killed mid-way, %d finished before their kill; phases reached (first word): %v", killedMid, finishedFirst, phases)
 

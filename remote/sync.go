@@ -134,6 +134,7 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	if err := checkGit(); err != nil {
 		return res, err
 	}
+	clearStaging(dataDir)
 	if o.IndexFirst {
 		if _, err := os.Stat(filepath.Join(a.Paths.ClaudeDir, "projects")); err == nil {
 			o.Progress("reading this machine's new transcripts")
@@ -270,6 +271,18 @@ func (s *syncer) fetch(ctx context.Context) (string, error) {
 		}
 	}
 	return head, nil
+}
+
+// clearStaging removes the staging folders a killed sync left (bundles
+// being unpacked, sessions being exported): the caller holds the sync
+// lock, so no other sync is using them.
+func clearStaging(dataDir string) {
+	for _, pat := range []string{"unpack-*", "export-*"} {
+		left, _ := filepath.Glob(filepath.Join(Dir(dataDir), pat))
+		for _, d := range left {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // clearStaleLocks removes the lock files git leaves in the clone when it
