@@ -3,6 +3,8 @@
 # on a large tree. Usage: scripts/bench-index.sh [CLAUDE_DIR] [DATA_DIR]
 # Default tree: /tmp/cairn-bench-1g (grown from ../shared/corpus/claude with
 # ../shared/tools/scale-corpus when missing).
+# For larger trees (10 GB), CPU time, search RSS and profiles:
+# bench/scale.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/cairn-bench-1g}
