@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -95,5 +94,3 @@ func newVersionCmd(o *Options) *cobra.Command {
 	addJSONFlag(cmd, o)
 	return cmd
 }
-
-func userHome() (string, error) { return os.UserHomeDir() }
