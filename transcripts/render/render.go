@@ -73,6 +73,7 @@ type renderer struct {
 	// the calls whose result was printed.
 	results *transcripts.ToolResults
 	printed map[string]bool
+	gapped  bool // the last line printed is a Markdown paragraph break
 	err     error
 }
 
@@ -129,6 +130,7 @@ func (r *renderer) printf(format string, a ...any) {
 	if r.err == nil {
 		_, r.err = fmt.Fprintf(r.w, format, a...)
 	}
+	r.gapped = false
 }
 
 // style wraps s (already terminal-safe) in SGR attrs when colour is on.
@@ -162,8 +164,9 @@ func (r *renderer) head(indent, attrs, mark, who string, t time.Time) {
 // gap is the empty line that separates Markdown paragraphs (none in
 // text).
 func (r *renderer) gap(indent string) {
-	if r.o.Markdown {
+	if r.o.Markdown && !r.gapped {
 		r.printf("%s\n", strings.TrimRight(indent, " "))
+		r.gapped = true
 	}
 }
 
