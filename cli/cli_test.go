@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
@@ -22,7 +24,11 @@ func run(t *testing.T, args ...string) (string, string, error) {
 		hasData = hasData || a == "--data"
 	}
 	if !hasData {
-		args = append(args, "--data", t.TempDir())
+		data := t.TempDir()
+		if slices.Contains(args, sample()) {
+			copyTree(t, sampleStore(t), data)
+		}
+		args = append(args, "--data", data)
 	}
 	root.SetArgs(args)
 	err := root.Execute()
@@ -30,6 +36,62 @@ func run(t *testing.T, args ...string) (string, string, error) {
 }
 
 func sample() string { return filepath.Join(testutil.RepoRoot(), "testdata", "claude") }
+
+// sampleStore is the data dir a first `cairn sessions` leaves for the
+// bundled sample, made once for the package: run gives each command on
+// the sample without --data a copy of it (each of ten indexed the sample
+// into a fresh store).
+// The tests of a first run on a fresh store pass --data themselves.
+func sampleStore(t *testing.T) string {
+	t.Helper()
+	sampleShared.once.Do(func() {
+		dir := filepath.Join(sharedDirRoot(t), "sample-data")
+		if _, stderr, err := run(t, "sessions", "--claude-dir", sample(), "--data", dir); err != nil {
+			t.Fatalf("indexing the sample: %v\n%s", err, stderr)
+		}
+		sampleShared.ok = true
+	})
+	if !sampleShared.ok {
+		t.Fatal("the shared sample store failed to build (see the first test that used it)")
+	}
+	return filepath.Join(sharedDirRoot(t), "sample-data")
+}
+
+var sampleShared struct {
+	once sync.Once
+	ok   bool
+}
+
+// sharedDirRoot is the folder of what the package's tests share, made on
+// first use and removed by TestMain.
+func sharedDirRoot(t *testing.T) string {
+	t.Helper()
+	sharedRoot.mu.Lock()
+	defer sharedRoot.mu.Unlock()
+	if sharedRoot.dir == "" {
+		d, err := os.MkdirTemp("", "cairn-cli-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sharedRoot.dir = d
+	}
+	return sharedRoot.dir
+}
+
+var sharedRoot struct {
+	mu  sync.Mutex
+	dir string
+}
+
+// TestMain removes the stores the package's tests share once they have
+// all run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedRoot.dir != "" {
+		os.RemoveAll(sharedRoot.dir)
+	}
+	os.Exit(code)
+}
 
 func TestSessionsJSON(t *testing.T) {
 	out, _, err := run(t, "sessions", "--claude-dir", sample(), "--json")
@@ -63,19 +125,48 @@ func TestSessionsJSON(t *testing.T) {
 }
 
 func TestSharedCorpusTwelveSessions(t *testing.T) {
-	dir := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("shared corpus not present")
-	}
-	out, _, err := run(t, "sessions", "--claude-dir", dir, "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ss []SessionJSON
-	if err := json.Unmarshal([]byte(out), &ss); err != nil || len(ss) != 12 {
-		t.Fatalf("want 12 sessions: %v %d", err, len(ss))
+	got := sharedCorpusSessions(t)
+	if len(got.sessions) != 12 {
+		t.Fatalf("want 12 sessions: %d", len(got.sessions))
 	}
 }
+
+// sharedCorpusSessions is `cairn sessions --json` on a copy of the shared
+// corpus (../shared/corpus/claude), run once for the two tests that read
+// it (each indexed the corpus); it
+// skips when the corpus is not there.
+func sharedCorpusSessions(t *testing.T) *sharedCorpusRun {
+	t.Helper()
+	src := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
+	if _, err := os.Stat(filepath.Join(src, "projects")); err != nil {
+		t.Skip("shared corpus not present")
+	}
+	r := &sharedCorpus
+	r.once.Do(func() {
+		r.claude = filepath.Join(sharedDirRoot(t), "shared-corpus")
+		if r.err = testutil.CopyDir(src, r.claude); r.err != nil {
+			return
+		}
+		var out string
+		out, _, r.err = run(t, "sessions", "--json", "--claude-dir", r.claude, "--data", filepath.Join(sharedDirRoot(t), "shared-corpus-data"))
+		if r.err == nil {
+			r.err = json.Unmarshal([]byte(out), &r.sessions)
+		}
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r
+}
+
+type sharedCorpusRun struct {
+	once     sync.Once
+	claude   string // the copy the sessions were read from
+	sessions []SessionJSON
+	err      error
+}
+
+var sharedCorpus sharedCorpusRun
 
 func TestSessionsTableAndProjects(t *testing.T) {
 	out, _, err := run(t, "sessions", "--claude-dir", sample())

@@ -481,22 +481,6 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 // reading on the other real corpus, ../shared/corpus/claude, when it is
 // present (it stays outside the repo).
 func TestSharedCorpusAgreesWithIndependentCount(t *testing.T) {
-	src := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude")
-	if _, err := os.Stat(filepath.Join(src, "projects")); err != nil {
-		t.Skip("shared corpus not present")
-	}
-	claude := filepath.Join(t.TempDir(), "claude")
-	if err := testutil.CopyDir(src, claude); err != nil {
-		t.Fatal(err)
-	}
-	want := readIndependently(t, claude)
-	out, _, err := run(t, "sessions", "--json", "--claude-dir", claude)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []SessionJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
-	}
-	compareCounts(t, got, want)
+	got := sharedCorpusSessions(t)
+	compareCounts(t, got.sessions, readIndependently(t, got.claude))
 }

@@ -31,7 +31,10 @@ func TestDamagedStoreTrials(t *testing.T) {
 	if _, _, err := run(t, "index", "--no-embed", "--claude-dir", claude, "--data", base); err != nil {
 		t.Fatal(err)
 	}
-	const trials = 24
+	trials := 24
+	if raceEnabled {
+		trials = 12 // each trial runs doctor --full, two searches, a rebuild and two shows
+	}
 	rng := rand.New(rand.NewPCG(19, 19))
 	damaged := 0
 	for trial := range trials {
