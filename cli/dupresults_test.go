@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,5 +89,15 @@ func TestDuplicatedToolResultsShownOnceEverywhere(t *testing.T) {
 	back := show(out, t.TempDir())
 	if strip := func(s string) string { return s[strings.Index(s, "Project"):] }; strip(back) != strip(text) {
 		t.Errorf("the exported session reads back otherwise:\n%s\n---\n%s", back, text)
+	}
+}
+
+// TestShowMarkdownOrJSON: --markdown and --json together are refused as a
+// usage error, before anything is read or printed.
+func TestShowMarkdownOrJSON(t *testing.T) {
+	out, _, err := run(t, "show", "fa812bfe", "--markdown", "--json", "--claude-dir", filepath.Join(testutil.RepoRoot(), "testdata", "dupresults"))
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "pick one") || out != "" {
+		t.Fatalf("show --markdown --json: %v (%T), printed %q", err, err, out)
 	}
 }

@@ -18,6 +18,9 @@ func newShowCmd(o *Options) *cobra.Command {
 		Short: "Print a session as readable text (an id prefix of 8+ characters is enough)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.JSON && so.Markdown {
+				return usageError{fmt.Errorf("--json and --markdown do not go together: pick one")}
+			}
 			if len(strings.TrimSpace(args[0])) < transcripts.MinIDPrefix {
 				_, err := transcripts.ResolveSessionID(args[0], nil) // the too-short error, before a store is opened
 				return err
