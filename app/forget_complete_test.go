@@ -230,12 +230,17 @@ func TestForgetKilled(t *testing.T) {
 		trials = n
 	}
 	const word = "kumquatlanternword"
-	setup := func() (data, claude string) {
-		claude = sampleCopy(t, word)
+	// The planted store is built once (an index, a rebuild and a
+	// retrain) and each trial forgets in a
+	// copy of it; the transcripts, only read, are shared.
+	claude := sampleCopy(t, word)
+	template := t.TempDir()
+	a := openAt(t, template, claude, "")
+	plantEverywhere(t, a, word)
+	a.Close()
+	setup := func() (data, claude2 string) {
 		data = t.TempDir()
-		a := openAt(t, data, claude, "")
-		plantEverywhere(t, a, word)
-		a.Close()
+		copyDataDir(t, template, data)
 		return data, claude
 	}
 	child := func(data, claude string) *exec.Cmd {
@@ -277,4 +282,27 @@ func TestForgetKilled(t *testing.T) {
 		}
 	}
 	t.Logf("a forget takes %v; %d random kills, %d of them before the forget committed", whole, trials, again)
+}
+
+// copyDataDir copies a closed data dir as `cp -a` would (modes kept).
+func copyDataDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, fi.Mode().Perm())
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, fi.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
