@@ -20,53 +20,15 @@ type serviceMem struct {
 	st *index.Store
 }
 
-func toMemories(rs []memories.Ranked) []Memory {
-	out := make([]Memory, len(rs))
-	for i, r := range rs {
-		out[i] = Memory{ID: r.ID, Type: string(r.Type), Content: r.Content, Importance: r.Importance, Score: r.Score}
-	}
-	return out
+func (m serviceMem) Brief(ctx context.Context, project string, mems, sums int) (memories.Brief, error) {
+	return m.s.Recall.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums, Reminder: true})
 }
 
-func (m serviceMem) Brief(ctx context.Context, project string, mems, sums int) (Brief, error) {
-	b, err := m.s.Recall.Brief(ctx, project, memories.BriefOptions{Memories: mems, Summaries: sums})
-	out := Brief{Memories: toMemories(b.Memories), Problem: b.Problem()}
-	if err == nil && project != "" {
-		// What awaits review in this project, at most once a day.
-		pm, pd, perr := m.s.Feedback.PendingFor(ctx, project)
-		if perr == nil && pm+pd > 0 {
-			if due, _ := m.s.Feedback.TakeReviewReminder(ctx, project); due {
-				out.PendingMemories, out.PendingDrafts = pm, pd
-			}
-		}
-	}
-	for _, s := range b.Summaries {
-		out.Summaries = append(out.Summaries, Summary{SessionID: s.SessionID, Created: s.Created, Sections: s.Sections})
-	}
-	return out, err
-}
-
-func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]Memory, error) {
+func (m serviceMem) Rank(ctx context.Context, query, project string, limit int, threshold float64, exclude []string) ([]memories.Ranked, error) {
 	if threshold <= 0 {
 		threshold = 1e-9 // 0 would mean memories.min_relevance
 	}
-	// Rank loads every memory of every project: skip it when this project
-	// has no approved memory (nor a global one) that is not excluded.
-	ms, err := m.s.List(ctx, memories.Filter{Statuses: []memories.Status{memories.Approved}, Project: project, IncludeGlobal: true})
-	if err != nil {
-		return nil, err
-	}
-	candidates := 0
-	for _, x := range ms {
-		if !slices.Contains(exclude, x.ID) {
-			candidates++
-		}
-	}
-	if candidates == 0 {
-		return nil, nil
-	}
-	rs, err := m.s.Recall.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true, Prompt: true})
-	return toMemories(rs), err
+	return m.s.Recall.Rank(ctx, query, memories.RankOptions{Project: project, Limit: limit, Threshold: threshold, Exclude: exclude, Touch: true, Prompt: true})
 }
 
 func (m serviceMem) Injected(ctx context.Context, session string) ([]string, error) {
@@ -134,7 +96,7 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 		if slices.Contains(exclude, x.ID) {
 			continue
 		}
-		out = append(out, ToolMemory{Memory: Memory{ID: x.ID, Type: string(x.Type), Content: x.Content, Importance: x.Importance}, Files: cache[x.ID].Files, Commands: cache[x.ID].Commands})
+		out = append(out, ToolMemory{Memory: x, Files: cache[x.ID].Files, Commands: cache[x.ID].Commands})
 	}
 	return out, nil
 }

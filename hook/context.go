@@ -72,7 +72,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		}
 	}
 
-	var brief Brief
+	var brief memories.Brief
 	var mem Memories
 	if h.env.Memories != nil {
 		mem = h.env.Memories(st, h.cfg)
@@ -84,8 +84,8 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if brief.Problem != nil {
-			h.env.Log.Printf("%s: %v", h.in.Event, brief.Problem)
+		if p := brief.Problem(); p != nil {
+			h.env.Log.Printf("%s: %v", h.in.Event, p)
 		}
 		trace("brief")
 	}
@@ -117,7 +117,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 
 // addSummaries adds the project's latest session summaries, completed
 // with the titles of its latest sessions when there are fewer summaries.
-func (h *handler) addSummaries(ctx context.Context, st *index.Store, sums []Summary, project string, b *budget) {
+func (h *handler) addSummaries(ctx context.Context, st *index.Store, sums []memories.Summary, project string, b *budget) {
 	limit := h.cfg.Hooks.Summaries
 	if limit <= 0 || project == "" {
 		return
@@ -141,7 +141,7 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, sums []Summ
 // sessionLines are up to limit lines about the project's other sessions:
 // their summaries first (dated by the session, not the summary), then the
 // titles of recent sessions without one.
-func sessionLines(sums []Summary, recent []recentSession, self string, limit int) []string {
+func sessionLines(sums []memories.Summary, recent []recentSession, self string, limit int) []string {
 	var lines []string
 	covered := map[string]bool{self: true}
 	started := map[string]time.Time{}
@@ -172,7 +172,7 @@ func sessionLines(sums []Summary, recent []recentSession, self string, limit int
 
 // addMemories adds the memories that fit in up to two thirds of what is
 // left of b (summaries get the rest) and returns their ids.
-func addMemories(b *budget, ms []Memory) []string {
+func addMemories(b *budget, ms []memories.Ranked) []string {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -182,7 +182,7 @@ func addMemories(b *budget, ms []Memory) []string {
 	sub.add("Project memories (approved in cairn; most relevant first):")
 	var injected []string
 	for _, m := range ms {
-		if sub.add(memoryLine(m, 300)) {
+		if sub.add(memoryLine(m.Memory, 300)) {
 			injected = append(injected, m.ID)
 		}
 	}
@@ -197,7 +197,7 @@ func addMemories(b *budget, ms []Memory) []string {
 // sectionOrder is which summary sections a one-line summary shows.
 var sectionOrder = []string{"Request", "Completed", "Learned", "Next steps"}
 
-func summaryLine(s Summary) string {
+func summaryLine(s memories.Summary) string {
 	var parts []string
 	for _, name := range sectionOrder {
 		items := s.Sections[name]
@@ -207,19 +207,15 @@ func summaryLine(s Summary) string {
 		n := min(len(items), 2)
 		parts = append(parts, name+": "+oneLine(strings.Join(items[:n], "; "), 160))
 	}
-	title := oneLine(s.Title, 120)
 	line := "- "
 	if !s.Created.IsZero() {
 		line += s.Created.Local().Format("2006-01-02") + " · "
-	}
-	if title != "" {
-		line += title + " — "
 	}
 	line += strings.Join(parts, " · ")
 	return oneLine(line, 420) + " (session " + shortID(s.SessionID) + ")"
 }
 
-func memoryLine(m Memory, max int) string {
+func memoryLine(m memories.Memory, max int) string {
 	t := m.Type
 	if t == "" {
 		t = "memory"
@@ -229,7 +225,7 @@ func memoryLine(m Memory, max int) string {
 
 // promptMemoryLine is a memory injected for a prompt, saying why it was
 // chosen: the prompt's words it holds.
-func promptMemoryLine(m Memory, prompt string, max int) string {
+func promptMemoryLine(m memories.Memory, prompt string, max int) string {
 	line := memoryLine(m, max)
 	if words := memories.MatchedWords(prompt, m.Content); len(words) > 0 {
 		line = strings.TrimSuffix(line, ")") + "; matched: " + oneLine(strings.Join(words, ", "), 80) + ")"
@@ -305,7 +301,7 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 		if m.Score < threshold || slices.Contains(seen, m.ID) {
 			continue
 		}
-		if b.add(promptMemoryLine(m, prompt, 400)) {
+		if b.add(promptMemoryLine(m.Memory, prompt, 400)) {
 			injected = append(injected, m.ID)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cairn-dev/cairn/memories"
 )
 
 // PreToolUse: before Claude edits a file or runs a command, cairn gives
@@ -33,7 +35,7 @@ const (
 // edited (absolute, or relative to the source session's folder) and the
 // shell commands its source entries ran.
 type ToolMemory struct {
-	Memory
+	memories.Memory
 	Files    []string
 	Commands []string
 }

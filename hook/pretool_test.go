@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/cairn-dev/cairn/memories"
 )
 
 func TestCommandWords(t *testing.T) {
@@ -27,10 +29,10 @@ func TestCommandWords(t *testing.T) {
 func TestToolTargetMatches(t *testing.T) {
 	root := "/w/demo"
 	mem := func(content string, files ...string) ToolMemory {
-		return ToolMemory{Memory: Memory{ID: "m", Content: content}, Files: files}
+		return ToolMemory{Memory: memories.Memory{ID: "m", Content: content}, Files: files}
 	}
 	ranMem := func(content string, commands ...string) ToolMemory {
-		return ToolMemory{Memory: Memory{ID: "m", Content: content}, Commands: commands}
+		return ToolMemory{Memory: memories.Memory{ID: "m", Content: content}, Commands: commands}
 	}
 	edit := func(p string) toolTarget {
 		return parseToolTarget("Edit", json.RawMessage(`{"file_path":"`+p+`"}`), root)

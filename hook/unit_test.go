@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/internal/hookspec"
+	"github.com/cairn-dev/cairn/memories"
 )
 
 func TestTokensIsConservative(t *testing.T) {
@@ -65,7 +66,7 @@ func TestParseInputLenient(t *testing.T) {
 // fakeMem panics on use: a panic inside a hook must fail open.
 type fakeMem struct{ Memories }
 
-func (fakeMem) Brief(context.Context, string, int, int) (Brief, error) { panic("boom") }
+func (fakeMem) Brief(context.Context, string, int, int) (memories.Brief, error) { panic("boom") }
 
 func TestPanicFailsOpen(t *testing.T) {
 	data := t.TempDir()

@@ -79,11 +79,11 @@ func (s *core) reviewReminder(ctx context.Context, project string) (memories, dr
 	if project == "" {
 		return 0, 0
 	}
-	pm, pd, err := s.feedback().PendingFor(ctx, project)
+	pm, pd, err := s.pendingFor(ctx, project)
 	if err != nil || pm+pd == 0 {
 		return 0, 0
 	}
-	if due, _ := s.feedback().TakeReviewReminder(ctx, project); !due {
+	if due, _ := s.takeReviewReminder(ctx, project); !due {
 		return 0, 0
 	}
 	return pm, pd

@@ -56,7 +56,6 @@ func New(st *index.Store, cfg config.Config) *Service {
 }
 
 // The jobs over the same core, for one job's method that needs another's.
-func (s *core) curator() Curator   { return Curator{s} }
-func (s *core) recall() Recall     { return Recall{s} }
-func (s *core) drafts() Drafts     { return Drafts{s} }
-func (s *core) feedback() Feedback { return Feedback{s} }
+func (s *core) curator() Curator { return Curator{s} }
+func (s *core) recall() Recall   { return Recall{s} }
+func (s *core) drafts() Drafts   { return Drafts{s} }

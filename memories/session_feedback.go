@@ -190,9 +190,9 @@ const ReviewReminderEvery = 24 * time.Hour
 
 func reviewReminderKey(project string) string { return "memories.review-reminder:" + project }
 
-// PendingFor counts what awaits review for a project: its memories (and
+// pendingFor counts what awaits review for a project: its memories (and
 // global ones) and the summary drafts of its sessions.
-func (s Feedback) PendingFor(ctx context.Context, project string) (mems, drafts int, err error) {
+func (s *core) pendingFor(ctx context.Context, project string) (mems, drafts int, err error) {
 	ms, err := s.List(ctx, Filter{Statuses: []Status{Pending}, Project: project, IncludeGlobal: true})
 	if err != nil {
 		return 0, 0, err
@@ -209,10 +209,10 @@ func (s Feedback) PendingFor(ctx context.Context, project string) (mems, drafts 
 	return len(ms), drafts, nil
 }
 
-// TakeReviewReminder reports whether a session of project should remind
+// takeReviewReminder reports whether a session of project should remind
 // the person of pending reviews now: at most once per
 // ReviewReminderEvery. It records the reminder when it says yes.
-func (s Feedback) TakeReviewReminder(ctx context.Context, project string) (bool, error) {
+func (s *core) takeReviewReminder(ctx context.Context, project string) (bool, error) {
 	now := s.now()
 	b, ok, err := s.st.Setting(ctx, reviewReminderKey(project))
 	if err != nil {

@@ -87,15 +87,21 @@ func TestCompactionResetsInjected(t *testing.T) {
 	}
 }
 
-// The review reminder counts this project's pending work only, and is
-// given at most once a day.
+// The review reminder (a brief with Reminder, the SessionStart hook's)
+// counts this project's pending work only, and is given at most once a
+// day; a brief without it counts every project's, every time.
 func TestReviewReminderPerProjectOnceADay(t *testing.T) {
 	ctx := context.Background()
-	s := newService(t)
+	s := sampleService(t)
 	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	s.SetClock(func() time.Time { return now })
+	d, err := s.Drafts.AddDraft(ctx, sampleSpotter, goodDraft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := d.Project // the draft's session's
 	for _, n := range []NewMemory{
-		{Project: "/a", Type: Fact, Content: "Project A deploys with make deploy-a from main"},
+		{Project: a, Type: Fact, Content: "Project A deploys with make deploy-a from main"},
 		{Project: "/b", Type: Fact, Content: "Project B uses pnpm and never npm"},
 		{Project: "/b", Type: Gotcha, Content: "Project B's e2e tests need the mock server on port 4010"},
 		{Type: Preference, Content: "Answer in short bullet points"},
@@ -103,22 +109,60 @@ func TestReviewReminderPerProjectOnceADay(t *testing.T) {
 		n.Status = Pending
 		mustAdd(t, s, n)
 	}
-	if m, d, err := s.Feedback.PendingFor(ctx, "/a"); err != nil || m != 2 || d != 0 {
-		t.Errorf("pending for /a: %d %d %v, want 2 (its own and the global one)", m, d, err)
+	reminder := func(project string) (int, int) {
+		t.Helper()
+		b, err := s.Recall.Brief(ctx, project, BriefOptions{Reminder: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.PendingMemories, b.PendingDrafts
 	}
-	ok, err := s.Feedback.TakeReviewReminder(ctx, "/a")
-	if err != nil || !ok {
-		t.Fatalf("first reminder: %v %v", ok, err)
+	if m, d := reminder(a); m != 2 || d != 1 {
+		t.Fatalf("first reminder for %s: %d memories %d drafts, want 2 (its own and the global one) and 1", a, m, d)
 	}
 	now = now.Add(23 * time.Hour)
-	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/a"); ok {
-		t.Error("reminded twice in a day")
+	if m, d := reminder(a); m+d != 0 {
+		t.Errorf("reminded twice in a day: %d %d", m, d)
 	}
-	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/b"); !ok {
-		t.Error("another project's reminder is its own")
+	if m, d := reminder("/b"); m != 3 || d != 0 {
+		t.Errorf("another project's reminder is its own: %d %d, want 3 0", m, d)
+	}
+	if m, d := reminder(""); m+d != 0 {
+		t.Errorf("no project, no reminder: %d %d", m, d)
+	}
+	// Without Reminder: every project's counts, every time.
+	for range 2 {
+		if b, err := s.Recall.Brief(ctx, a, BriefOptions{}); err != nil || b.PendingMemories != 4 || b.PendingDrafts != 1 {
+			t.Errorf("plain brief: %d %d %v, want 4 1", b.PendingMemories, b.PendingDrafts, err)
+		}
 	}
 	now = now.Add(2 * time.Hour)
-	if ok, _ := s.Feedback.TakeReviewReminder(ctx, "/a"); !ok {
+	if m, _ := reminder(a); m != 2 {
 		t.Error("no reminder the next day")
+	}
+}
+
+// Rank has nothing to rank when every approved memory of the project
+// (and every global one) is excluded: it answers empty without loading
+// the memory cache (the hook ranks on every prompt).
+func TestRankSkipsWhenNothingIsLeft(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	id := approve(t, s, NewMemory{Project: "/a", Type: Fact, Content: "Project A deploys with make deploy-a from main"})
+	approve(t, s, NewMemory{Project: "/b", Type: Fact, Content: "Project B deploys with make deploy-b from main"})
+	s.cache = nil // adding loaded it
+	rs, err := s.Recall.Rank(ctx, "how does project A deploy from main", RankOptions{Project: "/a", Exclude: []string{id}, Prompt: true})
+	if err != nil || rs == nil || len(rs) != 0 {
+		t.Fatalf("all excluded: %v %v, want an empty list", rs, err)
+	}
+	if s.cache != nil {
+		t.Error("the cache was loaded with nothing to rank")
+	}
+	rs, err = s.Recall.Rank(ctx, "how does project A deploy from main", RankOptions{Project: "/a", Prompt: true})
+	if err != nil || len(rs) != 1 || rs[0].ID != id {
+		t.Fatalf("with a candidate: %v %v", rs, err)
+	}
+	if s.cache == nil {
+		t.Error("ranking a candidate did not load the cache")
 	}
 }
