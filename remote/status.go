@@ -43,7 +43,7 @@ func ReadOutcome(dataDir string) (o Outcome, configured bool, err error) {
 	}
 	if err == nil {
 		if jerr := json.Unmarshal(b, &o); jerr != nil {
-			err = fmt.Errorf("%s is damaged (%v): the next `cairn remote sync` rewrites it", outcomePath(dataDir), jerr)
+			err = fmt.Errorf("%s is damaged (%w): the next `cairn remote sync` rewrites it", outcomePath(dataDir), jerr)
 		}
 	}
 	return o, true, err
