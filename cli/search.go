@@ -71,11 +71,13 @@ type searchFlags struct {
 func newSearchCmd(o *Options) *cobra.Command {
 	var q index.SearchQuery
 	var sf searchFlags
+	var profile func(*Options) func()
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search every session by words and by meaning (hybrid BM25 + vectors)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer profile(o)()
 			q.Text = strings.Join(args, " ")
 			if strings.TrimSpace(q.Text) == "" {
 				return usageError{errors.New(`the query is empty: cairn search "websocket reconnect" (cairn sessions lists everything)`)}
@@ -126,6 +128,7 @@ func newSearchCmd(o *Options) *cobra.Command {
 	flagChoices(cmd, "fusion", false, "weighted", "rrf")
 	flagCheck(cmd, "since", checkSince)
 	flagCheck(cmd, "until", checkSince)
+	profile = addProfileFlags(cmd)
 	return cmd
 }
 
