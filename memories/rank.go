@@ -65,13 +65,17 @@ func (s Recall) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked
 	if o.Threshold == 0 {
 		o.Threshold = s.cfg.Memories.MinRelevance
 	}
-	// Ranking loads every memory of every project: skip it when no
-	// approved memory of the project (nor a global one) is left once
-	// Exclude is left out.
-	if none, err := s.noCandidates(ctx, o); err != nil {
-		return nil, err
-	} else if none {
-		return []Ranked{}, nil
+	// Loading the cache reads every memory of the project with its
+	// vectors: when it is not loaded yet (a hook's fresh process), skip
+	// that if no approved memory of the project (nor a global one) is
+	// left once Exclude is left out. A loaded cache (the MCP server, the
+	// TUI) ranks at once: the check would cost more than the ranking.
+	if !s.cacheServes(ctx, o.Project) {
+		if none, err := s.noCandidates(ctx, o); err != nil {
+			return nil, err
+		} else if none {
+			return []Ranked{}, nil
+		}
 	}
 	s.mu.Lock()
 	mc, err := s.loadCache(ctx, true, o.Project)
@@ -87,6 +91,18 @@ func (s Recall) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked
 		}
 	}
 	return out, nil
+}
+
+// cacheServes reports whether the loaded cache serves Rank for project
+// as it stands (nothing changed since it was loaded).
+func (s *core) cacheServes(ctx context.Context, project string) bool {
+	gen, err := s.st.Mem().Generation(ctx)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache != nil && s.cache.serves(gen, true, project)
 }
 
 // noCandidates reports whether Rank has nothing to rank: no approved
