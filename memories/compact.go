@@ -73,14 +73,19 @@ func compactCandidates(e index.MemEntry, add func(candidate)) {
 var unsettled = lazyRE(`(?i)^(current|unsolved|unresolved|blocking|blocked|pending|todo|open)\b`)
 
 // lintHead is an item about a style linter's complaint; group 1 names it.
-var lintHead = lazyRE(`(?i)^(?:[a-z ]{0,20}\b)?(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|prettier|black|markdownlint|biome|stylelint|ktlint|swiftlint)\b[^:]{0,120}?(:|→|->|—)`)
+var lintHead = lazyRE(`(?i)^(?:[a-z ]{0,20}\b)?(` + linters + `|prettier|black)\b[^:]{0,120}?(:|→|->|—)`)
+
+// linters are the style linters named in compaction summaries (with
+// prettier and black, which lintHead also knows at an item's head but
+// which are everyday words anywhere else).
+const linters = `credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|markdownlint|biome|stylelint|ktlint|swiftlint`
 
 // bareLimit is an item that opens on a check's name and its limit, with
 // no linter named: "Cyclomatic complexity (13 > 9) in `tool_call/2`: …".
 var bareLimit = lazyRE(`^[A-Za-z][A-Za-z -]{3,40}\(\s*\d+\s*>\s*(max\s*)?\d+\s*\)[^:]{0,80}:`)
 
-// linterName finds the linters lintHead knows anywhere in a text.
-var linterName = lazyRE(`(?i)\b(credo|eslint|ruff|pylint|flake8|rubocop|clippy|golangci-lint|staticcheck|markdownlint|biome|stylelint|ktlint|swiftlint)\b`)
+// linterName finds the linters anywhere in a text.
+var linterName = lazyRE(`(?i)\b(` + linters + `)\b`)
 
 // summaryLinter is the one linter a compaction summary names (as first
 // written), or "" when it names none or several.
