@@ -28,7 +28,21 @@ var (
 // removes (a rename not yet carried through, an unused import), or a
 // missing piece added once (a dependency, a setting): the repository has
 // it now, nothing to remember.
-var passingTrouble = lazyRE(`(?i)\bexpected during\b|\bunused imports?\b|\bundefined\b.{0,120}\brenam(e|ed|ing)\b|\brenam(e|ed|ing)\b.{0,120}\bundefined\b|\bmissing\b[^:]{0,80}:\s*added\b|\bunused (variable|function|parameter|argument)s?\b|\btypo\b|\bundefined (function|variable|module)\b|\bcompile errors? (for|from) (missing|intermediate)\b|\bintermediate (edit|state)s?\b|\bforgot to\b|\bsyntax error\b|\bmissing (closing|bracket|paren|comma)\b`)
+var passingTrouble = lazyRE(`(?i)\bexpected during\b|\bunused imports?\b|\bundefined\b.{0,120}\brenam(e|ed|ing)\b|\brenam(e|ed|ing)\b.{0,120}\bundefined\b|\bmissing\b[^:]{0,80}:\s*added\b|\bunused (variable|function|parameter|argument)s?\b|\btypo\b|\bundefined (function|variable|module)\b|\bcompile errors? (for|from) (missing|intermediate)\b|\bintermediate (edit|state)s?\b|\bforgot to\b|\bsyntax error\b|\bmissing (closing|bracket|paren|comma)\b|\b(require|import|alias)\s+\S[^;:]{0,80}?\bneeded\b|\bbefore (defining|declaring|adding|creating) (the|its|a|an)\b`)
+
+// rerunFixRe is a fix that ran a command: "Fixed by running `mix format`".
+var rerunFixRe = lazyRE("(?i)\\b(fixed|resolved) by (re-?)?running `([^`]+)`")
+
+// rerunFix reports whether an item's fix only ran the command its problem
+// already names ("blocked by `mix format` check. Fixed by running `mix
+// format`"): the check says what to run, every time.
+func rerunFix(content string) bool {
+	m := rerunFixRe.get().FindStringSubmatchIndex(content)
+	if m == nil {
+		return false
+	}
+	return strings.Contains(content[:m[0]], "`"+content[m[6]:m[7]]+"`")
+}
 
 // settledRule marks a Problem Solving item that states how things are
 // done from now on, not what was built ("used X instead of a regex" is a
@@ -41,7 +55,7 @@ var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should
 func compactCandidates(e index.MemEntry, add func(candidate)) {
 	for _, it := range compactItems(e.Text) {
 		content := strings.TrimSpace(leadIn.ReplaceAllString(stripMarkdown(it.text), ""))
-		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) {
+		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) || rerunFix(content) {
 			continue
 		}
 		linter, lintItem := "", false

@@ -238,6 +238,26 @@ func TestExtractSample(t *testing.T) {
 	}
 }
 
+// TestCommandErrorSaysFix: a command that worked after an error printing
+// it (git's advice on a push without upstream) is not proposed: the tool
+// teaches it every time. Without the advice it is.
+func TestCommandErrorSaysFix(t *testing.T) {
+	failed := shellCall{cmd: "git push", out: "fatal: The current branch feature has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature\n"}
+	worked := shellCall{cmd: "git push --set-upstream origin feature"}
+	if c, ok := commandLesson(failed, worked); ok {
+		t.Errorf("proposed %q: the error prints the fix", c)
+	}
+	failed.out = "fatal: The current branch feature has no upstream branch.\n"
+	if _, ok := commandLesson(failed, worked); !ok {
+		t.Error("not proposed without the advice")
+	}
+	// An option the error names only inside another word is not named.
+	failed = shellCall{cmd: "go test -racey", out: "flag provided but not defined: -racey\nusage: go test"}
+	if _, ok := commandLesson(failed, shellCall{cmd: "go test -race"}); !ok {
+		t.Error("-race is not in -racey's error")
+	}
+}
+
 // TestCommandLessonOncePerRepository: the same lesson learned on two
 // branches in two sessions is one memory with the sources of both; the
 // branch names, the home directory and a leading cd are not part of it.
@@ -249,7 +269,8 @@ func TestCommandLessonOncePerRepository(t *testing.T) {
 		tr := newTranscript(fmt.Sprintf("3111111%d-2222-4333-8444-555555555555", i), "/work/proj")
 		tr.user("push it")
 		sources = append(sources, tr.bash("cd /home/ana/src/proj && git push 2>&1",
-			"fatal: The current branch "+branch+" has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin "+branch+"\n", true))
+			"fatal: The current branch "+branch+" has no upstream branch.\n", true)) // git's advice (the command to run) turned off
+
 		sources = append(sources, tr.bash("cd /home/ana/src/proj && git push --set-upstream origin "+branch+" 2>&1 | tail -3", "branch '"+branch+"' set up to track 'origin/"+branch+"'.", false))
 		tr.write(t, s, claude)
 	}

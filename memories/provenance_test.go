@@ -84,7 +84,7 @@ func TestProvenanceCommands(t *testing.T) {
 	tr := newTranscript("62111111-2222-4333-8444-555555555555", "/work/proj")
 	tr.user("Deploy the app. We always use pnpm instead of npm in this repo.")
 	tr.bash("git status", "nothing to commit", false)
-	tr.bash("git push", "fatal: The current branch feature has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature", true)
+	tr.bash("git push", "fatal: The current branch feature has no upstream branch.", true) // git's advice turned off
 	tr.bash("git push --set-upstream origin feature", "branch 'feature' set up to track 'origin/feature'.", false)
 	tr.assistant("Pushed the branch.")
 	tr.write(t, s, t.TempDir())

@@ -806,6 +806,11 @@ func commandLesson(failed, worked shellCall) (string, bool) {
 	if setup == "" && (!addsOption(fw, ww) || sameButPaths(fw, ww)) {
 		return "", false
 	}
+	if setup == "" && errorSaysFix(failed.out, fw, ww) {
+		// git's "no upstream branch" prints the very command that
+		// works: the tool teaches it every time, nothing to remember.
+		return "", false
+	}
 	if setup != "" {
 		ww = setup + ww
 	}
@@ -886,6 +891,47 @@ func addsOption(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// errorSaysFix reports whether the failed command's output names every
+// option the working command added: the error itself says what to do.
+func errorSaysFix(out, a, b string) bool {
+	have := map[string]bool{}
+	for _, w := range strings.Fields(a) {
+		have[optionName(w)] = true
+	}
+	added := 0
+	for _, w := range strings.Fields(b) {
+		o := optionName(w)
+		if !strings.HasPrefix(o, "-") || len(o) < 2 || have[o] {
+			continue
+		}
+		if !namesOption(out, o) {
+			return false
+		}
+		added++
+	}
+	return added > 0
+}
+
+// namesOption reports whether text holds option o as a word of its own
+// ("-race" is not in "-racey").
+func namesOption(text, o string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], o)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(o)
+		if end == len(text) || !isWordByte(text[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // optionName is an option without its value ("--depth=1" -> "--depth").
