@@ -44,6 +44,8 @@ type keepLabel struct {
 	Fact   string `json:"fact"`
 	Why    string `json:"why,omitempty"`
 	Source string `json:"source"`
+	// By names who labelled it, when not the first reviewer.
+	By string `json:"by,omitempty"`
 }
 
 // keepRate is one corpus's row of the keep-rate table.

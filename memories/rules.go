@@ -199,28 +199,32 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	calls := map[string]index.MemEntry{} // tool_use id -> the call
 	prevClaude := ""                     // Claude's last text
 	rejected := ""                       // the call the person just rejected, until Claude speaks
+	var recent []string                  // Claude's last few texts (options offered)
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
 		}
 		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
 			prevClaude, rejected = e.Text, ""
+			if recent = append(recent, e.Text); len(recent) > 4 {
+				recent = recent[1:]
+			}
 		}
 		if c, ok := calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
 			rejected = callLabel(c) // the prompt after it says why
 		}
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			add := cs.add
+			add := choiceAdder(cs.add, recent)
 			if rejected != "" && e.Source == "" {
 				// Feedback typed after rejecting a call is about that
 				// call: say which.
-				what := rejected
+				what, next := rejected, add
 				add = func(c candidate) {
 					if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" {
 						c.content = "After rejecting " + what + ": " + c.content
 					}
-					cs.add(c)
+					next(c)
 				}
 				rejected = ""
 			}

@@ -246,15 +246,22 @@ func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add fun
 	asked := askedQuestions(calls[e.ToolUse])
 	pairs := answerRe.FindAllStringSubmatch(e.Text, -1)
 	if len(pairs) == 0 {
-		a := strings.TrimSpace(e.Text)
-		if len(asked) != 1 || a == "" {
+		// The answers alone, one a line, in the order of the questions.
+		lines := strings.Split(strings.TrimSpace(e.Text), "\n")
+		if len(asked) == 0 || len(lines) != len(asked) || lines[0] == "" {
 			return
 		}
-		pairs = [][]string{{"", asked[0].Question, a}}
+		for i, a := range lines {
+			pairs = append(pairs, []string{"", asked[i].Question, a})
+		}
 	}
+	// The answers to one call are one decision ("process tar archives
+	// like zip ones?" — yes; "which tar formats?" — also .tgz): said
+	// together, each needs the others.
+	var said []string
 	for _, p := range pairs {
 		q, a := strings.TrimSpace(p[1]), strings.TrimSpace(p[2])
-		if a == "" || len(strings.Fields(q)) < 3 {
+		if a == "" || len(strings.Fields(q)) < 3 || momentQuestion(q) {
 			continue
 		}
 		content := q + " — " + a
@@ -263,9 +270,21 @@ func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add fun
 		if d := optionDescription(asked, q, a); d != "" {
 			content += " (" + d + ")"
 		}
-		add(candidate{typ: Decision, content: content, importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
+		said = append(said, content)
+	}
+	if len(said) > 0 {
+		add(candidate{typ: Decision, content: strings.Join(said, "; "), importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
 	}
 }
+
+// momentQuestion is a question about the work at hand, answered once:
+// which of "these" things, what to set up or install now. Its answer is
+// done at once and is in the repository after, not a rule.
+func momentQuestion(q string) bool {
+	return isTransient(q) || setupQuestion.MatchString(q)
+}
+
+var setupQuestion = lazyRE(`(?i)\b(set ?up|install|scaffold|initiali[sz]e)\b`)
 
 // optionDescription is the description Claude gave the option labelled
 // a of question q, if it did.

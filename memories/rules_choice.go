@@ -1,0 +1,169 @@
+package memories
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn/internal/english"
+)
+
+// A choice among the options Claude offered. Claude often lists options
+// ("**Option 1: Vite** (modern, fast, great DX)", "2. **Migrate to
+// AudioWorklet** - proper modern solution") and asks which; the person
+// answers in a few words ("let's do vite"). The words alone are a step of
+// that day's task; what lasts is the decision they make: which option was
+// chosen, over which others, and what it is. That is said from the
+// options, in the list's own words: "Chose Vite (modern, fast, great DX)
+// over `serve` (dead simple) and `http-server` (minimal, popular)".
+
+// optionLine is a list line or paragraph led by an option's name in bold,
+// with "Option N:" before the name dropped: group 1 the name, group 2 what
+// follows (its description).
+var optionLine = regexp.MustCompile(`^\s*(?:[-*]\s+|\d+[.)]\s+)?\*\*(?:Option\s+\w{1,2}\s*[:.)–—-]\s*)?([^*]{2,60}?)\*\*\s*:?\s*(.*)$`)
+
+// offered is one option Claude listed.
+type offered struct{ name, desc string }
+
+// offeredOptions are the options one of Claude's texts lists when it asks
+// which to take (a question mark somewhere): two to six bold-led lines.
+func offeredOptions(text string) []offered {
+	if !strings.Contains(text, "?") {
+		return nil
+	}
+	var out []offered
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		m := optionLine.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		name := strings.TrimSpace(strings.TrimRight(m[1], ":"))
+		out = append(out, offered{name: name, desc: optionDesc(m[2])})
+	}
+	if len(out) < 2 || len(out) > 6 {
+		return nil
+	}
+	return out
+}
+
+// optionDesc is the first clause of what follows an option's name: its
+// bracketed gloss, else the text after a dash, up to the first sentence
+// end.
+func optionDesc(rest string) string {
+	rest = strings.TrimSpace(stripMarkdown(rest))
+	if strings.HasPrefix(rest, "(") {
+		if i := strings.IndexByte(rest, ')'); i > 1 {
+			return rest[1:i]
+		}
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, "-–—: "))
+	if i := strings.Index(rest, ". "); i > 0 {
+		rest = rest[:i]
+	}
+	return cut(strings.TrimRight(rest, "."), 90)
+}
+
+// distinctive are the words of s that name something: code spans' words
+// and words outside common English, lower case.
+func distinctive(s string) []string {
+	var out []string
+	for _, w := range wordRe.FindAllString(strings.ToLower(s), -1) {
+		if len(w) >= 3 && !english.Common(w) && !english.Common(strings.TrimRight(w, "s")) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// chosenOption is the one option of opts the person's words name (by a
+// distinctive word of its name), with the others.
+func chosenOption(said string, opts []offered) (offered, []offered, bool) {
+	low := " " + strings.ToLower(said) + " "
+	pick := -1
+	for i, o := range opts {
+		for _, w := range distinctive(o.name) {
+			if strings.Contains(low, w) {
+				if pick >= 0 && pick != i {
+					return offered{}, nil, false // names two: not a choice
+				}
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return offered{}, nil, false
+	}
+	var others []offered
+	for i, o := range opts {
+		if i != pick {
+			others = append(others, o)
+		}
+	}
+	return opts[pick], others, true
+}
+
+// choiceContent states a short decision as the choice it makes among the
+// options of Claude's recent texts (latest first): none when no list of
+// options there holds exactly one the words name.
+func choiceContent(said string, recent []string) (string, bool) {
+	for i := len(recent) - 1; i >= 0; i-- {
+		opts := offeredOptions(recent[i])
+		if opts == nil {
+			continue
+		}
+		chosen, others, ok := chosenOption(said, opts)
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("Chose " + withDesc(chosen) + " over ")
+		for j, o := range others {
+			switch {
+			case j == 0:
+			case j == len(others)-1:
+				b.WriteString(" and ")
+			default:
+				b.WriteString(", ")
+			}
+			b.WriteString(withDesc(o))
+		}
+		return b.String(), true
+	}
+	return "", false
+}
+
+func withDesc(o offered) string {
+	if o.desc == "" {
+		return o.name
+	}
+	return o.name + " (" + o.desc + ")"
+}
+
+// choiceAdder wraps add so that a short decision of the person's that
+// picks one of the options Claude offered in its recent texts is said as
+// that choice (rule user:choice).
+func choiceAdder(add func(candidate), recent []string) func(candidate) {
+	return func(c candidate) {
+		if c.rule == "user:decision" {
+			said := c.content
+			if i := strings.Index(said, " (after Claude: "); i > 0 {
+				said = said[:i]
+			}
+			if len(strings.Fields(said)) <= 12 {
+				if choice, ok := choiceContent(said, recent); ok {
+					c.content, c.rule = choice, "user:choice"
+				}
+			}
+		}
+		add(c)
+	}
+}
