@@ -13,7 +13,7 @@ import (
 // transcript, which is still on disk: afterwards it shows and is found
 // again.
 func TestRebuildRereadsDamagedEntriesFromTranscripts(t *testing.T) {
-	claude := copyTree(t, sampleDir)
+	claude := copySmallSample(t)
 	s, _ := openStore(t)
 	if _, err := s.Update(t.Context(), claude, UpdateOptions{NoEmbed: true}); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestRebuildRereadsDamagedEntriesFromTranscripts(t *testing.T) {
 // integrity_check passes a value damaged inside its page; doctor --full's
 // check finds it.
 func TestFullCheckFindsUndecodableValues(t *testing.T) {
-	claude := copyTree(t, sampleDir)
+	claude := copySmallSample(t)
 	s, _ := openStore(t)
 	if _, err := s.Update(t.Context(), claude, UpdateOptions{NoEmbed: true}); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestFullCheckFindsUndecodableValues(t *testing.T) {
 // the way out, and `index --recount` aggregates it again from its
 // transcripts.
 func TestDamagedSessionStateRecounts(t *testing.T) {
-	claude := copyTree(t, sampleDir)
+	claude := copySmallSample(t)
 	s, _ := openStore(t)
 	mustSync(t, s, claude, SyncOptions{})
 	var sid string

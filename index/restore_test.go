@@ -15,12 +15,12 @@ import (
 
 	"github.com/cairn-dev/cairn/index/ftsapi"
 	"github.com/cairn-dev/cairn/internal/diskspace"
-	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// restoreFixture is a data dir holding the "old" store (the sample, its
-// full-text index, and the memory oldWord) and a backup of a "new" store
-// (the sample and the memory newWord, one memory fewer than the old).
+// restoreFixture is a data dir holding the "old" store (the small sample,
+// its full-text index, and the memory oldWord) and a backup of a "new"
+// store (the small sample and the memory newWord, one memory fewer than
+// the old).
 type restoreFixture struct {
 	data, backup string
 	old, new     storeShape
@@ -91,10 +91,10 @@ var restoreTemplate struct {
 func buildRestoreFixture(t *testing.T, dir string) *restoreFixture {
 	t.Helper()
 	ctx := context.Background()
-	claude := filepath.Join(dir, "claude")
-	if err := testutil.CopyDir(sampleDir, claude); err != nil {
-		t.Fatal(err)
-	}
+	// The small sample: a restore's cost (verifying and preparing the
+	// backup, the full-text index rebuilt by checkWhole) grows with the
+	// store, what it proves (the old or the new store, whole) does not.
+	claude := copySmallSampleTo(t, filepath.Join(dir, "claude"))
 	f := &restoreFixture{data: filepath.Join(dir, "data"), backup: filepath.Join(dir, "new.db")}
 
 	// The new store, backed up.
