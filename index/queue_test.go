@@ -334,11 +334,10 @@ func TestEmbeddingsMigration(t *testing.T) {
 // document id replaces the stored one instead of adding a second. A store
 // from schema 5 (vectors under document ids) is converted on opening.
 func TestEntryVectorsByRow(t *testing.T) {
-	s, dir := openStore(t)
+	s, dir, _, st := updatedSample(t, UpdateOptions{})
 	ctx := context.Background()
-	st, err := s.Update(ctx, sampleClaude(t), UpdateOptions{})
-	if err != nil || st.EmbedErr != nil || st.Embedded == 0 {
-		t.Fatalf("update: %v / %v, %d embedded", err, st.EmbedErr, st.Embedded)
+	if st.EmbedErr != nil || st.Embedded == 0 {
+		t.Fatalf("update: %v, %d embedded", st.EmbedErr, st.Embedded)
 	}
 	total := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = ?`, st.Embedder)
 	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE doc >= 'm:' AND doc < 'm;'`); n != 0 {

@@ -17,8 +17,9 @@ import (
 // remote sync` unpacks one from "laptop", so the same words are in both.
 func TestSearchMachineFilter(t *testing.T) {
 	ctx := context.Background()
-	claude := copyTree(t, sampleDir)
-	s, _ := openStore(t)
+	// The sample updated (the shared template's copy), then the laptop's
+	// copy of one of its sessions.
+	s, _, claude, _ := updatedSample(t, UpdateOptions{})
 	const folder, sid = "-home-marco-projects-spotter", "491e126e-1e71-469c-ade2-fcc8af567c74"
 	b, err := os.ReadFile(filepath.Join(claude, "projects", folder, sid+".jsonl"))
 	if err != nil {
@@ -33,10 +34,8 @@ func TestSearchMachineFilter(t *testing.T) {
 	if err := os.WriteFile(dst, uuid.ReplaceAll(b, []byte("0b0b0b0b$1")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{claude, s.MachineDir("laptop")} {
-		if _, err := s.Update(ctx, dir, UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := s.Update(ctx, s.MachineDir("laptop"), UpdateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 	sr, err := s.OpenSearcher(ctx, time.Second)
 	if err != nil {
