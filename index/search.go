@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -170,20 +171,53 @@ type Searcher struct {
 // writer), indexes what is queued, and loads the built-in embedder and its
 // vector cache when they exist.
 func (s *Store) OpenSearcher(ctx context.Context, lockWait time.Duration) (*Searcher, error) {
-	ix, err := s.Derived().OpenFTS(lockWait)
+	ix, err := s.searchFTS(ctx, lockWait)
 	if err != nil {
 		if errors.Is(err, ftsapi.ErrLocked) {
 			return nil, fmt.Errorf("the full-text index is in use by another cairn process for more than %s: try again in a moment (%w)", lockWait, err)
 		}
 		return nil, err
 	}
+	sr := &Searcher{Store: s, FTS: ix}
+	s.attachVectors(ctx, sr)
+	return sr, nil
+}
+
+// searchFTS opens the full-text index for a searcher. With nothing queued
+// it opens read-only: a search then writes nothing and starts no merging
+// (ftsapi.OpenReadOnly). Otherwise, and for an index small enough for
+// OpenFTS's healing check, or none yet, it opens writable and indexes
+// what is queued first.
+func (s *Store) searchFTS(ctx context.Context, lockWait time.Duration) (ftsapi.Index, error) {
+	if !s.ftsQueued(ctx) {
+		ix, err := ftsapi.OpenReadOnly(s.ftsDir(), lockWait)
+		if err != nil && !errors.Is(err, ftsapi.ErrNeedsRebuild) {
+			return nil, err
+		}
+		if err == nil {
+			if n, cerr := ix.Count(); cerr == nil && n >= healFewDocs {
+				return ix, nil
+			}
+			ix.Close()
+		}
+	}
+	ix, err := s.Derived().OpenFTS(lockWait)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := s.Derived().DrainFTS(ctx, ix, nil); err != nil {
 		ix.Close()
 		return nil, err
 	}
-	sr := &Searcher{Store: s, FTS: ix}
-	s.attachVectors(ctx, sr)
-	return sr, nil
+	return ix, nil
+}
+
+// ftsQueued reports whether documents wait for the full-text index (or
+// the queue cannot be read: then the writable path finds out why).
+func (s *Store) ftsQueued(ctx context.Context) bool {
+	var one int
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM fts_queue LIMIT 1`).Scan(&one)
+	return !errors.Is(err, sql.ErrNoRows)
 }
 
 // Close releases the indexes.

@@ -159,6 +159,9 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// lists again, so as not to work from an old listing).
 	opened := time.Now()
 	so.survey = s.startSurvey(ctx, claudeDir, so.Projects)
+	if s.nothingNew(ctx, claudeDir, so) {
+		return s.syncThenDrain(ctx, claudeDir, so, lockWait, status, afterSync)
+	}
 	ix, err := s.Derived().OpenFTS(lockWait)
 	if time.Since(opened) > staleSurvey {
 		so.survey = nil
@@ -188,6 +191,52 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	derr := <-result
 	cerr := ix.Close()
 	return stats, d.total, false, errors.Join(serr, derr, cerr)
+}
+
+// nothingNew waits for the survey and reports whether the sync will find
+// nothing to read or mark missing, and nothing waits for the full-text
+// index: the common case of a search or a hook's refresh. Opening the
+// index writable costs more than such a sync (bleve persists its loaded
+// snapshot again on every open: three bbolt commits with their fsyncs),
+// so it is then not opened at all. Anything unsure (a recount due, a
+// survey that failed) says no: the usual path finds out.
+func (s *Store) nothingNew(ctx context.Context, claudeDir string, so SyncOptions) bool {
+	if so.Recount || (len(so.Projects) == 0 && s.recountDue(ctx)) || s.ftsQueued(ctx) {
+		return false
+	}
+	tree, known, err := so.survey.wait()
+	if err != nil {
+		return false
+	}
+	scoped := make(map[string]knownFile, len(known))
+	for k, v := range known {
+		scoped[k] = v
+	}
+	s.scopeKnown(claudeDir, scoped)
+	plan := planSync(tree, scoped, s.loadSyncMemo(ctx).Failed, &SyncStats{})
+	return len(plan.jobs) == 0 && len(plan.missing) == 0 && plan.reappeared == 0
+}
+
+// syncThenDrain runs the sync without the full-text index (nothingNew said
+// it will write no document), then drains whatever it queued after all.
+func (s *Store) syncThenDrain(ctx context.Context, claudeDir string, so SyncOptions, lockWait time.Duration, status func(string), afterSync func(fresh []DocRow)) (SyncStats, int, bool, error) {
+	stats, err := s.Sync(ctx, claudeDir, so)
+	if err != nil {
+		return stats, 0, false, err
+	}
+	afterSync(nil)
+	if !s.ftsQueued(ctx) {
+		return stats, 0, false, nil
+	}
+	ix, err := s.Derived().OpenFTS(lockWait)
+	if errors.Is(err, ftsapi.ErrLocked) {
+		return stats, 0, true, nil
+	}
+	if err != nil {
+		return stats, 0, false, err
+	}
+	n, derr := s.Derived().DrainFTS(ctx, ix, func(done int) { status(fmt.Sprintf("full-text index: %d documents", done)) })
+	return stats, n, false, errors.Join(derr, ix.Close())
 }
 
 // syncWithoutFTS runs Sync alone when the full-text index did not open.

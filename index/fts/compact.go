@@ -64,6 +64,9 @@ func (ix *Index) Compact() (err error) {
 	if ix.idx == nil {
 		return errClosed
 	}
+	if ix.readOnly {
+		return errReadOnly
+	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	if err := ix.broken(); err != nil {

@@ -16,6 +16,13 @@ func init() {
 			}
 			return ix, nil
 		},
+		OpenReadOnly: func(dir string, lockWait time.Duration) (ftsapi.Index, error) {
+			ix, err := OpenReadOnly(dir, lockWait)
+			if err != nil {
+				return nil, err
+			}
+			return ix, nil
+		},
 		Remove:     Remove,
 		Replace:    Replace,
 		QueryTerms: QueryTerms,

@@ -34,14 +34,15 @@ var ErrNeedsRebuild = ftsapi.ErrNeedsRebuild
 // several goroutines; writes are serialised. Close must come after all
 // other calls have returned.
 type Index struct {
-	idx     bleve.Index
-	dir     string
-	writeMu sync.Mutex // serialises Index and Delete (and gen)
-	gen     uint64     // write generation, see generation.go
-	failMu  sync.Mutex
-	failed  error          // set by a write that failed underneath bleve (guard.go)
-	scorch  *scorch.Scorch // for bleve's callbacks (diskroom.go)
-	forcing atomic.Bool    // a merge cairn asked for, room checked (compact.go)
+	idx      bleve.Index
+	dir      string
+	writeMu  sync.Mutex // serialises Index and Delete (and gen)
+	gen      uint64     // write generation, see generation.go
+	failMu   sync.Mutex
+	failed   error          // set by a write that failed underneath bleve (guard.go)
+	scorch   *scorch.Scorch // for bleve's callbacks (diskroom.go)
+	forcing  atomic.Bool    // a merge cairn asked for, room checked (compact.go)
+	readOnly bool           // OpenReadOnly: Index and Delete are refused
 }
 
 // Files inside an index directory (bleve's layout).
@@ -75,8 +76,37 @@ func Open(dir string, lockWait time.Duration) (*Index, error) {
 	case state == stateForeign:
 		return nil, fmt.Errorf("%w: %s has files but no %s; run `cairn index --rebuild`", ErrNeedsRebuild, dir, metaFile)
 	}
+	return open(dir, runtimeConfig(), deadline, lockWait)
+}
+
+// OpenReadOnly opens an existing index for searching only. A writable
+// open costs a search process more than its reading: scorch persists the
+// snapshot it loaded again and prunes old ones (three bbolt commits, six
+// fdatasyncs, on every open), and starts its persister and merger. Read
+// only, bbolt takes the lock shared and nothing is written; Index and
+// Delete are refused. A missing index is not created (ErrNeedsRebuild).
+func OpenReadOnly(dir string, lockWait time.Duration) (*Index, error) {
+	deadline := time.Now().Add(lockWait)
+	switch state, err := probe(dir); {
+	case err != nil:
+		return nil, err
+	case state != stateIndex:
+		return nil, fmt.Errorf("%w: no full-text index in %s; run `cairn index`", ErrNeedsRebuild, dir)
+	}
+	cfg := runtimeConfig()
+	cfg["read_only"] = true
+	ix, err := open(dir, cfg, deadline, lockWait)
+	if err != nil {
+		return nil, err
+	}
+	ix.readOnly = true
+	return ix, nil
+}
+
+// open opens dir with cfg, retrying a busy lock until deadline.
+func open(dir string, cfg map[string]interface{}, deadline time.Time, lockWait time.Duration) (*Index, error) {
 	for {
-		idx, err := bleve.OpenUsing(dir, runtimeConfig())
+		idx, err := bleve.OpenUsing(dir, cfg)
 		if err == nil {
 			return checkSchema(idx, dir)
 		}

@@ -20,12 +20,18 @@ const indexWorkers = 2
 
 var errClosed = errors.New("fts: index is closed")
 
+// errReadOnly refuses a write to an index opened with OpenReadOnly.
+var errReadOnly = errors.New("fts: the index was opened read-only")
+
 // Index adds or replaces docs (by ID; within one call the last one with an
 // ID wins). It is not atomic: on error some batches may be indexed, and
 // indexing the same docs again is harmless.
 func (ix *Index) Index(docs []Doc) (err error) {
 	if ix.idx == nil {
 		return errClosed
+	}
+	if ix.readOnly {
+		return errReadOnly
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -132,6 +138,9 @@ func lastByID(docs []Doc) []Doc {
 func (ix *Index) Delete(ids []string) (err error) {
 	if ix.idx == nil {
 		return errClosed
+	}
+	if ix.readOnly {
+		return errReadOnly
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()

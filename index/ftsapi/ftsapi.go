@@ -113,6 +113,10 @@ type Engine struct {
 	// Open opens (creating when missing) the index in dir, waiting up to
 	// lockWait for another process that holds it.
 	Open func(dir string, lockWait time.Duration) (Index, error)
+	// OpenReadOnly opens an existing index for searching only: it writes
+	// nothing, starts no background merging, and takes the index's lock
+	// shared. A missing index is an ErrNeedsRebuild.
+	OpenReadOnly func(dir string, lockWait time.Duration) (Index, error)
 	// Remove deletes the index in dir (only an index: never other files).
 	Remove func(dir string) error
 	// Replace puts the (closed) index in built where dir's index is, in
@@ -146,6 +150,15 @@ func Open(dir string, lockWait time.Duration) (Index, error) {
 		return nil, ErrUnavailable
 	}
 	return engine.Open(dir, lockWait)
+}
+
+// OpenReadOnly opens the index in dir for searching only
+// (ErrUnavailable without an engine).
+func OpenReadOnly(dir string, lockWait time.Duration) (Index, error) {
+	if engine == nil {
+		return nil, ErrUnavailable
+	}
+	return engine.OpenReadOnly(dir, lockWait)
 }
 
 // Remove deletes the index in dir (ErrUnavailable without an engine).
