@@ -1,8 +1,10 @@
 package index
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
@@ -37,13 +39,83 @@ func copySmallSampleTo(t testing.TB, dst string) string {
 	return dst
 }
 
-// syncedSample copies the sample tree and syncs a fresh store from it.
+// syncedSample is a copy of the sample tree and a store synced from it
+// (a copy of the package's one: sharedSample).
 func syncedSample(t *testing.T) (claude string, s *Store) {
 	t.Helper()
-	claude = copyTree(t, sampleDir)
-	s, _ = openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
+	s, _, claude, _ = sharedSample(t, "synced", func(s *Store, claude string) (UpdateStats, error) {
+		st, err := s.Sync(context.Background(), claude, SyncOptions{})
+		return UpdateStats{Sync: st}, err
+	})
 	return claude, s
+}
+
+// sharedSample is a store that build made from the sample, built once
+// per package for each key (a sync, an Update with or without the
+// built-in embedder: a sync, the full-text index, training and every
+// vector; 21 tests each ran one, 5–20 s apiece under the race detector),
+// with build's stats. Each test gets a copy of that store's folder and a
+// fresh copy of the sample at the path the store read (it knows its
+// files by path, size and modification time, all kept), so what the store
+// holds and what the next sync finds changed are those of a store the
+// test built itself. The path is held by one test at a time, until its
+// cleanup.
+func sharedSample(t *testing.T, key string, build func(s *Store, claude string) (UpdateStats, error)) (s *Store, dir, claude string, st UpdateStats) {
+	t.Helper()
+	u := &sampleShared
+	u.claudeInUse.Lock()
+	t.Cleanup(u.claudeInUse.Unlock) // after the store's Close (cleanups run last first)
+	claude = sharedDir(t, "sample-claude")
+	if err := os.RemoveAll(claude); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.CopyDir(sampleDir, claude); err != nil {
+		t.Fatal(err)
+	}
+	u.mu.Lock()
+	tpl := u.byKey[key]
+	if tpl == nil {
+		tpl = &sampleTemplate{data: sharedDir(t, "sample-data-"+key)}
+		func() {
+			ts, err := Open(tpl.data)
+			if err != nil {
+				tpl.err = err
+				return
+			}
+			tpl.st, tpl.err = build(ts, claude)
+			if err := ts.Close(); tpl.err == nil {
+				tpl.err = err
+			}
+		}()
+		if u.byKey == nil {
+			u.byKey = map[string]*sampleTemplate{}
+		}
+		u.byKey[key] = tpl
+	}
+	u.mu.Unlock()
+	if tpl.err != nil {
+		t.Fatalf("building the shared sample store %s: %v", key, tpl.err)
+	}
+	dir = filepath.Join(t.TempDir(), "data")
+	copyStoreDir(t, tpl.data, dir)
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir, claude, tpl.st
+}
+
+var sampleShared struct {
+	claudeInUse sync.Mutex // the sample's copy at the templates' path
+	mu          sync.Mutex
+	byKey       map[string]*sampleTemplate
+}
+
+type sampleTemplate struct {
+	data string // the closed store's folder
+	st   UpdateStats
+	err  error
 }
 
 // subprocessSetup skips in -short mode; otherwise it returns the small

@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,18 +28,12 @@ func sampleClaude(t *testing.T) string {
 }
 
 // updatedSample is a store after one Update over a copy of the sample
-// tree, and that Update's stats. The Update runs once per package for
-// each of the two options the tests use (with the built-in embedder and
-// NoEmbed: a sync, the full-text index, training, every vector; twelve
-// tests ran it, about 10 s each under the race detector); each test gets
-// a copy of that store's folder and a fresh copy of the sample at the
-// same path the store read (the store knows its files by path, size and
-// modification time, all kept), so what it holds and what the next
-// Update finds changed are those of an Update the test ran itself. The
-// path is held by one test at a time, until its cleanup.
+// tree, and that Update's stats: with the options the tests use (with
+// the built-in embedder, or NoEmbed), a copy of the package's one
+// (sharedSample); with others, an Update of its own.
 func updatedSample(t *testing.T, o UpdateOptions) (s *Store, dir, claude string, st UpdateStats) {
 	t.Helper()
-	if !reflect.DeepEqual(o, UpdateOptions{NoEmbed: o.NoEmbed}) { // other options: an Update of its own
+	if !reflect.DeepEqual(o, UpdateOptions{NoEmbed: o.NoEmbed}) {
 		s, dir = openStore(t)
 		claude = sampleClaude(t)
 		st, err := s.Update(context.Background(), claude, o)
@@ -49,60 +42,9 @@ func updatedSample(t *testing.T, o UpdateOptions) (s *Store, dir, claude string,
 		}
 		return s, dir, claude, st
 	}
-	u := &updatedShared
-	u.claudeInUse.Lock()
-	t.Cleanup(u.claudeInUse.Unlock) // after the store's Close (cleanups run last first)
-	claude = sharedDir(t, "updated-claude")
-	if err := os.RemoveAll(claude); err != nil {
-		t.Fatal(err)
-	}
-	if err := testutil.CopyDir(sampleDir, claude); err != nil {
-		t.Fatal(err)
-	}
-	u.mu.Lock()
-	tpl := u.byNoEmbed[o.NoEmbed]
-	if tpl == nil {
-		tpl = &updatedTemplate{data: sharedDir(t, fmt.Sprintf("updated-data-%v", o.NoEmbed))}
-		func() {
-			ts, err := Open(tpl.data)
-			if err != nil {
-				tpl.err = err
-				return
-			}
-			tpl.st, tpl.err = ts.Update(context.Background(), claude, o)
-			if err := ts.Close(); tpl.err == nil {
-				tpl.err = err
-			}
-		}()
-		if u.byNoEmbed == nil {
-			u.byNoEmbed = map[bool]*updatedTemplate{}
-		}
-		u.byNoEmbed[o.NoEmbed] = tpl
-	}
-	u.mu.Unlock()
-	if tpl.err != nil {
-		t.Fatalf("update: %v", tpl.err)
-	}
-	dir = filepath.Join(t.TempDir(), "data")
-	copyStoreDir(t, tpl.data, dir)
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, dir, claude, tpl.st
-}
-
-var updatedShared struct {
-	claudeInUse sync.Mutex // the sample's copy at the templates' path
-	mu          sync.Mutex
-	byNoEmbed   map[bool]*updatedTemplate
-}
-
-type updatedTemplate struct {
-	data string // the closed store's folder
-	st   UpdateStats
-	err  error
+	return sharedSample(t, fmt.Sprintf("updated-noembed-%v", o.NoEmbed), func(s *Store, claude string) (UpdateStats, error) {
+		return s.Update(context.Background(), claude, o)
+	})
 }
 
 // TestUpdateFillsEveryIndex: after one Update the queues are empty, every
