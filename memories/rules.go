@@ -200,6 +200,8 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	prevClaude := ""                     // Claude's last text
 	rejected := ""                       // the call the person just rejected, until Claude speaks
 	var recent []string                  // Claude's last few texts (options offered)
+	var prompt index.MemEntry            // the person's prompt since Claude last spoke
+	var agreed []candidate               // corrections Claude agreed to, until the person speaks again
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
@@ -232,9 +234,23 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		case e.Role == "system" && e.Compact:
 			compactCandidates(e, cs.add)
 		case e.Role == "assistant" && e.Block == "text":
+			if prompt.UUID != "" && !e.Sidechain {
+				ackCandidate(e, prompt, func(c candidate) { agreed = append(agreed, c) })
+			}
 			claudeCandidates(e, cs.add)
 		}
+		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
+			prompt = index.MemEntry{}
+		} else if e.Role == "user" && !e.Meta && !e.Sidechain && e.Source != "answer" && !ideNoteOnly(e.Text) {
+			// What Claude agreed to holds unless the person's next words
+			// say it still fails.
+			if !stillFailing(personWords(e.Text)) {
+				cs.addAgreed(agreed)
+			}
+			prompt, agreed = e, nil
+		}
 	}
+	cs.addAgreed(agreed)
 	for _, c := range commandCandidates(entries) {
 		cs.add(c)
 	}
@@ -243,6 +259,12 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		cs.add(c)
 	}
 	return cs.out
+}
+
+// ideNoteOnly reports a prompt entry holding nothing the person typed:
+// empty, or only the IDE's note on an open file or a selection.
+func ideNoteOnly(text string) bool {
+	return personWords(text) == ""
 }
 
 // rejectedCall is how Claude Code's result of a rejected call begins.
