@@ -196,9 +196,9 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 // nothingNew waits for the survey and reports whether the sync will find
 // nothing to read or mark missing, and nothing waits for the full-text
 // index: the common case of a search or a hook's refresh. Opening the
-// index writable costs more than such a sync (bleve persists its loaded
-// snapshot again on every open: three bbolt commits with their fsyncs),
-// so it is then not opened at all. Anything unsure (a recount due, a
+// index writable costs more than such a sync (three bbolt commits with
+// their fsyncs on the 1 GB store, though nothing is written: see
+// fts.OpenReadOnly), so it is then not opened at all. Anything unsure (a recount due, a
 // survey that failed) says no: the usual path finds out.
 func (s *Store) nothingNew(ctx context.Context, claudeDir string, so SyncOptions) bool {
 	if so.Recount || (len(so.Projects) == 0 && s.recountDue(ctx)) || s.ftsQueued(ctx) {
@@ -208,12 +208,8 @@ func (s *Store) nothingNew(ctx context.Context, claudeDir string, so SyncOptions
 	if err != nil {
 		return false
 	}
-	scoped := make(map[string]knownFile, len(known))
-	for k, v := range known {
-		scoped[k] = v
-	}
-	s.scopeKnown(claudeDir, scoped)
-	plan := planSync(tree, scoped, s.loadSyncMemo(ctx).Failed, &SyncStats{})
+	s.scopeKnown(claudeDir, known) // as Sync does, which then finds it done
+	plan := planSync(tree, known, s.loadSyncMemo(ctx).Failed, &SyncStats{})
 	return len(plan.jobs) == 0 && len(plan.missing) == 0 && plan.reappeared == 0
 }
 
