@@ -421,9 +421,11 @@ func (sr *Searcher) mode() string {
 // those CAIRN_SESSION_SWEEP lists ("first", "max", "combsum", "combmnz",
 // "decay" or "decay0.3", "bm25s", then "/score", "/prod" or "/rel2" for
 // the order, "@0.7" for sessionUnionFloor, "+up" for sessionUnionPartial,
-// "+fused" for sessionEvidence "fused", "+loose" for sessionLoose, and
-// "~k1=1.2~b=0.75~v=3" for the session BM25's parameters:
-// "decay0.3/prod@0.6+up", "bm25s/rel2+loose~v=3").
+// "+fused" for sessionEvidence "fused", "+loose" for sessionLoose,
+// "~k1=1.2~b=0.75~v=3" for the session BM25's parameters, "~upf=0.5" for
+// sessionUnionPartialFloor and "~sw=0.1" for sessionScoreWeight:
+// "decay0.3/prod@0.6+up", "bm25s/rel2+loose~v=3",
+// "decay0.3/rel2+loose~upf=0" (the rule before the soft order)).
 func sessionRules() []string {
 	if v := os.Getenv("CAIRN_SESSION_SWEEP"); v != "" {
 		return strings.Split(v, ",")
@@ -436,9 +438,11 @@ func sessionRules() []string {
 func useSessionRule(rule string) (restore func()) {
 	r, f, d, o, up := sessionRanking, sessionUnionFloor, sessionDecay, sessionOrder, sessionUnionPartial
 	k1, b, v, loose, ev := sessionK1, sessionB, sessionVecWeight, sessionLoose, sessionEvidence
+	upf, sw := sessionUnionPartialFloor, sessionScoreWeight
 	restore = func() {
 		sessionRanking, sessionUnionFloor, sessionDecay, sessionOrder, sessionUnionPartial = r, f, d, o, up
 		sessionK1, sessionB, sessionVecWeight, sessionLoose, sessionEvidence = k1, b, v, loose, ev
+		sessionUnionPartialFloor, sessionScoreWeight = upf, sw
 	}
 	if rule == "default" {
 		return restore
@@ -455,6 +459,10 @@ func useSessionRule(rule string) (restore func()) {
 			fmt.Sscan(val, &sessionB)
 		case "v":
 			fmt.Sscan(val, &sessionVecWeight)
+		case "upf":
+			fmt.Sscan(val, &sessionUnionPartialFloor)
+		case "sw":
+			fmt.Sscan(val, &sessionScoreWeight)
 		}
 	}
 	sessionLoose = strings.HasSuffix(rule, "+loose")
@@ -467,7 +475,7 @@ func useSessionRule(rule string) (restore func()) {
 	sessionUnionPartial = strings.HasSuffix(rule, "+up")
 	rule = strings.TrimSuffix(rule, "+up")
 	sessionOrder = "rel"
-	for _, o := range []string{"score", "prod", "rel2"} {
+	for _, o := range []string{"score", "prod", "rel2", "soft"} {
 		if strings.Contains(rule, "/"+o) {
 			sessionOrder = o
 		}

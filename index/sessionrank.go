@@ -29,11 +29,22 @@ import (
 //     (CombSUM with a geometric discount): a second and third matching
 //     turn add up, a run of weak ones cannot outweigh one strong turn, and
 //     a long turn holding one common word weighs little.
-//   - Full sessions rank first, by relevance, then their best entry's,
-//     then score, then the vectors (best cosine) and recency as
-//     tie-breaks; the partial ones after them (shown when asked for,
-//     SearchQuery.Partial); the sessions found by meaning alone last — so
-//     hybrid never ranks a word match below where text alone puts it.
+//   - A session none of whose entries is a match on its own is a partial
+//     one when its entries between them hold at least
+//     sessionUnionPartialFloor of the query's information: the question's
+//     words spread over a conversation's turns ("Caroline", "adoption"
+//     in one, "agency" in the next). Above PartialFloor, the entry's
+//     floor: several turns holding the words between them is weaker
+//     evidence than one turn holding them.
+//   - Full sessions rank first, then the partial ones (shown when asked
+//     for, SearchQuery.Partial), each by their words' evidence: the
+//     session's relevance plus its best entry's plus a tenth of the log of
+//     its score (sessionOrder "soft": the order does not depend on the
+//     scale of BM25 scores, and a session holding the query in one turn
+//     ranks above one holding it spread over several unless its evidence
+//     is much weaker); the vectors (best cosine) and recency break ties;
+//     the sessions found by meaning alone last — so hybrid never ranks a
+//     word match below where text alone puts it.
 //     With SearchQuery.Partial, once any session matches,
 //     every other session holding a query word is returned as partial too
 //     (sessionLoose): memory_recall's tail, flagged and with its low
@@ -68,17 +79,30 @@ var sessionUnionFloor = FullCoverage
 // none of them is on its own.
 var sessionUnionPartial = false
 
-// sessionOrder ranks full sessions by relevance, then their best entry's
-// relevance, then score ("rel2": a session holding the query in one turn
-// ranks above one holding it spread over several, evidence breaks ties);
-// the tests also measure relevance then score ("rel"), score alone
-// ("score") and their product ("prod").
-var sessionOrder = "rel2"
+// sessionUnionPartialFloor: a session whose entries are no match on their
+// own is a partial match when they hold at least this share of the
+// query's information between them (0: never).
+var sessionUnionPartialFloor = 0.5
+
+// sessionOrder ranks full sessions, then partial ones, by their relevance
+// plus their best entry's plus sessionScoreWeight times the log of their
+// score ("soft"); the tests also measure relevance, then the best entry's
+// relevance, then score ("rel2", the rule before), relevance then score
+// ("rel"), score alone ("score") and relevance times score ("prod").
+var sessionOrder = "soft"
+
+// sessionScoreWeight is the weight of the log of a session's score in the
+// "soft" order: a session's score ten times another's is worth a tenth of
+// the query's information (0.23).
+var sessionScoreWeight = 0.1
 
 // sessionEvidence: "text", an entry's evidence is its BM25 score (the
 // vectors and recency break ties); "fused" (measured before), its fused
 // score.
 var sessionEvidence = "text"
+
+// sessionTrace, set by tests only, sees each ranking's inputs.
+var sessionTrace func(q SearchQuery, cv *coverage, fused, textRank, vecRank []Scored, docs map[string]*hit, match map[string]string)
 
 // sessionAgg is one session's evidence.
 type sessionAgg struct {
@@ -125,6 +149,9 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 	cv, err := sr.queryCoverage(q, textRank, docs)
 	if err != nil {
 		return nil, nil, 0, err
+	}
+	if sessionTrace != nil {
+		sessionTrace(q, cv, fused, textRank, vecRank, docs, match)
 	}
 	cos := make(map[string]float64, len(vecRank))
 	for _, v := range vecRank {
@@ -232,6 +259,9 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 					a.grade = MatchPartial
 				}
 			}
+			if a.grade == "" && sessionUnionPartialFloor > 0 && a.rel >= sessionUnionPartialFloor-1e-9 {
+				a.grade = MatchPartial
+			}
 			if a.grade == MatchWords {
 				anyFull = true
 			}
@@ -261,6 +291,14 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 	less := func(list []*sessionAgg) func(i, j int) bool {
 		return func(i, j int) bool {
 			switch sessionOrder {
+			case "soft":
+				if !list[i].words || !list[j].words { // by meaning alone: by cosine
+					if list[i].rel != list[j].rel {
+						return list[i].rel > list[j].rel
+					}
+				} else if a, b := list[i].soft(), list[j].soft(); a != b {
+					return a > b
+				}
 			case "rel":
 				if list[i].rel != list[j].rel {
 					return list[i].rel > list[j].rel
@@ -317,6 +355,11 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 		out = append(out, Scored{ID: id, Score: a.score})
 	}
 	return monotone(out, match, rel), rel, hidden, nil
+}
+
+// soft is the session's evidence in the "soft" order (sessionOrder).
+func (a *sessionAgg) soft() float64 {
+	return a.rel + a.bestRel + sessionScoreWeight*math.Log(max(a.score, 1e-9))
 }
 
 // sessionScore adds up a session's entry scores (fused order, best first)
