@@ -201,7 +201,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	rejected := ""                       // the call the person just rejected, until Claude speaks
 	var recent []string                  // Claude's last few texts (options offered)
 	var prompt index.MemEntry            // the person's prompt since Claude last spoke
-	var agreed []candidate               // corrections Claude agreed to, until the person speaks again
+	// What Claude found or agreed to waits for the person's next prompt:
+	// when it says the thing still fails, it was not the answer.
+	var agreed, found []candidate
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
@@ -237,7 +239,11 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 			if prompt.UUID != "" && !e.Sidechain {
 				ackCandidate(e, prompt, func(c candidate) { agreed = append(agreed, c) })
 			}
-			claudeCandidates(e, cs.add)
+			if e.Sidechain {
+				claudeCandidates(e, cs.add)
+			} else {
+				claudeCandidates(e, func(c candidate) { found = append(found, c) })
+			}
 		}
 		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
 			prompt = index.MemEntry{}
@@ -246,13 +252,30 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 			// say it still fails.
 			if !stillFailing(personWords(e.Text)) {
 				cs.addAgreed(agreed)
+				for _, c := range found {
+					cs.add(c)
+				}
 			}
-			prompt, agreed = e, nil
+			prompt, agreed, found = e, nil, nil
 		}
 	}
 	cs.addAgreed(agreed)
+	for _, c := range found {
+		cs.add(c)
+	}
 	for _, c := range commandCandidates(entries) {
 		cs.add(c)
+	}
+	if out := cs.out[:0:0]; slices.ContainsFunc(cs.out, func(c candidate) bool { return c.rule == "claude:code-cannot" }) {
+		edited := editedCode(entries)
+		var toks [][]uint32
+		for i, c := range cs.out {
+			if c.rule == "claude:code-cannot" && projectCode(c, edited) {
+				continue
+			}
+			out, toks = append(out, c), append(toks, cs.toks[i])
+		}
+		cs.out, cs.toks = out, toks
 	}
 	todos, _ := todoCandidates(entries)
 	for _, c := range todos {
@@ -609,7 +632,13 @@ var limitSo = lazyRE("^(`[^`]+`|[A-Z][A-Za-z0-9.]+(\\s[A-Z][A-Za-z0-9.]+)?)\\s+(
 // doesn't resurrect a terminated agent".
 func cannotVerb(content string) bool {
 	f := strings.Fields(content)
-	for i := 1; i < min(len(f)-1, 5); i++ {
+	for i := 1; i < min(len(f)-1, 10); i++ {
+		// Past the first few words, only as the second half of a
+		// contrast: "`SendMessage` queues into an inbox but doesn't
+		// resurrect a terminated process".
+		if i >= 5 && !strings.EqualFold(f[i-1], "but") {
+			continue
+		}
 		switch strings.ToLower(f[i]) {
 		case "can't", "cant", "cannot", "doesn't", "doesnt", "won't", "never":
 			return true
@@ -620,6 +649,38 @@ func cannotVerb(content string) bool {
 		}
 	}
 	return false
+}
+
+// codeSubject is a sentence's first word when it is a code span of one
+// identifier.
+var codeSubject = lazyRE("^`[A-Za-z_][A-Za-z0-9_.]*(\\(\\))?`$")
+
+// editedCode is the project's code the session saw: what its edits wrote
+// or replaced and what it read or searched (file paths and text). A name
+// in it is the project's own.
+func editedCode(entries []index.MemEntry) string {
+	var b strings.Builder
+	reads := map[string]bool{} // tool_use ids of Read and Grep calls
+	for _, e := range entries {
+		switch {
+		case e.Role == "assistant" && (e.ToolName == "Read" || e.ToolName == "Grep"):
+			reads[e.ToolUse] = true
+		case e.Role == "assistant" && (e.ToolName == "Edit" || e.ToolName == "MultiEdit" || e.ToolName == "Write" || e.ToolName == "NotebookEdit"):
+			b.Write(e.Input)
+			b.WriteByte('\n')
+		case e.Role == "tool" && reads[e.ToolUse]:
+			b.WriteString(e.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// projectCode reports whether a code-subject limit names the project's
+// own code: the session's edits hold its name.
+func projectCode(c candidate, edited string) bool {
+	name := strings.Trim(strings.Fields(c.content)[0], "`()")
+	return strings.Contains(edited, name)
 }
 
 // properly marks a bug in the code at hand ("doesn't properly append").
@@ -640,7 +701,16 @@ func namedCannot(content string) (candidate, bool) {
 	// that last; code of the project "doesn't" do what it will do after
 	// the fix, so code names are left to the fix rules.
 	subject := strings.Fields(content)[0]
-	if !(subject[0] >= 'A' && subject[0] <= 'Z' && named(subject)) || properly.MatchString(content) {
+	if properly.MatchString(content) {
+		return candidate{}, false
+	}
+	if codeSubject.MatchString(subject) {
+		// Code may be a tool's (`SendMessage`) or the project's own:
+		// extractCandidates drops it when the session edited code that
+		// holds the name.
+		return candidate{typ: Gotcha, importance: 3, rule: "claude:code-cannot", content: content}, true
+	}
+	if !(subject[0] >= 'A' && subject[0] <= 'Z' && named(subject)) {
 		return candidate{}, false
 	}
 	return candidate{typ: Gotcha, importance: 3, rule: "claude:named-cannot", content: content}, true
