@@ -204,6 +204,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	// What Claude found or agreed to waits for the person's next prompt:
 	// when it says the thing still fails, it was not the answer.
 	var agreed, found []candidate
+	var rec recurring // a problem the person keeps having, until the turn ends
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
@@ -242,6 +243,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 			if e.Sidechain {
 				claudeCandidates(e, cs.add)
 			} else {
+				rec.claude(e)
 				claudeCandidates(e, func(c candidate) { found = append(found, c) })
 			}
 		}
@@ -250,6 +252,10 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		} else if e.Role == "user" && !e.Meta && !e.Sidechain && e.Source != "answer" && !ideNoteOnly(e.Text) {
 			// What Claude agreed to holds unless the person's next words
 			// say it still fails.
+			rec.done(cs.add)
+			if e.Source != "rejection" {
+				rec.prompt(e)
+			}
 			if !stillFailing(personWords(e.Text)) {
 				cs.addAgreed(agreed)
 				for _, c := range found {
@@ -259,6 +265,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 			prompt, agreed, found = e, nil, nil
 		}
 	}
+	rec.done(cs.add)
 	cs.addAgreed(agreed)
 	for _, c := range found {
 		cs.add(c)
