@@ -89,7 +89,13 @@ func chosenOption(said string, opts []offered) (offered, []offered, bool) {
 	low := " " + strings.ToLower(said) + " "
 	pick := -1
 	for i, o := range opts {
-		for _, w := range distinctive(o.name) {
+		names := distinctive(o.name)
+		// A name in code is the option's name even in common words
+		// (`serve`).
+		for _, m := range backtickRe.FindAllStringSubmatch(o.name, -1) {
+			names = append(names, strings.ToLower(m[1]))
+		}
+		for _, w := range names {
 			if strings.Contains(low, w) {
 				if pick >= 0 && pick != i {
 					return offered{}, nil, false // names two: not a choice

@@ -1,0 +1,138 @@
+package memories
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// The rules of session 34 (issue 23), each on the shape it reads and on
+// the nearest shape it must leave alone.
+
+func TestChoiceAmongOfferedOptions(t *testing.T) {
+	offer := "Here are a few options:\n\n**Option 1: Vite** (modern, fast, great DX)\n```json\n{\"dev\": \"vite\"}\n```\n**Option 2: `serve`** (dead simple)\n\n**Option 3: `http-server`** (minimal, popular)\n\nWhich would you prefer?"
+	got, ok := choiceContent("let's do vite", []string{"unrelated", offer})
+	if want := "Chose Vite (modern, fast, great DX) over `serve` (dead simple) and `http-server` (minimal, popular)"; !ok || got != want {
+		t.Errorf("choice = %q, %v; want %q", got, ok, want)
+	}
+	// Naming two options, none, or answering a text that asks nothing is
+	// no choice.
+	for _, said := range []string{"let's do vite with serve", "let's do it"} {
+		if got, ok := choiceContent(said, []string{offer}); ok {
+			t.Errorf("%q: chose %q", said, got)
+		}
+	}
+	if got, ok := choiceContent("let's do vite", []string{strings.ReplaceAll(offer, "?", ".")}); ok {
+		t.Errorf("no question asked, chose %q", got)
+	}
+	numbered := "Options:\n1. **Keep ScriptProcessor** (still works, just deprecated) - simpler\n2. **Migrate to AudioWorklet** - proper modern solution, better performance, but more work\n\nWhich would you prefer?"
+	got, ok = choiceContent("Let's also Migrate to AudioWorklet", []string{numbered, "Done: the APIs are modern now."})
+	if !ok || !strings.HasPrefix(got, "Chose Migrate to AudioWorklet (proper modern solution") || !strings.Contains(got, "over Keep ScriptProcessor (still works, just deprecated)") {
+		t.Errorf("numbered options: %q, %v", got, ok)
+	}
+}
+
+func TestAgreedCorrection(t *testing.T) {
+	prompt := index.MemEntry{UUID: "p1", Role: "user", Text: "The user opened the file /w/vercel.json in the IDE. This may or may not be related to the current task.\nThe redirection doesn't work :( we might need to move it to @vercel.json ?"}
+	var got []candidate
+	ackCandidate(index.MemEntry{UUID: "a1", Text: "You're right - Vercel has its own redirect configuration that takes precedence. Let me add the redirect to vercel.json:"}, prompt, func(c candidate) { got = append(got, c) })
+	if len(got) != 1 || got[0].content != "Vercel has its own redirect configuration that takes precedence (agreed when the user said: “The redirection doesn't work :( we might need to move it to @vercel.json ?”)" {
+		t.Fatalf("agreed: %+v", got)
+	}
+	// "Let me use X which Y" says X; a verdict without code and
+	// narration are skipped; no agreement, no proposal.
+	got = nil
+	ackCandidate(index.MemEntry{Text: "You're absolutely right! The docs show a much cleaner approach. Let me use `uv tool upgrade --reinstall` which will force a rebuild from the current source:"}, prompt, func(c candidate) { got = append(got, c) })
+	if len(got) != 1 || !strings.HasPrefix(got[0].content, "`uv tool upgrade --reinstall` will force a rebuild from the current source (agreed") {
+		t.Errorf("let me use: %+v", got)
+	}
+	for _, text := range []string{"Vercel has its own redirect configuration that takes precedence.", "You're right! Let me fix both issues now.", "Good point! We don't need `helper` at all."} {
+		got = nil
+		ackCandidate(index.MemEntry{Text: text}, prompt, func(c candidate) { got = append(got, c) })
+		if len(got) != 0 {
+			t.Errorf("%q proposed %q", text, got[0].content)
+		}
+	}
+}
+
+func TestAgreedWaitsForTheNextPrompt(t *testing.T) {
+	es := []index.MemEntry{
+		{UUID: "u1", Role: "user", Text: "The build still can't find the theme, maybe Vercel needs the submodule?"},
+		{UUID: "a1", Role: "assistant", Block: "text", Text: "Good point! Vercel needs to know to check out the submodule during the build."},
+		{UUID: "u2", Role: "user", Text: "Still doesn't work, this is annoying."},
+	}
+	for _, c := range extractCandidates(es) {
+		if c.rule == "claude:agreed" {
+			t.Errorf("proposed although the next prompt says it still fails: %q", c.content)
+		}
+	}
+	es[2].Text = "Great, that deployed. Now the footer."
+	n := 0
+	for _, c := range extractCandidates(es) {
+		if c.rule == "claude:agreed" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("confirmed agreement proposed %d times, want 1", n)
+	}
+}
+
+func TestRecurringProblemWithItsFix(t *testing.T) {
+	es := []index.MemEntry{
+		{UUID: "u1", Role: "user", Text: "I keep getting build errors when MDX files have URLs that markdownlint wraps (MD034/no-bare-urls) – how can I disable that?"},
+		{UUID: "a1", Role: "assistant", Block: "text", Text: "Let me check your configuration."},
+		{UUID: "a2", Role: "assistant", Block: "text", Text: "I've created a [.markdownlintrc.json](.markdownlintrc.json) file that disables the MD034 rule. Reload the IDE."},
+	}
+	var got []string
+	for _, c := range extractCandidates(es) {
+		if c.rule == "user:recurring-problem" {
+			got = append(got, c.content)
+		}
+	}
+	want := "Build errors when MDX files have URLs that markdownlint wraps (MD034/no-bare-urls): Created a `.markdownlintrc.json` file that disables the MD034 rule"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A turn that reports no change proposes nothing.
+	es[2].Text = "You could disable MD034 in a config file."
+	for _, c := range extractCandidates(es) {
+		if c.rule == "user:recurring-problem" {
+			t.Errorf("no fix reported, proposed %q", c.content)
+		}
+	}
+}
+
+func TestCodeLimitOnlyForCodeNotOurs(t *testing.T) {
+	say := index.MemEntry{UUID: "a1", Role: "assistant", Block: "text", Text: "`SendMessage` queues into an inbox but doesn't resurrect a terminated process, so a returned agent stays asleep."}
+	has := func(es []index.MemEntry) bool {
+		for _, c := range extractCandidates(es) {
+			if c.rule == "claude:code-cannot" {
+				return true
+			}
+		}
+		return false
+	}
+	if !has([]index.MemEntry{say}) {
+		t.Error("a tool's limit not proposed")
+	}
+	edit := index.MemEntry{UUID: "e1", Role: "assistant", ToolName: "Edit", ToolUse: "t1", Input: []byte(`{"file_path":"/p/agents.py","new_string":"def SendMessage(x):"}`)}
+	if has([]index.MemEntry{edit, say}) {
+		t.Error("the project's own code (edited in the session) proposed as a limit")
+	}
+}
+
+func TestAnswersPairedByOrder(t *testing.T) {
+	call := index.MemEntry{UUID: "c1", Role: "assistant", ToolName: "AskUserQuestion", ToolUse: "q1",
+		Input: []byte(`{"questions":[{"question":"Should tar archives be processed like ZIP files?","options":[{"label":"Yes","description":"on disk and embedded"}]},{"question":"Which tar formats should be supported?","options":[]},{"question":"Which of these beads belong here?","options":[]}]}`)}
+	ans := index.MemEntry{UUID: "r1", Role: "user", Source: "answer", ToolUse: "q1", Text: "Yes\nAlso .tgz\nall"}
+	var got []string
+	for _, c := range extractCandidates([]index.MemEntry{call, ans}) {
+		got = append(got, c.content)
+	}
+	want := "Should tar archives be processed like ZIP files? — Yes (on disk and embedded); Which tar formats should be supported? — Also .tgz"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
