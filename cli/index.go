@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/human"
@@ -125,22 +127,40 @@ func boundMemory(bound int64) (bulk, restore func()) {
 }
 
 // indexProgress shows an indexing run on a terminal: the progress bar
-// while transcripts are read, then the messages of the phases that follow
-// (full-text catching up, embeddings) on the same line, once the bar is
-// done. Off a terminal it shows nothing. It is safe for concurrent use.
+// while transcripts are read, then one line for the phases that follow
+// (full-text catching up, embeddings), each with its latest message, and
+// the time since reading ended, redrawn every second so a long step (a
+// first index trains the built-in model, bleve writes its segments) never
+// looks stuck. Off a terminal it shows nothing. It is safe for concurrent
+// use.
 type indexProgress struct {
 	w       io.Writer
 	bar     *progressBar // nil off a terminal
 	mu      sync.Mutex
 	barDone bool
+	// After the bar: each phase's latest message, in the order the
+	// phases first spoke, and when reading ended.
+	phases []string
+	latest map[string]string
+	since  time.Time
+	tick   time.Duration    // redraw period; 0: only on a message (tests)
+	clock  func() time.Time // nil: time.Now
+	stop   chan struct{}
 }
 
 func newIndexProgress(w io.Writer) *indexProgress {
-	p := &indexProgress{w: w}
+	p := &indexProgress{w: w, tick: time.Second}
 	if isTerminal(w) {
 		p.bar = newProgressBar(w, "indexing")
 	}
 	return p
+}
+
+func (ip *indexProgress) now() time.Time {
+	if ip.clock != nil {
+		return ip.clock()
+	}
+	return time.Now()
 }
 
 // report is the app.IndexOptions.Progress callback.
@@ -151,8 +171,12 @@ func (ip *indexProgress) report(p app.Progress) {
 		return
 	}
 	if p.Stage != app.StageSync {
-		if ip.barDone && p.Message != "" {
-			fmt.Fprintf(ip.w, "\r%s\x1b[K", p.Message)
+		if p.Message == "" {
+			return
+		}
+		ip.note(p.Message)
+		if ip.barDone {
+			ip.draw()
 		}
 		return
 	}
@@ -160,14 +184,80 @@ func (ip *indexProgress) report(p app.Progress) {
 	if p.Sync.FilesDone == p.Sync.FilesTotal && !ip.barDone {
 		ip.bar.done()
 		ip.barDone = true
+		ip.since = ip.now()
+		if ip.tick > 0 {
+			ip.stop = make(chan struct{})
+			go ip.redraw(ip.stop)
+		}
 	}
 }
 
-// finish clears what the run left on the line: the bar, or the last phase
-// message.
+// note keeps msg as its phase's latest: the phase is what precedes the
+// first colon ("full-text index: 4000 documents").
+func (ip *indexProgress) note(msg string) {
+	phase, _, _ := strings.Cut(msg, ":")
+	if ip.latest == nil {
+		ip.latest = map[string]string{}
+	}
+	if _, ok := ip.latest[phase]; !ok {
+		ip.phases = append(ip.phases, phase)
+	}
+	ip.latest[phase] = msg
+}
+
+// draw writes the phases' line (ip.mu held), cut to the terminal's width
+// so that \r can redraw it.
+func (ip *indexProgress) draw() {
+	if len(ip.phases) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(ip.phases)+1)
+	for _, ph := range ip.phases {
+		parts = append(parts, ip.latest[ph])
+	}
+	parts = append(parts, elapsed(ip.now().Sub(ip.since)))
+	line := []rune(strings.Join(parts, " · "))
+	if w := ip.bar.width - 1; w > 0 && len(line) > w {
+		line = append(line[:w-1], '…')
+	}
+	fmt.Fprintf(ip.w, "\r%s\x1b[K", string(line))
+}
+
+// elapsed is a ticking clock: 7s, 1m05s, 1h02m.
+func elapsed(d time.Duration) string {
+	switch d = d.Truncate(time.Second); {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func (ip *indexProgress) redraw(stop chan struct{}) {
+	t := time.NewTicker(ip.tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			ip.mu.Lock()
+			ip.draw()
+			ip.mu.Unlock()
+		}
+	}
+}
+
+// finish clears what the run left on the line: the bar, or the phases'
+// line.
 func (ip *indexProgress) finish() {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
+	if ip.stop != nil {
+		close(ip.stop)
+		ip.stop = nil
+	}
 	switch {
 	case ip.bar == nil:
 	case ip.barDone:

@@ -189,6 +189,9 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		afterSync(h.only())
 	}
 	derr := <-result
+	if d.total > 0 {
+		status("full-text index: saving to disk") // bleve writes what it holds in memory
+	}
 	cerr := ix.Close()
 	return stats, d.total, false, errors.Join(serr, derr, cerr)
 }
