@@ -136,3 +136,24 @@ func TestAnswersPairedByOrder(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestConstraintsAndDefaults(t *testing.T) {
+	e := index.MemEntry{UUID: "u1", Role: "user", Text: "Can you please read @public/tok.js and review it while keeping it simple and dependency free (except for transformers.js)? So I'd like to keep it the same 3 simple files, but add the features. Also change the default command behaviour (without pr_input) to look up the PR for the current branch."}
+	var got []string
+	for _, c := range extractCandidates([]index.MemEntry{e}) {
+		if c.rule == "user:constraint" || c.rule == "user:default" {
+			got = append(got, c.content)
+		}
+	}
+	want := []string{
+		"`public/tok.js`: Keep it simple and dependency free (except for transformers.js); keep it the same 3 simple files",
+		"Default command behaviour (without pr_input): look up the PR for the current branch",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	// Naming nothing ("keep it short") is no constraint.
+	for _, c := range extractCandidates([]index.MemEntry{{UUID: "u2", Role: "user", Text: "Write a summary and keep it about the same length as the other one."}}) {
+		t.Errorf("proposed %q (%s)", c.content, c.rule)
+	}
+}

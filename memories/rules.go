@@ -255,6 +255,8 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 			rec.done(cs.add)
 			if e.Source != "rejection" {
 				rec.prompt(e)
+				constraintCandidate(e, cs.add)
+				defaultCandidate(e, cs.add)
 			}
 			if !stillFailing(personWords(e.Text)) {
 				cs.addAgreed(agreed)
