@@ -12,23 +12,23 @@ import (
 
 func TestChoiceAmongOfferedOptions(t *testing.T) {
 	offer := "Here are a few options:\n\n**Option 1: Vite** (modern, fast, great DX)\n```json\n{\"dev\": \"vite\"}\n```\n**Option 2: `serve`** (dead simple)\n\n**Option 3: `http-server`** (minimal, popular)\n\nWhich would you prefer?"
-	got, ok := choiceContent("let's do vite", []string{"unrelated", offer})
+	got, _, ok := choiceContent("let's do vite", []string{"unrelated", offer}, nil)
 	if want := "Chose Vite (modern, fast, great DX) over `serve` (dead simple) and `http-server` (minimal, popular)"; !ok || got != want {
 		t.Errorf("choice = %q, %v; want %q", got, ok, want)
 	}
 	// Naming two options, none, or answering a text that asks nothing is
 	// no choice.
 	for _, said := range []string{"let's do vite with serve", "let's do it"} {
-		if got, ok := choiceContent(said, []string{offer}); ok {
+		if got, _, ok := choiceContent(said, []string{offer}, nil); ok {
 			t.Errorf("%q: chose %q", said, got)
 		}
 	}
-	if got, ok := choiceContent("let's do vite", []string{strings.ReplaceAll(offer, "?", ".")}); ok {
+	if got, _, ok := choiceContent("let's do vite", []string{strings.ReplaceAll(offer, "?", ".")}, nil); ok {
 		t.Errorf("no question asked, chose %q", got)
 	}
 	numbered := "Options:\n1. **Keep ScriptProcessor** (still works, just deprecated) - simpler\n2. **Migrate to AudioWorklet** - proper modern solution, better performance, but more work\n\nWhich would you prefer?"
-	got, ok = choiceContent("Let's also Migrate to AudioWorklet", []string{numbered, "Done: the APIs are modern now."})
-	if !ok || !strings.HasPrefix(got, "Chose Migrate to AudioWorklet (proper modern solution") || !strings.Contains(got, "over Keep ScriptProcessor (still works, just deprecated)") {
+	got, _, ok = choiceContent("Let's also Migrate to AudioWorklet", []string{numbered, "Done: the APIs are modern now."}, []string{"I want the recorder to work in Firefox and Safari too", ""})
+	if !ok || !strings.HasPrefix(got, "Chose Migrate to AudioWorklet (proper modern solution") || !strings.Contains(got, "over Keep ScriptProcessor (still works, just deprecated) (asked: “I want the recorder to work in Firefox and Safari too”)") {
 		t.Errorf("numbered options: %q, %v", got, ok)
 	}
 }

@@ -199,7 +199,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	calls := map[string]index.MemEntry{} // tool_use id -> the call
 	prevClaude := ""                     // Claude's last text
 	rejected := ""                       // the call the person just rejected, until Claude speaks
-	var recent []string                  // Claude's last few texts (options offered)
+	var recent, asked []string           // Claude's last few texts (options offered), and the prompts before them
+	lastPrompt, lastUUID := "", ""
+	var askedIDs []string
 	var prompt index.MemEntry            // the person's prompt since Claude last spoke
 	// What Claude found or agreed to waits for the person's next prompt:
 	// when it says the thing still fails, it was not the answer.
@@ -211,8 +213,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		}
 		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
 			prevClaude, rejected = e.Text, ""
-			if recent = append(recent, e.Text); len(recent) > 4 {
-				recent = recent[1:]
+			recent, asked, askedIDs = append(recent, e.Text), append(asked, lastPrompt), append(askedIDs, lastUUID)
+			if len(recent) > 4 {
+				recent, asked, askedIDs = recent[1:], asked[1:], askedIDs[1:]
 			}
 		}
 		if c, ok := calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
@@ -220,7 +223,10 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		}
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			add := choiceAdder(cs.add, recent)
+			add := choiceAdder(cs.add, recent, asked, askedIDs)
+			if e.Source != "rejection" && e.Source != "answer" && !ideNoteOnly(e.Text) {
+				lastPrompt, lastUUID = personWords(e.Text), e.UUID
+			}
 			if rejected != "" && e.Source == "" {
 				// Feedback typed after rejecting a call is about that
 				// call: say which.
@@ -322,6 +328,9 @@ func (cs *candidateSet) add(c candidate) {
 	c.content = strings.TrimSpace(strings.TrimRight(c.content, ":;,"))
 	if len(c.content) < 20 {
 		return
+	}
+	if c.rule == "user:choice" {
+		cs.dropDecisionsOf(c.uuids)
 	}
 	c.content = cut(c.content, 400)
 	c.tags = backtickTags(c.content, c.tags)

@@ -2,6 +2,7 @@ package memories
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/internal/english"
@@ -120,7 +121,7 @@ func chosenOption(said string, opts []offered) (offered, []offered, bool) {
 // choiceContent states a short decision as the choice it makes among the
 // options of Claude's recent texts (latest first): none when no list of
 // options there holds exactly one the words name.
-func choiceContent(said string, recent []string) (string, bool) {
+func choiceContent(said string, recent, asked []string) (string, int, bool) {
 	for i := len(recent) - 1; i >= 0; i-- {
 		opts := offeredOptions(recent[i])
 		if opts == nil {
@@ -142,9 +143,15 @@ func choiceContent(said string, recent []string) (string, bool) {
 			}
 			b.WriteString(withDesc(o))
 		}
-		return b.String(), true
+		// What the person asked for, that the options answer: why
+		// the choice was made ("I don't want to make assumptions about
+		// people's env. Would there be a cross-platform solution?").
+		if i < len(asked) && named(asked[i]) && len(strings.Fields(asked[i])) >= 6 {
+			b.WriteString(" (asked: “" + cut(voiceContent(oneLine(asked[i])), 200) + "”)")
+		}
+		return b.String(), i, true
 	}
-	return "", false
+	return "", -1, false
 }
 
 func withDesc(o offered) string {
@@ -157,7 +164,7 @@ func withDesc(o offered) string {
 // choiceAdder wraps add so that a short decision of the person's that
 // picks one of the options Claude offered in its recent texts is said as
 // that choice (rule user:choice).
-func choiceAdder(add func(candidate), recent []string) func(candidate) {
+func choiceAdder(add func(candidate), recent, asked, askedIDs []string) func(candidate) {
 	return func(c candidate) {
 		if c.rule == "user:decision" {
 			said := c.content
@@ -165,11 +172,28 @@ func choiceAdder(add func(candidate), recent []string) func(candidate) {
 				said = said[:i]
 			}
 			if len(strings.Fields(said)) <= 12 {
-				if choice, ok := choiceContent(said, recent); ok {
+				if choice, i, ok := choiceContent(said, recent, asked); ok {
 					c.content, c.rule = choice, "user:choice"
+					if i < len(askedIDs) && askedIDs[i] != "" && strings.Contains(choice, "(asked: ") {
+						c.uuids = append(c.uuids, askedIDs[i])
+					}
 				}
 			}
 		}
 		add(c)
 	}
+}
+
+// dropDecisionsOf removes the decisions proposed from the prompts of
+// uuids: a choice that quotes what the person asked says it with its
+// answer.
+func (cs *candidateSet) dropDecisionsOf(uuids []string) {
+	out, toks := cs.out[:0], cs.toks[:0]
+	for i, c := range cs.out {
+		if c.rule == "user:decision" && slices.ContainsFunc(c.uuids, func(u string) bool { return slices.Contains(uuids, u) }) {
+			continue
+		}
+		out, toks = append(out, c), append(toks, cs.toks[i])
+	}
+	cs.out, cs.toks = out, toks
 }
