@@ -28,7 +28,11 @@ func TestLoCoMoDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	enc := json.NewEncoder(f)
 	var cur *dumpRecord
 	sessionTrace = dumpTrace(&cur)
@@ -82,7 +86,11 @@ func TestSessionRankingDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	enc := json.NewEncoder(f)
 	var cur *dumpRecord
 	sessionTrace = dumpTrace(&cur)
