@@ -157,3 +157,19 @@ func TestConstraintsAndDefaults(t *testing.T) {
 		t.Errorf("proposed %q (%s)", c.content, c.rule)
 	}
 }
+
+func TestCheckRunByHand(t *testing.T) {
+	for text, want := range map[string]string{
+		`<bash-input> uv run pytest -m "not (tui or browser)" -v</bash-input>`: "The user checks the project with `uv run pytest -m \"not (tui or browser)\"` (run by hand)",
+		"<bash-input>uv run pytest test/test_cache.py</bash-input>":            "", // one file: that day's check
+		"<bash-input>git status</bash-input>":                                  "", // not a check
+	} {
+		var got []string
+		for _, c := range extractCandidates([]index.MemEntry{{UUID: "u1", Role: "user", Text: text}}) {
+			got = append(got, c.content)
+		}
+		if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || got[0] != want) {
+			t.Errorf("%s: got %q, want %q", text, got, want)
+		}
+	}
+}

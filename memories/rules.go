@@ -224,6 +224,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 		switch {
 		case e.Role == "user" && !e.Meta && !e.Sidechain:
 			add := choiceAdder(cs.add, recent, asked, askedIDs)
+			bashCheckCandidate(e, cs.add)
 			if e.Source != "rejection" && e.Source != "answer" && !ideNoteOnly(e.Text) {
 				lastPrompt, lastUUID = personWords(e.Text), e.UUID
 			}
