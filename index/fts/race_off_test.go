@@ -1,0 +1,5 @@
+//go:build !race
+
+package fts
+
+const raceEnabled = false
