@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/diskspace"
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
-// A real full disk: a small tmpfs, half the sample indexed with room, the
+// A real full disk: a small tmpfs, half the sample indexed with room
+// (once, copied onto each trial's tmpfs), the
 // rest of the filesystem filled but for a few kilobytes to megabytes, then
 // the other half indexed and searched, then a search alone — each in a
 // child process with a deadline. A panic in any of bleve's goroutines
@@ -48,6 +50,14 @@ func TestTmpfsFullDiskTrials(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
 	}
 	_ = exec.CommandContext(t.Context(), "umount", mnt).Run()
+	// The first half is indexed once, with room to spare, and copied onto
+	// each trial's fresh tmpfs: the same files every trial prepared for
+	// itself (six child runs of half the sample under the race detector).
+	// Its deadline is generous: it is the setup, not what is tested.
+	prepared := filepath.Join(t.TempDir(), "bleve")
+	if r := runTmpfsChild(t, exe, prepared, "first", 5*time.Minute); !strings.HasPrefix(r.out, "ok") {
+		t.Fatalf("preparing the index with room to spare: %s", r.out)
+	}
 	var full, clean, panics, hangs int
 	for i := range trials {
 		// Free space left when the second half starts: 0 to ~6 MB, spread
@@ -56,7 +66,7 @@ func TestTmpfsFullDiskTrials(t *testing.T) {
 		if kb, err := strconv.Atoi(os.Getenv("CAIRN_FULLDISK_LEFT_KB")); err == nil {
 			left = int64(kb) << 10 // one free-space level, to study a failure
 		}
-		res := tmpfsTrial(t, exe, mnt, left)
+		res := tmpfsTrial(t, exe, mnt, prepared, left)
 		for _, r := range res {
 			switch {
 			case r.hung:
@@ -86,9 +96,9 @@ type trialStep struct {
 	hung      bool
 }
 
-// tmpfsTrial mounts a fresh tmpfs at mnt, prepares the index with half
-// the sample, leaves `left` bytes free and runs the two steps.
-func tmpfsTrial(t *testing.T, exe, mnt string, left int64) []trialStep {
+// tmpfsTrial mounts a fresh tmpfs at mnt, copies the prepared index (half
+// the sample) onto it, leaves `left` bytes free and runs the two steps.
+func tmpfsTrial(t *testing.T, exe, mnt, prepared string, left int64) []trialStep {
 	t.Helper()
 	if out, err := exec.CommandContext(t.Context(), "mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("mount: %v %s", err, out)
@@ -99,8 +109,8 @@ func tmpfsTrial(t *testing.T, exe, mnt string, left int64) []trialStep {
 		}
 	}()
 	dir := filepath.Join(mnt, "bleve")
-	if r := runTmpfsChild(t, exe, dir, "first", time.Minute); !strings.HasPrefix(r.out, "ok") {
-		t.Fatalf("preparing the index with room to spare: %s", r.out)
+	if err := testutil.CopyDir(prepared, dir); err != nil {
+		t.Fatalf("copying the prepared index: %v", err)
 	}
 	fill(t, mnt, left)
 	return []trialStep{
