@@ -173,3 +173,15 @@ func TestCheckRunByHand(t *testing.T) {
 		}
 	}
 }
+
+func TestFixedItemAsRule(t *testing.T) {
+	for in, want := range map[string]string{
+		"Fixed call-non-callable error: Added `# type: ignore[misc]` comment to suppress the `ty` type checker's incorrect analysis of `pytest.skip()` in `test/test_cache.py:429`": "Call-non-callable error: add `# type: ignore[misc]` comment to suppress the `ty` type checker's incorrect analysis of `pytest.skip()`",
+		"Fixed query_one shadowing: Used `patch.object()` instead of assigning to `browser.query_one`, which avoids the warning":                                                    "query_one shadowing: use `patch.object()` instead of assigning to `browser.query_one`, which avoids the warning",
+	} {
+		c, ok := fixedItem(in)
+		if !ok || c.content != want {
+			t.Errorf("%q:\n got %q, %v\nwant %q", in, c.content, ok, want)
+		}
+	}
+}

@@ -584,7 +584,40 @@ func fixedItem(plain string) (candidate, bool) {
 		hedge.MatchString(plain) || len(strings.Fields(plain)) < 8 {
 		return candidate{}, false
 	}
-	return candidate{typ: Bugfix, importance: 3, rule: "claude:fixed-item", content: plain}, true
+	return candidate{typ: Bugfix, importance: 3, rule: "claude:fixed-item", content: fixedAsRule(m[2], m[3])}, true
+}
+
+// pastHow is the past-tense verb a report's how starts with; atPlace is
+// where in the code it was done ("in `test/test_cache.py:429`").
+var (
+	pastHow = lazyRE(`^(?i)(used|added|replaced|changed|switched|moved|removed|wrapped|passed|called|set|marked)\b`)
+	atPlace = lazyRE("\\s+(in|at) `[^`]*(/|\\.[a-z]{1,4}(:\\d+)?)[^`]*`\\s*\\.?$")
+)
+
+// fixedAsRule says a "Fixed <problem>: <how>" report item as the rule it
+// implies, for next time: "<Problem>: use …" (the how in the present, not
+// what was done), without the one place in the code it was done at.
+func fixedAsRule(problem, how string) string {
+	how = strings.TrimSpace(atPlace.ReplaceAllString(how, ""))
+	if m := pastHow.FindStringSubmatch(how); m != nil {
+		verb := strings.ToLower(m[1])
+		switch verb {
+		case "set":
+		case "used", "changed", "moved", "removed", "replaced":
+			verb = strings.TrimSuffix(verb, "d")
+		default:
+			verb = strings.TrimSuffix(verb, "ed")
+		}
+		if verb == "wrapp" {
+			verb = "wrap"
+		}
+		how = verb + how[len(m[1]):]
+	}
+	problem = strings.TrimSpace(problem)
+	if f := strings.Fields(problem); !strings.ContainsAny(f[0], "_`.") {
+		problem = strings.ToUpper(problem[:1]) + problem[1:] // not an identifier's case
+	}
+	return problem + ": " + how
 }
 
 // withoutAsides is s without its parenthesised asides: "Graceful
