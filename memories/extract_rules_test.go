@@ -185,3 +185,19 @@ func TestFixedItemAsRule(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryErrorAndRuleJoined(t *testing.T) {
+	var cs candidateSet
+	cs.add(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s1"}, content: "Auto-generated migration uses ALTER TABLE MODIFY (unsupported in SQLite): rewrote the migration with the table rewrite pattern"})
+	cs.add(candidate{rule: "compact:problem-solving", uuids: []string{"s1"}, content: "SQLite migration patterns: this project uses table-rewrite migrations for any column change SQLite doesn't support"})
+	// Items of two summaries are not joined this way.
+	if sameSummaryTopic(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s1"}}, candidate{rule: "compact:problem-solving", uuids: []string{"s2"}}, cs.toks[0], cs.toks[0]) {
+		t.Error("items of two summaries joined")
+	}
+	if len(cs.out) != 1 || !strings.HasPrefix(cs.out[0].content, "Auto-generated migration") || !strings.Contains(cs.out[0].content, " — SQLite migration patterns:") {
+		for _, c := range cs.out {
+			t.Logf("%s: %s", c.rule, c.content)
+		}
+		t.Fatalf("want the error and its rule as one: %d", len(cs.out))
+	}
+}

@@ -116,7 +116,7 @@ func TestExtractorKeepRate(t *testing.T) {
 // 60% recall with 70% keep and 10% noise; docs/extraction.md says how far
 // each corpus is from it and why.
 var qualityFloor = map[string]struct{ recall, keep, noise, dups int }{
-	"claude":          {recall: 60, keep: 70, noise: 10, dups: 2},
+	"claude":          {recall: 60, keep: 70, noise: 10, dups: 1},
 	"claude-code-log": {recall: 60, keep: 70, noise: 10, dups: 0},
 }
 

@@ -325,6 +325,21 @@ func sameFinding(a, b []uint32) bool {
 	return n >= 4 && intersect(a, b)*10 >= n*6
 }
 
+// sameSummaryTopic reports whether two items of one compaction summary
+// are about one thing: an "Errors and fixes" item and a "Problem Solving"
+// item that share a third of the shorter one's words (the summary says
+// the rule it settled on in other words than the error it fixed).
+func sameSummaryTopic(a, b candidate, at, bt []uint32) bool {
+	if len(a.uuids) == 0 || len(b.uuids) == 0 || a.uuids[0] != b.uuids[0] {
+		return false
+	}
+	if !(a.rule == "compact:errors-and-fixes" && b.rule == "compact:problem-solving" || a.rule == "compact:problem-solving" && b.rule == "compact:errors-and-fixes") {
+		return false
+	}
+	n := min(len(at), len(bt))
+	return n >= 6 && intersect(at, bt)*10 >= n*3
+}
+
 func (cs *candidateSet) add(c candidate) {
 	c.content = strings.TrimSpace(strings.TrimRight(c.content, ":;,"))
 	if len(c.content) < 20 {
@@ -337,6 +352,19 @@ func (cs *candidateSet) add(c candidate) {
 	c.tags = backtickTags(c.content, c.tags)
 	toks, _ := tokens(c.content)
 	for i := range cs.out {
+		if sameSummaryTopic(cs.out[i], c, cs.toks[i], toks) {
+			// The error with its fix, then the rule the session settled
+			// on: one memory, said in that order.
+			a, b := cs.out[i], c
+			if a.rule != "compact:errors-and-fixes" {
+				a, b = b, a
+			}
+			a.content = cut(a.content+" — "+b.content, 600)
+			a.uuids = uniq(append(a.uuids, b.uuids...))
+			cs.out[i] = a
+			cs.toks[i], _ = tokens(a.content)
+			return
+		}
 		if cs.out[i].content == c.content || sameFinding(cs.toks[i], toks) {
 			// One finding said twice (Claude's sentence, then the
 			// compaction summary's item stating its cause and fix):
