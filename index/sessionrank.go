@@ -153,6 +153,36 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 	if sessionTrace != nil {
 		sessionTrace(q, cv, fused, textRank, vecRank, docs, match)
 	}
+	order := gatherSessions(cv, fused, textRank, vecRank, docs, match)
+	avgLen := 1.0
+	if sessionRanking == "bm25s" {
+		if avgLen, err = sr.sessionLengths(ctx, order, docs); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	anyFull, anyGraded := false, false
+	for _, a := range order {
+		a.settle(cv, avgLen)
+		anyFull = anyFull || a.words && a.grade == MatchWords
+		anyGraded = anyGraded || a.words && a.grade != ""
+	}
+	full, partial, meaning := splitSessions(order, q.Partial && anyGraded, anyFull || sr.meaningAlone(resp))
+	for _, list := range [][]*sessionAgg{full, partial, meaning} {
+		sort.SliceStable(list, func(i, j int) bool { return list[i].before(list[j]) })
+	}
+	hidden := 0
+	if !q.Partial {
+		hidden, partial = len(partial), nil
+	}
+	// The sessions found by meaning alone come last: the vectors join
+	// where the words find nothing, they never push a word match out.
+	out, rel := representatives(append(append(full, partial...), meaning...), match)
+	return monotone(out, match, rel), rel, hidden, nil
+}
+
+// gatherSessions groups the fused entries by session, in the order each
+// session first appears, with each entry's evidence.
+func gatherSessions(cv *coverage, fused, textRank, vecRank []Scored, docs map[string]*hit, match map[string]string) []*sessionAgg {
 	cos := make(map[string]float64, len(vecRank))
 	for _, v := range vecRank {
 		cos[v.ID] = v.Score
@@ -174,169 +204,171 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 			bySession[d.Session] = a
 			order = append(order, a)
 		}
-		m := match[f.ID]
-		var g string
-		var r float64
-		if m == "" {
-			a.cos = math.Max(a.cos, cos[f.ID])
-		} else {
-			g, r = cv.grade(f.ID)
-			if cv != nil {
-				has := cv.cover.Has[f.ID]
-				a.has |= has
-				for i := range cv.cover.Words {
-					if has&(1<<i) != 0 {
-						a.tf[i]++
-					}
+		a.add(cv, f, d, match[f.ID], cos[f.ID], textScore[f.ID])
+	}
+	return order
+}
+
+// add counts one entry of the session: f as fused, d its row, m its match
+// kind ("" by meaning alone), cos its cosine, text its BM25 score.
+func (a *sessionAgg) add(cv *coverage, f Scored, d *hit, m string, cos, text float64) {
+	var g string
+	var r float64
+	if m == "" {
+		a.cos = math.Max(a.cos, cos)
+	} else {
+		g, r = cv.grade(f.ID)
+		if cv != nil {
+			has := cv.cover.Has[f.ID]
+			a.has |= has
+			for i := range cv.cover.Words {
+				if has&(1<<i) != 0 {
+					a.tf[i]++
 				}
 			}
-			a.words = true
-			a.whole = a.whole || m == MatchWords
 		}
-		// An entry's evidence: its BM25 score times the share of the
-		// query it holds, so a long turn holding one word of the query
-		// weighs less than a short one holding them all. The vectors and
-		// recency only break ties between sessions of equal word evidence
-		// (vmax, latest): hybrid never ranks a session below where text
-		// alone puts it. A match by meaning alone is evidence only for a
-		// session without words: its fused score times its cosine.
-		a.vmax = math.Max(a.vmax, cos[f.ID])
-		if d.Time.After(a.latest) {
-			a.latest = d.Time
-		}
-		switch {
-		case sessionEvidence == "fused" && m != "":
-			a.scores = append(a.scores, Scored{ID: f.ID, Score: f.Score * r})
-		case m != "":
-			a.scores = append(a.scores, Scored{ID: f.ID, Score: textScore[f.ID] * r})
-		default:
-			a.meaning = append(a.meaning, Scored{ID: f.ID, Score: f.Score * cos[f.ID]})
-		}
-		// The representative: a full match over a partial one over the
-		// rest, then the more relevant, then the first in the ranking.
-		full := g == MatchWords
-		if a.best.ID == "" || full && !a.bestFull || full == a.bestFull && r > a.bestRel {
-			a.best, a.bestRel, a.bestFull = f, r, full
-		}
-		if g == MatchWords || g == MatchPartial && a.bestGrade == "" {
-			a.bestGrade = g
-		}
+		a.words = true
+		a.whole = a.whole || m == MatchWords
 	}
-	anyFull, anyGraded := false, false
-	avgLen := 1.0
+	// An entry's evidence: its BM25 score times the share of the
+	// query it holds, so a long turn holding one word of the query
+	// weighs less than a short one holding them all. The vectors and
+	// recency only break ties between sessions of equal word evidence
+	// (vmax, latest): hybrid never ranks a session below where text
+	// alone puts it. A match by meaning alone is evidence only for a
+	// session without words: its fused score times its cosine.
+	a.vmax = math.Max(a.vmax, cos)
+	if d.Time.After(a.latest) {
+		a.latest = d.Time
+	}
+	switch {
+	case sessionEvidence == "fused" && m != "":
+		a.scores = append(a.scores, Scored{ID: f.ID, Score: f.Score * r})
+	case m != "":
+		a.scores = append(a.scores, Scored{ID: f.ID, Score: text * r})
+	default:
+		a.meaning = append(a.meaning, Scored{ID: f.ID, Score: f.Score * cos})
+	}
+	// The representative: a full match over a partial one over the
+	// rest, then the more relevant, then the first in the ranking.
+	full := g == MatchWords
+	if a.best.ID == "" || full && !a.bestFull || full == a.bestFull && r > a.bestRel {
+		a.best, a.bestRel, a.bestFull = f, r, full
+	}
+	if g == MatchWords || g == MatchPartial && a.bestGrade == "" {
+		a.bestGrade = g
+	}
+}
+
+// settle scores the session from its evidence and, when words match,
+// grades it by the query's information its entries hold between them.
+func (a *sessionAgg) settle(cv *coverage, avgLen float64) {
+	if !a.words {
+		a.scores = a.meaning
+	}
+	sort.SliceStable(a.scores, func(i, j int) bool { return a.scores[i].Score > a.scores[j].Score })
+	a.score = sessionScore(a.scores[:min(len(a.scores), sessionDepth)])
 	if sessionRanking == "bm25s" {
-		if avgLen, err = sr.sessionLengths(ctx, order, docs); err != nil {
-			return nil, nil, 0, err
+		a.score = a.bm25(cv, avgLen)
+	}
+	if !a.words {
+		return
+	}
+	matched, n := cv.count(a.has)
+	w := 0.0
+	for i, word := range cv.cover.Words {
+		if a.has&(1<<i) != 0 {
+			w += word.Weight
 		}
 	}
-	for _, a := range order {
-		if !a.words {
-			a.scores = a.meaning
-		}
-		sort.SliceStable(a.scores, func(i, j int) bool { return a.scores[i].Score > a.scores[j].Score })
-		a.score = sessionScore(a.scores[:min(len(a.scores), sessionDepth)])
-		if sessionRanking == "bm25s" {
-			a.score = a.bm25(cv, avgLen)
-		}
-		if a.words {
-			matched, n := cv.count(a.has)
-			w := 0.0
-			for i, word := range cv.cover.Words {
-				if a.has&(1<<i) != 0 {
-					w += word.Weight
-				}
-			}
-			if cv.total > 0 {
-				a.rel = math.Round(w/cv.total*1000) / 1000
-			}
-			a.grade = Grade(matched, n, a.rel)
-			if a.grade != MatchWords || a.rel < sessionUnionFloor-1e-9 {
-				if a.grade != MatchPartial && a.grade != MatchWords || !sessionUnionPartial {
-					a.grade = a.bestGrade
-				} else if a.bestGrade == MatchWords {
-					a.grade = MatchWords
-				} else {
-					a.grade = MatchPartial
-				}
-			}
-			if a.grade == "" && sessionUnionPartialFloor > 0 && a.rel >= sessionUnionPartialFloor-1e-9 {
-				a.grade = MatchPartial
-			}
-			if a.grade == MatchWords {
-				anyFull = true
-			}
-			if a.grade != "" {
-				anyGraded = true
-			}
-		}
+	if cv.total > 0 {
+		a.rel = math.Round(w/cv.total*1000) / 1000
 	}
-	alone := sr.meaningAlone(resp)
-	var full, partial, meaning []*sessionAgg
+	a.grade = a.unionGrade(Grade(matched, n, a.rel))
+	if a.grade == "" && sessionUnionPartialFloor > 0 && a.rel >= sessionUnionPartialFloor-1e-9 {
+		a.grade = MatchPartial
+	}
+}
+
+// unionGrade is the session's grade from g, the grade of what its entries
+// hold between them: full only at sessionUnionFloor; below, partial when
+// sessionUnionPartial, else its best entry's grade.
+func (a *sessionAgg) unionGrade(g string) string {
+	switch {
+	case g == MatchWords && a.rel >= sessionUnionFloor-1e-9:
+		return g
+	case g != MatchPartial && g != MatchWords || !sessionUnionPartial:
+		return a.bestGrade
+	case a.bestGrade == MatchWords:
+		return MatchWords
+	}
+	return MatchPartial
+}
+
+// splitSessions sorts the sessions into full, partial and by meaning
+// alone; loose (some session graded, partial matches asked for) makes
+// every other session holding any query word partial (sessionLoose);
+// meaningOK admits sessions found by meaning alone.
+func splitSessions(order []*sessionAgg, loose, meaningOK bool) (full, partial, meaning []*sessionAgg) {
 	for _, a := range order {
 		switch {
 		case a.words && a.grade == MatchWords:
 			full = append(full, a)
 		case a.words && a.grade == MatchPartial:
 			partial = append(partial, a)
-		case a.words && sessionLoose && q.Partial && anyGraded && a.rel > 0:
+		case a.words && sessionLoose && loose && a.rel > 0:
 			// (a word every entry holds, such as a speaker's name, weighs
 			// nothing: no evidence)
 			a.grade = MatchPartial
 			partial = append(partial, a)
-		case !a.words && (anyFull || alone):
+		case !a.words && meaningOK:
 			a.rel = math.Round(a.cos*1000) / 1000
 			meaning = append(meaning, a)
 		}
 	}
-	less := func(list []*sessionAgg) func(i, j int) bool {
-		return func(i, j int) bool {
-			switch sessionOrder {
-			case "soft":
-				if !list[i].words || !list[j].words { // by meaning alone: by cosine
-					if list[i].rel != list[j].rel {
-						return list[i].rel > list[j].rel
-					}
-				} else if a, b := list[i].soft(), list[j].soft(); a != b {
-					return a > b
-				}
-			case "rel":
-				if list[i].rel != list[j].rel {
-					return list[i].rel > list[j].rel
-				}
-			case "rel2":
-				if list[i].rel != list[j].rel {
-					return list[i].rel > list[j].rel
-				}
-				if list[i].bestRel != list[j].bestRel {
-					return list[i].bestRel > list[j].bestRel
-				}
-			case "prod":
-				if a, b := list[i].rel*list[i].score, list[j].rel*list[j].score; a != b {
-					return a > b
-				}
-			}
-			if list[i].score != list[j].score {
-				return list[i].score > list[j].score
-			}
-			if list[i].vmax != list[j].vmax {
-				return list[i].vmax > list[j].vmax
-			}
-			if !list[i].latest.Equal(list[j].latest) {
-				return list[i].latest.After(list[j].latest)
-			}
-			return list[i].firstIndex < list[j].firstIndex
+	return full, partial, meaning
+}
+
+// before orders two sessions of one list by sessionOrder, then by word
+// evidence, the vectors, recency and first appearance.
+func (a *sessionAgg) before(b *sessionAgg) bool {
+	if x, y, ok := a.orderKey(b); ok && x != y {
+		return x > y
+	}
+	if sessionOrder == "rel2" && a.rel == b.rel && a.bestRel != b.bestRel {
+		return a.bestRel > b.bestRel
+	}
+	switch {
+	case a.score != b.score:
+		return a.score > b.score
+	case a.vmax != b.vmax:
+		return a.vmax > b.vmax
+	case !a.latest.Equal(b.latest):
+		return a.latest.After(b.latest)
+	}
+	return a.firstIndex < b.firstIndex
+}
+
+// orderKey is what sessionOrder compares first, for a and b (ok false:
+// nothing).
+func (a *sessionAgg) orderKey(b *sessionAgg) (x, y float64, ok bool) {
+	switch sessionOrder {
+	case "soft":
+		if !a.words || !b.words { // by meaning alone: by cosine
+			return a.rel, b.rel, true
 		}
+		return a.soft(), b.soft(), true
+	case "rel", "rel2":
+		return a.rel, b.rel, true
+	case "prod":
+		return a.rel * a.score, b.rel * b.score, true
 	}
-	sort.SliceStable(full, less(full))
-	sort.SliceStable(partial, less(partial))
-	sort.SliceStable(meaning, less(meaning))
-	hidden := 0
-	if !q.Partial {
-		hidden, partial = len(partial), nil
-	}
-	// The sessions found by meaning alone come last: the vectors join
-	// where the words find nothing, they never push a word match out.
-	all := append(append(full, partial...), meaning...)
+	return 0, 0, false
+}
+
+// representatives are the sessions' representative entries in order,
+// their match kinds set in match, and their relevance.
+func representatives(all []*sessionAgg, match map[string]string) ([]Scored, map[string]float64) {
 	rel := make(map[string]float64, len(all))
 	out := make([]Scored, 0, len(all))
 	for _, a := range all {
@@ -354,7 +386,7 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 		rel[id] = a.rel
 		out = append(out, Scored{ID: id, Score: a.score})
 	}
-	return monotone(out, match, rel), rel, hidden, nil
+	return out, rel
 }
 
 // soft is the session's evidence in the "soft" order (sessionOrder).
