@@ -71,6 +71,69 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// newSyncedEnv is newEnv with the sample synced into the data dir: a copy
+// of a store synced once for the package (ten tests each synced the
+// sample in-process under the race detector), and a fresh copy of the
+// sample at the path that store read (it knows its files by path, size
+// and modification time, all kept), so the store and what the hooks find
+// changed are those of a sync the test ran itself. The path is held by
+// one test at a time, until its cleanup.
+func newSyncedEnv(t *testing.T) *env {
+	t.Helper()
+	s := &syncedShared
+	s.inUse.Lock()
+	t.Cleanup(s.inUse.Unlock)
+	root := filepath.Join(filepath.Dir(bin), "synced")
+	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(t.TempDir(), "data")}
+	if err := os.RemoveAll(e.claude); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.CopyDir(filepath.Join(testutil.RepoRoot(), "testdata", "claude"), e.claude); err != nil {
+		t.Fatal(err)
+	}
+	tpl := filepath.Join(root, "data")
+	s.once.Do(func() {
+		(&env{claude: e.claude, data: tpl}).sync(t)
+		s.ok = true
+	})
+	if !s.ok {
+		t.Fatal("the shared synced store failed to build (see the first test that used it)")
+	}
+	if err := copyModes(tpl, e.data); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+var syncedShared struct {
+	inUse sync.Mutex // the sample's copy at the shared store's path
+	once  sync.Once
+	ok    bool
+}
+
+// copyModes copies a closed data dir as `cp -a` would (modes and times
+// kept).
+func copyModes(src, dst string) error {
+	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, fi.Mode().Perm())
+		}
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(target, b, fi.Mode().Perm())
+		}
+		if err == nil {
+			err = os.Chtimes(target, fi.ModTime(), fi.ModTime())
+		}
+		return err
+	})
+}
+
 func (e *env) transcript(folder, sid string) string {
 	return filepath.Join(e.claude, "projects", folder, sid+".jsonl")
 }
@@ -201,8 +264,7 @@ func (e *env) logText() string {
 }
 
 func TestSessionStartContext(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	top := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
 	e.addMemory(t, demoProject, memories.Gotcha, "npm test needs NODE_ENV=test or the jsdom setup is skipped", memories.Approved, 3)
 	other := e.addMemory(t, "/somewhere/else", memories.Fact, "Unrelated project uses Postgres 16", memories.Approved, 5)
@@ -253,8 +315,7 @@ func TestSessionStartContext(t *testing.T) {
 }
 
 func TestUserPromptInjectsOnceAndOnlyWhenRelevant(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	id := e.addMemory(t, demoProject, memories.Gotcha, "The websocket reconnect test is flaky: await the open event before sending", memories.Approved, 4)
 	e.addMemory(t, demoProject, memories.Fact, "Deploys go through the staging cluster first", memories.Approved, 3)
 	sid := "22222222-3333-4444-5555-666666666666"
@@ -643,8 +704,7 @@ func TestConcurrentHooks(t *testing.T) {
 
 // `cairn hook` (the subcommand of the full binary) behaves as cairn-hook.
 func TestCairnHookSubcommand(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	id := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
 	in := input("SessionStart", "55555555-2222-3333-4444-555555555555", "", map[string]any{"source": "startup"})
 	lean := e.run(t, in, nil)
@@ -669,8 +729,7 @@ func TestParseArgs(t *testing.T) {
 // The MCP server as Claude Code runs it: `cairn mcp` as a subprocess over
 // stdio, driven by the SDK's client.
 func TestMCPOverStdio(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	id := e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
 	cmd := exec.CommandContext(t.Context(), bin, "mcp", "--data", e.data, "--claude-dir", e.claude)
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+demoProject)

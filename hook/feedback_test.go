@@ -15,8 +15,7 @@ import (
 // memory, nothing is settled as unused, nothing is logged, and SessionEnd
 // (transcript written) settles the rest.
 func TestStopBeforeTranscriptUsesPayloadReply(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	used := e.addMemory(t, demoProject, memories.Gotcha, "Vite dev server needs --host 0.0.0.0 inside the devcontainer", memories.Approved, 4)
 	later := e.addMemory(t, demoProject, memories.Fact, "The staging cluster deploys from the release branch only", memories.Approved, 3)
 	sid := "66666666-3333-4444-5555-666666666666"
@@ -53,8 +52,7 @@ func TestStopBeforeTranscriptUsesPayloadReply(t *testing.T) {
 // After compaction (SessionStart source "compact") the memories given
 // before are given again: by SessionStart, and by a later prompt.
 func TestCompactionReinjects(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	// SessionStart injects nothing here: the prompt's injection is what
 	// the compaction must let through again.
 	if err := os.WriteFile(filepath.Join(e.data, "config.toml"), []byte("[hooks]\nsession_start_tokens = 0\n"), 0o600); err != nil {
@@ -86,8 +84,7 @@ func nowish() time.Time { return time.Now() }
 // The plugin's hooks (--plugin) stand down when cairn install's hooks are
 // in the settings too: one injection, not two.
 func TestPluginHooksStandDownBesideInstall(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	id := e.addMemory(t, demoProject, memories.Gotcha, "The websocket reconnect test is flaky: await the open event before sending", memories.Approved, 4)
 	sid := "88888888-3333-4444-5555-666666666666"
 	tr := e.transcript(demoFolder, sid)

@@ -17,8 +17,7 @@ import (
 // prompt sharing no word with any memory injects nothing, while a prompt
 // about a memory still gets it.
 func TestUserPromptNonsenseInjectsNothing(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	ctx := context.Background()
 	st, err := index.Open(e.data)
 	if err != nil {

@@ -12,8 +12,7 @@ import (
 // A project kept out of cairn (index.exclude) gets nothing injected at
 // session start or on a prompt, although approved memories match it.
 func TestOptedOutProjectGetsNoContext(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	e.addMemory(t, demoProject, memories.Decision, "The TODO app keeps state in a React context, not Redux", memories.Approved, 5)
 	sid := "11111111-2222-3333-4444-555555555557"
 	start := input("SessionStart", sid, e.transcript(demoFolder, sid), map[string]any{"source": "startup"})

@@ -17,8 +17,7 @@ import (
 // "because", "sessions") injects nothing; a prompt about a memory, or
 // naming its identifier, gets it.
 func TestUserPromptEverydayQuestionInjectsNothing(t *testing.T) {
-	e := newEnv(t)
-	e.sync(t)
+	e := newSyncedEnv(t)
 	ctx := context.Background()
 	st, err := index.Open(e.data)
 	if err != nil {
