@@ -91,18 +91,33 @@ func TestVSCodePromptsAreStoredAsTheUsers(t *testing.T) {
 // newline arrives.
 func TestQuietLastLineIsSyncedOnce(t *testing.T) {
 	defer func(d time.Duration) { transcripts.QuietPeriod = d }(transcripts.QuietPeriod)
-	transcripts.QuietPeriod = 300 * time.Millisecond
-	claude := copyTree(t, reducedDir)
-	path := filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next", vscodeSession+".jsonl")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	// The first sync must end while the file is still fresh: 300 ms of
+	// quiet, doubled until a sync fits in it (under the race detector on
+	// a loaded machine one took longer, found the file quiet already and
+	// stored 21: the premise, not the rule, had failed).
+	var claude, path string
+	var s *Store
+	for period := 300 * time.Millisecond; ; period *= 2 {
+		transcripts.QuietPeriod = period
+		claude = copyTree(t, reducedDir)
+		path = filepath.Join(claude, "projects", "-Users-dain-workspace-danieldemmel-me-next", vscodeSession+".jsonl")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.TrimSuffix(string(b), "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		written := time.Now()
+		s, _ = openStore(t)
+		mustSync(t, s, claude, SyncOptions{})
+		if time.Since(written) < period {
+			break
+		}
+		if period > 5*time.Second {
+			t.Fatalf("a sync of the reduced tree took over %v: cannot catch the file fresh", period)
+		}
 	}
-	if err := os.WriteFile(path, []byte(strings.TrimSuffix(string(b), "\n")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openStore(t)
-	mustSync(t, s, claude, SyncOptions{})
 	entries := func() int {
 		return count(t, s, `SELECT count(*) FROM entries e JOIN sessions ss ON ss.id = e.session WHERE ss.sid = ?`, vscodeSession)
 	}
