@@ -145,7 +145,8 @@ type indexProgress struct {
 	since  time.Time
 	tick   time.Duration    // redraw period; 0: only on a message (tests)
 	clock  func() time.Time // nil: time.Now
-	stop   chan struct{}
+	stop   chan struct{}    // closed by finish: the redraw ends
+	drawn  chan struct{}    // closed by the redraw when it has ended
 }
 
 func newIndexProgress(w io.Writer) *indexProgress {
@@ -186,8 +187,8 @@ func (ip *indexProgress) report(p app.Progress) {
 		ip.barDone = true
 		ip.since = ip.now()
 		if ip.tick > 0 {
-			ip.stop = make(chan struct{})
-			go ip.redraw(ip.stop)
+			ip.stop, ip.drawn = make(chan struct{}), make(chan struct{})
+			go ip.redraw(ip.stop, ip.drawn)
 		}
 	}
 }
@@ -234,7 +235,10 @@ func elapsed(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-func (ip *indexProgress) redraw(stop chan struct{}) {
+// redraw redraws the phases' line every tick until stop is closed; it
+// closes drawn when it has ended, so that nothing is drawn after finish.
+func (ip *indexProgress) redraw(stop, drawn chan struct{}) {
+	defer close(drawn)
 	t := time.NewTicker(ip.tick)
 	defer t.Stop()
 	for {
@@ -243,7 +247,9 @@ func (ip *indexProgress) redraw(stop chan struct{}) {
 			return
 		case <-t.C:
 			ip.mu.Lock()
-			ip.draw()
+			if ip.stop == stop { // finish has not begun
+				ip.draw()
+			}
 			ip.mu.Unlock()
 		}
 	}
@@ -253,11 +259,15 @@ func (ip *indexProgress) redraw(stop chan struct{}) {
 // line.
 func (ip *indexProgress) finish() {
 	ip.mu.Lock()
-	defer ip.mu.Unlock()
-	if ip.stop != nil {
-		close(ip.stop)
-		ip.stop = nil
+	stop, drawn := ip.stop, ip.drawn
+	ip.stop, ip.drawn = nil, nil
+	ip.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-drawn
 	}
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
 	switch {
 	case ip.bar == nil:
 	case ip.barDone:

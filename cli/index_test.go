@@ -86,6 +86,17 @@ func TestIndexProgress(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ip.finish()
+	// Nothing is drawn after finish: its clearing is the last write.
+	mu.Lock()
+	end := buf.String()
+	mu.Unlock()
+	time.Sleep(30 * time.Millisecond)
+	mu.Lock()
+	after := buf.String()
+	mu.Unlock()
+	if !strings.HasSuffix(end, "\r\x1b[K") || after != end {
+		t.Fatalf("written after finish: %q", strings.TrimPrefix(after, end))
+	}
 
 	// The run ends before the bar is done: finish clears the bar.
 	buf.Reset()
