@@ -167,24 +167,47 @@ func (sf *searchFlags) apply(cmd *cobra.Command, q *index.SearchQuery) error {
 }
 
 // runSearch indexes what is new, then runs q in the projects matching
-// project.
+// project. With sessions stored, the two run at once: the search answers
+// from what is stored while the refresh surveys the transcripts (most of
+// a refresh that finds nothing: a stat a file), and runs again on the
+// refreshed store only when the refresh wrote something. A store with
+// nothing yet is indexed first, with progress.
 func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project string) (*index.SearchResponse, error) {
 	a, err := openApp(o, app.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer a.Close()
-	st := a.Store
-	if err := refreshBeforeSearch(ctx, o, a); err != nil {
-		return nil, err
+	if has, herr := a.Store.HasSessions(ctx); herr != nil || !has {
+		if _, err := refreshBeforeSearch(ctx, o, a); err != nil {
+			return nil, err
+		}
+		return searchStored(ctx, a, q, project)
 	}
-	if q.Projects, err = st.MatchProjects(ctx, project); err != nil {
+	changed := make(chan bool, 1)
+	go func() {
+		wrote, _ := refreshBeforeSearch(ctx, o, a) // with sessions stored, a failure is only a warning
+		changed <- wrote
+	}()
+	resp, err := searchStored(ctx, a, q, project)
+	// The searcher is closed: a refresh that needs the full-text index
+	// writable is not kept waiting for it.
+	if <-changed {
+		return searchStored(ctx, a, q, project)
+	}
+	return resp, err
+}
+
+// searchStored runs q on what the store holds now.
+func searchStored(ctx context.Context, a *app.App, q *index.SearchQuery, project string) (*index.SearchResponse, error) {
+	var err error
+	if q.Projects, err = a.Store.MatchProjects(ctx, project); err != nil {
 		if errors.Is(err, index.ErrNoProject) {
 			return nil, usageError{err}
 		}
 		return nil, err
 	}
-	sr, err := st.OpenSearcher(ctx, 3*time.Second)
+	sr, err := a.Store.OpenSearcher(ctx, 3*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -197,20 +220,22 @@ func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project st
 }
 
 // refreshBeforeSearch indexes what is new first (everything, with
-// progress, on a machine that never indexed). A failure leaves what is
-// stored searchable, which the response's notice explains: it is only a
-// warning unless nothing is stored.
-func refreshBeforeSearch(ctx context.Context, o *Options, a *app.App) error {
+// progress, on a machine that never indexed), and says whether it wrote
+// anything a search reads. A failure leaves what is stored searchable,
+// which the response's notice explains: it is only a warning unless
+// nothing is stored.
+func refreshBeforeSearch(ctx context.Context, o *Options, a *app.App) (bool, error) {
 	stats, err := updateStore(ctx, o, a, app.IndexOptions{LockWait: 3 * time.Second})
+	wrote := stats.Sync.Transactions > 0 || stats.FTSDocs > 0 || stats.Embedded > 0
 	if err != nil {
 		if s, serr := a.Store.Stats(ctx); serr != nil || s.Sessions == 0 {
-			return err
+			return wrote, err
 		}
 		fmt.Fprintln(o.Stderr, "cairn: warning: could not refresh the index:", err)
 	} else if stats.EmbedErr != nil {
 		fmt.Fprintln(o.Stderr, "cairn: warning: embeddings not updated:", stats.EmbedErr)
 	}
-	return nil
+	return wrote, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -288,3 +288,48 @@ func TestMemoriesSearchPartialOnRequest(t *testing.T) {
 		t.Fatalf("--partial: %q", out)
 	}
 }
+
+// TestSearchSeesWhatWasJustWritten: a search answers from the store while
+// its refresh surveys the transcripts, and asks again when the refresh
+// wrote something: a line appended a moment before is found, by the first
+// search after it and by the next (which has nothing new to index); a
+// usage error still waits for the refresh.
+func TestSearchSeesWhatWasJustWritten(t *testing.T) {
+	claude, data := copySample(t), t.TempDir()
+	if _, _, err := run(t, "index", "--claude-dir", claude, "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	const sid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+	f, err := os.OpenFile(filepath.Join(claude, "projects", "-path-to-Demo", sid+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(`{"type":"user","uuid":"3c5d0a2e-0000-4000-8000-000000000991","sessionId":"` + sid +
+		`","timestamp":"2026-03-03T10:00:00.000Z","cwd":"/path/to/Demo","message":{"role":"user","content":"the zorblatt cache must be warmed before the benchmark"}}` + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		out, _, err := run(t, "search", "zorblatt", "--claude-dir", claude, "--data", data, "--json", "--mode", "text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r SearchJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		found := false
+		for _, x := range r.Results {
+			found = found || x.UUID == "3c5d0a2e-0000-4000-8000-000000000991"
+		}
+		if !found {
+			t.Fatalf("search %d after the append: %+v, want the new line", i+1, r.Results)
+		}
+	}
+	if _, _, err := run(t, "search", "zorblatt", "--claude-dir", claude, "--data", data, "--project", "no-such-project"); err == nil {
+		t.Fatal("an unknown project is not an error")
+	}
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -476,6 +477,17 @@ type StoreStats struct {
 	DBBytes          int64 // the database file plus its WAL and shared-memory files
 	LastSync         time.Time
 	SchemaVersion    int
+}
+
+// HasSessions reports whether the store holds a session with entries (a
+// cheap Stats().Sessions > 0: Stats counts every table).
+func (s *Store) HasSessions(ctx context.Context) (bool, error) {
+	var one int
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE entries > 0 LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, s.wrap(err)
 }
 
 // Stats counts what the store holds.
