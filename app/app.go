@@ -30,6 +30,9 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process (0: the
 	// store's default). Hooks use ~100 ms.
 	BusyTimeout time.Duration
+	// MapReads reads the store through a memory map: for a command that
+	// searches and exits (index.OpenOptions.MapReads).
+	MapReads bool
 }
 
 // App is an open cairn: what every front end works with.
@@ -83,7 +86,7 @@ func Open(flags Paths, o Options) (*App, error) {
 // OpenWith opens cairn with folders and a config already resolved (the
 // hooks, which take their config from the caller in tests).
 func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
-	st, err := index.OpenWith(paths.DataDir, StoreOptions(cfg, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout}))
+	st, err := index.OpenWith(paths.DataDir, StoreOptions(cfg, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout, MapReads: o.MapReads}))
 	if err != nil {
 		return nil, writableError(paths.DataDir, err)
 	}

@@ -173,7 +173,7 @@ func (sf *searchFlags) apply(cmd *cobra.Command, q *index.SearchQuery) error {
 // refreshed store only when the refresh wrote something. A store with
 // nothing yet is indexed first, with progress.
 func runSearch(ctx context.Context, o *Options, q *index.SearchQuery, project string) (*index.SearchResponse, error) {
-	a, err := openApp(o, app.Options{})
+	a, err := openApp(o, app.Options{MapReads: true})
 	if err != nil {
 		return nil, err
 	}
