@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/memories"
 
@@ -63,13 +64,23 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 		return nil, out, err
 	}
 	d, err := s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary)
-	if errors.Is(err, memories.ErrNotFound) {
-		// A session that started moments ago: read its transcript now.
+	// A session that started moments ago: read its transcript now, and
+	// again for a little while, as Claude Code may not have written its
+	// first lines yet when the command's tool call comes (seen once in the
+	// e2e suite on 2.1.197: the one sync found no transcript).
+	for wait := 250 * time.Millisecond; errors.Is(err, memories.ErrNotFound) && wait <= time.Second; wait *= 2 {
 		s.syncNow(ctx)
 		if err := s.draftInScope(ctx, sid); err != nil {
 			return nil, out, err
 		}
-		d, err = s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary)
+		if d, err = s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary); !errors.Is(err, memories.ErrNotFound) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, out, ctx.Err()
+		case <-time.After(wait):
+		}
 	}
 	switch {
 	case errors.Is(err, memories.ErrNotFound):
