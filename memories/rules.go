@@ -202,7 +202,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	var recent, asked []string           // Claude's last few texts (options offered), and the prompts before them
 	lastPrompt, lastUUID := "", ""
 	var askedIDs []string
-	var prompt index.MemEntry            // the person's prompt since Claude last spoke
+	var prompt index.MemEntry // the person's prompt since Claude last spoke
 	// What Claude found or agreed to waits for the person's next prompt:
 	// when it says the thing still fails, it was not the answer.
 	var agreed, found []candidate
