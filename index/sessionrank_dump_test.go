@@ -24,19 +24,8 @@ func TestLoCoMoDump(t *testing.T) {
 	for i, s := range samples {
 		srs[i] = locomoStore(t, s)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	enc := json.NewEncoder(f)
 	var cur *dumpRecord
-	sessionTrace = dumpTrace(&cur)
-	defer func() { sessionTrace = nil }()
+	enc := startDump(t, out, &cur)
 	for i, s := range samples {
 		for _, qa := range s.QA {
 			var gold []string
@@ -82,19 +71,8 @@ func TestSessionRankingDump(t *testing.T) {
 		qs = append(qs, evalQuery{ID: e, Type: "everyday", Query: e})
 	}
 	_, sr := evalStore(t)
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	enc := json.NewEncoder(f)
 	var cur *dumpRecord
-	sessionTrace = dumpTrace(&cur)
-	defer func() { sessionTrace = nil }()
+	enc := startDump(t, out, &cur)
 	for _, e := range qs {
 		cur = &dumpRecord{Sample: "labelled", Question: e.Query, Category: e.Type}
 		if e.Session != "" {
@@ -175,4 +153,22 @@ func dumpTrace(cur **dumpRecord) func(q SearchQuery, cv *coverage, fused, textRa
 			cur.Entries = append(cur.Entries, e)
 		}
 	}
+}
+
+// startDump creates out, closed at cleanup, and records what the session
+// rule sees into *cur while the test runs.
+func startDump(t *testing.T, out string, cur **dumpRecord) *json.Encoder {
+	t.Helper()
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sessionTrace = nil
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	sessionTrace = dumpTrace(cur)
+	return json.NewEncoder(f)
 }
