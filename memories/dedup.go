@@ -509,3 +509,40 @@ func (m match) isDuplicate(sameType bool) bool {
 	}
 	return m.cosine >= dupCosine && m.jaccard >= dupCosineWords && sameType
 }
+
+// codeSpanRe is a Markdown code span: a command, an identifier, a path.
+var codeSpanRe = lazyRE("`([^`\n]{1,200})`")
+
+// namesDiffer reports whether a and b each quote code the other does not
+// mention: two memories about different commands or identifiers
+// ("checks the project with `uv run ty check`" and "… with `uv run pytest
+// -m browser`"), however alike the words around them. They are two
+// memories, not one said twice: merging them would keep one wording and
+// lose the other command. A memory whose quoted code the other mentions
+// (`mix format` and `mix format --check-formatted`) may still be its
+// duplicate.
+func namesDiffer(a, b string) bool {
+	ca, cb := codeTokens(a), codeTokens(b)
+	if len(ca) == 0 || len(cb) == 0 {
+		return false
+	}
+	ta, _ := tokens(a)
+	tb, _ := tokens(b)
+	return !subset(ca, tb) && !subset(cb, ta)
+}
+
+// codeTokens are the tokens of s's code spans, sorted and unique.
+func codeTokens(s string) []uint32 {
+	var out []uint32
+	for _, m := range codeSpanRe.FindAllStringSubmatch(s, -1) {
+		t, _ := tokens(m[1])
+		out = append(out, t...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// subset reports whether every token of a (sorted) is in b (sorted).
+func subset(a, b []uint32) bool {
+	return intersect(a, b) == len(a)
+}

@@ -136,3 +136,48 @@ func TestScopedCache(t *testing.T) {
 		t.Fatalf("global memory not compared with every project: %+v", g)
 	}
 }
+
+// Memories worded alike about different commands are two memories: merging
+// them would replace one command by the other (the claude-code-log corpus's
+// hand-run checks `uv run ty check`, `uv run pytest -m browser -v` and
+// `uv run pytest -m "not (tui or browser)" -v` became one).
+func TestDedupKeepsDifferentCommandsApart(t *testing.T) {
+	s := newService(t)
+	ty := mustAdd(t, s, NewMemory{Project: "/p", Type: Pattern, Content: "The user checks the project with `uv run ty check` (run by hand)"})
+	py := mustAdd(t, s, NewMemory{Project: "/p", Type: Pattern, Content: "The user checks the project with `uv run pytest -m browser -v` (run by hand)"})
+	if py.Action != ActionAdded || py.Memory.ID == ty.Memory.ID {
+		t.Fatalf("a different command merged into the first: %+v", py)
+	}
+	got, err := s.Curator.Get(context.Background(), ty.Memory.ID)
+	if err != nil || got.Content != ty.Memory.Content {
+		t.Fatalf("the first command's memory changed: %+v %v", got, err)
+	}
+	// The same command said more fully is still its duplicate.
+	more := mustAdd(t, s, NewMemory{Project: "/p", Type: Pattern, Content: "The user checks the project with `uv run ty check .` before committing (run by hand)"})
+	if more.Action == ActionAdded || more.Memory.ID != ty.Memory.ID {
+		t.Fatalf("the same command again was not merged: %+v", more)
+	}
+	// So is one whose quoted code the other mentions.
+	a := mustAdd(t, s, NewMemory{Project: "/q", Type: Preference, Content: "Use `pnpm` instead of `npm` in this repository"})
+	b := mustAdd(t, s, NewMemory{Project: "/q", Type: Preference, Content: "Use pnpm instead of npm in this repository, `pnpm install`"})
+	if b.Memory.ID != a.Memory.ID {
+		t.Fatalf("the same preference with a quoted command was not merged: %+v", b)
+	}
+}
+
+func TestNamesDiffer(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"run `mix test` before commit", "run `mix credo` before commit", true},
+		{"run `mix format` before commit", "run `mix format --check-formatted` before commit", false},
+		{"run mix test before commit", "run `mix credo` before commit", false}, // one quotes nothing
+		{"Use `pnpm` not `npm`", "Rejected `npm install`: use pnpm", false},
+		{"`a.b_c/1` is slow", "`x.y` is slow", true},
+	} {
+		if got := namesDiffer(c.a, c.b); got != c.want {
+			t.Errorf("namesDiffer(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -255,12 +255,13 @@ func (s *core) similarTo(ctx context.Context, mc *memCache, n *NewMemory) (cands
 	return mc.similar(toks, vec, n.Project, "", n.Type, 12), vec, neg
 }
 
-// liveDuplicate is the best duplicate of a memory of type typ among cands
-// (best first), skipping superseded and archived ones; nil when none.
-func liveDuplicate(cands []match, typ Type) *match {
+// liveDuplicate is the best duplicate of n among cands (best first),
+// skipping superseded and archived ones and those naming other code
+// (namesDiffer); nil when none.
+func liveDuplicate(cands []match, n *NewMemory) *match {
 	for i := range cands {
 		m := &cands[i]
-		if !m.isDuplicate(m.c.row.Type == typ) {
+		if !m.isDuplicate(m.c.row.Type == n.Type) || namesDiffer(n.Content, m.c.row.Content) {
 			continue
 		}
 		switch Status(m.c.row.Status) {
@@ -277,7 +278,7 @@ func liveDuplicate(cands []match, typ Type) *match {
 // when n is still to be added: no duplicate, or an approved one said
 // differently, which n then supersedes (added to n.Supersedes).
 func (s *core) addToDuplicate(ctx context.Context, n *NewMemory, cands []match, vec []float32, now time.Time, dry bool, ws *writeSet) (res AddResult, done bool, err error) {
-	d := liveDuplicate(cands, n.Type)
+	d := liveDuplicate(cands, n)
 	if d == nil {
 		return AddResult{}, false, nil
 	}
