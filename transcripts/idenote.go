@@ -15,9 +15,18 @@ var ideNoteRe = regexp.MustCompile(`(?s)The user (?:opened the file \S.*? in the
 // WithoutIDENotes is prompt text without the IDE's notes about open
 // files and selections: context Claude Code adds, not what the person
 // asked.
+//
+// A note longer than SearchableText keeps (a long selection) was cut to one
+// line ending in "…" before its closing sentence; such a line is a note
+// too.
 func WithoutIDENotes(text string) string {
-	if !strings.Contains(text, "may or may not be related") {
+	if !strings.Contains(text, "may or may not be related") && !strings.Contains(text, "…") {
 		return text
 	}
-	return strings.TrimSpace(ideNoteRe.ReplaceAllString(text, ""))
+	text = ideNoteRe.ReplaceAllString(text, "")
+	return strings.TrimSpace(cutIDENoteRe.ReplaceAllString(text, ""))
 }
+
+// cutIDENoteRe is a line of an IDE note that SearchableText cut short
+// (OneLine: it ends in "…").
+var cutIDENoteRe = regexp.MustCompile(`(?m)^The user (?:opened the file \S|selected the lines \d+ to \d+ from \S)[^\n]*…[ \t]*(?:\n|$)`)
