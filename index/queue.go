@@ -213,11 +213,18 @@ func (s *Store) queuedPart(ctx context.Context, table string, part queuePart, af
 	if kerr != nil {
 		return nil, nil, fmt.Errorf("reading the %s: %w", table, s.wrap(err))
 	}
+	// One statement for every row: a damaged store may have thousands
+	// queued, and preparing the join per row was most of reading them.
+	st, err := s.r.PrepareContext(ctx, part.sql)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the %s: %w", table, s.wrap(err))
+	}
+	defer st.Close()
 	var damaged []string
 	docs = docs[:0]
 	prev := after
 	for _, k := range keys {
-		one, err := read(prev, 1)
+		one, err := queryDocs(ctx, st, []any{prev, 1, part.lo, part.hi}, part.scan)
 		prev = k
 		if err != nil || len(one) != 1 {
 			damaged = append(damaged, k)
@@ -226,6 +233,24 @@ func (s *Store) queuedPart(ctx context.Context, table string, part queuePart, af
 		docs = append(docs, one[0])
 	}
 	return docs, damaged, nil
+}
+
+// queryDocs runs a prepared query of the queue and reads its rows with scan.
+func queryDocs(ctx context.Context, st *sql.Stmt, args []any, scan func(*sql.Rows) (DocRow, error)) ([]DocRow, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []DocRow
+	for rows.Next() {
+		d, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) ack(ctx context.Context, table string, ids []string) error {
