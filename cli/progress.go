@@ -23,7 +23,23 @@ type progressBar struct {
 	last    time.Time
 	drawn   bool
 	minShow time.Duration
+	// recent are the bytes read at the latest redraws, the ETA's window.
+	recent []readAt
 }
+
+// readAt is how many bytes had been read at a time.
+type readAt struct {
+	t time.Time
+	n int64
+}
+
+// etaWindow is how far back the ETA's reading rate looks: the rate of a
+// cold index changes as it goes (opening, training the model, full-text
+// segments growing), so the whole run's average misleads early and late.
+const (
+	etaWindow    = 20 * time.Second
+	etaMinWindow = 3 * time.Second
+)
 
 func newProgressBar(w io.Writer, label string) *progressBar {
 	wd := terminalWidth(w)
@@ -60,8 +76,8 @@ func (p *progressBar) line(filesDone, filesTotal int, bytesDone, bytesTotal int6
 		rate = float64(entries) / el
 	}
 	eta := "-"
-	if frac > 0.01 && frac < 1 {
-		eta = human.Duration(time.Duration(el/frac*(1-frac)) * time.Second)
+	if left, ok := p.remaining(bytesDone, bytesTotal, now); ok {
+		eta = human.Duration(left)
 	}
 	stats := fmt.Sprintf(" %d/%d files  %.0f/%.0f MB  %.0f entries/s  ETA %s", filesDone, filesTotal,
 		float64(bytesDone)/(1<<20), float64(bytesTotal)/(1<<20), rate, eta)
@@ -71,6 +87,25 @@ func (p *progressBar) line(filesDone, filesTotal int, bytesDone, bytesTotal int6
 	}
 	fill := int(frac * float64(barW))
 	return p.label + " [" + strings.Repeat("█", fill) + strings.Repeat("░", barW-fill) + "]" + stats
+}
+
+// remaining is how long reading the rest takes at the rate of the last
+// etaWindow; false until a window of etaMinWindow is there (or when
+// nothing is read in it).
+func (p *progressBar) remaining(done, total int64, now time.Time) (time.Duration, bool) {
+	p.recent = append(p.recent, readAt{now, done})
+	i := 0
+	for i < len(p.recent)-1 && now.Sub(p.recent[i+1].t) >= etaWindow {
+		i++
+	}
+	p.recent = p.recent[i:]
+	first := p.recent[0]
+	dt := now.Sub(first.t)
+	if dt < etaMinWindow || done <= first.n || done >= total {
+		return 0, false
+	}
+	rate := float64(done-first.n) / dt.Seconds()
+	return time.Duration(float64(total-done) / rate * float64(time.Second)), true
 }
 
 // done clears the bar.
