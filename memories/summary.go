@@ -401,7 +401,8 @@ func reported(text string, n int) string {
 }
 
 // listAfter is up to n items of the list that starts lines (blank lines
-// before it skipped), without their markers.
+// before it skipped), without their markers; an item introducing a nested
+// list is left out for the nested items.
 func listAfter(lines []string, n int) []string {
 	var items []string
 	for _, l := range lines {
@@ -412,7 +413,11 @@ func listAfter(lines []string, n int) []string {
 		if !isListLine(t) || len(items) == n {
 			break
 		}
-		items = append(items, stripMarkdown(t))
+		if it := stripMarkdown(t); !strings.HasSuffix(it, ":") {
+			// An item ending in a colon introduces a list of its own:
+			// alone it is a fragment; its items follow as the list's.
+			items = append(items, it)
+		}
 	}
 	return items
 }
