@@ -193,111 +193,158 @@ var progressHeading = lazyRE(`(?i)^(optional )?(next steps?|remaining( tasks| wo
 
 var todoLine = lazyRE(`(?i)^(todo|fixme|next step)\s*:\s*\S`)
 
-// extractCandidates runs the rules over entries (in order).
+// extractCandidates runs the rules over entries (in order): each entry
+// in turn (extraction.entry), then what waited for a next prompt, the
+// commands that worked after failing, and the open to-do items.
 func extractCandidates(entries []index.MemEntry) []candidate {
-	var cs candidateSet
-	calls := map[string]index.MemEntry{} // tool_use id -> the call
-	prevClaude := ""                     // Claude's last text
-	rejected := ""                       // the call the person just rejected, until Claude speaks
-	var recent, asked []string           // Claude's last few texts (options offered), and the prompts before them
-	lastPrompt, lastUUID := "", ""
-	var askedIDs []string
-	var prompt index.MemEntry // the person's prompt since Claude last spoke
-	// What Claude found or agreed to waits for the person's next prompt:
-	// when it says the thing still fails, it was not the answer.
-	var agreed, found []candidate
-	var rec recurring // a problem the person keeps having, until the turn ends
+	x := extraction{calls: map[string]index.MemEntry{}}
 	for _, e := range entries {
-		if e.Role == "assistant" && e.ToolUse != "" {
-			calls[e.ToolUse] = e
-		}
-		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
-			prevClaude, rejected = e.Text, ""
-			recent, asked, askedIDs = append(recent, e.Text), append(asked, lastPrompt), append(askedIDs, lastUUID)
-			if len(recent) > 4 {
-				recent, asked, askedIDs = recent[1:], asked[1:], askedIDs[1:]
-			}
-		}
-		if c, ok := calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
-			rejected = callLabel(c) // the prompt after it says why
-		}
-		switch {
-		case e.Role == "user" && !e.Meta && !e.Sidechain:
-			add := choiceAdder(cs.add, recent, asked, askedIDs)
-			bashCheckCandidate(e, cs.add)
-			if e.Source != "rejection" && e.Source != "answer" && !ideNoteOnly(e.Text) {
-				lastPrompt, lastUUID = personWords(e.Text), e.UUID
-			}
-			if rejected != "" && e.Source == "" {
-				// Feedback typed after rejecting a call is about that
-				// call: say which.
-				what, next := rejected, add
-				add = func(c candidate) {
-					if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" {
-						c.content = "After rejecting " + what + ": " + c.content
-					}
-					next(c)
-				}
-				rejected = ""
-			}
-			voiceCandidates(e, calls, prevClaude, add)
-		case e.Role == "system" && e.Compact:
-			compactCandidates(e, cs.add)
-		case e.Role == "assistant" && e.Block == "text":
-			if prompt.UUID != "" && !e.Sidechain {
-				ackCandidate(e, prompt, func(c candidate) { agreed = append(agreed, c) })
-			}
-			if e.Sidechain {
-				claudeCandidates(e, cs.add)
-			} else {
-				rec.claude(e)
-				claudeCandidates(e, func(c candidate) { found = append(found, c) })
-			}
-		}
-		if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
-			prompt = index.MemEntry{}
-		} else if e.Role == "user" && !e.Meta && !e.Sidechain && e.Source != "answer" && !ideNoteOnly(e.Text) {
-			// What Claude agreed to holds unless the person's next words
-			// say it still fails.
-			rec.done(cs.add)
-			if e.Source != "rejection" {
-				rec.prompt(e)
-				constraintCandidate(e, cs.add)
-				defaultCandidate(e, cs.add)
-			}
-			if !stillFailing(personWords(e.Text)) {
-				cs.addAgreed(agreed)
-				for _, c := range found {
-					cs.add(c)
-				}
-			}
-			prompt, agreed, found = e, nil, nil
-		}
+		x.entry(e)
 	}
-	rec.done(cs.add)
-	cs.addAgreed(agreed)
-	for _, c := range found {
-		cs.add(c)
-	}
+	x.rec.done(x.cs.add)
+	x.settle()
 	for _, c := range commandCandidates(entries) {
-		cs.add(c)
+		x.cs.add(c)
 	}
-	if out := cs.out[:0:0]; slices.ContainsFunc(cs.out, func(c candidate) bool { return c.rule == "claude:code-cannot" }) {
-		edited := editedCode(entries)
-		var toks [][]uint32
-		for i, c := range cs.out {
-			if c.rule == "claude:code-cannot" && projectCode(c, edited) {
-				continue
-			}
-			out, toks = append(out, c), append(toks, cs.toks[i])
-		}
-		cs.out, cs.toks = out, toks
-	}
+	x.cs.dropProjectCode(entries)
 	todos, _ := todoCandidates(entries)
 	for _, c := range todos {
-		cs.add(c)
+		x.cs.add(c)
 	}
-	return cs.out
+	return x.cs.out
+}
+
+// extraction is the state of one pass of the rules over a session.
+type extraction struct {
+	cs         candidateSet
+	calls      map[string]index.MemEntry // tool_use id -> the call
+	prevClaude string                    // Claude's last text
+	rejected   string                    // the call the person just rejected, until Claude speaks
+	// Claude's last few texts (options offered), the prompts before them
+	// and their ids.
+	recent, asked, askedIDs []string
+	lastPrompt, lastUUID    string
+	prompt                  index.MemEntry // the person's prompt since Claude last spoke
+	// What Claude found or agreed to waits for the person's next prompt:
+	// when it says the thing still fails, it was not the answer.
+	agreed, found []candidate
+	rec           recurring // a problem the person keeps having, until the turn ends
+}
+
+// entry runs the rules over one entry: first what it tells about the
+// context (a call, Claude's words, a rejection), then the rules of its
+// kind, then the end of a turn.
+func (x *extraction) entry(e index.MemEntry) {
+	x.track(e)
+	switch {
+	case e.Role == "user" && !e.Meta && !e.Sidechain:
+		x.userWords(e)
+	case e.Role == "system" && e.Compact:
+		compactCandidates(e, x.cs.add)
+	case e.Role == "assistant" && e.Block == "text":
+		x.claudeText(e)
+	}
+	if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
+		x.prompt = index.MemEntry{}
+	} else if e.Role == "user" && !e.Meta && !e.Sidechain && e.Source != "answer" && !ideNoteOnly(e.Text) {
+		x.nextPrompt(e)
+	}
+}
+
+// track records the calls, Claude's last texts and a rejected call.
+func (x *extraction) track(e index.MemEntry) {
+	if e.Role == "assistant" && e.ToolUse != "" {
+		x.calls[e.ToolUse] = e
+	}
+	if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
+		x.prevClaude, x.rejected = e.Text, ""
+		x.recent, x.asked, x.askedIDs = append(x.recent, e.Text), append(x.asked, x.lastPrompt), append(x.askedIDs, x.lastUUID)
+		if len(x.recent) > 4 {
+			x.recent, x.asked, x.askedIDs = x.recent[1:], x.asked[1:], x.askedIDs[1:]
+		}
+	}
+	if c, ok := x.calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
+		x.rejected = callLabel(c) // the prompt after it says why
+	}
+}
+
+// userWords runs the rules over what the person said: a prompt, a
+// rejection's reason or an answer.
+func (x *extraction) userWords(e index.MemEntry) {
+	add := choiceAdder(x.cs.add, x.recent, x.asked, x.askedIDs)
+	bashCheckCandidate(e, x.cs.add)
+	if e.Source != "rejection" && e.Source != "answer" && !ideNoteOnly(e.Text) {
+		x.lastPrompt, x.lastUUID = personWords(e.Text), e.UUID
+	}
+	if x.rejected != "" && e.Source == "" {
+		// Feedback typed after rejecting a call is about that call: say
+		// which.
+		what, next := x.rejected, add
+		add = func(c candidate) {
+			if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" {
+				c.content = "After rejecting " + what + ": " + c.content
+			}
+			next(c)
+		}
+		x.rejected = ""
+	}
+	voiceCandidates(e, x.calls, x.prevClaude, add)
+}
+
+// claudeText runs the rules over Claude's text; in the main thread what
+// it finds or agrees to waits for the next prompt.
+func (x *extraction) claudeText(e index.MemEntry) {
+	if x.prompt.UUID != "" && !e.Sidechain {
+		ackCandidate(e, x.prompt, func(c candidate) { x.agreed = append(x.agreed, c) })
+	}
+	if e.Sidechain {
+		claudeCandidates(e, x.cs.add)
+		return
+	}
+	x.rec.claude(e)
+	claudeCandidates(e, func(c candidate) { x.found = append(x.found, c) })
+}
+
+// nextPrompt ends the turn before a prompt: what Claude agreed to or
+// found holds unless the person's next words say it still fails.
+func (x *extraction) nextPrompt(e index.MemEntry) {
+	x.rec.done(x.cs.add)
+	if e.Source != "rejection" {
+		x.rec.prompt(e)
+		constraintCandidate(e, x.cs.add)
+		defaultCandidate(e, x.cs.add)
+	}
+	if !stillFailing(personWords(e.Text)) {
+		x.settle()
+	}
+	x.prompt, x.agreed, x.found = e, nil, nil
+}
+
+// settle proposes what waited for the person's next words: what Claude
+// agreed to and what it found.
+func (x *extraction) settle() {
+	x.cs.addAgreed(x.agreed)
+	for _, c := range x.found {
+		x.cs.add(c)
+	}
+}
+
+// dropProjectCode drops Claude's "code cannot" limits of code the session
+// edited or read (the code at hand, about to be fixed).
+func (cs *candidateSet) dropProjectCode(entries []index.MemEntry) {
+	if !slices.ContainsFunc(cs.out, func(c candidate) bool { return c.rule == "claude:code-cannot" }) {
+		return
+	}
+	edited := editedCode(entries)
+	out := cs.out[:0:0]
+	var toks [][]uint32
+	for i, c := range cs.out {
+		if c.rule == "claude:code-cannot" && projectCode(c, edited) {
+			continue
+		}
+		out, toks = append(out, c), append(toks, cs.toks[i])
+	}
+	cs.out, cs.toks = out, toks
 }
 
 // ideNoteOnly reports a prompt entry holding nothing the person typed:
