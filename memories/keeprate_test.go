@@ -30,6 +30,10 @@ import (
 
 var keeprateDump = flag.String("keeprate.dump", "", "write the unlabelled proposals of TestExtractorKeepRate, with their source turns, to this JSONL file")
 
+// keeprateAll writes every proposal (labelled or not) with its source
+// turns: what a blind judge reads, and a way to compare two extractors.
+var keeprateAll = flag.String("keeprate.all", "", "write every proposal of TestExtractorKeepRate (corpus, content, source) to this JSONL file")
+
 const keeprateDir = "testdata/keeprate"
 
 // keepLabel is a reviewer's judgement of one proposal.
@@ -52,7 +56,7 @@ type keepLabel struct {
 type keepRate struct {
 	corpus                                 string
 	proposals, keep, marginal, noise, dups int
-	unlabelled                             []keepLabel
+	unlabelled, all                        []keepLabel
 }
 
 func (r keepRate) String() string {
@@ -74,7 +78,7 @@ func (r keepRate) String() string {
 // alone rewards proposing everything. Both are printed, per corpus.
 func TestExtractorKeepRate(t *testing.T) {
 	labels := readKeepLabels(t)
-	var unlabelled []keepLabel
+	var unlabelled, all []keepLabel
 	var rows, agree []string
 	for _, corpus := range []string{"claude", "claude-code-log"} {
 		r, mems := measureKeepRate(t, corpus, labels)
@@ -82,6 +86,7 @@ func TestExtractorKeepRate(t *testing.T) {
 		rows = append(rows, r.String()+rc.String())
 		agree = append(agree, judgeAgreement(t, corpus, mems, labels))
 		unlabelled = append(unlabelled, r.unlabelled...)
+		all = append(all, r.all...)
 		f := qualityFloor[corpus]
 		if len(r.unlabelled) > 0 {
 			t.Errorf("%s: %d proposals have no label (run with -keeprate.dump=FILE and label them in %s/labels.jsonl)", corpus, len(r.unlabelled), keeprateDir)
@@ -106,6 +111,9 @@ func TestExtractorKeepRate(t *testing.T) {
 	}
 	if *keeprateDump != "" {
 		writeKeepLabels(t, *keeprateDump, unlabelled)
+	}
+	if *keeprateAll != "" {
+		writeKeepLabels(t, *keeprateAll, all)
 	}
 }
 
@@ -253,6 +261,9 @@ func measureKeepRate(t *testing.T, corpus string, labels map[string]keepLabel) (
 	facts := map[string]int{}
 	for _, m := range mems {
 		r.proposals++
+		if *keeprateAll != "" {
+			r.all = append(r.all, keepLabel{Corpus: corpus, Content: m.Content, Label: "?", Source: sourceText(ctx, t, s, m)})
+		}
 		l, ok := labels[corpus+"\x00"+m.Content]
 		if !ok {
 			r.unlabelled = append(r.unlabelled, keepLabel{Corpus: corpus, Content: m.Content, Label: "?", Source: sourceText(ctx, t, s, m)})
