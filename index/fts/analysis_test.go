@@ -105,6 +105,9 @@ func TestParseQuery(t *testing.T) {
 // quadratic ~16x), each side the best of three runs, so a loaded machine or
 // the race detector does not make it flaky.
 func TestCodeAnalyzerPathologicalInputIsCheap(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	best := func(in string) time.Duration {
 		var min time.Duration
 		for range 7 { // best of 7: a busy machine (CI under -race) only ever adds time

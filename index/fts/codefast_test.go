@@ -112,6 +112,9 @@ var codeCases = []string{
 // TestCodeRuneBits checks the bit tables against the functions they stand
 // for, for every rune (the tables cover the BMP; the rest falls through).
 func TestCodeRuneBits(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	b := codeRuneBits()
 	for r := rune(-1); r <= unicode.MaxRune+1; r++ {
 		if got, want := b.isWord(r), isWordRune(r); got != want {
@@ -134,6 +137,9 @@ func TestCodeAnalyzerMatchesChainOnCases(t *testing.T) {
 // sample transcripts (JSON punctuation, escapes, unicode, code, paths) and,
 // without -short, the shared corpus when it is present.
 func TestCodeAnalyzerMatchesChainOnTranscripts(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	diffEveryLine(t, diffCode)
 }
 
@@ -147,6 +153,9 @@ var codePieces = []string{"a", "b", "x", "ab", "Ab", "AB", "parse", "Transcript"
 }
 
 func TestCodeAnalyzerMatchesChainOnRandomInputs(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	codeCheck.onRandom(t, [2]uint64{7, 8}, 20000, 3000, 0)
 }
 
