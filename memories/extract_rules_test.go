@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,15 +86,39 @@ func TestRecurringProblemWithItsFix(t *testing.T) {
 		{UUID: "a1", Role: "assistant", Block: "text", Text: "Let me check your configuration."},
 		{UUID: "a2", Role: "assistant", Block: "text", Text: "I've created a [.markdownlintrc.json](.markdownlintrc.json) file that disables the MD034 rule. Reload the IDE."},
 	}
-	var got []string
-	for _, c := range extractCandidates(es) {
-		if c.rule == "user:recurring-problem" {
-			got = append(got, c.content)
+	recurringOf := func(es []index.MemEntry) []string {
+		var got []string
+		for _, c := range extractCandidates(es) {
+			if c.rule == "user:recurring-problem" {
+				got = append(got, c.content)
+			}
 		}
+		return got
 	}
-	want := "Build errors when MDX files have URLs that markdownlint wraps (MD034/no-bare-urls): Created a `.markdownlintrc.json` file that disables the MD034 rule"
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("got %q, want %q", got, want)
+	problem := "Build errors when MDX files have URLs that markdownlint wraps (MD034/no-bare-urls)"
+	want := problem + ": Created a `.markdownlintrc.json` file that disables the MD034 rule"
+	// The change is the fix when the person goes on without saying it
+	// still fails, or a command runs without error after it.
+	next := index.MemEntry{UUID: "u2", Role: "user", Text: "Thanks. Now update the README table."}
+	if got := recurringOf(append(slices.Clone(es), next)); len(got) != 1 || got[0] != want {
+		t.Errorf("next prompt moves on: got %q, want %q", got, want)
+	}
+	call := index.MemEntry{UUID: "a3", Role: "assistant", ToolUse: "t1", ToolName: "Bash"}
+	ran := index.MemEntry{UUID: "r1", Role: "tool", ToolUse: "t1", Text: "build ok"}
+	if got := recurringOf(append(slices.Clone(es), call, ran)); len(got) != 1 || got[0] != want {
+		t.Errorf("build ran after the change: got %q, want %q", got, want)
+	}
+	// Nothing after the report, a failing run or "still" in the next
+	// prompt: nobody saw the change work, the memory is the problem.
+	ran.IsError = true
+	for name, tail := range map[string][]index.MemEntry{
+		"session ends": nil,
+		"run fails":    {call, ran},
+		"still fails":  {{UUID: "u2", Role: "user", Text: "I still get the build errors."}},
+	} {
+		if got := recurringOf(append(slices.Clone(es), tail...)); len(got) != 1 || got[0] != problem {
+			t.Errorf("%s: got %q, want %q", name, got, problem)
+		}
 	}
 	// A turn that reports no change proposes nothing.
 	es[2].Text = "You could disable MD034 in a config file."

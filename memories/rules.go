@@ -201,7 +201,7 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	for _, e := range entries {
 		x.entry(e)
 	}
-	x.rec.done(x.cs.add)
+	x.rec.done(x.cs.add, x.rec.ran)
 	x.settle()
 	for _, c := range commandCandidates(entries) {
 		x.cs.add(c)
@@ -265,6 +265,8 @@ func (x *extraction) track(e index.MemEntry) {
 	}
 	if c, ok := x.calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
 		x.rejected = callLabel(c) // the prompt after it says why
+	} else if ok && e.Role == "tool" && !e.IsError && c.ToolName == "Bash" {
+		x.rec.passed()
 	}
 }
 
@@ -308,7 +310,7 @@ func (x *extraction) claudeText(e index.MemEntry) {
 // nextPrompt ends the turn before a prompt: what Claude agreed to or
 // found holds unless the person's next words say it still fails.
 func (x *extraction) nextPrompt(e index.MemEntry) {
-	x.rec.done(x.cs.add)
+	x.rec.done(x.cs.add, !stillFailing(personWords(e.Text)))
 	if e.Source != "rejection" {
 		x.rec.prompt(e)
 		constraintCandidate(e, x.cs.add)

@@ -13,7 +13,11 @@ import (
 // next project or the next clone, so its fix is worth keeping. The fix
 // is what Claude's last text of that turn reports doing ("I've created a
 // `.markdownlintrc.json` file that disables the MD034 rule"); a turn that
-// reports no change proposes nothing.
+// reports no change proposes nothing. The change counts as the fix only
+// when something after it says so: the person's next prompt does not say
+// the problem is still there, or a command ran without error after it.
+// Otherwise (the session ends on Claude's report) the memory is the
+// problem as the person said it, without a fix nobody saw work.
 
 // recurringProblem is the person saying a problem recurs.
 var recurringProblem = lazyRE(`(?i)\bI (keep|kept) (getting|seeing|hitting|running into)\b|\b(keeps|kept) (failing|breaking|crashing|timing out)\b`)
@@ -36,6 +40,7 @@ type recurring struct {
 	problem string
 	uuids   []string
 	fix     string
+	ran     bool // a command ran without error after the fix
 }
 
 // prompt starts tracking when the person's prompt reports a recurring
@@ -70,16 +75,27 @@ func (r *recurring) claude(e index.MemEntry) {
 		if m := doneReport.FindStringSubmatch(strings.TrimSpace(s)); m != nil && specific(m[1]) {
 			r.fix = strings.ToUpper(m[1][:1]) + strings.TrimRight(m[1][1:], ".")
 			r.uuids = append(r.uuids[:1], e.UUID)
+			r.ran = false
 			return
 		}
 	}
 }
 
-// done proposes the problem with its fix, if the turn fixed it.
-func (r *recurring) done(add func(candidate)) {
+// passed notes a command that ran without error.
+func (r *recurring) passed() {
+	r.ran = r.fix != ""
+}
+
+// done proposes the problem with its fix when the turn reported a change
+// and verified says it worked; the problem alone when it did not.
+func (r *recurring) done(add func(candidate), verified bool) {
 	if r.problem != "" && r.fix != "" {
 		p := strings.ToUpper(r.problem[:1]) + r.problem[1:]
-		add(candidate{typ: Bugfix, content: p + ": " + r.fix, importance: 3, uuids: r.uuids, rule: "user:recurring-problem"})
+		if verified {
+			add(candidate{typ: Bugfix, content: p + ": " + r.fix, importance: 3, uuids: r.uuids, rule: "user:recurring-problem"})
+		} else {
+			add(candidate{typ: Gotcha, content: p, importance: 2, uuids: r.uuids[:1], rule: "user:recurring-problem"})
+		}
 	}
 	*r = recurring{}
 }
