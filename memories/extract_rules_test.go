@@ -2,6 +2,7 @@ package memories
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,5 +225,41 @@ func TestSummaryErrorAndRuleJoined(t *testing.T) {
 			t.Logf("%s: %s", c.rule, c.content)
 		}
 		t.Fatalf("want the error and its rule as one: %d", len(cs.out))
+	}
+}
+
+func TestCdPersistsIntoLaterCalls(t *testing.T) {
+	call := func(id, cmd string) index.MemEntry {
+		return index.MemEntry{UUID: "c" + id, Role: "assistant", ToolUse: id, ToolName: "Bash", Input: []byte(`{"command":` + strconv.Quote(cmd) + `}`)}
+	}
+	res := func(id, out string, isErr bool) index.MemEntry {
+		return index.MemEntry{UUID: "r" + id, Role: "tool", ToolUse: id, Text: out, IsError: isErr}
+	}
+	cdFirst := []index.MemEntry{call("1", "cd test && uv run python -c 'print(1)'"), res("1", "1", false)}
+	fail := []index.MemEntry{call("2", "grep -n generate_html claude_code_log/renderer.py"), res("2", "grep: claude_code_log/renderer.py: No such file or directory", true)}
+	got := func(es []index.MemEntry) string {
+		for _, c := range extractCandidates(es) {
+			if c.rule == "command:cd-persists" {
+				return c.content
+			}
+		}
+		return ""
+	}
+	want := "In the Bash tool a `cd` persists into later calls: after `cd test && …`, `grep -n generate_html claude_code_log/renderer.py` failed (claude_code_log/renderer.py: no such file or directory); use absolute paths, or `(cd test && …)` in a subshell"
+	if g := got(append(slices.Clone(cdFirst), fail...)); g != want {
+		t.Errorf("got %q, want %q", g, want)
+	}
+	// No `cd` before, a `cd` to a folder named in full, a `cd` in a
+	// subshell, or a missing absolute path: nothing shows a persisting
+	// folder.
+	for name, es := range map[string][]index.MemEntry{
+		"no cd":         fail,
+		"absolute cd":   append([]index.MemEntry{call("1", "cd /repo && make"), res("1", "ok", false)}, fail...),
+		"subshell cd":   append([]index.MemEntry{call("1", "(cd test && make)"), res("1", "ok", false)}, fail...),
+		"absolute path": append(slices.Clone(cdFirst), call("2", "cat /etc/x.conf"), res("2", "cat: /etc/x.conf: No such file or directory", true)),
+	} {
+		if g := got(es); g != "" {
+			t.Errorf("%s: proposed %q", name, g)
+		}
 	}
 }

@@ -206,6 +206,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	for _, c := range commandCandidates(entries) {
 		x.cs.add(c)
 	}
+	if c, ok := cdPersistsCandidate(entries); ok {
+		x.cs.add(c)
+	}
 	x.cs.dropProjectCode(entries)
 	todos, _ := todoCandidates(entries)
 	for _, c := range todos {

@@ -1,0 +1,99 @@
+package memories
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// Claude Code's Bash tool keeps one shell: a `cd` in one call changes the
+// folder of every later call. A session that ran `cd test && …` and later
+// failed on a relative path ("no such file or directory: test",
+// "claude_code_log/renderer.py: No such file or directory") met that, and
+// it will again: the lesson is to use absolute paths (or a subshell, `(cd
+// dir && …)`). It is proposed once per session, with the `cd` and the
+// failure that show it, and only when both are there: a `cd` that ran
+// without error at the top level of a call, not in parentheses, and a
+// later call of another shape failing on a path that is relative.
+
+// leadingCd is a call that starts by changing folder: `cd DIR &&` or
+// `cd DIR;`.
+var leadingCd = regexp.MustCompile(`^cd\s+("[^"]+"|'[^']+'|[^\s;&|]+)\s*(&&|;)`)
+
+// cdFailed is the shell's own word that a `cd` failed.
+var cdFailed = regexp.MustCompile(`(?i)\bcd:.{0,12}(no such file|not a directory)`)
+
+// missingPath is a shell's or a tool's "no such file or directory" naming
+// the path it did not find.
+// (zsh says the path after the message, most tools before it).
+var missingPath = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)no such file or directory:\s*(\S+)`),
+	regexp.MustCompile(`(?i)(\S+):\s*no such file or directory`),
+	regexp.MustCompile(`(?i)(\S+):\d+:\d+:\s*E902 no such file`),
+}
+
+// cdPersistsCandidate proposes the persisting `cd` the session met.
+func cdPersistsCandidate(entries []index.MemEntry) (candidate, bool) {
+	calls := map[string]shellCall{}
+	cdDir, cdUUID := "", ""
+	for _, e := range entries {
+		if c, ok := bashCall(e); ok {
+			calls[e.ToolUse] = c
+			continue
+		}
+		if e.Role != "tool" || e.ToolUse == "" {
+			continue
+		}
+		c, ok := calls[e.ToolUse]
+		if !ok {
+			continue
+		}
+		cmd := strings.TrimSpace(c.cmd)
+		if missing := missedRelative(e.Text, cmd); cdDir != "" && e.IsError && missing != "" {
+			shown := strings.TrimSpace(strings.SplitN(afterCd(cmd), "\n", 2)[0])
+			if m := leadingCd.FindStringSubmatch(cmd); m != nil && cdFailed.MatchString(e.Text) {
+				shown = "cd " + m[1] // the second `cd` is what failed
+			}
+			content := "In the Bash tool a `cd` persists into later calls: after `cd " + cdDir + " && …`, `" +
+				cut(shown, 80) + "` failed (" + missing + ": no such file or directory); use absolute paths, or `(cd " + cdDir + " && …)` in a subshell"
+			return candidate{typ: Gotcha, importance: 3, rule: "command:cd-persists", content: content,
+				uuids: []string{cdUUID, c.uuid, e.UUID}, tags: []string{"bash", "cd"}}, true
+		}
+		// The folder changes whether or not what ran after the `cd`
+		// failed, unless the `cd` did.
+		if m := leadingCd.FindStringSubmatch(cmd); m != nil && !cdFailed.MatchString(e.Text) {
+			if dir := strings.Trim(m[1], `"'`); strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~") || dir == "." {
+				cdDir = "" // a folder named in full: relative paths hold from it
+			} else {
+				cdDir, cdUUID = dir, c.uuid
+			}
+		}
+	}
+	return candidate{}, false
+}
+
+// missedRelative is the relative path a failed call's output says is
+// missing, when the call names it.
+func missedRelative(out, cmd string) string {
+	head := out
+	if len(head) > 400 {
+		head = head[:400]
+	}
+	for _, re := range missingPath {
+		m := re.FindStringSubmatch(head)
+		if m == nil {
+			continue
+		}
+		p := m[1]
+		p = strings.Trim(p, "'\"`")
+		if p == "" || strings.Contains(p, ":") || isNumber(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, ".") || path.Clean(p) != p {
+			continue
+		}
+		if strings.Contains(cmd, p) {
+			return p
+		}
+	}
+	return ""
+}
