@@ -1,0 +1,215 @@
+package memories
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+
+	json "github.com/go-json-experiment/json"
+)
+
+// Claude's discoveries that what happened next confirmed. When a tool
+// call fails, Claude's next words often say why: how a tool, a library or
+// an API behaves ("The LiveView runs in a separate process that can't
+// access the test sandbox"), or what caused the bug. Said before anything
+// was tried, that is a guess, and a wrong one proposed as a fact is the
+// worst kind of memory. So a statement counts only when the transcript
+// shows it held:
+//
+//   - it is the explanation of the last failure of a kind of call (the
+//     same program, or the same file's edit): a later failure of that kind
+//     means the explanation before it was not the answer;
+//   - a later call of that kind succeeds (the failing command now works);
+//   - the person's next prompt does not say it still fails.
+//
+// And it must read as a lasting fact: a present-tense statement about
+// something named (code, a path, a tool or library name outside common
+// English), not narration, a plan, a guess or a progress report. It is
+// said with the failure it avoids. Sidechains (subagents) are read as
+// threads of their own: some sessions survive only as those.
+//
+// (A `cd` that persists into later Bash calls, which needs no words from
+// Claude, is rules_cd.go's.)
+
+// failure is a failed call of one kind, and what Claude said after it.
+type failure struct {
+	call   index.MemEntry
+	errTxt string
+	said   []discoverySaid
+}
+
+type discoverySaid struct{ text, uuid string }
+
+// callKind is what makes two calls of one kind: the program (and
+// subcommand) of a shell command, the tool and file of an edit.
+func callKind(e index.MemEntry) string {
+	if c, ok := bashCall(e); ok {
+		f := strings.Fields(afterSetup(c.cmd))
+		for len(f) > 0 && commandPrefix(f[0]) {
+			f = f[1:]
+		}
+		switch {
+		case len(f) == 0:
+			return ""
+		case len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.") && len(f[1]) < 20:
+			return "Bash " + f[0] + " " + f[1]
+		default:
+			return "Bash " + f[0]
+		}
+	}
+	var in struct {
+		Path string `json:"file_path"`
+	}
+	if json.Unmarshal(e.Input, &in) == nil && in.Path != "" {
+		return e.ToolName + " " + in.Path
+	}
+	return e.ToolName
+}
+
+// harnessError is Claude Code's own refusal of a call (a file not read
+// first, an edit string not found, a sibling call's error): about the
+// harness, not the tool Claude was using.
+func harnessError(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "<tool_use_error>") || strings.Contains(text, rejectedCall)
+}
+
+func callFailed(e index.MemEntry) bool {
+	return (e.IsError || failedOutput(e.Text)) && !harnessError(e.Text)
+}
+
+// behaves is a present-tense statement of how something behaves.
+var behaves = lazyRE(`(?i)\b(by default|in place|alias(ed)?( to)?|instead of|not\s+\S+|isn'?t|aren'?t|doesn'?t|don'?t|does not|do not|can'?t|cannot|won'?t|needs?|requires?|expects?|returns?|treats?|ignores?|only|must|persists?|defaults? to|lacks?|changes|modifies|mutates|overrides?|takes precedence|runs? (in|as|before|after)|is (called|named|spelled)|are (called|named)|uses|reads|writes|resolves?|strips?|wraps?|escapes?|rejects?|accepts?)\b`)
+
+// notLasting marks a sentence about the moment: a state, a count of
+// passing tests, an attempt that did not help, the fix being applied.
+var notLasting = lazyRE(`(?i)\b(still|again|now|progress|pass(es|ed|ing)?|didn'?t (help|work)|the (issue|problem|error|fix) is (clear|simple|obvious)|for now|this (file|function|test)|both|all)\b|\d+ (of|out of) \d+`)
+
+// discoverySubject is a sentence opening that is about the conversation
+// (Claude, the person, "this") rather than a thing.
+var discoverySubject = lazyRE(`(?i)^(i|we|you|it|this|that|these|those|they|there|here|so|and|but|also|then|now|let|let's|two|three|first|next|finally|looks|looking|seems|(the|our) (only|current|existing|new|same)|our|the (code|implementation|function|method|test|tests|fixture|helper|change|changes|output|result|html|page)\b|the \S+ (test|tests|fixture|helper)\b)\b`)
+
+// findingLeadIn is how Claude announces a finding ("I see the issue -", "The
+// issue is clear —", "Ah,"): the finding is what follows.
+var findingLeadIn = lazyRE(`(?i)^((ah|aha|oh|ok|okay|got it|found it|i see( the (issue|problem|bug|cause))?|the (issue|problem|cause) is (now )?(clear|obvious)|that'?s (it|the (issue|problem|cause)))\s*[-—–:,.!]\s*|the (real |actual )?(issue|problem|cause) is( that)?\s+)`)
+
+func withoutLeadIn(s string) string {
+	if m := findingLeadIn.get().FindStringIndex(s); m != nil && m[1] < len(s) {
+		s = s[m[1]:]
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
+}
+
+// discoveryFinding is the sentence of Claude's text after a failure that
+// states what holds, if any.
+func discoveryFinding(s string) bool {
+	s = strings.TrimSpace(s)
+	n := len(strings.Fields(s))
+	return n >= 6 && n <= 45 && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ":") &&
+		behaves.MatchString(s) && named(s) && !discoverySubject.MatchString(s) &&
+		!narration.MatchString(s) && !firstPerson.MatchString(s) && !hedge.MatchString(s) &&
+		!notLasting.MatchString(s) && !dangling.MatchString(s) && !stateReport.MatchString(s)
+}
+
+// errorHead is a failed call's output said in one line: its first line
+// that names an error, without the exit code.
+var errorWord = regexp.MustCompile(`(?i)error|\bfail|not found|no such|cannot|can't|undefined|denied|\binvalid\b|unknown|missing|refused`)
+
+func errorHead(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Exit code ") || !errorWord.MatchString(l) {
+			continue
+		}
+		return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/"), 140)
+	}
+	return ""
+}
+
+// discoveryCandidates proposes Claude's confirmed discoveries of entries
+// (one session), the main thread's and each sidechain's.
+func discoveryCandidates(entries []index.MemEntry) []candidate {
+	var out []candidate
+	for _, side := range []bool{false, true} {
+		d := discovery{calls: map[string]index.MemEntry{}, failed: map[string]*failure{}}
+		for _, e := range entries {
+			if e.Sidechain == side {
+				d.entry(e)
+			}
+		}
+		d.settle()
+		out = append(out, d.out...)
+	}
+	return out
+}
+
+// discovery is the state of one thread's pass.
+type discovery struct {
+	calls   map[string]index.MemEntry
+	failed  map[string]*failure // kind -> its last failure, until a call of that kind works
+	last    *failure            // the failure Claude's next words explain
+	pending []candidate         // confirmed, waiting for the person's next prompt
+	out     []candidate
+}
+
+func (d *discovery) entry(e index.MemEntry) {
+	switch {
+	case e.Role == "assistant" && e.ToolUse != "" && e.ToolName != "":
+		d.calls[e.ToolUse] = e
+		if d.last != nil && callKind(e) == callKind(d.last.call) {
+			d.last = nil // the retry: what Claude says next is after it
+		}
+	case e.Role == "tool" && e.ToolUse != "":
+		d.result(e)
+	case e.Role == "assistant" && e.Block == "text" && d.last != nil:
+		for _, s := range sentences(stripMarkdown(oneLine(e.Text))) {
+			s = withoutLeadIn(s)
+			if discoveryFinding(s) {
+				d.last.said = append(d.last.said, discoverySaid{strings.TrimRight(s, "."), e.UUID})
+			}
+		}
+	case e.Role == "user" && !e.Meta && e.Source != "answer" && !ideNoteOnly(e.Text):
+		if !stillFailing(personWords(e.Text)) {
+			d.settle()
+		}
+		d.pending, d.last = nil, nil
+		d.failed = map[string]*failure{}
+	}
+}
+
+// result reads a tool result: a failure starts waiting for its
+// explanation; a call that works confirms the last failure of its kind.
+func (d *discovery) result(e index.MemEntry) {
+	c, ok := d.calls[e.ToolUse]
+	if !ok {
+		return
+	}
+	kind := callKind(c)
+	if kind == "" {
+		return
+	}
+	if callFailed(e) {
+		f := &failure{call: c, errTxt: e.Text}
+		d.failed[kind], d.last = f, f
+		return
+	}
+	f, ok := d.failed[kind]
+	if !ok {
+		return
+	}
+	delete(d.failed, kind)
+	head := errorHead(f.errTxt)
+	if len(f.said) == 0 || head == "" {
+		return
+	}
+	s := f.said[0]
+	d.pending = append(d.pending, candidate{typ: Gotcha, importance: 3, rule: "claude:discovery",
+		content: s.text + " (found when " + callLabel(f.call) + " failed: " + head + ")",
+		uuids:   []string{s.uuid, f.call.UUID, c.UUID}})
+}
+
+func (d *discovery) settle() {
+	d.out = append(d.out, d.pending...)
+	d.pending = nil
+}
