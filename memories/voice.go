@@ -87,6 +87,14 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 				}
 			case !long && voiceDecisionHolds(s):
 				content := voiceContent(s)
+				if rest, ok := afterRequestHead(content); ok {
+					content = rest
+					if t := diffTopic(text); t != "" {
+						content = t + ": " + content
+					}
+				} else if c, ok := changeSoThat(content); ok {
+					content = c
+				}
 				if len(strings.Fields(content)) < 8 {
 					content = withSaid(content, ss[:i], prevClaude)
 				}
@@ -104,6 +112,11 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 func withSaid(content string, before []string, prevClaude string) string {
 	if len(before) > 0 {
 		if b := voiceContent(before[len(before)-1]); len(strings.Fields(b)) >= 3 {
+			if t, ok := requestTopic(b); ok {
+				// "Can you add a GitHub Action…? You can test it with
+				// `act`.": the request names what the rule is about.
+				return t + ": " + content
+			}
 			return b + " " + content
 		}
 	}
@@ -116,6 +129,102 @@ func withSaid(content string, before []string, prevClaude string) string {
 		}
 	}
 	return content
+}
+
+// A person's decision often comes inside a request: "have a look at this
+// patch diff, I changed my mind… and would like to combine the logic:
+// take the least nested path first…", "can you please add a GitHub
+// Action…? You can test it with `act`", "we should change TUI that it
+// launches the session HTML page rather than regenerating it". The
+// request is that day's task; the memory states what holds, said about
+// what the request names (the function a pasted diff changes, the thing
+// to add).
+
+// requestHead marks the part before a colon that asks for something or
+// narrates the person's intention, not what holds.
+var requestHead = lazyRE(`(?i)\b(have a look|take a look|look at|would like to|i'?d like to|i changed my mind|on second thought|can you|could you|please)\b`)
+
+// afterRequestHead is what follows the colon of a sentence whose head is
+// a request ("…would like to combine the logic: take the least nested
+// path first…"), when it says enough alone.
+func afterRequestHead(s string) (string, bool) {
+	i := strings.Index(s, ": ")
+	if i < 0 || !requestHead.MatchString(s[:i]) {
+		return "", false
+	}
+	rest := strings.TrimSpace(s[i+2:])
+	if len(strings.Fields(rest)) < 5 {
+		return "", false
+	}
+	return strings.ToUpper(rest[:1]) + rest[1:], true
+}
+
+// diffFunc is a function a diff's line defines or a hunk header names.
+var diffFunc = regexp.MustCompile(`(?m)^[ +-]?\s*(?:def|func|function|fn|async def)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\(|^@@[^@]*@@.*\b(?:def|func|function|fn)\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+// diffFile is the file a diff changes.
+var diffFile = regexp.MustCompile(`(?m)^\+\+\+ (?:b/|\S*?Prefix/)?(\S+)`)
+
+// diffTopic names what a diff pasted in a prompt changes: its first
+// function, else its first file; "" without a diff.
+func diffTopic(text string) string {
+	if !strings.Contains(text, "\n@@ ") && !strings.Contains(text, "diff --git") {
+		return ""
+	}
+	if m := diffFunc.FindStringSubmatch(text); m != nil {
+		return "`" + m[1] + m[2] + "`"
+	}
+	if m := diffFile.FindStringSubmatch(text); m != nil {
+		return "`" + m[1] + "`"
+	}
+	return ""
+}
+
+// requestOpen is a request's opening: "can you please add", "could you
+// set up".
+var requestOpen = lazyRE(`(?i)^(hey\s+\w+,?\s+)?(can|could|would|will) you\s+(please\s+)?(add|create|write|set up|make|build|implement)\s+(an?\s+|the\s+)?`)
+
+// requestTopic is what a request asks to be added ("a Github Action to
+// run tests and linting"), as the topic of the rule that follows it.
+func requestTopic(s string) (string, bool) {
+	loc := requestOpen.get().FindStringIndex(s)
+	if loc == nil || !strings.HasSuffix(s, "?") {
+		return "", false
+	}
+	t := strings.TrimSpace(strings.TrimRight(s[loc[1]:], "?"))
+	if n := len(strings.Fields(t)); n < 2 || n > 12 {
+		return "", false
+	}
+	return strings.ToUpper(t[:1]) + t[1:], true
+}
+
+// changeTo is "we should change TUI that it launches…": what is changed
+// and how it is to be.
+var changeTo = lazyRE(`(?i)\b(?:we should|we need to|let'?s|please)\s+(?:change|update|make)\s+(?:the\s+)?(\S+(?:\s+\S+)?)\s+(?:so\s+)?that\s+(?:it|they)\s+(\S.{10,})$`)
+
+// changeSoThat says a change the person asks for as how the thing is:
+// "TUI: launches the session HTML page rather than regenerating it (now
+// we have cache)", with the reason given before it.
+func changeSoThat(s string) (string, bool) {
+	m := changeTo.get().FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", false
+	}
+	what, how, more := s[m[2]:m[3]], s[m[4]:m[5]], ""
+	if i := strings.Index(how, ". "); i > 0 {
+		how, more = how[:i], strings.TrimSpace(how[i+2:])
+	}
+	out := what + ": " + strings.TrimRight(how, ".")
+	if why := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[:m[0]]), ",;")); why != "" {
+		why = strings.TrimSpace(strings.TrimSuffix(why, " so"))
+		if len(strings.Fields(why)) >= 2 {
+			out += " (" + why + ")"
+		}
+	}
+	if more != "" {
+		out += ". " + strings.ToUpper(more[:1]) + more[1:]
+	}
+	return out, true
 }
 
 // sentenceNaming is the first sentence of Markdown text that holds word

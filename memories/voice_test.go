@@ -132,3 +132,34 @@ func TestCompactionSections(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(contents, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDecisionInsideARequest: the person's decision said as what holds,
+// about what the request names, not as the request; a colon or a change
+// that is no request's stays as said.
+func TestDecisionInsideARequest(t *testing.T) {
+	diff := "\n\ndiff --git a/app/names.py b/app/names.py\n--- a/app/names.py\n+++ b/app/names.py\n@@ -38,6 +38,9 @@\n def display_name(\n     dirs: list[str],\n"
+	cases := []struct{ prompt, want string }{
+		{"have a look at this patch diff, I changed my mind and would like to combine the logic: take the least nested path first, but take the latest on equal depths." + diff,
+			"`display_name`: Take the least nested path first, but take the latest on equal depths."},
+		{"have a look at this, I changed my mind and would like to combine the logic: take the least nested `dir` first, the latest on equal depths.",
+			"Take the least nested `dir` first, the latest on equal depths."},
+		{"can you please add a Github Action to run tests and linting? You can test it with `act`.",
+			"Github Action to run tests and linting: You can test it with `act`."},
+		{"now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it. also we don't need to check for the file, let's just launch it.",
+			"TUI: launches the session HTML page rather than regenerating it (now we have cache). Also we don't need to check for the file, let's just launch it."},
+		{"I changed my mind: we use `pnpm`, because npm rewrites the lockfile.", "We use `pnpm`, because npm rewrites the lockfile."},
+		// No request before the colon: said as the person said it.
+		{"Dev server: let's use vite, since it runs on every OS.", "Dev server: let's use vite, since it runs on every OS."},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, cand := range extractCandidates([]index.MemEntry{userEntry("u1", c.prompt)}) {
+			if cand.rule == "user:decision" {
+				got = append(got, cand.content)
+			}
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%.50q: got %q, want %q", c.prompt, got, c.want)
+		}
+	}
+}
