@@ -263,3 +263,33 @@ func TestCdPersistsIntoLaterCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestPermissionDeniedTool(t *testing.T) {
+	call := func(id, tool string) index.MemEntry {
+		return index.MemEntry{UUID: "c" + id, Role: "assistant", ToolUse: id, ToolName: tool, Input: []byte(`{}`)}
+	}
+	res := func(id, out string, isErr bool) index.MemEntry {
+		return index.MemEntry{UUID: "r" + id, Role: "tool", ToolUse: id, Text: out, IsError: isErr}
+	}
+	deny := "Claude requested permissions to use WebSearch, but you haven't granted it yet."
+	got := func(es []index.MemEntry) []string {
+		var out []string
+		for _, c := range extractCandidates(es) {
+			if c.rule == "tool:permission-denied" {
+				out = append(out, c.content)
+			}
+		}
+		return out
+	}
+	twice := []index.MemEntry{call("1", "WebSearch"), res("1", deny, true), call("2", "WebSearch"), res("2", deny, true)}
+	if g := got(twice); len(g) != 1 || !strings.Contains(g[0], "`--allowedTools WebSearch`") {
+		t.Errorf("denied twice: got %q, want one proposal naming --allowedTools WebSearch", g)
+	}
+	// Granted later (a call of the tool ran), or another error: nothing.
+	if g := got(append(slices.Clone(twice), call("3", "WebSearch"), res("3", "results…", false))); len(g) != 0 {
+		t.Errorf("granted later: proposed %q", g)
+	}
+	if g := got([]index.MemEntry{call("1", "WebSearch"), res("1", "rate limited", true)}); len(g) != 0 {
+		t.Errorf("other error: proposed %q", g)
+	}
+}

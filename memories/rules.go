@@ -209,6 +209,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	if c, ok := cdPersistsCandidate(entries); ok {
 		x.cs.add(c)
 	}
+	for _, c := range permissionCandidates(entries) {
+		x.cs.add(c)
+	}
 	x.cs.dropProjectCode(entries)
 	todos, _ := todoCandidates(entries)
 	for _, c := range todos {
