@@ -212,8 +212,16 @@ func (s *Store) nothingNew(ctx context.Context, claudeDir string, so SyncOptions
 		return false
 	}
 	s.scopeKnown(claudeDir, known) // as Sync does, which then finds it done
-	plan := planSync(tree, known, s.loadSyncMemo(ctx).Failed, &SyncStats{})
-	return len(plan.jobs) == 0 && len(plan.missing) == 0 && plan.reappeared == 0
+	memo := s.loadSyncMemo(ctx)
+	var st SyncStats
+	plan := planSync(tree, known, memo.Failed, &st)
+	if len(plan.jobs) != 0 || len(plan.missing) != 0 || plan.reappeared != 0 {
+		return false
+	}
+	// The Sync that follows reads nothing: it takes this plan (takePlan)
+	// instead of comparing the 14,010 files of a 10 GB tree again.
+	so.survey.plan, so.survey.planStats, so.survey.memo = plan, st, memo
+	return true
 }
 
 // syncThenDrain runs the sync without the full-text index (nothingNew said
