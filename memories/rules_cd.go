@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"strings"
@@ -36,17 +37,23 @@ var missingPath = []*regexp.Regexp{
 
 // cdPersistsCandidate proposes the persisting `cd` the session met.
 func cdPersistsCandidate(entries []index.MemEntry) (candidate, bool) {
-	calls := map[string]shellCall{}
+	calls := map[string]index.MemEntry{} // tool_use id -> a Bash call, parsed only when its result matters
 	cdDir, cdUUID := "", ""
 	for _, e := range entries {
-		if c, ok := bashCall(e); ok {
-			calls[e.ToolUse] = c
+		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" {
+			calls[e.ToolUse] = e
 			continue
 		}
 		if e.Role != "tool" || e.ToolUse == "" {
 			continue
 		}
-		c, ok := calls[e.ToolUse]
+		ce, ok := calls[e.ToolUse]
+		// Only a `cd` or a missing file matters: most calls are never
+		// parsed.
+		if !ok || !bytes.Contains(ce.Input, []byte(`"cd `)) && !(e.IsError && strings.Contains(strings.ToLower(e.Text), "no such file")) {
+			continue
+		}
+		c, ok := bashCall(ce)
 		if !ok {
 			continue
 		}
