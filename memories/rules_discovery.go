@@ -91,7 +91,7 @@ var discoverySubject = lazyRE(`(?i)^(i|we|you|it|this|that|these|those|they|ther
 
 // findingLeadIn is how Claude announces a finding ("I see the issue -", "The
 // issue is clear —", "Ah,"): the finding is what follows.
-var findingLeadIn = lazyRE(`(?i)^((ah|aha|oh|ok|okay|got it|found it|i see( the (issue|problem|bug|cause))?|the (issue|problem|cause) is (now )?(clear|obvious)|that'?s (it|the (issue|problem|cause)))\s*[-—–:,.!]\s*|the (real |actual )?(issue|problem|cause) is( that)?\s+)`)
+var findingLeadIn = lazyRE(`(?i)^(so,?\s+|(ah|aha|oh|ok|okay|got it|found it|i see( the (issue|problem|bug|cause))?|the (issue|problem|cause) is (now )?(clear|obvious)|that'?s (it|the (issue|problem|cause)))\s*[-—–:,.!]\s*|the (real |actual )?(issue|problem|cause) is( that)?\s+)`)
 
 func withoutLeadIn(s string) string {
 	if m := findingLeadIn.get().FindStringIndex(s); m != nil && m[1] < len(s) {
@@ -116,20 +116,28 @@ func discoveryFinding(s string) bool {
 // that names an error, without the exit code.
 var errorWord = regexp.MustCompile(`(?i)error|\bfail|not found|no such|cannot|can't|undefined|denied|\binvalid\b|unknown|missing|refused`)
 
+// exceptionLine is a line naming the exception or error raised: said
+// before a test runner's list of what failed.
+var exceptionLine = regexp.MustCompile(`\b[A-Z]\w*(Error|Exception)\b:|^error(\[\w+\])?:|\*\* \(\w`)
+
 func errorHead(out string) string {
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "Exit code ") || !errorWord.MatchString(l) {
-			continue
+	lines := strings.Split(out, "\n")
+	for _, re := range []*regexp.Regexp{exceptionLine, errorWord} {
+		for _, l := range lines {
+			l = strings.TrimSpace(strings.TrimPrefix(l, "E "))
+			if l == "" || strings.HasPrefix(l, "Exit code ") || !re.MatchString(l) {
+				continue
+			}
+			return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/"), 140)
 		}
-		return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/"), 140)
 	}
 	return ""
 }
 
 // discoveryCandidates proposes Claude's confirmed discoveries of entries
-// (one session), the main thread's and each sidechain's.
-func discoveryCandidates(entries []index.MemEntry) []candidate {
+// (one session), the main thread's and the sidechains', except those
+// another proposal of the session (have) already states.
+func discoveryCandidates(entries []index.MemEntry, have []candidate) []candidate {
 	var out []candidate
 	for _, side := range []bool{false, true} {
 		d := discovery{calls: map[string]index.MemEntry{}, failed: map[string]*failure{}}
@@ -139,9 +147,39 @@ func discoveryCandidates(entries []index.MemEntry) []candidate {
 			}
 		}
 		d.settle()
-		out = append(out, d.out...)
+		for _, c := range d.out {
+			if !statedBy(c, have) && !statedBy(c, out) {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
+}
+
+// statedBy reports whether one of have says what c found: it holds two
+// of the names c's finding holds (all of them when it has fewer), as a
+// compaction summary's "LiveView test: sandbox isolation…" states
+// Claude's "The LiveView runs in a separate process that can't access
+// the test sandbox".
+func statedBy(c candidate, have []candidate) bool {
+	finding, _, _ := strings.Cut(c.content, " (found when ")
+	names := uniq(distinctive(finding))
+	need := min(2, len(names))
+	if need == 0 {
+		return false
+	}
+	for _, h := range have {
+		low, n := strings.ToLower(h.content), 0
+		for _, w := range names {
+			if strings.Contains(low, w) {
+				n++
+			}
+		}
+		if n >= need {
+			return true
+		}
+	}
+	return false
 }
 
 // discovery is the state of one thread's pass.

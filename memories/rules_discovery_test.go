@@ -58,7 +58,7 @@ func TestDiscoveryConfirmedByTheRetry(t *testing.T) {
 		"$ tool-x --help", "err: Traceback (most recent call last):\nModuleNotFoundError: No module named 'tool_x'",
 		"> "+hyphenExplained,
 		"$ tool-x --help", "ok: usage: tool-x [-h]",
-		"user: thanks, now add a README"))
+		"user: thanks, now add a README"), nil)
 	want := "Python can't import a module with hyphens in the filename (found when `tool-x --help` failed: ModuleNotFoundError: No module named 'tool_x')"
 	if len(got) != 1 || got[0].content != want || got[0].rule != "claude:discovery" {
 		t.Fatalf("got %q, want %q", contents(got), want)
@@ -89,7 +89,7 @@ func TestDiscoveryNeedsEvidence(t *testing.T) {
 			"> Let me check the `config/test.exs` file. I need to use `:auto` mode. The issue might be that `Repo` doesn't start. 10 of 12 pass now. The only issue is the exact match — the HTML has whitespace around `agent`.",
 			"$ mix test", "ok: 12 tests, 0 failures"},
 	} {
-		if got := discoveryCandidates(discoverySession(false, steps...)); len(got) != 0 {
+		if got := discoveryCandidates(discoverySession(false, steps...), nil); len(got) != 0 {
 			t.Errorf("%s: proposed %q", name, contents(got))
 		}
 	}
@@ -99,7 +99,7 @@ func TestDiscoveryInSidechain(t *testing.T) {
 	// A subagent's thread is read on its own: the main thread's calls
 	// neither confirm nor cancel it.
 	es := discoverySession(true, "$ tool-x --help", "err: ModuleNotFoundError: No module named 'tool_x'", "> "+hyphenExplained, "$ tool-x --help", "ok: usage: tool-x")
-	if got := discoveryCandidates(es); len(got) != 1 || !strings.HasPrefix(got[0].content, "Python can't import a module with hyphens") {
+	if got := discoveryCandidates(es, nil); len(got) != 1 || !strings.HasPrefix(got[0].content, "Python can't import a module with hyphens") {
 		t.Errorf("sidechain: %q", contents(got))
 	}
 }
@@ -124,7 +124,7 @@ func TestDiscoveryOnCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			props[r.ID[:8]] = append(props[r.ID[:8]], contents(discoveryCandidates(es))...)
+			props[r.ID[:8]] = append(props[r.ID[:8]], contents(discoveryCandidates(es, extractCandidates(es)))...)
 		}
 	}
 	has := func(session, prefix string) bool {
@@ -133,7 +133,7 @@ func TestDiscoveryOnCorpus(t *testing.T) {
 	for _, w := range []struct{ session, prefix string }{
 		{"cb2e607c", "Hatchling needs to be told explicitly which file to include"},
 		{"cb2e607c", "Python can't import a module with hyphens in the filename (found when `cd /tmp && coderabbit-extract --help` failed: ModuleNotFoundError"},
-		{"258c7280", "The LiveView runs in a separate process that can't access the test sandbox"},
+		{"12a546d1", "`SystemTranscriptEntry` has a `content` field, not `message` (found when"},
 	} {
 		if !has(w.session, w.prefix) {
 			t.Errorf("%s: no %q in %q", w.session, w.prefix, props[w.session])
@@ -152,6 +152,14 @@ func TestDiscoveryOnCorpus(t *testing.T) {
 	n := 0
 	for _, cs := range props {
 		n += len(cs)
+	}
+	// What a compaction summary of the session already says (the
+	// LiveView sandbox, the esbuild entry relative to `assets/`) is not
+	// proposed again.
+	for _, session := range []string{"258c7280", "8463c716"} {
+		if len(props[session]) != 0 {
+			t.Errorf("%s: proposed again: %q", session, props[session])
+		}
 	}
 	if n > 10 {
 		t.Errorf("%d discoveries on 56 sessions: the rule fires on narration", n)
