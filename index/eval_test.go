@@ -164,6 +164,9 @@ func loadEval(t testing.TB) []evalQuery {
 // TestSearchQuality measures text, vector and hybrid search on the labelled
 // query set and holds hybrid to never ranking worse than text alone.
 func TestSearchQuality(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	qs := loadEval(t)
 	_, sr := evalStore(t)
 	text := runEval(t, sr, qs, SearchQuery{Mode: ModeText})

@@ -101,6 +101,9 @@ func floorTable(by map[string]*floorStats) string {
 // parent commit). CAIRN_EVAL_SWEEP=floor prints the calibration sweep of
 // the meaning floor.
 func TestRelevanceFloor(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	qs := loadEval(t)
 	_, sr := evalStore(t)
 	t.Cleanup(func() { sr.floor = nil }) // the searcher is shared

@@ -100,6 +100,9 @@ func relevanceTable(modes []string, rows []map[string]*relevanceRow) string {
 // nothing; word queries keep their relevant hits; hybrid is never below
 // text.
 func TestRelevanceRule(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	qs := loadEval(t)
 	_, sr := evalStore(t)
 	text := relevanceEval(t, sr, qs, SearchQuery{Mode: ModeText})

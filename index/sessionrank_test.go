@@ -94,6 +94,9 @@ func sessionTable(names []string, rows []map[string]*sessionEvalRow) string {
 // rank any kind of query's session lower on average, nor answer a nonsense
 // or everyday question, and hybrid stays at or above text.
 func TestSessionRanking(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	qs := loadEval(t)
 	_, sr := evalStore(t)
 	run := func(rule string) []map[string]*sessionEvalRow {
