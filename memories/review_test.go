@@ -29,10 +29,17 @@ func TestReviewsAreRemembered(t *testing.T) {
 	}
 	// Four proposals of the extractor, whatever it finds worth proposing:
 	// one rejected, one merged into another, two approved.
+	// From one session (the draft below is that session's): the first
+	// with four.
+	bySession := map[string][]Memory{}
 	var picked []Memory
 	for _, p := range first.Proposed {
 		if p.Action == ActionAdded && len(picked) < 4 && len(tokensOf(p.Memory.Content)) >= 6 {
-			picked = append(picked, *p.Memory)
+			sid := p.Memory.SourceSession
+			bySession[sid] = append(bySession[sid], *p.Memory)
+			if len(bySession[sid]) == 4 {
+				picked = bySession[sid]
+			}
 		}
 	}
 	if len(picked) < 4 {

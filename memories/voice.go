@@ -135,7 +135,8 @@ func withSaid(content string, before []string, prevClaude string) string {
 // patch diff, I changed my mind… and would like to combine the logic:
 // take the least nested path first…", "can you please add a GitHub
 // Action…? You can test it with `act`", "we should change TUI that it
-// launches the session HTML page rather than regenerating it". The
+// launches the session HTML page rather than regenerating it" ("TUI
+// launches…"). The
 // request is that day's task; the memory states what holds, said about
 // what the request names (the function a pasted diff changes, the thing
 // to add).
@@ -202,27 +203,19 @@ func requestTopic(s string) (string, bool) {
 // and how it is to be.
 var changeTo = lazyRE(`(?i)\b(?:we should|we need to|let'?s|please)\s+(?:change|update|make)\s+(?:the\s+)?(\S+(?:\s+\S+)?)\s+(?:so\s+)?that\s+(?:it|they)\s+(\S.{10,})$`)
 
-// changeSoThat says a change the person asks for as how the thing is:
-// "TUI: launches the session HTML page rather than regenerating it (now
-// we have cache)", with the reason given before it.
+// changeSoThat says a change the person asks for as how the thing is,
+// in the person's words: "now we have cache so TUI launches the session
+// HTML page rather than regenerating it", with the reason given before
+// it.
 func changeSoThat(s string) (string, bool) {
 	m := changeTo.get().FindStringSubmatchIndex(s)
 	if m == nil {
 		return "", false
 	}
-	what, how, more := s[m[2]:m[3]], s[m[4]:m[5]], ""
-	if i := strings.Index(how, ". "); i > 0 {
-		how, more = how[:i], strings.TrimSpace(how[i+2:])
-	}
-	out := what + ": " + strings.TrimRight(how, ".")
-	if why := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[:m[0]]), ",;")); why != "" {
-		why = strings.TrimSpace(strings.TrimSuffix(why, " so"))
-		if len(strings.Fields(why)) >= 2 {
-			out += " (" + why + ")"
-		}
-	}
-	if more != "" {
-		out += ". " + strings.ToUpper(more[:1]) + more[1:]
+	what, how := s[m[2]:m[3]], s[m[4]:m[5]]
+	out := what + " " + how
+	if why := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[:m[0]]), ",;")); len(strings.Fields(why)) >= 2 {
+		out = strings.TrimSuffix(why, " so") + " so " + out
 	}
 	return out, true
 }
