@@ -161,58 +161,16 @@ func (s Curator) Consolidate(ctx context.Context, o ConsolidateOptions) (Consoli
 func (s *core) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o ConsolidateOptions, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	byID := map[string]*index.MemRow{}
-	var ids []string
-	for _, m := range rep.Merges {
-		ids = append(ids, m.Members...)
-	}
-	if len(ids) > 0 {
-		rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			byID[r.ID] = r
-		}
-	}
-	var written []*index.MemRow
-	for i := range rep.Merges {
-		m := &rep.Merges[i]
-		row := &index.MemRow{ID: newID("m-"), Project: m.Project, Type: m.Type, Content: m.Content, Status: Pending,
-			Origin: OriginConsolidate, Created: now, Updated: now, Tags: []string{}, SourceUUIDs: []string{}}
-		for _, id := range m.Members {
-			r := byID[id]
-			if r == nil {
-				continue
-			}
-			row.Importance = max(row.Importance, r.Importance)
-			row.Tags = cleanTags(append(row.Tags, r.Tags...))
-			row.SourceUUIDs = uniq(append(row.SourceUUIDs, r.SourceUUIDs...))
-			if row.SourceSession == "" {
-				row.SourceSession = r.SourceSession
-			}
-			row.Links = append(row.Links, index.MemLink{Kind: Supersedes, Target: id})
-		}
-		m.Proposal = row.ID
-		written = append(written, row)
+	written, err := s.proposalRows(ctx, rep.Merges, now)
+	if err != nil {
+		return err
 	}
 	if o.Archive {
-		rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: staleIDs(rep.Stale)})
+		archived, err := s.archiveStale(ctx, rep, now)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if r.Status == Approved {
-				if rep.ArchivedUpdated == nil {
-					rep.ArchivedUpdated = map[string]time.Time{}
-				}
-				rep.ArchivedUpdated[r.ID] = r.Updated
-				r.Status = Archived
-				r.Updated = now
-				written = append(written, r)
-				rep.Archived = append(rep.Archived, r.ID)
-			}
-		}
+		written = append(written, archived...)
 	}
 	if len(written) > 0 {
 		if err := s.st.Mem().Save(ctx, written...); err != nil {
@@ -220,7 +178,93 @@ func (s *core) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o
 		}
 		s.wrote(ctx, 1, written, nil, nil)
 	}
-	for _, p := range rep.Pruned {
+	if err := s.prune(ctx, rep.Pruned); err != nil {
+		return err
+	}
+	retention := o.Retention
+	n, err := s.st.Mem().PurgeTrash(ctx, time.Now().Add(-retention))
+	if err != nil {
+		return err
+	}
+	rep.TrashPurged = n
+	return s.keepConsolidationRun(ctx, *rep)
+}
+
+// proposalRows makes each merge a pending memory superseding its members
+// and sets the merge's Proposal to its ID.
+func (s *core) proposalRows(ctx context.Context, merges []MergeProposal, now time.Time) ([]*index.MemRow, error) {
+	byID := map[string]*index.MemRow{}
+	var ids []string
+	for _, m := range merges {
+		ids = append(ids, m.Members...)
+	}
+	if len(ids) > 0 {
+		rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+	}
+	var written []*index.MemRow
+	for i := range merges {
+		row := mergedRow(merges[i], byID, now)
+		merges[i].Proposal = row.ID
+		written = append(written, row)
+	}
+	return written, nil
+}
+
+// mergedRow is merge m's proposal: its content, the highest importance,
+// the tags and sources of every member still there, and a supersedes
+// link to each.
+func mergedRow(m MergeProposal, byID map[string]*index.MemRow, now time.Time) *index.MemRow {
+	row := &index.MemRow{ID: newID("m-"), Project: m.Project, Type: m.Type, Content: m.Content, Status: Pending,
+		Origin: OriginConsolidate, Created: now, Updated: now, Tags: []string{}, SourceUUIDs: []string{}}
+	for _, id := range m.Members {
+		r := byID[id]
+		if r == nil {
+			continue
+		}
+		row.Importance = max(row.Importance, r.Importance)
+		row.Tags = cleanTags(append(row.Tags, r.Tags...))
+		row.SourceUUIDs = uniq(append(row.SourceUUIDs, r.SourceUUIDs...))
+		if row.SourceSession == "" {
+			row.SourceSession = r.SourceSession
+		}
+		row.Links = append(row.Links, index.MemLink{Kind: Supersedes, Target: id})
+	}
+	return row
+}
+
+// archiveStale archives the stale memories still approved, noting in rep
+// when each was last updated (undo restores it), and returns them to save.
+func (s *core) archiveStale(ctx context.Context, rep *ConsolidateReport, now time.Time) ([]*index.MemRow, error) {
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: staleIDs(rep.Stale)})
+	if err != nil {
+		return nil, err
+	}
+	var archived []*index.MemRow
+	for _, r := range rows {
+		if r.Status == Approved {
+			if rep.ArchivedUpdated == nil {
+				rep.ArchivedUpdated = map[string]time.Time{}
+			}
+			rep.ArchivedUpdated[r.ID] = r.Updated
+			r.Status = Archived
+			r.Updated = now
+			archived = append(archived, r)
+			rep.Archived = append(rep.Archived, r.ID)
+		}
+	}
+	return archived, nil
+}
+
+// prune moves the pruned memories to the trash, keeping their
+// fingerprints; one gone meanwhile is passed over.
+func (s *core) prune(ctx context.Context, pruned []PrunedMemory) error {
+	for _, p := range pruned {
 		r, err := s.row(ctx, p.ID)
 		if err != nil {
 			continue // gone meanwhile
@@ -237,17 +281,17 @@ func (s *core) applyConsolidation(ctx context.Context, rep *ConsolidateReport, o
 		}
 		s.wrote(ctx, 1, nil, nil, []string{r.ID})
 	}
-	retention := o.Retention
-	n, err := s.st.Mem().PurgeTrash(ctx, time.Now().Add(-retention))
-	if err != nil {
-		return err
-	}
-	rep.TrashPurged = n
+	return nil
+}
+
+// keepConsolidationRun adds rep to the runs kept for undo, the latest
+// keepRuns.
+func (s *core) keepConsolidationRun(ctx context.Context, rep ConsolidateReport) error {
 	runs, err := s.consolidationRuns(ctx)
 	if err != nil {
 		runs = nil // an unreadable record is replaced, not kept failing every run
 	}
-	runs = append(runs, *rep)
+	runs = append(runs, rep)
 	if len(runs) > keepRuns {
 		runs = runs[len(runs)-keepRuns:]
 	}
@@ -326,6 +370,26 @@ func supersededByPending(rows []*index.MemRow, id string) bool {
 // already proposed for a merge (by a pending or rejected proposal) are
 // left out: a rejected proposal is not made again.
 func (s *core) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeProposal {
+	live, proposed := liveAndProposed(rows)
+	cl := newClusterer(s.clusterCache(ctx, live), proposed)
+	var out []MergeProposal
+	for i, seed := range cl.mc.items {
+		if cl.taken[i] || proposed[seed.row.ID] || len(seed.toks) == 0 {
+			continue
+		}
+		cands := cl.candidates(i, cl.overlaps(seed))
+		if len(cands) == 0 {
+			continue
+		}
+		out = append(out, cl.take(i, cands))
+	}
+	return out
+}
+
+// liveAndProposed splits rows into the live memories (approved or
+// pending, best first) and the set of memories a pending or rejected
+// merge proposal already names.
+func liveAndProposed(rows []*index.MemRow) ([]*index.MemRow, map[string]bool) {
 	proposed := map[string]bool{}
 	var live []*index.MemRow
 	for _, r := range rows {
@@ -342,6 +406,13 @@ func (s *core) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeP
 		}
 	}
 	sort.SliceStable(live, func(i, j int) bool { return better(live[i], live[j]) })
+	return live, proposed
+}
+
+// clusterCache holds the live memories with their vectors when an
+// embedder is at hand (without one, or when the vectors cannot be read,
+// clusters rest on shared words alone).
+func (s *core) clusterCache(ctx context.Context, live []*index.MemRow) *memCache {
 	mc := &memCache{byID: make(map[string]*cached, len(live)), post: map[uint32][]int32{}}
 	for _, r := range live {
 		mc.add(newCached(r))
@@ -351,9 +422,29 @@ func (s *core) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeP
 			mc.model = nil
 		}
 	}
-	// Words weigh by rarity (idf): two memories of one project share its
-	// common vocabulary ("service", "test", "fails"); paraphrases of one
-	// fact share its rare words (names, flags, paths).
+	return mc
+}
+
+// clusterer grows merge clusters over a memCache, one seed at a time.
+type clusterer struct {
+	mc       *memCache
+	proposed map[string]bool
+	idf      map[uint32]float64 // token -> weight by rarity
+	mass     []float64          // item -> sum of its tokens' weights
+	shared   []float64          // item -> weight shared with the seed (scratch)
+	taken    []bool             // item -> already in a cluster
+}
+
+// clusterCand is a memory close enough to a seed, with how close.
+type clusterCand struct {
+	i     int32
+	score float64
+}
+
+// newClusterer weighs words by rarity (idf): two memories of one project
+// share its common vocabulary ("service", "test", "fails"); paraphrases
+// of one fact share its rare words (names, flags, paths).
+func newClusterer(mc *memCache, proposed map[string]bool) *clusterer {
 	idf := make(map[uint32]float64, len(mc.post))
 	for t, ps := range mc.post {
 		idf[t] = math.Log(1 + float64(len(mc.items))/float64(len(ps)))
@@ -364,70 +455,82 @@ func (s *core) mergeClusters(ctx context.Context, rows []*index.MemRow) []MergeP
 			mass[i] += idf[t]
 		}
 	}
-	shared := make([]float64, len(mc.items))
-	taken := make([]bool, len(mc.items))
-	var out []MergeProposal
-	for i, seed := range mc.items {
-		if taken[i] || proposed[seed.row.ID] || len(seed.toks) == 0 {
-			continue
-		}
-		var touched []int32
-		for _, t := range seed.toks {
-			w := idf[t]
-			for _, j := range mc.post[t] {
-				if shared[j] == 0 {
-					touched = append(touched, j)
-				}
-				shared[j] += w
+	return &clusterer{mc: mc, proposed: proposed, idf: idf, mass: mass,
+		shared: make([]float64, len(mc.items)), taken: make([]bool, len(mc.items))}
+}
+
+// overlaps adds up, in cl.shared, the weight each memory shares with the
+// seed, and returns the memories sharing any word.
+func (cl *clusterer) overlaps(seed *cached) []int32 {
+	var touched []int32
+	for _, t := range seed.toks {
+		w := cl.idf[t]
+		for _, j := range cl.mc.post[t] {
+			if cl.shared[j] == 0 {
+				touched = append(touched, j)
 			}
+			cl.shared[j] += w
 		}
-		type cand struct {
-			i     int32
-			score float64
-		}
-		var cands []cand
-		for _, j := range touched {
-			sw := shared[j]
-			shared[j] = 0
-			c := mc.items[j]
-			if int(j) == i || taken[j] || proposed[c.row.ID] || c.row.Project != seed.row.Project || c.row.Type != seed.row.Type || c.neg != seed.neg {
-				continue
-			}
-			jac := sw / (mass[i] + mass[j] - sw)
-			score := jac
-			if jac < consJaccard {
-				if jac < consCosineWords || mc.model == nil {
-					continue
-				}
-				a, b := mc.vecOf(seed), mc.vecOf(c)
-				if a == nil || b == nil {
-					continue
-				}
-				cos := float64(embed.Dot(a, b))
-				if cos < consCosine {
-					continue
-				}
-				score = cos
-			}
-			cands = append(cands, cand{j, score})
-		}
-		if len(cands) == 0 {
-			continue
-		}
-		sort.Slice(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-		if len(cands) > consMaxCluster-1 {
-			cands = cands[:consMaxCluster-1]
-		}
-		p := MergeProposal{Project: seed.row.Project, Type: Type(seed.row.Type), Content: seed.row.Content, Members: []string{seed.row.ID}, Score: 1}
-		taken[i] = true
-		for _, c := range cands {
-			taken[c.i] = true
-			p.Members = append(p.Members, mc.items[c.i].row.ID)
-			p.Score = min(p.Score, c.score)
-		}
-		out = append(out, p)
 	}
-	return out
+	return touched
+}
+
+// candidates are the touched memories that may join seed i's cluster,
+// closest first and at most consMaxCluster-1; it clears cl.shared.
+func (cl *clusterer) candidates(i int, touched []int32) []clusterCand {
+	seed := cl.mc.items[i]
+	var cands []clusterCand
+	for _, j := range touched {
+		sw := cl.shared[j]
+		cl.shared[j] = 0
+		c := cl.mc.items[j]
+		if int(j) == i || cl.taken[j] || cl.proposed[c.row.ID] || c.row.Project != seed.row.Project || c.row.Type != seed.row.Type || c.neg != seed.neg {
+			continue
+		}
+		if score, ok := cl.similarity(seed, c, sw/(cl.mass[i]+cl.mass[j]-sw)); ok {
+			cands = append(cands, clusterCand{j, score})
+		}
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+	if len(cands) > consMaxCluster-1 {
+		cands = cands[:consMaxCluster-1]
+	}
+	return cands
+}
+
+// similarity scores c against seed: the weighted Jaccard jac when it is
+// high enough, else the vectors' cosine when enough words are shared and
+// both memories have a vector.
+func (cl *clusterer) similarity(seed, c *cached, jac float64) (float64, bool) {
+	if jac < consJaccard {
+		if jac < consCosineWords || cl.mc.model == nil {
+			return 0, false
+		}
+		a, b := cl.mc.vecOf(seed), cl.mc.vecOf(c)
+		if a == nil || b == nil {
+			return 0, false
+		}
+		cos := float64(embed.Dot(a, b))
+		if cos < consCosine {
+			return 0, false
+		}
+		return cos, true
+	}
+	return jac, true
+}
+
+// take makes seed i and its candidates one merge proposal and marks them
+// taken.
+func (cl *clusterer) take(i int, cands []clusterCand) MergeProposal {
+	seed := cl.mc.items[i]
+	p := MergeProposal{Project: seed.row.Project, Type: Type(seed.row.Type), Content: seed.row.Content, Members: []string{seed.row.ID}, Score: 1}
+	cl.taken[i] = true
+	for _, c := range cands {
+		cl.taken[c.i] = true
+		p.Members = append(p.Members, cl.mc.items[c.i].row.ID)
+		p.Score = min(p.Score, c.score)
+	}
+	return p
 }
 
 // better orders memories for keeping: approved first, then more
