@@ -390,117 +390,181 @@ func Restore(ctx context.Context, dataDir, src string, o RestoreOptions) (res Re
 		return res, err
 	}
 	res.Backup = info
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return res, fmt.Errorf("creating data dir %s: %w", dataDir, err)
-	}
-	db := filepath.Join(dataDir, DBName)
-	if same, _ := sameFile(src, db); same {
-		return res, fmt.Errorf("%s is the store itself: restore from a backup file", src)
-	}
-	_, statErr := os.Stat(db)
-	exists := statErr == nil
-	var tombs []tombstoneRow
-	if exists {
-		if err := checkReplaceable(ctx, db, o.Force); err != nil {
-			return res, err
-		}
-		// What was forgotten stays forgotten: the backup may be older.
-		if tombs, err = readTombstones(ctx, db); err != nil {
-			return res, fmt.Errorf("reading what was forgotten in %s: %w (the store was not changed)", db, err)
-		}
+	exists, tombs, err := restoreTarget(ctx, dataDir, src, o.Force)
+	if err != nil {
+		return res, err
 	}
 	removeStaging(dataDir)
-	if free, ok := restoreFree(dataDir); ok && free < uint64(info.Bytes)+restoreMargin {
-		return res, fmt.Errorf("restoring %s needs about %s free in %s, and %s is free: %w; free space there and run restore again (the store was not changed)",
-			src, human.Bytes(info.Bytes+restoreMargin), dataDir, human.Bytes(int64(min(free, 1<<62))), diskspace.ErrFull)
+	if err := checkRestoreRoom(dataDir, src, info.Bytes); err != nil {
+		return res, err
 	}
 	stage, err := os.MkdirTemp(dataDir, stagingPrefix)
 	if err != nil {
 		return res, restoreFull(fmt.Errorf("preparing the restore in %s: %w (the store was not changed)", dataDir, err), dataDir)
 	}
 	defer os.RemoveAll(stage) // only ever the folder made just above
-	staged := filepath.Join(stage, DBName)
-	if err := restoreCopy(src, staged); err != nil {
-		return res, restoreFull(fmt.Errorf("copying the backup %s into %s: %w (the store was not changed)", src, dataDir, err), dataDir)
-	}
-	if err := restoreStep("copied"); err != nil {
+	if err := stageBackup(ctx, dataDir, stage, src, tombs); err != nil {
 		return res, err
 	}
-	if err := prepareStaged(ctx, stage, src, tombs); err != nil {
-		return res, restoreFull(err, dataDir)
-	}
-	if err := restoreStep("prepared"); err != nil {
-		return res, err
-	}
+	res.Aside, err = replaceStore(ctx, dataDir, filepath.Join(stage, DBName), exists, o.Now)
+	return res, err
+}
 
+// replaceStore puts the staged backup in the place of the store in
+// dataDir, locked meanwhile, keeping what was there aside (swapAside),
+// and syncs the data dir. It returns the aside folder (” when nothing
+// was there).
+func replaceStore(ctx context.Context, dataDir, staged string, exists bool, now time.Time) (aside string, err error) {
+	db := filepath.Join(dataDir, DBName)
 	if exists {
 		release, err := lockStore(ctx, db)
 		if err != nil {
-			return res, err
+			return "", err
 		}
 		defer release()
 	}
-	var moved []string // derived files moved aside, to put back on failure
 	if exists || anyExists(dataDir, derivedNames) {
-		if o.Now.IsZero() {
-			o.Now = time.Now()
+		if now.IsZero() {
+			now = time.Now()
 		}
-		aside, err := makeAside(dataDir, o.Now)
-		if err != nil {
-			return res, restoreFull(fmt.Errorf("keeping the current store aside: %w (the store was not changed)", err), dataDir)
-		}
-		res.Aside = aside
-		undo := func(err error) error {
-			for _, n := range moved {
-				_ = os.Rename(filepath.Join(aside, n), filepath.Join(dataDir, n))
-			}
-			return fmt.Errorf("%w; the store in %s was not replaced: fix that and run restore again (a copy of the store is in %s: remove that folder once you no longer need it)", restoreFull(err, dataDir), dataDir, aside)
-		}
-		if exists {
-			for _, n := range []string{DBName, DBName + "-wal", DBName + "-shm"} {
-				if err := linkOrCopy(filepath.Join(dataDir, n), filepath.Join(aside, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return res, undo(fmt.Errorf("keeping %s in %s: %w", n, aside, err))
-				}
-			}
-			if err := syncDir(aside); err != nil {
-				return res, undo(err)
-			}
-		}
-		if err := restoreStep("kept"); err != nil {
-			return res, err
-		}
-		for _, n := range derivedNames {
-			err := os.Rename(filepath.Join(dataDir, n), filepath.Join(aside, n))
-			if err == nil {
-				moved = append(moved, n)
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return res, undo(fmt.Errorf("moving %s to %s: %w", n, aside, err))
-			}
-		}
-		if err := restoreStep("derived"); err != nil {
-			return res, err
-		}
-		// The old WAL (kept aside with its database) must not be read as the
-		// new database's: checkReplaceable left none, unless a process
-		// opened the store since.
-		for _, n := range []string{DBName + "-wal", DBName + "-shm"} {
-			if err := os.Remove(filepath.Join(dataDir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return res, undo(err)
-			}
-		}
-		if err := os.Rename(staged, db); err != nil {
-			return res, undo(err)
+		if aside, err = swapAside(dataDir, staged, now, exists); err != nil {
+			return aside, err
 		}
 	} else if err := os.Rename(staged, db); err != nil {
-		return res, restoreFull(fmt.Errorf("putting the backup in place as %s: %w (nothing was changed)", db, err), dataDir)
+		return "", restoreFull(fmt.Errorf("putting the backup in place as %s: %w (nothing was changed)", db, err), dataDir)
 	}
 	if err := syncDir(dataDir); err != nil {
-		return res, fmt.Errorf("the backup is in place as %s, but syncing %s failed: %w (run `cairn doctor`)", db, dataDir, err)
+		return aside, fmt.Errorf("the backup is in place as %s, but syncing %s failed: %w (run `cairn doctor`)", db, dataDir, err)
 	}
-	if err := restoreStep("swapped"); err != nil {
-		return res, err
+	return aside, restoreStep("swapped")
+}
+
+// restoreTarget makes the data dir and checks that the store there may
+// be replaced by the backup src: not src itself, not open in another
+// process, empty unless force. It says whether a store is there, and
+// what that store had forgotten.
+func restoreTarget(ctx context.Context, dataDir, src string, force bool) (bool, []tombstoneRow, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return false, nil, fmt.Errorf("creating data dir %s: %w", dataDir, err)
 	}
-	return res, nil
+	db := filepath.Join(dataDir, DBName)
+	if same, _ := sameFile(src, db); same {
+		return false, nil, fmt.Errorf("%s is the store itself: restore from a backup file", src)
+	}
+	if _, statErr := os.Stat(db); statErr != nil {
+		return false, nil, nil
+	}
+	if err := checkReplaceable(ctx, db, force); err != nil {
+		return true, nil, err
+	}
+	// What was forgotten stays forgotten: the backup may be older.
+	tombs, err := readTombstones(ctx, db)
+	if err != nil {
+		return true, nil, fmt.Errorf("reading what was forgotten in %s: %w (the store was not changed)", db, err)
+	}
+	return true, tombs, nil
+}
+
+// checkRestoreRoom refuses a restore of the backup src (size bytes) that
+// the data dir has no room for, before anything is written.
+func checkRestoreRoom(dataDir, src string, size int64) error {
+	if free, ok := restoreFree(dataDir); ok && free < uint64(size)+restoreMargin {
+		return fmt.Errorf("restoring %s needs about %s free in %s, and %s is free: %w; free space there and run restore again (the store was not changed)",
+			src, human.Bytes(size+restoreMargin), dataDir, human.Bytes(int64(min(free, 1<<62))), diskspace.ErrFull)
+	}
+	return nil
+}
+
+// stageBackup copies the backup src into stage and prepares the copy
+// there (prepareStaged).
+func stageBackup(ctx context.Context, dataDir, stage, src string, tombs []tombstoneRow) error {
+	if err := restoreCopy(src, filepath.Join(stage, DBName)); err != nil {
+		return restoreFull(fmt.Errorf("copying the backup %s into %s: %w (the store was not changed)", src, dataDir, err), dataDir)
+	}
+	if err := restoreStep("copied"); err != nil {
+		return err
+	}
+	if err := prepareStaged(ctx, stage, src, tombs); err != nil {
+		return restoreFull(err, dataDir)
+	}
+	return restoreStep("prepared")
+}
+
+// swapAside keeps the current store (when there is one) and the derived
+// files in a new before-restore folder, then renames the staged backup
+// into the store's place. It returns that folder, also on a failure after
+// it was made; a failure puts the derived files moved so far back.
+func swapAside(dataDir, staged string, now time.Time, exists bool) (string, error) {
+	aside, err := makeAside(dataDir, now)
+	if err != nil {
+		return "", restoreFull(fmt.Errorf("keeping the current store aside: %w (the store was not changed)", err), dataDir)
+	}
+	sw := &asideSwap{dataDir: dataDir, aside: aside}
+	if exists {
+		if err := sw.keepStore(); err != nil {
+			return aside, sw.undo(err)
+		}
+	}
+	if err := restoreStep("kept"); err != nil {
+		return aside, err
+	}
+	if err := sw.moveDerived(); err != nil {
+		return aside, sw.undo(err)
+	}
+	if err := restoreStep("derived"); err != nil {
+		return aside, err
+	}
+	// The old WAL (kept aside with its database) must not be read as the
+	// new database's: checkReplaceable left none, unless a process
+	// opened the store since.
+	for _, n := range []string{DBName + "-wal", DBName + "-shm"} {
+		if err := os.Remove(filepath.Join(dataDir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return aside, sw.undo(err)
+		}
+	}
+	if err := os.Rename(staged, filepath.Join(dataDir, DBName)); err != nil {
+		return aside, sw.undo(err)
+	}
+	return aside, nil
+}
+
+// asideSwap is a restore's moves into its before-restore folder.
+type asideSwap struct {
+	dataDir, aside string
+	moved          []string // derived files moved aside, to put back on failure
+}
+
+// keepStore keeps the store's database and log in the aside folder by a
+// hard link (a copy where links are not possible), synced.
+func (sw *asideSwap) keepStore() error {
+	for _, n := range []string{DBName, DBName + "-wal", DBName + "-shm"} {
+		if err := linkOrCopy(filepath.Join(sw.dataDir, n), filepath.Join(sw.aside, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("keeping %s in %s: %w", n, sw.aside, err)
+		}
+	}
+	return syncDir(sw.aside)
+}
+
+// moveDerived moves the derived files there are into the aside folder.
+func (sw *asideSwap) moveDerived() error {
+	for _, n := range derivedNames {
+		err := os.Rename(filepath.Join(sw.dataDir, n), filepath.Join(sw.aside, n))
+		if err == nil {
+			sw.moved = append(sw.moved, n)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("moving %s to %s: %w", n, sw.aside, err)
+		}
+	}
+	return nil
+}
+
+// undo puts the derived files moved aside back and says that the store
+// was not replaced, and where its copy is.
+func (sw *asideSwap) undo(err error) error {
+	for _, n := range sw.moved {
+		_ = os.Rename(filepath.Join(sw.aside, n), filepath.Join(sw.dataDir, n))
+	}
+	return fmt.Errorf("%w; the store in %s was not replaced: fix that and run restore again (a copy of the store is in %s: remove that folder once you no longer need it)", restoreFull(err, sw.dataDir), sw.dataDir, sw.aside)
 }
 
 // restoreMargin is the room a restore needs beyond the backup's size (the
