@@ -218,67 +218,103 @@ func (t *table) fit() {
 		return
 	}
 	if t.width == 0 {
-		for i, line := range t.lines {
-			for col, r := range t.cuts {
-				if i > 0 && col < len(line) && r.cap > 0 {
-					line[col] = r.cutCell(line[col], r.cap)
-				}
-			}
-		}
+		t.capCells()
 		return
 	}
-	colw := func() []int {
-		var w []int
-		for _, line := range t.lines {
-			for j, c := range line {
-				if j >= len(w) {
-					w = append(w, 0)
-				}
-				w[j] = max(w[j], ansi.StringWidth(c))
+	w := t.dropOptional()
+	t.cutTo(w, t.shrinkWidest(w))
+}
+
+// cutTo cuts the cuttable columns now w wide to the widths want.
+func (t *table) cutTo(w, want []int) {
+	for _, line := range t.lines {
+		for col, r := range t.cuts {
+			if col < len(line) && want[col] < w[col] {
+				line[col] = r.cutCell(line[col], want[col])
 			}
 		}
-		return w
 	}
-	total := func(w []int) int {
-		n := 0
-		for _, x := range w {
-			n += x
+}
+
+// capCells cuts the cells below the header to their column's cap (off a
+// terminal).
+func (t *table) capCells() {
+	for i, line := range t.lines {
+		for col, r := range t.cuts {
+			if i > 0 && col < len(line) && r.cap > 0 {
+				line[col] = r.cutCell(line[col], r.cap)
+			}
 		}
-		return n + 2*max(0, len(w)-1)
 	}
-	floor := func(w []int, col int) int {
-		h := 0
-		if len(t.lines) > 0 && col < len(t.lines[0]) {
-			h = ansi.StringWidth(t.lines[0][col])
+}
+
+// colWidths are the widths of the table's columns, in cells.
+func (t *table) colWidths() []int {
+	var w []int
+	for _, line := range t.lines {
+		for j, c := range line {
+			if j >= len(w) {
+				w = append(w, 0)
+			}
+			w[j] = max(w[j], ansi.StringWidth(c))
 		}
-		f := minCut
-		if r := t.cuts[col]; r.floor > 0 {
-			f = r.floor
-		}
-		return min(w[col], max(h, f))
 	}
-	// Optional columns go while cutting alone would leave a cuttable
-	// column narrower than its floor.
-	w := colw()
-	for len(t.drop) > 0 && total(w) > t.width {
+	return w
+}
+
+// lineWidth is the width of a line of columns w wide, two spaces apart.
+func lineWidth(w []int) int {
+	n := 0
+	for _, x := range w {
+		n += x
+	}
+	return n + 2*max(0, len(w)-1)
+}
+
+// cutFloor is the narrowest cuttable column col (now w[col] wide) is cut
+// to before optional columns give way: its floor, or its header's width
+// if wider, and never wider than it is.
+func (t *table) cutFloor(w []int, col int) int {
+	h := 0
+	if len(t.lines) > 0 && col < len(t.lines[0]) {
+		h = ansi.StringWidth(t.lines[0][col])
+	}
+	f := minCut
+	if r := t.cuts[col]; r.floor > 0 {
+		f = r.floor
+	}
+	return min(w[col], max(h, f))
+}
+
+// dropOptional removes optional columns, the last given first, while
+// cutting alone would leave a cuttable column narrower than its floor,
+// and returns the columns' widths.
+func (t *table) dropOptional() []int {
+	w := t.colWidths()
+	for len(t.drop) > 0 && lineWidth(w) > t.width {
 		room := 0
 		for col := range t.cuts {
 			if col < len(w) {
-				room += w[col] - floor(w, col)
+				room += w[col] - t.cutFloor(w, col)
 			}
 		}
-		if total(w)-room <= t.width {
+		if lineWidth(w)-room <= t.width {
 			break
 		}
 		col := t.drop[len(t.drop)-1]
 		t.drop = t.drop[:len(t.drop)-1]
 		t.remove(col)
-		w = colw()
+		w = t.colWidths()
 	}
-	// Then the widest cuttable column loses a cell at a time, down to one
-	// cell for its ellipsis.
+	return w
+}
+
+// shrinkWidest returns the widths w with the widest cuttable column
+// (the rightmost of equals) losing a cell at a time, down to one cell for
+// its ellipsis, until the line fits the terminal.
+func (t *table) shrinkWidest(w []int) []int {
 	want := slices.Clone(w)
-	for excess := total(want) - t.width; excess > 0; excess-- {
+	for excess := lineWidth(want) - t.width; excess > 0; excess-- {
 		best := -1
 		for col := range t.cuts {
 			if col < len(want) && want[col] > 1 && (best < 0 || want[col] > want[best] || want[col] == want[best] && col > best) {
@@ -290,13 +326,7 @@ func (t *table) fit() {
 		}
 		want[best]--
 	}
-	for _, line := range t.lines {
-		for col, r := range t.cuts {
-			if col < len(line) && want[col] < w[col] {
-				line[col] = r.cutCell(line[col], want[col])
-			}
-		}
-	}
+	return want
 }
 
 // remove takes column col out of the table (cut rules and optional
