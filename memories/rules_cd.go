@@ -38,47 +38,71 @@ var missingPath = []*regexp.Regexp{
 // cdPersistsCandidate proposes the persisting `cd` the session met.
 func cdPersistsCandidate(entries []index.MemEntry) (candidate, bool) {
 	calls := map[string]index.MemEntry{} // tool_use id -> a Bash call, parsed only when its result matters
-	cdDir, cdUUID := "", ""
+	var cd cdState
 	for _, e := range entries {
 		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" {
 			calls[e.ToolUse] = e
 			continue
 		}
-		if e.Role != "tool" || e.ToolUse == "" {
-			continue
-		}
-		ce, ok := calls[e.ToolUse]
-		// Only a `cd` or a missing file matters: most calls are never
-		// parsed.
-		if !ok || !bytes.Contains(ce.Input, []byte(`"cd `)) && !(e.IsError && strings.Contains(strings.ToLower(e.Text), "no such file")) {
-			continue
-		}
-		c, ok := bashCall(ce)
+		c, ok := cdRelevant(e, calls)
 		if !ok {
 			continue
 		}
-		cmd := strings.TrimSpace(c.cmd)
-		if missing := missedRelative(e.Text, cmd); cdDir != "" && e.IsError && missing != "" {
-			shown := strings.TrimSpace(strings.SplitN(afterCd(cmd), "\n", 2)[0])
-			if m := leadingCd.FindStringSubmatch(cmd); m != nil && cdFailed.MatchString(e.Text) {
-				shown = "cd " + m[1] // the second `cd` is what failed
-			}
-			content := "In the Bash tool a `cd` persists into later calls: after `cd " + cdDir + " && …`, `" +
-				cut(shown, 80) + "` failed (" + missing + ": no such file or directory); use absolute paths, or `(cd " + cdDir + " && …)` in a subshell"
-			return candidate{typ: Gotcha, importance: 3, rule: "command:cd-persists", content: content,
-				uuids: []string{cdUUID, c.uuid, e.UUID}, tags: []string{"bash", "cd"}}, true
+		if cand, ok := cd.failure(c, e); ok {
+			return cand, true
 		}
-		// The folder changes whether or not what ran after the `cd`
-		// failed, unless the `cd` did.
-		if m := leadingCd.FindStringSubmatch(cmd); m != nil && !cdFailed.MatchString(e.Text) {
-			if dir := strings.Trim(m[1], `"'`); strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~") || dir == "." {
-				cdDir = "" // a folder named in full: relative paths hold from it
-			} else {
-				cdDir, cdUUID = dir, c.uuid
-			}
-		}
+		cd.after(c, e)
 	}
 	return candidate{}, false
+}
+
+// cdRelevant is the Bash call tool result e answers, when it matters
+// here: a `cd` or a missing file (most calls are never parsed).
+func cdRelevant(e index.MemEntry, calls map[string]index.MemEntry) (shellCall, bool) {
+	if e.Role != "tool" || e.ToolUse == "" {
+		return shellCall{}, false
+	}
+	ce, ok := calls[e.ToolUse]
+	if !ok || !bytes.Contains(ce.Input, []byte(`"cd `)) && !(e.IsError && strings.Contains(strings.ToLower(e.Text), "no such file")) {
+		return shellCall{}, false
+	}
+	return bashCall(ce)
+}
+
+// cdState is the folder a relative `cd` left the shell in, and the call
+// that did it.
+type cdState struct{ dir, uuid string }
+
+// failure is the proposal when call c, run after a relative `cd`, failed
+// (result e) on a relative path.
+func (cd cdState) failure(c shellCall, e index.MemEntry) (candidate, bool) {
+	cmd := strings.TrimSpace(c.cmd)
+	missing := missedRelative(e.Text, cmd)
+	if cd.dir == "" || !e.IsError || missing == "" {
+		return candidate{}, false
+	}
+	shown := strings.TrimSpace(strings.SplitN(afterCd(cmd), "\n", 2)[0])
+	if m := leadingCd.FindStringSubmatch(cmd); m != nil && cdFailed.MatchString(e.Text) {
+		shown = "cd " + m[1] // the second `cd` is what failed
+	}
+	content := "In the Bash tool a `cd` persists into later calls: after `cd " + cd.dir + " && …`, `" +
+		cut(shown, 80) + "` failed (" + missing + ": no such file or directory); use absolute paths, or `(cd " + cd.dir + " && …)` in a subshell"
+	return candidate{typ: Gotcha, importance: 3, rule: "command:cd-persists", content: content,
+		uuids: []string{cd.uuid, c.uuid, e.UUID}, tags: []string{"bash", "cd"}}, true
+}
+
+// after notes the folder call c moved to: the folder changes whether or
+// not what ran after the `cd` failed, unless the `cd` did.
+func (cd *cdState) after(c shellCall, e index.MemEntry) {
+	m := leadingCd.FindStringSubmatch(strings.TrimSpace(c.cmd))
+	if m == nil || cdFailed.MatchString(e.Text) {
+		return
+	}
+	if dir := strings.Trim(m[1], `"'`); strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~") || dir == "." {
+		*cd = cdState{} // a folder named in full: relative paths hold from it
+	} else {
+		*cd = cdState{dir: dir, uuid: c.uuid}
+	}
 }
 
 // missedRelative is the relative path a failed call's output says is
