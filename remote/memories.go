@@ -73,100 +73,136 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 	if err != nil {
 		return err
 	}
-	local := map[string]*index.MemRow{}
+	p := &memPull{s: s, gone: gone, local: map[string]*index.MemRow{}}
 	for _, r := range rows {
-		local[r.ID] = r
+		p.local[r.ID] = r
 	}
-	var batch []*index.MemRow
-	var deletes []string
 	for _, m := range s.machines() {
 		if m == s.c.Machine {
 			continue
 		}
-		seen := s.st.MemSeen[m]
-		if seen == nil {
-			seen = map[string]string{}
-			s.st.MemSeen[m] = seen
-		}
-		dir := s.machinePath(m, "memories")
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			id, ok := strings.CutSuffix(e.Name(), ".json")
-			if !ok || !strings.HasPrefix(id, "m-") {
-				continue
-			}
-			var f memFile
-			if !s.readJSON(filepath.Join(dir, e.Name()), &f) {
-				continue
-			}
-			L := local[id]
-			if f.Deleted {
-				if seen[id] == "deleted" {
-					continue
-				}
-				seen[id] = "deleted"
-				// Deleted there: deleted here, unless edited here since the
-				// last sync (then it stays: nothing is lost).
-				if L != nil && memHash(L) == s.st.MemBase[id] {
-					deletes = append(deletes, id)
-				}
-				continue
-			}
-			R := f.Memory
-			if R == nil || R.ID != id {
-				s.warn("machines/%s/memories/%s is damaged (no memory %s in it): skipped", m, e.Name(), id)
-				continue
-			}
-			h := memHash(R)
-			if seen[id] == h {
-				continue
-			}
-			seen[id] = h
-			if gone.has(R.SourceSession, R.Project) {
-				continue
-			}
-			if x, _ := s.a.Store.Excluded(ctx, R.Project); x && R.Project != "" {
-				continue
-			}
-			switch {
-			case L == nil:
-				if s.st.MemBase[id] != "" {
-					continue // deleted here since: this machine's deletion travels instead
-				}
-				batch = append(batch, R)
-				local[id] = R
-			case memHash(L) == h:
-			case memHash(L) == s.st.MemBase[id]:
-				// Changed there only: take it, keeping this machine's counters.
-				R.AccessCount, R.LastAccess, R.Injected, R.Used = L.AccessCount, L.LastAccess, L.Injected, L.Used
-				batch = append(batch, R)
-				local[id] = R
-			default:
-				// Changed on both: both versions stay for review.
-				cp := *R
-				cp.ID = "m-" + shortHash(id, h)[:8]
-				if local[cp.ID] != nil {
-					continue
-				}
-				cp.Status = memories.Pending
-				cp.Origin = OriginConflict
-				cp.Tags = append(slices.Clone(R.Tags), "conflict", "from:"+m)
-				cp.Links = []index.MemLink{{Kind: memories.Contradicts, Target: id}}
-				batch = append(batch, &cp)
-				local[cp.ID] = &cp
-				s.res.Conflicts++
-			}
-		}
+		p.machine(ctx, m)
 	}
-	for _, id := range deletes {
+	for _, id := range p.deletes {
 		if err := s.a.Memories.Curator.Delete(ctx, id); err != nil && !isNotFound(err) {
 			return err
 		}
 		s.res.MemPulled++
 	}
-	if len(batch) == 0 {
+	if len(p.batch) == 0 {
 		return nil
 	}
+	return s.importMemories(ctx, p.batch)
+}
+
+// memPull is what pullMemories gathers from the other machines' files.
+type memPull struct {
+	s       *syncer
+	gone    *forgets
+	local   map[string]*index.MemRow // this store's memories, and those pulled so far
+	batch   []*index.MemRow          // to import
+	deletes []string                 // to delete
+}
+
+// machine reads machine m's memory files not seen since the last sync.
+func (p *memPull) machine(ctx context.Context, m string) {
+	s := p.s
+	seen := s.st.MemSeen[m]
+	if seen == nil {
+		seen = map[string]string{}
+		s.st.MemSeen[m] = seen
+	}
+	dir := s.machinePath(m, "memories")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !strings.HasPrefix(id, "m-") {
+			continue
+		}
+		var f memFile
+		if !s.readJSON(filepath.Join(dir, e.Name()), &f) {
+			continue
+		}
+		if f.Deleted {
+			p.deleted(id, seen)
+			continue
+		}
+		R := f.Memory
+		if R == nil || R.ID != id {
+			s.warn("machines/%s/memories/%s is damaged (no memory %s in it): skipped", m, e.Name(), id)
+			continue
+		}
+		h := memHash(R)
+		if seen[id] == h {
+			continue
+		}
+		seen[id] = h
+		if p.gone.has(R.SourceSession, R.Project) {
+			continue
+		}
+		if x, _ := s.a.Store.Excluded(ctx, R.Project); x && R.Project != "" {
+			continue
+		}
+		p.merge(m, R, h)
+	}
+}
+
+// deleted takes a deletion there, once: the memory is deleted here,
+// unless edited here since the last sync (then it stays: nothing is
+// lost).
+func (p *memPull) deleted(id string, seen map[string]string) {
+	if seen[id] == "deleted" {
+		return
+	}
+	seen[id] = "deleted"
+	if L := p.local[id]; L != nil && memHash(L) == p.s.st.MemBase[id] {
+		p.deletes = append(p.deletes, id)
+	}
+}
+
+// merge takes machine m's version R (hashing to h) of a memory: new here
+// it is added, changed there only it replaces the local one, changed on
+// both sides it is kept beside it as a pending conflict copy.
+func (p *memPull) merge(m string, R *index.MemRow, h string) {
+	id := R.ID
+	L := p.local[id]
+	base := p.s.st.MemBase[id]
+	switch {
+	case L == nil:
+		if base != "" {
+			return // deleted here since: this machine's deletion travels instead
+		}
+		p.take(R)
+	case memHash(L) == h:
+	case memHash(L) == base:
+		// Changed there only: take it, keeping this machine's counters.
+		R.AccessCount, R.LastAccess, R.Injected, R.Used = L.AccessCount, L.LastAccess, L.Injected, L.Used
+		p.take(R)
+	default:
+		// Changed on both: both versions stay for review.
+		cp := *R
+		cp.ID = "m-" + shortHash(id, h)[:8]
+		if p.local[cp.ID] != nil {
+			return
+		}
+		cp.Status = memories.Pending
+		cp.Origin = OriginConflict
+		cp.Tags = append(slices.Clone(R.Tags), "conflict", "from:"+m)
+		cp.Links = []index.MemLink{{Kind: memories.Contradicts, Target: id}}
+		p.take(&cp)
+		p.s.res.Conflicts++
+	}
+}
+
+// take queues r for import, and counts it as local from now on.
+func (p *memPull) take(r *index.MemRow) {
+	p.batch = append(p.batch, r)
+	p.local[r.ID] = r
+}
+
+// importMemories imports batch through memories.Import, which checks
+// every record (and redacts again) before it writes any.
+func (s *syncer) importMemories(ctx context.Context, batch []*index.MemRow) error {
 	var buf bytes.Buffer
 	buf.WriteString(`{"kind":"cairn-export","version":1}` + "\n")
 	for _, r := range batch {
@@ -177,8 +213,6 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	// memories.Import checks every record (and redacts again) before it
-	// writes any.
 	if _, err := s.a.Memories.Sync.Import(ctx, &buf); err != nil {
 		return err
 	}
