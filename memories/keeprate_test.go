@@ -79,11 +79,16 @@ func (r keepRate) String() string {
 func TestExtractorKeepRate(t *testing.T) {
 	labels := readKeepLabels(t)
 	var unlabelled, all []keepLabel
-	var rows, agree []string
+	var rows, agree, holdout []string
 	for _, corpus := range []string{"claude", "claude-code-log"} {
 		r, mems := measureKeepRate(t, corpus, labels)
-		rc := measureRecall(t, corpus, mems)
+		rc := measureRecall(t, "recall-"+corpus, mems)
 		rows = append(rows, r.String()+rc.String())
+		ho := measureRecall(t, "recall-holdout-"+corpus, mems)
+		holdout = append(holdout, fmt.Sprintf("| %s |%s", corpus, ho.String()))
+		if ho.found < heldOutFloor[corpus] {
+			t.Errorf("%s: %d of the %d held-out lessons found: want ≥ %d", corpus, ho.found, ho.lessons, heldOutFloor[corpus])
+		}
 		agree = append(agree, judgeAgreement(t, corpus, mems, labels))
 		unlabelled = append(unlabelled, r.unlabelled...)
 		all = append(all, r.all...)
@@ -100,6 +105,14 @@ func TestExtractorKeepRate(t *testing.T) {
 	t.Log("| corpus | proposals | keep | marginal | noise | duplicates | lessons | found | recall |")
 	t.Log("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
+		t.Log(r)
+	}
+	// Lessons listed blind (session 35) by a reader who saw neither the
+	// rules nor their proposals, mostly from sessions the lists above do
+	// not cover: how the extractor does on lessons it was not tuned on.
+	t.Log("| corpus, held-out lessons | lessons | found | recall |")
+	t.Log("|---|---|---|---|")
+	for _, r := range holdout {
 		t.Log(r)
 	}
 	// The two judges side by side: the labels (is this proposal worth
@@ -128,6 +141,12 @@ var qualityFloor = map[string]struct{ recall, keep, noise, dups int }{
 	"claude-code-log": {recall: 68, keep: 78, noise: 5, dups: 0},
 }
 
+// heldOutFloor is how many lessons of recall-holdout-CORPUS.jsonl the
+// extractor finds now (session 35): a floor, not a target. A rule written
+// to raise it makes it one more tuned list; its value is that it was
+// written blind.
+var heldOutFloor = map[string]int{"claude": 1, "claude-code-log": 2}
+
 // lesson is one line of a recall list: what a careful reader would want
 // remembered from a session.
 type lesson struct {
@@ -154,8 +173,8 @@ func (r recall) String() string {
 // measureRecall counts the lessons of recall-CORPUS.jsonl that some
 // memory states: it holds every key term of one alternative (case
 // folded) and comes from the lesson's session when one is named.
-func measureRecall(t *testing.T, corpus string, mems []Memory) recall {
-	b, err := os.ReadFile(filepath.Join(keeprateDir, "recall-"+corpus+".jsonl"))
+func measureRecall(t *testing.T, list string, mems []Memory) recall {
+	b, err := os.ReadFile(filepath.Join(keeprateDir, list+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +185,7 @@ func measureRecall(t *testing.T, corpus string, mems []Memory) recall {
 		}
 		var l lesson
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("recall-%s.jsonl:%d: %v", corpus, n+1, err)
+			t.Fatalf("%s.jsonl:%d: %v", list, n+1, err)
 		}
 		r.lessons++
 		if lessonFound(l, mems) {
