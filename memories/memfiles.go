@@ -107,87 +107,151 @@ func (s Sync) ObserveMemoryFiles(ctx context.Context, claudeDir string, folders 
 	defer filesMu.Unlock()
 	obs := FileObservation{Changes: []int64{}, Problems: []string{}}
 	root := filepath.Join(claudeDir, "projects")
-	if len(folders) == 0 {
-		ents, err := os.ReadDir(root)
-		if errors.Is(err, os.ErrNotExist) {
-			return obs, nil
-		}
-		if err != nil {
-			return obs, fmt.Errorf("reading %s: %w", root, err)
-		}
-		for _, e := range ents {
-			folders = append(folders, e.Name())
-		}
+	folders, err := projectFolders(root, folders)
+	if errors.Is(err, os.ErrNotExist) {
+		return obs, nil
+	}
+	if err != nil {
+		return obs, err
 	}
 	tracked, err := s.st.Mem().MemFilePaths(ctx)
 	if err != nil {
 		return obs, err
 	}
-	var paths map[string]string
+	o := &fileObserver{s: s, obs: &obs, tracked: tracked}
 	for _, name := range folders {
 		if ctx.Err() != nil {
 			return obs, ctx.Err()
 		}
-		dir := filepath.Join(root, name)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			continue // gone: its memory files are not deleted, only out of reach
-		}
-		memDir := filepath.Join(dir, "memory")
-		present := map[string]bool{}
-		var files []string
-		if ents, err := os.ReadDir(memDir); err == nil {
-			for _, e := range ents {
-				if p := filepath.Join(memDir, e.Name()); strings.HasSuffix(e.Name(), ".md") && !isDir(p) {
-					files = append(files, p)
-					present[p] = true
-				}
-			}
-		} else if !errors.Is(err, os.ErrNotExist) {
-			obs.Problems = append(obs.Problems, fmt.Sprintf("reading %s: %v", memDir, err))
-			continue
-		}
-		var gone []string
-		for _, p := range tracked {
-			if filepath.Dir(p) == memDir && !present[p] {
-				if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-					gone = append(gone, p)
-				}
-			}
-		}
-		if len(files) == 0 && len(gone) == 0 {
-			continue
-		}
-		if s.st.Forgotten(ctx, name, "") {
-			continue
-		}
-		if paths == nil {
-			paths = s.projectPaths(ctx)
-		}
-		project := paths[name]
-		if project == "" {
-			project = index.ProjectOf(transcripts.DecodeProjectName(name))
-		}
-		if excluded, _ := s.st.Excluded(ctx, project); excluded {
-			continue
-		}
-		for _, p := range files {
-			b, err := readSmall(p)
-			if err != nil {
-				obs.Problems = append(obs.Problems, err.Error())
-				continue
-			}
-			obs.Files++
-			if err := s.observeFile(ctx, p, project, string(b), false, &obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
-				return obs, err
-			}
-		}
-		for _, p := range gone {
-			if err := s.observeFile(ctx, p, project, "", true, &obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
-				return obs, err
-			}
+		if err := o.folder(ctx, filepath.Join(root, name), name); err != nil {
+			return obs, err
 		}
 	}
 	return obs, nil
+}
+
+// projectFolders is folders, or when none are named every project folder
+// under root.
+func projectFolders(root string, folders []string) ([]string, error) {
+	if len(folders) > 0 {
+		return folders, nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", root, err)
+	}
+	for _, e := range ents {
+		folders = append(folders, e.Name())
+	}
+	return folders, nil
+}
+
+// fileObserver records one ObserveMemoryFiles run's observations.
+type fileObserver struct {
+	s       Sync
+	obs     *FileObservation
+	tracked []string          // the memory files the store keeps versions of
+	paths   map[string]string // project folder -> project path, read when first needed
+}
+
+// folder observes the memory files of project folder dir (named name),
+// unless the project is forgotten or excluded.
+func (o *fileObserver) folder(ctx context.Context, dir, name string) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil // gone: its memory files are not deleted, only out of reach
+	}
+	memDir := filepath.Join(dir, "memory")
+	files, err := memoryFiles(memDir)
+	if err != nil {
+		o.obs.Problems = append(o.obs.Problems, fmt.Sprintf("reading %s: %v", memDir, err))
+		return nil
+	}
+	gone := o.goneFiles(memDir, files)
+	if len(files) == 0 && len(gone) == 0 {
+		return nil
+	}
+	project, ok := o.project(ctx, name)
+	if !ok {
+		return nil
+	}
+	return o.record(ctx, project, files, gone)
+}
+
+// memoryFiles are the .md files in memDir (none when it does not exist).
+func memoryFiles(memDir string) ([]string, error) {
+	ents, err := os.ReadDir(memDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range ents {
+		if p := filepath.Join(memDir, e.Name()); strings.HasSuffix(e.Name(), ".md") && !isDir(p) {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
+// goneFiles are the tracked memory files of memDir that no longer exist
+// (files are those there).
+func (o *fileObserver) goneFiles(memDir string, files []string) []string {
+	present := make(map[string]bool, len(files))
+	for _, p := range files {
+		present[p] = true
+	}
+	var gone []string
+	for _, p := range o.tracked {
+		if filepath.Dir(p) == memDir && !present[p] {
+			if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+				gone = append(gone, p)
+			}
+		}
+	}
+	return gone
+}
+
+// project is the project of folder name; false when it is forgotten or
+// excluded.
+func (o *fileObserver) project(ctx context.Context, name string) (string, bool) {
+	if o.s.st.Forgotten(ctx, name, "") {
+		return "", false
+	}
+	if o.paths == nil {
+		o.paths = o.s.projectPaths(ctx)
+	}
+	project := o.paths[name]
+	if project == "" {
+		project = index.ProjectOf(transcripts.DecodeProjectName(name))
+	}
+	if excluded, _ := o.s.st.Excluded(ctx, project); excluded {
+		return "", false
+	}
+	return project, true
+}
+
+// record observes project's memory files there (an unreadable one is a
+// problem) and those gone; a conflicting concurrent write is not an error.
+func (o *fileObserver) record(ctx context.Context, project string, files, gone []string) error {
+	for _, p := range files {
+		b, err := readSmall(p)
+		if err != nil {
+			o.obs.Problems = append(o.obs.Problems, err.Error())
+			continue
+		}
+		o.obs.Files++
+		if err := o.s.observeFile(ctx, p, project, string(b), false, o.obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
+			return err
+		}
+	}
+	for _, p := range gone {
+		if err := o.s.observeFile(ctx, p, project, "", true, o.obs); err != nil && !errors.Is(err, index.ErrMemFileConflict) {
+			return err
+		}
+	}
+	return nil
 }
 
 func isDir(p string) bool {
@@ -523,55 +587,14 @@ func (s Sync) UndoMemoryFileReview(ctx context.Context) (*FileUndo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range st.all {
-		if n.ID > v.ID && n.Status != FileWithdrawn {
-			return nil, fmt.Errorf("%s changed after v%d was %s (v%d is %s): review or restore that instead (`cairn memories files history %s`)",
-				v.Path, v.ID, v.Status, n.ID, n.Status, filepath.Base(v.Path))
-		}
+	if err := unchangedSince(st.all, v); err != nil {
+		return nil, err
 	}
-	var base *index.MemFileVersion // the reviewed text before v
-	for i := range st.all {
-		if st.all[i].ID == v.Base {
-			base = &st.all[i]
-		}
-	}
-	baseText, baseGone, baseHash := "", true, ""
-	if base != nil {
-		baseText, baseGone, baseHash = base.Text, base.Hash == "", base.Hash
-	}
-	mem := s.st.Mem()
-	undo := &FileUndo{}
-	switch v.Status {
-	case FileApproved:
-		undo.Undid = "approve"
-		v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
-		err = mem.SaveMemFileVersion(ctx, v, false)
-	case FileRejected:
-		undo.Undid = "reject"
-		if err := putMemoryFile(v.Path, v.Text, v.Hash == "", baseHash); err != nil {
-			return nil, err
-		}
-		v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
-		if err = mem.SaveMemFileVersion(ctx, v, false); err != nil {
-			_ = putMemoryFile(v.Path, baseText, baseGone, v.Hash)
-		}
-	case FileRestored:
-		undo.Undid = "restore"
-		if base == nil {
-			return nil, fmt.Errorf("the text v%d replaced in %s is no longer kept: restore another version instead (`cairn memories files history %s`)", v.ID, v.Path, filepath.Base(v.Path))
-		}
-		if err := putMemoryFile(v.Path, baseText, baseGone, v.Hash); err != nil {
-			return nil, err
-		}
-		if err = mem.DeleteMemFileVersion(ctx, v.ID); err != nil {
-			_ = putMemoryFile(v.Path, v.Text, v.Hash == "", baseHash)
-		}
-	default:
-		return nil, fmt.Errorf("v%d of %s is %s: not a review cairn can undo", v.ID, v.Path, v.Status)
-	}
+	undid, err := s.revertReview(ctx, v, versionByID(st.all, v.Base))
 	if err != nil {
-		return nil, fmt.Errorf("undoing the %s of v%d of %s (the file is as it was): %w", undo.Undid, v.ID, v.Path, err)
+		return nil, err
 	}
+	undo := &FileUndo{Undid: undid}
 	if undo.Change, err = s.fileChange(ctx, *v); err != nil {
 		return nil, err
 	}
@@ -580,6 +603,94 @@ func (s Sync) UndoMemoryFileReview(ctx context.Context) (*FileUndo, error) {
 		undo.Change.Current, undo.Change.OnDisk = false, false
 	}
 	return undo, nil
+}
+
+// unchangedSince refuses to undo review v when a later version of the
+// file stands (one withdrawn does not count).
+func unchangedSince(all []index.MemFileVersion, v *index.MemFileVersion) error {
+	for _, n := range all {
+		if n.ID > v.ID && n.Status != FileWithdrawn {
+			return fmt.Errorf("%s changed after v%d was %s (v%d is %s): review or restore that instead (`cairn memories files history %s`)",
+				v.Path, v.ID, v.Status, n.ID, n.Status, filepath.Base(v.Path))
+		}
+	}
+	return nil
+}
+
+// versionByID is the version of all with that ID (the last, if several),
+// or nil.
+func versionByID(all []index.MemFileVersion, id int64) *index.MemFileVersion {
+	var found *index.MemFileVersion
+	for i := range all {
+		if all[i].ID == id {
+			found = &all[i]
+		}
+	}
+	return found
+}
+
+// revertReview takes back review v (base: the reviewed text before it,
+// nil when none is kept) and says which review it was.
+func (s Sync) revertReview(ctx context.Context, v, base *index.MemFileVersion) (string, error) {
+	switch v.Status {
+	case FileApproved:
+		return "approve", s.unapprove(ctx, v)
+	case FileRejected:
+		return "reject", s.unreject(ctx, v, base)
+	case FileRestored:
+		return "restore", s.unrestore(ctx, v, base)
+	default:
+		return "", fmt.Errorf("v%d of %s is %s: not a review cairn can undo", v.ID, v.Path, v.Status)
+	}
+}
+
+// unapprove makes approved change v pending again.
+func (s Sync) unapprove(ctx context.Context, v *index.MemFileVersion) error {
+	v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
+	if err := s.st.Mem().SaveMemFileVersion(ctx, v, false); err != nil {
+		return undoFailed("approve", v, err)
+	}
+	return nil
+}
+
+// unreject gives the file rejected change v's text back and makes v
+// pending again; the file gets base's text back if that fails.
+func (s Sync) unreject(ctx context.Context, v, base *index.MemFileVersion) error {
+	baseText, baseGone, baseHash := "", true, ""
+	if base != nil {
+		baseText, baseGone, baseHash = base.Text, base.Hash == "", base.Hash
+	}
+	if err := putMemoryFile(v.Path, v.Text, v.Hash == "", baseHash); err != nil {
+		return err
+	}
+	v.Status, v.Seq, v.Reviewed = FilePending, 0, time.Time{}
+	if err := s.st.Mem().SaveMemFileVersion(ctx, v, false); err != nil {
+		_ = putMemoryFile(v.Path, baseText, baseGone, v.Hash)
+		return undoFailed("reject", v, err)
+	}
+	return nil
+}
+
+// unrestore gives the file the text restore v replaced (base) back and
+// forgets v; the file gets v's text back if that fails.
+func (s Sync) unrestore(ctx context.Context, v, base *index.MemFileVersion) error {
+	if base == nil {
+		return fmt.Errorf("the text v%d replaced in %s is no longer kept: restore another version instead (`cairn memories files history %s`)", v.ID, v.Path, filepath.Base(v.Path))
+	}
+	if err := putMemoryFile(v.Path, base.Text, base.Hash == "", v.Hash); err != nil {
+		return err
+	}
+	if err := s.st.Mem().DeleteMemFileVersion(ctx, v.ID); err != nil {
+		_ = putMemoryFile(v.Path, v.Text, v.Hash == "", base.Hash)
+		return undoFailed("restore", v, err)
+	}
+	return nil
+}
+
+// undoFailed says that undoing review v (undid: which) failed in the
+// store, the file left as it was.
+func undoFailed(undid string, v *index.MemFileVersion, err error) error {
+	return fmt.Errorf("undoing the %s of v%d of %s (the file is as it was): %w", undid, v.ID, v.Path, err)
 }
 
 // putMemoryFile gives memory file path the text (gone: removes it), after
