@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -73,6 +75,22 @@ type gitError struct {
 
 func (e *gitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), e.msg)
+}
+
+// refLockRe is git's message when a ref's lock file exists.
+var refLockRe = regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`)
+
+// refLock is the lock file a failed push found held on the remote ("" when
+// it failed otherwise).
+func refLock(err error) string {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return ""
+	}
+	if m := refLockRe.FindStringSubmatch(ge.msg); m != nil {
+		return filepath.Clean(m[1])
+	}
+	return ""
 }
 
 // rejected reports whether a push failed because the remote moved on (a

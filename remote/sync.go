@@ -150,7 +150,14 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		if err == nil || !rejected(err) || attempt == 5 {
 			break
 		}
+		if refLock(err) != "" {
+			// Another push holds the remote's branch: give it time.
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+		}
 		o.Progress("the remote moved on meanwhile: starting again from it")
+	}
+	if lock := refLock(err); lock != "" {
+		return res, fmt.Errorf("pushing to %s failed: its branch is locked by %s, which a git process writes while it updates the branch; it is still there after 5 attempts, so a push to that repository was probably killed mid-way (git leaves the file behind). If no other `cairn remote sync` or `git push` to it is running, remove that file and run `cairn remote sync` again (this machine's store is unchanged): %w", c.URL, lock, err)
 	}
 	if err != nil {
 		return res, err
