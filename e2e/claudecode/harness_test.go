@@ -31,6 +31,7 @@ import (
 
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/internal/fakeclaude"
+	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/transcripts"
 )
@@ -129,8 +130,8 @@ func newWorld(t *testing.T, respond fakeclaude.Responder) *world {
 		w.waitBackground(20 * time.Second)
 		if t.Failed() {
 			t.Logf("requests the model got:\n%s", w.api.Dump())
-			if b, err := os.ReadFile(filepath.Join(w.data, "hook.log")); err == nil {
-				t.Logf("hook.log:\n%s", b)
+			if b, err := os.ReadFile(filepath.Join(w.data, hookspec.LogName)); err == nil {
+				t.Logf("%s:\n%s", hookspec.LogName, b)
 			}
 		}
 		// A process of Claude Code's or cairn's may still be writing in
@@ -154,13 +155,13 @@ func removeAllRetry(dir string, limit time.Duration) {
 	}
 }
 
-// backgroundRe is how hook.log records a detached background process.
+// backgroundRe is how the hook log (hooks.log) records a detached background process.
 var backgroundRe = regexp.MustCompile(`background \w+ started \(pid (\d+)\)`)
 
 // waitBackground waits (up to limit) for the background processes the
-// hooks started, by hook.log, to end.
+// hooks started, by the hook log, to end.
 func (w *world) waitBackground(limit time.Duration) {
-	b, _ := os.ReadFile(filepath.Join(w.data, "hook.log"))
+	b, _ := os.ReadFile(filepath.Join(w.data, hookspec.LogName))
 	deadline := time.Now().Add(limit)
 	for _, m := range backgroundRe.FindAllStringSubmatch(string(b), -1) {
 		pid, _ := strconv.Atoi(m[1])
