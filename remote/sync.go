@@ -99,25 +99,22 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	if err != nil {
 		return res, err
 	}
-	defer func() { a.Close() }()
+	defer func() {
+		if a != nil { // nil when reopening after a forget failed
+			a.Close()
+		}
+	}()
 	dataDir := a.Paths.DataDir
 	c, err := LoadConfig(dataDir)
 	if err != nil {
 		return res, err
 	}
 	res.Machine = c.Machine
-	if err := os.MkdirAll(Dir(dataDir), 0o700); err != nil {
-		return res, index.WritableError(dataDir, err)
-	}
-	lk := flock.New(lockPath(dataDir))
-	ok, err := lk.TryLock()
+	unlock, err := lockSync(dataDir)
 	if err != nil {
-		return res, fmt.Errorf("locking %s: %w", lockPath(dataDir), err)
+		return res, err
 	}
-	if !ok {
-		return res, fmt.Errorf("another `cairn remote sync` is running (it holds %s): wait for it to finish", lockPath(dataDir))
-	}
-	defer lk.Unlock()
+	defer unlock()
 	st, err := loadState(dataDir)
 	if err != nil {
 		return res, err
@@ -135,17 +132,53 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		return res, err
 	}
 	clearStaging(dataDir)
-	if o.IndexFirst {
-		if _, err := os.Stat(filepath.Join(a.Paths.ClaudeDir, "projects")); err == nil {
-			o.Progress("reading this machine's new transcripts")
-			if _, err := a.Index(ctx, app.IndexOptions{Profile: app.Bulk}); err != nil {
-				return res, err
-			}
-		}
+	if err := indexFirst(ctx, a, o); err != nil {
+		return res, err
 	}
 	s := &syncer{a: a, c: c, st: st, res: &res, o: o, g: &git{dir: repoDir(dataDir), url: c.URL}}
+	if err := s.attempts(ctx); err != nil {
+		return res, err
+	}
+	a, err = finishForget(ctx, a, o, res)
+	return res, err
+}
+
+// lockSync takes the data directory's sync lock, or says who holds it.
+func lockSync(dataDir string) (unlock func() error, err error) {
+	if err := os.MkdirAll(Dir(dataDir), 0o700); err != nil {
+		return nil, index.WritableError(dataDir, err)
+	}
+	lk := flock.New(lockPath(dataDir))
+	ok, err := lk.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", lockPath(dataDir), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("another `cairn remote sync` is running (it holds %s): wait for it to finish", lockPath(dataDir))
+	}
+	return lk.Unlock, nil
+}
+
+// indexFirst reads this machine's new transcripts before a sync that
+// asks for it (o.IndexFirst), when there are any.
+func indexFirst(ctx context.Context, a *app.App, o Options) error {
+	if !o.IndexFirst {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(a.Paths.ClaudeDir, "projects")); err != nil {
+		return nil
+	}
+	o.Progress("reading this machine's new transcripts")
+	_, err := a.Index(ctx, app.IndexOptions{Profile: app.Bulk})
+	return err
+}
+
+// attempts runs the sync up to 5 times while the remote rejects the push
+// (another machine came first, or another push holds its branch).
+func (s *syncer) attempts(ctx context.Context) error {
+	var err error
 	for attempt := 1; ; attempt++ {
-		res.Attempts = attempt
+		s.res.Attempts = attempt
 		err = s.once(ctx)
 		if err == nil || !rejected(err) || attempt == 5 {
 			break
@@ -154,14 +187,20 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 			// Another push holds the remote's branch: give it time.
 			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 		}
-		o.Progress("the remote moved on meanwhile: starting again from it")
+		s.o.Progress("the remote moved on meanwhile: starting again from it")
 	}
 	if lock := refLock(err); lock != "" {
-		return res, fmt.Errorf("pushing to %s failed: its branch is locked by %s, which a git process writes while it updates the branch; it is still there after 5 attempts, so a push to that repository was probably killed mid-way (git leaves the file behind). If no other `cairn remote sync` or `git push` to it is running, remove that file and run `cairn remote sync` again (this machine's store is unchanged): %w", c.URL, lock, err)
+		return fmt.Errorf("pushing to %s failed: its branch is locked by %s, which a git process writes while it updates the branch; it is still there after 5 attempts, so a push to that repository was probably killed mid-way (git leaves the file behind). If no other `cairn remote sync` or `git push` to it is running, remove that file and run `cairn remote sync` again (this machine's store is unchanged): %w", s.c.URL, lock, err)
 	}
-	if err != nil {
-		return res, err
-	}
+	return err
+}
+
+// finishForget completes, after a sync, a forget it applied or published:
+// the search indexes are rebuilt without the forgotten text and no free
+// page of the store keeps a copy of it. It returns the app to close (a
+// reopened one after a forget applied here).
+func finishForget(ctx context.Context, a *app.App, o Options, res Result) (*app.App, error) {
+	var err error
 	if res.Forgotten > 0 {
 		// Reopening finishes the forget: the full-text index, the vectors
 		// and the embedder's model are rebuilt without the forgotten text,
@@ -169,7 +208,7 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		o.Progress("rebuilding the search indexes after a forget")
 		a.Close()
 		if a, err = o.Open(); err != nil {
-			return res, fmt.Errorf("forgotten in the store, but reopening it to rebuild the search indexes failed: %w (run `cairn index --rebuild --retrain`)", err)
+			return a, fmt.Errorf("forgotten in the store, but reopening it to rebuild the search indexes failed: %w (run `cairn index --rebuild --retrain`)", err)
 		}
 	}
 	if res.Forgotten > 0 || res.Compacted {
@@ -178,10 +217,10 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 		// older copy of the text either (`cairn forget` zeroes what it
 		// deletes, not the copies earlier updates left).
 		if err := a.Store.ScrubFreeSpace(ctx); err != nil {
-			return res, fmt.Errorf("forgotten in the store, but rewriting it without the deleted text's old copies failed: %w (run `cairn remote sync` again)", err)
+			return a, fmt.Errorf("forgotten in the store, but rewriting it without the deleted text's old copies failed: %w (run `cairn remote sync` again)", err)
 		}
 	}
-	return res, nil
+	return a, nil
 }
 
 // syncer is one sync's state.
