@@ -47,55 +47,14 @@ func toForgets(ts []index.ForgetTarget) *forgets {
 // pull applies the other machines' forgets, imports their sessions and
 // memories, and indexes what came in.
 func (s *syncer) pull(ctx context.Context) error {
-	store := s.a.Store
-	local, err := store.ForgetTargets(ctx)
+	local, err := s.applyTombstones(ctx)
 	if err != nil {
 		return err
-	}
-	for _, m := range s.machines() {
-		if m == s.c.Machine {
-			continue
-		}
-		var ts []tombstone
-		if !s.readJSON(s.machinePath(m, "tombstones.json"), &ts) {
-			continue
-		}
-		for _, t := range ts {
-			var target index.ForgetTarget
-			switch {
-			case t.Kind == index.TombSession && transcripts.IsUUID(t.Key):
-				target.Session = strings.ToLower(t.Key)
-			case t.Kind == index.TombPath && filepath.IsAbs(t.Key):
-				target.Project = t.Key
-			default:
-				s.warn("machines/%s/tombstones.json: %s %q is not a forget cairn knows: skipped", m, t.Kind, t.Key)
-				continue
-			}
-			if hasTarget(local, target) {
-				continue
-			}
-			if _, err := store.Forget(ctx, target); err != nil {
-				return fmt.Errorf("forgetting %s%s (forgotten on %s): %w", target.Session, target.Project, m, err)
-			}
-			local = append(local, target)
-			s.res.Forgotten++
-			s.compact = true
-		}
 	}
 	gone := toForgets(local)
-	origins, err := store.SessionOrigins(ctx)
+	ours, err := s.ourSessions(ctx)
 	if err != nil {
 		return err
-	}
-	ours := map[string]bool{}
-	all, err := store.Sessions(ctx, index.SessionFilter{})
-	if err != nil {
-		return err
-	}
-	for _, ss := range all {
-		if _, ok := origins[ss.ID]; !ok {
-			ours[ss.ID] = true
-		}
 	}
 	// Imported sessions forgotten (here or elsewhere) lose their files.
 	for m, imp := range s.st.Imported {
@@ -120,16 +79,78 @@ func (s *syncer) pull(ctx context.Context) error {
 	return s.pullMemories(ctx, gone)
 }
 
+// applyTombstones forgets here what the other machines forgot, and
+// returns every forget the store now holds.
+func (s *syncer) applyTombstones(ctx context.Context) ([]index.ForgetTarget, error) {
+	local, err := s.a.Store.ForgetTargets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range s.machines() {
+		if m == s.c.Machine {
+			continue
+		}
+		var ts []tombstone
+		if !s.readJSON(s.machinePath(m, "tombstones.json"), &ts) {
+			continue
+		}
+		for _, t := range ts {
+			target, ok := s.tombstoneTarget(m, t)
+			if !ok || hasTarget(local, target) {
+				continue
+			}
+			if _, err := s.a.Store.Forget(ctx, target); err != nil {
+				return nil, fmt.Errorf("forgetting %s%s (forgotten on %s): %w", target.Session, target.Project, m, err)
+			}
+			local = append(local, target)
+			s.res.Forgotten++
+			s.compact = true
+		}
+	}
+	return local, nil
+}
+
+// tombstoneTarget is the forget machine m's tombstone t asks for, or a
+// warning when it is not one cairn knows.
+func (s *syncer) tombstoneTarget(m string, t tombstone) (index.ForgetTarget, bool) {
+	switch {
+	case t.Kind == index.TombSession && transcripts.IsUUID(t.Key):
+		return index.ForgetTarget{Session: strings.ToLower(t.Key)}, true
+	case t.Kind == index.TombPath && filepath.IsAbs(t.Key):
+		return index.ForgetTarget{Project: t.Key}, true
+	}
+	s.warn("machines/%s/tombstones.json: %s %q is not a forget cairn knows: skipped", m, t.Kind, t.Key)
+	return index.ForgetTarget{}, false
+}
+
+// ourSessions is the set of sessions this machine recorded itself (no
+// other machine is their origin).
+func (s *syncer) ourSessions(ctx context.Context) (map[string]bool, error) {
+	origins, err := s.a.Store.SessionOrigins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.a.Store.Sessions(ctx, index.SessionFilter{})
+	if err != nil {
+		return nil, err
+	}
+	ours := map[string]bool{}
+	for _, ss := range all {
+		if _, ok := origins[ss.ID]; !ok {
+			ours[ss.ID] = true
+		}
+	}
+	return ours, nil
+}
+
 // pullMachine imports machine m's sessions that are new or changed, drops
 // those it no longer has, and indexes its tree.
 func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone *forgets, ours map[string]bool) error {
-	store := s.a.Store
 	imp := s.st.Imported[m]
 	if imp == nil {
 		imp = map[string]imported{}
 		s.st.Imported[m] = imp
 	}
-	root := store.MachineDir(m)
 	changed := false
 	sids := make([]string, 0, len(man.Sessions))
 	for sid := range man.Sessions {
@@ -138,63 +159,87 @@ func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone 
 	sort.Strings(sids)
 	for _, sid := range sids {
 		ms := man.Sessions[sid]
-		switch {
-		case gone.has(sid, ms.Project), ours[sid]:
-			continue
-		case imp[sid].Bundle == ms.Bundle:
-			continue
-		case !transcripts.IsUUID(sid) || !validName(ms.Folder) || len(ms.Bundle) != 64:
-			s.warn("machines/%s/manifest.json: session %q is not one cairn can read: skipped", m, sid)
+		if gone.has(sid, ms.Project) || ours[sid] || imp[sid].Bundle == ms.Bundle {
 			continue
 		}
-		if x, _ := store.Excluded(ctx, ms.Project); x {
-			continue // opted out here too
-		}
-		file := filepath.Join(s.g.dir, filepath.FromSlash(bundleRel(ms.Bundle)))
-		if err := os.MkdirAll(Dir(store.Dir()), 0o700); err != nil {
-			return index.WritableError(store.Dir(), err)
-		}
-		rels, err := unpackBundle(file, ms.Bundle, ms.Folder, sid, filepath.Join(root, "projects"), Dir(store.Dir()))
+		got, err := s.importSession(ctx, m, sid, ms, imp)
 		if err != nil {
-			if len(rels) > 0 || !damagedBundle(err) {
-				// Moving the files into place failed (a full disk): the
-				// sync fails, and the next one unpacks it again.
-				return fmt.Errorf("unpacking session %s from %s: %w", sid, m, err)
-			}
-			s.warn("session %s from %s: %v: skipped (what was imported before is kept)", sid, m, err)
-			continue
+			return err
 		}
-		for _, old := range imp[sid].Files {
-			if !slices.Contains(rels, old) {
-				os.Remove(filepath.Join(root, "projects", filepath.FromSlash(old)))
-			}
-		}
-		if fi, err := os.Stat(file); err == nil {
-			s.res.PulledBytes += fi.Size()
-		}
-		imp[sid] = imported{Bundle: ms.Bundle, Folder: ms.Folder, Project: ms.Project, Files: rels}
-		s.res.PulledSessions++
-		changed = true
+		changed = changed || got
 	}
-	// Sessions the machine no longer pushes (forgotten or opted out
-	// there) are removed here, quietly: this machine does not publish a
-	// forget of its own for them.
+	if err := s.dropUnpushed(ctx, m, man, imp); err != nil {
+		return err
+	}
+	if !changed {
+		return nil
+	}
+	return s.indexMachine(ctx, m)
+}
+
+// importSession unpacks machine m's session sid from its bundle, and says
+// whether it did (a session cairn cannot read, or opted out here, is
+// skipped).
+func (s *syncer) importSession(ctx context.Context, m, sid string, ms manifestSession, imp map[string]imported) (bool, error) {
+	store := s.a.Store
+	if !transcripts.IsUUID(sid) || !validName(ms.Folder) || len(ms.Bundle) != 64 {
+		s.warn("machines/%s/manifest.json: session %q is not one cairn can read: skipped", m, sid)
+		return false, nil
+	}
+	if x, _ := store.Excluded(ctx, ms.Project); x {
+		return false, nil // opted out here too
+	}
+	root := store.MachineDir(m)
+	file := filepath.Join(s.g.dir, filepath.FromSlash(bundleRel(ms.Bundle)))
+	if err := os.MkdirAll(Dir(store.Dir()), 0o700); err != nil {
+		return false, index.WritableError(store.Dir(), err)
+	}
+	rels, err := unpackBundle(file, ms.Bundle, ms.Folder, sid, filepath.Join(root, "projects"), Dir(store.Dir()))
+	if err != nil {
+		if len(rels) > 0 || !damagedBundle(err) {
+			// Moving the files into place failed (a full disk): the
+			// sync fails, and the next one unpacks it again.
+			return false, fmt.Errorf("unpacking session %s from %s: %w", sid, m, err)
+		}
+		s.warn("session %s from %s: %v: skipped (what was imported before is kept)", sid, m, err)
+		return false, nil
+	}
+	for _, old := range imp[sid].Files {
+		if !slices.Contains(rels, old) {
+			os.Remove(filepath.Join(root, "projects", filepath.FromSlash(old)))
+		}
+	}
+	if fi, err := os.Stat(file); err == nil {
+		s.res.PulledBytes += fi.Size()
+	}
+	imp[sid] = imported{Bundle: ms.Bundle, Folder: ms.Folder, Project: ms.Project, Files: rels}
+	s.res.PulledSessions++
+	return true, nil
+}
+
+// dropUnpushed removes the sessions machine m no longer pushes (forgotten
+// or opted out there), quietly: this machine does not publish a forget of
+// its own for them.
+func (s *syncer) dropUnpushed(ctx context.Context, m string, man *manifest, imp map[string]imported) error {
 	for sid, im := range imp {
 		if _, ok := man.Sessions[sid]; ok {
 			continue
 		}
 		s.removeImported(m, sid, im)
-		if _, err := store.Forget(ctx, index.ForgetTarget{Session: sid}); err != nil {
+		if _, err := s.a.Store.Forget(ctx, index.ForgetTarget{Session: sid}); err != nil {
 			return err
 		}
 		s.st.quiet(sid)
 		s.res.Removed++
 		s.res.Forgotten++
 	}
-	if !changed {
-		return nil
-	}
+	return nil
+}
+
+// indexMachine indexes the tree of machine m's imported sessions.
+func (s *syncer) indexMachine(ctx context.Context, m string) error {
 	s.o.Progress("indexing the sessions of " + m)
+	root := s.a.Store.MachineDir(m)
 	b := *s.a
 	b.Paths.ClaudeDir = root
 	var folders []string
@@ -235,48 +280,82 @@ func (st *state) quiet(sid string) {
 // again), forgets and memories into the tree, and drops bundles no
 // machine refers to.
 func (s *syncer) push(ctx context.Context) error {
-	store := s.a.Store
 	me := s.c.Machine
 	var prev manifest
 	s.readJSON(s.machinePath(me, "manifest.json"), &prev)
 	man := manifest{Version: 1, Machine: me, Sessions: map[string]manifestSession{}}
-	origins, err := store.SessionOrigins(ctx)
+	need, err := s.toExport(ctx, &prev, &man)
 	if err != nil {
 		return err
 	}
+	if err := s.exportAll(ctx, need, &man); err != nil {
+		return err
+	}
+	if err := writeJSON(s.machinePath(me, "manifest.json"), man); err != nil {
+		return err
+	}
+	if err := s.pushTombstones(ctx); err != nil {
+		return err
+	}
+	if err := s.pushMemories(ctx); err != nil {
+		return err
+	}
+	return s.dropUnreferenced()
+}
+
+// toExport is, by project path, this machine's sessions that are new or
+// changed since the last push; the unchanged ones go into man as they
+// were in prev.
+func (s *syncer) toExport(ctx context.Context, prev, man *manifest) (map[string][]*transcripts.Session, error) {
+	store := s.a.Store
+	origins, err := store.SessionOrigins(ctx)
+	if err != nil {
+		return nil, err
+	}
 	all, err := store.Sessions(ctx, index.SessionFilter{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	need := map[string][]*transcripts.Session{} // project path -> sessions to export
 	for _, ss := range all {
 		if _, ok := origins[ss.ID]; ok {
 			continue // another machine's: it pushes it
 		}
-		if x, _ := store.Excluded(ctx, ss.ProjectPath); x {
-			s.res.Excluded++
-			continue
-		}
-		if x, _ := store.Excluded(ctx, ss.CWD); x {
+		if s.excluded(ctx, ss) {
 			s.res.Excluded++
 			continue
 		}
 		if !validName(ss.Project) {
 			continue
 		}
-		sig := sessionSig(ss)
-		if p, ok := prev.Sessions[ss.ID]; ok && p.Sig == sig && s.size(bundleRel(p.Bundle)) == p.Bytes {
+		if p, ok := prev.Sessions[ss.ID]; ok && p.Sig == sessionSig(ss) && s.size(bundleRel(p.Bundle)) == p.Bytes {
 			man.Sessions[ss.ID] = p
 			s.res.KeptSessions++
 			continue
 		}
 		need[ss.ProjectPath] = append(need[ss.ProjectPath], ss)
 	}
+	return need, nil
+}
+
+// excluded says whether the person opted ss's project or folder out.
+func (s *syncer) excluded(ctx context.Context, ss *transcripts.Session) bool {
+	if x, _ := s.a.Store.Excluded(ctx, ss.ProjectPath); x {
+		return true
+	}
+	x, _ := s.a.Store.Excluded(ctx, ss.CWD)
+	return x
+}
+
+// exportAll exports the sessions of need, project by project, into
+// bundles of the tree, and records them in man.
+func (s *syncer) exportAll(ctx context.Context, need map[string][]*transcripts.Session, man *manifest) error {
 	projects := make([]string, 0, len(need))
 	for p := range need {
 		projects = append(projects, p)
 	}
 	sort.Strings(projects)
+	store := s.a.Store
 	tmp, err := os.MkdirTemp(Dir(store.Dir()), "export-")
 	if err != nil {
 		return index.WritableError(store.Dir(), err)
@@ -289,39 +368,36 @@ func (s *syncer) push(ctx context.Context) error {
 			return fmt.Errorf("exporting the sessions of %s: %w", p, err)
 		}
 		for _, ss := range need[p] {
-			files, err := sessionFiles(dir, ss.Project, ss.ID)
-			if err != nil {
+			if err := s.bundle(dir, ss, man); err != nil {
 				return err
 			}
-			if len(files) == 0 {
-				continue
-			}
-			gz, hash, err := makeBundle(dir, files)
-			if err != nil {
-				return err
-			}
-			rel := bundleRel(hash)
-			if s.size(rel) != int64(len(gz)) { // new, or damaged in the remote
-				if err := writeAtomic(filepath.Join(s.g.dir, filepath.FromSlash(rel)), gz); err != nil {
-					return err
-				}
-				s.res.PushedSessions++
-				s.res.PushedBytes += int64(len(gz))
-			}
-			man.Sessions[ss.ID] = manifestSession{Bundle: hash, Folder: ss.Project, Project: ss.ProjectPath, Sig: sessionSig(ss), Bytes: int64(len(gz))}
 		}
 		os.RemoveAll(dir)
 	}
-	if err := writeJSON(s.machinePath(me, "manifest.json"), man); err != nil {
+	return nil
+}
+
+// bundle packs session ss's exported files under dir into a bundle of the
+// tree (written when the remote lacks it) and records it in man.
+func (s *syncer) bundle(dir string, ss *transcripts.Session, man *manifest) error {
+	files, err := sessionFiles(dir, ss.Project, ss.ID)
+	if err != nil || len(files) == 0 {
 		return err
 	}
-	if err := s.pushTombstones(ctx); err != nil {
+	gz, hash, err := makeBundle(dir, files)
+	if err != nil {
 		return err
 	}
-	if err := s.pushMemories(ctx); err != nil {
-		return err
+	rel := bundleRel(hash)
+	if s.size(rel) != int64(len(gz)) { // new, or damaged in the remote
+		if err := writeAtomic(filepath.Join(s.g.dir, filepath.FromSlash(rel)), gz); err != nil {
+			return err
+		}
+		s.res.PushedSessions++
+		s.res.PushedBytes += int64(len(gz))
 	}
-	return s.dropUnreferenced()
+	man.Sessions[ss.ID] = manifestSession{Bundle: hash, Folder: ss.Project, Project: ss.ProjectPath, Sig: sessionSig(ss), Bytes: int64(len(gz))}
+	return nil
 }
 
 // size is the size of a repository file, -1 when there is none.
