@@ -121,70 +121,104 @@ type message struct {
 // check returns the line to forward, or nil after answering it.
 func (g *guard) check(line []byte) []byte {
 	line = bytes.TrimSpace(line)
-	if bytes.HasPrefix(line, []byte("\x00")) {
-		g.reply(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: a message over %d bytes", maxLine))
+	if r := g.judge(line); r != nil {
+		g.reply(r.id, r.code, r.msg)
 		return nil
 	}
+	return line
+}
+
+// refusal is the error answer to a line the guard does not forward.
+type refusal struct {
+	id   json.RawMessage
+	code int
+	msg  string
+}
+
+func refuse(id json.RawMessage, code int, msg string) *refusal {
+	return &refusal{id: id, code: code, msg: msg}
+}
+
+// judge says why line is not forwarded, or nil when it is.
+func (g *guard) judge(line []byte) *refusal {
+	if bytes.HasPrefix(line, []byte("\x00")) {
+		return refuse(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: a message over %d bytes", maxLine))
+	}
 	if !json.Valid(line) {
-		g.reply(nil, codeParseError, "Parse error: the line is not valid JSON")
-		return nil
+		return refuse(nil, codeParseError, "Parse error: the line is not valid JSON")
 	}
 	switch line[0] {
 	case '[':
-		g.mu.Lock()
-		v := g.version
-		g.mu.Unlock()
-		if v == "" || v >= firstBatchlessVersion {
-			g.reply(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported by protocol version "+versionName(v))
-			return nil
-		}
-		return line
+		return g.batch()
 	case '{':
-	default:
-		g.reply(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is an object")
-		return nil
+		return g.object(line)
 	}
+	return refuse(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is an object")
+}
+
+// batch refuses a JSON-RPC batch unless the protocol version agreed on
+// still has them.
+func (g *guard) batch() *refusal {
+	g.mu.Lock()
+	v := g.version
+	g.mu.Unlock()
+	if v == "" || v >= firstBatchlessVersion {
+		return refuse(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported by protocol version "+versionName(v))
+	}
+	return nil
+}
+
+// object judges one JSON-RPC message: a request, a notification or a
+// response to a request of the server.
+func (g *guard) object(line []byte) *refusal {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		g.reply(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
-		return nil
+		return refuse(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	id, idOK := validID(m.ID)
 	switch {
 	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
-		g.reply(id, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
-		return nil
+		return refuse(id, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	case m.ID != nil && !idOK:
-		g.reply(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
-		return nil
+		return refuse(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
 	}
 	if m.Method == nil {
 		if m.ID != nil && (m.Result != nil || m.Error != nil) {
-			return line // a response to a request of the server
+			return nil // a response to a request of the server
 		}
-		g.reply(id, codeInvalidRequest, `Invalid Request: no "method"`)
-		return nil
+		return refuse(id, codeInvalidRequest, `Invalid Request: no "method"`)
 	}
 	var method string
 	if json.Unmarshal(m.Method, &method) != nil || method == "" {
-		g.reply(id, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
-		return nil
+		return refuse(id, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
 	}
 	if m.ID == nil {
-		if method == "notifications/cancelled" {
-			var p struct {
-				RequestID json.RawMessage `json:"requestId"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil {
-				if rid, ok := validID(p.RequestID); ok {
-					g.mu.Lock()
-					g.cancelled[string(rid)] = true
-					g.mu.Unlock()
-				}
-			}
-		}
-		return line
+		g.notification(method, m.Params)
+		return nil
 	}
+	return g.request(method, id)
+}
+
+// notification notes a cancelled request.
+func (g *guard) notification(method string, params json.RawMessage) {
+	if method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	if rid, ok := validID(p.RequestID); ok {
+		g.mu.Lock()
+		g.cancelled[string(rid)] = true
+		g.mu.Unlock()
+	}
+}
+
+// request notes initialize's id and refuses requests before it.
+func (g *guard) request(method string, id json.RawMessage) *refusal {
 	g.mu.Lock()
 	if method == "initialize" {
 		g.initID = string(id)
@@ -192,10 +226,9 @@ func (g *guard) check(line []byte) []byte {
 	early := !g.ready && method != "initialize" && method != "ping"
 	g.mu.Unlock()
 	if early {
-		g.reply(id, codeNotInitialized, "Server not initialized: send initialize first")
-		return nil
+		return refuse(id, codeNotInitialized, "Server not initialized: send initialize first")
 	}
-	return line
+	return nil
 }
 
 // validID returns a request id in canonical form when it is a string or
