@@ -138,29 +138,43 @@ func flagValue(text string, v int) (int, int) {
 	if v >= len(text) {
 		return v, v
 	}
+	if e, ok := quotedValueEnd(text, v); ok {
+		return v, e
+	}
+	e := v
+	for e < len(text) && !endsValue(text, e) {
+		e++
+	}
+	return v, e
+}
+
+// quotedValueEnd is the end of a quoted value at v ('…', "…", or \"…\"
+// inside JSON), closing quote included, when it is one.
+func quotedValueEnd(text string, v int) (int, bool) {
 	q := text[v]
 	switch {
 	case q == '\'' || q == '"':
 		if e := strings.IndexByte(text[v+1:], q); e >= 0 {
-			return v, v + 1 + e + 1
+			return v + 1 + e + 1, true
 		}
 	case q == '\\' && v+1 < len(text) && text[v+1] == '"': // \"…\" inside JSON
 		if e := strings.Index(text[v+2:], `\"`); e >= 0 {
-			return v, v + 2 + e + 2
+			return v + 2 + e + 2, true
 		}
 	}
-	e := v
-	for e < len(text) {
-		c := text[e]
-		if c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '`' || c == ';' || c == '|' || c == '&' || c == ')' {
-			break
-		}
-		if c == '\\' && e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 't' || text[e+1] == '"') {
-			break // a JSON escape ends the value
-		}
-		e++
+	return 0, false
+}
+
+// endsValue says whether the byte at e ends an unquoted value: a blank, a
+// quote, a shell operator, or a JSON escape.
+func endsValue(text string, e int) bool {
+	switch text[e] {
+	case ' ', '\t', '\n', '"', '`', ';', '|', '&', ')':
+		return true
+	case '\\':
+		return e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 't' || text[e+1] == '"')
 	}
-	return v, e
+	return false
 }
 
 // placeholderValue reports values that stand for a password without being
