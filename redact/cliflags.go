@@ -83,24 +83,35 @@ func (s *scanner) shortPasswordFlags(p int, spaced bool) {
 				return // a JSON-escaped newline
 			}
 		case '-':
-			if i == 0 || (text[i-1] != ' ' && text[i-1] != '\t') || i+1 >= len(text) || text[i+1] != 'p' {
-				continue
-			}
-			v := i + 2
-			if v < len(text) && (text[v] == ' ' || text[v] == '\t') {
-				if !spaced {
-					continue // mysql -p alone asks for the password
-				}
-				for v < len(text) && (text[v] == ' ' || text[v] == '\t') {
-					v++
-				}
-			}
-			if vs, ve := flagValue(text, v); ve > vs {
-				s.add(KindCLIPassword, vs, ve)
+			if s.shortPasswordFlag(i, spaced) {
 				return
 			}
 		}
 	}
+}
+
+// shortPasswordFlag redacts the value of a -p flag at i, and says whether
+// there was one.
+func (s *scanner) shortPasswordFlag(i int, spaced bool) bool {
+	text := s.text
+	if i == 0 || (text[i-1] != ' ' && text[i-1] != '\t') || i+1 >= len(text) || text[i+1] != 'p' {
+		return false
+	}
+	v := i + 2
+	if v < len(text) && (text[v] == ' ' || text[v] == '\t') {
+		if !spaced {
+			return false // mysql -p alone asks for the password
+		}
+		for v < len(text) && (text[v] == ' ' || text[v] == '\t') {
+			v++
+		}
+	}
+	vs, ve := flagValue(text, v)
+	if ve <= vs {
+		return false
+	}
+	s.add(KindCLIPassword, vs, ve)
+	return true
 }
 
 // longPasswordFlag redacts the value of --password=<value>,
