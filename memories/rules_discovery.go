@@ -2,6 +2,7 @@ package memories
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
@@ -34,25 +35,39 @@ import (
 
 // failure is a failed call of one kind, and what Claude said after it.
 type failure struct {
-	call   index.MemEntry
-	errTxt string
-	said   []discoverySaid
+	call index.MemEntry
+	head string // errorHead of its output
+	said []discoverySaid
 }
 
-type discoverySaid struct{ text, uuid string }
+// confirmed is a discovery waiting for the person's next prompt, with
+// the kind of call and the error it explained: if that error comes back
+// first, it was not the answer.
+type confirmed struct {
+	c          candidate
+	kind, head string
+}
+
+// discoverySaid is a finding Claude stated, and the fix it said next
+// ("We need to tell Hatchling to rename the file during packaging"), if
+// any, with the entries they were said in.
+type discoverySaid struct{ text, uuid, fix, fixUUID string }
 
 // callKind is what makes two calls of one kind: the program (and
-// subcommand) of a shell command, the tool and file of an edit.
+// subcommand) a shell command runs last in its first line's `&&` chain
+// (`git add -A && git commit …` commits), the tool and file of an edit.
 func callKind(e index.MemEntry) string {
 	if c, ok := bashCall(e); ok {
-		f := strings.Fields(afterSetup(c.cmd))
+		line, _, _ := strings.Cut(afterSetup(c.cmd), "\n")
+		chain := strings.Split(line, "&&")
+		f := strings.Fields(chain[len(chain)-1])
 		for len(f) > 0 && commandPrefix(f[0]) {
 			f = f[1:]
 		}
 		switch {
 		case len(f) == 0:
 			return ""
-		case len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.") && len(f[1]) < 20:
+		case len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.|>&\"'") && len(f[1]) < 20:
 			return "Bash " + f[0] + " " + f[1]
 		default:
 			return "Bash " + f[0]
@@ -101,6 +116,44 @@ func withoutLeadIn(s string) string {
 	return s
 }
 
+// read takes from Claude's text after f the findings that explain it
+// and, after the first, the fix it says to make.
+func (f *failure) read(e index.MemEntry) {
+	for _, s := range sentences(stripMarkdown(oneLine(e.Text))) {
+		s = withoutLeadIn(s)
+		switch {
+		case discoveryFinding(s):
+			f.said = append(f.said, discoverySaid{text: strings.TrimRight(s, "."), uuid: e.UUID})
+		case len(f.said) > 0 && f.said[0].fix == "":
+			if how, ok := fixOf(s); ok {
+				f.said[0].fix, f.said[0].fixUUID = how, e.UUID
+			}
+		}
+	}
+}
+
+// fixSaid is how Claude says the fix it will make: "We need to tell
+// Hatchling to rename…", "I need to use `:auto` mode", "The fix is to…".
+var fixSaid = lazyRE(`(?i)^((so |then )?(i|we|you) (also )?(need|have) to|(also )?(need|have) to|the (fix|solution|workaround) is( to)?|(we|you) (should|must))\s+`)
+
+// notFix is a plan to look, to fix something unnamed or to change the
+// test to fit, not the fix itself.
+var notFix = lazyRE(`(?i)^(check|look|see|find|investigate|understand|debug|verify|figure|confirm|test|try|run (it|the tests?|them)|fix (it|this|that|the|these|those|two|both|all)|update (it|this|the test|these|those|the tests))\b|\b(test|tests|assertion)\b`)
+
+// fixOf is the fix sentence s says to make, as an instruction (without
+// "We need to"), when it names what to do.
+func fixOf(s string) (string, bool) {
+	m := fixSaid.get().FindStringIndex(s)
+	if m == nil {
+		return "", false
+	}
+	how := strings.TrimRight(strings.TrimSpace(s[m[1]:]), ".:")
+	if len(strings.Fields(how)) < 3 || notFix.MatchString(how) || hedge.MatchString(how) || !named(how) || strings.HasSuffix(how, "?") {
+		return "", false
+	}
+	return how, true
+}
+
 // discoveryFinding is the sentence of Claude's text after a failure that
 // states what holds, if any.
 func discoveryFinding(s string) bool {
@@ -121,7 +174,8 @@ var errorWord = regexp.MustCompile(`(?i)error|\bfail|not found|no such|cannot|ca
 var exceptionLine = regexp.MustCompile(`\b[A-Z]\w*(Error|Exception)\b:|^error(\[\w+\])?:|\*\* \(\w`)
 
 func errorHead(out string) string {
-	lines := strings.Split(out, "\n")
+	// Some tools print their output JSON-quoted: "failed:\\n\\n[DIALYZER]".
+	lines := strings.Split(strings.ReplaceAll(out, `\n`, "\n"), "\n")
 	for _, re := range []*regexp.Regexp{exceptionLine, errorWord} {
 		for _, l := range lines {
 			l = strings.TrimSpace(strings.TrimPrefix(l, "E "))
@@ -187,7 +241,7 @@ type discovery struct {
 	calls   map[string]index.MemEntry
 	failed  map[string]*failure // kind -> its last failure, until a call of that kind works
 	last    *failure            // the failure Claude's next words explain
-	pending []candidate         // confirmed, waiting for the person's next prompt
+	pending []confirmed         // waiting for the person's next prompt
 	out     []candidate
 }
 
@@ -201,12 +255,7 @@ func (d *discovery) entry(e index.MemEntry) {
 	case e.Role == "tool" && e.ToolUse != "":
 		d.result(e)
 	case e.Role == "assistant" && e.Block == "text" && d.last != nil:
-		for _, s := range sentences(stripMarkdown(oneLine(e.Text))) {
-			s = withoutLeadIn(s)
-			if discoveryFinding(s) {
-				d.last.said = append(d.last.said, discoverySaid{strings.TrimRight(s, "."), e.UUID})
-			}
-		}
+		d.last.read(e)
 	case e.Role == "user" && !e.Meta && e.Source != "answer" && !ideNoteOnly(e.Text):
 		if !stillFailing(personWords(e.Text)) {
 			d.settle()
@@ -217,7 +266,9 @@ func (d *discovery) entry(e index.MemEntry) {
 }
 
 // result reads a tool result: a failure starts waiting for its
-// explanation; a call that works confirms the last failure of its kind.
+// explanation; a call of the same kind that works confirms the last
+// failure of its kind; the same error again, before the next prompt,
+// drops what explained it.
 func (d *discovery) result(e index.MemEntry) {
 	c, ok := d.calls[e.ToolUse]
 	if !ok {
@@ -228,26 +279,47 @@ func (d *discovery) result(e index.MemEntry) {
 		return
 	}
 	if callFailed(e) {
-		f := &failure{call: c, errTxt: e.Text}
+		f := &failure{call: c, head: errorHead(e.Text)}
+		d.dropRecurring(kind, f.head)
 		d.failed[kind], d.last = f, f
 		return
 	}
-	f, ok := d.failed[kind]
-	if !ok {
-		return
+	if f, ok := d.failed[kind]; ok {
+		delete(d.failed, kind)
+		d.confirm(kind, f, c)
 	}
-	delete(d.failed, kind)
-	head := errorHead(f.errTxt)
-	if len(f.said) == 0 || head == "" {
+}
+
+// confirm proposes what Claude said after failure f, now that call c of
+// its kind no longer fails with f's error.
+func (d *discovery) confirm(kind string, f *failure, c index.MemEntry) {
+	if len(f.said) == 0 || f.head == "" {
 		return
 	}
 	s := f.said[0]
-	d.pending = append(d.pending, candidate{typ: Gotcha, importance: 3, rule: "claude:discovery",
-		content: s.text + " (found when " + callLabel(f.call) + " failed: " + head + ")",
-		uuids:   []string{s.uuid, f.call.UUID, c.UUID}})
+	content, uuids := s.text, []string{s.uuid, f.call.UUID, c.UUID}
+	if s.fix != "" {
+		content += ": " + s.fix
+		if s.fixUUID != s.uuid {
+			uuids = append(uuids, s.fixUUID)
+		}
+	}
+	d.pending = append(d.pending, confirmed{kind: kind, head: f.head, c: candidate{typ: Gotcha, importance: 3, rule: "claude:discovery",
+		content: content + " (found when " + callLabel(f.call) + " failed: " + f.head + ")", uuids: uuids}})
+}
+
+// dropRecurring drops the waiting discoveries that explained the error a
+// call of kind just failed with again.
+func (d *discovery) dropRecurring(kind, head string) {
+	if head == "" {
+		return
+	}
+	d.pending = slices.DeleteFunc(d.pending, func(p confirmed) bool { return p.kind == kind && p.head == head })
 }
 
 func (d *discovery) settle() {
-	d.out = append(d.out, d.pending...)
+	for _, p := range d.pending {
+		d.out = append(d.out, p.c)
+	}
 	d.pending = nil
 }

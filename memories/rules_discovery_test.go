@@ -95,6 +95,63 @@ func TestDiscoveryNeedsEvidence(t *testing.T) {
 	}
 }
 
+func TestDiscoverySaysTheFix(t *testing.T) {
+	got := discoveryCandidates(discoverySession(false,
+		"$ tool-x --help", "err: ModuleNotFoundError: No module named 'tool_x'",
+		"> "+hyphenExplained+" We need to tell Hatchling to rename the file during packaging.",
+		"$ tool-x --help", "ok: usage: tool-x [-h]"), nil)
+	want := "Python can't import a module with hyphens in the filename: tell Hatchling to rename the file during packaging (found when"
+	if len(got) != 1 || !strings.HasPrefix(got[0].content, want) {
+		t.Fatalf("got %q, want %q…", contents(got), want)
+	}
+	// Plans to look, or to change the test, are not the fix.
+	for _, s := range []string{"I need to check the `pyproject.toml` config.", "I need to update the test to match `tool_x`.", "We need to fix both of them."} {
+		if how, ok := fixOf(s); ok {
+			t.Errorf("%q: fix %q", s, how)
+		}
+	}
+}
+
+func TestDiscoveryKindIsTheChainsLastCommand(t *testing.T) {
+	// The commit fails in its pre-commit hook; Claude says why; a later
+	// `git add … && git commit …` works: the commit is what was retried.
+	got := discoveryCandidates(discoverySession(false,
+		"$ git commit -m 'feat: x'", "err: Pre-commit validation failed:\\n\\n[DIALYZER]",
+		"> Dialyzer says `LLMChain.run` returns a 3-tuple `{:error, chain, reason}` on errors.",
+		"$ git add lib/x.ex && git commit -m 'feat: x'", "ok: [main 1234567] feat: x"), nil)
+	if len(got) != 1 || !strings.HasSuffix(got[0].content, "failed: Pre-commit validation failed:)") {
+		t.Fatalf("got %q", contents(got))
+	}
+	// A `git add` alone is not the commit.
+	if got := discoveryCandidates(discoverySession(false,
+		"$ git add -A && git commit -m 'feat: x'", "err: Pre-commit validation failed: [DIALYZER]",
+		"> Dialyzer says `LLMChain.run` returns a 3-tuple `{:error, chain, reason}` on errors.",
+		"$ git add lib/x.ex", "ok: "), nil); len(got) != 0 {
+		t.Errorf("confirmed by `git add`: %q", contents(got))
+	}
+}
+
+func TestDiscoveryDroppedWhenItsErrorComesBack(t *testing.T) {
+	// It worked once, then the same error again before the next prompt:
+	// the explanation was not why.
+	got := discoveryCandidates(discoverySession(false,
+		"$ tool-x --help", "err: ModuleNotFoundError: No module named 'tool_x'", "> "+hyphenExplained,
+		"$ tool-x --help", "ok: usage: tool-x [-h]",
+		"$ tool-x run", "err: ModuleNotFoundError: No module named 'tool_x'",
+		"user: thanks"), nil)
+	if len(got) != 1 || !strings.HasPrefix(got[0].content, "Python can't") {
+		t.Fatalf("another kind's failure dropped it: %q", contents(got))
+	}
+	got = discoveryCandidates(discoverySession(false,
+		"$ tool-x --help", "err: ModuleNotFoundError: No module named 'tool_x'", "> "+hyphenExplained,
+		"$ tool-x --help", "ok: usage: tool-x [-h]",
+		"$ tool-x --help", "err: ModuleNotFoundError: No module named 'tool_x'",
+		"user: thanks"), nil)
+	if len(got) != 0 {
+		t.Errorf("the error came back: %q", contents(got))
+	}
+}
+
 func TestDiscoveryInSidechain(t *testing.T) {
 	// A subagent's thread is read on its own: the main thread's calls
 	// neither confirm nor cancel it.
@@ -138,7 +195,9 @@ func TestDiscoveryOnCorpus(t *testing.T) {
 	}
 	for _, w := range []struct{ session, prefix string }{
 		{"cb2e607c", "Hatchling needs to be told explicitly which file to include"},
-		{"cb2e607c", "Python can't import a module with hyphens in the filename (found when `cd /tmp && coderabbit-extract --help` failed: ModuleNotFoundError"},
+		{"cb2e607c", "Python can't import a module with hyphens in the filename: tell Hatchling to rename the file during packaging (found when `cd /tmp && coderabbit-extract --help` failed: ModuleNotFoundError"},
+		// The call that worked commits at the end of an `&&` chain.
+		{"4d5611e5", "Dialyzer says `LLMChain.run` returns `{:error, %LLMChain{}, ...}` — the error is a 3-tuple with the chain (found when"},
 		{"12a546d1", "`SystemTranscriptEntry` has a `content` field, not `message` (found when"},
 	} {
 		if !has(w.session, w.prefix) {
