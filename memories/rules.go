@@ -628,23 +628,36 @@ func claudeFinding(ss []string, i int) (candidate, bool) {
 		return candidate{}, false
 	}
 	content = strings.TrimSpace(leadIn.ReplaceAllString(content, ""))
+	if c, ok := limitFinding(content); ok || !rules {
+		return c, ok
+	}
+	return ruleFinding(content)
+}
+
+// tentative marks Claude's guesses and first-person reasoning.
+func tentative(s string) bool { return hedge.MatchString(s) || firstPerson.MatchString(s) }
+
+// limitFinding is a named thing's limit, said as the cause of a problem
+// ("The issue is that X doesn't…"), with what follows from it ("X
+// doesn't…, so…") or on its own ("X can't…").
+func limitFinding(content string) (candidate, bool) {
 	if c, ok := namedLimit(content); ok {
 		return c, true
 	}
-	if limitSo.MatchString(content) && !pronounStart.MatchString(content) && !hedge.MatchString(content) && !firstPerson.MatchString(content) {
+	if limitSo.MatchString(content) && !pronounStart.MatchString(content) && !tentative(content) {
 		return candidate{typ: Gotcha, importance: 3, rule: "claude:limit-so", content: content}, true
 	}
-	if c, ok := namedCannot(content); ok {
-		return c, true
-	}
-	if !rules {
-		return candidate{}, false
-	}
+	return namedCannot(content)
+}
+
+// ruleFinding is a bug's cause with its fix or a rule (findingRules),
+// said specifically, not as narration, a guess or a fragment.
+func ruleFinding(content string) (candidate, bool) {
 	if narration.MatchString(content) || dangling.MatchString(content) || len(strings.Fields(content)) < 6 {
 		return candidate{}, false
 	}
 	c, ok := classifyFinding(content)
-	if !ok || !specific(content) || hedge.MatchString(content) || noise.MatchString(content) || firstPerson.MatchString(content) {
+	if !ok || !specific(content) || noise.MatchString(content) || tentative(content) {
 		return candidate{}, false
 	}
 	c.content = content
@@ -830,18 +843,13 @@ var properly = lazyRE(`(?i)\b(properly|correctly|yet)\b`)
 // ("this", "yet", "still"), no guess and no first person. "The test
 // doesn't pass" is a state, not a limit: it names nothing.
 func namedCannot(content string) (candidate, bool) {
-	if !cannotVerb(content) || pronounStart.MatchString(content) || len(strings.Fields(content)) < 7 ||
-		hedge.MatchString(content) || firstPerson.MatchString(content) || stateReport.MatchString(content) || isTransient(content) ||
-		dangling.MatchString(content) || narration.MatchString(content) || strings.HasSuffix(content, "?") {
+	if !limitShape(content) || ofTheMoment(content) {
 		return candidate{}, false
 	}
 	// A tool, platform or language (Vercel, Python, Chrome) has limits
 	// that last; code of the project "doesn't" do what it will do after
 	// the fix, so code names are left to the fix rules.
 	subject := strings.Fields(content)[0]
-	if properly.MatchString(content) {
-		return candidate{}, false
-	}
 	if codeSubject.MatchString(subject) {
 		// Code may be a tool's (`SendMessage`) or the project's own:
 		// extractCandidates drops it when the session edited code that
@@ -852,6 +860,22 @@ func namedCannot(content string) (candidate, bool) {
 		return candidate{}, false
 	}
 	return candidate{typ: Gotcha, importance: 3, rule: "claude:named-cannot", content: content}, true
+}
+
+// limitShape is a statement of at least 7 words with a present-tense
+// limit near its start (cannotVerb), not opening with a pronoun and not
+// a question.
+func limitShape(content string) bool {
+	return cannotVerb(content) && !pronounStart.MatchString(content) && len(strings.Fields(content)) >= 7 && !strings.HasSuffix(content, "?")
+}
+
+// ofTheMoment marks a limit said about the moment or as a guess: a
+// state ("still"), a pointer at the conversation ("this", "yet"),
+// narration, a dangling start, or a bug in the code at hand ("doesn't
+// properly…").
+func ofTheMoment(content string) bool {
+	return tentative(content) || stateReport.MatchString(content) || isTransient(content) ||
+		dangling.MatchString(content) || narration.MatchString(content) || properly.MatchString(content)
 }
 
 // classifyFinding is the finding content states: a fix with the problem
