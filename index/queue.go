@@ -328,7 +328,7 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 					}
 				}
 			}
-			blob := encodeVector(v.Vec)
+			blob := encodeStoredVector(key, v.Vec)
 			res, err := ins.ExecContext(ctx, key, embedder, len(v.Vec), blob, now)
 			if err != nil {
 				return err
@@ -387,7 +387,8 @@ func (d Derived) eachEmbedding(ctx context.Context, embedder string, fn func(Vec
 // (3 significant digits) is far finer than what search uses (the vector
 // cache holds 8-bit values), and halves the largest table of the store: on
 // the 1 GB corpus, 20 MB fewer to write and keep. Vectors written before
-// this are float32 and read as such.
+// this are float32 and read as such. Entries' vectors are stored at the
+// cache's own precision (encodeStoredVector).
 func encodeVector(v []float32) []byte {
 	for _, f := range v {
 		if !(math.Abs(float64(f)) <= maxHalf) { // also NaN
@@ -405,7 +406,28 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
-// decodeVector reads a vector of dims values stored by encodeVector.
+// encodeStoredVector is what the store keeps for the vector of the
+// document under key. An entry's vector ("e:" key: all but a few of the
+// store's vectors) serves only the vector cache, which ranks with 8-bit
+// values: it is stored as the cache holds it (quantize: a scale and one
+// byte a dimension, dims+4 bytes against half floats' 2*dims; on the 1 GB
+// corpus 17 MB -> 8.6 MB), so rebuilding the cache from the store gives
+// the same bytes as writing it from the embedder. Memories' and
+// summaries' vectors, compared with each other at full precision, keep
+// encodeVector's. A vector of 4 dimensions or fewer, where dims+4 bytes
+// could be another format's length, also keeps encodeVector's.
+func encodeStoredVector(key string, v []float32) []byte {
+	if strings.HasPrefix(key, queueEntryPrefix) && len(v) > 4 {
+		b := make([]byte, 4+len(v))
+		if quantize(b, v) {
+			return b
+		}
+	}
+	return encodeVector(v)
+}
+
+// decodeVector reads a vector of dims values stored by encodeVector or
+// encodeStoredVector.
 func decodeVector(b []byte, dims int) ([]float32, error) {
 	v := make([]float32, dims)
 	switch len(b) {
@@ -416,6 +438,14 @@ func decodeVector(b []byte, dims int) ([]float32, error) {
 	case 4 * dims:
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	case dims + 4: // after the others: at 4 dimensions, 8 bytes are half floats
+		if dims < 4 {
+			return nil, fmt.Errorf("%w: a stored vector has %d bytes for %d dimensions", ErrCorrupt, len(b), dims)
+		}
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(b))
+		for i := range v {
+			v[i] = float32(int8(b[4+i])) * scale
 		}
 	default:
 		return nil, fmt.Errorf("%w: a stored vector has %d bytes for %d dimensions", ErrCorrupt, len(b), dims)

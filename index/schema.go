@@ -360,6 +360,12 @@ CREATE INDEX IF NOT EXISTS memory_file_versions_status ON memory_file_versions(s
 CREATE UNIQUE INDEX IF NOT EXISTS memory_file_versions_one_pending ON memory_file_versions(path) WHERE status = 'pending';
 CREATE UNIQUE INDEX IF NOT EXISTS memory_file_versions_one_baseline ON memory_file_versions(path) WHERE status = 'baseline';
 `,
+	// 13: no table changes, only a format an older build cannot read:
+	// entries' vectors are stored as 8-bit values and a scale
+	// (encodeStoredVector). The version moves so such a build refuses the
+	// store instead of calling those vectors damaged. Vectors stored
+	// before stay half floats and are read as such.
+	`SELECT 1;`,
 }
 
 // SchemaVersion is the schema this build writes.

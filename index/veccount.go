@@ -143,17 +143,26 @@ func encodeVecRow(row []byte, r VecRow, dims int) bool {
 	}
 	clear(row[:vecIDBytes])
 	copy(row, r.ID)
+	return quantize(row[vecIDBytes:], r.Vec) // a zero vector matches nothing
+}
+
+// quantize writes v into dst (4+len(v) bytes) as the vector cache holds
+// it, and the store an entry's vector (encodeStoredVector): a
+// little-endian float32 scale, then one int8 a dimension (the value over
+// the scale, rounded). False for a vector with no such form: zero, or not
+// finite.
+func quantize(dst []byte, v []float32) bool {
 	var maxAbs float32
-	for _, x := range r.Vec {
+	for _, x := range v {
 		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
 	}
-	if maxAbs == 0 {
-		return false // a zero vector matches nothing
+	if maxAbs == 0 || !(maxAbs <= math.MaxFloat32) { // also NaN
+		return false
 	}
 	scale := maxAbs / 127
-	binary.LittleEndian.PutUint32(row[vecIDBytes:], math.Float32bits(scale))
-	for i, x := range r.Vec {
-		row[vecIDBytes+4+i] = byte(int8(math.Round(float64(x / scale))))
+	binary.LittleEndian.PutUint32(dst, math.Float32bits(scale))
+	for i, x := range v {
+		dst[4+i] = byte(int8(math.Round(float64(x / scale))))
 	}
 	return true
 }

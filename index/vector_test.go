@@ -2,8 +2,10 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -96,4 +98,117 @@ func TestMemVectorsSkipDamaged(t *testing.T) {
 	if err != nil || len(got) != 1 || !slices.Equal(got["b"], []float32{0, 1}) {
 		t.Fatalf("after damaging one vector: %v, %v", got, err)
 	}
+}
+
+// TestEntryVectorsKeptAtCachePrecision: an entry's vector is stored in
+// dims+4 bytes (a scale and a byte a dimension), read back within that
+// precision, and re-quantised to the very bytes the vector cache gets
+// from the embedder's vector; a vector an older build stored as half
+// floats reads as before beside it; memories' vectors and vectors of 4
+// dimensions or fewer keep half floats; a zero or non-finite vector has
+// no 8-bit form.
+func TestEntryVectorsKeptAtCachePrecision(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, dims := range []int{5, 16, 192} {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * 0.1)
+		}
+		b := encodeStoredVector(queueEntryPrefix+"0000000000001", v)
+		if len(b) != dims+4 {
+			t.Fatalf("%d dims: %d bytes, want %d", dims, len(b), dims+4)
+		}
+		got, err := decodeVector(b, dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]byte, dims+4)
+		again := make([]byte, dims+4)
+		if !quantize(want, v) || !quantize(again, got) || !slices.Equal(want[4:], again[4:]) {
+			t.Fatalf("%d dims: re-quantised %v, the embedder's vector %v", dims, again[4:], want[4:])
+		}
+		if s0, s1 := math.Float32frombits(binary.LittleEndian.Uint32(want)), math.Float32frombits(binary.LittleEndian.Uint32(again)); math.Abs(float64(s0-s1)) > 1e-6*float64(s0) {
+			t.Fatalf("%d dims: scale %g back as %g", dims, s0, s1)
+		}
+		for i := range v {
+			if d := math.Abs(float64(got[i] - v[i])); d > float64(math.Float32frombits(binary.LittleEndian.Uint32(want)))/2+1e-9 {
+				t.Fatalf("%d dims, dim %d: %g back as %g", dims, i, v[i], got[i])
+			}
+		}
+		if b := encodeStoredVector(docMemoryPrefix+"m-1", v); len(b) != 2*dims {
+			t.Fatalf("a memory's vector in %d bytes, want half floats", len(b))
+		}
+		old, err := decodeVector(encodeVector(v), dims) // as an older build stored it
+		if err != nil || len(old) != dims {
+			t.Fatalf("half-float vector: %v %v", old, err)
+		}
+	}
+	for _, v := range [][]float32{{1, 2, 3, 4}, make([]float32, 8), {1, float32(math.NaN()), 0, 0, 0}, {1, float32(math.Inf(1)), 0, 0, 0}} {
+		b := encodeStoredVector(queueEntryPrefix+"0000000000001", v)
+		if len(b) != 2*len(v) && len(b) != 4*len(v) {
+			t.Fatalf("%v stored in %d bytes, want half floats or float32", v, len(b))
+		}
+		if got, err := decodeVector(b, len(v)); err != nil || len(got) != len(v) {
+			t.Fatalf("%v: %v %v", v, got, err)
+		}
+	}
+}
+
+// TestStoreMixesVectorFormats: a store holding vectors of an older build
+// (half floats) and of this one (8-bit) reads both back, and the vector
+// cache it writes finds each entry first.
+func TestStoreMixesVectorFormats(t *testing.T) {
+	s, dir := openStore(t)
+	mustSync(t, s, copyTree(t, sampleDir), SyncOptions{})
+	emb, err := s.Derived().QueuedEmbeds(t.Context(), 100000)
+	if err != nil || len(emb) < 4 {
+		t.Fatalf("%d queued, %v", len(emb), err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var vecs []VecRow
+	for _, d := range emb[:4] {
+		vecs = append(vecs, VecRow{ID: d.ID, Vec: randVec32(r, 24)})
+	}
+	if err := s.Derived().PutEmbeddings(t.Context(), "test-24", vecs); err != nil {
+		t.Fatal(err)
+	}
+	// The first two as an older build stored them.
+	for _, v := range vecs[:2] {
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = ? WHERE embedder = 'test-24' AND doc = (SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = substr(?, 3))`, encodeVector(v.Vec), v.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = 'test-24' AND length(vector) = 48`); n != 2 {
+		t.Fatalf("%d half-float vectors, want 2", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = 'test-24' AND length(vector) = 28`); n != 2 {
+		t.Fatalf("%d 8-bit vectors, want 2", n)
+	}
+	got, err := s.Derived().Embeddings(t.Context(), "test-24")
+	if err != nil || len(got) != 4 {
+		t.Fatalf("%d vectors back, %v", len(got), err)
+	}
+	path := filepath.Join(dir, "test-vectors.bin")
+	if err := WriteVecCache(path, "test-24", 24, got); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpenVecCache(t, path, "test-24")
+	for _, v := range vecs {
+		if hit := c.Search(v.Vec, 1, nil); len(hit) != 1 || hit[0].ID != v.ID || math.Abs(hit[0].Score-1) > 0.02 {
+			t.Fatalf("%s finds %+v", v.ID, hit)
+		}
+	}
+}
+
+func randVec32(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var n float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		n += float64(v[i] * v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
 }
