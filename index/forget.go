@@ -278,6 +278,7 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 		{nil, `DELETE FROM session_files WHERE session IN (SELECT id FROM temp.forget_s)`, nil},
 		{nil, `DELETE FROM files WHERE session_id IN (SELECT sid FROM temp.forget_s)
 			AND id NOT IN (SELECT file FROM session_files)`, nil},
+		{nil, bumpFilesEpoch, nil},
 		{nil, `DELETE FROM sessions WHERE id IN (SELECT id FROM temp.forget_s)`, nil},
 		{nil, `DELETE FROM memory_links WHERE src IN (SELECT id FROM temp.forget_m) OR dst IN (SELECT id FROM temp.forget_m)`, nil},
 		// Trashed memories are no longer in memories: their JSON says

@@ -116,6 +116,9 @@ type knownFile struct {
 	size, mtime int64
 	cursor      transcripts.Cursor
 	present     bool
+	// snap marks a row as the files snapshot saw it, maybe moved forward
+	// since (filesnap.go): trusted only for a file on disk as it saw it.
+	snap bool
 }
 
 // Sync brings the store up to date with the transcripts under claudeDir:
@@ -467,8 +470,13 @@ func (s *Store) startSurvey(ctx context.Context, claudeDir string, projects []st
 	sv := &survey{claudeDir: claudeDir, done: make(chan struct{})}
 	var kerr error
 	knownDone := make(chan struct{})
+	var snap *filesSnap
 	go func() {
 		defer close(knownDone)
+		if len(projects) == 0 {
+			snap, sv.known, kerr = s.knownWhole(ctx)
+			return
+		}
 		sv.known, kerr = s.knownFiles(ctx, projects)
 	}()
 	go func() {
@@ -476,6 +484,9 @@ func (s *Store) startSurvey(ctx context.Context, claudeDir string, projects []st
 		var derr error
 		sv.tree, derr = s.discover(claudeDir, projects)
 		<-knownDone
+		if snap != nil && sv.tree != nil {
+			sv.known, kerr = s.knownFromSnap(ctx, snap, sv.tree)
+		}
 		// A discovery error comes first: without the projects folder
 		// nothing can be compared, and every file must not be marked
 		// missing because of a wrong --claude-dir.
@@ -541,7 +552,7 @@ func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree
 
 // knownFiles loads the files table (of some projects only, when given).
 func (s *Store) knownFiles(ctx context.Context, projects []string) (map[string]knownFile, error) {
-	q := `SELECT f.id, f.path, f.size, f.mtime, f.cur_offset, f.cur_line, f.cur_fp, f.present FROM files f`
+	q := knownColumns
 	var args []any
 	if len(projects) > 0 {
 		q += ` JOIN projects p ON p.id = f.project WHERE p.name IN (` + sqlList(len(projects)) + `)`
@@ -549,24 +560,27 @@ func (s *Store) knownFiles(ctx context.Context, projects []string) (map[string]k
 			args = append(args, p)
 		}
 	}
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
 	out := map[string]knownFile{}
-	for rows.Next() {
-		var k knownFile
-		var path string
-		var fp int64
-		if err := rows.Scan(&k.id, &path, &k.size, &k.mtime, &k.cursor.Offset, &k.cursor.Line, &fp, &k.present); err != nil {
-			return nil, err
-		}
-		k.cursor.Fingerprint = uint64(fp)
-		k.cursor.Size = k.size
+	err := s.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+		path, k, err := scanKnown(rows)
 		out[path] = k
-	}
-	return out, s.wrap(rows.Err())
+		return err
+	})
+	return out, s.wrap(err)
+}
+
+// knownColumns selects the files rows as scanKnown reads them.
+const knownColumns = `SELECT f.id, f.path, f.size, f.mtime, f.cur_offset, f.cur_line, f.cur_fp, f.present FROM files f`
+
+// scanKnown reads a row of knownColumns.
+func scanKnown(rows *sql.Rows) (string, knownFile, error) {
+	var k knownFile
+	var path string
+	var fp int64
+	err := rows.Scan(&k.id, &path, &k.size, &k.mtime, &k.cursor.Offset, &k.cursor.Line, &fp, &k.present)
+	k.cursor.Fingerprint = uint64(fp)
+	k.cursor.Size = k.size
+	return path, k, err
 }
 
 // syncer is the state of one Sync across its transactions.

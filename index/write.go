@@ -574,6 +574,11 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 			return err
 		}
 	}
+	if len(missing) > 0 {
+		if _, err := w.tx.ExecContext(w.ctx, bumpFilesEpoch); err != nil {
+			return err
+		}
+	}
 	// Summaries resolve through their leaf uuid, possibly into another
 	// file's session (resume chains), but only within the summary's own
 	// project, as in the Builder. Later lines win.
