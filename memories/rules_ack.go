@@ -29,15 +29,10 @@ var ackLeadIn = lazyRE(`(?i)^(i (can )?(now )?see( now)?( (in|from) [^,]{1,40})?
 var ackUse = lazyRE(`(?i)^(?:let me|i'?ll|we can|let'?s) (?:use|run|switch to) (.+?),? which (.+)$`)
 
 // personWords is what the person typed in a prompt: without the IDE's
-// note on an open file or a selection, also when the index cut a long
-// selection's note short (it then ends its first line with "…").
+// notes on an open file or a selection (transcripts.WithoutIDENotes, also
+// a note the index cut short).
 func personWords(text string) string {
-	t := strings.TrimSpace(transcripts.WithoutIDENotes(promptText(text)))
-	if strings.HasPrefix(t, "The user selected the lines ") || strings.HasPrefix(t, "The user opened the file ") {
-		_, rest, _ := strings.Cut(t, "\n")
-		t = strings.TrimSpace(rest)
-	}
-	return t
+	return strings.TrimSpace(transcripts.WithoutIDENotes(promptText(text)))
 }
 
 // stillFailing is the person saying what was tried has not helped ("Still

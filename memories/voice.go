@@ -53,55 +53,94 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 		answerCandidates(e, calls, add)
 		return
 	}
-	text := promptText(e.Text)
+	text := personWords(e.Text) // what the IDE notes is not what was typed
 	if text == "" {
 		return
 	}
-	// A long prompt is mostly pasted text (a spec, docs, a diff, a log):
-	// past its first paragraph, only requests to remember count.
-	first, long := true, false
-	proseLines(text, nil, func(line string) {
-		defer func() { first = false }()
-		if !first && len(text) > 1200 {
-			long = true
+	p := &promptScan{text: text, uuid: e.UUID, prevClaude: prevClaude, add: add, typed: typedLines(text)}
+	proseLines(text, nil, p.line)
+}
+
+// promptScan reads a typed prompt line by line.
+type promptScan struct {
+	text, uuid, prevClaude string
+	add                    func(candidate)
+	// read counts the prose lines read; long is set past the first one
+	// of a long prompt.
+	read int
+	long bool
+	// typed is how many prose lines the person typed before pasting
+	// anything (typedLines): the lines a convention is read from.
+	typed int
+}
+
+// line reads one prose line. A long prompt is mostly pasted text (a
+// spec, docs, a diff, a log): past its first line, only requests to
+// remember count, and the conventions of the lines typed before the
+// paste.
+func (p *promptScan) line(line string) {
+	p.long = p.read > 0 && len(p.text) > 1200
+	typed := p.read < p.typed
+	p.read++
+	ss := sentences(stripMarkdown(line))
+	for i := range ss {
+		if !p.sentence(ss, i) && typed {
+			conventionCandidate(ss[i], p.uuid, p.add)
 		}
-		ss := sentences(stripMarkdown(line))
-		for i, s := range ss {
-			if r, ok := userRuleFor(s, long); ok {
-				content := s
-				if r.name == "correction" {
-					content = correctionRest(s)
-				}
-				add(candidate{typ: r.typ, content: content, importance: r.imp, uuids: []string{e.UUID}, rule: "user:" + r.name})
-				continue
-			}
-			switch {
-			case rememberRe.MatchString(s):
-				content := s
-				// "Remember this." keeps what "this" is.
-				if len(strings.Fields(s)) < 6 && i > 0 {
-					content = ss[i-1] + " " + s
-				}
-				if len(strings.Fields(content)) >= 4 {
-					add(candidate{typ: Preference, content: content, importance: 4, uuids: []string{e.UUID}, rule: "user:remember"})
-				}
-			case !long && voiceDecisionHolds(s):
-				content := voiceContent(s)
-				if rest, ok := afterRequestHead(content); ok {
-					content = rest
-					if t := diffTopic(text); t != "" {
-						content = t + ": " + content
-					}
-				} else if c, ok := changeSoThat(content); ok {
-					content = c
-				}
-				if len(strings.Fields(content)) < 8 {
-					content = withSaid(content, ss[:i], prevClaude)
-				}
-				add(candidate{typ: Decision, content: content, importance: 3, uuids: []string{e.UUID}, rule: "user:decision"})
-			}
+	}
+}
+
+// sentence proposes from sentence i of a line by the rules of the
+// person's words; false when none applies.
+func (p *promptScan) sentence(ss []string, i int) bool {
+	s := ss[i]
+	if r, ok := userRuleFor(s, p.long); ok {
+		content := s
+		if r.name == "correction" {
+			content = correctionRest(s)
 		}
-	})
+		p.add(candidate{typ: r.typ, content: content, importance: r.imp, uuids: []string{p.uuid}, rule: "user:" + r.name})
+		return true
+	}
+	switch {
+	case rememberRe.MatchString(s):
+		p.remember(ss, i)
+	case !p.long && voiceDecisionHolds(s):
+		p.decision(ss, i)
+	default:
+		return false
+	}
+	return true
+}
+
+// remember proposes a request to remember; "Remember this." keeps what
+// "this" is.
+func (p *promptScan) remember(ss []string, i int) {
+	content := ss[i]
+	if len(strings.Fields(content)) < 6 && i > 0 {
+		content = ss[i-1] + " " + content
+	}
+	if len(strings.Fields(content)) >= 4 {
+		p.add(candidate{typ: Preference, content: content, importance: 4, uuids: []string{p.uuid}, rule: "user:remember"})
+	}
+}
+
+// decision proposes a decision said as what holds: without the request
+// around it, about what the request names.
+func (p *promptScan) decision(ss []string, i int) {
+	content := voiceContent(ss[i])
+	if rest, ok := afterRequestHead(content); ok {
+		content = rest
+		if t := diffTopic(p.text); t != "" {
+			content = t + ": " + content
+		}
+	} else if c, ok := changeSoThat(content); ok {
+		content = c
+	}
+	if len(strings.Fields(content)) < 8 {
+		content = withSaid(content, ss[:i], p.prevClaude)
+	}
+	p.add(candidate{typ: Decision, content: content, importance: 3, uuids: []string{p.uuid}, rule: "user:decision"})
 }
 
 // withSaid gives a short decision what it is about: the sentence before
