@@ -54,24 +54,12 @@ type confirmed struct {
 type discoverySaid struct{ text, uuid, fix, fixUUID string }
 
 // callKind is what makes two calls of one kind: the program (and
-// subcommand) a shell command runs last in its first line's `&&` chain
-// (`git add -A && git commit …` commits), the tool and file of an edit.
+// subcommand) a shell command runs last in its first line's `&&` chain,
+// not counting a trivial one (`git add -A && git commit …` commits;
+// `mix test && echo ok` tests), the tool and file of an edit.
 func callKind(e index.MemEntry) string {
 	if c, ok := bashCall(e); ok {
-		line, _, _ := strings.Cut(afterSetup(c.cmd), "\n")
-		chain := strings.Split(line, "&&")
-		f := strings.Fields(chain[len(chain)-1])
-		for len(f) > 0 && commandPrefix(f[0]) {
-			f = f[1:]
-		}
-		switch {
-		case len(f) == 0:
-			return ""
-		case len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.|>&\"'") && len(f[1]) < 20:
-			return "Bash " + f[0] + " " + f[1]
-		default:
-			return "Bash " + f[0]
-		}
+		return shellKind(c.cmd)
 	}
 	var in struct {
 		Path string `json:"file_path"`
@@ -80,6 +68,41 @@ func callKind(e index.MemEntry) string {
 		return e.ToolName + " " + in.Path
 	}
 	return e.ToolName
+}
+
+func shellKind(cmd string) string {
+	line, _, _ := strings.Cut(afterSetup(cmd), "\n")
+	chain := strings.Split(line, "&&")
+	last := ""
+	for i := len(chain) - 1; i >= 0; i-- {
+		prog, sub := programOf(chain[i])
+		if i == len(chain)-1 {
+			last = strings.TrimSpace("Bash " + prog + " " + sub)
+		}
+		if prog != "" && !trivialCommands[prog] && !trivialCommands[strings.TrimSpace(prog+" "+sub)] {
+			return strings.TrimSpace("Bash " + prog + " " + sub)
+		}
+	}
+	if last == "Bash" {
+		return ""
+	}
+	return last
+}
+
+// programOf is the program one command of a chain runs, after its
+// environment assignments, and its subcommand if it has one.
+func programOf(segment string) (prog, sub string) {
+	f := strings.Fields(segment)
+	for len(f) > 0 && commandPrefix(f[0]) {
+		f = f[1:]
+	}
+	switch {
+	case len(f) == 0:
+		return "", ""
+	case len(f) > 1 && !strings.HasPrefix(f[1], "-") && !strings.ContainsAny(f[1], "/.|>&\"'") && len(f[1]) < 20:
+		return f[0], f[1]
+	}
+	return f[0], ""
 }
 
 // harnessError is Claude Code's own refusal of a call (a file not read

@@ -131,6 +131,22 @@ func TestDiscoveryKindIsTheChainsLastCommand(t *testing.T) {
 	}
 }
 
+func TestShellKind(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"git add -A && git commit -m 'x'":          "Bash git commit",
+		"mix test 2>&1 && echo ok":                 "Bash mix test",
+		"cd assets && node build.js 2>&1":          "Bash node",
+		"FOO=1 uv run pytest -x":                   "Bash uv run",
+		"git add lib/x.ex":                         "Bash git add",
+		"cat > types/README.md << 'EOF'\n# x\nEOF": "Bash cat",
+		"  ": "",
+	} {
+		if got := shellKind(cmd); got != want {
+			t.Errorf("%q: %q, want %q", cmd, got, want)
+		}
+	}
+}
+
 func TestDiscoveryDroppedWhenItsErrorComesBack(t *testing.T) {
 	// It worked once, then the same error again before the next prompt:
 	// the explanation was not why.
