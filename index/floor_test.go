@@ -148,6 +148,9 @@ func TestRelevanceFloor(t *testing.T) {
 // websocket), hits holding a whole query word rank above those holding
 // only a longer one, and without Prefix a half word finds nothing.
 func TestPrefixWhileTyping(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	_, sr := evalStore(t)
 	ctx := context.Background()
 	for _, tc := range []struct{ text, want string }{{"dialy", "dialy"}, {"websock", "websocket"}} {

@@ -33,6 +33,9 @@ func TestQueryDates(t *testing.T) {
 // of a session that ranks lower for the words alone, that session comes
 // first (the sample's real sessions, hybrid, as `cairn search --group`).
 func TestQueryDateRanksItsSession(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	_, sr := evalStore(t)
 	ctx := context.Background()
 	words := "CLAUDE.md"

@@ -126,6 +126,9 @@ func TestRelevanceRule(t *testing.T) {
 // whose words a hit holds only in part gives that hit a lower relevance
 // than a query it answers fully, and nonsense has no first result at 1.
 func TestRelevanceScale(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	_, sr := evalStore(t)
 	ctx := context.Background()
 	full, err := sr.Search(ctx, SearchQuery{Text: "dialyzer PLT", Mode: ModeText})
@@ -199,6 +202,9 @@ func TestMinShouldMatch(t *testing.T) {
 // and the results are marked; nonsense finds nothing still, and a query
 // that finds something is never corrected.
 func TestTypoFallback(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	_, sr := evalStore(t)
 	ctx := context.Background()
 	for _, q := range []string{"dialyzr", "sobelw", "phoneix servr"} {

@@ -1,12 +1,9 @@
 package fts
 
 import (
-	"bytes"
-	"context"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testutil"
 )
 
 // ranWithoutRace runs the calling test again in a child test binary built
@@ -25,42 +22,10 @@ func ranWithoutRace(t *testing.T) bool {
 	if !raceEnabled {
 		return false
 	}
-	bin, err := noRaceBinary()
-	if err != nil {
-		t.Fatalf("building the package's tests without -race: %v", err)
-	}
-	args := []string{"-test.run", "^" + t.Name() + "$", "-test.v", "-test.count=1"}
-	if testing.Short() {
-		args = append(args, "-test.short")
-	}
-	out, err := exec.CommandContext(t.Context(), bin, args...).CombinedOutput()
-	t.Logf("without -race (%s):\n%s", bin, out)
-	if err != nil {
-		t.Fatalf("%s without -race: %v", t.Name(), err)
-	}
-	if !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" ")) {
-		t.Fatalf("%s did not run without -race", t.Name())
-	}
+	withoutRace.RanAlone(t)
 	return true
 }
 
-// noRaceBinary builds this package's tests without -race once, under
-// benchRoot (TestMain removes it). The dependencies come from Go's build
-// cache (CI's `go build ./...` has compiled them without -race): a compile
-// of this package and a link.
-var noRaceBinary = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(benchRoot, "fts-norace.test")
-	cmd := exec.CommandContext(context.Background(), "go", "test", "-c", "-vet=off", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", &buildError{err: err, out: out}
-	}
-	return bin, nil
-})
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-func (e *buildError) Unwrap() error { return e.err }
+// withoutRace is the package's tests built without the race detector,
+// under benchRoot (TestMain removes it).
+var withoutRace = testutil.WithoutRace{Dir: func(testing.TB) string { return benchRoot }}
