@@ -59,49 +59,20 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// A closed terminal, a kill or an interrupt from outside ends the
-	// program normally, so the demo's temporary store is removed and the
-	// project list cached. This is the one signal handler: Bubble Tea's own
-	// (tea.WithoutSignalHandler below) would also catch SIGTERM and SIGINT
-	// and block forever handing its quit message to an event loop that our
-	// cancelled context had already stopped, leaving the screen frozen in
-	// the alternate screen.
-	ctx, stop := context.WithCancel(ctx)
+	ctx, stop, killed := stopOnSignal(ctx)
 	defer stop()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sigs)
-	var got atomic.Value // the signal that stopped the TUI: exit 128+n
-	go func() {
-		select {
-		case s := <-sigs:
-			got.Store(s)
-			stop()
-		case <-ctx.Done():
-		}
-	}()
-	killed := func() error {
-		if s, ok := got.Load().(syscall.Signal); ok {
-			return signalError{sig: s}
-		}
-		return nil
-	}
 	if !isTerminal(o.Stdout) {
 		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
 	}
 	banner := ""
-	var onIndexed func(context.Context) (string, error)
 	if demo {
-		tmp, err := os.MkdirTemp("", "cairn-demo-")
+		tmp, err := demoFolder(o)
+		if tmp != "" {
+			defer removeTemp(tmp)
+		}
 		if err != nil {
-			return fmt.Errorf("demo: cannot create a temporary folder: %w (set TMPDIR to a writable folder)", err)
+			return err
 		}
-		defer removeTemp(tmp)
-		claude := filepath.Join(tmp, "claude")
-		if err := extractSample(claude); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		o.ClaudeDir, o.DataDir = claude, filepath.Join(tmp, "data")
 		banner = "demo"
 	}
 	// A long-running process: small SQLite caches keep RSS low.
@@ -115,27 +86,13 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			closeApp()
 		}
 	}()
-	st, svc := a.Store, a.Memories
+	var onIndexed func(context.Context) (string, error)
 	if demo {
-		// The demo shows the review inbox filled from the sample sessions.
-		onIndexed = func(ctx context.Context) (string, error) {
-			r, err := svc.Curator.Extract(ctx, memories.ExtractOptions{Summaries: true})
-			if err != nil {
-				return "", err
-			}
-			// And one /summarize draft to review in 6.
-			if ss, err := st.Sessions(ctx, index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
-				if sum, err := svc.Drafts.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
-					_, _ = svc.Drafts.AddDraft(ctx, ss[0].ID, sum.Markdown)
-				}
-			}
-			n := r.Added()
-			return fmt.Sprintf("demo: %d %s proposed from %d %s; review them in 5, drafts in 6", n, plural(n, "memory", "memories"), r.Sessions, plural(r.Sessions, "session", "sessions")), nil
-		}
+		onIndexed = demoInbox(a)
 	}
 	m := tui.New(tui.Config{
-		Store:    st,
-		Memories: svc,
+		Store:    a.Store,
+		Memories: a.Memories,
 		// The TUI indexes in the background through the one pipeline; the
 		// built-in extractor (free, cursor-based) proposes memories from
 		// new entries after each run, so the inbox fills without a
@@ -158,13 +115,8 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			// Killed while the demo works (indexing, proposing): its store
 			// is thrown away, so the exit does not wait for the background
 			// work to stop; removeTemp retries while it winds down.
-			done := make(chan struct{})
-			go func(closeApp func() error) { m.Close(); closeApp(); close(done) }(closeApp)
+			closeDemoQuickly(m, closeApp)
 			closeApp = nil
-			select {
-			case <-done:
-			case <-time.After(demoKillWait):
-			}
 			return
 		}
 		m.Close()
@@ -174,13 +126,86 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	debug.SetMemoryLimit(96 << 20)
 	p := tea.NewProgram(suspendable{m}, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err = p.Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return killed()
-	}
-	if err == nil {
+	if err == nil || (errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return killed()
 	}
 	return err
+}
+
+// stopOnSignal cancels ctx on a closed terminal, a kill or an interrupt
+// from outside, so the program ends normally: the demo's temporary store
+// is removed and the project list cached. This is the one signal handler:
+// Bubble Tea's own (tea.WithoutSignalHandler) would also catch SIGTERM and
+// SIGINT and block forever handing its quit message to an event loop that
+// our cancelled context had already stopped, leaving the screen frozen in
+// the alternate screen. killed is the error for the signal that stopped
+// the TUI (exit 128+n), nil when none did.
+func stopOnSignal(ctx context.Context) (_ context.Context, stop func(), killed func() error) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-sigs:
+			got.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() { signal.Stop(sigs); cancel() }
+	killed = func() error {
+		if s, ok := got.Load().(syscall.Signal); ok {
+			return signalError{sig: s}
+		}
+		return nil
+	}
+	return ctx, stop, killed
+}
+
+// demoFolder points o at a temporary copy of the bundled sample, and
+// returns the folder to remove afterwards.
+func demoFolder(o *Options) (string, error) {
+	tmp, err := os.MkdirTemp("", "cairn-demo-")
+	if err != nil {
+		return "", fmt.Errorf("demo: cannot create a temporary folder: %w (set TMPDIR to a writable folder)", err)
+	}
+	claude := filepath.Join(tmp, "claude")
+	if err := extractSample(claude); err != nil {
+		return tmp, fmt.Errorf("demo: %w", err)
+	}
+	o.ClaudeDir, o.DataDir = claude, filepath.Join(tmp, "data")
+	return tmp, nil
+}
+
+// demoInbox fills the demo's review inbox from the sample sessions once
+// they are indexed, and one /summarize draft to review in 6.
+func demoInbox(a *app.App) func(context.Context) (string, error) {
+	st, svc := a.Store, a.Memories
+	return func(ctx context.Context) (string, error) {
+		r, err := svc.Curator.Extract(ctx, memories.ExtractOptions{Summaries: true})
+		if err != nil {
+			return "", err
+		}
+		if ss, err := st.Sessions(ctx, index.SessionFilter{Limit: 1}); err == nil && len(ss) > 0 {
+			if sum, err := svc.Drafts.Summary(ctx, ss[0].ID); err == nil && sum.Markdown != "" {
+				_, _ = svc.Drafts.AddDraft(ctx, ss[0].ID, sum.Markdown)
+			}
+		}
+		n := r.Added()
+		return fmt.Sprintf("demo: %d %s proposed from %d %s; review them in 5, drafts in 6", n, plural(n, "memory", "memories"), r.Sessions, plural(r.Sessions, "session", "sessions")), nil
+	}
+}
+
+// closeDemoQuickly closes a killed demo's TUI and store without waiting
+// longer than demoKillWait for its background work.
+func closeDemoQuickly(m *tui.Model, closeApp func() error) {
+	done := make(chan struct{})
+	go func() { m.Close(); closeApp(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(demoKillWait):
+	}
 }
 
 // suspendable is the TUI with the shell's job control: ctrl+z suspends
