@@ -135,13 +135,13 @@ func (c *DirCache) readDir(path string) ([]dirEnt, error) {
 	if c == nil {
 		return listDir(path)
 	}
-	fi, err := os.Stat(path)
+	_, mt, _, err := statSizeTime(path)
 	if err != nil {
-		return nil, err
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	m := fi.ModTime().UnixNano()
+	m := mt.UnixNano()
 	if l, ok := c.old[path]; ok && l.mtime == m && m < c.trustBefore {
-		c.record(path, l)
+		c.keep(path, l)
 		return l.ents, nil
 	}
 	ents, err := listDir(path)
@@ -153,6 +153,16 @@ func (c *DirCache) readDir(path string) ([]dirEnt, error) {
 	c.mu.Unlock()
 	c.record(path, dirListing{mtime: m, ents: ents})
 	return ents, nil
+}
+
+// keep records a listing of the previous discovery, unchanged (its names
+// were checked when it was first recorded).
+func (c *DirCache) keep(path string, l dirListing) {
+	c.mu.Lock()
+	if c.cur != nil {
+		c.cur[path] = l
+	}
+	c.mu.Unlock()
 }
 
 func (c *DirCache) record(path string, l dirListing) {

@@ -104,7 +104,7 @@ func DiscoverCached(claudeDir string, c *DirCache) (*Tree, error) {
 	var projects []*Project
 	for _, de := range ents {
 		if de.dir {
-			projects = append(projects, &Project{Name: de.name, Dir: filepath.Join(root, de.name), DecodedPath: DecodeProjectName(de.name)})
+			projects = append(projects, &Project{Name: de.name, Dir: join(root, de.name), DecodedPath: DecodeProjectName(de.name)})
 		}
 	}
 	problems := make([][]error, len(projects))
@@ -154,7 +154,7 @@ func (p *Project) scan(c *DirCache) []error {
 	}
 	for _, de := range ents {
 		name := de.name
-		path := filepath.Join(p.Dir, name)
+		path := join(p.Dir, name)
 		switch {
 		case strings.HasSuffix(name, ".jsonl") && !de.dir:
 			f := File{Path: path, Project: p.Name}
@@ -220,18 +220,18 @@ func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 	for _, e := range ents {
 		switch {
 		case e.name == "subagents" && e.dir:
-			subDir := filepath.Join(dir, "subagents")
+			subDir := join(dir, "subagents")
 			for _, se := range c.readSub(subDir, &problems) {
 				name := se.name
 				if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") || se.dir {
 					continue
 				}
-				f := File{Path: filepath.Join(subDir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid,
+				f := File{Path: join(subDir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid,
 					AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
 				p.addFile(f, &problems)
 			}
 		case e.name == "session-memory" && e.dir:
-			smDir := filepath.Join(dir, "session-memory")
+			smDir := join(dir, "session-memory")
 			for _, sm := range c.readSub(smDir, &problems) {
 				if sm.name == "summary.md" && !sm.dir {
 					if p.SessionMemory == nil {
@@ -269,17 +269,24 @@ func (f *File) loadMeta() error {
 }
 
 func stat(f *File) error {
-	st, err := os.Stat(f.Path)
+	size, mtime, regular, err := statSizeTime(f.Path)
+	if err == nil && !regular {
+		st, serr := os.Stat(f.Path) // for the error's mode
+		if serr == nil {
+			return NotRegularError(f.Path, st.Mode())
+		}
+		err = serr
+	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", f.Path, err)
+		return fmt.Errorf("cannot read %s: %w", f.Path, &os.PathError{Op: "stat", Path: f.Path, Err: err})
 	}
-	if !st.Mode().IsRegular() {
-		return NotRegularError(f.Path, st.Mode())
-	}
-	f.Size = st.Size()
-	f.ModTime = st.ModTime()
+	f.Size, f.ModTime = size, mtime
 	return nil
 }
+
+// join is filepath.Join of a clean folder path and a name read from it
+// (no separator, not "." or ".."): one allocation, no Clean.
+func join(dir, name string) string { return dir + string(filepath.Separator) + name }
 
 // maxEncodedName is where Claude Code cuts long project folder names and
 // appends "-<hash>".
