@@ -64,7 +64,7 @@ var sampleShared struct {
 
 // sharedDirRoot is the folder of what the package's tests share, made on
 // first use and removed by TestMain.
-func sharedDirRoot(t *testing.T) string {
+func sharedDirRoot(t testing.TB) string {
 	t.Helper()
 	sharedRoot.mu.Lock()
 	defer sharedRoot.mu.Unlock()
@@ -125,6 +125,9 @@ func TestSessionsJSON(t *testing.T) {
 }
 
 func TestSharedCorpusTwelveSessions(t *testing.T) {
+	if ranWithoutRaceWith(t, sharedCorpusTests...) {
+		return
+	}
 	got := sharedCorpusSessions(t)
 	if len(got.sessions) != 12 {
 		t.Fatalf("want 12 sessions: %d", len(got.sessions))

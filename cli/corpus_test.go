@@ -428,6 +428,9 @@ func corpusDir(t *testing.T) string {
 // tool calls and titles, and `cairn show` of every session prints every
 // typed prompt.
 func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	claude := corpusDir(t)
 	data := t.TempDir()
 	want := readIndependently(t, claude)
@@ -481,6 +484,9 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 // reading on the other real corpus, ../shared/corpus/claude, when it is
 // present (it stays outside the repo).
 func TestSharedCorpusAgreesWithIndependentCount(t *testing.T) {
+	if ranWithoutRaceWith(t, sharedCorpusTests...) {
+		return
+	}
 	got := sharedCorpusSessions(t)
 	compareCounts(t, got.sessions, readIndependently(t, got.claude))
 }

@@ -25,6 +25,9 @@ import (
 // byte, and the round trip of the same transcripts ran twice (a third of
 // the test's time).
 func TestExportSessionsRoundTripJSON(t *testing.T) {
+	if ranWithoutRace(t) {
+		return
+	}
 	shared := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus")
 	archive := ""
 	if !testing.Short() {
