@@ -183,9 +183,15 @@ func discoveryFinding(s string) bool {
 	s = strings.TrimSpace(s)
 	n := len(strings.Fields(s))
 	return n >= 6 && n <= 45 && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ":") &&
-		behaves.MatchString(s) && named(s) && !discoverySubject.MatchString(s) &&
-		!narration.MatchString(s) && !firstPerson.MatchString(s) && !hedge.MatchString(s) &&
-		!notLasting.MatchString(s) && !dangling.MatchString(s) && !stateReport.MatchString(s)
+		behaves.MatchString(s) && named(s) && !notAFinding(s)
+}
+
+// notAFinding marks a sentence about the conversation or the moment:
+// its subject is Claude, the person or "this", or it narrates, guesses,
+// dangles or reports a state.
+func notAFinding(s string) bool {
+	return discoverySubject.MatchString(s) || narration.MatchString(s) || tentative(s) ||
+		notLasting.MatchString(s) || dangling.MatchString(s) || stateReport.MatchString(s)
 }
 
 // errorHead is a failed call's output said in one line: its first line
@@ -271,21 +277,37 @@ type discovery struct {
 func (d *discovery) entry(e index.MemEntry) {
 	switch {
 	case e.Role == "assistant" && e.ToolUse != "" && e.ToolName != "":
-		d.calls[e.ToolUse] = e
-		if d.last != nil && callKind(e) == callKind(d.last.call) {
-			d.last = nil // the retry: what Claude says next is after it
-		}
+		d.call(e)
 	case e.Role == "tool" && e.ToolUse != "":
 		d.result(e)
 	case e.Role == "assistant" && e.Block == "text" && d.last != nil:
 		d.last.read(e)
-	case e.Role == "user" && !e.Meta && e.Source != "answer" && !ideNoteOnly(e.Text):
-		if !stillFailing(personWords(e.Text)) {
-			d.settle()
-		}
-		d.pending, d.last = nil, nil
-		d.failed = map[string]*failure{}
+	case typedPrompt(e):
+		d.prompt(e)
 	}
+}
+
+// typedPrompt reports what the person typed: not injected text, an
+// answer to Claude's question or an IDE note alone.
+func typedPrompt(e index.MemEntry) bool {
+	return e.Role == "user" && !e.Meta && e.Source != "answer" && !ideNoteOnly(e.Text)
+}
+
+func (d *discovery) call(e index.MemEntry) {
+	d.calls[e.ToolUse] = e
+	if d.last != nil && callKind(e) == callKind(d.last.call) {
+		d.last = nil // the retry: what Claude says next is after it
+	}
+}
+
+// prompt ends the turn: what was confirmed holds unless the person says
+// it still fails.
+func (d *discovery) prompt(e index.MemEntry) {
+	if !stillFailing(personWords(e.Text)) {
+		d.settle()
+	}
+	d.pending, d.last = nil, nil
+	d.failed = map[string]*failure{}
 }
 
 // result reads a tool result: a failure starts waiting for its
