@@ -85,10 +85,31 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 		folder = transcripts.EncodeProjectPath(s.ProjectPath)
 	}
 	base := filepath.Join(dir, "projects", folder)
-	// The session's own context, for the marks and for a store that keeps
-	// none per line: where it ran (not the repository it belongs to: a
-	// worktree's session resumed from an export must start in the
-	// worktree), its first branch, its last version.
+	carry := &carrier{s: s, own: conv.LineContext, lc: sessionContext(s)}
+	files, err = writeMain(base, conv, carry)
+	if err != nil {
+		return files, 0, err
+	}
+	entries = len(conv.Entries)
+	for _, ag := range s.Subagents {
+		es := conv.Agents[ag.AgentID]
+		if len(es) == 0 {
+			continue
+		}
+		if err := writeAgent(base, s, ag, es, carry); err != nil {
+			return files, entries, err
+		}
+		files++
+		entries += len(es)
+	}
+	return files, entries, nil
+}
+
+// sessionContext is the session's own context, for the marks and for a
+// store that keeps none per line: where it ran (not the repository it
+// belongs to: a worktree's session resumed from an export must start in
+// the worktree), its first branch, its last version.
+func sessionContext(s *transcripts.Session) transcripts.LineContext {
 	lc := transcripts.LineContext{SessionID: s.ID, CWD: cmp.Or(s.CWD, s.ProjectPath)}
 	if len(s.Branches) > 0 {
 		lc.GitBranch = s.Branches[0]
@@ -96,74 +117,74 @@ func exportSession(dir string, conv *transcripts.Conversation) (files, entries i
 	if len(s.Versions) > 0 {
 		lc.Version = s.Versions[len(s.Versions)-1]
 	}
-	carry := &carrier{s: s, own: conv.LineContext, lc: lc}
-	main := conv.Entries
-	var lines [][]byte
-	for i := range main {
-		b, err := carry.encode(&main[i])
+	return lc
+}
+
+// encodeAll is the transcript lines of es.
+func (c *carrier) encodeAll(es []transcripts.Entry) ([][]byte, error) {
+	lines := make([][]byte, 0, len(es))
+	for i := range es {
+		b, err := c.encode(&es[i])
 		if err != nil {
-			return files, entries, err
+			return nil, err
 		}
 		lines = append(lines, b)
 	}
+	return lines, nil
+}
 
-	if len(main) > 0 {
-		// The session's first and last moments can come from lines cairn
-		// does not store (hook progress, snapshots): a progress line at
-		// each keeps its times.
-		if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
-			lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, carry.context(&main[0]))}, lines...)
+// writeMain writes the session's main file, and says how many files it
+// wrote (0 for a session with no main entries).
+func writeMain(base string, conv *transcripts.Conversation, carry *carrier) (int, error) {
+	s, main := conv.Session, conv.Entries
+	if len(main) == 0 {
+		if !s.MainFileEmpty {
+			return 0, nil
 		}
-		if last := main[len(main)-1].Timestamp; s.End.After(last) {
-			lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, carry.context(&main[len(main)-1])))
-		}
-		leaf := main[len(main)-1].UUID
-		if t, err := transcripts.EncodeTitle(s, leaf); err != nil {
-			return files, entries, err
-		} else if t != nil {
-			lines = append(lines, t)
-		}
-		if err := writeNew(filepath.Join(base, s.ID+".jsonl"), lines, lastTime(main, s.End)); err != nil {
-			return files, entries, err
-		}
-		files++
-		entries += len(main)
-	} else if s.MainFileEmpty {
 		// A 2.0.x "Warmup" session: its main file exists and holds
 		// nothing; only its agents' files do.
-		if err := writeNew(filepath.Join(base, s.ID+".jsonl"), nil, s.Start); err != nil {
-			return files, entries, err
-		}
-		files++
+		return 1, writeNew(filepath.Join(base, s.ID+".jsonl"), nil, s.Start)
 	}
-	for _, ag := range s.Subagents {
-		es := conv.Agents[ag.AgentID]
-		if len(es) == 0 {
-			continue
-		}
-		lines = lines[:0]
-		for i := range es {
-			b, err := carry.encode(&es[i])
-			if err != nil {
-				return files, entries, err
-			}
-			lines = append(lines, b)
-		}
-		sub := filepath.Join(base, s.ID, "subagents", "agent-"+ag.AgentID)
-		mod := lastTime(es, time.Time{})
-		if err := writeNew(sub+".jsonl", lines, mod); err != nil {
-			return files, entries, err
-		}
-		if ag.Type != "" || ag.Description != "" || ag.ToolUseID != "" {
-			meta, _ := json.Marshal(map[string]string{"agentType": ag.Type, "description": ag.Description, "toolUseId": ag.ToolUseID})
-			if err := writeNew(sub+".meta.json", [][]byte{meta}, mod); err != nil {
-				return files, entries, err
-			}
-		}
-		files++
-		entries += len(es)
+	lines, err := carry.encodeAll(main)
+	if err != nil {
+		return 0, err
 	}
-	return files, entries, nil
+	// The session's first and last moments can come from lines cairn
+	// does not store (hook progress, snapshots): a progress line at each
+	// keeps its times.
+	if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
+		lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, carry.context(&main[0]))}, lines...)
+	}
+	if last := main[len(main)-1].Timestamp; s.End.After(last) {
+		lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, carry.context(&main[len(main)-1])))
+	}
+	t, err := transcripts.EncodeTitle(s, main[len(main)-1].UUID)
+	if err != nil {
+		return 0, err
+	}
+	if t != nil {
+		lines = append(lines, t)
+	}
+	return 1, writeNew(filepath.Join(base, s.ID+".jsonl"), lines, lastTime(main, s.End))
+}
+
+// writeAgent writes one subagent's file and, when the session knows them,
+// its type, description and tool call (the .meta.json beside it).
+func writeAgent(base string, s *transcripts.Session, ag transcripts.Subagent, es []transcripts.Entry, carry *carrier) error {
+	lines, err := carry.encodeAll(es)
+	if err != nil {
+		return err
+	}
+	sub := filepath.Join(base, s.ID, "subagents", "agent-"+ag.AgentID)
+	mod := lastTime(es, time.Time{})
+	if err := writeNew(sub+".jsonl", lines, mod); err != nil {
+		return err
+	}
+	if ag.Type == "" && ag.Description == "" && ag.ToolUseID == "" {
+		return nil
+	}
+	meta, _ := json.Marshal(map[string]string{"agentType": ag.Type, "description": ag.Description, "toolUseId": ag.ToolUseID})
+	return writeNew(sub+".meta.json", [][]byte{meta}, mod)
 }
 
 // carrier puts back what the store keeps per session: the token usage
