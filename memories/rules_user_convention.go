@@ -82,29 +82,50 @@ func notConvention(c string) bool {
 	return conventionNot.MatchString(c) || hedge.MatchString(c) || stateReport.MatchString(c) || isTransient(c)
 }
 
-// typedLines is how many of a prompt's prose lines (as proseLines gives
-// them) come before the first pasted material: a fenced block, markup, an
-// indented or code-like line, a line after one that ends in a colon (what
-// it introduces, unless a list), in a long prompt a title-like line amid
-// the text (pasted docs).
-func typedLines(text string) int {
-	n, inFence, prev := 0, false, ""
+// typedProse marks each of a prompt's prose lines (as proseLines gives
+// them) the person typed: not pasted material. Pasted is what a fence
+// holds, and from the first unfenced paste on (markup, an indented or
+// code-like line, what a line ending in ":" introduces unless a list, in
+// a long prompt a title-like line amid the text: pasted docs) all the
+// rest, which has no end to tell. After a fence closes the person types
+// again.
+func typedProse(text string) []bool {
+	var out []bool
+	st := typing{long: len(text) > 1200}
 	for _, raw := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(raw)
-		if t == "" {
-			continue
+		if typed, prose := st.next(raw); prose {
+			out = append(out, typed)
 		}
-		if pasteStarts(raw, t, prev) || n > 0 && len(text) > 1200 && pastedTitle(t) {
-			return n
-		}
-		if isFence(t) {
-			inFence = !inFence
-		} else if !inFence && proseLine(t) {
-			n++
-		}
-		prev = strings.TrimSpace(strings.TrimSuffix(t, "\\"))
 	}
-	return n
+	return out
+}
+
+// typing is how far typedProse has read.
+type typing struct {
+	long, inFence, pasted bool
+	prev                  string // the last line read outside a fence
+	lines                 int    // prose lines read
+}
+
+// next reads one raw line: whether it is a prose line, and typed.
+func (st *typing) next(raw string) (typed, prose bool) {
+	t := strings.TrimSpace(raw)
+	switch {
+	case t == "":
+		return false, false
+	case isFence(t):
+		st.inFence, st.prev = !st.inFence, ""
+		return false, false
+	case st.inFence:
+		return false, false
+	}
+	st.pasted = st.pasted || pasteStarts(raw, t, st.prev) || st.long && st.lines > 0 && pastedTitle(t)
+	st.prev = strings.TrimSpace(strings.TrimSuffix(t, "\\"))
+	if !proseLine(t) {
+		return false, false
+	}
+	st.lines++
+	return !st.pasted, true
 }
 
 func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") }
@@ -122,7 +143,7 @@ var codeLike = lazyRE(`^(?:[\[{}\]]|diff --git|@@ |\+\+\+ |--- |index [0-9a-f]{7
 // material begins; prev is the line before it.
 func pasteStarts(raw, t, prev string) bool {
 	switch {
-	case isFence(t) || strings.HasPrefix(t, "<"):
+	case strings.HasPrefix(t, "<"):
 		return true
 	case strings.HasPrefix(raw, "    ") || strings.HasPrefix(raw, "\t") || codeLike.MatchString(t):
 		return true

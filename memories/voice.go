@@ -57,7 +57,7 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 	if text == "" {
 		return
 	}
-	p := &promptScan{text: text, uuid: e.UUID, prevClaude: prevClaude, add: add, typed: typedLines(text)}
+	p := &promptScan{text: text, uuid: e.UUID, prevClaude: prevClaude, add: add, typed: typedProse(text)}
 	proseLines(text, nil, p.line)
 }
 
@@ -69,18 +69,17 @@ type promptScan struct {
 	// of a long prompt.
 	read int
 	long bool
-	// typed is how many prose lines the person typed before pasting
-	// anything (typedLines): the lines a convention is read from.
-	typed int
+	// typed marks the prose lines the person typed, not pasted
+	// (typedProse): the lines a convention is read from.
+	typed []bool
 }
 
 // line reads one prose line. A long prompt is mostly pasted text (a
 // spec, docs, a diff, a log): past its first line, only requests to
-// remember count, and the conventions of the lines typed before the
-// paste.
+// remember count, and the conventions of the lines typed, not pasted.
 func (p *promptScan) line(line string) {
 	p.long = p.read > 0 && len(p.text) > 1200
-	typed := p.read < p.typed
+	typed := p.read < len(p.typed) && p.typed[p.read]
 	p.read++
 	ss := sentences(stripMarkdown(line))
 	for i := range ss {
