@@ -128,8 +128,9 @@ var notLasting = lazyRE(`(?i)\b(still|again|now|progress|pass(es|ed|ing)?|didn'?
 var discoverySubject = lazyRE(`(?i)^(i|we|you|it|this|that|these|those|they|there|here|so|and|but|also|then|now|let|let's|two|three|first|next|finally|looks|looking|seems|(the|our) (only|current|existing|new|same)|our|the (code|implementation|function|method|test|tests|fixture|helper|change|changes|output|result|html|page)\b|the \S+ (test|tests|fixture|helper)\b)\b`)
 
 // findingLeadIn is how Claude announces a finding ("I see the issue -", "The
-// issue is clear —", "Ah,"): the finding is what follows.
-var findingLeadIn = lazyRE(`(?i)^(so,?\s+|(ah|aha|oh|ok|okay|got it|found it|i see( the (issue|problem|bug|cause))?|the (issue|problem|cause) is (now )?(clear|obvious)|that'?s (it|the (issue|problem|cause)))\s*[-—–:,.!]\s*|the (real |actual )?(issue|problem|cause) is( that)?\s+)`)
+// issue is clear —", "Ah,", "Turns out", "The problem was that"): the
+// finding is what follows.
+var findingLeadIn = lazyRE(`(?i)^(so,?\s+|(ah|aha|oh|ok|okay|got it|found it|i see( the (issue|problem|bug|cause))?|the (issue|problem|cause) is (now )?(clear|obvious)|that'?s (it|the (issue|problem|cause)))\s*[-—–:,.!]\s*|the (real |actual )?(issue|problem|cause) (is|was)( that)?\s+|(it )?turns out( that)?,?\s+|apparently,?\s+)`)
 
 func withoutLeadIn(s string) string {
 	if m := findingLeadIn.get().FindStringIndex(s); m != nil && m[1] < len(s) {
@@ -206,12 +207,25 @@ func errorHead(out string) string {
 	// Some tools print their output JSON-quoted: "failed:\\n\\n[DIALYZER]".
 	lines := strings.Split(strings.ReplaceAll(out, `\n`, "\n"), "\n")
 	for _, re := range []*regexp.Regexp{exceptionLine, errorWord} {
-		for _, l := range lines {
+		for i, l := range lines {
 			l = strings.TrimSpace(strings.TrimPrefix(l, "E "))
 			if l == "" || strings.HasPrefix(l, "Exit code ") || !re.MatchString(l) {
 				continue
 			}
-			return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/"), 140)
+			if strings.HasSuffix(l, ":") {
+				l += " " + nextLine(lines[i+1:]) // "Pre-commit validation failed: [DIALYZER]"
+			}
+			return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(strings.TrimSpace(l), "<uuid>"), "~/"), 140)
+		}
+	}
+	return ""
+}
+
+// nextLine is the first non-empty line of lines, trimmed.
+func nextLine(lines []string) string {
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
 		}
 	}
 	return ""

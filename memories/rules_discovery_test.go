@@ -119,7 +119,7 @@ func TestDiscoveryKindIsTheChainsLastCommand(t *testing.T) {
 		"$ git commit -m 'feat: x'", "err: Pre-commit validation failed:\\n\\n[DIALYZER]",
 		"> Dialyzer says `LLMChain.run` returns a 3-tuple `{:error, chain, reason}` on errors.",
 		"$ git add lib/x.ex && git commit -m 'feat: x'", "ok: [main 1234567] feat: x"), nil)
-	if len(got) != 1 || !strings.HasSuffix(got[0].content, "failed: Pre-commit validation failed:)") {
+	if len(got) != 1 || !strings.HasSuffix(got[0].content, "failed: Pre-commit validation failed: [DIALYZER])") {
 		t.Fatalf("got %q", contents(got))
 	}
 	// A `git add` alone is not the commit.
@@ -128,6 +128,18 @@ func TestDiscoveryKindIsTheChainsLastCommand(t *testing.T) {
 		"> Dialyzer says `LLMChain.run` returns a 3-tuple `{:error, chain, reason}` on errors.",
 		"$ git add lib/x.ex", "ok: "), nil); len(got) != 0 {
 		t.Errorf("confirmed by `git add`: %q", contents(got))
+	}
+}
+
+func TestDiscoveryLeadIns(t *testing.T) {
+	for _, s := range []string{
+		"Turns out `gh api` returns only the first 30 items unless called with `--paginate`.",
+		"The problem was that `gh api` returns only the first 30 items unless called with `--paginate`.",
+		"Apparently, `gh api` returns only the first 30 items unless called with `--paginate`.",
+	} {
+		if got := withoutLeadIn(s); !strings.HasPrefix(got, "`gh api` returns") || !discoveryFinding(got) {
+			t.Errorf("%q: %q", s, got)
+		}
 	}
 }
 
