@@ -92,10 +92,11 @@ func (s *Store) loadFilesSnap(ctx context.Context) *filesSnap {
 	if sn == nil || sn.epoch != s.filesEpoch(ctx, false) {
 		return nil
 	}
-	var maxID int64
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM files`).Scan(&maxID); err != nil || maxID < sn.maxID {
+	var top sql.NullInt64 // max(id) alone: SQLite reads the last row, not the table
+	if err := s.r.QueryRowContext(ctx, `SELECT max(id) FROM files`).Scan(&top); err != nil || top.Int64 < sn.maxID {
 		return nil // not this store's (a store put back by hand)
 	}
+	maxID := top.Int64
 	if maxID > sn.maxID {
 		err := s.eachRow(ctx, knownColumns+` WHERE f.id > ?`, []any{sn.maxID}, func(rows *sql.Rows) error {
 			path, k, err := scanKnown(rows)

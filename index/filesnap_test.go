@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // snapRefresh runs a search's refresh (Update, no vectors) and fails the
@@ -199,5 +200,66 @@ func TestFilesSnapshotEpoch(t *testing.T) {
 	}
 	if s.filesEpoch(ctx, false) == e || s.loadFilesSnap(ctx) != nil {
 		t.Error("a snapshot of the epoch before was used")
+	}
+}
+
+// snapBench is a store whose files table holds n rows (a 10 GB tree has
+// 14,010) and the tree of those files, unchanged since they were read.
+func snapBench(b *testing.B, n int) (*Store, *transcripts.Tree) {
+	b.Helper()
+	s, _ := openStore(b)
+	ctx := context.Background()
+	mt := time.Unix(1_700_000_000, 0)
+	p := &transcripts.Project{Name: "-p"}
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO projects(id, name, decoded_path, first_seen, last_seen) VALUES (1, '-p', '/p', 0, 0)`); err != nil {
+			return err
+		}
+		for i := range n {
+			path := fmt.Sprintf("/home/someone/.claude/projects/-home-someone-projects-some-app/%08x-0000-4000-8000-000000000000/subagents/agent-%016x.jsonl", i, i)
+			size := int64(1000 + i)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO files(path, kind, project, session_id, agent_id, size, mtime, cur_offset, cur_line, cur_fp, present)
+				VALUES (?, 1, 1, 's', 'a', ?, ?, ?, 10, 12345, 1)`, path, size, mt.UnixNano(), size); err != nil {
+				return err
+			}
+			p.Files = append(p.Files, transcripts.File{Path: path, Size: size, ModTime: mt})
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, &transcripts.Tree{Projects: []*transcripts.Project{p}}
+}
+
+// BenchmarkKnownFiles is what a refresh of a 10 GB tree read of the files
+// table before the snapshot: every row.
+func BenchmarkKnownFiles(b *testing.B) {
+	s, _ := snapBench(b, 14_010)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.knownFiles(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFilesSnapshot is the same from the snapshot: loaded, checked
+// against the tree (unchanged), nothing looked up.
+func BenchmarkFilesSnapshot(b *testing.B) {
+	s, tree := snapBench(b, 14_010)
+	ctx := context.Background()
+	if _, _, err := s.knownWhole(ctx); err != nil { // writes the snapshot
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sn, _, err := s.knownWhole(ctx)
+		if err != nil || sn == nil {
+			b.Fatal("no snapshot", err)
+		}
+		if _, err := s.knownFromSnap(ctx, sn, tree); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
