@@ -64,6 +64,8 @@ func TestConventionShapes(t *testing.T) {
 		{"By default the CLI should read `~/.config/tool.toml` first.", "By default the CLI should read `~/.config/tool.toml` first."},
 		{"I prefer table-driven tests over testify suites.", "I prefer table-driven tests over testify suites."},
 		{"`schema.graphql` is generated from the resolvers.", "`schema.graphql` is generated from the resolvers."},
+		{"You should always run `npm ci` instead of `npm install` in CI.", "You should always run `npm ci` instead of `npm install` in CI."},
+		{"Users should never see other tenants' rows in `/api/reports`.", "Users should never see other tenants' rows in `/api/reports`."},
 		// Left alone: a task, a question, the bug at hand, a guess,
 		// something about the moment, nothing named.
 		{"Can you make sure `parse` always returns a slice?", ""},
@@ -73,6 +75,9 @@ func TestConventionShapes(t *testing.T) {
 		{"We use it for every request now.", ""},
 		{"We should always be careful with the order of things.", ""},
 		{"I tried to use `make` for the build, never worked.", ""},
+		{"Update the `README` so that it always shows the latest version badge.", ""},
+		{"The `sync` command should never delete local files, but yesterday it deleted my notes.", ""},
+		{"We used to keep state in `Redux` and moved to `Zustand`.", ""},
 	}
 	for _, c := range cases {
 		got, ok := conventionHolds(c.s)
