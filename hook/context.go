@@ -25,13 +25,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	defer st.Close()
-	if h.in.Source == "compact" && h.env.Memories != nil {
-		// The model lost what it was given before compaction: it may be
-		// given again.
-		if err := h.env.Memories(st, h.cfg).ResetInjected(ctx, h.in.SessionID); err != nil {
-			h.env.Log.Printf("%s: resetting what the session holds: %v", h.in.Event, err)
-		}
-	}
+	h.resetAfterCompact(ctx, st)
 	if max <= 0 {
 		return nil, nil
 	}
@@ -40,56 +34,100 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		return nil, nil
 	}
 	project := h.project()
-	if h.in.CWD != "" && filepath.IsAbs(h.in.CWD) {
-		// Remember the cwd's repository while the folder exists: a
-		// worktree removed before cairn indexes the session still files
-		// it under its repository.
-		if _, err := st.RecordProject(ctx, h.in.CWD); err != nil {
-			h.env.Log.Printf("%s: recording the project of %s: %v", h.in.Event, oneLine(h.in.CWD, 200), err)
-		}
-	}
+	h.recordCWD(ctx, st)
 	b := &budget{max: max}
 	head := briefMarker + h.in.SessionID
 	if project != "" {
 		head += " · project " + oneLine(project, 200)
 	}
 	b.add(head)
-	if h.in.Source != "compact" {
-		// A resumed or forked session's history may hold a brief already
-		// (history.go): it is not given twice.
-		found, sid, err := briefInHistory(h.in.TranscriptPath)
-		if err != nil {
-			h.env.Log.Printf("%s: reading the transcript for an earlier brief: %v", h.in.Event, err)
-		}
-		switch {
-		case found && sid == h.in.SessionID:
-			return nil, nil
-		case found:
-			// A fork: only its new id is news.
-			text := b.String()
-			h.res.Tokens = Tokens(text)
-			return output(SessionStart, text)
+	if given, fork := h.givenBefore(); given {
+		return nil, nil
+	} else if fork {
+		// A fork: only its new id is news.
+		text := b.String()
+		h.res.Tokens = Tokens(text)
+		return output(SessionStart, text)
+	}
+	brief, mem, err := h.brief(ctx, st, project)
+	if err != nil {
+		return nil, err
+	}
+	injected := h.fill(ctx, st, b, brief, project)
+	if mem != nil && len(injected) > 0 {
+		if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
+			h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
 		}
 	}
+	trace("injection recorded")
+	text := b.String()
+	h.res.Injected, h.res.Tokens = injected, Tokens(text)
+	return output(SessionStart, text)
+}
 
-	var brief memories.Brief
-	var mem Memories
-	if h.env.Memories != nil {
-		mem = h.env.Memories(st, h.cfg)
-		sums := 0
-		if h.cfg.Hooks.Summaries > 0 {
-			sums = h.cfg.Hooks.Summaries + 1 // one may be this session's own
-		}
-		brief, err = mem.Brief(ctx, project, 30, sums)
-		if err != nil {
-			return nil, err
-		}
-		if p := brief.Problem(); p != nil {
-			h.env.Log.Printf("%s: %v", h.in.Event, p)
-		}
-		trace("brief")
+// resetAfterCompact forgets what a compacted session was given: the model
+// lost it with the compaction, so it may be given again.
+func (h *handler) resetAfterCompact(ctx context.Context, st *index.Store) {
+	if h.in.Source != "compact" || h.env.Memories == nil {
+		return
 	}
-	// The review line is reserved first: it must never be squeezed out.
+	if err := h.env.Memories(st, h.cfg).ResetInjected(ctx, h.in.SessionID); err != nil {
+		h.env.Log.Printf("%s: resetting what the session holds: %v", h.in.Event, err)
+	}
+}
+
+// recordCWD remembers the cwd's repository while the folder exists: a
+// worktree removed before cairn indexes the session still files it under
+// its repository.
+func (h *handler) recordCWD(ctx context.Context, st *index.Store) {
+	if h.in.CWD == "" || !filepath.IsAbs(h.in.CWD) {
+		return
+	}
+	if _, err := st.RecordProject(ctx, h.in.CWD); err != nil {
+		h.env.Log.Printf("%s: recording the project of %s: %v", h.in.Event, oneLine(h.in.CWD, 200), err)
+	}
+}
+
+// givenBefore says whether a resumed session's history already holds its
+// brief (given), or a forked one's holds its parent's (fork): a brief is
+// not given twice (history.go). After a compaction it is given again.
+func (h *handler) givenBefore() (given, fork bool) {
+	if h.in.Source == "compact" {
+		return false, false
+	}
+	found, sid, err := briefInHistory(h.in.TranscriptPath)
+	if err != nil {
+		h.env.Log.Printf("%s: reading the transcript for an earlier brief: %v", h.in.Event, err)
+	}
+	return found && sid == h.in.SessionID, found && sid != h.in.SessionID
+}
+
+// brief is the project's approved memories and latest summaries, with
+// what waits for review (nothing without a memory service).
+func (h *handler) brief(ctx context.Context, st *index.Store, project string) (memories.Brief, Memories, error) {
+	if h.env.Memories == nil {
+		return memories.Brief{}, nil, nil
+	}
+	mem := h.env.Memories(st, h.cfg)
+	sums := 0
+	if h.cfg.Hooks.Summaries > 0 {
+		sums = h.cfg.Hooks.Summaries + 1 // one may be this session's own
+	}
+	brief, err := mem.Brief(ctx, project, 30, sums)
+	if err != nil {
+		return brief, mem, err
+	}
+	if p := brief.Problem(); p != nil {
+		h.env.Log.Printf("%s: %v", h.in.Event, p)
+	}
+	trace("brief")
+	return brief, mem, nil
+}
+
+// fill adds the memories, the summaries and the review line to b, and
+// returns the ids of the memories it holds. The review line is reserved
+// first: it must never be squeezed out.
+func (h *handler) fill(ctx context.Context, st *index.Store, b *budget, brief memories.Brief, project string) []string {
 	review := reviewLine(brief.PendingMemories, brief.PendingDrafts)
 	reserve := 0
 	if review != "" {
@@ -104,15 +142,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		b.add("")
 		b.add(review)
 	}
-	if mem != nil && len(injected) > 0 {
-		if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
-			h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
-		}
-	}
-	trace("injection recorded")
-	text := b.String()
-	h.res.Injected, h.res.Tokens = injected, Tokens(text)
-	return output(SessionStart, text)
+	return injected
 }
 
 // addSummaries adds the project's latest session summaries, completed
