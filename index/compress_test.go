@@ -3,6 +3,10 @@ package index
 import (
 	"bytes"
 	stdflate "compress/flate"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +23,7 @@ func TestDeflateIsPlainDEFLATE(t *testing.T) {
 	if err != nil || string(got) != text {
 		t.Fatalf("inflating the standard library's output: %v", err)
 	}
-	ours := deflate([]byte(text))
+	ours := deflate([]byte(text), s2Text)
 	if ours == nil || !bytes.HasPrefix(ours, []byte(zMagic)) {
 		t.Fatal("did not compress")
 	}
@@ -35,10 +39,12 @@ func TestDeflateIsPlainDEFLATE(t *testing.T) {
 	}
 }
 
-// TestCompressFormats: short values are stored as S2, long ones as DEFLATE,
-// both (and plain values, and DEFLATE values of earlier builds) read back
-// through cairn_unz, and a damaged value is an error naming the way out,
-// never wrong text.
+// TestCompressFormats: short values are stored as S2 (an entry's text and
+// render data against their dictionaries, other values without), long
+// ones as DEFLATE; all of them (and plain values, and the S2 without a
+// dictionary and DEFLATE values of earlier builds) read back through
+// cairn_unz, and a damaged value is an error naming the way out, never
+// wrong text.
 func TestCompressFormats(t *testing.T) {
 	s, _ := openStore(t)
 	unz := func(v any) (string, error) {
@@ -48,10 +54,17 @@ func TestCompressFormats(t *testing.T) {
 	}
 	short := strings.Repeat("go test ./index/ -run TestSync ", 20) // 620 bytes
 	long := strings.Repeat("mix test test/app_web/live/user_live_test.exs --trace\n", 80)
+	json := strings.Repeat(`{"b":[{"t":"tool_use","id":"toolu_01","n":"Bash","in":{"command":"ls"}}]}`, 8)
 	for _, c := range []struct {
 		text, magic string
-	}{{short, s2Magic}, {long, zMagic}} {
-		packed, ok := packText(c.text).([]byte)
+		pack        func(string) any
+	}{
+		{short, s2TextMagic, packText},
+		{json, s2DataMagic, func(s string) any { return packData([]byte(s)) }},
+		{short, s2Magic, func(s string) any { return packBlob([]byte(s)) }}, // as earlier builds stored short text
+		{long, zMagic, packText},
+	} {
+		packed, ok := c.pack(c.text).([]byte)
 		if !ok || !bytes.HasPrefix(packed, []byte(c.magic)) {
 			t.Fatalf("%d bytes: stored as %q, want magic %q", len(c.text), packed[:min(len(packed), 5)], c.magic)
 		}
@@ -67,8 +80,10 @@ func TestCompressFormats(t *testing.T) {
 		}
 	}
 	// A damaged S2 header claiming a huge value is refused, not allocated.
-	if _, err := unz([]byte(s2Magic + "\xff\xff\xff\xff\x0f")); err == nil || !strings.Contains(err.Error(), "doctor --full") {
-		t.Fatalf("S2 header claiming 4 GB: %v", err)
+	for _, m := range []string{s2Magic, s2TextMagic, s2DataMagic} {
+		if _, err := unz([]byte(m + "\xff\xff\xff\xff\x0f")); err == nil || !strings.Contains(err.Error(), "doctor --full") {
+			t.Fatalf("%q header claiming 4 GB: %v", m, err)
+		}
 	}
 	if got, err := unz("plain text"); err != nil || got != "plain text" {
 		t.Fatalf("plain value: %q, %v", got, err)
@@ -81,7 +96,101 @@ func TestCompressFormats(t *testing.T) {
 	for i := range random {
 		random[i] = byte(i*7919 ^ i>>3*31)
 	}
-	if b := deflate(random); b != nil && len(b) > len(random)-len(random)/8 {
+	if b := deflate(random, s2Text); b != nil && len(b) > len(random)-len(random)/8 {
 		t.Fatal("stored compressed without saving an eighth")
+	}
+}
+
+// TestCompressDictsUnchanged: every value stored with a dictionary needs
+// it byte for byte; a dictionary is never edited (a better one gets a file
+// and a magic of its own, compress.go).
+func TestCompressDictsUnchanged(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		b    []byte
+		sum  string
+	}{
+		{"compress_text1.dict", textDictBytes, "b3577418e203fd5f89c63ec7244fa4f368f892c9e3807847c53df2e06163f521"},
+		{"compress_data1.dict", dataDictBytes, "25b400aa40524ef58bee6f438539500cad1af89a52cb8bbe60dd6ffaa9885b07"},
+	} {
+		if sum := sha256.Sum256(c.b); hex.EncodeToString(sum[:]) != c.sum {
+			t.Errorf("%s changed (sha256 %x): values stored with it would no longer read back", c.name, sum)
+		}
+	}
+	if textDict == nil || dataDict == nil {
+		t.Fatal("a dictionary does not load")
+	}
+}
+
+// TestOlderFormatsStoreReadsTheSame: a store as schema 12 wrote it (short
+// text and render data S2-compressed without a dictionary) opens, migrates
+// to this schema and gives back every entry exactly as before.
+func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
+	s, dir := openStore(t)
+	mustSync(t, s, copyTree(t, sampleDir), SyncOptions{})
+	entries := func(s *Store) []string {
+		var out []string
+		rows, err := s.r.QueryContext(t.Context(), `SELECT id, uuid, parent, type, role, block, ts, flags, text, coalesce(data, '<null>') FROM entries ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, ts, flags int64
+			var uuid, parent, typ, role, block, text, data string
+			if err := rows.Scan(&id, &uuid, &parent, &typ, &role, &block, &ts, &flags, &text, &data); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Join([]string{uuid, parent, typ, role, block, text, data}, "\x00"))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	withDict := func(s *Store) int {
+		return count(t, s, `SELECT count(*) FROM entries_raw WHERE substr(text, 1, 4) IN (CAST(? AS BLOB), CAST(? AS BLOB)) OR substr(data, 1, 4) IN (CAST(? AS BLOB), CAST(? AS BLOB))`,
+			s2TextMagic, s2DataMagic, s2TextMagic, s2DataMagic)
+	}
+	before := entries(s)
+	if withDict(s) == 0 {
+		t.Fatal("no value stored with a dictionary")
+	}
+	// Store every value as schema 12 did.
+	type row struct {
+		id         int64
+		text, data sql.NullString
+	}
+	var old []row
+	rows, err := s.r.QueryContext(t.Context(), `SELECT id, cairn_unz(text), cairn_unz(data) FROM entries_raw`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.text, &r.data); err != nil {
+			t.Fatal(err)
+		}
+		old = append(old, r)
+	}
+	rows.Close()
+	for _, r := range old {
+		var data any
+		if r.data.Valid {
+			data = packString(r.data.String, s2Plain)
+		}
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET text = ?, data = ? WHERE id = ?`, packString(r.text.String, s2Plain), data, r.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := withDict(s); n != 0 {
+		t.Fatalf("%d values still stored with a dictionary", n)
+	}
+	s = reopenAfter(t, s, dir, `PRAGMA user_version = 12`)
+	if v, err := userVersion(t.Context(), s.r); err != nil || v != SchemaVersion {
+		t.Fatalf("schema %d after opening, want %d (%v)", v, SchemaVersion, err)
+	}
+	if after := entries(s); !slices.Equal(after, before) {
+		t.Fatalf("%d entries read back, %d before, or some differ", len(after), len(before))
 	}
 }

@@ -193,7 +193,7 @@ func TestSecretsNeverReachTheStore(t *testing.T) {
 			t.Errorf("%s secret found JSON-escaped in the database files", name)
 		}
 	}
-	if !bytes.Contains(all, []byte("[redacted:anthropic]")) {
-		t.Error("no placeholder in the database: were the planted lines stored at all?")
-	}
+	// That the planted lines were stored is the inflated values' check
+	// above: on disk a placeholder is compressed (short values against a
+	// dictionary that may hold part of it) and need not appear as it is.
 }
