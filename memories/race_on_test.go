@@ -3,6 +3,6 @@
 package memories
 
 // raceEnabled: the race detector makes map-heavy tests ~10x slower, so the
-// large synthetic stores shrink under it (their timing is measured without
-// it; the behaviour checked is the same).
+// tests on large stores built on one goroutine run in a binary without it
+// (ranWithoutRace), at their full size.
 const raceEnabled = true
