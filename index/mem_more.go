@@ -295,14 +295,7 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 
 // memEntries are the entries extraction reads of one stored row.
 func memEntries(session string, id int64, r *entryRow) []MemEntry {
-	e := MemEntry{ID: id, UUID: r.uuid, Role: r.role, Block: r.block, Text: r.text}
-	e.synthetic = r.flags&flagSynthetic != 0 || (e.Role == roleAssistant && e.Block == "text" && transcripts.IsSyntheticReplyText(e.Text))
-	e.Sidechain = r.flags&flagSidechain != 0
-	e.Meta = r.flags&flagMeta != 0
-	e.Compact = r.flags&flagCompactSummary != 0
-	if r.ts != 0 {
-		e.Time = unixMilli(r.ts)
-	}
+	e := rowMemEntry(id, r)
 	if r.typ == "queue-operation" {
 		// A queued prompt, unless a later prompt repeated it (echoed).
 		if r.subtype != "enqueue" || strings.TrimSpace(r.text) == "" {
@@ -318,8 +311,28 @@ func memEntries(session string, id int64, r *entryRow) []MemEntry {
 	if json.Unmarshal(r.data, &se) != nil {
 		return []MemEntry{e}
 	}
-	var said []MemEntry
-	others := 0 // tool results without the person's words
+	said, others := blocksSaid(&e, &se, r)
+	return withSaid(e, said, others, len(se.Blocks))
+}
+
+// rowMemEntry is the entry of a stored row, before its blocks are read.
+func rowMemEntry(id int64, r *entryRow) MemEntry {
+	e := MemEntry{ID: id, UUID: r.uuid, Role: r.role, Block: r.block, Text: r.text}
+	e.synthetic = r.flags&flagSynthetic != 0 || (e.Role == roleAssistant && e.Block == "text" && transcripts.IsSyntheticReplyText(e.Text))
+	e.Sidechain = r.flags&flagSidechain != 0
+	e.Meta = r.flags&flagMeta != 0
+	e.Compact = r.flags&flagCompactSummary != 0
+	if r.ts != 0 {
+		e.Time = unixMilli(r.ts)
+	}
+	return e
+}
+
+// blocksSaid reads a row's blocks: the person's words in tool results (a
+// rejection's reason, an answer) become entries of their own, the other
+// blocks fill e's tool call and error; others counts the tool results
+// without the person's words.
+func blocksSaid(e *MemEntry, se *storedEntry, r *entryRow) (said []MemEntry, others int) {
 	for _, b := range se.Blocks {
 		if b.Type == transcripts.BlockToolResult {
 			text := b.Text
@@ -327,34 +340,34 @@ func memEntries(session string, id int64, r *entryRow) []MemEntry {
 				text = r.text // a lone block's text is the row's (stores written before rejections were the person's words)
 			}
 			if s, ok := transcripts.BlockSaid(&transcripts.Block{Type: b.Type, Text: text, IsError: b.IsError, ToolUseID: b.ToolUseID}); ok {
-				said = append(said, MemEntry{ID: id, UUID: e.UUID, Role: roleUser, Source: s.Source, Block: transcripts.BlockText,
+				said = append(said, MemEntry{ID: e.ID, UUID: e.UUID, Role: roleUser, Source: s.Source, Block: transcripts.BlockText,
 					Time: e.Time, Text: s.Text, Sidechain: e.Sidechain, IsError: b.IsError, ToolUse: b.ToolUseID})
 				continue
 			}
 			others++
 		}
-		if b.IsError {
-			e.IsError = true
-		}
+		e.IsError = e.IsError || b.IsError
 		if b.ToolName != "" && e.ToolName == "" {
-			e.ToolName = b.ToolName
-			e.ToolUse = b.ToolID
-			e.Input = b.Input
+			e.ToolName, e.ToolUse, e.Input = b.ToolName, b.ToolID, b.Input
 		}
 		if b.ToolUseID != "" && e.ToolUse == "" {
 			e.ToolUse = b.ToolUseID
 		}
 	}
-	if len(said) == 0 {
+	return said, others
+}
+
+// withSaid is a row's entries given the person's words found in its
+// blocks (of blocks in all).
+func withSaid(e MemEntry, said []MemEntry, others, blocks int) []MemEntry {
+	switch {
+	case len(said) == 0:
 		return []MemEntry{e}
-	}
-	if e.Role == roleUser && len(said) == len(se.Blocks) {
+	case e.Role == roleUser && len(said) == blocks:
 		return said // a row whose text is the words (stored since they are the person's)
-	}
-	if e.Role == roleUser && strings.TrimSpace(e.Text) != "" && !allSaid(e.Text, said) {
+	case e.Role == roleUser && strings.TrimSpace(e.Text) != "" && !allSaid(e.Text, said):
 		return append([]MemEntry{e}, said...) // a typed prompt beside the rejection
-	}
-	if others > 0 {
+	case others > 0:
 		if e.Role == roleUser {
 			e.Role = roleTool
 		}
