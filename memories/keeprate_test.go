@@ -32,6 +32,11 @@ var keeprateDump = flag.String("keeprate.dump", "", "write the unlabelled propos
 
 // keeprateAll writes every proposal (labelled or not) with its source
 // turns: what a blind judge reads, and a way to compare two extractors.
+// keeprateHeldOut prints the held-out lessons missed, not only their count:
+// off by default, so whoever tunes a rule while reading -v output does not
+// read the held-out lessons (which measure what tuning cannot see).
+var keeprateHeldOut = flag.Bool("keeprate.heldout-misses", false, "print the held-out lessons TestExtractorKeepRate misses (they measure generalisation: do not tune to them)")
+
 var keeprateAll = flag.String("keeprate.all", "", "write every proposal of TestExtractorKeepRate (corpus, content, source) to this JSONL file")
 
 const keeprateDir = "testdata/keeprate"
@@ -194,7 +199,7 @@ func measureRecall(t *testing.T, list string, mems []Memory) recall {
 			r.missed = append(r.missed, l.Lesson)
 		}
 	}
-	if testing.Verbose() {
+	if testing.Verbose() && (!strings.HasPrefix(list, "recall-holdout-") || *keeprateHeldOut) {
 		for _, m := range r.missed {
 			t.Logf("  missed   %s", cut(m, 120))
 		}
