@@ -111,62 +111,26 @@ func (s Feedback) ScoreUsageWith(ctx context.Context, session string, o UsageOpt
 	if err != nil || len(inj) == 0 {
 		return 0, 0, err
 	}
-	// Each memory is scored against what was said after its first
-	// injection not yet found used.
-	since := map[string]time.Time{}
-	var ids []string
-	for _, r := range inj {
-		if r.Used || (r.Checked && !o.Final) {
-			continue
-		}
-		if t, ok := since[r.Memory]; !ok || r.Time.Before(t) {
-			since[r.Memory] = r.Time
-		}
-		if !slices.Contains(ids, r.Memory) {
-			ids = append(ids, r.Memory)
-		}
-	}
-	if len(ids) == 0 {
+	p := pendingUsage(inj, o.Final)
+	if len(p.ids) == 0 {
 		return 0, 0, nil
 	}
-	alreadyUsed, open := map[string]bool{}, map[string]bool{}
-	for _, r := range inj {
-		if r.Used {
-			alreadyUsed[r.Memory] = true
-		}
-		if !r.Checked {
-			open[r.Memory] = true
-		}
-	}
-	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: ids})
+	rows, err := s.st.Mem().Query(ctx, index.MemFilter{IDs: p.ids})
 	if err != nil {
 		return 0, 0, err
 	}
-	said := map[time.Time][]uint32{}
-	replied := map[time.Time]bool{}
-	for _, t := range since {
-		if _, ok := said[t]; ok {
-			continue
-		}
-		texts, err := s.st.Mem().AssistantText(ctx, session, t)
-		if err != nil {
-			return 0, 0, fmt.Errorf("reading what the assistant said: %w", err)
-		}
-		if o.Reply != "" {
-			texts = append(texts, o.Reply)
-		}
-		replied[t] = len(texts) > 0
-		said[t] = saidTokens(texts)
+	said, replied, err := s.saidSince(ctx, session, p.since, o.Reply)
+	if err != nil {
+		return 0, 0, err
 	}
 	var settle, usedIDs []string
-	for _, id := range ids {
-		t := since[id]
-		u := usedMemories([]string{id}, rows, said[t])
+	for _, id := range p.ids {
+		t := p.since[id]
 		switch {
-		case len(u) > 0:
+		case len(usedMemories([]string{id}, rows, said[t])) > 0:
 			usedIDs = append(usedIDs, id)
 			settle = append(settle, id)
-		case o.Final && replied[t] && !alreadyUsed[id] && open[id]:
+		case o.Final && replied[t] && !p.alreadyUsed[id] && p.open[id]:
 			settle = append(settle, id)
 		}
 	}
@@ -180,6 +144,61 @@ func (s Feedback) ScoreUsageWith(ctx context.Context, session string, o UsageOpt
 	s.cache = nil
 	s.mu.Unlock()
 	return len(settle), len(usedIDs), nil
+}
+
+// usageToScore is which injected memories a scoring looks at: each with
+// the time of its first injection not yet found used (since), whether it
+// was used already and whether an injection of it is still open.
+type usageToScore struct {
+	ids               []string
+	since             map[string]time.Time
+	alreadyUsed, open map[string]bool
+}
+
+// pendingUsage is the memories of inj to score: those not found used yet
+// (and not checked, unless final).
+func pendingUsage(inj []index.InjectionRow, final bool) usageToScore {
+	p := usageToScore{since: map[string]time.Time{}, alreadyUsed: map[string]bool{}, open: map[string]bool{}}
+	for _, r := range inj {
+		if r.Used {
+			p.alreadyUsed[r.Memory] = true
+		}
+		if !r.Checked {
+			p.open[r.Memory] = true
+		}
+		if r.Used || (r.Checked && !final) {
+			continue
+		}
+		if t, ok := p.since[r.Memory]; !ok || r.Time.Before(t) {
+			p.since[r.Memory] = r.Time
+		}
+		if !slices.Contains(p.ids, r.Memory) {
+			p.ids = append(p.ids, r.Memory)
+		}
+	}
+	return p
+}
+
+// saidSince is, for each injection time, the words the assistant wrote
+// after it (plus reply), and whether it wrote anything.
+func (s Feedback) saidSince(ctx context.Context, session string, since map[string]time.Time, reply string) (map[time.Time][]uint32, map[time.Time]bool, error) {
+	said := map[time.Time][]uint32{}
+	replied := map[time.Time]bool{}
+	for _, t := range since {
+		if _, ok := said[t]; ok {
+			continue
+		}
+		texts, err := s.st.Mem().AssistantText(ctx, session, t)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading what the assistant said: %w", err)
+		}
+		if reply != "" {
+			texts = append(texts, reply)
+		}
+		replied[t] = len(texts) > 0
+		said[t] = saidTokens(texts)
+	}
+	return said, replied, nil
 }
 
 // --- review reminders ---
