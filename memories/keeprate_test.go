@@ -142,15 +142,15 @@ func TestExtractorKeepRate(t *testing.T) {
 // 60% recall with 70% keep and 10% noise; both corpora reach it (claude
 // with one duplicate, which docs/extraction.md explains).
 var qualityFloor = map[string]struct{ recall, keep, noise, dups int }{
-	"claude":          {recall: 62, keep: 75, noise: 6, dups: 1},
+	"claude":          {recall: 66, keep: 77, noise: 6, dups: 1},
 	"claude-code-log": {recall: 68, keep: 78, noise: 5, dups: 0},
 }
 
 // heldOutFloor is how many lessons of recall-holdout-CORPUS.jsonl the
-// extractor finds now (session 35): a floor, not a target. A rule written
+// extractor finds now (session 36, with the second reading's 20 lessons): a floor, not a target. A rule written
 // to raise it makes it one more tuned list; its value is that it was
 // written blind.
-var heldOutFloor = map[string]int{"claude": 1, "claude-code-log": 2}
+var heldOutFloor = map[string]int{"claude": 1, "claude-code-log": 3}
 
 // lesson is one line of a recall list: what a careful reader would want
 // remembered from a session.
