@@ -179,14 +179,50 @@ func ForgetInCopy(ctx context.Context, path string, targets []ForgetTarget) erro
 
 func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
 	now := time.Now().UnixMilli()
+	if err := forgetSessionSet(ctx, tx, t, st); err != nil {
+		return err
+	}
+	if err := forgetTombstones(ctx, tx, t, now); err != nil {
+		return err
+	}
+	if err := forgetMemorySet(ctx, tx, t, st); err != nil {
+		return err
+	}
+	for _, s := range forgetSteps(t, st) {
+		res, err := tx.ExecContext(ctx, s.q, s.args...)
+		if err != nil {
+			return fmt.Errorf("forgetting (%s): %w", strings.Fields(s.q)[2], err)
+		}
+		if s.dst != nil {
+			n, _ := res.RowsAffected()
+			*s.dst += int(n)
+		}
+	}
+	// The derived indexes still hold the text until the caller rebuilds
+	// them: say so in the same transaction, for whoever opens the store
+	// next if this process is killed first.
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO kv(key, value) VALUES (?, '1')`, forgetUnfinishedKey)
+	return err
+}
+
+// execAll runs statements without arguments, in order.
+func execAll(ctx context.Context, tx *sql.Tx, qs ...string) error {
+	for _, q := range qs {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetSessionSet fills temp.forget_s with the sessions t names (a
+// session not stored yet is there too, so its tombstone keeps it out).
+func forgetSessionSet(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
 	sel, arg := "sid = ?", t.Session
 	if t.Project != "" {
 		sel, arg = "project_path = ?", t.Project
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS forget_s (id INTEGER PRIMARY KEY, sid TEXT NOT NULL)`); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.forget_s`); err != nil {
+	if err := execAll(ctx, tx, `CREATE TEMP TABLE IF NOT EXISTS forget_s (id INTEGER PRIMARY KEY, sid TEXT NOT NULL)`, `DELETE FROM temp.forget_s`); err != nil {
 		return err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO temp.forget_s(id, sid) SELECT id, sid FROM sessions WHERE `+sel, arg)
@@ -201,7 +237,12 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			return err
 		}
 	}
-	// Tombstones first: the session ids, their folders, and the path.
+	return nil
+}
+
+// forgetTombstones records the tombstones first: the session ids, their
+// folders, and the path.
+func forgetTombstones(ctx context.Context, tx *sql.Tx, t ForgetTarget, now int64) error {
 	tombs := []string{
 		`INSERT OR IGNORE INTO tombstones(kind, key, created) SELECT 'session', sid, ? FROM temp.forget_s`,
 	}
@@ -218,24 +259,26 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			return err
 		}
 	}
-	// Memories drawn from the sessions, or filed under the project.
+	return nil
+}
+
+// forgetMemorySet fills temp.forget_m with the memories drawn from the
+// sessions or filed under the project, and the corrections of them.
+func forgetMemorySet(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
 	memSel := `source_session IN (SELECT sid FROM temp.forget_s)`
 	memArgs := []any{}
 	if t.Project != "" {
 		memSel += ` OR project = ?`
 		memArgs = append(memArgs, t.Project)
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS forget_m (id TEXT PRIMARY KEY)`); err != nil {
+	if err := execAll(ctx, tx, `CREATE TEMP TABLE IF NOT EXISTS forget_m (id TEXT PRIMARY KEY)`, `DELETE FROM temp.forget_m`); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM temp.forget_m`); err != nil {
-		return err
-	}
-	res, err = tx.ExecContext(ctx, `INSERT INTO temp.forget_m(id) SELECT id FROM memories WHERE `+memSel, memArgs...)
+	res, err := tx.ExecContext(ctx, `INSERT INTO temp.forget_m(id) SELECT id FROM memories WHERE `+memSel, memArgs...)
 	if err != nil {
 		return err
 	}
-	n, _ = res.RowsAffected()
+	n, _ := res.RowsAffected()
 	st.Memories = int(n)
 	// A correction's replacement (a memory superseding one forgotten)
 	// carries the forgotten memory's text, corrected: it goes too, and its
@@ -251,22 +294,20 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 		}
 		st.Memories += int(n)
 	}
-	count := func(dst *int, q string, args ...any) error {
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("forgetting (%s): %w", strings.Fields(q)[2], err)
-		}
-		if dst != nil {
-			n, _ := res.RowsAffected()
-			*dst += int(n)
-		}
-		return nil
-	}
-	type step struct {
-		dst  *int
-		q    string
-		args []any
-	}
+	return nil
+}
+
+// forgetStep is one deletion of a forget, counted into dst when set.
+type forgetStep struct {
+	dst  *int
+	q    string
+	args []any
+}
+
+// forgetSteps are the deletions of everything the sessions of
+// temp.forget_s and the memories of temp.forget_m left in the store.
+func forgetSteps(t ForgetTarget, st *ForgetStats) []forgetStep {
+	type step = forgetStep
 	steps := []step{
 		{nil, `DELETE FROM embeddings WHERE doc IN (SELECT printf('e:%013d', id) FROM entries_raw WHERE session IN (SELECT id FROM temp.forget_s))
 			OR doc IN (SELECT 's:' || sid FROM temp.forget_s) OR doc IN (SELECT 'mem:' || id FROM temp.forget_m)`, nil},
@@ -316,16 +357,7 @@ func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) 
 			step{nil, `DELETE FROM memory_file_versions WHERE project = ?`, []any{t.Project}},
 		)
 	}
-	for _, s := range steps {
-		if err := count(s.dst, s.q, s.args...); err != nil {
-			return err
-		}
-	}
-	// The derived indexes still hold the text until the caller rebuilds
-	// them: say so in the same transaction, for whoever opens the store
-	// next if this process is killed first.
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO kv(key, value) VALUES (?, '1')`, forgetUnfinishedKey)
-	return err
+	return steps
 }
 
 // forgetUnfinishedKey is set by Forget and cleared by FinishForget, once
