@@ -6,7 +6,10 @@
 //
 // DATA_DIR is a cairn store indexed from transcripts that are not private
 // (the dictionaries ship in every binary: cairn's are made from
-// ../shared/corpus/claude-code-log, public under the MIT license). A
+// ../shared/corpus/claude-code-log, public under the MIT license, indexed
+// with `cairn index --claude-dir ../shared/corpus/claude-code-log --data
+// DATA_DIR` by the build of session 36). The files written are new
+// dictionaries: a released one is never replaced (index/compress.go). A
 // dictionary holds only fragments that occur in the values of at least
 // minProjects different projects — Claude Code's and cairn's own
 // boilerplate (JSON keys, tool names and parameters, tool-result
@@ -92,13 +95,22 @@ func load(db *sql.DB, col string) ([]value, error) {
 
 // build picks the fragments and lays them out, most valuable last.
 func build(vals []value) []byte {
+	return layout(rank(fragments(vals, commonGrams(vals))))
+}
+
+// commonGrams says whether a gram occurs in minProjects projects' values.
+func commonGrams(vals []value) func([]byte) bool {
 	projects := map[string]uint64{} // gram -> bit set of projects
 	for _, v := range vals {
 		for i := 0; i+gram <= len(v.b); i++ {
 			projects[string(v.b[i:i+gram])] |= 1 << (v.project % 64)
 		}
 	}
-	common := func(g []byte) bool { return bits.OnesCount64(projects[string(g)]) >= minProjects }
+	return func(g []byte) bool { return bits.OnesCount64(projects[string(g)]) >= minProjects }
+}
+
+// fragments counts the maximal runs of common grams in the values.
+func fragments(vals []value, common func([]byte) bool) map[string]int {
 	count := map[string]int{}
 	for _, v := range vals {
 		for i := 0; i+gram <= len(v.b); {
@@ -116,10 +128,17 @@ func build(vals []value) []byte {
 			i = j + gram
 		}
 	}
-	type frag struct {
-		s     string
-		score int
-	}
+	return count
+}
+
+type frag struct {
+	s     string
+	score int
+}
+
+// rank orders the fragments seen twice or more by the bytes they would
+// save, ties by their text.
+func rank(count map[string]int) []frag {
 	var frags []frag
 	for s, n := range count {
 		if n >= 2 {
@@ -132,21 +151,23 @@ func build(vals []value) []byte {
 		}
 		return frags[i].s < frags[j].s
 	})
+	return frags
+}
+
+// layout takes the best fragments not already inside a better one, up to
+// dictSize, and writes them most valuable last.
+func layout(frags []frag) []byte {
 	var picked []string
 	size := 0
 	var all bytes.Buffer
 	for _, f := range frags {
-		if size+len(f.s) > dictSize {
-			continue
-		}
-		if bytes.Contains(all.Bytes(), []byte(f.s)) {
+		if size+len(f.s) > dictSize || bytes.Contains(all.Bytes(), []byte(f.s)) {
 			continue
 		}
 		picked = append(picked, f.s)
 		all.WriteString(f.s)
 		size += len(f.s)
 	}
-	// Most valuable last.
 	var d []byte
 	for i := len(picked) - 1; i >= 0; i-- {
 		d = append(d, picked[i]...)
