@@ -208,17 +208,12 @@ var shellSplit = regexp.MustCompile(`&&|\|\||[;|\n]`)
 // run"), and its distinctive words: paths and script names with a '/' or
 // an extension, and NAMES_IN_CAPS of 5 characters or more.
 func commandWords(cmd string) []string {
-	var out []string
-	add := func(w string) {
-		if w != "" && !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
+	var w phrases
 	for _, part := range shellSplit.Split(cmd, -1) {
 		fields := strings.Fields(part)
 		// Leading VAR=value assignments name the environment.
 		for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
-			add(envName(fields[0]))
+			w.add(envName(fields[0]))
 			fields = fields[1:]
 		}
 		if len(fields) == 0 || fields[0] == "cd" || fields[0] == "echo" {
@@ -226,27 +221,41 @@ func commandWords(cmd string) []string {
 		}
 		prog := filepath.Base(fields[0])
 		if len(fields) > 1 && !strings.HasPrefix(fields[1], "-") && plainWord(fields[1]) {
-			add(prog + " " + fields[1])
+			w.add(prog + " " + fields[1])
 		}
 		for _, f := range fields {
-			f = strings.Trim(f, `"'`)
-			switch {
-			case strings.Contains(f, "/") && !strings.HasPrefix(f, "-"):
-				p := strings.TrimPrefix(strings.TrimSuffix(f, "/..."), "./")
-				if strings.Contains(p, "/") && len(p) >= 5 {
-					add(p)
-				}
-				if base := filepath.Base(p); distinctiveName(base) {
-					add(base)
-				}
-			case distinctiveName(f) && plainWord(strings.ReplaceAll(f, ".", "")):
-				add(f)
-			case capsName(f):
-				add(f)
-			}
+			w.argument(strings.Trim(f, `"'`))
 		}
 	}
-	return out
+	return w
+}
+
+// phrases is a list of distinct phrases, in the order first added.
+type phrases []string
+
+func (w *phrases) add(s string) {
+	if s != "" && !slices.Contains(*w, s) {
+		*w = append(*w, s)
+	}
+}
+
+// argument adds a command argument's distinctive words: a path (and its
+// file name), a script or file name, a NAME_IN_CAPS.
+func (w *phrases) argument(f string) {
+	switch {
+	case strings.Contains(f, "/") && !strings.HasPrefix(f, "-"):
+		p := strings.TrimPrefix(strings.TrimSuffix(f, "/..."), "./")
+		if strings.Contains(p, "/") && len(p) >= 5 {
+			w.add(p)
+		}
+		if base := filepath.Base(p); distinctiveName(base) {
+			w.add(base)
+		}
+	case distinctiveName(f) && plainWord(strings.ReplaceAll(f, ".", "")):
+		w.add(f)
+	case capsName(f):
+		w.add(f)
+	}
 }
 
 func envName(assign string) string {
