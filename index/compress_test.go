@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -128,35 +129,54 @@ func TestCompressDictsUnchanged(t *testing.T) {
 func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	s, dir := openStore(t)
 	mustSync(t, s, copyTree(t, sampleDir), SyncOptions{})
-	entries := func(s *Store) []string {
-		var out []string
-		rows, err := s.r.QueryContext(t.Context(), `SELECT id, uuid, parent, type, role, block, ts, flags, text, coalesce(data, '<null>') FROM entries ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, ts, flags int64
-			var uuid, parent, typ, role, block, text, data string
-			if err := rows.Scan(&id, &uuid, &parent, &typ, &role, &block, &ts, &flags, &text, &data); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, strings.Join([]string{uuid, parent, typ, role, block, text, data}, "\x00"))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	withDict := func(s *Store) int {
 		return count(t, s, `SELECT count(*) FROM entries_raw WHERE substr(text, 1, 4) IN (CAST(? AS BLOB), CAST(? AS BLOB)) OR substr(data, 1, 4) IN (CAST(? AS BLOB), CAST(? AS BLOB))`,
 			s2TextMagic, s2DataMagic, s2TextMagic, s2DataMagic)
 	}
-	before := entries(s)
+	before := entryValues(t, s)
 	if withDict(s) == 0 {
 		t.Fatal("no value stored with a dictionary")
 	}
-	// Store every value as schema 12 did.
+	storeAsSchema12(t, s)
+	if n := withDict(s); n != 0 {
+		t.Fatalf("%d values still stored with a dictionary", n)
+	}
+	s = reopenAfter(t, s, dir, `PRAGMA user_version = 12`)
+	if v, err := userVersion(t.Context(), s.r); err != nil || v != SchemaVersion {
+		t.Fatalf("schema %d after opening, want %d (%v)", v, SchemaVersion, err)
+	}
+	if after := entryValues(t, s); !slices.Equal(after, before) {
+		t.Fatalf("%d entries read back, %d before, or some differ", len(after), len(before))
+	}
+}
+
+// entryValues is every entry as the entries view reads it, in row order.
+func entryValues(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	rows, err := s.r.QueryContext(t.Context(), `SELECT uuid, parent, type, role, block, ts, flags, text, coalesce(data, '<null>') FROM entries ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ts, flags int64
+		var uuid, parent, typ, role, block, text, data string
+		if err := rows.Scan(&uuid, &parent, &typ, &role, &block, &ts, &flags, &text, &data); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.Join([]string{uuid, parent, typ, role, block, fmt.Sprint(ts, flags), text, data}, "\x00"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// storeAsSchema12 stores every entry's text and data as schema 12 did:
+// short values S2-compressed without a dictionary.
+func storeAsSchema12(t *testing.T, s *Store) {
+	t.Helper()
 	type row struct {
 		id         int64
 		text, data sql.NullString
@@ -182,15 +202,5 @@ func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET text = ?, data = ? WHERE id = ?`, packString(r.text.String, s2Plain), data, r.id); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n := withDict(s); n != 0 {
-		t.Fatalf("%d values still stored with a dictionary", n)
-	}
-	s = reopenAfter(t, s, dir, `PRAGMA user_version = 12`)
-	if v, err := userVersion(t.Context(), s.r); err != nil || v != SchemaVersion {
-		t.Fatalf("schema %d after opening, want %d (%v)", v, SchemaVersion, err)
-	}
-	if after := entries(s); !slices.Equal(after, before) {
-		t.Fatalf("%d entries read back, %d before, or some differ", len(after), len(before))
 	}
 }

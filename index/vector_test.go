@@ -114,27 +114,7 @@ func TestEntryVectorsKeptAtCachePrecision(t *testing.T) {
 		for i := range v {
 			v[i] = float32(r.NormFloat64() * 0.1)
 		}
-		b := encodeStoredVector(queueEntryPrefix+"0000000000001", v)
-		if len(b) != dims+4 {
-			t.Fatalf("%d dims: %d bytes, want %d", dims, len(b), dims+4)
-		}
-		got, err := decodeVector(b, dims)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := make([]byte, dims+4)
-		again := make([]byte, dims+4)
-		if !quantize(want, v) || !quantize(again, got) || !slices.Equal(want[4:], again[4:]) {
-			t.Fatalf("%d dims: re-quantised %v, the embedder's vector %v", dims, again[4:], want[4:])
-		}
-		if s0, s1 := math.Float32frombits(binary.LittleEndian.Uint32(want)), math.Float32frombits(binary.LittleEndian.Uint32(again)); math.Abs(float64(s0-s1)) > 1e-6*float64(s0) {
-			t.Fatalf("%d dims: scale %g back as %g", dims, s0, s1)
-		}
-		for i := range v {
-			if d := math.Abs(float64(got[i] - v[i])); d > float64(math.Float32frombits(binary.LittleEndian.Uint32(want)))/2+1e-9 {
-				t.Fatalf("%d dims, dim %d: %g back as %g", dims, i, v[i], got[i])
-			}
-		}
+		checkEntryVector(t, v)
 		if b := encodeStoredVector(docMemoryPrefix+"m-1", v); len(b) != 2*dims {
 			t.Fatalf("a memory's vector in %d bytes, want half floats", len(b))
 		}
@@ -150,6 +130,35 @@ func TestEntryVectorsKeptAtCachePrecision(t *testing.T) {
 		}
 		if got, err := decodeVector(b, len(v)); err != nil || len(got) != len(v) {
 			t.Fatalf("%v: %v %v", v, got, err)
+		}
+	}
+}
+
+// checkEntryVector: v, stored as an entry's vector, takes dims+4 bytes,
+// reads back within half a step and re-quantises to the cache's bytes.
+func checkEntryVector(t *testing.T, v []float32) {
+	t.Helper()
+	dims := len(v)
+	b := encodeStoredVector(queueEntryPrefix+"0000000000001", v)
+	if len(b) != dims+4 {
+		t.Fatalf("%d dims: %d bytes, want %d", dims, len(b), dims+4)
+	}
+	got, err := decodeVector(b, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, dims+4)
+	again := make([]byte, dims+4)
+	if !quantize(want, v) || !quantize(again, got) || !slices.Equal(want[4:], again[4:]) {
+		t.Fatalf("%d dims: re-quantised %v, the embedder's vector %v", dims, again[4:], want[4:])
+	}
+	s0, s1 := math.Float32frombits(binary.LittleEndian.Uint32(want)), math.Float32frombits(binary.LittleEndian.Uint32(again))
+	if math.Abs(float64(s0-s1)) > 1e-6*float64(s0) {
+		t.Fatalf("%d dims: scale %g back as %g", dims, s0, s1)
+	}
+	for i := range v {
+		if d := math.Abs(float64(got[i] - v[i])); d > float64(s0)/2+1e-9 {
+			t.Fatalf("%d dims, dim %d: %g back as %g", dims, i, v[i], got[i])
 		}
 	}
 }
@@ -172,30 +181,41 @@ func TestStoreMixesVectorFormats(t *testing.T) {
 	if err := s.Derived().PutEmbeddings(t.Context(), "test-24", vecs); err != nil {
 		t.Fatal(err)
 	}
-	// The first two as an older build stored them.
-	for _, v := range vecs[:2] {
-		if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = ? WHERE embedder = 'test-24' AND doc = (SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = substr(?, 3))`, encodeVector(v.Vec), v.ID); err != nil {
-			t.Fatal(err)
+	storeAsHalfFloats(t, s, "test-24", vecs[:2]) // as an older build stored them
+	for _, n := range []struct{ bytes, want int }{{48, 2}, {28, 2}} {
+		if got := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = 'test-24' AND length(vector) = ?`, n.bytes); got != n.want {
+			t.Fatalf("%d vectors of %d bytes, want %d", got, n.bytes, n.want)
 		}
-	}
-	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = 'test-24' AND length(vector) = 48`); n != 2 {
-		t.Fatalf("%d half-float vectors, want 2", n)
-	}
-	if n := count(t, s, `SELECT count(*) FROM embeddings WHERE embedder = 'test-24' AND length(vector) = 28`); n != 2 {
-		t.Fatalf("%d 8-bit vectors, want 2", n)
 	}
 	got, err := s.Derived().Embeddings(t.Context(), "test-24")
 	if err != nil || len(got) != 4 {
 		t.Fatalf("%d vectors back, %v", len(got), err)
 	}
-	path := filepath.Join(dir, "test-vectors.bin")
-	if err := WriteVecCache(path, "test-24", 24, got); err != nil {
+	findThemselves(t, filepath.Join(dir, "test-vectors.bin"), got, vecs)
+}
+
+// findThemselves writes stored to a vector cache at path, where each of
+// vecs must find itself first.
+func findThemselves(t *testing.T, path string, stored, vecs []VecRow) {
+	t.Helper()
+	if err := WriteVecCache(path, "test", len(vecs[0].Vec), stored); err != nil {
 		t.Fatal(err)
 	}
-	c := mustOpenVecCache(t, path, "test-24")
+	c := mustOpenVecCache(t, path, "test")
 	for _, v := range vecs {
 		if hit := c.Search(v.Vec, 1, nil); len(hit) != 1 || hit[0].ID != v.ID || math.Abs(hit[0].Score-1) > 0.02 {
 			t.Fatalf("%s finds %+v", v.ID, hit)
+		}
+	}
+}
+
+// storeAsHalfFloats rewrites the stored vectors of entries as schema 12
+// stored them.
+func storeAsHalfFloats(t *testing.T, s *Store, embedder string, vecs []VecRow) {
+	t.Helper()
+	for _, v := range vecs {
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = ? WHERE embedder = ? AND doc = (SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = substr(?, 3))`, encodeVector(v.Vec), embedder, v.ID); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
