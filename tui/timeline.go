@@ -157,30 +157,13 @@ func (p *timelinePane) apply() {
 	}()
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	since := p.since()
+	inRange := func(s *transcripts.Session) bool { return since.IsZero() || !s.End.Before(since) }
+	near := p.onlyNear(q, inRange)
 	p.rows = p.rows[:0:0]
 	lastDay := ""
-	// Typo tolerance: when no session holds the filter's text, those
-	// holding its letters in order in a word of the title, a branch or
-	// the folder (subseq.go).
-	near := false
-	if q != "" {
-		near = true
-		for _, s := range p.all {
-			if (since.IsZero() || !s.End.Before(since)) && strings.Contains(timelineText(s), q) {
-				near = false
-				break
-			}
-		}
-	}
 	shown := 0
 	for _, s := range p.all {
-		if !since.IsZero() && s.End.Before(since) {
-			continue
-		}
-		if q != "" && !near && !strings.Contains(timelineText(s), q) {
-			continue
-		}
-		if near && !subseqMatch(q, s.Title+" "+strings.Join(s.Branches, " ")+" "+s.CWD) {
+		if !inRange(s) || !timelineMatch(q, near, s) {
 			continue
 		}
 		shown++
@@ -195,6 +178,34 @@ func (p *timelinePane) apply() {
 		p.c.flashf("%s", nearMatchNote(q, shown))
 	}
 	p.list.setLen(len(p.rows))
+}
+
+// onlyNear says whether the filter q finds nothing as typed among the
+// sessions in range, so the timeline falls back to typo tolerance: those
+// holding its letters in order in a word of the title, a branch or the
+// folder (subseq.go).
+func (p *timelinePane) onlyNear(q string, inRange func(*transcripts.Session) bool) bool {
+	if q == "" {
+		return false
+	}
+	for _, s := range p.all {
+		if inRange(s) && strings.Contains(timelineText(s), q) {
+			return false
+		}
+	}
+	return true
+}
+
+// timelineMatch says whether session s passes the filter q, typed or, when
+// near, by its letters in order.
+func timelineMatch(q string, near bool, s *transcripts.Session) bool {
+	switch {
+	case q == "":
+		return true
+	case near:
+		return subseqMatch(q, s.Title+" "+strings.Join(s.Branches, " ")+" "+s.CWD)
+	}
+	return strings.Contains(timelineText(s), q)
 }
 
 func (p *timelinePane) selected() *transcripts.Session {
