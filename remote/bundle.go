@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -122,53 +123,91 @@ func unpackBundle(file, hash, folder, sid, dst, tmp string) ([]string, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(staging)
-	type staged struct {
-		rel, path string
-		mod       time.Time
+	u := &unpacker{file: file, folder: folder, sid: sid, staging: staging, sum: sha256.New()}
+	u.raw = &io.LimitedReader{R: zr, N: maxBundle + 1}
+	files, err := u.stage()
+	if err != nil {
+		return nil, err
 	}
-	var files []staged
-	sum := sha256.New()
-	raw := &io.LimitedReader{R: zr, N: maxBundle + 1}
-	tee := io.TeeReader(raw, sum)
+	if hex.EncodeToString(u.sum.Sum(nil)) != hash {
+		return nil, bundleErrorf("%s is damaged: its content does not match its name", file)
+	}
+	return placeStaged(files, dst)
+}
+
+// unpacker streams one bundle's tar into a staging folder, hashing it on
+// the way.
+type unpacker struct {
+	file, folder, sid, staging string
+	raw                        *io.LimitedReader
+	sum                        hash.Hash
+}
+
+// staged is a file of a bundle in the staging folder.
+type staged struct {
+	rel, path string
+	mod       time.Time
+}
+
+func (u *unpacker) tooBig() error {
+	return bundleErrorf("%s unpacks to more than %d bytes", u.file, int64(maxBundle))
+}
+
+// stage writes each file of the tar to the staging folder, and reads the
+// tar to its end (the hash covers its end blocks too).
+func (u *unpacker) stage() ([]staged, error) {
+	tee := io.TeeReader(u.raw, u.sum)
 	tr := tar.NewReader(tee)
-	tooBig := func() error { return bundleErrorf("%s unpacks to more than %d bytes", file, int64(maxBundle)) }
+	var files []staged
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if raw.N <= 0 {
-			return nil, tooBig()
+		if u.raw.N <= 0 {
+			return nil, u.tooBig()
 		}
 		if err != nil {
-			return nil, bundleErrorf("%s is damaged: %w", file, err)
+			return nil, bundleErrorf("%s is damaged: %w", u.file, err)
 		}
-		if !belongs(h.Name, folder, sid) || h.Typeflag != tar.TypeReg {
-			return nil, bundleErrorf("%s holds %q, which is not a file of session %s in %s", file, h.Name, sid, folder)
+		sf, err := u.stageFile(tr, h, len(files))
+		if err != nil {
+			return nil, err
 		}
-		p := filepath.Join(staging, fmt.Sprint(len(files)))
-		rd := &readErr{r: tr}
-		if err := copyToFile(p, rd); err != nil {
-			switch {
-			case raw.N <= 0:
-				return nil, tooBig()
-			case rd.err != nil:
-				return nil, bundleErrorf("%s is damaged: %w", file, rd.err)
-			}
-			return nil, err // writing: a full disk fails the sync
-		}
-		files = append(files, staged{rel: h.Name, path: p, mod: h.ModTime})
+		files = append(files, sf)
 	}
-	// The hash covers the whole tar, its end blocks included.
 	if _, err := io.Copy(io.Discard, tee); err != nil {
-		return nil, bundleErrorf("%s is damaged: %w", file, err)
+		return nil, bundleErrorf("%s is damaged: %w", u.file, err)
 	}
-	if raw.N <= 0 {
-		return nil, tooBig()
+	if u.raw.N <= 0 {
+		return nil, u.tooBig()
 	}
-	if hex.EncodeToString(sum.Sum(nil)) != hash {
-		return nil, bundleErrorf("%s is damaged: its content does not match its name", file)
+	return files, nil
+}
+
+// stageFile copies the tar's current file (header h, the n-th) into the
+// staging folder, when it is a file of the session.
+func (u *unpacker) stageFile(tr *tar.Reader, h *tar.Header, n int) (staged, error) {
+	if !belongs(h.Name, u.folder, u.sid) || h.Typeflag != tar.TypeReg {
+		return staged{}, bundleErrorf("%s holds %q, which is not a file of session %s in %s", u.file, h.Name, u.sid, u.folder)
 	}
+	p := filepath.Join(u.staging, fmt.Sprint(n))
+	rd := &readErr{r: tr}
+	if err := copyToFile(p, rd); err != nil {
+		switch {
+		case u.raw.N <= 0:
+			return staged{}, u.tooBig()
+		case rd.err != nil:
+			return staged{}, bundleErrorf("%s is damaged: %w", u.file, rd.err)
+		}
+		return staged{}, err // writing: a full disk fails the sync
+	}
+	return staged{rel: h.Name, path: p, mod: h.ModTime}, nil
+}
+
+// placeStaged moves the staged files into dst, with their times, and
+// returns them relative to dst.
+func placeStaged(files []staged, dst string) ([]string, error) {
 	rels := make([]string, 0, len(files))
 	for _, sf := range files {
 		p := filepath.Join(dst, filepath.FromSlash(sf.rel))
