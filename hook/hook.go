@@ -181,27 +181,9 @@ func Run(ctx context.Context, env Env) (res Result) {
 
 func run(ctx context.Context, env *Env, res *Result) []byte {
 	trace("main")
-	b, err := readInput(env.Stdin)
-	if err != nil {
-		res.Ignored = err.Error()
+	in, ok := readEvent(env, res)
+	if !ok {
 		return nil
-	}
-	in, err := ParseInput(b)
-	res.Event = in.Event
-	if in.Event == "" {
-		in.Event = env.Event
-		res.Event = in.Event
-	}
-	if err != nil {
-		res.Ignored = err.Error()
-		return nil
-	}
-	if env.OnEvent != nil {
-		env.OnEvent(in.Event)
-	}
-	env.Log.Prefix = ""
-	if looksLikeUUID(in.SessionID) {
-		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
 	if env.ViaPlugin && installedBeside(env, in) {
 		// cairn install's hooks do the work: running both would inject
@@ -210,39 +192,9 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		return nil
 	}
 	h := &handler{env: env, in: in, res: res}
-	switch in.Event {
-	case SessionStart, UserPromptSubmit, PreToolUse:
-		if err := h.checkTranscript(false); err != nil {
-			res.Ignored = err.Error()
-			return nil
-		}
-	case Stop, SubagentStop:
-		// The transcript may not exist yet: Claude Code often runs Stop
-		// before writing it (index says what that means).
-		if in.TranscriptPath == "" {
-			res.Ignored = "no transcript_path in the input"
-			return nil
-		}
-		if err := h.checkTranscript(false); err != nil {
-			res.Ignored = err.Error()
-			return nil
-		}
-	case PreCompact, SessionEnd:
-		if in.Event == SessionEnd && neverWritten(in.TranscriptPath) {
-			// `claude mcp list`, `claude plugin list` and sessions that
-			// end before their first prompt end without a transcript:
-			// nothing to index, and nothing wrong (doctor stays quiet).
-			return nil
-		}
-		if err := h.checkTranscript(true); err != nil {
-			res.Ignored = err.Error()
-			return nil
-		}
-	case "":
-		res.Ignored = "no hook_event_name in the input and no event argument"
-		return nil
-	default:
-		res.Ignored = fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(hookspec.Events, ", "))
+	skip, why := h.admit()
+	if skip {
+		res.Ignored = why
 		return nil
 	}
 	if !validSessionID(in.SessionID) {
@@ -255,6 +207,69 @@ func run(ctx context.Context, env *Env, res *Result) []byte {
 		return nil
 	}
 	return out
+}
+
+// readEvent reads and parses the hook's input (the event from the
+// command line when the input names none), and says why in res when it
+// cannot.
+func readEvent(env *Env, res *Result) (Input, bool) {
+	b, err := readInput(env.Stdin)
+	if err != nil {
+		res.Ignored = err.Error()
+		return Input{}, false
+	}
+	in, err := ParseInput(b)
+	if in.Event == "" {
+		in.Event = env.Event
+	}
+	res.Event = in.Event
+	if err != nil {
+		res.Ignored = err.Error()
+		return in, false
+	}
+	if env.OnEvent != nil {
+		env.OnEvent(in.Event)
+	}
+	env.Log.Prefix = ""
+	if looksLikeUUID(in.SessionID) {
+		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
+	}
+	return in, true
+}
+
+// admit checks the event's transcript as the event needs it, and says
+// whether to skip it (why, when it is worth a log line; a SessionEnd
+// without a transcript is skipped quietly).
+func (h *handler) admit() (skip bool, why string) {
+	in := h.in
+	var err error
+	switch in.Event {
+	case SessionStart, UserPromptSubmit, PreToolUse:
+		err = h.checkTranscript(false)
+	case Stop, SubagentStop:
+		// The transcript may not exist yet: Claude Code often runs Stop
+		// before writing it (index says what that means).
+		if in.TranscriptPath == "" {
+			return true, "no transcript_path in the input"
+		}
+		err = h.checkTranscript(false)
+	case PreCompact, SessionEnd:
+		if in.Event == SessionEnd && neverWritten(in.TranscriptPath) {
+			// `claude mcp list`, `claude plugin list` and sessions that
+			// end before their first prompt end without a transcript:
+			// nothing to index, and nothing wrong (doctor stays quiet).
+			return true, ""
+		}
+		err = h.checkTranscript(true)
+	case "":
+		return true, "no hook_event_name in the input and no event argument"
+	default:
+		return true, fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(hookspec.Events, ", "))
+	}
+	if err != nil {
+		return true, err.Error()
+	}
+	return false, ""
 }
 
 // installedBeside reports whether cairn install's hooks are in the user's
