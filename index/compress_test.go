@@ -124,7 +124,8 @@ func TestCompressDictsUnchanged(t *testing.T) {
 }
 
 // TestOlderFormatsStoreReadsTheSame: a store as schema 12 wrote it (short
-// text and render data S2-compressed without a dictionary) opens, migrates
+// text and render data S2-compressed without a dictionary, parent uuids
+// as text) opens, migrates
 // to this schema and gives back every entry exactly as before.
 func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	s, dir := openStore(t)
@@ -137,9 +138,15 @@ func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	if withDict(s) == 0 {
 		t.Fatal("no value stored with a dictionary")
 	}
+	if count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(parent) = 'blob'`) == 0 {
+		t.Fatal("no parent stored as 16 bytes")
+	}
 	storeAsSchema12(t, s)
 	if n := withDict(s); n != 0 {
 		t.Fatalf("%d values still stored with a dictionary", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(parent) = 'blob'`); n != 0 {
+		t.Fatalf("%d parents still stored as bytes", n)
 	}
 	s = reopenAfter(t, s, dir, `PRAGMA user_version = 12`)
 	if v, err := userVersion(t.Context(), s.r); err != nil || v != SchemaVersion {
@@ -173,10 +180,13 @@ func entryValues(t *testing.T, s *Store) []string {
 	return out
 }
 
-// storeAsSchema12 stores every entry's text and data as schema 12 did:
-// short values S2-compressed without a dictionary.
+// storeAsSchema12 stores every entry's text, data and parent as schema 12
+// did: short values S2-compressed without a dictionary, parents as text.
 func storeAsSchema12(t *testing.T, s *Store) {
 	t.Helper()
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET parent = cairn_uuid(parent)`); err != nil {
+		t.Fatal(err)
+	}
 	type row struct {
 		id         int64
 		text, data sql.NullString
@@ -201,6 +211,38 @@ func storeAsSchema12(t *testing.T, s *Store) {
 		}
 		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET text = ?, data = ? WHERE id = ?`, packString(r.text.String, s2Plain), data, r.id); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestPackUUID: a canonical uuid is stored in 16 bytes and read back as
+// it was; anything else (upper case, braces, another length, a synthetic
+// id, ”) is stored as it is.
+func TestPackUUID(t *testing.T) {
+	s, _ := openStore(t)
+	read := func(v any) any {
+		var out any
+		if err := s.r.QueryRowContext(t.Context(), `SELECT cairn_uuid(?)`, v).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	u := "0f8fad5b-d9cb-469f-a165-70867728950e"
+	b, ok := packUUID(u).([]byte)
+	if !ok || len(b) != 16 {
+		t.Fatalf("%s packed as %v", u, packUUID(u))
+	}
+	if got := read(b); got != u {
+		t.Fatalf("read back as %v", got)
+	}
+	for _, v := range []string{"", "0F8FAD5B-D9CB-469F-A165-70867728950E", "{0f8fad5b-d9cb-469f-a165-70867728950e}",
+		"0f8fad5b-d9cb-469f-a165-70867728950", "0f8fad5bxd9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f-a165-70867728950g",
+		"nouuid-00112233445566778899aabbccddeeff", "0123456789abcdef"} {
+		if p, ok := packUUID(v).(string); !ok || p != v {
+			t.Fatalf("%q packed as %v", v, packUUID(v))
+		}
+		if got := read(v); got != v {
+			t.Fatalf("%q read back as %v", v, got)
 		}
 	}
 }

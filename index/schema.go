@@ -372,6 +372,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS memory_file_versions_one_baseline ON memory_fi
 	// such a build refuses the store instead of passing those values
 	// through as text. Values stored before read as they were.
 	`SELECT 1;`,
+	// 15: an entry's parent uuid is stored as its 16 bytes (uuidpack.go);
+	// the view gives it back as text. Parents stored before are text and
+	// read as they are.
+	`
+DROP VIEW entries;
+CREATE VIEW entries AS SELECT id, uuid, session, file, line, agent, cairn_uuid(parent) AS parent, type, subtype, role, block, ts, flags,
+	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
+`,
 }
 
 // SchemaVersion is the schema this build writes.

@@ -336,7 +336,7 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	if pending := w.afterDup[dk]; pending != 0 {
 		data = r.withContext(pending&dupCtx != 0, pending&dupModel != 0)
 	}
-	res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, r.parent, r.typ, r.subtype,
+	res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, packUUID(r.parent), r.typ, r.subtype,
 		r.role, r.block, r.ts, r.flags, packText(r.text), packData(data))
 	if err != nil {
 		return 0, false, fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
