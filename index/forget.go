@@ -130,41 +130,13 @@ func ForgetInCopy(ctx context.Context, path string, targets []ForgetTarget) erro
 	}
 	defer os.RemoveAll(work) // only ever the folder made just above
 	tmp := filepath.Join(work, DBName)
-	if err := copyFile(path, tmp); err != nil {
+	if err := copyWithLog(path, tmp); err != nil {
 		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
 	}
-	if _, err := os.Stat(path + "-wal"); err == nil {
-		if err := copyFile(path+"-wal", tmp+"-wal"); err != nil {
-			return fmt.Errorf("forgetting in the copy %s: %w", path, err)
-		}
+	if err := forgetInStoreAt(ctx, work, path, targets); err != nil {
+		return err
 	}
-	st, err := OpenWith(work, OpenOptions{})
-	if err != nil {
-		return fmt.Errorf("opening the copy %s: %w", path, err)
-	}
-	_, err = st.forgetAll(ctx, targets)
-	if err == nil {
-		err = st.FinishForget(ctx) // nothing derived to rebuild in a copy
-	}
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = journalDelete(ctx, tmp)
-	}
-	if err == nil {
-		err = syncFile(tmp)
-	}
-	if err != nil {
-		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
-	}
-	// The copy's own log must not be read as the new file's.
-	for _, n := range []string{path + "-wal", path + "-shm"} {
-		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("forgetting in the copy %s: %w", path, err)
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := replaceWith(path, tmp); err != nil {
 		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
 	}
 	if filepath.Base(path) == DBName && strings.HasPrefix(filepath.Base(dir), asidePrefix) {
@@ -175,6 +147,56 @@ func ForgetInCopy(ctx context.Context, path string, targets []ForgetTarget) erro
 		}
 	}
 	return syncDir(dir)
+}
+
+// copyWithLog copies a SQLite file and its write-ahead log when it has one.
+func copyWithLog(path, to string) error {
+	if err := copyFile(path, to); err != nil {
+		return err
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		return nil
+	}
+	return copyFile(path+"-wal", to+"-wal")
+}
+
+// forgetInStoreAt opens the store in dir (migrating it), forgets targets
+// in it with nothing derived to rebuild, and leaves its file whole, in
+// rollback-journal mode and synced; errors name the copy at path.
+func forgetInStoreAt(ctx context.Context, dir, path string, targets []ForgetTarget) error {
+	st, err := OpenWith(dir, OpenOptions{})
+	if err != nil {
+		return fmt.Errorf("opening the copy %s: %w", path, err)
+	}
+	_, err = st.forgetAll(ctx, targets)
+	if err == nil {
+		err = st.FinishForget(ctx) // nothing derived to rebuild in a copy
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	tmp := filepath.Join(dir, DBName)
+	if err == nil {
+		err = journalDelete(ctx, tmp)
+	}
+	if err == nil {
+		err = syncFile(tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
+	}
+	return nil
+}
+
+// replaceWith renames tmp over path, removing path's own log first: it
+// must not be read as the new file's.
+func replaceWith(path, tmp string) error {
+	for _, n := range []string{path + "-wal", path + "-shm"} {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Rename(tmp, path)
 }
 
 func forgetTx(ctx context.Context, tx *sql.Tx, t ForgetTarget, st *ForgetStats) error {
