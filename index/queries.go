@@ -25,85 +25,101 @@ import (
 func (s *Store) Projects(ctx context.Context) ([]transcripts.ProjectSummary, error) {
 	// One grouped pass per table: per-project subqueries scanned every
 	// file row for every project (120 ms on a 1 GB store).
-	byPath := map[string]*transcripts.ProjectSummary{}
-	var out []*transcripts.ProjectSummary
-	type folderPick struct {
-		start int64
-		exact bool
-	}
-	picks := map[string]folderPick{}
-	err := s.eachRow(ctx, `SELECT s.project_path, p.name, s.cwd, count(*), max(s.end_ns), min(s.start_ns)
+	pl := &projectList{byPath: map[string]*transcripts.ProjectSummary{}, picks: map[string]folderPick{}}
+	for _, pass := range []struct {
+		q   string
+		row func(*sql.Rows) error
+	}{
+		{`SELECT s.project_path, p.name, s.cwd, count(*), max(s.end_ns), min(s.start_ns)
 		FROM sessions s JOIN projects p ON p.id = s.project WHERE s.entries > 0
-		GROUP BY s.project_path, p.name, s.cwd ORDER BY s.project_path, min(s.start_ns)`, nil, func(rows *sql.Rows) error {
-		var path, folder, cwd string
-		var n int
-		var last, first int64
-		if err := rows.Scan(&path, &folder, &cwd, &n, &last, &first); err != nil {
-			return err
-		}
-		ps := byPath[path]
-		if ps == nil {
-			ps = &transcripts.ProjectSummary{Path: path}
-			byPath[path] = ps
-			out = append(out, ps)
-		}
-		ps.Sessions += n
-		if t := fromUnixNano(last); t.After(ps.LastUsed) {
-			ps.LastUsed = t
-		}
-		if cwd != "" && cwd != path && !slices.Contains(ps.Folders, cwd) {
-			ps.Folders = append(ps.Folders, cwd)
-		}
-		// The folder named after the repository itself, else the one
-		// of its oldest session.
-		exact := folder == transcripts.EncodeProjectPath(path)
-		if pk, ok := picks[path]; !ok || (exact && !pk.exact) || (exact == pk.exact && first < pk.start) {
-			picks[path] = folderPick{first, exact}
-			ps.Name = folder
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = s.eachRow(ctx, `SELECT x.project_path, sum(max(f.size, 0)) FROM
+		GROUP BY s.project_path, p.name, s.cwd ORDER BY s.project_path, min(s.start_ns)`, pl.sessions},
+		{`SELECT x.project_path, sum(max(f.size, 0)) FROM
 		(SELECT DISTINCT s.project_path, sf.file FROM sessions s JOIN session_files sf ON sf.session = s.id WHERE s.entries > 0) x
-		JOIN files f ON f.id = x.file WHERE f.present = 1 GROUP BY x.project_path`, nil, func(rows *sql.Rows) error {
-		var path string
-		var size int64
-		if err := rows.Scan(&path, &size); err != nil {
-			return err
+		JOIN files f ON f.id = x.file WHERE f.present = 1 GROUP BY x.project_path`, pl.size},
+		// Folders none of whose sessions has a conversation yet.
+		{`SELECT p.name, p.decoded_path, coalesce((SELECT sum(max(size, 0)) FROM files WHERE project = p.id AND present = 1), 0)
+		FROM projects p WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE project = p.id AND entries > 0)`, pl.unread},
+	} {
+		if err := s.eachRow(ctx, pass.q, nil, pass.row); err != nil {
+			return nil, err
 		}
-		if ps := byPath[path]; ps != nil {
-			ps.Size = size
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	// Folders none of whose sessions has a conversation yet.
-	err = s.eachRow(ctx, `SELECT p.name, p.decoded_path, coalesce((SELECT sum(max(size, 0)) FROM files WHERE project = p.id AND present = 1), 0)
-		FROM projects p WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE project = p.id AND entries > 0)`, nil, func(rows *sql.Rows) error {
-		ps := &transcripts.ProjectSummary{}
-		if err := rows.Scan(&ps.Name, &ps.Path, &ps.Size); err != nil {
-			return err
-		}
-		if byPath[ps.Path] == nil {
-			byPath[ps.Path] = ps
-			out = append(out, ps)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	res := make([]transcripts.ProjectSummary, len(out))
-	for i, ps := range out {
+	res := make([]transcripts.ProjectSummary, len(pl.out))
+	for i, ps := range pl.out {
 		res[i] = *ps
 	}
 	sort.SliceStable(res, func(i, j int) bool { return res[i].LastUsed.After(res[j].LastUsed) })
 	return res, nil
+}
+
+// projectList is Projects' result as its passes build it.
+type projectList struct {
+	byPath map[string]*transcripts.ProjectSummary
+	out    []*transcripts.ProjectSummary
+	picks  map[string]folderPick
+}
+
+// folderPick is the transcript folder a project is named by so far.
+type folderPick struct {
+	start int64
+	exact bool
+}
+
+// sessions reads one (project, folder, cwd) group of sessions.
+func (pl *projectList) sessions(rows *sql.Rows) error {
+	var path, folder, cwd string
+	var n int
+	var last, first int64
+	if err := rows.Scan(&path, &folder, &cwd, &n, &last, &first); err != nil {
+		return err
+	}
+	ps := pl.byPath[path]
+	if ps == nil {
+		ps = &transcripts.ProjectSummary{Path: path}
+		pl.byPath[path] = ps
+		pl.out = append(pl.out, ps)
+	}
+	ps.Sessions += n
+	if t := fromUnixNano(last); t.After(ps.LastUsed) {
+		ps.LastUsed = t
+	}
+	if cwd != "" && cwd != path && !slices.Contains(ps.Folders, cwd) {
+		ps.Folders = append(ps.Folders, cwd)
+	}
+	// The folder named after the repository itself, else the one of its
+	// oldest session.
+	exact := folder == transcripts.EncodeProjectPath(path)
+	if pk, ok := pl.picks[path]; !ok || (exact && !pk.exact) || (exact == pk.exact && first < pk.start) {
+		pl.picks[path] = folderPick{first, exact}
+		ps.Name = folder
+	}
+	return nil
+}
+
+// size reads a project's bytes of transcripts still on disk.
+func (pl *projectList) size(rows *sql.Rows) error {
+	var path string
+	var size int64
+	if err := rows.Scan(&path, &size); err != nil {
+		return err
+	}
+	if ps := pl.byPath[path]; ps != nil {
+		ps.Size = size
+	}
+	return nil
+}
+
+// unread reads a transcript folder none of whose sessions is read yet.
+func (pl *projectList) unread(rows *sql.Rows) error {
+	ps := &transcripts.ProjectSummary{}
+	if err := rows.Scan(&ps.Name, &ps.Path, &ps.Size); err != nil {
+		return err
+	}
+	if pl.byPath[ps.Path] == nil {
+		pl.byPath[ps.Path] = ps
+		pl.out = append(pl.out, ps)
+	}
+	return nil
 }
 
 // SessionFilter selects sessions.
