@@ -20,6 +20,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"math/bits"
@@ -75,7 +76,7 @@ func fail(err error) {
 
 // load reads the short values of one column with their project, in row order.
 func load(db *sql.DB, col string) ([]value, error) {
-	rows, err := db.Query(`SELECT e.` + col + `, s.project FROM entries e JOIN sessions s ON s.id = e.session WHERE e.` + col + ` IS NOT NULL ORDER BY e.id`)
+	rows, err := db.QueryContext(context.Background(), `SELECT e.`+col+`, s.project FROM entries e JOIN sessions s ON s.id = e.session WHERE e.`+col+` IS NOT NULL ORDER BY e.id`)
 	if err != nil {
 		return nil, err
 	}
