@@ -125,7 +125,7 @@ func TestSessionsJSON(t *testing.T) {
 }
 
 func TestSharedCorpusTwelveSessions(t *testing.T) {
-	if ranWithoutRaceWith(t, sharedCorpusTests...) {
+	if withoutRace.RanWith(t, sharedCorpusTests...) {
 		return
 	}
 	got := sharedCorpusSessions(t)

@@ -428,7 +428,7 @@ func corpusDir(t *testing.T) string {
 // tool calls and titles, and `cairn show` of every session prints every
 // typed prompt.
 func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	claude := corpusDir(t)
@@ -484,7 +484,7 @@ func TestClaudeCodeLogCorpusAgreesWithIndependentCount(t *testing.T) {
 // reading on the other real corpus, ../shared/corpus/claude, when it is
 // present (it stays outside the repo).
 func TestSharedCorpusAgreesWithIndependentCount(t *testing.T) {
-	if ranWithoutRaceWith(t, sharedCorpusTests...) {
+	if withoutRace.RanWith(t, sharedCorpusTests...) {
 		return
 	}
 	got := sharedCorpusSessions(t)

@@ -25,7 +25,7 @@ import (
 // byte, and the round trip of the same transcripts ran twice (a third of
 // the test's time).
 func TestExportSessionsRoundTripJSON(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	shared := filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus")

@@ -33,9 +33,5 @@ var withoutRace = testutil.WithoutRace{Dir: func(t testing.TB) string { return s
 // output.
 func ranWithoutRace(t *testing.T) bool {
 	t.Helper()
-	if !raceEnabled {
-		return false
-	}
-	withoutRace.RanWith(t, evalWithoutRace...)
-	return true
+	return withoutRace.RanWith(t, evalWithoutRace...)
 }

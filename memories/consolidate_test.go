@@ -71,7 +71,7 @@ func syntheticStore(t testing.TB, s *Service, n int, now time.Time) (clusters []
 }
 
 func TestConsolidate10k(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return // all 10,000 without the race detector
 	}
 	ctx := context.Background()

@@ -168,7 +168,7 @@ func TestScopedChangesStayInTheirProject(t *testing.T) {
 // 1,000 corrections of one memory keep one bounded audit value with the
 // newest records (it grew to 4.4 MB).
 func TestAuditTrailIsBounded(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	ctx := context.Background()

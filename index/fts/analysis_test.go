@@ -105,7 +105,7 @@ func TestParseQuery(t *testing.T) {
 // quadratic ~16x), each side the best of three runs, so a loaded machine or
 // the race detector does not make it flaky.
 func TestCodeAnalyzerPathologicalInputIsCheap(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	best := func(in string) time.Duration {

@@ -112,7 +112,7 @@ var codeCases = []string{
 // TestCodeRuneBits checks the bit tables against the functions they stand
 // for, for every rune (the tables cover the BMP; the rest falls through).
 func TestCodeRuneBits(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	b := codeRuneBits()
@@ -137,7 +137,7 @@ func TestCodeAnalyzerMatchesChainOnCases(t *testing.T) {
 // sample transcripts (JSON punctuation, escapes, unicode, code, paths) and,
 // without -short, the shared corpus when it is present.
 func TestCodeAnalyzerMatchesChainOnTranscripts(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	diffEveryLine(t, diffCode)
@@ -153,7 +153,7 @@ var codePieces = []string{"a", "b", "x", "ab", "Ab", "AB", "parse", "Transcript"
 }
 
 func TestCodeAnalyzerMatchesChainOnRandomInputs(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	codeCheck.onRandom(t, [2]uint64{7, 8}, 20000, 3000, 0)

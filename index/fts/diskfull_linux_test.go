@@ -25,14 +25,14 @@ import (
 // What is checked is the child's answer (a clean error, no stack trace),
 // not an interleaving: under the race detector each child cost about
 // 3.5 s of CPU and only 10 limits ran, so the test runs in the package's
-// binary without it (ranWithoutRace), all 21 there. bleve's concurrent
+// binary without it (withoutRace.RanAlone), all 21 there. bleve's concurrent
 // writes and merges keep their tests under -race
 // (TestConcurrentWritesAndSearches, TestMergeWaitsForRoom).
 
 const diskFullEnv = "CAIRN_FTS_TEST_FSIZE"
 
 func TestFullDiskNeverPanics(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	docs := sampleDocs(t)

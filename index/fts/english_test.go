@@ -129,7 +129,7 @@ func TestEnglishAnalyzerMatchesBleveChainOnCases(t *testing.T) {
 // sample transcripts (raw JSONL: JSON punctuation, escapes, unicode, code)
 // and, without -short, the shared corpus when it is present.
 func TestEnglishAnalyzerMatchesBleveChainOnTranscripts(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	diffEveryLine(t, diffEnglish)
@@ -219,7 +219,7 @@ var englishPieces = []string{
 }
 
 func TestEnglishAnalyzerMatchesBleveChainOnRandomInputs(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	englishCheck.onRandom(t, [2]uint64{1, 2}, 200000, 20000, 10)
@@ -229,7 +229,7 @@ func TestEnglishAnalyzerMatchesBleveChainOnRandomInputs(t *testing.T) {
 // go-porterstemmer on random lowercase words biased towards the suffixes
 // the steps look for, and on every ASCII word of the sample transcripts.
 func TestStemASCIIMatchesPorterStemmer(t *testing.T) {
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	check := func(w string) {

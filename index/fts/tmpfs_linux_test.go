@@ -28,7 +28,7 @@ import (
 // persister retrying a write forever runs into the deadline. Needs root to
 // mount; CAIRN_FULLDISK_TRIALS sets the count (the closing notes quote 100).
 // What is checked is each child's answer, not an interleaving: the test
-// runs in the package's binary without the race detector (ranWithoutRace;
+// runs in the package's binary without the race detector (withoutRace.RanAlone;
 // bleve's concurrent writes and merges keep their tests under it).
 
 const tmpfsChildEnv = "CAIRN_FTS_TMPFS_CHILD"
@@ -37,7 +37,7 @@ func TestTmpfsFullDiskTrials(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs needs root")
 	}
-	if ranWithoutRace(t) {
+	if withoutRace.RanAlone(t) {
 		return
 	}
 	trials := 6

@@ -15,7 +15,7 @@ import (
 
 // WithoutRace is a package's tests built without the race detector, for
 // the tests that run there when the package's own test binary has it
-// (ranWithoutRace in cli, index and index/fts): work on one goroutine
+// (cli, index, index/fts and memories): work on one goroutine
 // (pure functions, a corpus read and compared, a ranking measured) where
 // the race detector has nothing to find and costs 5–10x. The same inputs
 // and checks run, only in a binary without it; what the race detector does
@@ -80,21 +80,30 @@ func (w *WithoutRace) Run(t testing.TB, pattern string) ([]byte, error) {
 	return out, err
 }
 
-// RanAlone runs t's test alone in the binary, logs its output and fails t
-// unless it passed there.
-func (w *WithoutRace) RanAlone(t *testing.T) {
+// RanAlone runs t's test alone in the binary when this test binary has the
+// race detector, logs its output, fails t unless it passed there, and
+// reports whether it ran there (the caller then returns). Without the race
+// detector it does nothing and says false: the test runs here.
+func (w *WithoutRace) RanAlone(t *testing.T) bool {
 	t.Helper()
+	if !raceEnabled {
+		return false
+	}
 	out, err := w.Run(t, "^"+t.Name()+"$")
 	t.Logf("without -race:\n%s", out)
 	Passed(t, out, err)
+	return true
 }
 
-// RanWith runs the tests names together in the binary once (the first of
-// them to call it runs all of them: a fixture they share is built once,
-// there), logs t's part of the output and fails t unless it passed there.
-// names must include t's test.
-func (w *WithoutRace) RanWith(t *testing.T, names ...string) {
+// RanWith is RanAlone for tests that share a fixture: it runs the tests
+// names together in the binary once (the first of them to call it runs
+// all of them: the fixture is built once, there), and logs t's part of the
+// output. names must include t's test.
+func (w *WithoutRace) RanWith(t *testing.T, names ...string) bool {
 	t.Helper()
+	if !raceEnabled {
+		return false
+	}
 	pattern := "^(" + strings.Join(names, "|") + ")$"
 	w.mu.Lock()
 	if w.groups == nil {
@@ -109,6 +118,7 @@ func (w *WithoutRace) RanWith(t *testing.T, names ...string) {
 	g.once.Do(func() { g.out, g.err = w.Run(t, pattern) })
 	t.Logf("without -race:\n%s", testPart(g.out, t.Name()))
 	Passed(t, g.out, g.err)
+	return true
 }
 
 // testPart is one test's part of a child's -test.v output (all of it when

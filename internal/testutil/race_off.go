@@ -1,5 +1,5 @@
 //go:build !race
 
-package fts
+package testutil
 
 const raceEnabled = false

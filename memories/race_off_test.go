@@ -1,5 +1,0 @@
-//go:build !race
-
-package memories
-
-const raceEnabled = false
