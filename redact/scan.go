@@ -115,46 +115,59 @@ func scan(text string) []Finding {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < n && class[text[j]]&cTok != 0 {
-			j++
-		}
-		st := i
-		if st > 0 && text[st-1] == '\\' {
-			// JSON-escaped text ("\nghp_..."): the escape letter is not
-			// part of the token, and a span must never start inside an
-			// escape or the redacted JSON would no longer parse.
-			st = skipEscape(text, st)
-		}
-		next := j
-		// "https://hooks.slack.com/..." or "x+sk-...": the run starts with
-		// the slashes, the candidate after them.
-		p := st
-		for p < j && (text[p] == '/' || text[p] == '+') {
-			p++
-		}
-		if j-p >= minTrigTok && class[text[p]]&cTrig != 0 {
-			if end := s.prefix(p); end > next {
-				next = end
-			}
-		} else if j-p == 2 && text[p] == 'S' && text[p+1] == 'G' {
-			// "SG" ends at the dot of a SendGrid key: the key is tried
-			// whole, so neither half is left.
-			if end := sendGridEnd(text, p); end > 0 {
-				s.add(KindSendGrid, p, end)
-				next = end
-			}
-		}
-		if next == j && j-st >= minSubTok {
-			next = s.subStarts(st, j)
-		}
-		if next == j && j-st >= minEntropyTok {
-			s.entropy(st, j)
-		}
-		i = next
+		i = s.run(i, runEnd(text, i+1, cTok))
 	}
 	s.cliPasswords()
 	return s.fs
+}
+
+// run offers the token run [i,j) to the detectors: first its start, then
+// the positions after '/' or '+' inside it, then (when nothing matched) the
+// entropy detector. It returns where scanning should resume, past j when a
+// secret runs on beyond the run.
+func (s *scanner) run(i, j int) int {
+	st := i
+	if st > 0 && s.text[st-1] == '\\' {
+		// JSON-escaped text ("\nghp_..."): the escape letter is not
+		// part of the token, and a span must never start inside an
+		// escape or the redacted JSON would no longer parse.
+		st = skipEscape(s.text, st)
+	}
+	next := s.runStart(st, j)
+	if next == j && j-st >= minSubTok {
+		next = s.subStarts(st, j)
+	}
+	if next == j && j-st >= minEntropyTok {
+		s.entropy(st, j)
+	}
+	return next
+}
+
+// runStart offers the start of the run [st,j) to the prefix detectors, or a
+// bare "SG" to the SendGrid one. It returns the end of what matched when
+// that is past j, else j.
+func (s *scanner) runStart(st, j int) int {
+	text := s.text
+	next := j
+	// "https://hooks.slack.com/..." or "x+sk-...": the run starts with
+	// the slashes, the candidate after them.
+	p := st
+	for p < j && (text[p] == '/' || text[p] == '+') {
+		p++
+	}
+	if j-p >= minTrigTok && class[text[p]]&cTrig != 0 {
+		if end := s.prefix(p); end > next {
+			next = end
+		}
+	} else if j-p == 2 && text[p] == 'S' && text[p+1] == 'G' {
+		// "SG" ends at the dot of a SendGrid key: the key is tried
+		// whole, so neither half is left.
+		if end := sendGridEnd(text, p); end > 0 {
+			s.add(KindSendGrid, p, end)
+			next = end
+		}
+	}
+	return next
 }
 
 // subStarts offers positions right after '/' or '+' inside the run [st,j)
