@@ -190,77 +190,115 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 		o.BusyTimeout = DefaultBusyTimeout
 	}
 	path := filepath.Join(dataDir, DBName)
+	if err := ensureStoreFile(dataDir, path, o.ReadOnly); err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, readOnly: o.ReadOnly, embedCfg: o.Embedder, searchDefaults: o.Search, exclusion: o.Exclusion}
+	if err := s.openPools(o); err != nil {
+		return nil, err
+	}
+	if err := s.upgrade(dataDir); err != nil {
+		s.Close()
+		return nil, s.wrap(err)
+	}
+	return s, nil
+}
+
+// ensureStoreFile makes sure the database file at path may be opened: a
+// writer creates the data directory and the file, both private; a reader
+// needs the file to exist. Neither answers a restore that never finished
+// by an empty store.
+func ensureStoreFile(dataDir, path string, readOnly bool) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		// A restore that never finished (or a store moved away by hand
 		// after one) must not be answered by an empty store.
 		if err := missingStoreError(dataDir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !o.ReadOnly {
-		if err := os.MkdirAll(dataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("creating data dir %s: %w", dataDir, err)
+	if readOnly {
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("no cairn store at %s: run `cairn index` first", path)
 		}
-		if err := os.Chmod(dataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("making data dir %s private: %w", dataDir, err)
-		}
-		// Create the file ourselves so it never exists with the umask's
-		// permissions; SQLite gives the -wal and -shm files the mode of the
-		// database file.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("creating %s: %w", path, err)
-		}
-		f.Close()
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			if err := os.Chmod(p, 0o600); err != nil && !os.IsNotExist(err) {
-				return nil, fmt.Errorf("making %s private: %w", p, err)
-			}
-		}
-	} else if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no cairn store at %s: run `cairn index` first", path)
+		return nil
 	}
-	s := &Store{path: path, readOnly: o.ReadOnly, embedCfg: o.Embedder, searchDefaults: o.Search, exclusion: o.Exclusion}
-	if !o.ReadOnly {
-		if err := initPageSize(path, o.BusyTimeout); err != nil {
-			return nil, s.wrap(err)
+	return createPrivate(dataDir, path)
+}
+
+// createPrivate makes dataDir (0700) and the database file at path (0600)
+// and gives an existing WAL and shared-memory file the file's mode.
+func createPrivate(dataDir, path string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("creating data dir %s: %w", dataDir, err)
+	}
+	if err := os.Chmod(dataDir, 0o700); err != nil {
+		return fmt.Errorf("making data dir %s private: %w", dataDir, err)
+	}
+	// Create the file ourselves so it never exists with the umask's
+	// permissions; SQLite gives the -wal and -shm files the mode of the
+	// database file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("making %s private: %w", p, err)
 		}
 	}
+	return nil
+}
+
+// openPools opens the store's connections: unless read-only, the single
+// writer (after giving a new file its page size); then the readers. On an
+// error nothing is left open.
+func (s *Store) openPools(o OpenOptions) error {
 	var err error
 	if !o.ReadOnly {
-		if s.w, err = sql.Open("sqlite", dsn(path, o.BusyTimeout, false, o.SmallCache)); err != nil {
-			return nil, err
+		if err := initPageSize(s.path, o.BusyTimeout); err != nil {
+			return s.wrap(err)
+		}
+		if s.w, err = sql.Open("sqlite", dsn(s.path, o.BusyTimeout, false, o.SmallCache)); err != nil {
+			return err
 		}
 		s.w.SetMaxOpenConns(1)
 		s.w.SetMaxIdleConns(1)
 		s.w.SetConnMaxLifetime(0)
 		s.w.SetConnMaxIdleTime(0)
 	}
-	rdsn := dsn(path, o.BusyTimeout, true, o.SmallCache)
+	rdsn := dsn(s.path, o.BusyTimeout, true, o.SmallCache)
 	if o.MapReads {
 		rdsn += readMmap
 	}
 	if s.r, err = sql.Open("sqlite", rdsn); err != nil {
 		s.Close()
-		return nil, err
+		return err
 	}
 	s.r.SetMaxOpenConns(4)
 	s.r.SetMaxIdleConns(2)
-	if err := s.migrate(context.Background()); err != nil {
-		s.Close()
-		return nil, s.wrap(err)
+	return nil
+}
+
+// upgrade brings an opened store up to this build: the schema's
+// migrations, and for a writer the projects' keys and the removal of what
+// killed commands left.
+func (s *Store) upgrade(dataDir string) error {
+	ctx := context.Background()
+	if err := s.migrate(ctx); err != nil {
+		return err
 	}
-	if !o.ReadOnly {
-		if err := s.rekeyProjects(context.Background()); err != nil {
-			s.Close()
-			return nil, s.wrap(err)
-		}
-		// What killed commands left: backups' temporary copies of the
-		// store, rebuilds' half-built indexes (leftovers.go).
-		removeLeftovers(dataDir)
-		removeKilledRebuilds(dataDir)
+	if s.readOnly {
+		return nil
 	}
-	return s, nil
+	if err := s.rekeyProjects(ctx); err != nil {
+		return err
+	}
+	// What killed commands left: backups' temporary copies of the
+	// store, rebuilds' half-built indexes (leftovers.go).
+	removeLeftovers(dataDir)
+	removeKilledRebuilds(dataDir)
+	return nil
 }
 
 // pageSize of new stores. Entries rows are often 1-4 KB (tool output heads
