@@ -161,70 +161,110 @@ func Read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry
 }
 
 func read(r io.Reader, path string, cur Cursor, stats *ReadStats, fn func(*Entry) error, ro readOpts) (Cursor, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte // accumulates lines longer than the bufio buffer
+	lr := lineReader{br: bufio.NewReaderSize(r, 256<<10), path: path, cur: cur, stats: stats, fn: fn, ro: ro}
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long) == 0 && ro.at != nil {
-				if n, ok := lineRest(ro.at, cur.Offset+int64(len(chunk))); ok && int64(len(chunk))+n <= MaxLineBytes {
-					long = make([]byte, 0, int64(len(chunk))+n)
-				}
+		chunk, err := lr.br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if !lr.overflow(chunk) {
+				return lr.cur, nil
 			}
-			if len(long)+len(chunk) <= MaxLineBytes {
-				long = append(long, chunk...)
-				continue
+		case err == io.EOF:
+			err := lr.unterminated(chunk)
+			return lr.cur, err
+		case err != nil:
+			return lr.cur, err
+		default:
+			if err := lr.line(chunk); err != nil {
+				return lr.cur, err
 			}
-			// Stream past the rest of this line without keeping it.
-			skipped, serr := skipLine(br)
-			if serr != nil { // EOF inside the line: it is not complete yet
-				return cur, nil
-			}
-			skipLongLine(path, int64(len(long)+len(chunk)+skipped), &cur, stats)
-			long = nil
-			continue
-		}
-		if err == io.EOF {
-			// No newline: a half-written line waits for the next read,
-			// unless the file is quiet and the line complete.
-			if ro.quiet && len(long)+len(chunk) > 0 {
-				line := append(long, chunk...)
-				if json.Valid(bytes.TrimSpace(line)) && len(bytes.TrimSpace(line)) > 0 {
-					return cur, readLine(line, path, &cur, stats, fn)
-				}
-			}
-			return cur, nil
-		}
-		if err != nil {
-			return cur, err
-		}
-		line := chunk
-		if len(long) > 0 {
-			long = append(long, chunk...)
-			line = long
-		}
-		if ro.midLine {
-			// The rest of a line read before its newline came: the
-			// newline alone (or what was glued to the line) is not a new
-			// line.
-			ro.midLine = false
-			if len(bytes.TrimSpace(line)) == 0 {
-				cur.Offset += int64(len(line))
-				stats.Bytes += int64(len(line))
-				long = long[:0]
-				continue
-			}
-			cur.Line--
-		}
-		if err := readLine(line, path, &cur, stats, fn); err != nil {
-			return cur, err
-		}
-		if cap(long) > 4<<20 {
-			long = nil // do not keep a huge buffer after a huge line
-		} else {
-			long = long[:0]
 		}
 	}
+}
+
+// lineReader is the state of one read: the buffered file, the line too
+// long for its buffer being gathered, and the cursor that moves past each
+// line read.
+type lineReader struct {
+	br    *bufio.Reader
+	long  []byte // accumulates lines longer than the bufio buffer
+	path  string
+	cur   Cursor
+	stats *ReadStats
+	fn    func(*Entry) error
+	ro    readOpts
+}
+
+// overflow takes a chunk of a line longer than the read buffer. It keeps
+// the chunk while the line stays within MaxLineBytes (in one buffer sized
+// up front when the file can be read at an offset); past that it streams
+// over the rest of the line and counts it as bad. It is false when the
+// file ends inside the line: the line is not complete yet.
+func (lr *lineReader) overflow(chunk []byte) bool {
+	if len(lr.long) == 0 && lr.ro.at != nil {
+		if n, ok := lineRest(lr.ro.at, lr.cur.Offset+int64(len(chunk))); ok && int64(len(chunk))+n <= MaxLineBytes {
+			lr.long = make([]byte, 0, int64(len(chunk))+n)
+		}
+	}
+	if len(lr.long)+len(chunk) <= MaxLineBytes {
+		lr.long = append(lr.long, chunk...)
+		return true
+	}
+	// Stream past the rest of this line without keeping it.
+	skipped, err := skipLine(lr.br)
+	if err != nil { // EOF inside the line: it is not complete yet
+		return false
+	}
+	skipLongLine(lr.path, int64(len(lr.long)+len(chunk)+skipped), &lr.cur, lr.stats)
+	lr.long = nil
+	return true
+}
+
+// unterminated takes what follows the last newline at the end of the file:
+// a half-written line waits for the next read, unless the file is quiet
+// and the line is complete JSON.
+func (lr *lineReader) unterminated(chunk []byte) error {
+	if !lr.ro.quiet || len(lr.long)+len(chunk) == 0 {
+		return nil
+	}
+	line := append(lr.long, chunk...)
+	if trimmed := bytes.TrimSpace(line); len(trimmed) == 0 || !json.Valid(trimmed) {
+		return nil
+	}
+	return readLine(line, lr.path, &lr.cur, lr.stats, lr.fn)
+}
+
+// line reads the line that chunk ends (with what overflow gathered of it),
+// unless it is only the newline of a line whose start a read before this
+// one took.
+func (lr *lineReader) line(chunk []byte) error {
+	line := chunk
+	if len(lr.long) > 0 {
+		lr.long = append(lr.long, chunk...)
+		line = lr.long
+	}
+	if lr.ro.midLine {
+		// The rest of a line read before its newline came: the
+		// newline alone (or what was glued to the line) is not a new
+		// line.
+		lr.ro.midLine = false
+		if len(bytes.TrimSpace(line)) == 0 {
+			lr.cur.Offset += int64(len(line))
+			lr.stats.Bytes += int64(len(line))
+			lr.long = lr.long[:0]
+			return nil
+		}
+		lr.cur.Line--
+	}
+	if err := readLine(line, lr.path, &lr.cur, lr.stats, lr.fn); err != nil {
+		return err
+	}
+	if cap(lr.long) > 4<<20 {
+		lr.long = nil // do not keep a huge buffer after a huge line
+	} else {
+		lr.long = lr.long[:0]
+	}
+	return nil
 }
 
 // lineRest is how many bytes from off to the next newline, included (ok
