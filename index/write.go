@@ -446,61 +446,109 @@ func (w *txWriter) session(sid, project string) (*sessionRow, error) {
 		return sr, nil
 	}
 	sr := &sessionRow{sid: sid, project: project, files: map[int64]bool{}}
-	var blob, detail []byte
-	var version int
-	err := w.selSession.QueryRowContext(w.ctx, sid).Scan(&sr.id, &blob, &detail, &version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
-	stateDamaged := false
-	if isDamage(err) && w.ctx.Err() == nil {
-		// The session's stored state does not decompress: read the rest
-		// of the row. A recount aggregates it afresh from its transcripts;
-		// otherwise the error below says to run one.
-		blob, detail, stateDamaged = nil, nil, true
-		err = w.tx.QueryRowContext(w.ctx, `SELECT s.id, s.state_version, p.name, s.title, s.first_prompt, s.project_path
-			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`, sid).Scan(&sr.id, &version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
-	}
+	stored, err := w.loadSession(sr)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		pid, err := w.projectID(project)
-		if err != nil {
+		if err := w.createSession(sr, project); err != nil {
 			return nil, err
-		}
-		if err := w.insSession.QueryRowContext(w.ctx, sid, pid).Scan(&sr.id); err != nil {
-			return nil, fmt.Errorf("creating session %s: %w", sid, err)
 		}
 	case err != nil:
 		return nil, fmt.Errorf("loading session %s: %w", sid, err)
-	case blob != nil && version != transcripts.StateVersion && (w.y.recount == nil || w.y.recount.keep[sid]):
-		return nil, fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d). %s",
-			sid, version, transcripts.StateVersion, RebuildAdvice(w.y.s.path))
 	}
-	if stateDamaged && (w.y.recount == nil || w.y.recount.keep[sid]) {
-		return nil, fmt.Errorf("%w: the stored state of session %s does not decompress; run `cairn index --recount` to aggregate it again from its transcripts (`cairn doctor --full` says what else is damaged)", ErrCorrupt, sid)
+	if err := w.checkStored(sid, stored); err != nil {
+		return nil, err
 	}
-	if w.y.recount.begin(sid) {
-		// Aggregated afresh from the lines this sync reads again; the
-		// summary resolved earlier is kept.
-		summary := ""
-		if blob != nil {
-			if old, err := transcripts.UnmarshalState(blob); err == nil {
-				summary = old.Summary
-			}
-		}
-		sr.st = transcripts.NewSessionState(sid, sr.project)
-		sr.st.Summary = summary
-	} else if blob == nil {
-		sr.st = transcripts.NewSessionState(sid, sr.project)
-	} else {
-		var d sessionDetail
-		if sr.st, err = transcripts.UnmarshalState(blob); err == nil {
-			err = json.Unmarshal(detail, &d)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: the stored state of session %s cannot be read (%w). %s", ErrCorrupt, sid, err, RebuildAdvice(w.y.s.path))
-		}
-		d.restore(&sr.st.Session)
+	if err := w.restoreState(sr, stored); err != nil {
+		return nil, err
 	}
 	w.sessions[sid] = sr
 	return sr, nil
+}
+
+// storedSession is what the store holds of a session's aggregate.
+type storedSession struct {
+	blob, detail []byte // the packed state and its lists; nil for a new or damaged one
+	version      int    // the state's format
+	damaged      bool   // the state does not decompress
+}
+
+// loadSession reads session sr.sid's row into sr and returns its stored
+// state (sql.ErrNoRows when the store has no such session).
+func (w *txWriter) loadSession(sr *sessionRow) (storedSession, error) {
+	var st storedSession
+	err := w.selSession.QueryRowContext(w.ctx, sr.sid).Scan(&sr.id, &st.blob, &st.detail, &st.version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
+	if isDamage(err) && w.ctx.Err() == nil {
+		// The session's stored state does not decompress: read the rest
+		// of the row. A recount aggregates it afresh from its transcripts;
+		// otherwise checkStored says to run one.
+		st = storedSession{damaged: true}
+		err = w.tx.QueryRowContext(w.ctx, `SELECT s.id, s.state_version, p.name, s.title, s.first_prompt, s.project_path
+			FROM sessions s JOIN projects p ON p.id = s.project WHERE s.sid = ?`, sr.sid).Scan(&sr.id, &st.version, &sr.project, &sr.title, &sr.firstPrompt, &sr.path)
+	}
+	return st, err
+}
+
+// createSession inserts session sr.sid into project.
+func (w *txWriter) createSession(sr *sessionRow, project string) error {
+	pid, err := w.projectID(project)
+	if err != nil {
+		return err
+	}
+	if err := w.insSession.QueryRowContext(w.ctx, sr.sid, pid).Scan(&sr.id); err != nil {
+		return fmt.Errorf("creating session %s: %w", sr.sid, err)
+	}
+	return nil
+}
+
+// keepsState reports whether this sync builds on session sid's stored
+// state (anything but a recount that aggregates it afresh).
+func (w *txWriter) keepsState(sid string) bool {
+	return w.y.recount == nil || w.y.recount.keep[sid]
+}
+
+// checkStored refuses a stored state this sync would have to build on but
+// cannot read: one of another format, or one that does not decompress.
+func (w *txWriter) checkStored(sid string, st storedSession) error {
+	if st.blob != nil && st.version != transcripts.StateVersion && w.keepsState(sid) {
+		return fmt.Errorf("session %s was aggregated by another cairn version (state v%d, this one uses v%d). %s",
+			sid, st.version, transcripts.StateVersion, RebuildAdvice(w.y.s.path))
+	}
+	if st.damaged && w.keepsState(sid) {
+		return fmt.Errorf("%w: the stored state of session %s does not decompress; run `cairn index --recount` to aggregate it again from its transcripts (`cairn doctor --full` says what else is damaged)", ErrCorrupt, sid)
+	}
+	return nil
+}
+
+// restoreState gives sr its aggregate: afresh when a recount meets it
+// first (keeping the summary resolved earlier) or it has none, else the
+// stored one with its lists.
+func (w *txWriter) restoreState(sr *sessionRow, st storedSession) error {
+	switch {
+	case w.y.recount.begin(sr.sid):
+		// Aggregated afresh from the lines this sync reads again; the
+		// summary resolved earlier is kept.
+		summary := ""
+		if st.blob != nil {
+			if old, err := transcripts.UnmarshalState(st.blob); err == nil {
+				summary = old.Summary
+			}
+		}
+		sr.st = transcripts.NewSessionState(sr.sid, sr.project)
+		sr.st.Summary = summary
+	case st.blob == nil:
+		sr.st = transcripts.NewSessionState(sr.sid, sr.project)
+	default:
+		var d sessionDetail
+		var err error
+		if sr.st, err = transcripts.UnmarshalState(st.blob); err == nil {
+			err = json.Unmarshal(st.detail, &d)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: the stored state of session %s cannot be read (%w). %s", ErrCorrupt, sr.sid, err, RebuildAdvice(w.y.s.path))
+		}
+		d.restore(&sr.st.Session)
+	}
+	return nil
 }
 
 // flushSessions writes the sessions changed in this transaction: their
