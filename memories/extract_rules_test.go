@@ -293,3 +293,22 @@ func TestPermissionDeniedTool(t *testing.T) {
 		t.Errorf("other error: proposed %q", g)
 	}
 }
+
+// A tool's limit is said with the fix Claude states next, and only with
+// a fix that names what to do.
+func TestLimitWithTheFixSaidNext(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL. We need to change the submodule to use HTTPS instead:",
+			"Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL: change the submodule to use HTTPS instead"},
+		{"Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL. We need to check this.",
+			"Vercel doesn't have SSH keys set up, so it can't clone via the `git@github.com:` URL."},
+	} {
+		var got []string
+		for _, c := range extractCandidates([]index.MemEntry{{UUID: "a1", Role: "assistant", Block: "text", Text: tc.text}}) {
+			got = append(got, c.content)
+		}
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -608,9 +608,24 @@ func (sc *claudeScan) line(line string) {
 	for i := range ss {
 		if c, ok := claudeFinding(ss, i); ok {
 			c.uuids = []string{sc.e.UUID}
-			sc.add(c)
+			sc.add(withFixSaid(c, ss, i))
 		}
 	}
+}
+
+// withFixSaid is a tool's limit c, found in sentence i of ss, said with
+// the fix Claude states next ("Vercel doesn't have SSH keys set up, so it
+// can't clone via the `git@…` URL: change the submodule to use HTTPS"),
+// the way a discovery is: a limit without what to do instead is half a
+// memory.
+func withFixSaid(c candidate, ss []string, i int) candidate {
+	if c.typ != Gotcha || i+1 >= len(ss) || strings.HasSuffix(c.content, ":") {
+		return c
+	}
+	if how, ok := fixOf(ss[i+1]); ok {
+		c.content = strings.TrimRight(c.content, ". ") + ": " + how
+	}
+	return c
 }
 
 // claudeFinding classifies unit i of ss (a sentence, or a whole list
