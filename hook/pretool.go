@@ -84,84 +84,85 @@ func (h *handler) preTool(ctx context.Context) ([]byte, error) {
 	if target.file == "" && target.command == "" {
 		return nil, nil
 	}
-	st, err := h.openStore()
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	trace("store open")
-	if h.optedOut(ctx, st) {
-		return nil, nil
-	}
-	mem := h.env.Memories(st, h.cfg)
-	seen, err := mem.Injected(ctx, h.in.SessionID)
-	if err != nil {
-		return nil, fmt.Errorf("reading what this session received: %w", err)
-	}
-	ms, err := mem.ToolMemories(ctx, h.project(), seen)
-	if err != nil {
-		return nil, fmt.Errorf("listing the memories for a tool call: %w", err)
-	}
-	trace("memories listed")
-	var hits []ToolMemory
-	for _, m := range ms {
-		if !slices.Contains(seen, m.ID) && target.matches(m, root) {
-			hits = append(hits, m)
+	return h.withMemories(ctx, func(mem Memories, seen []string) ([]byte, error) {
+		ms, err := mem.ToolMemories(ctx, h.project(), seen)
+		if err != nil {
+			return nil, fmt.Errorf("listing the memories for a tool call: %w", err)
 		}
-	}
-	if len(hits) == 0 {
-		return nil, nil
-	}
+		trace("memories listed")
+		b, injected := target.brief(ms, seen, root)
+		return h.inject(ctx, mem, PreToolUse, b, injected)
+	})
+}
+
+// brief is what the tool call is told: the first toolMemories of ms tied
+// to the target and not seen yet, within ToolTokens, and their ids.
+func (t toolTarget) brief(ms []ToolMemory, seen []string, root string) (*budget, []string) {
 	what := "the command it is about to run"
-	if target.file != "" {
-		what = relOrAbs(target.file, root)
+	if t.file != "" {
+		what = relOrAbs(t.file, root)
 	}
 	b := &budget{max: ToolTokens}
 	b.add("cairn: approved memories about " + oneLine(what, 120) + " (from earlier sessions):")
 	var injected []string
-	for _, m := range hits {
+	for _, m := range ms {
 		if len(injected) == toolMemories {
 			break
+		}
+		if slices.Contains(seen, m.ID) || !t.matches(m, root) {
+			continue
 		}
 		if b.add(memoryLine(m.Memory, 300)) {
 			injected = append(injected, m.ID)
 		}
 	}
-	if len(injected) == 0 {
-		return nil, nil
-	}
-	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
-		// Not recorded means it could be repeated: better inject nothing.
-		return nil, fmt.Errorf("recording injected memories: %w", err)
-	}
-	text := b.String()
-	h.res.Injected, h.res.Tokens = injected, Tokens(text)
-	return output(PreToolUse, text)
+	return b, injected
 }
 
 // matches reports whether m is tied to the target.
 func (t toolTarget) matches(m ToolMemory, root string) bool {
 	if t.file != "" {
-		rel := relOrAbs(t.file, root)
-		for _, f := range m.Files {
-			if filepath.IsAbs(f) && filepath.Clean(f) == t.file || !filepath.IsAbs(f) && filepath.ToSlash(filepath.Clean(f)) == filepath.ToSlash(rel) {
-				return true
-			}
-		}
-		if !filepath.IsAbs(rel) && strings.Contains(rel, "/") && mentions(m.Content, filepath.ToSlash(rel)) {
+		return t.matchesFile(m, root)
+	}
+	return t.matchesCommand(m)
+}
+
+// matchesFile reports whether m's source turns edited the target file, or
+// m names it: by its project-relative path, or by a distinctive base name.
+func (t toolTarget) matchesFile(m ToolMemory, root string) bool {
+	rel := relOrAbs(t.file, root)
+	for _, f := range m.Files {
+		if sameFile(f, t.file, rel) {
 			return true
 		}
-		base := filepath.Base(t.file)
-		return distinctiveName(base) && mentions(m.Content, base)
 	}
+	if !filepath.IsAbs(rel) && strings.Contains(rel, "/") && mentions(m.Content, filepath.ToSlash(rel)) {
+		return true
+	}
+	base := filepath.Base(t.file)
+	return distinctiveName(base) && mentions(m.Content, base)
+}
+
+// sameFile reports whether f, a file a memory's source edited (absolute,
+// or relative to its session's folder), is the file at abs, rel from the
+// launch folder.
+func sameFile(f, abs, rel string) bool {
+	if filepath.IsAbs(f) {
+		return filepath.Clean(f) == abs
+	}
+	return filepath.ToSlash(filepath.Clean(f)) == filepath.ToSlash(rel)
+}
+
+// matchesCommand reports whether m names a phrase of the target command,
+// or came from a command that shares one with it: the same program and
+// subcommand, or the same script or file, as the one about to run.
+func (t toolTarget) matchesCommand(m ToolMemory) bool {
 	words := commandWords(t.command)
 	for _, w := range words {
 		if mentions(m.Content, w) {
 			return true
 		}
 	}
-	// A command the memory came from: the same program and subcommand,
-	// or the same script or file, as the one about to run.
 	for _, c := range m.Commands {
 		for _, w := range commandWords(c) {
 			if slices.Contains(words, w) {
