@@ -299,31 +299,26 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 	if max <= 0 || h.env.Memories == nil || len(prompt) < 3 || strings.HasPrefix(prompt, "/") {
 		return nil, nil
 	}
-	st, err := h.openStore()
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	trace("store open")
-	if h.optedOut(ctx, st) {
-		return nil, nil
-	}
-	mem := h.env.Memories(st, h.cfg)
-	seen, err := mem.Injected(ctx, h.in.SessionID)
-	if err != nil {
-		return nil, fmt.Errorf("reading what this session received: %w", err)
-	}
-	trace("injected read")
-	threshold := h.cfg.Hooks.PromptThreshold
 	if len(prompt) > maxPromptBytes {
 		// A pasted file or log: its start says what it is about.
 		prompt = strings.ToValidUTF8(prompt[:maxPromptBytes], "")
 	}
-	ms, err := mem.Rank(ctx, prompt, h.project(), 5, threshold, seen)
-	if err != nil {
-		return nil, fmt.Errorf("ranking memories: %w", err)
-	}
-	trace("ranked")
+	return h.withMemories(ctx, func(mem Memories, seen []string) ([]byte, error) {
+		threshold := h.cfg.Hooks.PromptThreshold
+		ms, err := mem.Rank(ctx, prompt, h.project(), 5, threshold, seen)
+		if err != nil {
+			return nil, fmt.Errorf("ranking memories: %w", err)
+		}
+		trace("ranked")
+		b, injected := promptBrief(ms, prompt, max, threshold, seen)
+		return h.inject(ctx, mem, UserPromptSubmit, b, injected)
+	})
+}
+
+// promptBrief is what a prompt is told: the memories of ms that score
+// threshold or more and were not given yet, within max tokens, and their
+// ids.
+func promptBrief(ms []memories.Ranked, prompt string, max int, threshold float64, seen []string) (*budget, []string) {
 	b := &budget{max: max}
 	b.add("Possibly relevant memories from earlier sessions (cairn; approved):")
 	var injected []string
@@ -335,14 +330,5 @@ func (h *handler) userPrompt(ctx context.Context) ([]byte, error) {
 			injected = append(injected, m.ID)
 		}
 	}
-	if len(injected) == 0 {
-		return nil, nil
-	}
-	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
-		// Not recorded means it could be repeated: better inject nothing.
-		return nil, fmt.Errorf("recording injected memories: %w", err)
-	}
-	text := b.String()
-	h.res.Injected, h.res.Tokens = injected, Tokens(text)
-	return output(UserPromptSubmit, text)
+	return b, injected
 }
