@@ -99,29 +99,46 @@ func (o *Options) uneditJSON(path string, fn func(*Object) error) (Change, error
 	}
 	// Changed since cairn wrote it (or installed elsewhere): take cairn's
 	// entries out, keep the rest.
-	before := o.BackupDir
-	o.BackupDir = "" // no new record for uninstall's own write...
-	ch, err := o.editJSON(path, fn)
-	o.BackupDir = before
-	if ch.Backup != "" && !o.DryRun {
-		// ...and the backup goes to the backup dir all the same.
-		nb := o.backupPath(path)
-		if os.MkdirAll(filepath.Dir(nb), 0o700) == nil && os.Rename(ch.Backup, nb) == nil {
-			ch.Backup = nb
-		}
-	}
+	ch, err := o.editUnrecorded(path, fn)
 	if err != nil || ch.Action == "unchanged" {
 		return ch, err
 	}
 	if !o.DryRun {
 		os.Remove(o.recordPath(path))
 	}
-	if (!hasRec || !rec.Existed) && emptyObjectFile(path, o.DryRun, ch) {
-		ch.Action, ch.Diff, ch.Note = "removed", "", "it held only cairn's settings"
-		if !o.DryRun {
-			if err := os.Remove(path); err != nil {
-				return ch, err
-			}
+	if !hasRec || !rec.Existed {
+		return o.removeEmpty(path, ch)
+	}
+	return ch, nil
+}
+
+// editUnrecorded is editJSON without a new install record (uninstall's
+// own write is not one), its backup moved to BackupDir all the same.
+func (o *Options) editUnrecorded(path string, fn func(*Object) error) (Change, error) {
+	before := o.BackupDir
+	o.BackupDir = ""
+	ch, err := o.editJSON(path, fn)
+	o.BackupDir = before
+	if ch.Backup != "" && !o.DryRun {
+		nb := o.backupPath(path)
+		if os.MkdirAll(filepath.Dir(nb), 0o700) == nil && os.Rename(ch.Backup, nb) == nil {
+			ch.Backup = nb
+		}
+	}
+	return ch, err
+}
+
+// removeEmpty removes path when uninstall's edit ch left it an empty
+// object; its callers ask only of a file that install created or of
+// unknown origin (such as a clone's committed copy).
+func (o *Options) removeEmpty(path string, ch Change) (Change, error) {
+	if !emptyObjectFile(path, o.DryRun, ch) {
+		return ch, nil
+	}
+	ch.Action, ch.Diff, ch.Note = "removed", "", "it held only cairn's settings"
+	if !o.DryRun {
+		if err := os.Remove(path); err != nil {
+			return ch, err
 		}
 	}
 	return ch, nil
