@@ -94,6 +94,9 @@ func TestHookProfileLeavesFullTextAndVectorsQueued(t *testing.T) {
 }
 
 func TestPostIndexExtraction(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	a := openSample(t, "")
 	res, err := a.Index(context.Background(), app.IndexOptions{Extract: true, NoEmbed: true})
 	if err != nil || res.ExtractErr != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/memories"
 )
@@ -19,19 +20,75 @@ import (
 // not need vectors (training is most of an index of the sample under -race).
 const noVectors = "embedder.kind = \"none\"\n"
 
-// indexedSample is the sample indexed, with one memory.
+// indexedSample is the sample indexed, with one memory, opened with toml
+// as its config: a copy of a store built once per package
+// (indexedTemplate). The embedder's kind is an option of each open, not
+// part of the store, and the store alone is indexed, so the copy is the
+// store the test would have built.
 func indexedSample(t *testing.T, toml string) *app.App {
 	t.Helper()
-	a := openSample(t, toml)
-	ctx := context.Background()
-	// The store alone: full text and vectors are not what these tests check.
-	if _, err := a.Index(ctx, app.IndexOptions{StoreOnly: true}); err != nil {
+	data := t.TempDir()
+	copyDataDir(t, indexedTemplate(t), data)
+	cfg := filepath.Join(data, config.FileName)
+	if err := os.Remove(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "bleve's scorch merger needs the index folder writable: a read-only copy fails at open", Importance: 4}); err != nil {
+	if toml != "" {
+		if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("CAIRN_CONFIG", "")
+	a, err := app.Open(app.Paths{DataDir: data, ClaudeDir: sample}, app.Options{SmallCache: true})
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { a.Close() })
 	return a
+}
+
+// indexed is the package's indexed sample (indexedTemplate).
+var indexed struct {
+	once sync.Once
+	data string
+	ok   bool
+}
+
+// indexedTemplate is a closed data dir of the sample indexed (the store
+// alone: full text and vectors are not what the backup tests check) with
+// one memory, built once per package (seven tests each synced the sample
+// under -race).
+func indexedTemplate(t *testing.T) string {
+	t.Helper()
+	indexed.once.Do(func() {
+		data := sharedDir(t, "indexed")
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, config.FileName), []byte(noVectors), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("CAIRN_CONFIG", "")
+		a, err := app.Open(app.Paths{DataDir: data, ClaudeDir: sample}, app.Options{SmallCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if _, err := a.Index(ctx, app.IndexOptions{StoreOnly: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Memories.Curator.Add(ctx, memories.NewMemory{Type: "gotcha", Content: "bleve's scorch merger needs the index folder writable: a read-only copy fails at open", Importance: 4}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		indexed.data, indexed.ok = data, true
+	})
+	if !indexed.ok {
+		t.Fatal("the indexed sample could not be built (see the first test that used it)")
+	}
+	return indexed.data
 }
 
 // A backup taken while another process writes is a whole, verified store;

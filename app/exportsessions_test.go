@@ -66,6 +66,9 @@ func conversationKey(t *testing.T, st *index.Store, sid string) []string {
 // sessions and the same conversations: on the bundled sample and on the
 // claude-code-log corpus (Claude Code 1.0 to 2.1, VS Code sessions).
 func TestExportSessionsRoundTrip(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	t.Run("sample", func(t *testing.T) { roundTrip(t, sample) })
 	t.Run("claude-code-log", func(t *testing.T) {
 		dir := t.TempDir()

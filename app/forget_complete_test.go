@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/index/ftsapi"
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/memories"
 )
 
@@ -96,6 +98,9 @@ func planted(t *testing.T, data, word string, want int) {
 // record (audit trails, replacement memories, trash, syntheses, recent
 // session titles) nor anywhere in the data dir.
 func TestForgetLeavesNothingBehind(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	ctx := context.Background()
 	const word = "plumbagoquetzalword"
 	claude := sampleCopy(t, word)
@@ -150,17 +155,20 @@ func TestForgetLeavesNothingBehind(t *testing.T) {
 // A forget killed after the store forgot, before the search indexes were
 // rebuilt, is finished by the next open: nothing of it is left.
 func TestForgetInterruptedIsFinished(t *testing.T) {
+	if withoutRace.RanWith(t, plantedTests...) {
+		return
+	}
 	ctx := context.Background()
-	const word = "marzipanhollyhockword"
-	claude := sampleCopy(t, word)
+	template, claude := plantedStore(t)
 	data := t.TempDir()
+	copyDataDir(t, template, data)
 	a := openAt(t, data, claude, "")
-	plantEverywhere(t, a, word)
 	// What app.Forget does first, without what it does next.
 	if _, err := a.Store.Forget(ctx, index.ForgetTarget{Session: demoSession}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
+	const word = plantedWord
 	textHits := func() int {
 		t.Helper()
 		st, err := index.Open(data)
@@ -225,19 +233,17 @@ func TestForgetKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess test")
 	}
+	if withoutRace.RanWith(t, plantedTests...) {
+		return
+	}
 	trials := 3
 	if n, err := strconv.Atoi(os.Getenv("CAIRN_FORGET_KILLS")); err == nil {
 		trials = n
 	}
-	const word = "kumquatlanternword"
-	// The planted store is built once (an index, a rebuild and a
-	// retrain) and each trial forgets in a
-	// copy of it; the transcripts, only read, are shared.
-	claude := sampleCopy(t, word)
-	template := t.TempDir()
-	a := openAt(t, template, claude, "")
-	plantEverywhere(t, a, word)
-	a.Close()
+	const word = plantedWord
+	// Each trial forgets in a copy of the planted store (plantedStore);
+	// the transcripts, only read, are shared.
+	template, claude := plantedStore(t)
 	setup := func() (data, claude2 string) {
 		data = t.TempDir()
 		copyDataDir(t, template, data)
@@ -282,6 +288,50 @@ func TestForgetKilled(t *testing.T) {
 		}
 	}
 	t.Logf("a forget takes %v; %d random kills, %d of them before the forget committed", whole, trials, again)
+}
+
+// plantedTests share the planted store (plantedStore): under -race they
+// run together without it (withoutRace.RanWith), so it is planted once.
+var plantedTests = []string{"TestForgetKilled", "TestForgetInterruptedIsFinished"}
+
+// plantedWord is the word plantedStore puts everywhere.
+const plantedWord = "kumquatlanternword"
+
+// plantedFix is the package's planted store: built once, copied by each test.
+var plantedFix struct {
+	once         sync.Once
+	data, claude string
+	ok           bool
+}
+
+// plantedStore is a closed data dir of the sample (with plantedWord in
+// the demo session) indexed, with the word planted everywhere
+// (plantEverywhere: an index, a rebuild and a retrain), under the default
+// config, and the transcripts it read. Built once per package; a test
+// forgets in a copy of the data dir (copyDataDir) and only reads the
+// transcripts.
+func plantedStore(t *testing.T) (data, claude string) {
+	t.Helper()
+	plantedFix.once.Do(func() {
+		root := sharedDir(t, "planted")
+		claude := filepath.Join(root, "claude")
+		if err := testutil.CopyDir(sample, claude); err != nil {
+			t.Fatal(err)
+		}
+		appendLine(t, claude, promptLine(1, plantedWord))
+		data := filepath.Join(root, "data")
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		a := openAt(t, data, claude, "")
+		plantEverywhere(t, a, plantedWord)
+		a.Close()
+		plantedFix.data, plantedFix.claude, plantedFix.ok = data, claude, true
+	})
+	if !plantedFix.ok {
+		t.Fatal("the planted store could not be built (see the first test that used it)")
+	}
+	return plantedFix.data, plantedFix.claude
 }
 
 // copyDataDir copies a closed data dir as `cp -a` would (modes kept).

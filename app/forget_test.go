@@ -137,6 +137,9 @@ func TestForgetSessionLeavesNoTrace(t *testing.T) {
 
 // Forgetting a project removes all its sessions and keeps the folder out.
 func TestForgetProject(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	ctx := context.Background()
 	claude := sampleCopy(t, "frobnicatedproject")
 	data := t.TempDir()
@@ -173,6 +176,9 @@ func TestForgetProject(t *testing.T) {
 // index.exclude and a .cairnignore keep a project out of indexing and
 // injection.
 func TestOptOut(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	ctx := context.Background()
 	claude := sampleCopy(t, "optoutword")
 	data := t.TempDir()
