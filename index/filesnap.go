@@ -51,6 +51,7 @@ type filesSnap struct {
 	epoch string
 	maxID int64 // the largest id it saw: later rows are read by id
 	known map[string]knownFile
+	added int // rows read by id (added since it was written)
 }
 
 // bumpFilesEpoch draws a new files epoch: snapshots made before it are
@@ -101,6 +102,7 @@ func (s *Store) loadFilesSnap(ctx context.Context) *filesSnap {
 		err := s.eachRow(ctx, knownColumns+` WHERE f.id > ?`, []any{sn.maxID}, func(rows *sql.Rows) error {
 			path, k, err := scanKnown(rows)
 			sn.known[path] = k
+			sn.added++
 			return err
 		})
 		if err != nil {
@@ -220,7 +222,9 @@ func snapStale(k knownFile, f *transcripts.File) bool {
 
 // knownFromSnap completes the snapshot's rows for the tree: the rows of
 // the files it cannot tell about are read from the table. When it read
-// many, it writes the snapshot again.
+// many (looked up, or added since it was written: a cold index's first
+// survey snapshots the empty table, and every search read all 14,010 rows
+// by id until this rewrote it), it writes the snapshot again.
 func (s *Store) knownFromSnap(ctx context.Context, sn *filesSnap, tree *transcripts.Tree) (map[string]knownFile, error) {
 	var look []any
 	for _, p := range tree.Projects {
@@ -239,7 +243,7 @@ func (s *Store) knownFromSnap(ctx context.Context, sn *filesSnap, tree *transcri
 	if err != nil {
 		return nil, s.wrap(err)
 	}
-	if len(look) >= snapRewrite {
+	if len(look)+sn.added >= snapRewrite {
 		s.writeFilesSnap(sn.epoch, sn.known)
 	}
 	return sn.known, nil

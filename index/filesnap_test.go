@@ -62,6 +62,13 @@ func TestFilesSnapshotFollowsTheTable(t *testing.T) {
 	if _, err := os.Stat(s.filesSnapPath()); err != nil {
 		t.Fatalf("no snapshot after a refresh: %v", err)
 	}
+	// The snapshot the first sync's survey wrote (of the empty table) is
+	// written again by the next survey, which read the 30 rows added since.
+	if b, err := os.ReadFile(s.filesSnapPath()); err != nil {
+		t.Fatal(err)
+	} else if sn := parseFilesSnap(b); sn == nil || len(sn.known) != 30 {
+		t.Fatalf("the snapshot after a refresh holds %v, want the 30 rows", sn)
+	}
 	check := func(what string) {
 		t.Helper()
 		sn := s.loadFilesSnap(ctx)
