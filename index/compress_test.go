@@ -124,9 +124,9 @@ func TestCompressDictsUnchanged(t *testing.T) {
 }
 
 // TestOlderFormatsStoreReadsTheSame: a store as schema 12 wrote it (short
-// text and render data S2-compressed without a dictionary, parent uuids
-// as text) opens, migrates
-// to this schema and gives back every entry exactly as before.
+// text and render data S2-compressed without a dictionary, uuids and
+// parent uuids as text) opens, migrates to this schema (which packs the
+// uuids again) and gives back every entry exactly as before.
 func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	s, dir := openStore(t)
 	mustSync(t, s, copyTree(t, sampleDir), SyncOptions{})
@@ -138,15 +138,20 @@ func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	if withDict(s) == 0 {
 		t.Fatal("no value stored with a dictionary")
 	}
-	if count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(parent) = 'blob'`) == 0 {
-		t.Fatal("no parent stored as 16 bytes")
+	packed := func(s *Store) (uuids, parents int) {
+		return count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(uuid) = 'blob'`),
+			count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(parent) = 'blob'`)
+	}
+	uuids, parents := packed(s)
+	if uuids == 0 || parents == 0 {
+		t.Fatalf("%d uuids and %d parents stored as 16 bytes", uuids, parents)
 	}
 	storeAsSchema12(t, s)
 	if n := withDict(s); n != 0 {
 		t.Fatalf("%d values still stored with a dictionary", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM entries_raw WHERE typeof(parent) = 'blob'`); n != 0 {
-		t.Fatalf("%d parents still stored as bytes", n)
+	if u, p := packed(s); u != 0 || p != 0 {
+		t.Fatalf("%d uuids and %d parents still stored as bytes", u, p)
 	}
 	s = reopenAfter(t, s, dir, `PRAGMA user_version = 12`)
 	if v, err := userVersion(t.Context(), s.r); err != nil || v != SchemaVersion {
@@ -154,6 +159,13 @@ func TestOlderFormatsStoreReadsTheSame(t *testing.T) {
 	}
 	if after := entryValues(t, s); !slices.Equal(after, before) {
 		t.Fatalf("%d entries read back, %d before, or some differ", len(after), len(before))
+	}
+	// Schema 16 packed them again, so a line read again meets its copy.
+	if u, p := packed(s); u != uuids || p != parents {
+		t.Fatalf("%d uuids and %d parents stored as 16 bytes after migrating, %d and %d before", u, p, uuids, parents)
+	}
+	if n := count(t, s, `SELECT count(*) FROM entries_raw`); n != len(before) {
+		t.Fatalf("%d rows", n)
 	}
 }
 
@@ -180,11 +192,12 @@ func entryValues(t *testing.T, s *Store) []string {
 	return out
 }
 
-// storeAsSchema12 stores every entry's text, data and parent as schema 12
-// did: short values S2-compressed without a dictionary, parents as text.
+// storeAsSchema12 stores every entry's text, data, uuid and parent as
+// schema 12 did: short values S2-compressed without a dictionary, uuids
+// and parents as text.
 func storeAsSchema12(t *testing.T, s *Store) {
 	t.Helper()
-	if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET parent = cairn_uuid(parent)`); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), undoSchema16); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -234,6 +247,10 @@ func TestPackUUID(t *testing.T) {
 	}
 	if got := read(b); got != u {
 		t.Fatalf("read back as %v", got)
+	}
+	var packedSQL any
+	if err := s.r.QueryRowContext(t.Context(), `SELECT cairn_pack(?)`, u).Scan(&packedSQL); err != nil || !bytes.Equal(packedSQL.([]byte), b) {
+		t.Fatalf("cairn_pack gave %v (%v)", packedSQL, err)
 	}
 	for _, v := range []string{"", "0F8FAD5B-D9CB-469F-A165-70867728950E", "{0f8fad5b-d9cb-469f-a165-70867728950e}",
 		"0f8fad5b-d9cb-469f-a165-70867728950", "0f8fad5bxd9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f-a165-70867728950g",

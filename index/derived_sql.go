@@ -123,7 +123,7 @@ func (s *Store) docsByIDAll(ctx context.Context, ids []string) (map[string]*hit,
 	out := map[string]*hit{}
 	uuids, sids := idsByPrefix(ids, docEntryPrefix, docSessionPrefix)
 	err := s.eachRowIn(ctx, `SELECT e.uuid, e.text, s.title, s.project_path, s.sid, e.role, e.block, e.flags, e.ts, s.archived
-			FROM entries e JOIN sessions s ON s.id = e.session WHERE e.uuid IN (`, uuids, func(rows *sql.Rows) error {
+			FROM entries_raw r JOIN entries e ON e.id = r.id JOIN sessions s ON s.id = e.session WHERE r.uuid IN (`, packUUIDs(uuids), func(rows *sql.Rows) error {
 		h := &hit{}
 		var flags int
 		var ts int64

@@ -151,7 +151,7 @@ func queueParts(table string, sessions bool) []queuePart {
 	}
 	parts := []queuePart{
 		{lo: "e:", hi: "e;", sql: entry(`LEFT JOIN entries e ON e.id = CAST(substr(q.doc, 3) AS INTEGER)`), scan: scanEntry},
-		{lo: "m:", hi: "m;", sql: entry(`LEFT JOIN entries e ON e.uuid = substr(q.doc, 3)`), scan: scanEntry},
+		{lo: "m:", hi: "m;", sql: entry(`LEFT JOIN entries e ON e.id = (SELECT id FROM entries_raw WHERE uuid = cairn_pack(substr(q.doc, 3)))`), scan: scanEntry},
 		memoryQueuePart(table),
 	}
 	if sessions {
@@ -275,7 +275,7 @@ func (s *Store) ack(ctx context.Context, table string, ids []string) error {
 // entryKeyOf is the "e:" queue key of the entry whose document id is ?1
 // ("m:<uuid>"), NULL for any other id or key: acknowledging by document id
 // (the public API) and by queue key both work.
-const entryKeyOf = `(SELECT printf('e:%013d', id) FROM entries_raw WHERE ?1 >= 'm:' AND ?1 < 'm;' AND uuid = substr(?1, 3))`
+const entryKeyOf = `(SELECT printf('e:%013d', id) FROM entries_raw WHERE ?1 >= 'm:' AND ?1 < 'm;' AND uuid = cairn_pack(substr(?1, 3)))`
 
 // PutEmbeddings stores vectors made by embedder (a name that pins model,
 // dimensions and version: vectors of different embedders never mix) and
@@ -320,7 +320,7 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 			if !strings.HasPrefix(key, queueEntryPrefix) {
 				key = v.ID
 				if uuid, ok := strings.CutPrefix(v.ID, docEntryPrefix); ok {
-					switch err := keyOf.QueryRowContext(ctx, uuid).Scan(&key); {
+					switch err := keyOf.QueryRowContext(ctx, packUUID(uuid)).Scan(&key); {
 					case errors.Is(err, sql.ErrNoRows):
 						key = v.ID // not a stored entry: kept under its id
 					case err != nil:
@@ -363,7 +363,7 @@ func (d Derived) Embeddings(ctx context.Context, embedder string) ([]VecRow, err
 func (d Derived) eachEmbedding(ctx context.Context, embedder string, fn func(VecRow) error) error {
 	// Entries' vectors are stored under their "e:" key: read back by id.
 	return d.s.eachRow(ctx, `SELECT CASE WHEN v.doc >= 'e:' AND v.doc < 'e;'
-			THEN coalesce((SELECT 'm:' || uuid FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
+			THEN coalesce((SELECT 'm:' || cairn_uuid(uuid) FROM entries_raw WHERE id = CAST(substr(v.doc, 3) AS INTEGER)), v.doc)
 			ELSE v.doc END, v.dims, v.vector
 		FROM embeddings v WHERE v.embedder = ?`, []any{embedder}, func(rows *sql.Rows) error {
 		var e VecRow

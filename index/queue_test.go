@@ -363,7 +363,7 @@ func TestEntryVectorsByRow(t *testing.T) {
 		}
 		out := map[string][]float32{}
 		for _, r := range rows {
-			if !strings.HasPrefix(r.ID, "m:") || count(t, s, `SELECT count(*) FROM entries_raw WHERE uuid = ?`, r.ID[2:]) != 1 {
+			if !strings.HasPrefix(r.ID, "m:") || count(t, s, `SELECT count(*) FROM entries_raw WHERE uuid = cairn_pack(?)`, r.ID[2:]) != 1 {
 				t.Fatalf("vector read back as %q, not an entry's document id", r.ID)
 			}
 			out[r.ID] = r.Vec
@@ -404,6 +404,10 @@ func TestEntryVectorsByRow(t *testing.T) {
 // undoSchema10 takes a store back to before schema 10 (projects are
 // repositories), for tests that replay earlier migrations. Schema 10 puts
 // the session's folder back as its project.
+// undoSchema16 stores the uuids and parents as text, as before schema 15
+// and 16 (schema 16 packs both).
+const undoSchema16 = `UPDATE entries_raw SET uuid = cairn_uuid(uuid), parent = cairn_uuid(parent)`
+
 var undoSchema10 = []string{
 	`UPDATE sessions SET project_path = cwd`,
 	`ALTER TABLE sessions DROP COLUMN cwd`,
@@ -415,10 +419,16 @@ func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {
 	t.Helper()
 	for _, q := range stmts {
 		var v int
-		if n, _ := fmt.Sscanf(q, "PRAGMA user_version = %d", &v); n == 1 && v < 10 {
-			stmts = append(slices.Clone(undoSchema10), stmts...)
-			break
+		if n, _ := fmt.Sscanf(q, "PRAGMA user_version = %d", &v); n != 1 {
+			continue
 		}
+		if v < 10 {
+			stmts = append(slices.Clone(undoSchema10), stmts...)
+		}
+		if v < 16 {
+			stmts = append([]string{undoSchema16}, stmts...) // before any statement reads the uuids as text
+		}
+		break
 	}
 	for _, q := range stmts {
 		if _, err := s.w.ExecContext(t.Context(), q); err != nil {

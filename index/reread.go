@@ -43,7 +43,7 @@ func (s *Store) rereadEntry(ctx context.Context, p *preparer, id int64) error {
 	var uuid, path, agent string
 	var line int
 	var kind int
-	err := s.r.QueryRowContext(ctx, `SELECT e.uuid, e.line, f.path, f.kind, f.agent_id FROM entries_raw e JOIN files f ON f.id = e.file WHERE e.id = ?`, id).
+	err := s.r.QueryRowContext(ctx, `SELECT cairn_uuid(e.uuid), e.line, f.path, f.kind, f.agent_id FROM entries_raw e JOIN files f ON f.id = e.file WHERE e.id = ?`, id).
 		Scan(&uuid, &line, &path, &kind, &agent)
 	if err != nil {
 		return err

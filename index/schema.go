@@ -380,6 +380,19 @@ DROP VIEW entries;
 CREATE VIEW entries AS SELECT id, uuid, session, file, line, agent, cairn_uuid(parent) AS parent, type, subtype, role, block, ts, flags,
 	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
 `,
+	// 16: an entry's own uuid is stored as its 16 bytes too (uuidpack.go),
+	// and the view gives it back as text. The uuids and parents stored
+	// before are packed here, once: a uuid is looked up by its packed
+	// value (and INSERT OR IGNORE must meet the copy stored first), so no
+	// canonical uuid may stay text. The pages freed are reused by later
+	// rows (the file does not shrink without a VACUUM).
+	`
+UPDATE entries_raw SET uuid = cairn_pack(uuid), parent = cairn_pack(parent)
+	WHERE (typeof(uuid) = 'text' AND length(uuid) = 36) OR (typeof(parent) = 'text' AND length(parent) = 36);
+DROP VIEW entries;
+CREATE VIEW entries AS SELECT id, cairn_uuid(uuid) AS uuid, session, file, line, agent, cairn_uuid(parent) AS parent, type, subtype, role, block, ts, flags,
+	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
+`,
 }
 
 // SchemaVersion is the schema this build writes.

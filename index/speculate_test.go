@@ -139,7 +139,7 @@ func TestSpeculativeFullText(t *testing.T) {
 	})
 
 	t.Run("a transaction that fails takes its documents back", func(t *testing.T) {
-		if _, err := s.w.ExecContext(t.Context(), `CREATE TRIGGER spec_boom BEFORE INSERT ON entries_raw WHEN NEW.uuid = '5bec0005-0000-4000-8000-000000000002'
+		if _, err := s.w.ExecContext(t.Context(), `CREATE TRIGGER spec_boom BEFORE INSERT ON entries_raw WHEN NEW.uuid = cairn_pack('5bec0005-0000-4000-8000-000000000002')
 			BEGIN SELECT RAISE(ABORT, 'planted failure'); END`); err != nil {
 			t.Fatal(err)
 		}

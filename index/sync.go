@@ -504,7 +504,7 @@ func (sv *survey) wait() (*transcripts.Tree, map[string]knownFile, error) {
 // (an earlier sync was interrupted before resolving it).
 func (s *Store) summariesResolvable(ctx context.Context) bool {
 	var one int
-	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM summaries s JOIN entries e ON e.uuid = s.leaf_uuid
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM summaries s JOIN entries_raw e ON e.uuid = cairn_pack(s.leaf_uuid)
 		JOIN sessions ss ON ss.id = e.session LEFT JOIN summary_projects sp ON sp.summary = s.id
 		WHERE s.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) LIMIT 1`).Scan(&one)
 	return err == nil

@@ -143,7 +143,7 @@ func TestUserSaidUpgrade(t *testing.T) {
 		sql  string
 		args []any
 	}{
-		{`UPDATE entries_raw SET role = 'tool', block = 'tool_result', text = ?, data = ? WHERE uuid = ?`, []any{full, string(old), uuid}},
+		{`UPDATE entries_raw SET role = 'tool', block = 'tool_result', text = ?, data = ? WHERE uuid = cairn_pack(?)`, []any{full, string(old), uuid}},
 		{`DELETE FROM entries_raw WHERE type = 'queue-operation'`, nil},
 		{`UPDATE sessions SET prompts = 99`, nil},
 	} {

@@ -7,13 +7,19 @@ import (
 	"modernc.org/sqlite"
 )
 
-// An entry's parent uuid is stored as its 16 bytes when it is a uuid
-// written the canonical way (lowercase hex, 8-4-4-4-12: every one Claude
-// Code writes), else as the text it is; the entries view gives the text
-// back through cairn_uuid, so readers see what was read. 36 bytes of text
-// become 16 (on the 1 GB corpus, 7.7 -> 3.5 MB). Parents stored before,
-// as text, read as they are. (An entry's own uuid stays text: it is looked
-// up by value, and its unique index would need every lookup to pack it.)
+// An entry's uuid and its parent's are stored as their 16 bytes when they
+// are uuids written the canonical way (lowercase hex, 8-4-4-4-12: every one
+// Claude Code writes), else as the text they are; the entries view gives
+// the text back through cairn_uuid, so readers see what was read. 36 bytes
+// of text become 16: on the 1 GB corpus the parents 7.7 -> 3.5 MB (schema
+// 15), the uuids and their unique index ~9 MB (schema 16).
+//
+// An entry is looked up by its uuid packed the same way: packUUID in Go,
+// cairn_pack in SQL (uuid = cairn_pack(?) still uses the unique index),
+// always against entries_raw (the view's uuid is an expression, which no
+// index serves). Schema 16 packed the uuids and parents stored before, so
+// every canonical uuid in a store is 16 bytes and INSERT OR IGNORE keeps
+// finding the copy stored first.
 
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("cairn_uuid", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -22,6 +28,25 @@ func init() {
 		}
 		return args[0], nil
 	})
+	sqlite.MustRegisterDeterministicScalarFunction("cairn_pack", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		if s, ok := args[0].(string); ok {
+			return packUUID(s), nil
+		}
+		return args[0], nil
+	})
+}
+
+// packUUIDs packs each uuid (strings) of a lookup's arguments.
+func packUUIDs(uuids []any) []any {
+	out := make([]any, len(uuids))
+	for i, u := range uuids {
+		if s, ok := u.(string); ok {
+			out[i] = packUUID(s)
+		} else {
+			out[i] = u
+		}
+	}
+	return out
 }
 
 // packUUID is what to store for s: its 16 bytes when s is a canonical

@@ -214,7 +214,7 @@ func findThemselves(t *testing.T, path string, stored, vecs []VecRow) {
 func storeAsHalfFloats(t *testing.T, s *Store, embedder string, vecs []VecRow) {
 	t.Helper()
 	for _, v := range vecs {
-		if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = ? WHERE embedder = ? AND doc = (SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = substr(?, 3))`, encodeVector(v.Vec), embedder, v.ID); err != nil {
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE embeddings SET vector = ? WHERE embedder = ? AND doc = (SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = cairn_pack(substr(?, 3)))`, encodeVector(v.Vec), embedder, v.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

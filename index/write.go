@@ -297,7 +297,7 @@ func (w *txWriter) echoQueued(sr *sessionRow, uuid string) error {
 	}
 	var id int64
 	err := w.tx.QueryRowContext(w.ctx, `DELETE FROM entries_raw WHERE uuid = ? AND session = ? AND type = 'queue-operation' RETURNING id`,
-		uuid, sr.id).Scan(&id)
+		packUUID(uuid), sr.id).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -336,7 +336,7 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	if pending := w.afterDup[dk]; pending != 0 {
 		data = r.withContext(pending&dupCtx != 0, pending&dupModel != 0)
 	}
-	res, err := w.insEntry.ExecContext(w.ctx, r.uuid, sr.id, fid, r.line, r.agent, packUUID(r.parent), r.typ, r.subtype,
+	res, err := w.insEntry.ExecContext(w.ctx, packUUID(r.uuid), sr.id, fid, r.line, r.agent, packUUID(r.parent), r.typ, r.subtype,
 		r.role, r.block, r.ts, r.flags, packText(r.text), packData(data))
 	if err != nil {
 		return 0, false, fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
@@ -384,7 +384,7 @@ func (w *txWriter) recountRow(r *entryRow) error {
 	}
 	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, block = ?, flags = (flags & ~?) | ?, text = coalesce(?, text), data = coalesce(?, data)
 		WHERE uuid = ? AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`,
-		r.role, r.block, flagSaid, r.flags&flagSaid, text, data, r.uuid, r.role, text).Scan(&id)
+		r.role, r.block, flagSaid, r.flags&flagSaid, text, data, packUUID(r.uuid), r.role, text).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -636,7 +636,7 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 		sid, project string
 	}
 	rows, err := w.tx.QueryContext(w.ctx, `SELECT sm.id, sm.text, ss.sid, p.name
-		FROM summaries sm JOIN entries e ON e.uuid = sm.leaf_uuid
+		FROM summaries sm JOIN entries_raw e ON e.uuid = cairn_pack(sm.leaf_uuid)
 		JOIN sessions ss ON ss.id = e.session JOIN projects p ON p.id = ss.project
 		LEFT JOIN summary_projects sp ON sp.summary = sm.id
 		WHERE sm.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) ORDER BY sm.id`)
