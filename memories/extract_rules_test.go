@@ -312,3 +312,23 @@ func TestLimitWithTheFixSaidNext(t *testing.T) {
 		}
 	}
 }
+
+// Two "Errors and fixes" items of one summary naming one error are one
+// memory with both accounts; items naming different errors stay apart,
+// and so do the same error's items in two summaries.
+func TestSummaryErrorTwiceJoined(t *testing.T) {
+	first := `Compiler "unused alias" for aliases in rescue blocks: Elixir compiler doesn't track alias usage inside rescue. Fixed with the full module path.`
+	second := `Multiple "unused alias" compile errors: Caused by adding alias in one edit and usage in a subsequent edit.`
+	other := `"BadMapError" in the OTEL processor config: the nested exporter format was wrong. Fixed by using the flat config format.`
+	var cs candidateSet
+	for _, c := range []string{first, other, second} {
+		cs.add(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s1"}, content: c})
+	}
+	cs.add(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s2"}, content: `Repeated "unused alias" warnings from the compile hook: add the alias and its use in one edit, every time.`})
+	if len(cs.out) != 3 || cs.out[0].content != first+" — "+second {
+		for _, c := range cs.out {
+			t.Logf("%v: %s", c.uuids, c.content)
+		}
+		t.Fatalf("want the summary's two accounts of one error as one memory, the other error and the other summary's item apart: %d", len(cs.out))
+	}
+}

@@ -391,11 +391,36 @@ func sameSummaryTopic(a, b candidate, at, bt []uint32) bool {
 	if len(a.uuids) == 0 || len(b.uuids) == 0 || a.uuids[0] != b.uuids[0] {
 		return false
 	}
+	if a.rule == "compact:errors-and-fixes" && b.rule == "compact:errors-and-fixes" {
+		return sameErrorNamed(a.content, b.content)
+	}
 	if !(a.rule == "compact:errors-and-fixes" && b.rule == "compact:problem-solving" || a.rule == "compact:problem-solving" && b.rule == "compact:errors-and-fixes") {
 		return false
 	}
 	n := min(len(at), len(bt))
 	return n >= 6 && intersect(at, bt)*10 >= n*3
+}
+
+// quotedName is an error's name in quotes: `"unused alias"`.
+var quotedName = regexp.MustCompile(`["“]([^"”]{3,60})["”]`)
+
+// sameErrorNamed reports whether two "Errors and fixes" items of one
+// summary name one error in their heads (before the first ":"): the
+// summary lists an error again when a second explanation came later
+// (`Multiple "unused alias" compile errors: …` and `Compiler "unused
+// alias" for aliases in rescue blocks: …`). One error is one memory, with
+// both explanations, not two memories that contradict each other.
+func sameErrorNamed(a, b string) bool {
+	ha, _, _ := strings.Cut(a, ": ")
+	hb, _, _ := strings.Cut(b, ": ")
+	for _, m := range quotedName.FindAllStringSubmatch(ha, -1) {
+		for _, n := range quotedName.FindAllStringSubmatch(hb, -1) {
+			if strings.EqualFold(m[1], n[1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (cs *candidateSet) add(c candidate) {
@@ -412,7 +437,8 @@ func (cs *candidateSet) add(c candidate) {
 	for i := range cs.out {
 		if sameSummaryTopic(cs.out[i], c, cs.toks[i], toks) {
 			// The error with its fix, then the rule the session settled
-			// on: one memory, said in that order.
+			// on (or the summary's second account of the error): one
+			// memory, said in that order.
 			a, b := cs.out[i], c
 			if a.rule != "compact:errors-and-fixes" {
 				a, b = b, a
