@@ -265,49 +265,17 @@ func (s *syncer) once(ctx context.Context) error {
 // fetch makes the clone's working tree exactly the remote branch (or
 // empty, for a remote with nothing yet) and returns the remote's commit.
 func (s *syncer) fetch(ctx context.Context) (string, error) {
-	dir := s.g.dir
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", index.WritableError(dir, err)
-		}
-		if _, err := s.g.run(ctx, "init", "-q"); err != nil {
-			return "", err
-		}
-	}
-	clearStaleLocks(filepath.Join(dir, ".git"))
-	// The URL is set every time: `remote init` may have changed it.
-	s.g.run(ctx, "remote", "remove", "origin") //nolint:errcheck // absent the first time
-	if _, err := s.g.run(ctx, "remote", "add", "origin", s.c.URL); err != nil {
+	if err := s.openClone(ctx); err != nil {
 		return "", err
 	}
-	old, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/origin/"+s.c.Branch)
+	ref := "refs/remotes/origin/" + s.c.Branch
+	old, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", ref)
 	if _, err := s.g.run(ctx, "fetch", "-q", "--no-tags", "origin", "+refs/heads/*:refs/remotes/origin/*"); err != nil {
 		return "", unreachable(s.c.URL, err)
 	}
-	head, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/origin/"+s.c.Branch)
-	// The store is the truth and the remote the shared state: what the
-	// clone held is replaced (a sync killed half-way left it anything).
-	if head != "" {
-		if _, err := s.g.run(ctx, "checkout", "-q", "-f", "-B", s.c.Branch, head); err != nil {
-			return "", err
-		}
-	} else {
-		if _, err := s.g.run(ctx, "checkout", "-q", "-f", "--orphan", s.c.Branch); err != nil && !strings.Contains(err.Error(), "already exists") {
-			return "", err
-		}
-		s.g.run(ctx, "rm", "-r", "-q", "-f", "--cached", ".") //nolint:errcheck // nothing staged on a new clone
-	}
-	if _, err := s.g.run(ctx, "clean", "-q", "-f", "-d", "-x"); err != nil {
+	head, _ := s.g.run(ctx, "rev-parse", "-q", "--verify", ref)
+	if err := s.resetTree(ctx, head); err != nil {
 		return "", err
-	}
-	if head == "" {
-		// An empty remote: an empty tree.
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if e.Name() != ".git" {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
-			}
-		}
 	}
 	if old != "" && head != "" && old != head {
 		if _, err := s.g.run(ctx, "merge-base", "--is-ancestor", old, head); err != nil {
@@ -317,6 +285,62 @@ func (s *syncer) fetch(ctx context.Context) (string, error) {
 		}
 	}
 	return head, nil
+}
+
+// openClone makes the clone's repository (on the first sync), clears the
+// locks a killed git left in it and points its origin at the remote.
+func (s *syncer) openClone(ctx context.Context) error {
+	dir := s.g.dir
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return index.WritableError(dir, err)
+		}
+		if _, err := s.g.run(ctx, "init", "-q"); err != nil {
+			return err
+		}
+	}
+	clearStaleLocks(filepath.Join(dir, ".git"))
+	// The URL is set every time: `remote init` may have changed it.
+	s.g.run(ctx, "remote", "remove", "origin") //nolint:errcheck // absent the first time
+	_, err := s.g.run(ctx, "remote", "add", "origin", s.c.URL)
+	return err
+}
+
+// resetTree makes the clone's branch and working tree the remote's commit
+// head, or an empty tree when the remote has none. The store is the truth
+// and the remote the shared state: what the clone held is replaced (a
+// sync killed half-way left it anything).
+func (s *syncer) resetTree(ctx context.Context, head string) error {
+	if err := s.checkout(ctx, head); err != nil {
+		return err
+	}
+	if _, err := s.g.run(ctx, "clean", "-q", "-f", "-d", "-x"); err != nil {
+		return err
+	}
+	if head == "" {
+		// An empty remote: an empty tree.
+		ents, _ := os.ReadDir(s.g.dir)
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				os.RemoveAll(filepath.Join(s.g.dir, e.Name()))
+			}
+		}
+	}
+	return nil
+}
+
+// checkout puts the clone's branch at head, or makes it a new branch with
+// nothing staged when head is "".
+func (s *syncer) checkout(ctx context.Context, head string) error {
+	if head != "" {
+		_, err := s.g.run(ctx, "checkout", "-q", "-f", "-B", s.c.Branch, head)
+		return err
+	}
+	if _, err := s.g.run(ctx, "checkout", "-q", "-f", "--orphan", s.c.Branch); err != nil && !strings.Contains(err.Error(), "already exists") {
+		return err
+	}
+	s.g.run(ctx, "rm", "-r", "-q", "-f", "--cached", ".") //nolint:errcheck // nothing staged on a new clone
+	return nil
 }
 
 // clearStaging removes the staging folders a killed sync left (bundles
