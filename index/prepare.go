@@ -195,10 +195,8 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	pf := &preparedFile{file: r.Job.File, cursor: r.Cursor, stats: r.Stats, err: r.Err, warning: r.Warning, bytes: r.Stats.Bytes}
 	f := &pf.file
 	pf.entries = make([]preparedEntry, 0, len(r.Entries))
-	responses := map[string]bool{}    // message ids seen: one response is a line per block
-	cairn := transcripts.CairnCalls{} // cairn's MCP tool calls: their results are cairn's data
-	cairnTurn := false                // since the last prompt, Claude answers one of cairn's commands
-	ctxs := ctxTracker{}              // each line's cwd, branch, version and model
+	marks := newRowMarks()
+	ctxs := ctxTracker{} // each line's cwd, branch, version and model
 	sent := sentLater(f, r.Entries)
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -219,35 +217,60 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 		pe := preparedEntry{e: e, sid: sid, finds: finds}
 		if stored(e) {
 			pe.row = p.row(f, e, sid, ctxs)
-			cairn.Add(e)
-			if cairn.Answers(e) && pe.row.role == roleTool {
-				pe.row.role = roleSystem // cairn's own output (indexed without text): never recalled
-			}
-			if transcripts.IsRealPrompt(e) {
-				cairnTurn = transcripts.IsCairnCommand(e.PromptText())
-			}
-			if cairnTurn && e.Type == "assistant" {
-				pe.row.flags |= flagCairn
-				pe.row.embed = false
-			}
+			marks.mark(e, pe.row)
 			if e.UUID == "" {
 				e.UUID = pe.row.uuid // a queued prompt's line: the state names it by its row (TakeEchoed)
 			}
-			if e.Type == "assistant" && (e.MessageID == "" || !responses[e.MessageID]) {
-				pe.row.flags |= flagResponseStart
-				responses[e.MessageID] = e.MessageID != ""
-			}
-			// Tool output is only needed in the row; drop the full text
-			// now so a batch does not hold it (Add never reads it).
-			for bi := range e.Blocks {
-				if e.Blocks[bi].Type == transcripts.BlockToolResult {
-					e.Blocks[bi].Text = ""
-				}
-			}
+			dropToolOutput(e)
 		}
 		pf.entries = append(pf.entries, pe)
 	}
 	return pf
+}
+
+// rowMarks is what marking a file's rows needs to know of the lines
+// before them.
+type rowMarks struct {
+	responses map[string]bool        // message ids seen: one response is a line per block
+	cairn     transcripts.CairnCalls // cairn's MCP tool calls: their results are cairn's data
+	cairnTurn bool                   // since the last prompt, Claude answers one of cairn's commands
+}
+
+func newRowMarks() *rowMarks {
+	return &rowMarks{responses: map[string]bool{}, cairn: transcripts.CairnCalls{}}
+}
+
+// mark gives the row of e what its place in the conversation decides:
+// cairn's own tool output is a system row (indexed without text, never
+// recalled), Claude's answers to a cairn command are cairn's and not
+// embedded, and the first line of each response starts it.
+func (m *rowMarks) mark(e *transcripts.Entry, row *entryRow) {
+	m.cairn.Add(e)
+	if m.cairn.Answers(e) && row.role == roleTool {
+		row.role = roleSystem
+	}
+	if transcripts.IsRealPrompt(e) {
+		m.cairnTurn = transcripts.IsCairnCommand(e.PromptText())
+	}
+	if m.cairnTurn && e.Type == "assistant" {
+		row.flags |= flagCairn
+		row.embed = false
+	}
+	if e.Type == "assistant" && (e.MessageID == "" || !m.responses[e.MessageID]) {
+		row.flags |= flagResponseStart
+		m.responses[e.MessageID] = e.MessageID != ""
+	}
+}
+
+// dropToolOutput empties e's tool results once its row holds them: a
+// batch need not keep the full text (the session state's Add never reads
+// it).
+func dropToolOutput(e *transcripts.Entry) {
+	for bi := range e.Blocks {
+		if e.Blocks[bi].Type == transcripts.BlockToolResult {
+			e.Blocks[bi].Text = ""
+		}
+	}
 }
 
 // sentLater marks the queued prompts (transcripts.QueuedText) of entries
