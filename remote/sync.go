@@ -389,51 +389,16 @@ func (s *syncer) prune(ctx context.Context) {
 // remote's commit, so a push from another machine meanwhile is never
 // overwritten), so the forgotten text is not left in the history either.
 func (s *syncer) commit(ctx context.Context, remoteHead string) error {
-	if _, err := s.g.run(ctx, "add", "-A", "."); err != nil {
+	changed, err := s.stage(ctx, remoteHead)
+	if err != nil || !changed && !s.compact {
 		return err
 	}
-	ident := []string{"-c", "user.name=cairn (" + s.c.Machine + ")", "-c", "user.email=cairn@" + s.c.Machine, "-c", "commit.gpgsign=false"}
-	changed := true
-	if remoteHead != "" {
-		if _, err := s.g.run(ctx, "diff", "--cached", "--quiet", remoteHead); err == nil {
-			changed = false
-		}
+	commit, err := s.makeCommit(ctx, remoteHead)
+	if err != nil {
+		return err
 	}
-	if !changed && !s.compact {
-		return nil
-	}
-	msg := fmt.Sprintf("cairn: %s: %d sessions, %d memories", s.c.Machine, s.res.PushedSessions, s.res.MemPushed)
-	var commit string
-	if s.compact || remoteHead == "" {
-		tree, err := s.g.run(ctx, "write-tree")
-		if err != nil {
-			return err
-		}
-		if s.compact {
-			msg = fmt.Sprintf("cairn: %s: history replaced after a forget", s.c.Machine)
-		}
-		commit, err = s.g.runEnv(ctx, commitEnv(s.c.Machine), append(ident, "commit-tree", tree, "-m", msg)...)
-		if err != nil {
-			return err
-		}
-	} else {
-		if _, err := s.g.run(ctx, append(ident, "commit", "-q", "--no-verify", "-m", msg)...); err != nil {
-			return err
-		}
-		var err error
-		if commit, err = s.g.run(ctx, "rev-parse", "HEAD"); err != nil {
-			return err
-		}
-	}
-	lease := "--force-with-lease=refs/heads/" + s.c.Branch + ":" + remoteHead
-	if remoteHead == "" {
-		lease = "--force-with-lease=refs/heads/" + s.c.Branch + ":"
-	}
-	if _, err := s.g.run(ctx, "push", "-q", "--no-verify", lease, "origin", commit+":refs/heads/"+s.c.Branch); err != nil {
-		if rejected(err) {
-			return err
-		}
-		return fmt.Errorf("pushing to %s failed: %w\n(the store is unchanged by this; run `cairn remote sync` again once the remote takes pushes)", s.c.URL, err)
+	if err := s.pushCommit(ctx, remoteHead, commit); err != nil {
+		return err
 	}
 	s.res.Committed = true
 	s.g.run(ctx, "update-ref", "refs/remotes/origin/"+s.c.Branch, commit) //nolint:errcheck
@@ -441,6 +406,54 @@ func (s *syncer) commit(ctx context.Context, remoteHead string) error {
 		s.g.run(ctx, "checkout", "-q", "-f", "-B", s.c.Branch, commit) //nolint:errcheck
 		s.res.Compacted = true
 		s.prune(ctx)
+	}
+	return nil
+}
+
+// stage stages the whole tree and reports whether it differs from the
+// remote's commit (always, for a remote with none).
+func (s *syncer) stage(ctx context.Context, remoteHead string) (bool, error) {
+	if _, err := s.g.run(ctx, "add", "-A", "."); err != nil {
+		return false, err
+	}
+	if remoteHead == "" {
+		return true, nil
+	}
+	_, err := s.g.run(ctx, "diff", "--cached", "--quiet", remoteHead)
+	return err != nil, nil
+}
+
+// makeCommit commits the staged tree and returns the commit: on top of
+// the branch, or as a commit with no parent for a new remote or a history
+// replaced after a forget.
+func (s *syncer) makeCommit(ctx context.Context, remoteHead string) (string, error) {
+	ident := []string{"-c", "user.name=cairn (" + s.c.Machine + ")", "-c", "user.email=cairn@" + s.c.Machine, "-c", "commit.gpgsign=false"}
+	msg := fmt.Sprintf("cairn: %s: %d sessions, %d memories", s.c.Machine, s.res.PushedSessions, s.res.MemPushed)
+	if !s.compact && remoteHead != "" {
+		if _, err := s.g.run(ctx, append(ident, "commit", "-q", "--no-verify", "-m", msg)...); err != nil {
+			return "", err
+		}
+		return s.g.run(ctx, "rev-parse", "HEAD")
+	}
+	tree, err := s.g.run(ctx, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	if s.compact {
+		msg = fmt.Sprintf("cairn: %s: history replaced after a forget", s.c.Machine)
+	}
+	return s.g.runEnv(ctx, commitEnv(s.c.Machine), append(ident, "commit-tree", tree, "-m", msg)...)
+}
+
+// pushCommit pushes commit to the branch with a lease on the remote's
+// commit remoteHead (on its absence, for a new remote).
+func (s *syncer) pushCommit(ctx context.Context, remoteHead, commit string) error {
+	lease := "--force-with-lease=refs/heads/" + s.c.Branch + ":" + remoteHead
+	if _, err := s.g.run(ctx, "push", "-q", "--no-verify", lease, "origin", commit+":refs/heads/"+s.c.Branch); err != nil {
+		if rejected(err) {
+			return err
+		}
+		return fmt.Errorf("pushing to %s failed: %w\n(the store is unchanged by this; run `cairn remote sync` again once the remote takes pushes)", s.c.URL, err)
 	}
 	return nil
 }
