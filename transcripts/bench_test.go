@@ -9,21 +9,32 @@ import (
 )
 
 func corpusLines(b *testing.B) ([][]byte, int64) {
+	files, total := corpusFiles(b)
+	var lines [][]byte
+	for _, data := range files {
+		lines = append(lines, bytes.SplitAfter(data, []byte{'\n'})...)
+	}
+	return lines, total
+}
+
+// corpusFiles is the bytes of every file of the benchmark corpus, and
+// their total.
+func corpusFiles(b *testing.B) ([][]byte, int64) {
 	tree, err := Discover(testutil.BenchCorpus())
 	if err != nil {
 		b.Fatal(err)
 	}
-	var lines [][]byte
+	var files [][]byte
 	var total int64
 	for _, f := range tree.Files() {
 		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			b.Fatal(err)
 		}
+		files = append(files, data)
 		total += int64(len(data))
-		lines = append(lines, bytes.SplitAfter(data, []byte{'\n'})...)
 	}
-	return lines, total
+	return files, total
 }
 
 // BenchmarkParse measures single-core parsing of every line of the corpus
