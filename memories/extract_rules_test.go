@@ -332,3 +332,23 @@ func TestSummaryErrorTwiceJoined(t *testing.T) {
 		t.Fatalf("want the summary's two accounts of one error as one memory, the other error and the other summary's item apart: %d", len(cs.out))
 	}
 }
+
+// A rejected plan is named by its title, and the approval that ends the
+// feedback is not part of it.
+func TestRejectedPlanSaysWhichPlan(t *testing.T) {
+	plan := index.MemEntry{UUID: "p1", Role: "assistant", ToolName: "ExitPlanMode", ToolUse: "t1",
+		Input: []byte(`{"plan":"## Plan: Make Project Installable as UV Tool\n\n### Changes\n1. Rename the script"}`)}
+	reason := index.MemEntry{UUID: "r1", Role: "user", Source: "rejection", ToolUse: "t1",
+		Text: "Let's keep the name of the py file but change the pyproject script to reference it, otherwise gtg"}
+	want := "Rejected Claude's plan “Make Project Installable as UV Tool”: Let's keep the name of the py file but change the pyproject script to reference it"
+	var got []string
+	for _, c := range extractCandidates([]index.MemEntry{plan, reason}) {
+		got = append(got, c.content)
+	}
+	if !slices.Contains(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if planTitle([]byte(`{"plan":"Just do it"}`)) != "" {
+		t.Error("a plan without a heading has a title")
+	}
+}

@@ -345,7 +345,33 @@ func rejectionCandidate(e index.MemEntry, calls map[string]index.MemEntry, add f
 	if c, ok := calls[e.ToolUse]; ok {
 		what = callLabel(c)
 	}
-	add(candidate{typ: Decision, content: "Rejected " + what + ": " + oneLine(reason), importance: 4, uuids: []string{e.UUID}, rule: "user:rejection"})
+	reason = strings.TrimSpace(approvalTail.ReplaceAllString(oneLine(reason), ""))
+	add(candidate{typ: Decision, content: "Rejected " + what + ": " + reason, importance: 4, uuids: []string{e.UUID}, rule: "user:rejection"})
+}
+
+// approvalTail is the approval that ends a rejection's feedback
+// ("…, otherwise gtg"): it says the rest of the plan was fine, which is
+// no part of what to remember.
+var approvalTail = regexp.MustCompile(`(?i)[,;.]?\s*(?:but\s+)?otherwise\s+(?:gtg|lgtm|good to go|looks good|all good|fine|ok|okay)(?:\s+to me)?[.!]*\s*$`)
+
+// planHeading is a plan's first Markdown heading, without "Plan:".
+var planHeading = regexp.MustCompile(`(?m)^#{1,3}\s+(?:Plan:\s*)?(.+?)\s*#*\s*$`)
+
+// planTitle is the title of the plan an ExitPlanMode call presents (its
+// first heading: "Make Project Installable as UV Tool"), so a rejection
+// of it says which plan; "" when the plan has no heading.
+func planTitle(input []byte) string {
+	var in struct {
+		Plan string `json:"plan"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	m := planHeading.FindStringSubmatch(in.Plan)
+	if m == nil {
+		return ""
+	}
+	return cut(strings.Trim(stripMarkdown(m[1]), " *_"), 80)
 }
 
 // callLabel names a tool call for a person, by transcripts.CallName (the
@@ -355,6 +381,9 @@ func callLabel(c index.MemEntry) string {
 	name := transcripts.CallName(&transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input})
 	switch {
 	case c.ToolName == "ExitPlanMode":
+		if title := planTitle(c.Input); title != "" {
+			return "Claude's plan “" + title + "”"
+		}
 		return "Claude's plan"
 	case name == c.ToolName:
 		return name
