@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Passwords given on a command line as a flag: `mysql -u root -pS3cret`,
 // `mysql -p'two words'`, `mysqldump --password=…`, `sshpass -p S3cret ssh …`,
@@ -291,30 +294,43 @@ func (s *scanner) addValue(v span) {
 
 // curlUser redacts the password of curl's -u/--user user:password.
 func curlUser(s *scanner, args []span) {
-	text := s.text
-	for i, a := range args {
-		arg := text[a.start:a.end]
-		var v span
-		switch {
-		case arg == "-u" || arg == "--user" || arg == "--proxy-user" || arg == "-U":
-			if i+1 >= len(args) {
-				return
-			}
-			v = unquoted(text, args[i+1])
-		case strings.HasPrefix(arg, "--user=") || strings.HasPrefix(arg, "--proxy-user="):
-			v = unquoted(text, span{a.start + strings.IndexByte(arg, '=') + 1, a.end})
-			if v.start == v.end && i+1 < len(args) && args[i+1].start == a.end {
-				v = unquoted(text, args[i+1]) // --user="name:pw"
-			}
-		case (strings.HasPrefix(arg, "-u") || strings.HasPrefix(arg, "-U")) && len(arg) > 2 && arg[2] != '-':
-			v = unquoted(text, span{a.start + 2, a.end})
-		default:
+	for i := range args {
+		v, ok := curlUserValue(s.text, args, i)
+		if !ok {
 			continue
 		}
-		if c := strings.IndexByte(text[v.start:v.end], ':'); c >= 0 {
+		if c := strings.IndexByte(s.text[v.start:v.end], ':'); c >= 0 {
 			s.addValue(span{v.start + c + 1, v.end})
 		}
 	}
+}
+
+// curlUserFlags are curl's flags that take user:password as the next
+// argument.
+var curlUserFlags = []string{"-u", "--user", "--proxy-user", "-U"}
+
+// curlUserValue is the user:password value of curl's argument i when it
+// is a -u, -U, --user or --proxy-user flag: the next argument, or what
+// the flag has attached (after '=' for the long ones).
+func curlUserValue(text string, args []span, i int) (span, bool) {
+	a := args[i]
+	arg := text[a.start:a.end]
+	switch {
+	case slices.Contains(curlUserFlags, arg):
+		if i+1 >= len(args) {
+			return span{}, false
+		}
+		return unquoted(text, args[i+1]), true
+	case strings.HasPrefix(arg, "--user=") || strings.HasPrefix(arg, "--proxy-user="):
+		v := unquoted(text, span{a.start + strings.IndexByte(arg, '=') + 1, a.end})
+		if v.start == v.end && i+1 < len(args) && args[i+1].start == a.end {
+			v = unquoted(text, args[i+1]) // --user="name:pw"
+		}
+		return v, true
+	case (strings.HasPrefix(arg, "-u") || strings.HasPrefix(arg, "-U")) && len(arg) > 2 && arg[2] != '-':
+		return unquoted(text, span{a.start + 2, a.end}), true
+	}
+	return span{}, false
 }
 
 // redisPass redacts redis-cli's -a/--pass password.
