@@ -246,30 +246,41 @@ func (s *scanner) otherCommandPasswords() {
 // out (at most its capacity: the arguments a password can be among).
 func commandArgs(text string, p int, out []span) []span {
 	end := min(len(text), p+cliCommandSpan)
-	for i := p; i < end; {
-		switch c := text[i]; {
-		case c == ' ' || c == '\t':
-			i++
-			continue
-		case c == '\n' || c == ';' || c == '|' || c == '&':
+	for i := p; i < end && len(out) < cap(out); {
+		skip, ended := argGap(text, i)
+		if ended {
 			return out
-		case c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r'):
-			return out
-		case c == '\\' && i+1 < len(text) && text[i+1] == ' ':
-			i += 2 // a line continued
+		}
+		if skip > 0 {
+			i += skip
 			continue
 		}
 		vs, ve := flagValue(text, i)
 		if ve <= vs {
 			return out
 		}
-		if len(out) == cap(out) {
-			return out
-		}
 		out = append(out, span{vs, ve})
 		i = ve
 	}
 	return out
+}
+
+// argGap says what the bytes at i are between a command's arguments: how
+// many to skip (a blank, or a line continued by a backslash; 0 at an
+// argument), or that the command ends there (a newline, JSON-escaped or
+// not, or ; | &).
+func argGap(text string, i int) (skip int, ended bool) {
+	switch c := text[i]; {
+	case c == ' ' || c == '\t':
+		return 1, false
+	case c == '\n' || c == ';' || c == '|' || c == '&':
+		return 0, true
+	case c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r'):
+		return 0, true
+	case c == '\\' && i+1 < len(text) && text[i+1] == ' ':
+		return 2, false // a line continued
+	}
+	return 0, false
 }
 
 // unquoted is the span of a value without its quotes (plain or

@@ -6,7 +6,8 @@ import (
 )
 
 // Every form of curl's user flags gives its password away, and only it:
-// the user name and the rest of the command stay.
+// the user name and the rest of the command stay. A flag after the
+// command's end (; or a newline, JSON-escaped or not) is not curl's.
 func TestCurlUserForms(t *testing.T) {
 	const pw = "Pa55wordXyz"
 	for _, cmd := range []string{
@@ -17,6 +18,7 @@ func TestCurlUserForms(t *testing.T) {
 		"curl --user=admin:" + pw + " https://x.example",
 		`curl --user="admin:` + pw + `" https://x.example`,
 		"curl --proxy-user=admin:" + pw + " https://x.example",
+		`curl -s \ -u admin:` + pw + " https://x.example", // a line continued
 	} {
 		out, fs := Redact(cmd)
 		if strings.Contains(out, pw) || !strings.Contains(out, "admin:") || !strings.Contains(out, "https://x.example") {
@@ -26,7 +28,8 @@ func TestCurlUserForms(t *testing.T) {
 			t.Errorf("%s: findings %+v", cmd, fs)
 		}
 	}
-	for _, cmd := range []string{"curl -u", "curl -u admin https://x.example", "curl --user= https://x.example", "curl -u-x https://x.example"} {
+	for _, cmd := range []string{"curl -u", "curl -u admin https://x.example", "curl --user= https://x.example", "curl -u-x https://x.example",
+		"curl -s; echo -u admin:" + pw + " https://x.example", `curl -s\necho -u admin:` + pw + " https://x.example"} {
 		if out, fs := Redact(cmd); out != cmd || len(fs) != 0 {
 			t.Errorf("%s: redacted %q %+v", cmd, out, fs)
 		}
