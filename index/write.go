@@ -231,42 +231,73 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 		return nil
 	}
 	var entryID int64
-	if r := pe.row; r != nil {
-		var stored bool
-		entryID, stored, err = w.insertRow(f, sr, fid, pe)
-		if err != nil {
+	if pe.row != nil {
+		var fate rowFate
+		if entryID, fate, err = w.storeRow(f, sr, fid, pe); err != nil || fate == rowKnown {
 			return err
 		}
-		if rc := w.y.recount; rc != nil && rc.started[pe.sid] {
-			if rc.seen[r.uuid] {
-				return nil // a second copy of the line
-			}
-			rc.seen[r.uuid] = true
-			if !stored {
-				// Stored before (with its redactions): only its role may
-				// have changed, and the aggregate is redone.
-				if err := w.recountRow(r); err != nil {
-					return err
-				}
-				if err := w.add(sr, f, pe.e); err != nil {
-					return err
-				}
-				sr.files[fid] = true
-				w.markDirty(sr)
-				return nil
-			}
-		}
-		if !stored {
-			return nil
+		if fate == rowRecounted {
+			return w.addToSession(sr, f, fid, pe.e)
 		}
 	}
-	for _, ff := range pe.finds {
+	if err := w.storeRedactions(sr, entryID, pe.finds); err != nil {
+		return err
+	}
+	return w.addToSession(sr, f, fid, pe.e)
+}
+
+// storeRedactions records where the secrets redacted from entry entryID
+// of session sr were.
+func (w *txWriter) storeRedactions(sr *sessionRow, entryID int64, finds []fieldFinding) error {
+	for _, ff := range finds {
 		if _, err := w.insRedaction.ExecContext(w.ctx, sr.id, entryID, ff.field, ff.f.Start, ff.f.End-ff.f.Start, ff.f.Kind); err != nil {
 			return err
 		}
 		w.redactions++
 	}
-	if err := w.add(sr, f, pe.e); err != nil {
+	return nil
+}
+
+// rowFate is what a line needs once storeRow has seen to its row.
+type rowFate int
+
+const (
+	rowNew       rowFate = iota // stored now: its redactions and its part of the session follow
+	rowKnown                    // stored before (or a second copy in a recount): nothing more
+	rowRecounted                // stored before, met first by a recount: its part of the session only
+)
+
+// storeRow stores the row of pe's line unless its uuid is stored already,
+// and says what else the line needs. A recount redoes the aggregate of a
+// line stored before (only its role may have changed) and counts a uuid
+// once.
+func (w *txWriter) storeRow(f *transcripts.File, sr *sessionRow, fid int64, pe *preparedEntry) (int64, rowFate, error) {
+	r := pe.row
+	entryID, stored, err := w.insertRow(f, sr, fid, pe)
+	if err != nil {
+		return 0, rowKnown, err
+	}
+	if rc := w.y.recount; rc != nil && rc.started[pe.sid] {
+		if rc.seen[r.uuid] {
+			return entryID, rowKnown, nil // a second copy of the line
+		}
+		rc.seen[r.uuid] = true
+		if !stored {
+			// Stored before (with its redactions): only its role may
+			// have changed, and the aggregate is redone.
+			return entryID, rowRecounted, w.recountRow(r)
+		}
+	}
+	if !stored {
+		return entryID, rowKnown, nil
+	}
+	return entryID, rowNew, nil
+}
+
+// addToSession adds the line of file fid to its session's state and
+// marks the session to be written.
+func (w *txWriter) addToSession(sr *sessionRow, f *transcripts.File, fid int64, e *transcripts.Entry) error {
+	if err := w.add(sr, f, e); err != nil {
 		return err
 	}
 	sr.files[fid] = true
