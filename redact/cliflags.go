@@ -129,21 +129,32 @@ func (s *scanner) longPasswordFlag(p int) {
 	if name != "password" && name != "passwd" {
 		return
 	}
-	v := n
-	switch {
-	case v < len(text) && text[v] == '=':
-		v++
-	case v < len(text) && text[v] == ' ':
-		v++
-		if v < len(text) && text[v] == '-' {
-			return // the next flag: the program asks for the password
-		}
-	default:
+	v, ok := longFlagValue(text, n)
+	if !ok {
 		return
 	}
 	if vs, ve := flagValue(text, v); ve > vs && !placeholderValue(text[vs:ve]) {
 		s.add(KindCLIPassword, vs, ve)
 	}
+}
+
+// longFlagValue is where the value of a long flag whose name ends at n
+// starts: after '=' or a space. It is false when the flag has no value
+// there (the program then asks for the password).
+func longFlagValue(text string, n int) (int, bool) {
+	if n >= len(text) {
+		return 0, false
+	}
+	switch text[n] {
+	case '=':
+		return n + 1, true
+	case ' ':
+		if n+1 < len(text) && text[n+1] == '-' {
+			return 0, false // the next flag
+		}
+		return n + 1, true
+	}
+	return 0, false
 }
 
 // flagValue is the span of a flag value starting at v: a quoted value
