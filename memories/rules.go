@@ -212,6 +212,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	for _, c := range permissionCandidates(entries) {
 		x.cs.add(c)
 	}
+	for _, c := range hookCandidates(entries) {
+		x.cs.add(c)
+	}
 	for _, c := range discoveryCandidates(entries, x.cs.out) {
 		x.cs.add(c)
 	}

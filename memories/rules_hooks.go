@@ -1,0 +1,115 @@
+package memories
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// The checks the project's Claude Code hooks run. A hook configured in
+// the project's settings (a formatter after every edit, the tests and the
+// type checker when Claude stops) is a convention the tooling enforces:
+// edited files come back reformatted, a turn ends with the checks' output.
+// Claude Code records each run in the transcript ("PostToolUse:Edit [uv
+// run ruff format] completed successfully: 1 file reformatted"), and a
+// careful reader of the session learns from it how the project is
+// checked. Only hooks running a check (a test, lint, format, type-check
+// or build command: checkWord) are proposed; a hook that reports a status
+// or notifies someone is the user's own plumbing, not the project's.
+
+// hookRun is Claude Code's line for one hook run: the event, the tool it
+// matched, the command. (The bold markup around the event is stripped
+// first.)
+var hookRun = regexp.MustCompile(`^(?:Running )?(PreToolUse|PostToolUse|Stop|SubagentStop|SessionStart|UserPromptSubmit|PreCompact)(?::(\w+))? \[(.{3,200}?)\] (?:completed successfully|failed with non-blocking status code|failed)`)
+
+// ansiMark is a terminal escape sequence (Claude Code writes the hook's
+// event in bold).
+var ansiMark = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// shellNoise is what a hook's command adds only for its output.
+var shellNoise = regexp.MustCompile(`\s+2>&1\s*$|\s*\|\|\s*true\s*$`)
+
+// hookCandidates proposes, per hook event, the checks the project's
+// hooks ran in the session: "Claude Code's PostToolUse hook runs `uv run
+// ruff format` after each file edit".
+func hookCandidates(entries []index.MemEntry) []candidate {
+	type hook struct {
+		event string
+		cmds  []string
+		tools []string
+		uuids []string
+	}
+	var hooks []*hook
+	for _, e := range entries {
+		if e.Role != "system" || e.Compact {
+			continue
+		}
+		m := hookRun.FindStringSubmatch(ansiMark.ReplaceAllString(strings.TrimSpace(e.Text), ""))
+		if m == nil {
+			continue
+		}
+		cmd := strings.TrimSpace(shellNoise.ReplaceAllString(m[3], ""))
+		if len(cmd) > 80 || strings.ContainsAny(cmd, "'\"\n") || !checkWord.MatchString(cmd) || namesFile.MatchString(cmd) {
+			continue
+		}
+		i := slices.IndexFunc(hooks, func(h *hook) bool { return h.event == m[1] })
+		if i < 0 {
+			hooks, i = append(hooks, &hook{event: m[1]}), len(hooks)
+		}
+		h := hooks[i]
+		if !slices.Contains(h.cmds, cmd) {
+			h.cmds = append(h.cmds, cmd)
+			h.uuids = append(h.uuids, e.UUID)
+		}
+		if m[2] != "" && !slices.Contains(h.tools, m[2]) {
+			h.tools = append(h.tools, m[2])
+		}
+	}
+	var out []candidate
+	for _, h := range hooks {
+		quoted := make([]string, len(h.cmds))
+		for i, c := range h.cmds {
+			quoted[i] = "`" + c + "`"
+		}
+		out = append(out, candidate{typ: Pattern, importance: 2, uuids: h.uuids, rule: "hook:check", tags: []string{"command"},
+			content: "Claude Code's " + h.event + " hook runs " + joinList(quoted) + " " + hookWhen(h.event, h.tools)})
+	}
+	return out
+}
+
+// hookWhen says when a hook of event runs, for the tools it matched.
+func hookWhen(event string, tools []string) string {
+	switch event {
+	case "Stop":
+		return "when Claude finishes a turn"
+	case "SubagentStop":
+		return "when a subagent finishes"
+	case "SessionStart":
+		return "when a session starts"
+	case "UserPromptSubmit":
+		return "on every prompt"
+	case "PreCompact":
+		return "before a compaction"
+	}
+	when := "after"
+	if event == "PreToolUse" {
+		when = "before"
+	}
+	switch {
+	case len(tools) > 0 && !slices.ContainsFunc(tools, func(t string) bool { return !slices.Contains(editTools, t) }):
+		return when + " each file edit"
+	case len(tools) == 1:
+		return when + " each " + tools[0] + " call"
+	}
+	return when + " tool calls"
+}
+
+// joinList is "a", "a and b", "a, b and c".
+func joinList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
