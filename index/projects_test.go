@@ -128,7 +128,7 @@ func TestSyntheticRepliesAreNotClaudes(t *testing.T) {
 		}
 	}
 	check("flagged")
-	if _, err := s.w.ExecContext(ctx, `UPDATE entries_raw SET flags = flags & ~?, role = 'assistant' WHERE flags & ? != 0`, flagSynthetic, flagSynthetic); err != nil {
+	if _, err := s.w.ExecContext(ctx, `UPDATE entries_raw SET flags = flags & ~?, role = ? WHERE flags & ? != 0`, flagSynthetic, packKind(roleAssistant), flagSynthetic); err != nil {
 		t.Fatal(err)
 	}
 	check("stored before the flag")

@@ -408,6 +408,11 @@ func TestEntryVectorsByRow(t *testing.T) {
 // and 16 (schema 16 packs both).
 const undoSchema16 = `UPDATE entries_raw SET uuid = cairn_uuid(uuid), parent = cairn_uuid(parent)`
 
+// undoSchema17 stores the types, roles and block kinds as words, as
+// before schema 17.
+var undoSchema17 = `UPDATE entries_raw SET type = ` + kindCase("type", len(kindWords)) + `, role = ` + kindCase("role", len(kindWords)) +
+	`, block = ` + kindCase("block", len(kindWords))
+
 var undoSchema10 = []string{
 	`UPDATE sessions SET project_path = cwd`,
 	`ALTER TABLE sessions DROP COLUMN cwd`,
@@ -427,6 +432,9 @@ func reopenAfter(t *testing.T, s *Store, dir string, stmts ...string) *Store {
 		}
 		if v < 16 {
 			stmts = append([]string{undoSchema16}, stmts...) // before any statement reads the uuids as text
+		}
+		if v < 17 {
+			stmts = append([]string{undoSchema17}, stmts...)
 		}
 		break
 	}

@@ -278,7 +278,7 @@ func TestRecountFixesSessionsAnOlderBuildCounted(t *testing.T) {
 		if _, err := s.w.ExecContext(t.Context(), `UPDATE sessions SET state = ?, prompts = 2, first_prompt = 'OK, I created a repo', title = 'OK, I created a repo' WHERE id = ?`, packBlob(b), id); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET role = 'system' WHERE session = ? AND role = 'user' AND text LIKE 'The user opened%'`, id); err != nil {
+		if _, err := s.w.ExecContext(t.Context(), `UPDATE entries_raw SET role = ? WHERE session = ? AND role = ? AND cairn_unz(text) LIKE 'The user opened%'`, packKind(roleSystem), id, packKind(roleUser)); err != nil {
 			t.Fatal(err)
 		}
 	}

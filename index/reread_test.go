@@ -21,7 +21,7 @@ func TestRebuildRereadsDamagedEntriesFromTranscripts(t *testing.T) {
 	var id int64
 	var uuid, sid string
 	if err := s.r.QueryRowContext(t.Context(), `SELECT e.id, cairn_uuid(e.uuid), s.sid FROM entries_raw e JOIN sessions s ON s.id = e.session
-		WHERE typeof(e.text) = 'blob' AND e.role = 'assistant' AND e.block = 'text' ORDER BY e.id LIMIT 1`).Scan(&id, &uuid, &sid); err != nil {
+		WHERE typeof(e.text) = 'blob' AND e.role = ? AND e.block = ? ORDER BY e.id LIMIT 1`, packKind(roleAssistant), packKind("text")).Scan(&id, &uuid, &sid); err != nil {
 		t.Fatal(err)
 	}
 	before, err := s.Conversation(t.Context(), sid)

@@ -393,6 +393,24 @@ DROP VIEW entries;
 CREATE VIEW entries AS SELECT id, cairn_uuid(uuid) AS uuid, session, file, line, agent, cairn_uuid(parent) AS parent, type, subtype, role, block, ts, flags,
 	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
 `,
+	// 17: an entry's type, role and block kind are stored as one-byte
+	// codes (kindpack.go) and the view gives the words back. The rows
+	// stored before are packed here, once: rows are looked up by code.
+	schema17(),
+}
+
+// schema17 is migration 17. Its words are the first 13 of kindWords,
+// forever: a word added later needs a migration that recreates the view.
+func schema17() string {
+	const n = 14
+	return `
+UPDATE entries_raw SET type = ` + kindPackCase("type", n) + `, role = ` + kindPackCase("role", n) + `, block = ` + kindPackCase("block", n) + `
+	WHERE length(type) > 1 OR length(role) > 1 OR length(block) > 1;
+DROP VIEW entries;
+CREATE VIEW entries AS SELECT id, cairn_uuid(uuid) AS uuid, session, file, line, agent, cairn_uuid(parent) AS parent,
+	` + kindCase("type", n) + ` AS type, subtype, ` + kindCase("role", n) + ` AS role, ` + kindCase("block", n) + ` AS block, ts, flags,
+	cairn_unz(text) AS text, cairn_unz(data) AS data FROM entries_raw;
+`
 }
 
 // SchemaVersion is the schema this build writes.

@@ -143,8 +143,8 @@ func TestUserSaidUpgrade(t *testing.T) {
 		sql  string
 		args []any
 	}{
-		{`UPDATE entries_raw SET role = 'tool', block = 'tool_result', text = ?, data = ? WHERE uuid = cairn_pack(?)`, []any{full, string(old), uuid}},
-		{`DELETE FROM entries_raw WHERE type = 'queue-operation'`, nil},
+		{`UPDATE entries_raw SET role = ?, block = ?, text = ?, data = ? WHERE uuid = cairn_pack(?)`, []any{packKind(roleTool), packKind("tool_result"), full, string(old), uuid}},
+		{`DELETE FROM entries_raw WHERE type = ?`, []any{packKind("queue-operation")}},
 		{`UPDATE sessions SET prompts = 99`, nil},
 	} {
 		if _, err := s.w.ExecContext(ctx, q.sql, q.args...); err != nil {

@@ -327,8 +327,8 @@ func (w *txWriter) echoQueued(sr *sessionRow, uuid string) error {
 		return nil
 	}
 	var id int64
-	err := w.tx.QueryRowContext(w.ctx, `DELETE FROM entries_raw WHERE uuid = ? AND session = ? AND type = 'queue-operation' RETURNING id`,
-		packUUID(uuid), sr.id).Scan(&id)
+	err := w.tx.QueryRowContext(w.ctx, `DELETE FROM entries_raw WHERE uuid = ? AND session = ? AND type = ? RETURNING id`,
+		packUUID(uuid), sr.id, packKind("queue-operation")).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -367,8 +367,8 @@ func (w *txWriter) insertRow(f *transcripts.File, sr *sessionRow, fid int64, pe 
 	if pending := w.afterDup[dk]; pending != 0 {
 		data = r.withContext(pending&dupCtx != 0, pending&dupModel != 0)
 	}
-	res, err := w.insEntry.ExecContext(w.ctx, packUUID(r.uuid), sr.id, fid, r.line, r.agent, packUUID(r.parent), r.typ, r.subtype,
-		r.role, r.block, r.ts, r.flags, packText(r.text), packData(data))
+	res, err := w.insEntry.ExecContext(w.ctx, packUUID(r.uuid), sr.id, fid, r.line, r.agent, packUUID(r.parent), packKind(r.typ), r.subtype,
+		packKind(r.role), packKind(r.block), r.ts, r.flags, packText(r.text), packData(data))
 	if err != nil {
 		return 0, false, fmt.Errorf("storing %s line %d: %w", f.Path, r.line, err)
 	}
@@ -415,7 +415,7 @@ func (w *txWriter) recountRow(r *entryRow) error {
 	}
 	err := w.tx.QueryRowContext(w.ctx, `UPDATE entries_raw SET role = ?, block = ?, flags = (flags & ~?) | ?, text = coalesce(?, text), data = coalesce(?, data)
 		WHERE uuid = ? AND (role != ? OR text IS NOT coalesce(?, text)) RETURNING id`,
-		r.role, r.block, flagSaid, r.flags&flagSaid, text, data, packUUID(r.uuid), r.role, text).Scan(&id)
+		packKind(r.role), packKind(r.block), flagSaid, r.flags&flagSaid, text, data, packUUID(r.uuid), packKind(r.role), text).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
