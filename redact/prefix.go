@@ -96,32 +96,45 @@ func (s *scanner) prefix(i int) int {
 			return end
 		}
 	}
-	for _, r := range rulesByFirst[c] {
+	rules := rulesByFirst[c]
+	for k := range rules {
+		r := &rules[k]
 		if !strings.HasPrefix(text[i:], r.prefix) {
-			continue
+			continue // most tries end here: kept inline
 		}
-		b := i + len(r.prefix)
-		end := runEnd(text, b, r.body)
-		n := end - b
-		if n < r.min || (r.max > 0 && n > r.max) {
-			continue
-		}
-		// A secret must end at a token boundary; "AKIA" + 16 capitals
-		// followed by more letters is a word, not a key id.
-		if end < len(text) && class[text[end]]&cAlnum != 0 {
-			continue
-		}
-		if (r.digit || r.mixed) && !bodyOK(text[b:end], r.digit, r.mixed) {
+		end := r.match(text, i)
+		if end == 0 {
 			continue
 		}
 		start := i
 		if r.keep {
-			start = b
+			start = i + len(r.prefix)
 		}
 		s.add(r.kind, start, end)
 		return end
 	}
 	return 0
+}
+
+// match is the end of the secret that rule r finds at i, where its prefix
+// stands, or 0: the prefix must be followed by a body of the rule's bytes
+// and length that ends at a token boundary.
+func (r *prefixRule) match(text string, i int) int {
+	b := i + len(r.prefix)
+	end := runEnd(text, b, r.body)
+	n := end - b
+	if n < r.min || (r.max > 0 && n > r.max) {
+		return 0
+	}
+	// A secret must end at a token boundary; "AKIA" + 16 capitals
+	// followed by more letters is a word, not a key id.
+	if end < len(text) && class[text[end]]&cAlnum != 0 {
+		return 0
+	}
+	if (r.digit || r.mixed) && !bodyOK(text[b:end], r.digit, r.mixed) {
+		return 0
+	}
+	return end
 }
 
 func bodyOK(body string, digit, mixed bool) bool {
