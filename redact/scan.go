@@ -124,16 +124,29 @@ func scan(text string) []Finding {
 // run offers the token run [i,j) to the detectors: first its start, then
 // the positions after '/' or '+' inside it, then (when nothing matched) the
 // entropy detector. It returns where scanning should resume, past j when a
-// secret runs on beyond the run.
+// secret runs on beyond the run. It is called for every token: the common
+// case (a short word) costs one call.
 func (s *scanner) run(i, j int) int {
+	text := s.text
 	st := i
-	if st > 0 && s.text[st-1] == '\\' {
+	if st > 0 && text[st-1] == '\\' {
 		// JSON-escaped text ("\nghp_..."): the escape letter is not
 		// part of the token, and a span must never start inside an
 		// escape or the redacted JSON would no longer parse.
-		st = skipEscape(s.text, st)
+		st = skipEscape(text, st)
 	}
-	next := s.runStart(st, j)
+	next := j
+	// "https://hooks.slack.com/..." or "x+sk-...": the run starts with
+	// the slashes, the candidate after them.
+	p := st
+	for p < j && (text[p] == '/' || text[p] == '+') {
+		p++
+	}
+	if j-p >= minTrigTok && class[text[p]]&cTrig != 0 {
+		next = max(next, s.prefix(p))
+	} else if j-p == 2 && text[p] == 'S' && text[p+1] == 'G' {
+		next = s.sendGrid(p, j)
+	}
 	if next == j && j-st >= minSubTok {
 		next = s.subStarts(st, j)
 	}
@@ -143,31 +156,15 @@ func (s *scanner) run(i, j int) int {
 	return next
 }
 
-// runStart offers the start of the run [st,j) to the prefix detectors, or a
-// bare "SG" to the SendGrid one. It returns the end of what matched when
-// that is past j, else j.
-func (s *scanner) runStart(st, j int) int {
-	text := s.text
-	next := j
-	// "https://hooks.slack.com/..." or "x+sk-...": the run starts with
-	// the slashes, the candidate after them.
-	p := st
-	for p < j && (text[p] == '/' || text[p] == '+') {
-		p++
+// sendGrid tries a SendGrid key at p, where the run [p,j) is a bare "SG":
+// it ends at the key's dot, so the key is tried whole and neither half is
+// left. It returns where scanning should resume.
+func (s *scanner) sendGrid(p, j int) int {
+	if end := sendGridEnd(s.text, p); end > 0 {
+		s.add(KindSendGrid, p, end)
+		return end
 	}
-	if j-p >= minTrigTok && class[text[p]]&cTrig != 0 {
-		if end := s.prefix(p); end > next {
-			next = end
-		}
-	} else if j-p == 2 && text[p] == 'S' && text[p+1] == 'G' {
-		// "SG" ends at the dot of a SendGrid key: the key is tried
-		// whole, so neither half is left.
-		if end := sendGridEnd(text, p); end > 0 {
-			s.add(KindSendGrid, p, end)
-			next = end
-		}
-	}
-	return next
+	return j
 }
 
 // subStarts offers positions right after '/' or '+' inside the run [st,j)
