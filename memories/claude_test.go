@@ -181,20 +181,23 @@ func TestClaudeExtractorFallsBack(t *testing.T) {
 		reply   func(r *fakeclaude.Request) fakeclaude.Reply // nil: no API at all
 		notice  string
 		maxTime time.Duration
+		hold    bool // the reply is held until the subtest ends
 	}{
 		{"text instead of JSON", nil, func(*fakeclaude.Request) fakeclaude.Reply { return fakeclaude.Text("Here are the memories: none.") },
-			"did not answer in the requested JSON", 0},
+			"did not answer in the requested JSON", 0, false},
 		{"JSON that breaks the schema", nil, func(*fakeclaude.Request) fakeclaude.Reply {
 			return fakeclaude.ToolUse("StructuredOutput", map[string]any{"memories": "none", "summary": 3})
-		}, "answered with an error (error_max_structured_output_retries)", 0},
+		}, "answered with an error (error_max_structured_output_retries)", 0, false},
+		// The answer is held until the subtest ends, long after
+		// claude.timeout (a fixed 8 s sleep had made the fake API's close
+		// wait for it whenever Claude Code asked in time).
 		{"timeout", func(c *config.Config) { c.Claude.Timeout = config.Duration{Duration: 3 * time.Second} },
-			func(r *fakeclaude.Request) fakeclaude.Reply { time.Sleep(8 * time.Second); return answer(r) },
-			"did not answer within 3s (claude.timeout)", 7 * time.Second},
+			answer, "did not answer within 3s (claude.timeout)", 7 * time.Second, true},
 		{"missing binary", func(c *config.Config) { c.Claude.Command = filepath.Join(os.TempDir(), "no-such-dir", "claude") },
-			func(r *fakeclaude.Request) fakeclaude.Reply { return answer(r) }, "was not found: install it", 0},
-		{"not logged in", nil, nil, "Claude Code is not logged in", 0},
+			func(r *fakeclaude.Request) fakeclaude.Reply { return answer(r) }, "was not found: install it", 0, false},
+		{"not logged in", nil, nil, "Claude Code is not logged in", 0, false},
 		{"no budget", func(c *config.Config) { c.Claude.DailyRuns = 0 }, func(r *fakeclaude.Request) fakeclaude.Reply { return answer(r) },
-			"claude.daily_runs is 0", 0},
+			"claude.daily_runs is 0", 0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -202,7 +205,16 @@ func TestClaudeExtractorFallsBack(t *testing.T) {
 			var api *fakeclaude.Server
 			if c.reply != nil {
 				reply := c.reply
-				api = fakeclaude.NewServer(t, func(_ int, r *fakeclaude.Request) fakeclaude.Reply { return reply(r) })
+				release := make(chan struct{})
+				api = fakeclaude.NewServer(t, func(_ int, r *fakeclaude.Request) fakeclaude.Reply {
+					if c.hold {
+						<-release
+					}
+					return reply(r)
+				})
+				// Before the server's close (cleanups run last registered
+				// first), so the close does not wait for a held reply.
+				t.Cleanup(func() { close(release) })
 				api.AllRequests = true
 			}
 			f.use(api)

@@ -14,21 +14,24 @@ import (
 // the built-in extractor proposes from it, and its data dir.
 func journalSample(t *testing.T) (*Service, string) {
 	t.Helper()
-	dir := t.TempDir()
+	ctx := context.Background()
+	dir := journalStore.copy(t, "journal", func(st *index.Store) error {
+		if _, err := st.Sync(ctx, sampleDir, index.SyncOptions{}); err != nil {
+			return err
+		}
+		_, err := New(st, config.Default()).Curator.Extract(ctx, ExtractOptions{Summaries: true})
+		return err
+	})
 	st, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if _, err := st.Sync(ctx, sampleDir, index.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s := New(st, config.Default())
-	if _, err := s.Curator.Extract(ctx, ExtractOptions{Summaries: true}); err != nil {
-		t.Fatal(err)
-	}
-	return s, dir
+	return New(st, config.Default()), dir
 }
+
+// journalStore is the sample synced and extracted (with summaries), built
+// once for the journal tests.
+var journalStore storeTemplate
 
 func pendingIDs(t *testing.T, s *Service) []string {
 	t.Helper()

@@ -82,6 +82,9 @@ func (r keepRate) String() string {
 // some proposal states. Precision alone rewards proposing less; recall
 // alone rewards proposing everything. Both are printed, per corpus.
 func TestExtractorKeepRate(t *testing.T) {
+	if *keeprateDump == "" && *keeprateAll == "" && withoutRace.RanAlone(t) {
+		return
+	}
 	labels := readKeepLabels(t)
 	var unlabelled, all []keepLabel
 	var rows, agree, holdout []string

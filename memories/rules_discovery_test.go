@@ -192,6 +192,9 @@ func TestDiscoveryInSidechain(t *testing.T) {
 // On the real transcripts: the confirmed discoveries are proposed, and
 // the diagnoses the session went on to contradict are not.
 func TestDiscoveryOnCorpus(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	ctx := context.Background()
 	props := map[string][]string{} // session prefix -> contents
 	for _, corpus := range []string{"claude", "claude-code-log"} {

@@ -15,6 +15,9 @@ import (
 // an open file or a selection), no line ends in a colon whose list was
 // lost, and Completed never reports an intention ("Let me check…") as done.
 func TestSummariesOfTheCorporaAreHonest(t *testing.T) {
+	if withoutRace.RanAlone(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("indexes both corpora")
 	}
