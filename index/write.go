@@ -586,61 +586,88 @@ func (w *txWriter) restoreState(sr *sessionRow, st storedSession) error {
 // finished columns and their state.
 func (w *txWriter) flushSessions() error {
 	for _, sr := range w.dirty {
-		fin := sr.st.Finish(w.y.decodedPath(sr.project))
-		project, err := w.y.projectRule(w.tx).of(w.ctx, fin.CWD, sr.project)
-		if err != nil {
-			return fmt.Errorf("finding the project of session %s: %w", sr.sid, err)
-		}
-		fin.ProjectPath = project
-		d := sessionDetail{Branches: fin.Branches, Models: fin.Models, Versions: fin.Versions,
-			FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents,
-			MainModel: fin.MainModel, HostSession: fin.HostSession}
-		detail, err := json.Marshal(d)
-		if err != nil {
+		if err := w.flushSession(sr); err != nil {
 			return err
 		}
-		// The lists live in detail only; session() puts them back.
-		bare := *sr.st
-		d.strip(&bare.Session)
-		blob, err := transcripts.MarshalState(&bare)
-		if err != nil {
-			return err
-		}
-		sr.curTitle, sr.curPath = fin.Title, fin.ProjectPath
-		if w.y.opts.handoff != nil {
-			w.flushed = append(w.flushed, sr)
-		}
-		u := fin.Usage
-		if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.CWD, fin.Title, fin.TitleSource, fin.FirstPrompt,
-			unixNano(fin.Start), unixNano(fin.End), fin.Prompts, fin.AssistantTurns, fin.ToolCalls, fin.Errors, fin.Entries,
-			fin.Compactions, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens,
-			fin.HasMainFile, len(sr.files) > 0, packData(detail), packBlob(blob), transcripts.StateVersion, sr.id); err != nil {
-			return fmt.Errorf("updating session %s: %w", sr.sid, err)
-		}
-		for fid := range sr.files {
-			if _, err := w.insSessionFile.ExecContext(w.ctx, sr.id, fid); err != nil {
-				return err
-			}
-		}
-		if sr.path != "" && sr.path != fin.ProjectPath {
-			// Its folder's project changed (a repository appeared above
-			// it): the documents indexed under the old one move.
-			if err := requeueSessionsWhere(w.ctx, w.tx, `id = ?`, sr.id); err != nil {
-				return err
-			}
-		}
-		sr.path = fin.ProjectPath
-		if fin.Entries > 0 && (fin.Title != sr.title || fin.FirstPrompt != sr.firstPrompt) {
-			if _, err := w.insFTS.ExecContext(w.ctx, docSessionPrefix+sr.sid); err != nil {
-				return err
-			}
-			sr.title, sr.firstPrompt = fin.Title, fin.FirstPrompt
-		}
-		sr.dirty = false
-		sr.files = map[int64]bool{}
-		w.sessionsWritten++
 	}
 	w.dirty = w.dirty[:0]
+	return nil
+}
+
+// flushSession writes session sr: its finished columns, its state, its
+// files, and what its project or title changing moves in the full-text
+// index.
+func (w *txWriter) flushSession(sr *sessionRow) error {
+	fin := sr.st.Finish(w.y.decodedPath(sr.project))
+	project, err := w.y.projectRule(w.tx).of(w.ctx, fin.CWD, sr.project)
+	if err != nil {
+		return fmt.Errorf("finding the project of session %s: %w", sr.sid, err)
+	}
+	fin.ProjectPath = project
+	detail, blob, err := packState(sr.st, fin)
+	if err != nil {
+		return err
+	}
+	sr.curTitle, sr.curPath = fin.Title, fin.ProjectPath
+	if w.y.opts.handoff != nil {
+		w.flushed = append(w.flushed, sr)
+	}
+	u := fin.Usage
+	if _, err := w.updSession.ExecContext(w.ctx, fin.ProjectPath, fin.CWD, fin.Title, fin.TitleSource, fin.FirstPrompt,
+		unixNano(fin.Start), unixNano(fin.End), fin.Prompts, fin.AssistantTurns, fin.ToolCalls, fin.Errors, fin.Entries,
+		fin.Compactions, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens,
+		fin.HasMainFile, len(sr.files) > 0, packData(detail), packBlob(blob), transcripts.StateVersion, sr.id); err != nil {
+		return fmt.Errorf("updating session %s: %w", sr.sid, err)
+	}
+	for fid := range sr.files {
+		if _, err := w.insSessionFile.ExecContext(w.ctx, sr.id, fid); err != nil {
+			return err
+		}
+	}
+	if err := w.reindexSession(sr, fin); err != nil {
+		return err
+	}
+	sr.dirty = false
+	sr.files = map[int64]bool{}
+	w.sessionsWritten++
+	return nil
+}
+
+// packState is what sessions.detail and sessions.state store of st,
+// finished as fin: the lists, and the state without them (session() puts
+// them back).
+func packState(st *transcripts.SessionState, fin *transcripts.Session) (detail, blob []byte, err error) {
+	d := sessionDetail{Branches: fin.Branches, Models: fin.Models, Versions: fin.Versions,
+		FilesRead: fin.FilesRead, FilesEdited: fin.FilesEdited, Commands: fin.Commands, Subagents: fin.Subagents,
+		MainModel: fin.MainModel, HostSession: fin.HostSession}
+	if detail, err = json.Marshal(d); err != nil {
+		return nil, nil, err
+	}
+	bare := *st
+	d.strip(&bare.Session)
+	if blob, err = transcripts.MarshalState(&bare); err != nil {
+		return nil, nil, err
+	}
+	return detail, blob, nil
+}
+
+// reindexSession queues again what the full-text index holds of session sr
+// when it changed under fin: all its documents when its project did (a
+// repository appeared above its folder), its own document when its title
+// or first prompt did.
+func (w *txWriter) reindexSession(sr *sessionRow, fin *transcripts.Session) error {
+	if sr.path != "" && sr.path != fin.ProjectPath {
+		if err := requeueSessionsWhere(w.ctx, w.tx, `id = ?`, sr.id); err != nil {
+			return err
+		}
+	}
+	sr.path = fin.ProjectPath
+	if fin.Entries > 0 && (fin.Title != sr.title || fin.FirstPrompt != sr.firstPrompt) {
+		if _, err := w.insFTS.ExecContext(w.ctx, docSessionPrefix+sr.sid); err != nil {
+			return err
+		}
+		sr.title, sr.firstPrompt = fin.Title, fin.FirstPrompt
+	}
 	return nil
 }
 
