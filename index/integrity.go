@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -69,6 +70,30 @@ const maxProblems = 20
 // that the check itself cannot run is reported as one problem.
 func (s *Store) CheckIntegrity(ctx context.Context, full bool) (Integrity, error) {
 	res := Integrity{Full: full}
+	msgs, err := s.pageProblems(ctx, full)
+	if err != nil {
+		return res, err
+	}
+	if full {
+		// SQLite checks its pages, not cairn's compressed values: a value
+		// damaged inside its page passes integrity_check.
+		more, err := s.valueProblems(ctx)
+		if err != nil {
+			return res, err
+		}
+		msgs = append(msgs, more...)
+	}
+	if len(msgs) == 0 {
+		return res, nil
+	}
+	res.Problems = msgs
+	res.IndexesOnly = !slices.ContainsFunc(msgs, func(m string) bool { return !indexProblem(m) })
+	return res, nil
+}
+
+// pageProblems is what SQLite's own check finds (none: nil), or the error
+// that stops the check when it is damage.
+func (s *Store) pageProblems(ctx context.Context, full bool) ([]string, error) {
 	pragma := fmt.Sprintf("PRAGMA quick_check(%d)", maxProblems)
 	if full {
 		pragma = fmt.Sprintf("PRAGMA integrity_check(%d)", maxProblems)
@@ -76,50 +101,48 @@ func (s *Store) CheckIntegrity(ctx context.Context, full bool) (Integrity, error
 	msgs, err := s.queryStrings(ctx, pragma)
 	if err != nil {
 		if !isDamage(err) {
-			return res, s.wrap(err)
+			return nil, s.wrap(err)
 		}
 		msgs = []string{err.Error()}
 	}
 	if len(msgs) == 1 && msgs[0] == "ok" {
-		msgs = nil
+		return nil, nil
 	}
-	if full {
-		// SQLite checks its pages, not cairn's compressed values: a value
-		// damaged inside its page passes integrity_check.
-		bad, err := s.undecodableEntries(ctx)
+	return msgs, nil
+}
+
+// valueChecks count the compressed values that no longer decompress, each
+// with what its problem says.
+var valueChecks = []struct {
+	count     func(*Store, context.Context) (int, error)
+	one, many string // the message for one, and for %d
+	fix       string
+}{
+	{(*Store).undecodableEntries, "1 stored entry no longer decompresses", "%d stored entries no longer decompress",
+		"`cairn index --rebuild` re-reads them from their transcripts"},
+	{(*Store).undecodableSessions, "1 stored session's state no longer decompresses", "%d stored sessions' states no longer decompress",
+		"`cairn index --recount` aggregates them again from their transcripts"},
+}
+
+// valueProblems runs the valueChecks. A count that fails on damage does not
+// stop the check: what it returned stands.
+func (s *Store) valueProblems(ctx context.Context) ([]string, error) {
+	var msgs []string
+	for _, c := range valueChecks {
+		bad, err := c.count(s, ctx)
 		if err != nil && !isDamage(err) {
-			return res, s.wrap(err)
+			return nil, s.wrap(err)
 		}
-		if bad > 0 {
-			what := fmt.Sprintf("%d stored entries no longer decompress", bad)
-			if bad == 1 {
-				what = "1 stored entry no longer decompresses"
-			}
-			msgs = append(msgs, what+" (`cairn index --rebuild` re-reads them from their transcripts)")
+		if bad <= 0 {
+			continue
 		}
-		bad, err = s.undecodableSessions(ctx)
-		if err != nil && !isDamage(err) {
-			return res, s.wrap(err)
+		what := fmt.Sprintf(c.many, bad)
+		if bad == 1 {
+			what = c.one
 		}
-		if bad > 0 {
-			what := fmt.Sprintf("%d stored sessions' states no longer decompress", bad)
-			if bad == 1 {
-				what = "1 stored session's state no longer decompresses"
-			}
-			msgs = append(msgs, what+" (`cairn index --recount` aggregates them again from their transcripts)")
-		}
+		msgs = append(msgs, what+" ("+c.fix+")")
 	}
-	if len(msgs) == 0 {
-		return res, nil
-	}
-	res.Problems = msgs
-	res.IndexesOnly = true
-	for _, m := range msgs {
-		if !indexProblem(m) {
-			res.IndexesOnly = false
-		}
-	}
-	return res, nil
+	return msgs, nil
 }
 
 // indexProblem reports whether an integrity_check message is about an
