@@ -59,7 +59,7 @@ func BenchmarkVecCacheSearch(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
 	var rows []VecRow
 	for i := 0; i < 100000; i++ {
-		rows = append(rows, VecRow{ID: fmt.Sprintf("%036d", i), Vec: randVec(r, 256)})
+		rows = append(rows, VecRow{ID: fmt.Sprintf("m:%08x-d9cb-469f-a165-70867728950e", i), Vec: randVec(r, 256)})
 	}
 	path := filepath.Join(b.TempDir(), "vectors.bin")
 	if err := WriteVecCache(path, "e", 256, rows); err != nil {
@@ -70,5 +70,27 @@ func BenchmarkVecCacheSearch(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.Search(q, 50, nil)
+	}
+}
+
+// TestVecIDs: the cache's ids read back as written, in 24 bytes: entries'
+// uuids and synthetic ids packed, short ids as text; the rest is refused.
+func TestVecIDs(t *testing.T) {
+	raw := make([]byte, vecIDBytes)
+	for _, id := range []string{"m:0f8fad5b-d9cb-469f-a165-70867728950e", "sum:0f8fad5b-d9cb-469f-a165-70867728950e",
+		"m:nouuid-00112233445566778899aabbccddeeff", "mem:m-1a2b3c4d", "", "m:0F8FAD5B-D9CB-469F-A165-70867728950E"[:24],
+		"m:nouuid-00112233", "0123456789abcdef01234567"} {
+		if !encodeVecID(raw, id) {
+			t.Fatalf("%q not stored", id)
+		}
+		if got := decodeVecID(raw); got != id {
+			t.Fatalf("%q read back as %q", id, got)
+		}
+	}
+	for _, id := range []string{"m:0F8FAD5B-D9CB-469F-A165-70867728950E", "m:nouuid-00112233445566778899AABBCCDDEEFF",
+		"\x01m:0f8fad5b", "0123456789abcdef012345678"} {
+		if encodeVecID(raw, id) {
+			t.Fatalf("%q stored as %q", id, decodeVecID(raw))
+		}
 	}
 }

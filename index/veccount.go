@@ -138,11 +138,9 @@ func AppendVecCache(path, embedder string, dims int, rows []VecRow) error {
 // encodeVecRow writes r into row (id, scale, int8 components); false for a
 // row that cannot be stored (wrong size, long id, zero vector).
 func encodeVecRow(row []byte, r VecRow, dims int) bool {
-	if len(r.Vec) != dims || len(r.ID) > vecIDBytes {
+	if len(r.Vec) != dims || !encodeVecID(row, r.ID) {
 		return false
 	}
-	clear(row[:vecIDBytes])
-	copy(row, r.ID)
 	return quantize(row[vecIDBytes:], r.Vec) // a zero vector matches nothing
 }
 

@@ -90,7 +90,7 @@ func benchCache(b *testing.B, n, dims int) string {
 	r := rand.New(rand.NewSource(1))
 	rows := make([]VecRow, n)
 	for i := range rows {
-		rows[i] = VecRow{ID: fmt.Sprintf("%036d", i), Vec: randVec(r, dims)}
+		rows[i] = VecRow{ID: fmt.Sprintf("m:%08x-d9cb-469f-a165-70867728950e", i), Vec: randVec(r, dims)}
 	}
 	path := filepath.Join(b.TempDir(), "vectors.bin")
 	if err := WriteVecCache(path, "e", dims, rows); err != nil {
