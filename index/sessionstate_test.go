@@ -30,3 +30,21 @@ func TestOtherStateVersionStopsSync(t *testing.T) {
 		t.Errorf("after the recount: state v%d, want v%d", v, transcripts.StateVersion)
 	}
 }
+
+// A full check names a session state that no longer decompresses, with
+// the recount that mends it, beside what SQLite finds (nothing here).
+func TestFullCheckFindsUndecodableSessionState(t *testing.T) {
+	claude := copySmallSample(t)
+	s, _ := openStore(t)
+	mustSync(t, s, claude, SyncOptions{})
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE sessions SET state = ? WHERE id = (SELECT min(id) FROM sessions WHERE state IS NOT NULL)`, append([]byte(s2Magic), make([]byte, 40)...)); err != nil {
+		t.Fatal(err)
+	}
+	if ic, err := s.CheckIntegrity(t.Context(), false); err != nil || !ic.OK() {
+		t.Fatalf("a quick check reads no value: %v %+v", err, ic)
+	}
+	ic, err := s.CheckIntegrity(t.Context(), true)
+	if err != nil || len(ic.Problems) != 1 || ic.IndexesOnly || !strings.Contains(ic.Problems[0], "1 stored session's state no longer decompresses (`cairn index --recount`") {
+		t.Fatalf("want the damaged state found: %v %+v", err, ic)
+	}
+}
