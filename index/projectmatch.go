@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cairn-dev/cairn/transcripts"
 )
 
 // ErrNoProject is returned when a project name matches no stored project.
@@ -33,16 +35,9 @@ var ErrAmbiguousProject = errors.New("several projects match")
 //  5. Nothing matches: an absolute path names its project (ProjectFor: a
 //     project cairn has not indexed yet); anything else is ErrNoProject.
 func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error) {
-	p := strings.TrimSpace(name)
-	if p == "" {
-		return nil, nil
-	}
-	if p == "." {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("resolving project \".\": %w", err)
-		}
-		p = wd
+	p, err := projectQuery(name)
+	if p == "" || err != nil {
+		return nil, err
 	}
 	ps, err := s.Projects(ctx)
 	if err != nil {
@@ -50,31 +45,53 @@ func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error
 	}
 	var owner string // the project p names, when p is a path
 	if filepath.IsAbs(p) {
-		p = filepath.Clean(p)
 		if owner, err = s.ProjectFor(ctx, p); err != nil {
 			return nil, err
 		}
 	}
-	lp := strings.ToLower(p)
-	var out []string
 	for _, x := range ps {
 		if x.Path == p || x.Path == owner || slices.Contains(x.Folders, p) {
 			return []string{x.Path}, nil
 		}
 	}
+	if out := projectsContaining(ps, p); len(out) > 0 {
+		return out, nil
+	}
+	if owner != "" {
+		return []string{owner}, nil
+	}
+	return nil, fmt.Errorf("%w %q (list them with `cairn projects`)", ErrNoProject, p)
+}
+
+// projectQuery is what name asks MatchProjects for: "" for nothing, the
+// working directory for ".", an absolute path cleaned, else the text.
+func projectQuery(name string) (string, error) {
+	p := strings.TrimSpace(name)
+	if p == "." {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("resolving project \".\": %w", err)
+		}
+		p = wd
+	}
+	if filepath.IsAbs(p) {
+		p = filepath.Clean(p)
+	}
+	return p, nil
+}
+
+// projectsContaining are the projects of ps whose path, name or one of
+// whose session folders contains text, ignoring case.
+func projectsContaining(ps []transcripts.ProjectSummary, text string) []string {
+	lp := strings.ToLower(text)
+	has := func(s string) bool { return strings.Contains(strings.ToLower(s), lp) }
+	var out []string
 	for _, x := range ps {
-		if strings.Contains(strings.ToLower(x.Path), lp) || strings.Contains(strings.ToLower(x.Name), lp) ||
-			slices.ContainsFunc(x.Folders, func(f string) bool { return strings.Contains(strings.ToLower(f), lp) }) {
+		if has(x.Path) || has(x.Name) || slices.ContainsFunc(x.Folders, has) {
 			out = append(out, x.Path)
 		}
 	}
-	if len(out) == 0 {
-		if owner != "" {
-			return []string{owner}, nil
-		}
-		return nil, fmt.Errorf("%w %q (list them with `cairn projects`)", ErrNoProject, p)
-	}
-	return out, nil
+	return out
 }
 
 // ResolveProject is MatchProjects for a name that must name one project
