@@ -255,27 +255,43 @@ func (s *syncer) pushMemories(ctx context.Context) error {
 		if x, _ := s.a.Store.Excluded(ctx, r.Project); x && r.Project != "" {
 			continue
 		}
-		p := filepath.Join(dir, r.ID+".json")
-		before, _ := os.ReadFile(p)
-		if err := writeJSON(p, memFile{Memory: portable(r)}); err != nil {
+		if err := s.pushMemory(dir, r); err != nil {
 			return err
-		}
-		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
-			s.res.MemPushed++
 		}
 		written[r.ID] = true
 	}
+	return s.pushDeletions(dir, written)
+}
+
+// pushMemory writes memory r's file into dir, counting it pushed when its
+// bytes changed.
+func (s *syncer) pushMemory(dir string, r *index.MemRow) error {
+	p := filepath.Join(dir, r.ID+".json")
+	before, _ := os.ReadFile(p)
+	if err := writeJSON(p, memFile{Memory: portable(r)}); err != nil {
+		return err
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		s.res.MemPushed++
+	}
+	return nil
+}
+
+// pushDeletions turns every memory file of dir not written by this push
+// into a deletion (once: a deletion already there is left as it is).
+func (s *syncer) pushDeletions(dir string, written map[string]bool) error {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || written[id] {
 			continue
 		}
+		p := filepath.Join(dir, e.Name())
 		var f memFile
-		if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && json.Unmarshal(b, &f) == nil && f.Deleted && f.Memory == nil {
+		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &f) == nil && f.Deleted && f.Memory == nil {
 			continue
 		}
-		if err := writeJSON(filepath.Join(dir, e.Name()), memFile{Deleted: true}); err != nil {
+		if err := writeJSON(p, memFile{Deleted: true}); err != nil {
 			return err
 		}
 		s.res.MemPushed++
