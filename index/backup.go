@@ -346,7 +346,7 @@ type RestoreResult struct {
 
 // derivedNames are the files and folders in a data dir that are rebuilt
 // from the database; a restore moves them aside with it.
-var derivedNames = []string{"bleve", "vectors.bin", "vectors.bin.lock", "model.bin", filesSnapName}
+var derivedNames = []string{"bleve", "vectors.bin", "vectors.bin.lock", "model.bin", filesSnapName, surveySnapName}
 
 // Names of what a restore leaves in the data dir: the folder the previous
 // store is kept in, and the folder the backup is prepared in.

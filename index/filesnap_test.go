@@ -159,8 +159,10 @@ func TestFilesSnapshotFollowsTheTable(t *testing.T) {
 	snapRefresh(t, s, claude)
 	check("after a forget")
 
-	// A damaged snapshot is not used.
+	// A damaged snapshot is not used (the survey snapshot removed, so that
+	// the refresh surveys the whole tree and writes it again).
 	os.WriteFile(s.filesSnapPath(), []byte("cairn-files v1 x 1\nd\tx\n"), 0o600)
+	os.Remove(s.surveySnapPath())
 	if s.loadFilesSnap(ctx) != nil {
 		t.Error("a damaged snapshot was used")
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/transcripts"
 )
 
@@ -120,5 +122,149 @@ func TestNothingNewPlanIsTheSyncs(t *testing.T) {
 	ust, err = s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
 	if err != nil || ust.Sync.FilesChanged != 1 || ust.Sync.FilesScanned != n {
 		t.Errorf("refresh after a file grew: %d changed of %d scanned, %v; want 1 of %d", ust.Sync.FilesChanged, ust.Sync.FilesScanned, err, n)
+	}
+}
+
+// A whole-tree refresh from the survey snapshot stats what it saw and
+// surveys only the project folders where something moved: a file appended
+// to, a file new in a folder, a new session folder, a new project folder,
+// a file and a project folder removed are each seen by the next refresh,
+// and a tree where nothing moved is quiet.
+func TestSurveySnapshotSeesEveryChange(t *testing.T) {
+	s, _ := openStore(t)
+	claude := t.TempDir()
+	ctx := context.Background()
+	projects := filepath.Join(claude, "projects")
+	n := 0
+	line := func(sid string) string {
+		n++
+		return fmt.Sprintf(`{"type":"user","uuid":"3c5d0a2e-0000-4000-8000-%012d","sessionId":"%s","timestamp":"2026-03-03T10:00:00.000Z","cwd":"/p","message":{"role":"user","content":"line %d"}}`+"\n", n, sid, n)
+	}
+	write := func(rel, sid string) { testutil.WriteFile(t, filepath.Join(projects, rel), line(sid)) }
+	write("-p/s1.jsonl", "s1")
+	write("-p/s1/subagents/agent-a.jsonl", "s1")
+	write("-q/t1.jsonl", "t1")
+	write("-r/u1.jsonl", "u1")
+	// Every folder and file last changed an hour ago: their stamps are
+	// trusted (a folder changed within a second of a listing is not).
+	age := func() {
+		old := time.Now().Add(-time.Hour)
+		filepath.WalkDir(claude, func(p string, d os.DirEntry, err error) error {
+			if err == nil {
+				os.Chtimes(p, old, old)
+			}
+			return err
+		})
+	}
+	age()
+	refresh := func(what string) SyncStats {
+		t.Helper()
+		st, err := s.Update(ctx, claude, UpdateOptions{NoEmbed: true})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return st.Sync
+	}
+	if st := refresh("first"); st.FilesNew != 4 {
+		t.Fatalf("first refresh: %+v", st)
+	}
+	refresh("second") // surveys the whole tree (no snapshot yet) and writes the snapshot
+	quick := func(what string, quiet bool, projects ...string) {
+		t.Helper()
+		sv := s.quickSurvey(ctx, claude)
+		if sv == nil {
+			t.Fatalf("%s: no survey snapshot", what)
+		}
+		sv.wait()
+		if sv.quiet != quiet || !reflect.DeepEqual(sv.projects, projects) {
+			t.Fatalf("%s: quick survey quiet %v, projects %v; want %v, %v", what, sv.quiet, sv.projects, quiet, projects)
+		}
+	}
+	quick("nothing moved", true)
+	if st := refresh("nothing moved"); st.FilesScanned != 4 || st.Transactions != 0 {
+		t.Errorf("nothing moved: %+v; want 4 scanned, nothing written", st)
+	}
+	entries := func() int {
+		var c int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	steps := []struct {
+		what     string
+		change   func()
+		projects []string
+		check    func(SyncStats) bool
+	}{
+		{"appended", func() { appendFile(t, filepath.Join(projects, "-p", "s1.jsonl"), []byte(line("s1"))) },
+			[]string{"-p"}, func(st SyncStats) bool { return st.FilesChanged == 1 && st.EntriesAdded == 1 }},
+		{"subagent appended", func() {
+			appendFile(t, filepath.Join(projects, "-p", "s1", "subagents", "agent-a.jsonl"), []byte(line("s1")))
+		}, []string{"-p"}, func(st SyncStats) bool { return st.FilesChanged == 1 && st.EntriesAdded == 1 }},
+		{"new file in a folder", func() { write("-q/t2.jsonl", "t2") },
+			[]string{"-q"}, func(st SyncStats) bool { return st.FilesNew == 1 && st.EntriesAdded == 1 }},
+		{"new session folder", func() { write("-q/t2/subagents/agent-b.jsonl", "t2") },
+			[]string{"-q"}, func(st SyncStats) bool { return st.FilesNew == 1 && st.EntriesAdded == 1 }},
+		{"new project folder", func() { write("-z/v1.jsonl", "v1") },
+			[]string{"-z"}, func(st SyncStats) bool { return st.FilesNew == 1 && st.EntriesAdded == 1 }},
+		{"file removed", func() { os.Remove(filepath.Join(projects, "-q", "t1.jsonl")) },
+			[]string{"-q"}, func(st SyncStats) bool { return st.FilesMissing == 1 }},
+		{"project folder removed", func() { os.RemoveAll(filepath.Join(projects, "-r")) },
+			[]string{"-r"}, func(st SyncStats) bool { return st.FilesMissing == 1 }},
+	}
+	for _, step := range steps {
+		// The aged stamps: the first refresh re-reads the files (their
+		// times moved) and stamps them as not yet quiet, the second finds
+		// them read.
+		age()
+		refresh(step.what + ", aged")
+		refresh(step.what + ", before")
+		quick(step.what+", before", true)
+		before := entries()
+		step.change()
+		// A survey alone first (as a refresh killed before its sync): the
+		// snapshot it writes must still show the change to the next.
+		if sv := s.quickSurvey(ctx, claude); sv != nil {
+			sv.wait()
+			if !reflect.DeepEqual(sv.projects, step.projects) {
+				t.Errorf("%s: the quick survey looks at %v, want %v", step.what, sv.projects, step.projects)
+			}
+		}
+		st := refresh(step.what)
+		if !step.check(st) {
+			t.Errorf("%s: the next refresh did %+v", step.what, st)
+		}
+		if st.EntriesAdded != entries()-before {
+			t.Errorf("%s: %d entries added, the store grew by %d", step.what, st.EntriesAdded, entries()-before)
+		}
+	}
+	if st := refresh("the end"); st.Transactions != 0 || st.FilesScanned != 5 {
+		t.Errorf("after every change: %+v; want 5 files scanned, nothing written", st)
+	}
+}
+
+// The survey snapshot is written only of a tree it can describe, is of
+// one tree, and reads back as written; a damaged one is not used.
+func TestSurveySnapshotFormat(t *testing.T) {
+	sv := &surveySnap{epoch: "E", maxID: 7, claudeDir: "/c", rootTaken: 5,
+		root: transcripts.Stamp{Path: filepath.Join("/c", "projects"), Dir: true, MTime: 3},
+		projects: []transcripts.StampGroup{{Name: "-p", Taken: 9, Stamps: []transcripts.Stamp{
+			{Path: "/c/projects/-p", Dir: true, MTime: 1},
+			{Path: "/c/projects/-p/s.jsonl", Size: 10, MTime: 2, Quiet: true},
+			{Path: "/c/projects/-p/t.jsonl", Size: 11, MTime: 4},
+		}}}}
+	b := sv.marshal()
+	if got := parseSurveySnap(b); !reflect.DeepEqual(got, sv) {
+		t.Errorf("read back %+v\nwant %+v", got, sv)
+	}
+	for _, bad := range []string{"", "cairn-survey v1\tE\t7\t3\t5\n", string(b) + "x\t1\t/p\n", string(b[:len(b)-3]) + "\n" + "q\t1\n"} {
+		if parseSurveySnap([]byte(bad)) != nil {
+			t.Errorf("damaged %q was read", bad)
+		}
+	}
+	sv.projects[0].Stamps[1].Path = "/c/projects/-p/a\tb.jsonl"
+	if sv.marshal() != nil {
+		t.Error("a path with a tab was written")
 	}
 }

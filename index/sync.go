@@ -137,12 +137,23 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	due := !opts.Recount && len(opts.Projects) == 0 && s.recountDue(ctx)
 	opts.Recount = opts.Recount || due
 	sv := opts.survey
-	if sv == nil || sv.claudeDir != claudeDir {
+	if sv == nil || sv.claudeDir != claudeDir || (sv.quick() && (opts.Recount || len(opts.Projects) > 0)) {
 		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
 	}
 	tree, known, err := sv.wait()
 	if err != nil {
 		return st, err
+	}
+	// A survey from the survey snapshot: nothing moved, or only in some
+	// project folders, and the sync is limited to them (the other files
+	// are counted as scanned).
+	st.FilesScanned = sv.unchangedFiles
+	if sv.quiet {
+		st.Duration = time.Since(start)
+		return st, nil
+	}
+	if sv.projects != nil {
+		opts.Projects = sv.projects
 	}
 	s.scopeKnown(claudeDir, known) // another tree's files are not missing from this one
 	st.Problems = append(st.Problems, tree.Problems...)
@@ -446,7 +457,18 @@ type survey struct {
 	plan      *syncPlan
 	planStats SyncStats
 	memo      syncMemo
+
+	// A whole-tree survey from the survey snapshot (quickSurvey): quiet
+	// when no stamp moved (tree and known are then nil), else limited to
+	// the project folders where one did (projects); unchangedFiles are
+	// the files of the others.
+	quiet          bool
+	projects       []string
+	unchangedFiles int
 }
+
+// quick reports whether the survey came from the survey snapshot.
+func (sv *survey) quick() bool { return sv.quiet || sv.projects != nil }
 
 // takePlan hands over the plan nothingNew made from this survey, once,
 // adding its counts to st; nil when there is none.
@@ -471,9 +493,11 @@ func (s *Store) startSurvey(ctx context.Context, claudeDir string, projects []st
 	var kerr error
 	knownDone := make(chan struct{})
 	var snap *filesSnap
+	var epoch string // before the rows: a change after it draws another
 	go func() {
 		defer close(knownDone)
 		if len(projects) == 0 {
+			epoch = s.filesEpoch(ctx, false)
 			snap, sv.known, kerr = s.knownWhole(ctx)
 			return
 		}
@@ -482,10 +506,14 @@ func (s *Store) startSurvey(ctx context.Context, claudeDir string, projects []st
 	go func() {
 		defer close(sv.done)
 		var derr error
-		sv.tree, derr = s.discover(claudeDir, projects)
+		var c *transcripts.DirCache
+		sv.tree, c, derr = s.discoverCached(claudeDir, projects)
 		<-knownDone
 		if snap != nil && sv.tree != nil {
 			sv.known, kerr = s.knownFromSnap(ctx, snap, sv.tree)
+		}
+		if derr == nil && kerr == nil && c != nil {
+			s.snapshotSurvey(epoch, sv.tree, c, sv.known)
 		}
 		// A discovery error comes first: without the projects folder
 		// nothing can be compared, and every file must not be marked
@@ -515,6 +543,14 @@ func (s *Store) summariesResolvable(ctx context.Context) bool {
 // last one (dirs.cache beside the store: derived, rewritten when a
 // listing changed).
 func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree, error) {
+	tree, _, err := s.discoverCached(claudeDir, projects)
+	return tree, err
+}
+
+// discoverCached is discover, with the folder cache of a whole-tree
+// listing (nil for some projects): the folders it saw, for the survey
+// snapshot.
+func (s *Store) discoverCached(claudeDir string, projects []string) (*transcripts.Tree, *transcripts.DirCache, error) {
 	if len(projects) == 0 {
 		path := filepath.Join(s.Dir(), "dirs.cache")
 		b, _ := os.ReadFile(path)
@@ -530,24 +566,24 @@ func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree
 				writeFileAtomic(path, append([]byte(claudeDir+"\n"), out...))
 			}
 		}
-		return tree, err
+		return tree, c, err
 	}
 	tree := &transcripts.Tree{ClaudeDir: claudeDir}
 	for _, name := range projects {
 		pt, err := transcripts.DiscoverProject(claudeDir, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, rerr := os.Stat(filepath.Join(claudeDir, "projects")); rerr != nil {
-				return nil, fmt.Errorf("no Claude Code transcripts at %s: %w", claudeDir, rerr)
+				return nil, nil, fmt.Errorf("no Claude Code transcripts at %s: %w", claudeDir, rerr)
 			}
 			continue // the folder was deleted: its files are missing
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tree.Projects = append(tree.Projects, pt.Projects...)
 		tree.Problems = append(tree.Problems, pt.Problems...)
 	}
-	return tree, nil
+	return tree, nil, nil
 }
 
 // knownFiles loads the files table (of some projects only, when given).

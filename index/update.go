@@ -158,7 +158,7 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// (unless another process holds the index for a while: then the sync
 	// lists again, so as not to work from an old listing).
 	opened := time.Now()
-	so.survey = s.startSurvey(ctx, claudeDir, so.Projects)
+	so.survey = s.startWholeSurvey(ctx, claudeDir, so)
 	if s.nothingNew(ctx, claudeDir, so) {
 		return s.syncThenDrain(ctx, claudeDir, so, lockWait, status, afterSync)
 	}
@@ -210,6 +210,9 @@ func (s *Store) nothingNew(ctx context.Context, claudeDir string, so SyncOptions
 	tree, known, err := so.survey.wait()
 	if err != nil {
 		return false
+	}
+	if so.survey.quiet {
+		return true // Sync returns at once
 	}
 	s.scopeKnown(claudeDir, known) // as Sync does, which then finds it done
 	memo := s.loadSyncMemo(ctx)

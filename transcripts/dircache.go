@@ -29,6 +29,7 @@ type DirCache struct {
 	started int64                 // unix ns: this discovery's start
 	cur     map[string]dirListing // what this discovery saw
 	read    bool                  // some folder was read from disk
+	skipped bool                  // some folder could not be recorded (FolderStamps)
 }
 
 type dirListing struct {
@@ -126,6 +127,7 @@ func (c *DirCache) begin() {
 	c.started = time.Now().UnixNano()
 	c.cur = make(map[string]dirListing, len(c.old))
 	c.read = false
+	c.skipped = false
 	c.mu.Unlock()
 }
 
@@ -166,13 +168,15 @@ func (c *DirCache) keep(path string, l dirListing) {
 }
 
 func (c *DirCache) record(path string, l dirListing) {
-	if strings.ContainsAny(path, "\t\n") {
-		return
-	}
+	representable := !strings.ContainsAny(path, "\t\n")
 	for _, e := range l.ents {
-		if strings.ContainsAny(e.name, "\t\n") || e.name == "" {
-			return // not representable: read every time
-		}
+		representable = representable && !strings.ContainsAny(e.name, "\t\n") && e.name != ""
+	}
+	if !representable { // read every time
+		c.mu.Lock()
+		c.skipped = true
+		c.mu.Unlock()
+		return
 	}
 	c.mu.Lock()
 	if c.cur != nil {
