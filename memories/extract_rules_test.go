@@ -352,3 +352,19 @@ func TestRejectedPlanSaysWhichPlan(t *testing.T) {
 		t.Error("a plan without a heading has a title")
 	}
 }
+
+// A proposal's sentences start with a capital when they start with an
+// everyday word; names, code and what follows an ellipsis keep their case.
+func TestSentenceCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"now we have cache. also we don't need to check": "Now we have cache. Also we don't need to check",
+		"query_one shadowing: use patch.object()":        "query_one shadowing: use patch.object()",
+		"npm is slow here. pnpm is not":                  "npm is slow here. pnpm is not",
+		"passed `do ... end` as a list. so it failed":    "Passed `do ... end` as a list. So it failed",
+		"wait... then it works":                          "Wait... then it works",
+	} {
+		if got := sentenceCase(in); got != want {
+			t.Errorf("sentenceCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/english"
 
 	json "github.com/go-json-experiment/json"
 )
@@ -377,6 +378,31 @@ type candidateSet struct {
 	toks [][]uint32 // each proposal's content words (dedup.go tokens)
 }
 
+// sentenceStart is where a sentence begins: the text's start, or after
+// a full stop; group 1 is its first word, lower case.
+var sentenceStart = regexp.MustCompile(`(?:^|[.!?]\s+)([a-z][a-z']*)\b`)
+
+// sentenceCase starts each sentence of s with a capital when it starts
+// with an everyday English word ("now we have cache… also we don't
+// need…", as people type): a memory reads as written, not as typed. A
+// sentence that starts with a name (`query_one`, npm) keeps its case.
+func sentenceCase(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range sentenceStart.FindAllStringSubmatchIndex(s, -1) {
+		w := s[m[2]:m[3]]
+		if !english.Common(w) || strings.Contains(w, "_") || strings.Count(s[:m[2]], "`")%2 == 1 ||
+			m[0] > 0 && strings.HasPrefix(s[m[0]-1:], "..") {
+			continue // a name, code, or after an ellipsis ("do ... end")
+		}
+		b.WriteString(s[last:m[2]])
+		b.WriteString(strings.ToUpper(w[:1]))
+		last = m[2] + 1
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // sameFinding reports whether two proposals of one session say the same
 // thing: most of the shorter one's words are in the other (a compaction
 // summary restating what Claude said, a second compaction repeating the
@@ -434,7 +460,7 @@ func (cs *candidateSet) add(c candidate) {
 	if c.rule == "user:choice" {
 		cs.dropDecisionsOf(c.uuids)
 	}
-	c.content = cut(c.content, 400)
+	c.content = sentenceCase(cut(c.content, 400))
 	c.tags = backtickTags(c.content, c.tags)
 	toks, _ := tokens(c.content)
 	for i := range cs.out {

@@ -146,7 +146,7 @@ func TestDecisionInsideARequest(t *testing.T) {
 		{"can you please add a Github Action to run tests and linting? You can test it with `act`.",
 			"Github Action to run tests and linting: You can test it with `act`."},
 		{"now we have cache so we should change TUI that it launches the session HTML page rather than regenerating it. also we don't need to check for the file, let's just launch it.",
-			"now we have cache so TUI launches the session HTML page rather than regenerating it. also we don't need to check for the file, let's just launch it."},
+			"Now we have cache so TUI launches the session HTML page rather than regenerating it. Also we don't need to check for the file, let's just launch it."},
 		{"I changed my mind: we use `pnpm`, because npm rewrites the lockfile.", "We use `pnpm`, because npm rewrites the lockfile."},
 		// No request before the colon: said as the person said it.
 		{"Dev server: let's use vite, since it runs on every OS.", "Dev server: let's use vite, since it runs on every OS."},
