@@ -55,7 +55,7 @@ func TestBackupKilled(t *testing.T) {
 	s.Close()
 	out := t.TempDir()
 	child := func(dest string) *exec.Cmd {
-		cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^TestBackupChild$", "-test.count=1")
+		cmd := exec.CommandContext(context.Background(), withoutRace.Child(t), "-test.run=^TestBackupChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), envBackupChild+"=1", envData+"="+data, envClaude+"="+dest)
 		return cmd
 	}

@@ -69,8 +69,10 @@ func TestSyncChild(t *testing.T) {
 	json.NewEncoder(os.Stdout).Encode(st)
 }
 
-func childSync(ctx context.Context, data, claude string, batch int) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSyncChild$", "-test.count=1")
+// childSync is bin (a test binary of the package: os.Args[0], or
+// withoutRace.Child's) running TestSyncChild.
+func childSync(ctx context.Context, bin, data, claude string, batch int) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestSyncChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envChild+"=1", envData+"="+data, envClaude+"="+claude, envBatch+"="+strconv.Itoa(batch))
 	return cmd
 }
@@ -180,6 +182,7 @@ func killAfterProgress(t *testing.T, cmd *exec.Cmd, after int, jitter time.Durat
 // a whole child sync under the race detector.
 func TestKill9LeavesAConsistentStore(t *testing.T) {
 	claude, data := subprocessSetup(t, 4)
+	bin := withoutRace.Child(t) // killed syncs: see testutil.WithoutRace.Child
 	fresh, _ := openStore(t)
 	mustSync(t, fresh, claude, SyncOptions{})
 	want := count(t, fresh, `SELECT count(*) FROM entries`)
@@ -200,7 +203,7 @@ func TestKill9LeavesAConsistentStore(t *testing.T) {
 		}
 		after := 1 + r.IntN(max(left-1, 1))
 		jitter := time.Duration(r.Int64N(int64(20 * time.Millisecond)))
-		killAfterProgress(t, childSync(t.Context(), data, claude, 60), after, jitter)
+		killAfterProgress(t, childSync(t.Context(), bin, data, claude, 60), after, jitter)
 		s, err := Open(data)
 		if err != nil {
 			t.Fatalf("open after kill %d: %v", attempt, err)
@@ -252,7 +255,7 @@ func TestConcurrentSyncsAndReader(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for i := range 2 {
-		cmd := childSync(t.Context(), data, claude, 25+15*i)
+		cmd := childSync(t.Context(), os.Args[0], data, claude, 25+15*i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -52,7 +52,7 @@ func TestRebuildKilled(t *testing.T) {
 	drainAll(t, s)
 	s.Close()
 	child := func() *exec.Cmd {
-		cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^TestRebuildChild$", "-test.count=1")
+		cmd := exec.CommandContext(context.Background(), withoutRace.Child(t), "-test.run=^TestRebuildChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), envRebuildChild+"=1", envData+"="+data)
 		return cmd
 	}

@@ -43,8 +43,9 @@ func TestRestoreChild(t *testing.T) {
 	}
 }
 
-func restoreChild(f *restoreFixture, step string) *exec.Cmd {
-	cmd := exec.CommandContext(context.Background(), os.Args[0], "-test.run=^TestRestoreChild$", "-test.count=1")
+func restoreChild(t *testing.T, f *restoreFixture, step string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(context.Background(), withoutRace.Child(t), "-test.run=^TestRestoreChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envRestoreChild+"=1", envData+"="+f.data, envClaude+"="+f.backup, envRestoreStep+"="+step)
 	return cmd
 }
@@ -61,7 +62,7 @@ func TestRestoreKilled(t *testing.T) {
 	}
 	for _, step := range []string{"copied", "prepared", "kept", "derived", "swapped"} {
 		f := newRestoreFixture(t)
-		err := restoreChild(f, step).Run()
+		err := restoreChild(t, f, step).Run()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("killed after %s: %v", step, err)
@@ -76,7 +77,7 @@ func TestRestoreKilled(t *testing.T) {
 	// the kills fall anywhere in it.
 	f := newRestoreFixture(t)
 	start := time.Now()
-	if out, err := restoreChild(f, "").CombinedOutput(); err != nil {
+	if out, err := restoreChild(t, f, "").CombinedOutput(); err != nil {
 		t.Fatalf("restore child: %v\n%s", err, out)
 	}
 	whole := time.Since(start)
@@ -85,7 +86,7 @@ func TestRestoreKilled(t *testing.T) {
 	f = newRestoreFixture(t)
 	seen := map[string]int{}
 	for i := range trials {
-		cmd := restoreChild(f, "")
+		cmd := restoreChild(t, f, "")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

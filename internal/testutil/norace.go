@@ -60,6 +60,26 @@ func (w *WithoutRace) Binary(t testing.TB) (string, error) {
 	return w.bin, w.err
 }
 
+// Child is the test binary a test runs as its child process when the
+// child is killed midway (a sync, a backup, a rebuild, a restore): this
+// one without the race detector, the package's binary built without it
+// (Binary) with it. A killed child dies before it could report a race;
+// what such a test checks is the store the child leaves, and that the
+// parent checks under -race. The code the children run keeps its
+// concurrent tests under the race detector. The same children run, 5–10x
+// cheaper.
+func (w *WithoutRace) Child(t testing.TB) string {
+	t.Helper()
+	if !raceEnabled {
+		return os.Args[0]
+	}
+	bin, err := w.Binary(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // Run runs the tests -test.run's pattern selects in the binary, verbose,
 // with -test.short when this process has it, and returns their output. A
 // failing test is not an error: each caller reads its own result
