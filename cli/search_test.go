@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -140,8 +141,36 @@ func TestParseSince(t *testing.T) {
 // TestSearchNonsenseFindsNothing (issue 15.4): a query that matches
 // nothing by words or, above the relevance floor, by meaning returns no
 // result and says what to try; real results say how they matched.
-func TestSearchNonsenseFindsNothing(t *testing.T) {
+// searchedSample is a copy of the data dir a first `cairn search` leaves
+// for the bundled sample (the store, the full-text index, the built-in
+// embedder trained and every vector), made once for the package: the
+// search tests that only ask questions of it each built it under -race.
+// The sample is the repository's, at the path the store read.
+// TestSearchIndexesFirstAndAnswers keeps its fresh store.
+func searchedSample(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(sharedDirRoot(t), "searched-data")
+	searchedShared.once.Do(func() {
+		if _, stderr, err := run(t, "search", "zzzzqqqq-nothing-matches", "--claude-dir", sample(), "--data", dir); err != nil {
+			t.Fatalf("indexing the sample: %v\n%s", err, stderr)
+		}
+		searchedShared.ok = true
+	})
+	if !searchedShared.ok {
+		t.Fatal("the shared searched sample failed to build (see the first test that used it)")
+	}
 	data := t.TempDir()
+	copyTree(t, dir, data)
+	return data
+}
+
+var searchedShared struct {
+	once sync.Once
+	ok   bool
+}
+
+func TestSearchNonsenseFindsNothing(t *testing.T) {
+	data := searchedSample(t)
 	out, _, err := run(t, "search", "zzzzqqqq-nothing-matches", "--claude-dir", sample(), "--data", data, "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +216,7 @@ func TestSearchNonsenseFindsNothing(t *testing.T) {
 // partial, hidden unless --partial asks for it (then marked, with a low
 // relevance); a real query keeps its hits at relevance 1.
 func TestSearchEverydayQuestionFindsNothing(t *testing.T) {
-	data := t.TempDir()
+	data := searchedSample(t)
 	search := func(args ...string) SearchJSON {
 		t.Helper()
 		out, _, err := run(t, append([]string{"search", "--claude-dir", sample(), "--data", data, "--json"}, args...)...)
@@ -241,7 +270,7 @@ func TestSearchEverydayQuestionFindsNothing(t *testing.T) {
 // TestSearchTypoFallback (issue 24.5): a misspelt word that finds nothing
 // is searched by its near spelling, and the results say so.
 func TestSearchTypoFallback(t *testing.T) {
-	data := t.TempDir()
+	data := searchedSample(t)
 	out, errOut, err := run(t, "search", "dialyzr", "--claude-dir", sample(), "--data", data)
 	if err != nil {
 		t.Fatal(err)
