@@ -62,6 +62,33 @@ var sampleShared struct {
 	ok   bool
 }
 
+// indexedSample is a copy of the data dir `cairn index` leaves for the
+// bundled sample (the store, the full-text index, the built-in embedder
+// trained and every vector), made once for the package: the tests that
+// ran that index first only to work on what it leaves each built it under
+// -race. The sample is the repository's, at the path the store read.
+func indexedSample(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(sharedDirRoot(t), "indexed-data")
+	indexedShared.once.Do(func() {
+		if _, stderr, err := run(t, "index", "--claude-dir", sample(), "--data", dir); err != nil {
+			t.Fatalf("indexing the sample: %v\n%s", err, stderr)
+		}
+		indexedShared.ok = true
+	})
+	if !indexedShared.ok {
+		t.Fatal("the shared indexed sample failed to build (see the first test that used it)")
+	}
+	data := t.TempDir()
+	copyTree(t, dir, data)
+	return data
+}
+
+var indexedShared struct {
+	once sync.Once
+	ok   bool
+}
+
 // sharedDirRoot is the folder of what the package's tests share, made on
 // first use and removed by TestMain.
 func sharedDirRoot(t testing.TB) string {

@@ -34,10 +34,7 @@ func TestInstallDryRunAndTemporaryBuild(t *testing.T) {
 }
 
 func TestDoctorJSON(t *testing.T) {
-	data := t.TempDir()
-	if _, _, err := run(t, "index", "--data", data, "--claude-dir", sample()); err != nil {
-		t.Fatal(err)
-	}
+	data := indexedSample(t)
 	out, _, err := run(t, "doctor", "--json", "--data", data, "--claude-dir", t.TempDir())
 	var rep install.Report
 	if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil {

@@ -11,10 +11,7 @@ import (
 // The store-health commands end to end through the CLI: backup, restore,
 // stats, consolidate, forget; and their usage errors.
 func TestMaintenanceCommands(t *testing.T) {
-	data := t.TempDir()
-	if _, _, err := run(t, "index", "--claude-dir", sample(), "--data", data); err != nil {
-		t.Fatal(err)
-	}
+	data := indexedSample(t)
 	if _, _, err := run(t, "extract", "--claude-dir", sample(), "--data", data); err != nil {
 		t.Fatal(err)
 	}
