@@ -136,24 +136,15 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	// leaves it to the next `cairn index` or TUI).
 	due := !opts.Recount && len(opts.Projects) == 0 && s.recountDue(ctx)
 	opts.Recount = opts.Recount || due
-	sv := opts.survey
-	if sv == nil || sv.claudeDir != claudeDir || (sv.quick() && (opts.Recount || len(opts.Projects) > 0)) {
-		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
-	}
+	sv := s.surveyFor(ctx, claudeDir, &opts)
 	tree, known, err := sv.wait()
 	if err != nil {
 		return st, err
 	}
-	// A survey from the survey snapshot: nothing moved, or only in some
-	// project folders, and the sync is limited to them (the other files
-	// are counted as scanned).
 	st.FilesScanned = sv.unchangedFiles
 	if sv.quiet {
 		st.Duration = time.Since(start)
 		return st, nil
-	}
-	if sv.projects != nil {
-		opts.Projects = sv.projects
 	}
 	s.scopeKnown(claudeDir, known) // another tree's files are not missing from this one
 	st.Problems = append(st.Problems, tree.Problems...)
@@ -200,6 +191,23 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
 	}
 	return st, err
+}
+
+// surveyFor is the survey a sync of opts works from: the one started
+// ahead (Update) when it fits, else a new one. A survey from the survey
+// snapshot is quiet (nothing moved: the sync has nothing to do) or limited
+// to the project folders where something moved: the sync is then limited
+// to them (opts.Projects), and the other files are counted as scanned
+// (unchangedFiles).
+func (s *Store) surveyFor(ctx context.Context, claudeDir string, opts *SyncOptions) *survey {
+	sv := opts.survey
+	if sv == nil || sv.claudeDir != claudeDir || (sv.quick() && (opts.Recount || len(opts.Projects) > 0)) {
+		sv = s.startSurvey(ctx, claudeDir, opts.Projects)
+	}
+	if sv.projects != nil {
+		opts.Projects = sv.projects
+	}
+	return sv
 }
 
 // syncPlan is what a sync has to do, from comparing the listing with the
