@@ -94,6 +94,7 @@ type dumpEntry struct {
 	Has     uint64  `json:"h"`
 	Len     int     `json:"l"`
 	Time    int64   `json:"ts"`
+	Body    string  `json:"x,omitempty"` // with CAIRN_DUMP_TEXT set
 }
 
 type dumpWord struct {
@@ -149,6 +150,9 @@ func dumpTrace(cur **dumpRecord) func(q SearchQuery, cv *coverage, fused, textRa
 			e := dumpEntry{Session: d.Session, Text: ts[fu.ID], Cos: cs[fu.ID], Match: match[fu.ID], Len: len(strings.Fields(d.Text)), Time: d.Time.Unix()}
 			if cv != nil {
 				e.Has = cv.cover.Has[fu.ID]
+			}
+			if os.Getenv("CAIRN_DUMP_TEXT") != "" && e.Has != 0 {
+				e.Body = d.Text
 			}
 			cur.Entries = append(cur.Entries, e)
 		}
