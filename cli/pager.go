@@ -28,29 +28,11 @@ func (o *Options) page(print func() error) error {
 	if !ok || o.NoPager || o.JSON || !isTerminal(f) {
 		return print()
 	}
-	cmdline, set := os.LookupEnv("CAIRN_PAGER")
-	if !set {
-		cmdline, set = os.LookupEnv("PAGER")
-	}
-	if !set {
-		if _, err := exec.LookPath("less"); err != nil {
-			return print() // no less here: the text as is
-		}
-		cmdline = defaultPager
-	}
-	if c := strings.TrimSpace(cmdline); c == "" || c == "cat" {
+	cmdline, ok := pagerCommand()
+	if !ok {
 		return print()
 	}
-	// Not under a command context: the pager ends when the person quits it.
-	cmd := exec.CommandContext(context.Background(), "sh", "-c", cmdline)
-	cmd.Stdout, cmd.Stderr = f, o.Stderr
-	cmd.Env = os.Environ()
-	if _, ok := os.LookupEnv("LESS"); !ok {
-		cmd.Env = append(cmd.Env, "LESS=FRX")
-	}
-	if _, ok := os.LookupEnv("LV"); !ok {
-		cmd.Env = append(cmd.Env, "LV=-c")
-	}
+	cmd := pagerCmd(cmdline, f, o.Stderr)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return print()
@@ -73,6 +55,43 @@ func (o *Options) page(print func() error) error {
 		return nil // the person quit the pager before the end
 	}
 	return perr
+}
+
+// pagerCommand is the pager's command line: $CAIRN_PAGER, else $PAGER,
+// else less -R when less is installed. It is false when there is none, or
+// it is set to "" or cat.
+func pagerCommand() (string, bool) {
+	cmdline, set := os.LookupEnv("CAIRN_PAGER")
+	if !set {
+		cmdline, set = os.LookupEnv("PAGER")
+	}
+	if !set {
+		if _, err := exec.LookPath("less"); err != nil {
+			return "", false // no less here: the text as is
+		}
+		cmdline = defaultPager
+	}
+	if c := strings.TrimSpace(cmdline); c == "" || c == "cat" {
+		return "", false
+	}
+	return cmdline, true
+}
+
+// pagerCmd runs cmdline on the terminal f, with less and lv told to pass
+// colour through and quit when the text fits unless the environment says
+// otherwise.
+func pagerCmd(cmdline string, f *os.File, stderr io.Writer) *exec.Cmd {
+	// Not under a command context: the pager ends when the person quits it.
+	cmd := exec.CommandContext(context.Background(), "sh", "-c", cmdline)
+	cmd.Stdout, cmd.Stderr = f, stderr
+	cmd.Env = os.Environ()
+	if _, ok := os.LookupEnv("LESS"); !ok {
+		cmd.Env = append(cmd.Env, "LESS=FRX")
+	}
+	if _, ok := os.LookupEnv("LV"); !ok {
+		cmd.Env = append(cmd.Env, "LV=-c")
+	}
+	return cmd
 }
 
 // pagerWriter is the pager's input, standing for the terminal the pager
