@@ -736,23 +736,32 @@ func decodeEntryCtx(sid string, r *entryRow) (transcripts.Entry, rowCtx, error) 
 		e.Text = r.text
 		return e, rc, nil
 	}
-	switch {
-	case len(se.Blocks) > 0:
-		e.Blocks = make([]transcripts.Block, len(se.Blocks))
-		for i, sb := range se.Blocks {
-			e.Blocks[i] = transcripts.Block{Type: sb.Type, Text: sb.Text, ToolID: sb.ToolID, ToolName: sb.ToolName,
-				ToolInput: []byte(sb.Input), ToolUseID: sb.ToolUseID, IsError: sb.IsError, MediaType: sb.MediaType, Size: sb.Size}
-		}
-		if len(e.Blocks) == 1 && e.Blocks[0].Text == "" && textIsSearch(e.Blocks[0].Type) {
-			e.Blocks[0].Text = r.text
-		}
-		if len(e.Blocks) == 1 && e.Blocks[0].Type == transcripts.BlockToolUse {
-			e.Blocks[0].ToolInput = wholeInput(e.Blocks[0].ToolName, e.Blocks[0].ToolInput, r.text)
-		}
-	case r.block != "":
-		e.Blocks = []transcripts.Block{{Type: r.block, Text: r.text}}
-	}
+	e.Blocks = decodeBlocks(se.Blocks, r)
 	return e, rc, nil
+}
+
+// decodeBlocks rebuilds the blocks of row r from the stored ones (a lone
+// block gets back the text and tool input the row holds once), or the
+// row's one block of text.
+func decodeBlocks(stored []storedBlock, r *entryRow) []transcripts.Block {
+	if len(stored) == 0 {
+		if r.block == "" {
+			return nil
+		}
+		return []transcripts.Block{{Type: r.block, Text: r.text}}
+	}
+	bs := make([]transcripts.Block, len(stored))
+	for i, sb := range stored {
+		bs[i] = transcripts.Block{Type: sb.Type, Text: sb.Text, ToolID: sb.ToolID, ToolName: sb.ToolName,
+			ToolInput: []byte(sb.Input), ToolUseID: sb.ToolUseID, IsError: sb.IsError, MediaType: sb.MediaType, Size: sb.Size}
+	}
+	if len(bs) == 1 && bs[0].Text == "" && textIsSearch(bs[0].Type) {
+		bs[0].Text = r.text
+	}
+	if len(bs) == 1 && bs[0].Type == transcripts.BlockToolUse {
+		bs[0].ToolInput = wholeInput(bs[0].ToolName, bs[0].ToolInput, r.text)
+	}
+	return bs
 }
 
 // searchFields are the tool input members transcripts.ToolSearchText
