@@ -157,8 +157,8 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 	// The listing of the tree need not wait for the full-text index to open
 	// (unless another process holds the index for a while: then the sync
 	// lists again, so as not to work from an old listing).
-	opened := time.Now()
 	so.survey = s.startWholeSurvey(ctx, claudeDir, so)
+	opened := time.Now() // a survey from the survey snapshot has stat-ed the tree by now
 	if s.nothingNew(ctx, claudeDir, so) {
 		return s.syncThenDrain(ctx, claudeDir, so, lockWait, status, afterSync)
 	}
