@@ -100,33 +100,50 @@ func (r *projectRule) resolve(ctx context.Context, cwd, folder string) (string, 
 		}
 		return repo.Root, nil
 	}
+	if repo, ok, err := r.recordedRepo(ctx, cwd); ok || err != nil {
+		return repo, err
+	}
+	if repo, ok := gitrepo.Guess(cwd); ok {
+		return repo, nil
+	}
+	if p, ok := folderAncestor(cwd, folder); ok {
+		return p, nil
+	}
+	return cwd, nil
+}
+
+// recordedRepo is the repository recorded for cwd or its nearest folder
+// above that has one: what the rule found while the repository was there.
+func (r *projectRule) recordedRepo(ctx context.Context, cwd string) (string, bool, error) {
 	for p := cwd; ; p = filepath.Dir(p) {
 		var repo string
 		err := r.q.QueryRowContext(ctx, `SELECT repo FROM project_repos WHERE path = ?`, p).Scan(&repo)
 		switch {
 		case err == nil:
-			return repo, nil
+			return repo, true, nil
 		case !errors.Is(err, sql.ErrNoRows):
-			return "", err
+			return "", false, err
 		}
 		if filepath.Dir(p) == p || p == "." {
-			break
+			return "", false, nil
 		}
 	}
-	if repo, ok := gitrepo.Guess(cwd); ok {
-		return repo, nil
+}
+
+// folderAncestor is the folder, cwd or above, whose encoded path is the
+// session's project folder name (none when folder is "").
+func folderAncestor(cwd, folder string) (string, bool) {
+	if folder == "" {
+		return "", false
 	}
-	if folder != "" {
-		for p := cwd; ; p = filepath.Dir(p) {
-			if transcripts.EncodeProjectPath(p) == folder {
-				return p, nil
-			}
-			if filepath.Dir(p) == p || p == "." {
-				break
-			}
+	for p := cwd; ; p = filepath.Dir(p) {
+		if transcripts.EncodeProjectPath(p) == folder {
+			return p, true
+		}
+		if filepath.Dir(p) == p || p == "." {
+			return "", false
 		}
 	}
-	return cwd, nil
 }
 
 // recordRepo remembers that folder path is in repository repo.
