@@ -68,6 +68,24 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
+	cache, err := m.provenance(ctx, ms, exclude)
+	if err != nil {
+		return nil, err
+	}
+	var out []ToolMemory
+	for _, x := range ms {
+		if slices.Contains(exclude, x.ID) {
+			continue
+		}
+		out = append(out, ToolMemory{Memory: x, Files: cache[x.ID].Files, Commands: cache[x.ID].Commands})
+	}
+	return out, nil
+}
+
+// provenance is the files and commands of each memory's source, by id,
+// from the store's cache (toolFilesKey): at most toolFilesPerRun of the
+// memories of ms not in it and not excluded are read and cached.
+func (m serviceMem) provenance(ctx context.Context, ms []memories.Memory, exclude []string) (map[string]memories.Provenance, error) {
 	cache := map[string]memories.Provenance{}
 	if b, ok, err := m.st.Setting(ctx, toolFilesKey); err == nil && ok {
 		_ = json.Unmarshal(b, &cache)
@@ -78,25 +96,19 @@ func (m serviceMem) ToolMemories(ctx context.Context, project string, exclude []
 			missing = append(missing, x)
 		}
 	}
-	if len(missing) > 0 {
-		prov, err := m.s.Recall.ProvenanceEach(ctx, missing)
-		if err != nil {
-			return nil, err
-		}
-		for i, x := range missing {
-			cache[x.ID] = prov[i]
-		}
-		if b, err := json.Marshal(cache); err == nil {
-			// Not saved (a busy store) only means reading them again.
-			_ = m.st.SetSetting(ctx, toolFilesKey, b)
-		}
+	if len(missing) == 0 {
+		return cache, nil
 	}
-	var out []ToolMemory
-	for _, x := range ms {
-		if slices.Contains(exclude, x.ID) {
-			continue
-		}
-		out = append(out, ToolMemory{Memory: x, Files: cache[x.ID].Files, Commands: cache[x.ID].Commands})
+	prov, err := m.s.Recall.ProvenanceEach(ctx, missing)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	for i, x := range missing {
+		cache[x.ID] = prov[i]
+	}
+	if b, err := json.Marshal(cache); err == nil {
+		// Not saved (a busy store) only means reading them again.
+		_ = m.st.SetSetting(ctx, toolFilesKey, b)
+	}
+	return cache, nil
 }
