@@ -314,7 +314,7 @@ func TestLimitWithTheFixSaidNext(t *testing.T) {
 }
 
 // Two "Errors and fixes" items of one summary naming one error are one
-// memory with both accounts; items naming different errors stay apart,
+// memory with both accounts, the later first; items naming different errors stay apart,
 // and so do the same error's items in two summaries.
 func TestSummaryErrorTwiceJoined(t *testing.T) {
 	first := `Compiler "unused alias" for aliases in rescue blocks: Elixir compiler doesn't track alias usage inside rescue. Fixed with the full module path.`
@@ -325,7 +325,7 @@ func TestSummaryErrorTwiceJoined(t *testing.T) {
 		cs.add(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s1"}, content: c})
 	}
 	cs.add(candidate{rule: "compact:errors-and-fixes", uuids: []string{"s2"}, content: `Repeated "unused alias" warnings from the compile hook: add the alias and its use in one edit, every time.`})
-	if len(cs.out) != 3 || cs.out[0].content != first+" — "+second {
+	if len(cs.out) != 3 || cs.out[0].content != second+" — "+first {
 		for _, c := range cs.out {
 			t.Logf("%v: %s", c.uuids, c.content)
 		}
@@ -367,4 +367,31 @@ func TestSentenceCase(t *testing.T) {
 			t.Errorf("sentenceCase(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// The person's tip naming a program gets the call of it that worked
+// after it; a call that failed, or that only lists, is not it.
+func TestToolTipWithTheRunThatWorked(t *testing.T) {
+	tip := index.MemEntry{UUID: "u1", Role: "user", Text: "We should add a GitHub Action to run tests and linting. You can test it with `act`."}
+	call := func(id, cmd string) index.MemEntry {
+		return index.MemEntry{UUID: "c" + id, Role: "assistant", ToolName: "Bash", ToolUse: "t" + id, Input: []byte(`{"command":"` + cmd + `"}`)}
+	}
+	result := func(id string, failed bool, text string) index.MemEntry {
+		return index.MemEntry{UUID: "r" + id, Role: "tool", ToolUse: "t" + id, IsError: failed, Text: text}
+	}
+	es := []index.MemEntry{tip,
+		call("1", "act -l"), result("1", false, "Stage  Job ID"),
+		call("2", "act -j test"), result("2", true, "Error: Job 'test' failed"),
+		call("3", "act --container-architecture linux/amd64 -j test"), result("3", false, "Job succeeded"),
+		call("4", "act --container-architecture linux/amd64 -j lint"), result("4", true, "Error: Job 'lint' failed"),
+	}
+	for _, c := range extractCandidates(es) {
+		if strings.Contains(c.content, "`act`") {
+			if !strings.HasSuffix(c.content, "(run as `act --container-architecture linux/amd64 -j test`)") {
+				t.Errorf("got %q", c.content)
+			}
+			return
+		}
+	}
+	t.Errorf("the tip was not proposed: %v", extractCandidates(es))
 }

@@ -224,7 +224,8 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	for _, c := range todos {
 		x.cs.add(c)
 	}
-	return x.cs.out
+	withToolRuns(x.cs.out, entries)
+	return withoutChecksHooksRun(x.cs.out)
 }
 
 // extraction is the state of one pass of the rules over a session.
@@ -438,7 +439,8 @@ var quotedName = regexp.MustCompile(`["“]([^"”]{3,60})["”]`)
 // summary lists an error again when a second explanation came later
 // (`Multiple "unused alias" compile errors: …` and `Compiler "unused
 // alias" for aliases in rescue blocks: …`). One error is one memory, with
-// both explanations, not two memories that contradict each other.
+// both explanations, the later first (the summary lists what happened in
+// order), not two memories that contradict each other.
 func sameErrorNamed(a, b string) bool {
 	ha, _, _ := strings.Cut(a, ": ")
 	hb, _, _ := strings.Cut(b, ": ")
@@ -469,7 +471,9 @@ func (cs *candidateSet) add(c candidate) {
 			// on (or the summary's second account of the error): one
 			// memory, said in that order.
 			a, b := cs.out[i], c
-			if a.rule != "compact:errors-and-fixes" {
+			if a.rule != "compact:errors-and-fixes" || b.rule == a.rule {
+				// (Of two accounts of one error, the summary's later
+				// one, written when more was known, leads.)
 				a, b = b, a
 			}
 			a.content = cut(a.content+" — "+b.content, 600)

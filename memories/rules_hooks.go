@@ -113,3 +113,24 @@ func joinList(s []string) string {
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
+
+// withoutChecksHooksRun drops a check the person ran by hand that one of
+// the project's hooks already runs: the hook's proposal says it.
+func withoutChecksHooksRun(cs []candidate) []candidate {
+	var hooked []string
+	for _, c := range cs {
+		if c.rule == "hook:check" {
+			hooked = append(hooked, c.content)
+		}
+	}
+	if len(hooked) == 0 {
+		return cs
+	}
+	return slices.DeleteFunc(cs, func(c candidate) bool {
+		if c.rule != "user:bash-check" {
+			return false
+		}
+		cmd, _, _ := strings.Cut(strings.TrimPrefix(c.content, "The user checks the project with `"), "`")
+		return slices.ContainsFunc(hooked, func(h string) bool { return strings.Contains(h, "`"+cmd+"`") })
+	})
+}

@@ -42,3 +42,24 @@ func TestHookChecks(t *testing.T) {
 		t.Errorf("a hook on Bash: %q", got)
 	}
 }
+
+// A check the person ran by hand that a hook of the same session runs is
+// said once, by the hook's proposal.
+func TestCheckRunByHandAndByHook(t *testing.T) {
+	es := []index.MemEntry{
+		{UUID: "u1", Role: "user", Text: "<bash-input>uv run ty check</bash-input>"},
+		{UUID: "h1", Role: "system", Block: "text", Text: "\x1b[1mStop\x1b[22m [uv run ty check 2>&1] completed successfully: All checks passed"},
+		{UUID: "u2", Role: "user", Text: "<bash-input>uv run pytest -m \"not tui\"</bash-input>"},
+	}
+	var rules []string
+	for _, c := range extractCandidates(es) {
+		rules = append(rules, c.rule+": "+c.content)
+	}
+	want := []string{
+		"user:bash-check: The user checks the project with `uv run pytest -m \"not tui\"` (run by hand)",
+		"hook:check: Claude Code's Stop hook runs `uv run ty check` when Claude finishes a turn",
+	}
+	if !slices.Equal(rules, want) {
+		t.Errorf("got %q\nwant %q", rules, want)
+	}
+}
