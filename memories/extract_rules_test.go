@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/index"
+
+	json "github.com/go-json-experiment/json"
 )
 
 // The rules of session 34 (issue 23), each on the shape it reads and on
@@ -394,4 +396,18 @@ func TestToolTipWithTheRunThatWorked(t *testing.T) {
 		}
 	}
 	t.Errorf("the tip was not proposed: %v", extractCandidates(es))
+}
+
+// A command is named without its here-document.
+func TestCallLabelWithoutHeredoc(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"git commit -m \"$(cat <<'EOF'\nfeat: a long message\n\nCo-Authored-By: x\nEOF\n)\"": "`git commit -m …`",
+		"cat > types/README.md << 'EOF'\n# Types\nEOF":                                       "`cat > types/README.md …`",
+		"go test ./... 2>&1 | tail -5":                                                       "`go test ./... 2>&1 | tail -5`",
+	} {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		if got := callLabel(index.MemEntry{ToolName: "Bash", Input: in}); got != want {
+			t.Errorf("callLabel(%q) = %q, want %q", cmd, got, want)
+		}
+	}
 }

@@ -388,9 +388,22 @@ func callLabel(c index.MemEntry) string {
 	case name == c.ToolName:
 		return name
 	case c.ToolName == "Bash":
-		return "`" + cut(oneLine(name), 80) + "`"
+		return "`" + cut(oneLine(withoutHeredoc(name)), 80) + "`"
 	}
 	return c.ToolName + " of `" + shortPath(name) + "`"
+}
+
+// heredocStart is where a command's here-document begins (`git commit
+// -m "$(cat <<'EOF'`, `cat > f << 'EOF'`).
+var heredocStart = regexp.MustCompile(`\s*(?:"?\$\(\s*cat\s*)?<<-?\s*['"]?\w+['"]?`)
+
+// withoutHeredoc is a command without its here-document: what a label
+// needs is the command (`git commit -m …`), not the commit message.
+func withoutHeredoc(cmd string) string {
+	if m := heredocStart.FindStringIndex(cmd); m != nil {
+		return cmd[:m[0]] + " …"
+	}
+	return cmd
 }
 
 // shortPath is a file path by its last two elements: enough to name the
