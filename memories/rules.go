@@ -437,10 +437,11 @@ var quotedName = regexp.MustCompile(`["“]([^"”]{3,60})["”]`)
 // sameErrorNamed reports whether two "Errors and fixes" items of one
 // summary name one error in their heads (before the first ":"): the
 // summary lists an error again when a second explanation came later
-// (`Multiple "unused alias" compile errors: …` and `Compiler "unused
-// alias" for aliases in rescue blocks: …`). One error is one memory, with
-// both explanations, the later first (the summary lists what happened in
-// order), not two memories that contradict each other.
+// (`Compiler "unused alias" for aliases in rescue blocks: …`, then
+// `Multiple "unused alias" compile errors: caused by adding alias in one
+// edit and usage in a subsequent edit…`). The summary lists what
+// happened in order, so the later account is what the session found;
+// it is the one memory of that error.
 func sameErrorNamed(a, b string) bool {
 	ha, _, _ := strings.Cut(a, ": ")
 	hb, _, _ := strings.Cut(b, ": ")
@@ -467,13 +468,19 @@ func (cs *candidateSet) add(c candidate) {
 	toks, _ := tokens(c.content)
 	for i := range cs.out {
 		if sameSummaryTopic(cs.out[i], c, cs.toks[i], toks) {
-			// The error with its fix, then the rule the session settled
-			// on (or the summary's second account of the error): one
-			// memory, said in that order.
 			a, b := cs.out[i], c
-			if a.rule != "compact:errors-and-fixes" || b.rule == a.rule {
-				// (Of two accounts of one error, the summary's later
-				// one, written when more was known, leads.)
+			if a.rule == b.rule {
+				// The summary's second account of one error, written
+				// when more was known, replaces the first: the two
+				// contradict each other, and a memory holding both is
+				// half wrong.
+				b.uuids = uniq(append(b.uuids, a.uuids...))
+				cs.out[i], cs.toks[i] = b, toks
+				return
+			}
+			// The error with its fix, then the rule the session settled
+			// on: one memory, said in that order.
+			if a.rule != "compact:errors-and-fixes" {
 				a, b = b, a
 			}
 			a.content = cut(a.content+" — "+b.content, 600)
