@@ -33,6 +33,9 @@ type Options struct {
 	// MapReads reads the store through a memory map: for a command that
 	// searches and exits (index.OpenOptions.MapReads).
 	MapReads bool
+	// DeferRewrites leaves an upgrade that rewrites the store's rows to a
+	// process with time (index.OpenOptions.DeferRewrites): hooks.
+	DeferRewrites bool
 }
 
 // App is an open cairn: what every front end works with.
@@ -86,7 +89,7 @@ func Open(flags Paths, o Options) (*App, error) {
 // OpenWith opens cairn with folders and a config already resolved (the
 // hooks, which take their config from the caller in tests).
 func OpenWith(paths Paths, cfg config.Config, o Options) (*App, error) {
-	st, err := index.OpenWith(paths.DataDir, StoreOptions(cfg, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout, MapReads: o.MapReads}))
+	st, err := index.OpenWith(paths.DataDir, StoreOptions(cfg, index.OpenOptions{SmallCache: o.SmallCache, BusyTimeout: o.BusyTimeout, MapReads: o.MapReads, DeferRewrites: o.DeferRewrites}))
 	if err != nil {
 		return nil, writableError(paths.DataDir, err)
 	}

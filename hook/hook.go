@@ -600,7 +600,13 @@ func (h *handler) handle(ctx context.Context) ([]byte, error) {
 // openStore opens the store with a hook's short busy timeout, configured
 // as app.Open would (embedder, search defaults, opt-outs).
 func (h *handler) openStore() (*index.Store, error) {
-	return index.OpenWith(h.env.DataDir, app.StoreOptions(h.cfg, index.OpenOptions{BusyTimeout: BusyTimeout}))
+	st, err := index.OpenWith(h.env.DataDir, app.StoreOptions(h.cfg, index.OpenOptions{BusyTimeout: BusyTimeout, DeferRewrites: true}))
+	if err != nil {
+		if uerr := h.upgradeLater(err); uerr == nil {
+			return nil, fmt.Errorf("%w (nothing injected until it is done)", err)
+		}
+	}
+	return st, err
 }
 
 // optedOut reports (and logs) that the session's project is kept out of

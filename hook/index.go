@@ -43,9 +43,9 @@ func (h *handler) index(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	trace("start")
-	a, err := app.OpenWith(app.Paths{DataDir: h.env.DataDir, ClaudeDir: h.env.ClaudeDir}, h.cfg, app.Options{BusyTimeout: BusyTimeout})
+	a, err := app.OpenWith(app.Paths{DataDir: h.env.DataDir, ClaudeDir: h.env.ClaudeDir}, h.cfg, app.Options{BusyTimeout: BusyTimeout, DeferRewrites: true})
 	if err != nil {
-		return err
+		return h.upgradeLater(err)
 	}
 	defer a.Close()
 	trace("store open")
@@ -151,6 +151,25 @@ func (h *handler) logUnlessBusy(step string, err error) {
 	}
 }
 
+// upgradeLater hands an upgrade of the store that rewrites its rows
+// (index.ErrUpgradePending) to a detached process, at most once per
+// spawnEvery, and leaves this hook's work to the next: nothing is lost,
+// the cursors did not move. Any other error is err.
+func (h *handler) upgradeLater(err error) error {
+	if !errors.Is(err, index.ErrUpgradePending) {
+		return err
+	}
+	h.env.Log.Printf("%s: %v: left to a background run", h.in.Event, err)
+	stamp := filepath.Join(h.env.DataDir, "hook-background-upgrade.stamp")
+	if fi, serr := os.Stat(stamp); serr == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+		return nil
+	}
+	_ = os.WriteFile(stamp, nil, 0o600)
+	_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
+	h.res.Spawned = h.spawn("upgrade", h.in.SessionID) || h.res.Spawned
+	return nil
+}
+
 // spawnEvery limits detached background runs.
 const spawnEvery = 15 * time.Second
 
@@ -202,6 +221,7 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		env.Log.Printf("%s: %v", what, err)
 		return err
 	}
+	defer env.Log.Printf("%s: done", what) // after the store is closed
 	defer a.Close()
 	maintain(ctx, env, a)
 	st := a.Store

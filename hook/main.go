@@ -28,7 +28,7 @@ type Args struct {
 	Event      string
 	DataDir    string // --data
 	ClaudeDir  string // --claude-dir
-	Background string // --background extract|summary (internal)
+	Background string // --background extract|summary|upgrade (internal)
 	Session    string // --session (with --background)
 	Plugin     bool   // --plugin: run by the cairn plugin's hooks
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // migrations are applied in order; the store's PRAGMA user_version is the
@@ -413,6 +415,29 @@ CREATE VIEW entries AS SELECT id, cairn_uuid(uuid) AS uuid, session, file, line,
 `
 }
 
+// rewritesRows reports a migration that updates stored rows (packing
+// uuids, coding kinds): its time grows with the store, unlike a migration
+// that only changes the schema.
+func rewritesRows(m string) bool {
+	return strings.Contains(m, "UPDATE entries_raw") || strings.Contains(m, "UPDATE embeddings")
+}
+
+// holdsEntries reports whether the store holds any entry (a new or empty
+// store migrates at once, whoever opens it).
+func holdsEntries(ctx context.Context, q queryer) bool {
+	for _, table := range []string{"entries_raw", "entries"} {
+		var one int
+		err := q.QueryRowContext(ctx, "SELECT 1 FROM "+table+" LIMIT 1").Scan(&one)
+		if err == nil {
+			return true
+		}
+		if err == sql.ErrNoRows {
+			return false
+		}
+	}
+	return false
+}
+
 // SchemaVersion is the schema this build writes.
 var SchemaVersion = len(migrations)
 
@@ -436,6 +461,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if s.readOnly {
 		return fmt.Errorf("%s has schema version %d, this cairn needs %d: open it once for writing (run `cairn index`)", s.path, v, SchemaVersion)
+	}
+	if s.deferRewrites && slices.ContainsFunc(migrations[v:], rewritesRows) && holdsEntries(ctx, db) {
+		return fmt.Errorf("%w: %s has schema version %d and this cairn's %d rewrites every row; `cairn index` (or the next background run) does it", ErrUpgradePending, s.path, v, SchemaVersion)
 	}
 	for {
 		done := false

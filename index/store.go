@@ -77,6 +77,11 @@ type OpenOptions struct {
 	BusyTimeout time.Duration
 	// ReadOnly opens without creating or migrating anything; writes fail.
 	ReadOnly bool
+	// DeferRewrites leaves a migration that rewrites the stored rows
+	// (seconds at 1 GB, a minute at 10 GB) to a process with time for it:
+	// Open fails with ErrUpgradePending instead. Hooks set it, so a
+	// prompt never waits on an upgrade.
+	DeferRewrites bool
 	// SmallCache gives every connection a 2 MB page cache instead of 32 MB
 	// (writer) and 8 MB (each reader): for long-running processes (the
 	// TUI, the MCP server) that should stay small and do little bulk work.
@@ -105,6 +110,8 @@ type Store struct {
 	// beside the writer.
 	w, r     *sql.DB
 	readOnly bool
+	// deferRewrites: OpenOptions.DeferRewrites.
+	deferRewrites bool
 	// embedCfg is the embedder this process builds vectors with and
 	// searches by (OpenOptions.Embedder); the zero value is the built-in one.
 	embedCfg EmbedderConfig
@@ -124,6 +131,10 @@ type Store struct {
 
 // ErrNewerSchema is returned by Open for a store written by a newer cairn.
 var ErrNewerSchema = errors.New("store was written by a newer cairn")
+
+// ErrUpgradePending is returned by Open with DeferRewrites when the store
+// needs a migration that rewrites its rows.
+var ErrUpgradePending = errors.New("the store needs an upgrade that rewrites its rows")
 
 // ErrBusy wraps write failures caused by another process holding the
 // write lock longer than the busy timeout. Nothing was written; running
@@ -193,7 +204,7 @@ func OpenWith(dataDir string, o OpenOptions) (*Store, error) {
 	if err := ensureStoreFile(dataDir, path, o.ReadOnly); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, readOnly: o.ReadOnly, embedCfg: o.Embedder, searchDefaults: o.Search, exclusion: o.Exclusion}
+	s := &Store{path: path, readOnly: o.ReadOnly, deferRewrites: o.DeferRewrites, embedCfg: o.Embedder, searchDefaults: o.Search, exclusion: o.Exclusion}
 	if err := s.openPools(o); err != nil {
 		return nil, err
 	}
