@@ -68,7 +68,24 @@ func newEnv(t *testing.T) *env {
 	if err := testutil.CopyDir(filepath.Join(testutil.RepoRoot(), "testdata", "claude"), e.claude); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.awaitBackground)
 	return e
+}
+
+// awaitBackground waits (up to 10 s) until the detached background runs
+// the test's hooks started have ended, each logging "background <what>:
+// done" after closing the store, so the test's data dir is not removed
+// under one of them.
+func (e *env) awaitBackground() {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		log := e.logText()
+		if strings.Count(log, ": background ") <= strings.Count(log, ": done") {
+			time.Sleep(50 * time.Millisecond) // its exit
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // newSyncedEnv is newEnv with the sample synced into the data dir: a copy
@@ -85,6 +102,7 @@ func newSyncedEnv(t *testing.T) *env {
 	t.Cleanup(s.inUse.Unlock)
 	root := filepath.Join(filepath.Dir(bin), "synced")
 	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(t.TempDir(), "data")}
+	t.Cleanup(e.awaitBackground)
 	if err := os.RemoveAll(e.claude); err != nil {
 		t.Fatal(err)
 	}
