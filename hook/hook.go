@@ -164,6 +164,8 @@ func Run(ctx context.Context, env Env) (res Result) {
 	trace("handled (store closed)")
 	took := env.Now().Sub(start)
 	switch {
+	case errors.Is(res.Err, index.ErrUpgradePending):
+		return res // said once, where it was handed to the background run
 	case res.Err != nil:
 		env.Log.Printf("%s: failed open after %s: %v", human.OrDash(res.Event), took.Round(time.Millisecond), res.Err)
 		return res
@@ -602,9 +604,7 @@ func (h *handler) handle(ctx context.Context) ([]byte, error) {
 func (h *handler) openStore() (*index.Store, error) {
 	st, err := index.OpenWith(h.env.DataDir, app.StoreOptions(h.cfg, index.OpenOptions{BusyTimeout: BusyTimeout, DeferRewrites: true}))
 	if err != nil {
-		if uerr := h.upgradeLater(err); uerr == nil {
-			return nil, fmt.Errorf("%w (nothing injected until it is done)", err)
-		}
+		_ = h.upgradeLater(err) // hands an upgrade to a background run; err stays what it was
 	}
 	return st, err
 }

@@ -159,7 +159,7 @@ func (h *handler) upgradeLater(err error) error {
 	if !errors.Is(err, index.ErrUpgradePending) {
 		return err
 	}
-	h.env.Log.Printf("%s: %v: left to a background run", h.in.Event, err)
+	h.env.Log.Printf("%s: %v: left to a background run; nothing injected until it is done", h.in.Event, err)
 	stamp := filepath.Join(h.env.DataDir, "hook-background-upgrade.stamp")
 	if fi, serr := os.Stat(stamp); serr == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
 		return nil
