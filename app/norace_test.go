@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
@@ -24,27 +23,14 @@ import (
 var withoutRace = testutil.WithoutRace{Dir: func(t testing.TB) string { return sharedDir(t, "norace") }}
 
 // shared is the package's folder for what its tests share (the non-race
-// binary, the planted store): made on first use, removed by TestMain.
-var shared struct {
-	once sync.Once
-	dir  string
-	err  error
-}
+// binary, the stores built once), removed by TestMain.
+var shared = testutil.SharedDir{Prefix: "cairn-app-test-"}
 
-// sharedDir is a folder name under the package's shared folder.
-func sharedDir(t testing.TB, name string) string {
-	t.Helper()
-	shared.once.Do(func() { shared.dir, shared.err = os.MkdirTemp("", "cairn-app-test-") })
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return shared.dir + string(os.PathSeparator) + name
-}
+// sharedDir is name's path under the shared folder.
+func sharedDir(t testing.TB, name string) string { return shared.Path(t, name) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
-	}
+	shared.Remove()
 	os.Exit(code)
 }

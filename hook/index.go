@@ -160,14 +160,23 @@ func (h *handler) upgradeLater(err error) error {
 		return err
 	}
 	h.env.Log.Printf("%s: %v: left to a background run; nothing injected until it is done", h.in.Event, err)
-	stamp := filepath.Join(h.env.DataDir, "hook-background-upgrade.stamp")
-	if fi, serr := os.Stat(stamp); serr == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+	if h.ranLately("upgrade") {
 		return nil
+	}
+	h.res.Spawned = h.spawn("upgrade", h.in.SessionID) || h.res.Spawned
+	return nil
+}
+
+// ranLately reports whether a background run of what started within
+// spawnEvery, and if not, notes that one starts now (a stamp file's time).
+func (h *handler) ranLately(what string) bool {
+	stamp := filepath.Join(h.env.DataDir, "hook-background-"+what+".stamp")
+	if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+		return true
 	}
 	_ = os.WriteFile(stamp, nil, 0o600)
 	_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
-	h.res.Spawned = h.spawn("upgrade", h.in.SessionID) || h.res.Spawned
-	return nil
+	return false
 }
 
 // spawnEvery limits detached background runs.
@@ -186,12 +195,9 @@ func (h *handler) spawn(what, session string) bool {
 		// next one. (Claude's runs follow only PreCompact and SessionEnd:
 		// rare, and a SessionEnd skipped after a PreCompact would leave
 		// the last turns to a manual `cairn extract`.)
-		stamp := filepath.Join(h.env.DataDir, "hook-background-"+what+".stamp")
-		if fi, err := os.Stat(stamp); err == nil && h.env.Now().Sub(fi.ModTime()) < spawnEvery {
+		if h.ranLately(what) {
 			return false
 		}
-		_ = os.WriteFile(stamp, nil, 0o600)
-		_ = os.Chtimes(stamp, h.env.Now(), h.env.Now())
 	}
 	pid, err := startDetached(h.env.Executable, []string{"hook", "--data", h.env.DataDir, "--claude-dir", h.env.ClaudeDir,
 		"--background", what, "--session", session}, filepath.Join(h.env.DataDir, hookspec.LogName))

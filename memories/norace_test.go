@@ -2,8 +2,6 @@ package memories
 
 import (
 	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/testutil"
@@ -18,29 +16,15 @@ import (
 // (TestSyncConcurrentProcesses, TestSyncConcurrentWriters).
 var withoutRace = testutil.WithoutRace{Dir: func(t testing.TB) string { return sharedDir(t, "norace") }}
 
-// shared is the folder of what the package's tests share (the non-race
-// binary, the stores built once: storeTemplate), made on first use and
-// removed by TestMain.
-var shared struct {
-	once sync.Once
-	dir  string
-	err  error
-}
+// shared is the package's folder for what its tests share (the non-race
+// binary, the stores built once), removed by TestMain.
+var shared = testutil.SharedDir{Prefix: "cairn-memories-test-"}
 
 // sharedDir is name's path under the shared folder.
-func sharedDir(t testing.TB, name string) string {
-	t.Helper()
-	shared.once.Do(func() { shared.dir, shared.err = os.MkdirTemp("", "cairn-memories-test-") })
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return filepath.Join(shared.dir, name)
-}
+func sharedDir(t testing.TB, name string) string { return shared.Path(t, name) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
-	}
+	shared.Remove()
 	os.Exit(code)
 }

@@ -25,6 +25,10 @@ var namesFile = regexp.MustCompile(`\S+\.(py|ts|tsx|js|jsx|go|rs|rb|ex|exs|java|
 // verboseFlag is an option that only makes the output longer.
 var verboseFlag = regexp.MustCompile(`\s+(-v|-vv|--verbose)\b`)
 
+// checkedByHand opens a user:bash-check proposal; the command follows, in
+// backticks.
+const checkedByHand = "The user checks the project with `"
+
 // bashCheckCandidate proposes the check command a person ran by hand.
 func bashCheckCandidate(e index.MemEntry, add func(candidate)) {
 	m := bashInput.FindStringSubmatch(e.Text)
@@ -35,6 +39,6 @@ func bashCheckCandidate(e index.MemEntry, add func(candidate)) {
 	if len(cmd) > 120 || !checkWord.MatchString(cmd) || namesFile.MatchString(cmd) {
 		return
 	}
-	add(candidate{typ: Pattern, content: "The user checks the project with `" + cmd + "` (run by hand)", importance: 2,
+	add(candidate{typ: Pattern, content: checkedByHand + cmd + "` (run by hand)", importance: 2,
 		uuids: []string{e.UUID}, rule: "user:bash-check", tags: []string{"command"}})
 }

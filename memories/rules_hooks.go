@@ -130,7 +130,7 @@ func withoutChecksHooksRun(cs []candidate) []candidate {
 		if c.rule != "user:bash-check" {
 			return false
 		}
-		cmd, _, _ := strings.Cut(strings.TrimPrefix(c.content, "The user checks the project with `"), "`")
+		cmd, _, _ := strings.Cut(strings.TrimPrefix(c.content, checkedByHand), "`")
 		return slices.ContainsFunc(hooked, func(h string) bool { return strings.Contains(h, "`"+cmd+"`") })
 	})
 }

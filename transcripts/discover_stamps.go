@@ -1,7 +1,6 @@
 package transcripts
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,19 +147,5 @@ func (c *DirCache) FolderStamps(root string) (groups map[string][]Stamp, ok bool
 // in c (begun afresh), for their stamps.
 func DiscoverProjectCached(claudeDir, name string, c *DirCache) (*Tree, error) {
 	c.begin()
-	dir := filepath.Join(claudeDir, "projects", name)
-	t := &Tree{ClaudeDir: claudeDir}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return t, fmt.Errorf("reading project folder %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return t, fmt.Errorf("%s is not a folder", dir)
-	}
-	p := &Project{Name: name, Dir: dir, DecodedPath: DecodeProjectName(name)}
-	t.Problems = append(t.Problems, p.scan(c)...)
-	if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
-		t.Projects = append(t.Projects, p)
-	}
-	return t, nil
+	return discoverProject(claudeDir, name, c)
 }

@@ -11,6 +11,12 @@ import (
 // (a hook has the transcript path) need not stat every file of every
 // project. The folder's problems are in the returned Tree's Problems.
 func DiscoverProject(claudeDir, name string) (*Tree, error) {
+	return discoverProject(claudeDir, name, nil)
+}
+
+// discoverProject is DiscoverProject, recording the folders it reads in
+// c when c is not nil.
+func discoverProject(claudeDir, name string, c *DirCache) (*Tree, error) {
 	dir := filepath.Join(claudeDir, "projects", name)
 	t := &Tree{ClaudeDir: claudeDir}
 	st, err := os.Stat(dir)
@@ -21,7 +27,7 @@ func DiscoverProject(claudeDir, name string) (*Tree, error) {
 		return t, fmt.Errorf("%s is not a folder", dir)
 	}
 	p := &Project{Name: name, Dir: dir, DecodedPath: DecodeProjectName(name)}
-	t.Problems = append(t.Problems, p.scan(nil)...)
+	t.Problems = append(t.Problems, p.scan(c)...)
 	if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
 		t.Projects = append(t.Projects, p)
 	}
