@@ -94,7 +94,7 @@ type dumpEntry struct {
 	Has     uint64  `json:"h"`
 	Len     int     `json:"l"`
 	Time    int64   `json:"ts"`
-	Body    string  `json:"x,omitempty"` // with CAIRN_DUMP_TEXT set
+	Body    string  `json:"x,omitempty"` // with CAIRN_DUMP_TEXT set (=all: every entry's, else those holding a query word)
 }
 
 type dumpWord struct {
@@ -151,7 +151,7 @@ func dumpTrace(cur **dumpRecord) func(q SearchQuery, cv *coverage, fused, textRa
 			if cv != nil {
 				e.Has = cv.cover.Has[fu.ID]
 			}
-			if os.Getenv("CAIRN_DUMP_TEXT") != "" && e.Has != 0 {
+			if dt := os.Getenv("CAIRN_DUMP_TEXT"); dt == "all" || dt != "" && e.Has != 0 {
 				e.Body = d.Text
 			}
 			cur.Entries = append(cur.Entries, e)
