@@ -398,6 +398,21 @@ func (s *core) storeClaudeSummary(ctx context.Context, sid string, sec map[strin
 	if err != nil {
 		return err
 	}
+	merged := mergeClaudeSections(stored, sec)
+	for _, k := range []string{"Files read", "Files edited", "Notes"} {
+		if v := sm.Sections[k]; len(v) > 0 {
+			merged[k] = v
+		}
+	}
+	title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
+	return s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: OriginClaude,
+		Markdown: renderSummary(title, merged, nil), Sections: merged, Created: sm.Created})
+}
+
+// mergeClaudeSections is an earlier Claude run's sections (of stored,
+// when Claude wrote it) with the new run's lines after them, each line
+// once and at most 12 a section.
+func mergeClaudeSections(stored *Summary, sec map[string][]string) map[string][]string {
 	merged := map[string][]string{}
 	if stored != nil && stored.Source == OriginClaude {
 		for k, v := range stored.Sections {
@@ -411,12 +426,5 @@ func (s *core) storeClaudeSummary(ctx context.Context, sid string, sec map[strin
 			}
 		}
 	}
-	for _, k := range []string{"Files read", "Files edited", "Notes"} {
-		if v := sm.Sections[k]; len(v) > 0 {
-			merged[k] = v
-		}
-	}
-	title := strings.TrimPrefix(strings.SplitN(sm.Markdown, "\n", 2)[0], "# ")
-	return s.st.Mem().SaveSummary(ctx, &index.SummaryRow{Session: sm.SessionID, Project: sm.Project, Source: OriginClaude,
-		Markdown: renderSummary(title, merged, nil), Sections: merged, Created: sm.Created})
+	return merged
 }

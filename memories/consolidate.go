@@ -567,18 +567,28 @@ func (s Curator) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error)
 	if len(runs) == 0 {
 		return ConsolidateReport{}, ErrNoConsolidation
 	}
-	at := undoTarget(runs)
-	rep := runs[at]
+	rep := runs[undoTarget(runs)]
+	if err := s.revertRun(ctx, rep); err != nil {
+		return rep, err
+	}
+	s.cache = nil
+	return rep, s.forgetRun(ctx, rep)
+}
+
+// revertRun undoes what consolidation run rep did: its pending merge
+// proposals go, what it archived is approved again, what it pruned comes
+// back from the trash.
+func (s Curator) revertRun(ctx context.Context, rep ConsolidateReport) error {
 	for _, m := range rep.Merges {
 		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == Pending {
 			if err := s.st.Mem().Purge(ctx, r.ID); err != nil {
-				return rep, err
+				return err
 			}
 		}
 	}
 	for _, id := range rep.Archived {
 		if err := s.unarchive(ctx, id, rep.ArchivedUpdated[id]); err != nil {
-			return rep, err
+			return err
 		}
 	}
 	for _, p := range rep.Pruned {
@@ -587,13 +597,18 @@ func (s Curator) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error)
 			return &r, json.Unmarshal(data, &r)
 		})
 		if err != nil && !errors.Is(err, index.ErrNothingToUndo) {
-			return rep, err
+			return err
 		}
 	}
-	s.cache = nil
-	// Read again: a daily run may have added one meanwhile.
-	if runs, err = s.consolidationRuns(ctx); err != nil {
-		return rep, err
+	return nil
+}
+
+// forgetRun removes run rep from the recorded runs, read again: a daily
+// run may have added one meanwhile.
+func (s Curator) forgetRun(ctx context.Context, rep ConsolidateReport) error {
+	runs, err := s.consolidationRuns(ctx)
+	if err != nil {
+		return err
 	}
 	for i := range runs {
 		if runs[i].At.Equal(rep.At) && runs[i].Auto == rep.Auto {
@@ -601,10 +616,7 @@ func (s Curator) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error)
 			break
 		}
 	}
-	if err := s.saveConsolidationRuns(ctx, runs); err != nil {
-		return rep, err
-	}
-	return rep, nil
+	return s.saveConsolidationRuns(ctx, runs)
 }
 
 // unarchive approves again a memory a consolidation archived, with the

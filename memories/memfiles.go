@@ -707,35 +707,15 @@ func putMemoryFile(path, text string, gone bool, expect string) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case expect == "" && exists:
-		return fmt.Errorf("%s: %w (it exists again); nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
-	case expect != "" && !exists:
-		return fmt.Errorf("%s: %w (it no longer exists); nothing was changed: run `cairn index` and review the deletion", path, ErrFileChanged)
-	case exists && hashText(cur) != expect:
-		return fmt.Errorf("%s: %w; nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	if err := expectMemoryFile(path, cur, exists, expect); err != nil {
+		return err
 	}
 	if gone {
-		if !exists {
-			return nil
-		}
-		if err := os.Remove(target); err != nil {
-			return fmt.Errorf("removing %s: %w; check that its folder is writable", path, err)
-		}
-		return nil
+		return removeMemoryFile(path, target, exists)
 	}
-	mode := os.FileMode(0o644)
-	if exists {
-		fi, err := os.Stat(target)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
-		}
-		if fi.Mode().Perm()&0o200 == 0 {
-			return fmt.Errorf("%s is read-only (%v); nothing was changed: make it writable (chmod u+w %s) and try again", path, fi.Mode().Perm(), path)
-		}
-		mode = fi.Mode().Perm()
-	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w; check that %s can be created", path, err, filepath.Dir(target))
+	mode, err := memoryFileMode(path, target, exists)
+	if err != nil {
+		return err
 	}
 	err = writeAtomic(target, text, mode, cur)
 	if errors.Is(err, errChangedMeanwhile) {
@@ -745,6 +725,51 @@ func putMemoryFile(path, text string, gone bool, expect string) error {
 		return fmt.Errorf("%w; nothing was changed: check that %s and its folder are writable", err, path)
 	}
 	return nil
+}
+
+// expectMemoryFile says whether memory file path, holding cur (exists:
+// there at all), is the text of hash expect ("": not there).
+func expectMemoryFile(path, cur string, exists bool, expect string) error {
+	switch {
+	case expect == "" && exists:
+		return fmt.Errorf("%s: %w (it exists again); nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	case expect != "" && !exists:
+		return fmt.Errorf("%s: %w (it no longer exists); nothing was changed: run `cairn index` and review the deletion", path, ErrFileChanged)
+	case exists && hashText(cur) != expect:
+		return fmt.Errorf("%s: %w; nothing was changed: run `cairn index` and review the newest change", path, ErrFileChanged)
+	}
+	return nil
+}
+
+// removeMemoryFile removes memory file path (at target) when it exists.
+func removeMemoryFile(path, target string, exists bool) error {
+	if !exists {
+		return nil
+	}
+	if err := os.Remove(target); err != nil {
+		return fmt.Errorf("removing %s: %w; check that its folder is writable", path, err)
+	}
+	return nil
+}
+
+// memoryFileMode is the mode memory file path (at target) is written
+// with: its own when it exists (refused when read-only), 0644 for a new
+// one, whose folder is made.
+func memoryFileMode(path, target string, exists bool) (os.FileMode, error) {
+	if !exists {
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return 0, fmt.Errorf("writing %s: %w; check that %s can be created", path, err, filepath.Dir(target))
+		}
+		return 0o644, nil
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if fi.Mode().Perm()&0o200 == 0 {
+		return 0, fmt.Errorf("%s is read-only (%v); nothing was changed: make it writable (chmod u+w %s) and try again", path, fi.Mode().Perm(), path)
+	}
+	return fi.Mode().Perm(), nil
 }
 
 // readMemoryFile reads a memory file; exists is false when it is missing.

@@ -93,6 +93,20 @@ func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}, ByProject: map[string]map[string]int{},
 		PerDay: raw.PerDay, UsedPerDay: raw.UsedPerDay, TopUsed: raw.TopUsed, NeverUsed: raw.NeverUsed,
 		SessionsExtracted: raw.SessionsExtracted, ExtractionRuns: raw.ExtractionRuns, PendingDrafts: raw.PendingDrafts}
+	st.countStatuses(raw)
+	st.Use = useWindows(raw)
+	st.Extraction = originStats(raw.ByOriginStatus)
+	ss, err := s.st.Stats(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Store = StoreFigures{Sessions: ss.Sessions, Entries: ss.Entries, ArchivedSessions: ss.ArchivedSessions,
+		ArchivedEntries: raw.ArchivedEntries, DBBytes: ss.DBBytes, DataDirBytes: raw.DataDirBytes}
+	return st, nil
+}
+
+// countStatuses adds raw's memory counts by type, status and project.
+func (st *Stats) countStatuses(raw index.MemStatsRaw) {
 	for _, c := range raw.ByTypeStatus {
 		st.Total += c.N
 		st.ByStatus[c.Status] += c.N
@@ -107,6 +121,12 @@ func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 		}
 		st.ByProject[c.Project][c.Status] += c.N
 	}
+}
+
+// useWindows is how injected memories were used over the last 7 and 30
+// days and in all, per type and in total.
+func useWindows(raw index.MemStatsRaw) []UseWindow {
+	var out []UseWindow
 	for _, w := range []struct {
 		days int
 		c    []index.InjectionCount
@@ -120,10 +140,16 @@ func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 			uw.Total.Used += c.Used
 		}
 		uw.Total = useCount(uw.Total.Injected, uw.Total.Settled, uw.Total.Used)
-		st.Use = append(st.Use, uw)
+		out = append(out, uw)
 	}
+	return out
+}
+
+// originStats is what became of each extractor's proposals (its keep
+// rates among all and among reviewed ones), most proposing first.
+func originStats(counts []index.MemCount) []OriginStats {
 	origins := map[string]*OriginStats{}
-	for _, c := range raw.ByOriginStatus {
+	for _, c := range counts {
 		o := origins[c.Origin]
 		if o == nil {
 			o = &OriginStats{Origin: c.Origin}
@@ -139,6 +165,7 @@ func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 			o.Pending += c.N
 		}
 	}
+	var out []OriginStats
 	for _, o := range origins {
 		if o.Proposed > 0 {
 			r := float64(o.Approved) / float64(o.Proposed)
@@ -148,16 +175,10 @@ func (s Feedback) Stats(ctx context.Context) (Stats, error) {
 			r := float64(o.Approved) / float64(n)
 			o.ReviewedKeepRate = &r
 		}
-		st.Extraction = append(st.Extraction, *o)
+		out = append(out, *o)
 	}
-	sort.Slice(st.Extraction, func(i, j int) bool { return st.Extraction[i].Proposed > st.Extraction[j].Proposed })
-	ss, err := s.st.Stats(ctx)
-	if err != nil {
-		return st, err
-	}
-	st.Store = StoreFigures{Sessions: ss.Sessions, Entries: ss.Entries, ArchivedSessions: ss.ArchivedSessions,
-		ArchivedEntries: raw.ArchivedEntries, DBBytes: ss.DBBytes, DataDirBytes: raw.DataDirBytes}
-	return st, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Proposed > out[j].Proposed })
+	return out
 }
 
 func useCount(injected, settled, used int) UseCount {
