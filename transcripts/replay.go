@@ -92,15 +92,28 @@ func DropReplays(entries []Entry) []Entry {
 // first line written after it: a store that read the queue lines later
 // than the rest of their file lists them last.
 func PlaceQueued(entries []Entry) []Entry {
-	found := false
-	for i := range entries {
-		found = found || entries[i].Type == "queue-operation"
-	}
-	if !found {
+	queued, rest := splitQueued(entries)
+	if len(queued) == 0 {
 		return entries
 	}
-	var queued []Entry
-	rest := entries[:0:0]
+	echoed := promptEchoes(rest)
+	for _, q := range queued {
+		text := QueuedText(&q)
+		if text == "" || echoed(&q, PromptKey(text)) {
+			continue
+		}
+		rest = slices.Insert(rest, firstAfter(rest, q.Timestamp), q)
+	}
+	return rest
+}
+
+// splitQueued separates a thread's queue lines from the rest (nil, nil
+// when it has none).
+func splitQueued(entries []Entry) (queued, rest []Entry) {
+	if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Type == "queue-operation" }) {
+		return nil, nil
+	}
+	rest = entries[:0:0]
 	for i := range entries {
 		if entries[i].Type == "queue-operation" {
 			queued = append(queued, entries[i])
@@ -108,9 +121,12 @@ func PlaceQueued(entries []Entry) []Entry {
 			rest = append(rest, entries[i])
 		}
 	}
-	if len(queued) == 0 {
-		return entries
-	}
+	return queued, rest
+}
+
+// promptEchoes says of a queued prompt (its PromptKey k) whether a real
+// prompt of rest at or after its time repeats it, using each prompt once.
+func promptEchoes(rest []Entry) func(q *Entry, k string) bool {
 	prompts := map[string][]time.Time{}
 	for i := range rest {
 		if IsRealPrompt(&rest[i]) {
@@ -118,7 +134,7 @@ func PlaceQueued(entries []Entry) []Entry {
 			prompts[k] = append(prompts[k], rest[i].Timestamp)
 		}
 	}
-	echoed := func(q *Entry, k string) bool {
+	return func(q *Entry, k string) bool {
 		for i, t := range prompts[k] {
 			if !t.Before(q.Timestamp) {
 				prompts[k] = slices.Delete(prompts[k], i, i+1)
@@ -127,21 +143,20 @@ func PlaceQueued(entries []Entry) []Entry {
 		}
 		return false
 	}
-	for _, q := range queued {
-		text := QueuedText(&q)
-		if text == "" || echoed(&q, PromptKey(text)) {
-			continue
-		}
-		at := len(rest)
-		for i := range rest {
-			if !q.Timestamp.IsZero() && rest[i].Timestamp.After(q.Timestamp) {
-				at = i
-				break
-			}
-		}
-		rest = slices.Insert(rest, at, q)
+}
+
+// firstAfter is the index of the first of entries written after t (their
+// length when none is, or t is zero).
+func firstAfter(entries []Entry, t time.Time) int {
+	if t.IsZero() {
+		return len(entries)
 	}
-	return rest
+	for i := range entries {
+		if entries[i].Timestamp.After(t) {
+			return i
+		}
+	}
+	return len(entries)
 }
 
 // DropReplays removes repeated history from every thread of c.

@@ -137,16 +137,8 @@ func (st *SessionState) Add(f *File, e *Entry) {
 		return
 	}
 	sidechain := e.IsSidechain || f.Kind != MainFile
-	if e.IsUserOrAssistant() {
-		if k := ReplayKey(f, e); k != "" && !st.Replays.Add(k) {
-			return // history a resume wrote again
-		}
-		if !sidechain && st.RepeatsPrompt(e) {
-			return // a prompt's block written again as a line of its own
-		}
-		if !sidechain && f.SessionID != "" && f.SessionID != st.Session.ID && st.Session.HostSession == "" {
-			st.Session.HostSession = f.SessionID
-		}
+	if e.IsUserOrAssistant() && st.repeated(f, e, sidechain) {
+		return
 	}
 	st.noteContext(e, sidechain)
 	var agent *Subagent
@@ -164,6 +156,26 @@ func (st *SessionState) Add(f *File, e *Entry) {
 		}
 		st.message(e, sidechain)
 	}
+}
+
+// repeated reports whether user or assistant line e, read from f, was
+// added already: history a resume wrote again, or a prompt's block written
+// again as a line of its own. A main-session line first read from another
+// session's file names that session as the host.
+func (st *SessionState) repeated(f *File, e *Entry, sidechain bool) bool {
+	if k := ReplayKey(f, e); k != "" && !st.Replays.Add(k) {
+		return true
+	}
+	if sidechain {
+		return false
+	}
+	if st.RepeatsPrompt(e) {
+		return true
+	}
+	if f.SessionID != "" && f.SessionID != st.Session.ID && st.Session.HostSession == "" {
+		st.Session.HostSession = f.SessionID
+	}
+	return false
 }
 
 // IsReplay reports whether e, read from f, is a user or assistant line
