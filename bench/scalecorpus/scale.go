@@ -120,32 +120,9 @@ func itoa(k int) string { return fmt.Sprintf("%d", k) }
 // joined paths (by code point, which for UTF-8 is byte order), and reads
 // each once.
 func readSources(src string) ([]*srcFile, error) {
-	var paths []string
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			// os.walk skips what it cannot list; so do we, but say so.
-			fmt.Fprintf(os.Stderr, "scalecorpus: skipping %s: %v\n", p, err)
-			if d != nil && d.IsDir() && p != src {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				return nil // os.walk lists a link to a folder among the folders
-			}
-		}
-		n := d.Name()
-		if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".meta.json") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := sourcePaths(src)
 	if err != nil {
-		return nil, fmt.Errorf("walk %s: %w", src, err)
+		return nil, err
 	}
 	sort.Strings(paths)
 	if len(paths) == 0 {
@@ -174,6 +151,39 @@ func readSources(src string) ([]*srcFile, error) {
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// sourcePaths lists the .jsonl and .meta.json files under src as os.walk
+// would, unsorted.
+func sourcePaths(src string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// os.walk skips what it cannot list; so do we, but say so.
+			fmt.Fprintf(os.Stderr, "scalecorpus: skipping %s: %v\n", p, err)
+			if d != nil && d.IsDir() && p != src {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return nil // os.walk lists a link to a folder among the folders
+			}
+		}
+		n := d.Name()
+		if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".meta.json") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", src, err)
+	}
+	return paths, nil
 }
 
 // universalNewlines is Python's text-mode reading (newline=None): "\r\n"
@@ -354,18 +364,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // returns the end of the digits (before Z) and of the match, or -1.
 func tsAt(s []byte, i int) (stampEnd, end int) {
 	const shape = "dddd-dd-ddTdd:dd:dd"
-	if i+len(shape) > len(s) {
+	if i+len(shape) > len(s) || !hasShape(s[i:i+len(shape)], shape) {
 		return -1, -1
-	}
-	for j := 0; j < len(shape); j++ {
-		c := s[i+j]
-		if shape[j] == 'd' {
-			if !isDigit(c) {
-				return -1, -1
-			}
-		} else if c != shape[j] {
-			return -1, -1
-		}
 	}
 	e := i + len(shape)
 	if e < len(s) && s[e] == '.' && e+1 < len(s) && isDigit(s[e+1]) {
@@ -373,17 +373,28 @@ func tsAt(s []byte, i int) (stampEnd, end int) {
 		for f < len(s) && isDigit(s[f]) {
 			f++
 		}
-		if f+1 < len(s) && s[f] == 'Z' && s[f+1] == '"' {
-			return f, f + 2
-		}
-		// the optional fraction backtracks: Z" must then follow the
+		e = f
+		// else the optional fraction backtracks: Z" must then follow the
 		// seconds, and there is a '.' there.
-		return -1, -1
 	}
 	if e+1 < len(s) && s[e] == 'Z' && s[e+1] == '"' {
 		return e, e + 2
 	}
 	return -1, -1
+}
+
+// hasShape reports whether b is shape, where 'd' stands for any digit.
+func hasShape(b []byte, shape string) bool {
+	for j := 0; j < len(shape); j++ {
+		if shape[j] == 'd' {
+			if !isDigit(b[j]) {
+				return false
+			}
+		} else if b[j] != shape[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func num(b []byte) int {
@@ -396,6 +407,17 @@ func num(b []byte) int {
 
 var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
+// daysIn is the number of days of month mo of year y (0: no such month).
+func daysIn(y, mo int) int {
+	if mo < 1 || mo > 12 {
+		return 0
+	}
+	if mo == 2 && (y%4 == 0 && y%100 != 0 || y%400 == 0) {
+		return 29
+	}
+	return monthDays[mo]
+}
+
 // shiftStamp is datetime.fromisoformat(t) - timedelta(hours=k), printed with
 // isoformat(timespec="milliseconds"): the fraction's first three digits,
 // zero-padded (Python keeps six and truncates to milliseconds; the shift is
@@ -404,14 +426,7 @@ var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 func shiftStamp(dst, t []byte, k int) ([]byte, error) {
 	y, mo, d := num(t[0:4]), num(t[5:7]), num(t[8:10])
 	h, mi, sec := num(t[11:13]), num(t[14:16]), num(t[17:19])
-	md := 0
-	if mo >= 1 && mo <= 12 {
-		md = monthDays[mo]
-		if mo == 2 && (y%4 == 0 && y%100 != 0 || y%400 == 0) {
-			md = 29
-		}
-	}
-	if y < 1 || md == 0 || d < 1 || d > md || h > 23 || mi > 59 || sec > 59 {
+	if y < 1 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
 		return nil, fmt.Errorf("timestamp %q: fromisoformat refuses it", t)
 	}
 	tm := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Add(-time.Duration(k) * time.Hour)
