@@ -234,6 +234,10 @@ type MemEntry struct {
 	IsError   bool   // a tool result that is an error
 	ToolName  string // of a tool_use block
 	ToolUse   string // tool_use id of a call, or the call a result (rejection, answer) answers
+	// Hook is a hook row's run (Block "hook"; hookrows.go): a hook the
+	// project ran in the session (Claude Code 2.x), once however often it
+	// ran, with what Claude was shown of it. Text says it in a line.
+	Hook *transcripts.HookRun
 
 	synthetic bool // Claude Code's own line in Claude's place: left out
 }
@@ -309,6 +313,11 @@ func memEntries(session string, id int64, r *entryRow) []MemEntry {
 	}
 	var se storedEntry
 	if json.Unmarshal(r.data, &se) != nil {
+		return []MemEntry{e}
+	}
+	if h := se.Hook; h != nil && r.flags&flagHook != 0 {
+		e.Hook = &transcripts.HookRun{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Said: h.Said}
+		e.Block, e.Text = "hook", hookLine(e.Hook)
 		return []MemEntry{e}
 	}
 	said, others := blocksSaid(&e, &se, r)

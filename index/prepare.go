@@ -28,6 +28,7 @@ const (
 	flagSynthetic                  // an assistant line Claude Code wrote itself (transcripts.IsSyntheticReply); role system
 	flagSaid                       // the person's words outside a typed prompt (transcripts.EntrySaid): searched by their words, no vector
 	flagCairn                      // Claude's reply to one of cairn's own commands (/recall …): cairn's data again, no text indexed, no vector
+	flagHook                       // a hook row (hookrows.go): one hook run of a session, not a line of its conversation
 )
 
 // Roles (entries.role). A user entry is "user" only when the person typed
@@ -57,7 +58,8 @@ type preparedFile struct {
 type preparedEntry struct {
 	e     *transcripts.Entry // redacted; what SessionState.Add sees
 	sid   string
-	row   *entryRow // nil: aggregated, not stored
+	row   *entryRow   // nil: aggregated, not stored
+	hooks []*entryRow // the hook rows of a line not stored (hookrows.go)
 	finds []fieldFinding
 }
 
@@ -127,6 +129,8 @@ type storedEntry struct {
 	// they were kept have neither.
 	Ctx   *lineCtx `json:"lc,omitzero"`
 	Model *string  `json:"m,omitzero"`
+	// Hook is a hook row's run (hookrows.go).
+	Hook *storedHook `json:"hk,omitzero"`
 }
 
 // lineCtx is what a transcript line says about where it ran.
@@ -198,6 +202,7 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 	marks := newRowMarks()
 	ctxs := ctxTracker{} // each line's cwd, branch, version and model
 	sent := sentLater(f, r.Entries)
+	hooks := map[string]bool{} // the hook rows made (hookRows)
 	for i := range r.Entries {
 		e := &r.Entries[i]
 		if sent[i] {
@@ -222,6 +227,8 @@ func (p *preparer) prepare(r *transcripts.Result) *preparedFile {
 				e.UUID = pe.row.uuid // a queued prompt's line: the state names it by its row (TakeEchoed)
 			}
 			dropToolOutput(e)
+		} else if len(e.Hooks) > 0 {
+			pe.hooks = p.hookRows(f, e, sid, hooks)
 		}
 		pf.entries = append(pf.entries, pe)
 	}
@@ -350,6 +357,10 @@ func redactEntry(e *transcripts.Entry) []fieldFinding {
 	str("custom_title", &e.CustomTitle)
 	str("ai_title", &e.AITitle)
 	str("last_prompt", &e.LastPrompt)
+	for i := range e.Hooks {
+		str("hook:"+strconv.Itoa(i)+":command", &e.Hooks[i].Command)
+		str("hook:"+strconv.Itoa(i)+":said", &e.Hooks[i].Said)
+	}
 	for i := range e.Blocks {
 		b := &e.Blocks[i]
 		str("block:"+strconv.Itoa(i), &b.Text)

@@ -346,6 +346,9 @@ func (s *Store) conversationRows(ctx context.Context, sess *transcripts.Session,
 			&r.ts, &r.flags, &r.text, &data); err != nil {
 			return err
 		}
+		if r.flags&flagHook != 0 {
+			continue // no line of the conversation (hookrows.go)
+		}
 		r.data = data
 		e, rc, err := decodeEntryCtx(sess.ID, &r)
 		if err != nil {

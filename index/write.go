@@ -230,6 +230,9 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 		}
 		return nil
 	}
+	if err := w.storeHookRows(sr, fid, pe); err != nil {
+		return err
+	}
 	var entryID int64
 	if pe.row != nil {
 		var fate rowFate

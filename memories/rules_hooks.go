@@ -18,6 +18,9 @@ import (
 // checked. Only hooks running a check (a test, lint, format, type-check
 // or build command: checkWord) are proposed; a hook that reports a status
 // or notifies someone is the user's own plumbing, not the project's.
+// Claude Code 2.x records a run as a hook_progress line per tool call, a
+// hook attachment or a stop_hook_summary; the store keeps one hook row
+// per distinct run of a session (index.MemEntry.Hook), read alike.
 
 // hookRun is Claude Code's line for one hook run: the event, the tool it
 // matched, the command. (The bold markup around the event is stripped
@@ -43,28 +46,25 @@ func hookCandidates(entries []index.MemEntry) []candidate {
 	}
 	var hooks []*hook
 	for _, e := range entries {
-		if e.Role != "system" || e.Compact {
+		event, tool, cmd, ok := hookRunOf(e)
+		if !ok {
 			continue
 		}
-		m := hookRun.FindStringSubmatch(ansiMark.ReplaceAllString(strings.TrimSpace(e.Text), ""))
-		if m == nil {
-			continue
-		}
-		cmd := strings.TrimSpace(shellNoise.ReplaceAllString(m[3], ""))
+		cmd = strings.TrimSpace(shellNoise.ReplaceAllString(cmd, ""))
 		if len(cmd) > 80 || strings.ContainsAny(cmd, "'\"\n") || !checkWord.MatchString(cmd) || namesFile.MatchString(cmd) {
 			continue
 		}
-		i := slices.IndexFunc(hooks, func(h *hook) bool { return h.event == m[1] })
+		i := slices.IndexFunc(hooks, func(h *hook) bool { return h.event == event })
 		if i < 0 {
-			hooks, i = append(hooks, &hook{event: m[1]}), len(hooks)
+			hooks, i = append(hooks, &hook{event: event}), len(hooks)
 		}
 		h := hooks[i]
 		if !slices.Contains(h.cmds, cmd) {
 			h.cmds = append(h.cmds, cmd)
 			h.uuids = append(h.uuids, e.UUID)
 		}
-		if m[2] != "" && !slices.Contains(h.tools, m[2]) {
-			h.tools = append(h.tools, m[2])
+		if tool != "" && !slices.Contains(h.tools, tool) {
+			h.tools = append(h.tools, tool)
 		}
 	}
 	var out []candidate
@@ -76,8 +76,35 @@ func hookCandidates(entries []index.MemEntry) []candidate {
 		out = append(out, candidate{typ: Pattern, importance: 2, uuids: h.uuids, rule: "hook:check", tags: []string{"command"},
 			content: "Claude Code's " + h.event + " hook runs " + joinList(quoted) + " " + hookWhen(h.event, h.tools)})
 	}
-	return out
+	return append(out, hookSaidCandidates(entries)...)
 }
+
+// hookRunOf is the hook run entry e records: a 1.0.x system line of text
+// ("PostToolUse:Edit [cmd] completed successfully"), or a 2.x hook row
+// (index.MemEntry.Hook: one per distinct run of the session); tool is
+// what a tool event's hook matched.
+func hookRunOf(e index.MemEntry) (event, tool, cmd string, ok bool) {
+	if e.Role != "system" || e.Compact {
+		return "", "", "", false
+	}
+	if h := e.Hook; h != nil {
+		if h.Command == "" || !slices.Contains(hookEvents, h.Event) {
+			return "", "", "", false
+		}
+		if strings.HasSuffix(h.Event, "ToolUse") {
+			tool = h.Matcher
+		}
+		return h.Event, tool, h.Command, true
+	}
+	m := hookRun.FindStringSubmatch(ansiMark.ReplaceAllString(strings.TrimSpace(e.Text), ""))
+	if m == nil {
+		return "", "", "", false
+	}
+	return m[1], m[2], m[3], true
+}
+
+// hookEvents are the events hookWhen says.
+var hookEvents = []string{"PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionStart", "UserPromptSubmit", "PreCompact"}
 
 // hookWhen says when a hook of event runs, for the tools it matched.
 func hookWhen(event string, tools []string) string {

@@ -63,6 +63,8 @@ type Entry struct {
 	// Progress entries: linkage of legacy subagents and tool progress.
 	ToolUseID       string
 	ParentToolUseID string
+	// Hooks are the hook runs a 2.x hook line records (hooks.go).
+	Hooks []HookRun
 
 	// Position in the source file.
 	Line   int   // 1-based line number

@@ -54,6 +54,7 @@ type rawEntry struct {
 	Attachment        *rawData        `json:"attachment"`
 	ToolUseID         string          `json:"toolUseID"`
 	ParentToolUseID   string          `json:"parentToolUseID"`
+	HookInfos         hookInfos       `json:"hookInfos"`
 }
 
 type rawMessage struct {
@@ -69,9 +70,17 @@ type rawCompactMeta struct {
 	PreTokens int64  `json:"preTokens"`
 }
 
+// rawData is a progress line's data or an attachment: its type, and
+// what a hook's (hooks.go) or a legacy subagent's says.
 type rawData struct {
 	Type    string `json:"type"`
 	AgentID string `json:"agentId"`
+
+	HookEvent     string        `json:"hookEvent"`
+	HookName      string        `json:"hookName"`
+	Command       textOnly      `json:"command"`
+	Content       hookText      `json:"content"`
+	BlockingError blockingError `json:"blockingError"`
 }
 
 type rawBlock struct {
@@ -279,8 +288,12 @@ func (r *rawEntry) entry() Entry {
 		if e.AgentID == "" {
 			e.AgentID = r.Data.AgentID
 		}
+		e.Hooks = hookRuns(e.Type, e.Subtype, r.Data, nil)
 	case r.Attachment != nil && e.Type == "attachment":
 		e.Subtype = r.Attachment.Type
+		e.Hooks = hookRuns(e.Type, e.Subtype, r.Attachment, nil)
+	case e.Type == "system" && len(r.HookInfos) > 0:
+		e.Hooks = hookRuns(e.Type, e.Subtype, nil, r.HookInfos)
 	case e.Type == "queue-operation":
 		// A prompt typed while Claude works: its content is a string or
 		// blocks, as a prompt's (QueuedText).

@@ -6,14 +6,17 @@ Usage: reduce.py SRC_CLAUDE_DIR OUT.tar.gz
 Keeps every user, assistant, system and summary line of every transcript
 (sessions and subagents) byte-for-byte in meaning, but cuts tool results and
 tool inputs to 2,000 characters, drops image data, the `toolUseResult`
-copies, file-history snapshots and hook/bash progress lines. Queued prompts
+copies, file-history snapshots and bash progress lines. Of Claude Code 2.x's
+hook progress lines (one per hook per tool call) the first of each distinct
+hook (event, name, command) in a file is kept: the store keeps one hook row
+per distinct run, and `hook:check` reads them. Queued prompts
 (`queue-operation`) are kept: they are words the user typed. The result is what
 TestExtractorKeepRate indexes and extracts from (memories/keeprate_test.go).
 """
 import io, json, os, sys, tarfile
 
 CUT = 2000
-DROP_PROGRESS = {"hook_progress", "bash_progress", "waiting_for_task"}
+DROP_PROGRESS = {"bash_progress", "waiting_for_task"}
 
 
 def cut(v):
@@ -44,7 +47,7 @@ def reduce_content(content):
     return out
 
 
-def reduce_line(line):
+def reduce_line(line, hooks):
     try:
         d = json.loads(line)
     except ValueError:
@@ -52,8 +55,14 @@ def reduce_line(line):
     if not isinstance(d, dict):
         return None
     t = d.get("type")
-    if t == "progress" and (d.get("data") or {}).get("type") in DROP_PROGRESS:
+    data = d.get("data") if isinstance(d.get("data"), dict) else {}
+    if t == "progress" and data.get("type") in DROP_PROGRESS:
         return None
+    if t == "progress" and data.get("type") == "hook_progress":
+        key = (data.get("hookEvent"), data.get("hookName"), data.get("command"))
+        if key in hooks:
+            return None
+        hooks.add(key)
     if t == "file-history-snapshot":
         return None
     d.pop("toolUseResult", None)
@@ -74,10 +83,10 @@ def main(src, out):
                 rel = os.path.relpath(p, src)
                 if f.endswith(".jsonl"):
                     lines = []
-                    last = None
+                    hooks = set()
                     with open(p, encoding="utf-8", errors="replace") as fh:
                         for line in fh:
-                            r = reduce_line(line)
+                            r = reduce_line(line, hooks)
                             if r is not None:
                                 lines.append(r)
                     data = ("\n".join(lines) + ("\n" if lines else "")).encode()

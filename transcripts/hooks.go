@@ -1,0 +1,194 @@
+package transcripts
+
+import (
+	"strings"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Claude Code 2.x records the project's hooks in lines of their own: a
+// progress line per hook per tool call (hook_progress: the event, the
+// hook's name — the event and what it matched, "PostToolUse:Edit" — and
+// the command), an attachment per hook that said something (hook_success
+// with its stdout, hook_additional_context, hook_blocking_error, …), and
+// after a turn the Stop hooks it ran (system stop_hook_summary). 1.0.x
+// wrote a system line of text per run instead ("PostToolUse:Edit [cmd]
+// completed successfully").
+
+// HookRun is one hook run such a line records.
+type HookRun struct {
+	Event   string // PostToolUse, Stop, SessionStart, …
+	Matcher string // what the hook matched: the tool (Edit), the source (startup); "" when none
+	Command string // the hook's command, when the line names it
+	// Said is what Claude Code showed Claude of the run: a hook's
+	// additionalContext, the stdout of a SessionStart or UserPromptSubmit
+	// hook, a blocking error's message; "" for none.
+	Said string
+}
+
+// Name is the hook's name as Claude Code writes it: "PostToolUse:Edit".
+func (h HookRun) Name() string {
+	if h.Matcher == "" {
+		return h.Event
+	}
+	return h.Event + ":" + h.Matcher
+}
+
+// hookText is a string, or the strings of an array (an attachment's
+// content: hook_additional_context's is a list), joined by newlines;
+// any other kind is skipped.
+type hookText string
+
+func (t *hookText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		*t = hookText(tok.String())
+		return nil
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		var parts []string
+		for d.PeekKind() != ']' {
+			if d.PeekKind() != '"' {
+				if err := d.SkipValue(); err != nil {
+					return err
+				}
+				continue
+			}
+			tok, err := d.ReadToken()
+			if err != nil {
+				return err
+			}
+			parts = append(parts, tok.String())
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		*t = hookText(strings.Join(parts, "\n"))
+		return nil
+	}
+	return d.SkipValue()
+}
+
+// blockingError is a hook_blocking_error's {"blockingError": text,
+// "command": cmd} (or, in some versions, the text alone).
+type blockingError struct{ Text, Command string }
+
+func (b *blockingError) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	switch d.PeekKind() {
+	case '"':
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		b.Text = tok.String()
+		return nil
+	case '{':
+		var v struct {
+			Text    textOnly `json:"blockingError"`
+			Command textOnly `json:"command"`
+		}
+		if err := json.UnmarshalDecode(d, &v, decodeOpts); err != nil {
+			return err
+		}
+		b.Text, b.Command = string(v.Text), string(v.Command)
+		return nil
+	}
+	return d.SkipValue()
+}
+
+// hookInfo is one hook of a stop_hook_summary.
+type hookInfo struct {
+	Command string `json:"command"`
+}
+
+// hookInfos are a stop_hook_summary's hooks; any other shape is skipped.
+type hookInfos []hookInfo
+
+func (h *hookInfos) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	if d.PeekKind() != '[' {
+		return d.SkipValue()
+	}
+	v, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	var raws []jsontext.Value
+	if json.Unmarshal(v, &raws, decodeOpts) != nil {
+		return nil
+	}
+	for _, r := range raws {
+		var hi struct {
+			Command textOnly `json:"command"`
+		}
+		if json.Unmarshal(r, &hi, decodeOpts) == nil && hi.Command != "" {
+			*h = append(*h, hookInfo{Command: string(hi.Command)})
+		}
+	}
+	return nil
+}
+
+// hookRuns are the runs a line records (nil for a line of no hook): typ
+// and subtype are the line's, h its progress data or attachment, infos a
+// stop_hook_summary's hooks.
+func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
+	switch {
+	case typ == "system" && subtype == "stop_hook_summary":
+		var out []HookRun
+		for _, hi := range infos {
+			out = append(out, HookRun{Event: "Stop", Command: hi.Command})
+		}
+		return out
+	case h == nil || !strings.HasPrefix(subtype, "hook_"):
+		return nil
+	case typ != "progress" && typ != "attachment":
+		return nil
+	}
+	run := HookRun{Event: h.HookEvent, Command: string(h.Command)}
+	name, matcher, _ := strings.Cut(h.HookName, ":")
+	if run.Event == "" {
+		run.Event = name
+	}
+	if name == run.Event {
+		run.Matcher = matcher
+	}
+	if run.Event == "" || len(run.Event) > 40 || strings.ContainsAny(run.Event, " \n") {
+		return nil
+	}
+	if typ == "attachment" {
+		switch subtype {
+		case "hook_additional_context":
+			run.Said = string(h.Content)
+		case "hook_success":
+			// Claude sees a successful hook's output only where its stdout is
+			// context: SessionStart and UserPromptSubmit.
+			if run.Event == "SessionStart" || run.Event == "UserPromptSubmit" {
+				if c := strings.TrimSpace(string(h.Content)); c != "Success" {
+					run.Said = c
+				}
+			}
+		case "hook_blocking_error":
+			run.Said = h.BlockingError.Text
+			if run.Command == "" {
+				run.Command = h.BlockingError.Command
+			}
+		case "hook_non_blocking_error", "hook_error_during_execution", "hook_cancelled":
+			// shown to the person, not to Claude
+		default:
+			if run.Command == "" {
+				return nil // hook_system_message, hook_permission_decision, …: no run of a command
+			}
+		}
+	}
+	run.Said = strings.TrimSpace(run.Said)
+	if run.Command == "" && run.Said == "" {
+		return nil
+	}
+	return []HookRun{run}
+}
