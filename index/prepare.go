@@ -313,7 +313,8 @@ func sentLater(f *transcripts.File, entries []transcripts.Entry) map[int]bool {
 
 // stored reports whether a line gets an entries row. Everything that
 // changes a session's counts must be stored (its uuid is what makes adding
-// it idempotent); progress, hook, snapshot and bookkeeping lines are not.
+// it idempotent); progress, hook, snapshot and bookkeeping lines are not
+// (the hook runs a line records give hook rows instead: hookrows.go).
 func stored(e *transcripts.Entry) bool {
 	switch e.Type {
 	case "user", "assistant":
