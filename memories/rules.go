@@ -292,19 +292,21 @@ func (x *extraction) userWords(e index.MemEntry) {
 	if e.Source != "rejection" && e.Source != "answer" && !ideNoteOnly(e.Text) {
 		x.lastPrompt, x.lastUUID = personWords(e.Text), e.UUID
 	}
+	rejected := ""
 	if x.rejected != "" && e.Source == "" {
 		// Feedback typed after rejecting a call is about that call: say
 		// which.
 		what, next := x.rejected, add
+		rejected = what
 		add = func(c candidate) {
-			if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" {
+			if c.rule == "user:decision" || c.rule == "user:correction" || c.rule == "user:use-instead" || c.rule == "user:instruction" {
 				c.content = "After rejecting " + what + ": " + c.content
 			}
 			next(c)
 		}
 		x.rejected = ""
 	}
-	voiceCandidates(e, x.calls, x.prevClaude, add)
+	voiceCandidates(e, x.calls, x.prevClaude, rejected, add)
 }
 
 // claudeText runs the rules over Claude's text; in the main thread what

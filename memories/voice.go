@@ -44,7 +44,8 @@ var chatter = lazyRE(`(?i)^((hey( claude)?|ok(ay)?|fine|yes|yeah|yep|sure|great|
 
 // voiceCandidates proposes from one entry of the person's words.
 // prevClaude is Claude's last text before e: what a short answer answers.
-func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClaude string, add func(candidate)) {
+// rejected is the call the person rejected just before, if any.
+func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClaude, rejected string, add func(candidate)) {
 	switch e.Source {
 	case "rejection":
 		rejectionCandidate(e, calls, add)
@@ -57,13 +58,14 @@ func voiceCandidates(e index.MemEntry, calls map[string]index.MemEntry, prevClau
 	if text == "" {
 		return
 	}
-	p := &promptScan{text: text, uuid: e.UUID, prevClaude: prevClaude, add: add, typed: typedProse(text)}
+	p := &promptScan{text: text, uuid: e.UUID, prevClaude: prevClaude, rejected: rejected, add: add, typed: typedProse(text)}
 	proseLines(text, nil, p.line)
 }
 
 // promptScan reads a typed prompt line by line.
 type promptScan struct {
 	text, uuid, prevClaude string
+	rejected               string // the call rejected just before the prompt
 	add                    func(candidate)
 	// read counts the prose lines read; long is set past the first one
 	// of a long prompt.
@@ -85,6 +87,7 @@ func (p *promptScan) line(line string) {
 	for i := range ss {
 		if !p.sentence(ss, i) && typed {
 			conventionCandidate(ss[i], p.uuid, p.add)
+			p.instruction(ss, i)
 		}
 	}
 }
