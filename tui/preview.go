@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/human"
+	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/transcripts"
 
 	tea "charm.land/bubbletea/v2"
@@ -70,12 +71,7 @@ func (p *searchPane) previewLines(w, h int) []string {
 	if r == nil {
 		return nil
 	}
-	title := r.Title
-	if title == "" {
-		title = "(untitled)"
-	}
-	out := []string{s.Bold.Render(trunc(" "+sanitizeLine(transcripts.OneLine(title, 200)), w)),
-		s.Muted.Render(trunc(" "+human.Path(sanitizeLine(r.Project))+" · "+p.c.fmtTime(r.Timestamp), w))}
+	out := p.previewHeader(r, w)
 	terms := p.previewTerms()
 	if r.SessionID == "" || r.Kind == "memory" {
 		// A memory (or a hit without a session): its text is the preview.
@@ -91,29 +87,39 @@ func (p *searchPane) previewLines(w, h int) []string {
 	case pm.err != nil:
 		return append(out, s.Error.Render(trunc(" "+sanitizeLine(pm.err.Error()), w)))
 	}
-	es, at := previewEntries(pm.conv, r.UUID)
+	body, hitLine := p.previewBody(pm, r.UUID, terms, w)
+	return append(out, previewWindow(body, hitLine, h-len(out))...)
+}
+
+// previewHeader is the hit's title and its project and time.
+func (p *searchPane) previewHeader(r *index.SearchResult, w int) []string {
+	s := p.c.sty
+	title := r.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	return []string{s.Bold.Render(trunc(" "+sanitizeLine(transcripts.OneLine(title, 200)), w)),
+		s.Muted.Render(trunc(" "+human.Path(sanitizeLine(r.Project))+" · "+p.c.fmtTime(r.Timestamp), w))}
+}
+
+// previewBody draws the entries around the hit (entry uuid) and says on
+// which of its lines the hit begins.
+func (p *searchPane) previewBody(pm *previewMsg, uuid string, terms []string, w int) ([]string, int) {
+	s := p.c.sty
+	es, at := previewEntries(pm.conv, uuid)
 	var body []string
 	hitLine := 0
 	for i := range es {
 		e := &es[i]
-		who, st := entryWho(e), s.Muted
-		switch who {
-		case "You":
-			st = s.User
-		case "Claude":
-			st = s.Assistant
-		}
-		if i == at {
-			hitLine = len(body)
-		}
 		gut := " "
 		if i == at {
+			hitLine = len(body)
 			gut = s.Gutter.Render("▌")
 		}
+		who := entryWho(e)
 		body = append(body, "")
-		body = append(body, gut+st.Render(who)+s.Muted.Render(" · "+p.c.fmtClock(e.Timestamp)))
-		text := previewText(e)
-		ls := wrap(sanitize(text), w-2, " ")
+		body = append(body, gut+p.whoStyle(who).Render(who)+s.Muted.Render(" · "+p.c.fmtClock(e.Timestamp)))
+		ls := wrap(sanitize(previewText(e)), w-2, " ")
 		if len(ls) > 12 && i != at {
 			ls = append(ls[:12], s.Subtle.Render("  …"))
 		}
@@ -121,14 +127,29 @@ func (p *searchPane) previewLines(w, h int) []string {
 			body = append(body, gut+markTerms(l, terms, s.Highlight))
 		}
 	}
-	// The hit near the top, with a little of what came before.
-	room := h - len(out)
+	return body, hitLine
+}
+
+// whoStyle is the style of an entry's author in the preview.
+func (p *searchPane) whoStyle(who string) lipgloss.Style {
+	switch who {
+	case "You":
+		return p.c.sty.User
+	case "Claude":
+		return p.c.sty.Assistant
+	}
+	return p.c.sty.Muted
+}
+
+// previewWindow is room lines of body with the hit near the top, with a
+// little of what came before.
+func previewWindow(body []string, hitLine, room int) []string {
 	from := max(0, min(hitLine-3, len(body)-room))
 	body = body[from:]
 	if len(body) > room {
 		body = body[:room]
 	}
-	return append(out, body...)
+	return body
 }
 
 // previewTerms are the query's words to mark (three letters or more).
