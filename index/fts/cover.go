@@ -102,40 +102,47 @@ func coverWords(text string, known knownFunc) []coverWord {
 			continue
 		}
 		seen[bare] = true
-		prose := analyzeTerms(a.english, c.text)
-		code := analyzeTerms(a.codeQuery, c.text)
-		w := coverWord{text: c.text}
-		for _, t := range prose {
-			w.terms = append(w.terms, fieldTerm{fieldText, t}, fieldTerm{fieldTitle, t})
-		}
-		switch {
-		case c.phrase:
-			w.q = phraseQuery(c.text)
-		case len(code) > 1: // a compound: whole, or every part
-			w.q = compoundCover(c.text, code[0], known)
-			w.terms = []fieldTerm{{fieldCode, code[0]}, {fieldTitleCode, code[0]}}
-		case c.prefix:
-			w.q = prefixWordQuery(c.text, known)
-			w.prefix, w.asSearched = true, true
-			if len(prose) == 1 {
-				w.root = stemOnlyRoot(bare, prose[0])
-			}
-		default:
-			w.q = wordQuery(c.text, false, known)
-			w.asSearched = true
-			if len(code) == 1 {
-				w.terms = append(w.terms, fieldTerm{fieldCode, code[0]}, fieldTerm{fieldTitleCode, code[0]})
-			}
-			if len(prose) == 1 {
-				w.root = stemOnlyRoot(bare, prose[0])
-			}
-		}
+		w := newCoverWord(c, bare, &a, known)
 		if w.q == nil || len(w.terms) == 0 {
 			continue // a stop word, or punctuation: no information
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// newCoverWord is clause c as a cover word (bare: its text lowercased,
+// without the punctuation around it): the query that holds it and the
+// terms its rarity is read from.
+func newCoverWord(c clause, bare string, a *analyzerSet, known knownFunc) coverWord {
+	prose := analyzeTerms(a.english, c.text)
+	code := analyzeTerms(a.codeQuery, c.text)
+	w := coverWord{text: c.text}
+	for _, t := range prose {
+		w.terms = append(w.terms, fieldTerm{fieldText, t}, fieldTerm{fieldTitle, t})
+	}
+	switch {
+	case c.phrase:
+		w.q = phraseQuery(c.text)
+		return w
+	case len(code) > 1: // a compound: whole, or every part
+		w.q = compoundCover(c.text, code[0], known)
+		w.terms = []fieldTerm{{fieldCode, code[0]}, {fieldTitleCode, code[0]}}
+		return w
+	case c.prefix:
+		w.q = prefixWordQuery(c.text, known)
+		w.prefix = true
+	default:
+		w.q = wordQuery(c.text, false, known)
+		if len(code) == 1 {
+			w.terms = append(w.terms, fieldTerm{fieldCode, code[0]}, fieldTerm{fieldTitleCode, code[0]})
+		}
+	}
+	w.asSearched = true
+	if len(prose) == 1 {
+		w.root = stemOnlyRoot(bare, prose[0])
+	}
+	return w
 }
 
 // functionWords are common English function words the stop list of the

@@ -36,34 +36,16 @@ func (ix *Index) Correct(text string) (_ string, fixes []string, err error) {
 	known, release := ix.known()
 	defer release()
 	clauses := parseQuery(text)
-	var fz index.IndexReaderFuzzy
-	var r index.IndexReader
+	var rd typoReader
+	defer rd.close()
 	for i, c := range clauses {
-		if c.op == opNot || c.phrase || c.prefix || known(c.text) || analyzeTerms(analyzers().english, c.text) == nil {
+		if !unseenWord(c, known) {
 			continue
 		}
-		if !typoCandidate(c.text) {
+		if !typoCandidate(c.text) || !rd.open(ix) {
 			return text, nil, nil // unseen, and no typo: nothing to correct
 		}
-		if fz == nil {
-			adv, err := ix.idx.Advanced()
-			if err != nil {
-				return text, nil, nil
-			}
-			if r, err = adv.Reader(); err != nil {
-				return text, nil, nil
-			}
-			defer r.Close()
-			var ok bool
-			if fz, ok = r.(index.IndexReaderFuzzy); !ok {
-				return text, nil, nil
-			}
-		}
-		prose := analyzeTerms(analyzers().english, c.text)
-		if len(prose) != 1 {
-			return text, nil, nil
-		}
-		t := nearest(r, fz, prose[0], utf8.RuneCountInString(c.text))
+		t := rd.correct(c.text)
 		if t == "" {
 			return text, nil, nil
 		}
@@ -74,6 +56,62 @@ func (ix *Index) Correct(text string) (_ string, fixes []string, err error) {
 		return text, nil, nil
 	}
 	return joinClauses(clauses), fixes, nil
+}
+
+// unseenWord reports whether clause c is a plain word (not excluded, not a
+// phrase or a prefix) with English terms that the index does not hold.
+func unseenWord(c clause, known knownFunc) bool {
+	if c.op == opNot || c.phrase || c.prefix || known(c.text) {
+		return false
+	}
+	return analyzeTerms(analyzers().english, c.text) != nil
+}
+
+// typoReader is the index reader Correct opens at its first unseen word.
+type typoReader struct {
+	r  index.IndexReader
+	fz index.IndexReaderFuzzy
+}
+
+// open opens the reader once; false when the index has no fuzzy
+// dictionary to read.
+func (t *typoReader) open(ix *Index) bool {
+	if t.fz != nil {
+		return true
+	}
+	if t.r != nil {
+		return false // opened before, and not fuzzy
+	}
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return false
+	}
+	if t.r, err = adv.Reader(); err != nil {
+		t.r = nil
+		return false
+	}
+	fz, ok := t.r.(index.IndexReaderFuzzy)
+	if !ok {
+		return false
+	}
+	t.fz = fz
+	return true
+}
+
+func (t *typoReader) close() {
+	if t.r != nil {
+		t.r.Close()
+	}
+}
+
+// correct is the nearest indexed term to the word w, "" when w is not one
+// English term or none is near.
+func (t *typoReader) correct(w string) string {
+	prose := analyzeTerms(analyzers().english, w)
+	if len(prose) != 1 {
+		return ""
+	}
+	return nearest(t.r, t.fz, prose[0], utf8.RuneCountInString(w))
 }
 
 // typoCandidate reports whether w is a plain word long enough to correct.
