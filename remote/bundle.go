@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/internal/syncfile"
 	"hash"
 	"io"
 	"io/fs"
@@ -256,21 +257,7 @@ func (r *readErr) Read(p []byte) (int, error) {
 }
 
 // copyToFile writes r to a new file at path, synced to disk.
-func copyToFile(path string, r io.Reader) error {
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, r); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
+func copyToFile(path string, r io.Reader) error { return syncfile.Write(path, os.O_EXCL, r) }
 
 // belongs reports whether a bundle's path is one of session sid's files:
 // never outside its folder, whatever a damaged or hostile file says.
