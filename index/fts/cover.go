@@ -47,6 +47,7 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 	}
 	weights := ix.weights(words)
 	c.Has = map[string]uint64{}
+	var keys []string // ids as the index holds them
 	for i, w := range words {
 		c.Words = append(c.Words, ftsapi.QueryWord{Text: w.text, Weight: weights[i], Root: w.root})
 		if len(ids) == 0 {
@@ -59,7 +60,13 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 			}
 			continue
 		}
-		q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(ids), w.q})
+		if keys == nil {
+			keys = make([]string, len(ids))
+			for j, id := range ids {
+				keys[j] = ix.docKey(id)
+			}
+		}
+		q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(keys), w.q})
 		req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 		req.Score = "none"
 		res, err := ix.idx.Search(req)
@@ -67,7 +74,7 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 			return c, fmt.Errorf("fts: measuring coverage of %q: %w", text, err)
 		}
 		for _, h := range res.Hits {
-			c.Has[h.ID] |= 1 << i
+			c.Has[ix.docID(h.ID)] |= 1 << i
 		}
 	}
 	return c, nil

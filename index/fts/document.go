@@ -14,9 +14,9 @@ import (
 // Doc is one searchable unit (see ftsapi.Doc).
 type Doc = ftsapi.Doc
 
-func toDocument(d Doc) *document.Document {
+func toDocument(d Doc, key string) *document.Document {
 	a := analyzers()
-	doc := document.NewDocument(d.ID)
+	doc := document.NewDocument(key)
 	// Each field gets its own copy of the text: bleve's lowercase and
 	// stemming filters rewrite token bytes in place, and tokens alias the
 	// input, so a shared buffer would reach the code analyzer lowercased

@@ -26,7 +26,14 @@ const (
 // the analyzers or the way documents are built change: an index written by a
 // different version is reported as needing a rebuild instead of silently
 // returning wrong results.
-var schemaVersion = "cairn-fts-1" + map[bool]string{true: "+positions"}[prosePositions]
+//
+// Version 2 packs the ids of entries and sessions inside the index
+// (docid.go); an index of version 1 (schemaIDs1), whose ids are as
+// callers see them, is read and written as it is until a rebuild.
+var (
+	schemaVersion = "cairn-fts-2" + map[bool]string{true: "+positions"}[prosePositions]
+	schemaIDs1    = "cairn-fts-1" + map[bool]string{true: "+positions"}[prosePositions]
+)
 
 // prosePositions decides whether the English fields keep term vectors
 // (positions). They make quoted phrases exact and let adjacent query words

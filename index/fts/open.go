@@ -43,6 +43,7 @@ type Index struct {
 	scorch   *scorch.Scorch // for bleve's callbacks (diskroom.go)
 	forcing  atomic.Bool    // a merge cairn asked for, room checked (compact.go)
 	readOnly bool           // OpenReadOnly: Index and Delete are refused
+	packIDs  bool           // ids are packed inside the index (docid.go): schemaVersion, not schemaIDs1
 }
 
 // Files inside an index directory (bleve's layout).
@@ -233,12 +234,12 @@ func checkSchema(idx bleve.Index, dir string) (*Index, error) {
 		_ = idx.Close()
 		return nil, openError(dir, err)
 	}
-	if string(got) != schemaVersion {
+	if string(got) != schemaVersion && string(got) != schemaIDs1 {
 		_ = idx.Close()
 		return nil, fmt.Errorf("%w: %s was built with schema %q, this cairn uses %q; run `cairn index --rebuild`",
 			ErrNeedsRebuild, dir, got, schemaVersion)
 	}
-	ix := &Index{idx: idx, dir: dir}
+	ix := &Index{idx: idx, dir: dir, packIDs: string(got) == schemaVersion}
 	if err := ix.checkGeneration(); err != nil {
 		_ = idx.Close()
 		return nil, err

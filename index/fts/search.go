@@ -53,7 +53,7 @@ func (ix *Index) Search(text string, f Filter, limit int) (_ []Hit, _ uint64, er
 	}
 	hits := make([]Hit, len(res.Hits))
 	for i, h := range res.Hits {
-		hits[i] = Hit{ID: h.ID, Score: h.Score}
+		hits[i] = Hit{ID: ix.docID(h.ID), Score: h.Score}
 	}
 	return hits, res.Total, nil
 }

@@ -106,7 +106,7 @@ func (ix *Index) indexBatch(docs []Doc) (err error) {
 	b := ix.idx.NewBatch()
 	ix.stamp(b)
 	for _, d := range docs {
-		if err := b.IndexAdvanced(toDocument(d)); err != nil {
+		if err := b.IndexAdvanced(toDocument(d, ix.docKey(d.ID))); err != nil {
 			return fmt.Errorf("fts: indexing %s: %w", d.ID, err)
 		}
 	}
@@ -157,7 +157,7 @@ func (ix *Index) Delete(ids []string) (err error) {
 		b := ix.idx.NewBatch()
 		ix.stamp(b)
 		for _, id := range ids[:n] {
-			b.Delete(id)
+			b.Delete(ix.docKey(id))
 		}
 		if err := ix.idx.Batch(b); err != nil {
 			return fmt.Errorf("fts: deleting %d documents (%s…): %w", n, ids[0], err)
