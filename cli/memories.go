@@ -402,57 +402,14 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 				return usageError{fmt.Errorf("give memory ids, or --all (with --type/--project) for every pending one")}
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				store := svc.Store()
 				ids := args
 				if all {
-					f := memories.Filter{Statuses: []memories.Status{memories.Pending}}
-					types, err := parseTypes(typ)
-					if err != nil {
+					var err error
+					if ids, err = pendingIDs(cmd.Context(), svc, typ, project); err != nil {
 						return err
-					}
-					f.Types = types
-					p, err := resolveProject(cmd.Context(), store, project)
-					if err != nil {
-						return err
-					}
-					f.Project = p
-					ms, err := svc.List(cmd.Context(), f)
-					if err != nil {
-						return err
-					}
-					ids = nil
-					for _, m := range ms {
-						ids = append(ids, m.ID)
 					}
 				}
-				out := []*memories.Memory{}
-				full := make([]string, 0, len(ids))
-				for _, id := range ids {
-					m, err := svc.Get(cmd.Context(), id)
-					if err != nil {
-						return err
-					}
-					full = append(full, m.ID)
-				}
-				// One entry of the journal: `cairn memories undo` takes
-				// the whole command back.
-				what := fmt.Sprintf("%s %s", verb, strings.Join(full, " "))
-				if len(full) > 3 {
-					what = fmt.Sprintf("%s %d memories", verb, len(full))
-				}
-				err := svc.Curator.Record(cmd.Context(), what, full, func(ctx context.Context) error {
-					for _, id := range full {
-						m, err := svc.Curator.SetStatus(ctx, id, st)
-						if err != nil {
-							return err
-						}
-						out = append(out, m)
-						if !o.JSON {
-							fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(termtext.Line(oneLineText(m.Content)), 80))
-						}
-					}
-					return nil
-				})
+				out, err := setStatuses(cmd.Context(), o, svc, verb, st, ids)
 				if err != nil {
 					return err
 				}
@@ -471,14 +428,73 @@ func newMemStatusCmd(o *Options, verb string, st memories.Status) *cobra.Command
 	f.StringVar(&typ, "type", "", "with --all: only these types (comma-separated)")
 	f.StringVar(&project, "project", "", "with --all: only this project's memories")
 	flagCheck(cmd, "type", checkTypes)
-	if verb == "approve" {
-		cmd.Long = "Approve memories: they are recalled, injected and synced. A memory that supersedes others marks them superseded."
-	}
-	if verb == "reject" {
-		cmd.Long = "Reject memories: they are kept (so extraction never proposes them again) but never used."
-	}
+	cmd.Long = memStatusLong[verb]
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// memStatusLong is the help of the status commands that have more to say.
+var memStatusLong = map[string]string{
+	"approve": "Approve memories: they are recalled, injected and synced. A memory that supersedes others marks them superseded.",
+	"reject":  "Reject memories: they are kept (so extraction never proposes them again) but never used.",
+}
+
+// pendingIDs are the ids of every pending memory of the types typ names
+// (comma-separated, all when empty) in project (all when empty).
+func pendingIDs(ctx context.Context, svc *memories.Service, typ, project string) ([]string, error) {
+	f := memories.Filter{Statuses: []memories.Status{memories.Pending}}
+	types, err := parseTypes(typ)
+	if err != nil {
+		return nil, err
+	}
+	f.Types = types
+	p, err := resolveProject(ctx, svc.Store(), project)
+	if err != nil {
+		return nil, err
+	}
+	f.Project = p
+	ms, err := svc.List(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// setStatuses gives the memories ids (full or short) the status st as one
+// entry of the journal, so `cairn memories undo` takes the whole command
+// back, and prints each one changed unless the output is JSON.
+func setStatuses(ctx context.Context, o *Options, svc *memories.Service, verb string, st memories.Status, ids []string) ([]*memories.Memory, error) {
+	full := make([]string, 0, len(ids))
+	for _, id := range ids {
+		m, err := svc.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		full = append(full, m.ID)
+	}
+	what := fmt.Sprintf("%s %s", verb, strings.Join(full, " "))
+	if len(full) > 3 {
+		what = fmt.Sprintf("%s %d memories", verb, len(full))
+	}
+	out := []*memories.Memory{}
+	err := svc.Curator.Record(ctx, what, full, func(ctx context.Context) error {
+		for _, id := range full {
+			m, err := svc.Curator.SetStatus(ctx, id, st)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+			if !o.JSON {
+				fmt.Fprintf(o.Stdout, "%s %s: %s\n", m.ID, st, truncate(termtext.Line(oneLineText(m.Content)), 80))
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
