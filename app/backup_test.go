@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -209,10 +210,18 @@ func TestRestoreBadBackup(t *testing.T) {
 		"truncated": raw[:len(raw)/3],
 		"empty":     nil,
 	}
-	// Flip bytes in the middle pages.
+	// Damage the middle third's pages where SQLite's own check looks: each
+	// page's b-tree header (bytes flipped inside a row's text are not
+	// something integrity_check can see, wherever they land).
 	flipped := append([]byte(nil), raw...)
-	for i := len(flipped) / 2; i < len(flipped)/2+4096 && i < len(flipped); i += 7 {
-		flipped[i] ^= 0x5a
+	pageSize := int(binary.BigEndian.Uint16(raw[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	for p := len(flipped) / pageSize / 3; p < 2*len(flipped)/pageSize/3; p++ {
+		for i := p * pageSize; i < p*pageSize+8; i++ {
+			flipped[i] ^= 0x5a
+		}
 	}
 	cases["flipped"] = flipped
 	db := filepath.Join(a.Paths.DataDir, index.DBName)
