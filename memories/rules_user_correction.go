@@ -83,31 +83,8 @@ var reasonNext = lazyRE(`(?i)^(?:because|since|otherwise|that way|so that)\b`)
 // gives, when it gives one; afterRejection when the prompt corrects a
 // call the person just rejected.
 func instructionIn(ss []string, i int, afterRejection bool) (string, bool) {
-	s := ss[i]
-	for _, part := range append([]string{s}, strings.Split(s, "; ")...) {
-		if _, ok := conventionHolds(part); ok {
-			return "", false // user:convention says it
-		}
-	}
-	c := voiceContent(s)
-	asked := requestLead.MatchString(c)
-	rest := strings.TrimSpace(requestLead.ReplaceAllString(c, ""))
-	if n := len(strings.Fields(rest)); n < 4 || n > 50 || strings.HasSuffix(rest, ":") {
-		return "", false
-	}
-	if strings.HasSuffix(rest, "?") && !asked {
-		return "", false // a question, even a suggestion ("could we reuse…?")
-	}
-	rest = strings.TrimRight(rest, "?!. ")
-	if notInstruction.MatchString(rest) || hedge.MatchString(rest) || stateReport.MatchString(rest) || momentWords.MatchString(rest) {
-		return "", false
-	}
-	shaped := (asked || directive.MatchString(rest)) && (instructionShape.MatchString(rest) || reasonedInstruction.MatchString(rest)) && workWords.MatchString(rest) &&
-		(!butClause.MatchString(rest) || notBut.MatchString(rest))
-	// After a rejection the call names the subject; what the person
-	// says instead is the correction ("I'd love that test to be…").
-	corrected := afterRejection && voiceDecision.MatchString(rest) && !askForHelp.MatchString(rest)
-	if !shaped && !corrected {
+	rest, asked, ok := instructionWords(ss[i])
+	if !ok || !instructionShaped(rest, asked, afterRejection) {
 		return "", false
 	}
 	out := strings.ToUpper(rest[:1]) + rest[1:] + "."
@@ -115,6 +92,44 @@ func instructionIn(ss []string, i int, afterRejection bool) (string, bool) {
 		out += " " + ss[i+1]
 	}
 	return out, true
+}
+
+// instructionWords is sentence s without its request wrapper ("can
+// you…"; asked: it had one), when it may be an instruction: not a
+// convention user:convention says, 4–50 words, no question unless asked,
+// not a hedge, a report of the state or about the moment.
+func instructionWords(s string) (rest string, asked, ok bool) {
+	for _, part := range append([]string{s}, strings.Split(s, "; ")...) {
+		if _, ok := conventionHolds(part); ok {
+			return "", false, false // user:convention says it
+		}
+	}
+	c := voiceContent(s)
+	asked = requestLead.MatchString(c)
+	rest = strings.TrimSpace(requestLead.ReplaceAllString(c, ""))
+	if n := len(strings.Fields(rest)); n < 4 || n > 50 || strings.HasSuffix(rest, ":") {
+		return "", false, false
+	}
+	if strings.HasSuffix(rest, "?") && !asked {
+		return "", false, false // a question, even a suggestion ("could we reuse…?")
+	}
+	rest = strings.TrimRight(rest, "?!. ")
+	if notInstruction.MatchString(rest) || hedge.MatchString(rest) || stateReport.MatchString(rest) || momentWords.MatchString(rest) {
+		return "", false, false
+	}
+	return rest, asked, true
+}
+
+// instructionShaped reports whether rest states a general rule about how
+// work is done, or (afterRejection) says what to do instead of the call
+// the person just rejected.
+func instructionShaped(rest string, asked, afterRejection bool) bool {
+	shaped := (asked || directive.MatchString(rest)) && (instructionShape.MatchString(rest) || reasonedInstruction.MatchString(rest)) && workWords.MatchString(rest) &&
+		(!butClause.MatchString(rest) || notBut.MatchString(rest))
+	// After a rejection the call names the subject; what the person
+	// says instead is the correction ("I'd love that test to be…").
+	corrected := afterRejection && voiceDecision.MatchString(rest) && !askForHelp.MatchString(rest)
+	return shaped || corrected
 }
 
 // instructionCandidate proposes sentence i of a typed prompt line when it

@@ -150,7 +150,24 @@ func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
 	case typ != "progress" && typ != "attachment":
 		return nil
 	}
-	run := HookRun{Event: h.HookEvent, Command: string(h.Command)}
+	run, ok := hookRunOf(h)
+	if !ok {
+		return nil
+	}
+	if typ == "attachment" && !run.said(subtype, h) {
+		return nil
+	}
+	run.Said = strings.TrimSpace(run.Said)
+	if run.Command == "" && run.Said == "" {
+		return nil
+	}
+	return []HookRun{run}
+}
+
+// hookRunOf is the event, matcher and command of hook line data h (ok:
+// it names a plausible event).
+func hookRunOf(h *rawData) (run HookRun, ok bool) {
+	run = HookRun{Event: h.HookEvent, Command: string(h.Command)}
 	name, matcher, _ := strings.Cut(h.HookName, ":")
 	if run.Event == "" {
 		run.Event = name
@@ -158,37 +175,34 @@ func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
 	if name == run.Event {
 		run.Matcher = matcher
 	}
-	if run.Event == "" || len(run.Event) > 40 || strings.ContainsAny(run.Event, " \n") {
-		return nil
-	}
-	if typ == "attachment" {
-		switch subtype {
-		case "hook_additional_context":
-			run.Said = string(h.Content)
-		case "hook_success":
-			// Claude sees a successful hook's output only where its stdout is
-			// context: SessionStart and UserPromptSubmit.
-			if run.Event == "SessionStart" || run.Event == "UserPromptSubmit" {
-				if c := strings.TrimSpace(string(h.Content)); c != "Success" {
-					run.Said = c
-				}
-			}
-		case "hook_blocking_error":
-			run.Said = h.BlockingError.Text
-			if run.Command == "" {
-				run.Command = h.BlockingError.Command
-			}
-		case "hook_non_blocking_error", "hook_error_during_execution", "hook_cancelled":
-			// shown to the person, not to Claude
-		default:
-			if run.Command == "" {
-				return nil // hook_system_message, hook_permission_decision, …: no run of a command
+	ok = run.Event != "" && len(run.Event) <= 40 && !strings.ContainsAny(run.Event, " \n")
+	return run, ok
+}
+
+// said takes from hook attachment h (of subtype) what Claude was shown,
+// and reports whether the attachment is a run at all (false for
+// hook_system_message, hook_permission_decision, … without a command).
+func (run *HookRun) said(subtype string, h *rawData) bool {
+	switch subtype {
+	case "hook_additional_context":
+		run.Said = string(h.Content)
+	case "hook_success":
+		// Claude sees a successful hook's output only where its stdout is
+		// context: SessionStart and UserPromptSubmit.
+		if run.Event == "SessionStart" || run.Event == "UserPromptSubmit" {
+			if c := strings.TrimSpace(string(h.Content)); c != "Success" {
+				run.Said = c
 			}
 		}
+	case "hook_blocking_error":
+		run.Said = h.BlockingError.Text
+		if run.Command == "" {
+			run.Command = h.BlockingError.Command
+		}
+	case "hook_non_blocking_error", "hook_error_during_execution", "hook_cancelled":
+		// shown to the person, not to Claude
+	default:
+		return run.Command != ""
 	}
-	run.Said = strings.TrimSpace(run.Said)
-	if run.Command == "" && run.Said == "" {
-		return nil
-	}
-	return []HookRun{run}
+	return true
 }
