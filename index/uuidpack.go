@@ -2,8 +2,8 @@ package index
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 
+	"github.com/cairn-dev/cairn/internal/uuidpack"
 	"modernc.org/sqlite"
 )
 
@@ -52,27 +52,12 @@ func packUUIDs(uuids []any) []any {
 // packUUID is what to store for s: its 16 bytes when s is a canonical
 // uuid (formatUUID gives s back), else s.
 func packUUID(s string) any {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	b := make([]byte, 16)
+	if !uuidpack.Pack(b, s) {
 		return s
 	}
-	var b [16]byte
-	if _, err := hex.Decode(b[:], []byte(s[0:8]+s[9:13]+s[14:18]+s[19:23]+s[24:36])); err != nil || formatUUID(b[:]) != s {
-		return s
-	}
-	return b[:]
+	return b
 }
 
 // formatUUID writes 16 bytes as a canonical uuid.
-func formatUUID(b []byte) string {
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
-}
+func formatUUID(b []byte) string { return uuidpack.Format(b) }

@@ -1,5 +1,7 @@
 package fts
 
+import "github.com/cairn-dev/cairn/internal/uuidpack"
+
 // Document ids inside bleve. Every document's id is stored in each
 // segment twice: in its stored fields and as a term of the _id
 // dictionary. An entry's id is "m:" and a random uuid in 36 characters,
@@ -47,7 +49,7 @@ func packID(id string) string {
 	}
 	var b [17]byte
 	b[0] = tag
-	if !packUUID(b[1:], id[2:]) {
+	if !uuidpack.Pack(b[1:], id[2:]) {
 		if id[0] < keyFirst {
 			return "\x00" + id
 		}
@@ -71,58 +73,7 @@ func unpackID(key string) string {
 		if key[0] == keySess {
 			p = "s:"
 		}
-		return p + unpackUUID([]byte(key[1:]))
+		return p + uuidpack.Format([]byte(key[1:]))
 	}
 	return key
-}
-
-// packUUID writes the 16 bytes of a canonical uuid (lowercase hex, dashes
-// at 8, 13, 18, 23) into dst; false when s is not one, so that every
-// packed id gives back exactly the text it came from.
-func packUUID(dst []byte, s string) bool {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-		return false
-	}
-	j := 0
-	for i := 0; i < 36; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++
-			continue
-		}
-		hi, ok1 := hexVal(s[i])
-		lo, ok2 := hexVal(s[i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		dst[j] = hi<<4 | lo
-		j++
-		i += 2
-	}
-	return true
-}
-
-func hexVal(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
-}
-
-func unpackUUID(b []byte) string {
-	const hex = "0123456789abcdef"
-	var out [36]byte
-	j := 0
-	for i, c := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out[j] = '-'
-			j++
-		}
-		out[j] = hex[c>>4]
-		out[j+1] = hex[c&15]
-		j += 2
-	}
-	return string(out[:])
 }
