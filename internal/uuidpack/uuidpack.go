@@ -5,53 +5,60 @@
 // from.
 package uuidpack
 
+// hexAt is where the two hex digits of each of a uuid's 16 bytes start in
+// its canonical text; dashAt is where its dashes stand.
+var (
+	hexAt  = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+	dashAt = [4]uint8{8, 13, 18, 23}
+)
+
 // Pack writes the 16 bytes of canonical uuid s into dst (at least 16
 // long); false when s is not one.
 func Pack(dst []byte, s string) bool {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	if len(s) != 36 || !dashed(s) {
 		return false
 	}
-	j := 0
-	for i := 0; i < 36; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++
-			continue
-		}
-		hi, ok1 := hexVal(s[i])
-		lo, ok2 := hexVal(s[i+1])
-		if !ok1 || !ok2 {
+	for j, i := range hexAt {
+		hi, lo := hexVal(s[i]), hexVal(s[i+1])
+		if hi|lo > 0xf {
 			return false
 		}
 		dst[j] = hi<<4 | lo
-		j++
-		i += 2
 	}
 	return true
 }
 
-func hexVal(c byte) (byte, bool) {
+// dashed reports whether the 36 bytes of s have a dash at every dashAt.
+func dashed(s string) bool {
+	for _, i := range dashAt {
+		if s[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// hexVal is the value of lowercase hex digit c, or 0xff when c is not one.
+func hexVal(c byte) byte {
 	switch {
 	case c >= '0' && c <= '9':
-		return c - '0', true
+		return c - '0'
 	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+		return c - 'a' + 10
 	}
-	return 0, false
+	return 0xff
 }
 
 // Format writes 16 bytes as a canonical uuid.
 func Format(b []byte) string {
 	const hex = "0123456789abcdef"
 	var out [36]byte
-	j := 0
-	for i, c := range b[:16] {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out[j] = '-'
-			j++
-		}
-		out[j] = hex[c>>4]
-		out[j+1] = hex[c&15]
-		j += 2
+	for _, i := range dashAt {
+		out[i] = '-'
+	}
+	for j, i := range hexAt {
+		out[i] = hex[b[j]>>4]
+		out[i+1] = hex[b[j]&15]
 	}
 	return string(out[:])
 }
