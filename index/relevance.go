@@ -430,6 +430,6 @@ func (sr *Searcher) typoFallback(ctx context.Context, q SearchQuery, resp *Searc
 		}
 	}
 	typo.Corrected = fixes
-	typo.Notice = strings.TrimPrefix(resp.Notice+"; nothing matched as typed: showing near spellings ("+strings.Join(fixes, ", ")+")", "; ")
+	typo.Notice = joinNotice(resp.Notice, "nothing matched as typed: showing near spellings ("+strings.Join(fixes, ", ")+")")
 	return typo, nil
 }

@@ -238,9 +238,55 @@ const candidates = 100
 // read candidates deep.
 const MaxSearchLimit = candidates
 
-// Search runs a query.
+// Search runs a query: rank, load what was ranked, order, and, when
+// nothing matched as typed, try near spellings.
 func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse, error) {
 	start := time.Now()
+	run, err := sr.newRun(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := run.rank(ctx); err != nil {
+		return nil, err
+	}
+	if err := run.load(ctx); err != nil {
+		return nil, err
+	}
+	fused, rel, err := run.order(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := run.resp
+	resp.Results = run.q.results(fused, run.docs, run.match, rel)
+	if run.mayRespell() {
+		if typo, err := sr.typoFallback(ctx, run.q, resp); err != nil || typo != nil {
+			return typo, err
+		}
+	}
+	resp.Took = time.Since(start)
+	return resp, nil
+}
+
+// searchRun is one search under way: the query with its defaults, the
+// response being built, and what each step adds to it.
+type searchRun struct {
+	sr     *Searcher
+	q      SearchQuery
+	resp   *SearchResponse
+	filter ftsapi.Filter
+	deep   int // how deep each ranking is read (SearchQuery.depth)
+
+	text       []Scored        // full-text hits, then the prefix-only ones below them
+	prefixOnly []Scored        // hits by the last word as a prefix only
+	vec        []Scored        // nearest vectors
+	byWords    map[string]bool // every document the words or the prefix found
+	docs       map[string]*hit // the ranked documents, loaded
+	match      map[string]string
+}
+
+// newRun applies the defaults, checks the mode and the machine scope and
+// builds the full-text filter.
+func (sr *Searcher) newRun(ctx context.Context, q SearchQuery) (*searchRun, error) {
 	q = q.withDefaults(sr.Store.searchDefaults)
 	if q.Limit <= 0 {
 		q.Limit = 10
@@ -256,71 +302,93 @@ func (sr *Searcher) Search(ctx context.Context, q SearchQuery) (*SearchResponse,
 	if err != nil {
 		return nil, err
 	}
-	deep := q.depth()
-	textRank, err := sr.textRanking(q.Text, filter, resp.Mode, deep)
+	return &searchRun{sr: sr, q: q, resp: resp, filter: filter, deep: q.depth()}, nil
+}
+
+// rank reads the rankings: the whole words, the prefix-only hits the words
+// did not find (appended below them), then the nearest vectors.
+func (run *searchRun) rank(ctx context.Context) error {
+	sr, q, mode := run.sr, run.q, run.resp.Mode
+	var err error
+	if run.text, err = sr.textRanking(q.Text, run.filter, mode, run.deep); err != nil {
+		return err
+	}
+	run.byWords = make(map[string]bool, len(run.text))
+	markIDs(run.byWords, run.text)
+	if run.prefixOnly, err = sr.prefixRanking(q, run.filter, mode, run.deep, run.byWords); err != nil {
+		return err
+	}
+	markIDs(run.byWords, run.prefixOnly)
+	run.text = appendBelow(run.text, run.prefixOnly)
+	run.vec, err = sr.vectorRanking(ctx, q.Text, run.resp, run.deep)
+	return err
+}
+
+// markIDs sets seen for every document of rank.
+func markIDs(seen map[string]bool, rank []Scored) {
+	for _, r := range rank {
+		seen[r.ID] = true
+	}
+}
+
+// load reads what was ranked from the store and drops the hits the
+// query's filters refuse: vector candidates are filtered only here (the
+// vector cache holds no metadata), text hits are rechecked in time.
+func (run *searchRun) load(ctx context.Context) error {
+	docs, damaged, err := run.sr.Store.docsByID(ctx, rankedIDs(run.text, run.vec))
 	if err != nil {
-		return nil, err
-	}
-	byWords := make(map[string]bool, len(textRank))
-	for _, r := range textRank {
-		byWords[r.ID] = true
-	}
-	prefixOnly, err := sr.prefixRanking(q, filter, resp.Mode, deep, byWords)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range prefixOnly {
-		byWords[r.ID] = true
-	}
-	textRank = appendBelow(textRank, prefixOnly)
-	vecRank, err := sr.vectorRanking(ctx, q.Text, resp, deep)
-	if err != nil {
-		return nil, err
-	}
-	// Load what we rank: vector candidates are filtered here (the vector
-	// cache holds no metadata).
-	docs, damaged, err := sr.Store.docsByID(ctx, rankedIDs(textRank, vecRank))
-	if err != nil {
-		return nil, err
+		return err
 	}
 	if damaged > 0 {
-		resp.Notice = strings.TrimPrefix(resp.Notice+fmt.Sprintf("; %d result(s) left out: their rows in the store are damaged (run `cairn doctor --full`)", damaged), "; ")
+		run.resp.Notice = joinNotice(run.resp.Notice, fmt.Sprintf("%d result(s) left out: their rows in the store are damaged (run `cairn doctor --full`)", damaged))
 	}
-	textRank = q.exactTime(textRank, docs)
-	vecRank = q.acceptedVectors(vecRank, docs, deep)
-	fused, err := q.fuse(resp.Mode, textRank, vecRank)
+	run.docs = docs
+	run.text = run.q.exactTime(run.text, docs)
+	run.vec = run.q.acceptedVectors(run.vec, docs, run.deep)
+	return nil
+}
+
+// joinNotice adds more to a response's notice, "; " between them.
+func joinNotice(notice, more string) string {
+	return strings.TrimPrefix(notice+"; "+more, "; ")
+}
+
+// order fuses the rankings and settles the order shown: the relevance
+// floor, recency, whole words above prefixes, then the grades, per hit or
+// per session. It returns the grades.
+func (run *searchRun) order(ctx context.Context) ([]Scored, map[string]float64, error) {
+	sr, q, resp := run.sr, &run.q, run.resp
+	fused, err := q.fuse(resp.Mode, run.text, run.vec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The relevance floor: a vector neighbour sharing no word with the
 	// query is shown only when it is close in meaning. It only removes:
 	// what passes ranks as it would without the floor.
-	fused = aboveFloor(fused, vecRank, byWords, sr.meaningFloor(resp.Embedder), sr.meaningAlone(resp))
+	fused = aboveFloor(fused, run.vec, run.byWords, sr.meaningFloor(resp.Embedder), sr.meaningAlone(resp))
 	if *q.Recency {
-		favourRecent(fused, docs, time.Now())
+		favourRecent(fused, run.docs, time.Now())
 	}
-	match := matchKinds(textRank, prefixOnly)
-	wordsFirst(fused, match)
-	var rel map[string]float64
+	run.match = matchKinds(run.text, run.prefixOnly)
+	wordsFirst(fused, run.match)
 	if q.GroupBySession && sessionRanking != "first" {
-		fused, rel, resp.Partial, err = sr.rankSessions(ctx, q, resp, fused, textRank, vecRank, docs, match)
-	} else {
-		fused, rel, err = sr.grade(q, resp, fused, textRank, vecRank, docs, match)
-		if err == nil {
-			fused, resp.Partial = q.fullFirst(fused, docs, match, rel)
-		}
+		var rel map[string]float64
+		fused, rel, resp.Partial, err = sr.rankSessions(ctx, *q, resp, fused, run.text, run.vec, run.docs, run.match)
+		return fused, rel, err
 	}
+	fused, rel, err := sr.grade(*q, resp, fused, run.text, run.vec, run.docs, run.match)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	resp.Results = q.results(fused, docs, match, rel)
-	if len(resp.Results) == 0 && resp.Partial == 0 && resp.Mode != ModeVector && !q.corrected {
-		if typo, err := sr.typoFallback(ctx, q, resp); err != nil || typo != nil {
-			return typo, err
-		}
-	}
-	resp.Took = time.Since(start)
-	return resp, nil
+	fused, resp.Partial = q.fullFirst(fused, run.docs, run.match, rel)
+	return fused, rel, nil
+}
+
+// mayRespell reports whether a search that found nothing should try near
+// spellings: not for vectors alone, nor for a query already corrected.
+func (run *searchRun) mayRespell() bool {
+	resp := run.resp
+	return len(resp.Results) == 0 && resp.Partial == 0 && resp.Mode != ModeVector && !run.q.corrected
 }
 
 // newResponse checks the requested mode and starts the response with the
