@@ -79,8 +79,23 @@ func (p *parts) emit(b []byte) {
 }
 
 func (p *parts) split(b []byte, lvl int) {
+	pieces, at := FirstSplit(b, lvl)
+	if at == CamelLevel-1 && pieces != nil {
+		p.emit(Joined(b, pieces))
+	}
+	for _, pc := range pieces {
+		p.emit(b[pc[0]:pc[1]])
+		p.split(b[pc[0]:pc[1]], at+1)
+	}
+}
+
+// FirstSplit returns the pieces of b (offsets in it) at the first level
+// from lvl on at which it has several, and that level; at is CamelLevel+1
+// when no level has. At the last separator level a UUID or hash (every
+// piece hex, some digit among them) has no pieces: its chunks are noise,
+// the whole is enough.
+func FirstSplit(b []byte, lvl int) (pieces [][2]int, at int) {
 	for ; lvl <= CamelLevel; lvl++ {
-		var pieces [][2]int
 		if lvl == CamelLevel {
 			pieces = camelSplit(b)
 		} else {
@@ -90,21 +105,21 @@ func (p *parts) split(b []byte, lvl int) {
 			continue
 		}
 		if lvl == CamelLevel-1 && allHexish(b, pieces) {
-			return
+			return nil, lvl
 		}
-		if lvl == CamelLevel-1 {
-			var joined []byte
-			for _, pc := range pieces {
-				joined = append(joined, b[pc[0]:pc[1]]...)
-			}
-			p.emit(joined)
-		}
-		for _, pc := range pieces {
-			p.emit(b[pc[0]:pc[1]])
-			p.split(b[pc[0]:pc[1]], lvl+1)
-		}
-		return
+		return pieces, lvl
 	}
+	return nil, lvl
+}
+
+// Joined is the pieces of b joined: snake_case and kebab-case compounds
+// also stand for the name written in camelCase ("parsetranscript").
+func Joined(b []byte, pieces [][2]int) []byte {
+	var joined []byte
+	for _, pc := range pieces {
+		joined = append(joined, b[pc[0]:pc[1]]...)
+	}
+	return joined
 }
 
 func trimConnectors(b []byte, s, e int) (int, int) {
@@ -141,14 +156,9 @@ func camelSplit(b []byte) [][2]int {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		runes++
-		if i > 0 {
-			next, _ := utf8.DecodeRune(b[i+size:])
-			lowerToUpper := (unicode.IsLower(prev) || unicode.IsDigit(prev)) && unicode.IsUpper(r)
-			acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(r) && unicode.IsLower(next)
-			if lowerToUpper || acronymEnd {
-				out = append(out, [2]int{start, i})
-				start = i
-			}
+		if i > 0 && caseBoundary(prev, r, b[i+size:]) {
+			out = append(out, [2]int{start, i})
+			start = i
 		}
 		prev = r
 		i += size
@@ -161,6 +171,22 @@ func camelSplit(b []byte) [][2]int {
 		return nil
 	}
 	return out
+}
+
+// caseBoundary reports whether a camelCase part starts at r, after prev
+// and followed by rest: lower case or a digit then upper case
+// ("parseTranscript", "base64Encode"), or the last capital of an acronym
+// before lower case ("HTTPServer"). A letter-digit boundary alone does not
+// split ("utf8", "v2").
+func caseBoundary(prev, r rune, rest []byte) bool {
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	if unicode.IsLower(prev) || unicode.IsDigit(prev) {
+		return true
+	}
+	next, _ := utf8.DecodeRune(rest) // RuneError at the end: not lower
+	return unicode.IsUpper(prev) && unicode.IsLower(next)
 }
 
 // allHexish reports whether every piece looks like a chunk of a hex ID.
@@ -194,34 +220,20 @@ func Whole(w string) string {
 // words it is made of ("a.b_c/1" → "a", "b", "c" less one-rune ones). None
 // for a plain word or a UUID or hash, whose whole alone means anything.
 func Leaves(w string) []string {
-	var out []string
-	var walk func(b []byte, lvl int)
-	walk = func(b []byte, lvl int) {
-		for ; lvl <= CamelLevel; lvl++ {
-			var pieces [][2]int
-			if lvl == CamelLevel {
-				pieces = camelSplit(b)
-			} else {
-				pieces = sepSplit(b, lvl)
-			}
-			if len(pieces) < 2 {
-				continue
-			}
-			if lvl == CamelLevel-1 && allHexish(b, pieces) {
-				return
-			}
-			for _, p := range pieces {
-				walk(b[p[0]:p[1]], lvl+1)
-			}
-			return
-		}
-		if utf8.RuneCount(b) >= 2 && len(b) <= MaxTermBytes {
-			out = append(out, strings.ToLower(string(b)))
-		}
-	}
 	b := []byte(strings.TrimFunc(w, func(r rune) bool { return IsConnector(r) }))
 	if len(Parts(string(b))) == 0 {
 		return nil
+	}
+	var out []string
+	var walk func(b []byte, lvl int)
+	walk = func(b []byte, lvl int) {
+		pieces, at := FirstSplit(b, lvl)
+		if at > CamelLevel && utf8.RuneCount(b) >= 2 && len(b) <= MaxTermBytes {
+			out = append(out, strings.ToLower(string(b)))
+		}
+		for _, p := range pieces {
+			walk(b[p[0]:p[1]], at+1)
+		}
 	}
 	walk(b, 0)
 	return out
