@@ -43,11 +43,18 @@ func newFixtureWith(t *testing.T, mem func(st *index.Store) MemoryService, opts 
 	return newFixtureDir(t, sample(), mem, opts...)
 }
 
-// newFixtureDir is newFixtureWith for the transcripts in claude.
+// newFixtureDir is newFixtureWith for the transcripts in claude: synced
+// into a store of the test's own (for the sample, a copy of the one
+// synced once for the package: syncedSample).
 func newFixtureDir(t *testing.T, claude string, mem func(st *index.Store) MemoryService, opts ...func(*Options)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st := teststore.Synced(t, claude)
+	var st *index.Store
+	if claude == sample() {
+		st = syncedSample(t)
+	} else {
+		st = teststore.Synced(t, claude)
+	}
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
 	a := &app.App{Paths: app.Paths{ClaudeDir: claude}, Config: config.Default(), Store: st}
 	o := Options{App: a, Memories: mem(st), Project: "/path/to/Demo", LockWait: 300 * time.Millisecond, Now: func() time.Time { return now }}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cairn-dev/cairn/app"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 	"github.com/cairn-dev/cairn/memories"
 )
 
@@ -26,7 +25,7 @@ type stdioPeer struct {
 
 func newStdioPeer(t *testing.T) *stdioPeer {
 	t.Helper()
-	st := teststore.Synced(t, sample())
+	st := syncedSample(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &stdioPeer{t: t, in: inW, out: make(chan map[string]any, 100), done: make(chan error, 1)}
