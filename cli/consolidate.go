@@ -44,41 +44,59 @@ is left. The last 30 runs are kept.`,
 		return svc.Curator.Consolidate(ctx, memories.ConsolidateOptions{DryRun: dry, Archive: archive})
 	}, func(r memories.ConsolidateReport) {
 		if undo {
-			which := ""
-			if r.Auto {
-				which = " (the hooks' daily run)"
-			}
-			fmt.Fprintf(o.Stdout, "undid the consolidation of %s%s: %d merge proposals withdrawn, %d memories approved again, %d restored\n",
-				r.At.Local().Format("2006-01-02 15:04"), which, len(r.Merges), len(r.Archived), len(r.Pruned))
+			printConsolidateUndo(o, r)
 			return
 		}
-		verb := map[bool]string{true: "would ", false: ""}[r.DryRun]
-		fmt.Fprintf(o.Stdout, "%d memories checked in %s\n", r.Scanned, r.Took.Round(1e6))
-		fmt.Fprintf(o.Stdout, "\n%spropose %d merges\n", verb, len(r.Merges))
-		for _, m := range r.Merges {
-			id := m.Proposal
-			if id == "" {
-				id = "(new)"
-			}
-			fmt.Fprintf(o.Stdout, "  %s ← %v  %s\n", id, m.Members, truncate(termtext.Line(oneLineText(m.Content)), 70))
-		}
-		fmt.Fprintf(o.Stdout, "\n%d stale approved memories", len(r.Stale))
-		if len(r.Archived) > 0 {
-			fmt.Fprintf(o.Stdout, " (%d archived)", len(r.Archived))
-		} else if len(r.Stale) > 0 {
-			fmt.Fprint(o.Stdout, " (archive them with --archive, or one by one: cairn memories archive ID)")
-		}
-		fmt.Fprintln(o.Stdout)
-		for _, m := range r.Stale {
-			fmt.Fprintf(o.Stdout, "  %s  %s  — %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 60), m.Reason)
-		}
-		fmt.Fprintf(o.Stdout, "\n%sprune %d retired memories", verb, len(r.Pruned))
-		if r.TrashPurged > 0 {
-			fmt.Fprintf(o.Stdout, "; %d deleted long ago purged for good", r.TrashPurged)
-		}
-		fmt.Fprintln(o.Stdout)
-		if !r.DryRun && (len(r.Merges)+len(r.Archived)+len(r.Pruned)) > 0 {
-			fmt.Fprintln(o.Stdout, "\nreview the proposals with `cairn memories list --status pending`; undo all of it with `cairn memories consolidate --undo`")
-		}
+		printConsolidate(o, r)
 	})
+}
+
+// printConsolidateUndo reports what `cairn memories consolidate --undo`
+// reverted.
+func printConsolidateUndo(o *Options, r memories.ConsolidateReport) {
+	which := ""
+	if r.Auto {
+		which = " (the hooks' daily run)"
+	}
+	fmt.Fprintf(o.Stdout, "undid the consolidation of %s%s: %d merge proposals withdrawn, %d memories approved again, %d restored\n",
+		r.At.Local().Format("2006-01-02 15:04"), which, len(r.Merges), len(r.Archived), len(r.Pruned))
+}
+
+// printConsolidate reports a consolidation (or, dry, what it would do):
+// the merges proposed, the stale memories, the memories pruned.
+func printConsolidate(o *Options, r memories.ConsolidateReport) {
+	verb := map[bool]string{true: "would ", false: ""}[r.DryRun]
+	fmt.Fprintf(o.Stdout, "%d memories checked in %s\n", r.Scanned, r.Took.Round(1e6))
+	fmt.Fprintf(o.Stdout, "\n%spropose %d merges\n", verb, len(r.Merges))
+	for _, m := range r.Merges {
+		id := m.Proposal
+		if id == "" {
+			id = "(new)"
+		}
+		fmt.Fprintf(o.Stdout, "  %s ← %v  %s\n", id, m.Members, truncate(termtext.Line(oneLineText(m.Content)), 70))
+	}
+	printStale(o, r)
+	fmt.Fprintf(o.Stdout, "\n%sprune %d retired memories", verb, len(r.Pruned))
+	if r.TrashPurged > 0 {
+		fmt.Fprintf(o.Stdout, "; %d deleted long ago purged for good", r.TrashPurged)
+	}
+	fmt.Fprintln(o.Stdout)
+	if !r.DryRun && (len(r.Merges)+len(r.Archived)+len(r.Pruned)) > 0 {
+		fmt.Fprintln(o.Stdout, "\nreview the proposals with `cairn memories list --status pending`; undo all of it with `cairn memories consolidate --undo`")
+	}
+}
+
+// printStale lists a consolidation's stale approved memories, and
+// whether they were archived.
+func printStale(o *Options, r memories.ConsolidateReport) {
+	fmt.Fprintf(o.Stdout, "\n%d stale approved memories", len(r.Stale))
+	if len(r.Archived) > 0 {
+		fmt.Fprintf(o.Stdout, " (%d archived)", len(r.Archived))
+	} else if len(r.Stale) > 0 {
+		fmt.Fprint(o.Stdout, " (archive them with --archive, or one by one: cairn memories archive ID)")
+	}
+	fmt.Fprintln(o.Stdout)
+	for _, m := range r.Stale {
+		fmt.Fprintf(o.Stdout, "  %s  %s  — %s\n", m.ID, truncate(termtext.Line(oneLineText(m.Content)), 60), m.Reason)
+	}
 }

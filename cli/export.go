@@ -38,37 +38,13 @@ and ` + "`cairn index --claude-dir DIR`" + ` reads it back to the same sessions.
 				return usageError{fmt.Errorf("unknown format %q: use jsonl or markdown", format)}
 			}
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				var w io.Writer = o.Stdout
-				var f *os.File
-				if output != "" && output != "-" {
-					var err error
-					f, err = os.CreateTemp(filepath.Dir(output), ".cairn-export-*")
-					if err != nil {
-						return fmt.Errorf("writing %s: %w", output, err)
-					}
-					defer os.Remove(f.Name())
-					w = f
-				}
 				var c memories.ExportCounts
-				var err error
-				if format == "jsonl" {
-					c, err = svc.Sync.ExportJSONL(cmd.Context(), w)
-				} else {
-					c, err = svc.Sync.ExportMarkdown(cmd.Context(), w)
-				}
+				err := writeOutput(o, output, func(w io.Writer) (err error) {
+					c, err = exportMemories(cmd, svc, format, w)
+					return err
+				})
 				if err != nil {
 					return err
-				}
-				if f != nil {
-					if err := f.Close(); err != nil {
-						return err
-					}
-					if err := os.Chmod(f.Name(), 0o600); err != nil {
-						return err
-					}
-					if err := os.Rename(f.Name(), output); err != nil {
-						return err
-					}
 				}
 				fmt.Fprintf(o.Stderr, "exported %d memories (%d links), %d summaries, %d drafts\n", c.Memories, c.Links, c.Summaries, c.Drafts)
 				return nil
@@ -82,6 +58,39 @@ and ` + "`cairn index --claude-dir DIR`" + ` reads it back to the same sessions.
 	f.StringVar(&project, "project", "", "with --sessions: only this project's sessions")
 	flagChoices(cmd, "format", false, "jsonl", "markdown")
 	return cmd
+}
+
+// exportMemories writes svc's memories, links, summaries and drafts to
+// w as format: jsonl, or else markdown.
+func exportMemories(cmd *cobra.Command, svc *memories.Service, format string, w io.Writer) (memories.ExportCounts, error) {
+	if format == "jsonl" {
+		return svc.Sync.ExportJSONL(cmd.Context(), w)
+	}
+	return svc.Sync.ExportMarkdown(cmd.Context(), w)
+}
+
+// writeOutput has write write to stdout, or, for an output file (not ""
+// or "-"), to a temporary file beside it that replaces output (mode
+// 0600) only once write has succeeded.
+func writeOutput(o *Options, output string, write func(io.Writer) error) error {
+	if output == "" || output == "-" {
+		return write(o.Stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(output), ".cairn-export-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", output, err)
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), output)
 }
 
 // exportSessions is `cairn export --sessions`.

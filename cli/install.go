@@ -128,15 +128,43 @@ func printChanges(o *Options, changes []install.Change, dry bool) {
 			fmt.Fprintln(o.Stdout, "  "+c.Note)
 		}
 		if c.Diff != "" && !strings.HasSuffix(c.Path, ".md") {
-			for _, l := range strings.Split(termtext.Safe(strings.TrimRight(c.Diff, "\n")), "\n") {
-				if strings.HasPrefix(l, "+ ") {
-					l = sgr(color, "32", l)
-				} else if strings.HasPrefix(l, "- ") {
-					l = sgr(color, "31", l)
-				}
-				fmt.Fprintln(o.Stdout, "    "+l)
-			}
+			printChangeDiff(o, c.Diff, color)
 		}
+	}
+}
+
+// printChangeDiff prints a change's diff indented under it, added lines green
+// and removed ones red.
+func printChangeDiff(o *Options, diff string, color bool) {
+	for _, l := range strings.Split(termtext.Safe(strings.TrimRight(diff, "\n")), "\n") {
+		if strings.HasPrefix(l, "+ ") {
+			l = sgr(color, "32", l)
+		} else if strings.HasPrefix(l, "- ") {
+			l = sgr(color, "31", l)
+		}
+		fmt.Fprintln(o.Stdout, "    "+l)
+	}
+}
+
+// printPortableNotes warns after a project-scope install what its
+// shared files cannot do: name this cairn's path or its data dir.
+func printPortableNotes(o *Options) {
+	if _, err := exec.LookPath("cairn"); err != nil {
+		fmt.Fprintln(o.Stdout, "note: the project's files call cairn by name (they are shared): put cairn on your PATH, or its hooks do nothing here")
+	}
+	if o.DataDir != "" || os.Getenv("CAIRN_HOME") != "" {
+		fmt.Fprintln(o.Stdout, "note: the project's files do not name a data dir (they are shared): Claude Code's hooks use CAIRN_HOME from its environment, else the default")
+	}
+}
+
+// printUserNotes says after a user-scope install what would make it
+// better: a cairn-hook beside cairn, cairn on the PATH.
+func printUserNotes(o *Options, io install.Options) {
+	if io.HookExe == "" {
+		fmt.Fprintf(o.Stdout, "note: hooks run `%s hook`; install cairn-hook beside it (go install ./...) for ~5x faster hooks, then run cairn install again\n", io.Exe)
+	}
+	if io.CommandName != "cairn" {
+		fmt.Fprintln(o.Stdout, "note: cairn is not on your PATH: the slash commands call", io.Exe)
 	}
 }
 
@@ -175,17 +203,9 @@ every hook twice); --replace-plugin disables the plugin and installs.`,
 				return nil
 			}
 			if io.Portable {
-				if _, err := exec.LookPath("cairn"); err != nil {
-					fmt.Fprintln(o.Stdout, "note: the project's files call cairn by name (they are shared): put cairn on your PATH, or its hooks do nothing here")
-				}
-				if o.DataDir != "" || os.Getenv("CAIRN_HOME") != "" {
-					fmt.Fprintln(o.Stdout, "note: the project's files do not name a data dir (they are shared): Claude Code's hooks use CAIRN_HOME from its environment, else the default")
-				}
-			} else if io.HookExe == "" {
-				fmt.Fprintf(o.Stdout, "note: hooks run `%s hook`; install cairn-hook beside it (go install ./...) for ~5x faster hooks, then run cairn install again\n", io.Exe)
-			}
-			if !io.Portable && io.CommandName != "cairn" {
-				fmt.Fprintln(o.Stdout, "note: cairn is not on your PATH: the slash commands call", io.Exe)
+				printPortableNotes(o)
+			} else {
+				printUserNotes(o, io)
 			}
 			fmt.Fprintln(o.Stdout, "done: restart Claude Code (or run /hooks and /mcp in it) to load cairn; `cairn doctor` checks everything")
 			return nil

@@ -40,14 +40,7 @@ it with ` + "`cairn install`" + ` or:
 					// install registered answers (doctor reports it).
 					opts.StandDown = "cairn is installed twice (this plugin, and `cairn install` in " + strings.Join(files, ", ") +
 						"): this copy offers no tools; use the tools of the `cairn` server. Tell the user to run `cairn doctor`."
-					ctx := cmd.Context()
-					if ctx == nil {
-						ctx = context.Background()
-					}
-					if err := mcpserver.Run(ctx, opts); err != nil && ctx.Err() == nil && !isClosed(err) {
-						return err
-					}
-					return nil
+					return serveMCP(cmd, opts)
 				}
 			}
 			a, err := openApp(o, app.Options{BusyTimeout: 2 * time.Second, SmallCache: true})
@@ -62,17 +55,22 @@ it with ` + "`cairn install`" + ` or:
 				defer a.Close()
 				opts.App = a
 			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			err = mcpserver.Run(ctx, opts)
-			if err != nil && ctx.Err() == nil && !isClosed(err) {
-				return err
-			}
-			return nil
+			return serveMCP(cmd, opts)
 		},
 	}
+}
+
+// serveMCP runs the MCP server until stdin closes or cmd's context ends;
+// neither is an error.
+func serveMCP(cmd *cobra.Command, opts mcpserver.Options) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := mcpserver.Run(ctx, opts); err != nil && ctx.Err() == nil && !isClosed(err) {
+		return err
+	}
+	return nil
 }
 
 // installedMCP lists the files where cairn install registered cairn's MCP

@@ -183,6 +183,39 @@ func withTags(ms []memories.Memory, tags []string) []memories.Memory {
 	return out
 }
 
+// dropPartial takes the partial matches (only some of the words) out of
+// rs, in place, and says how many it took.
+func dropPartial(rs []memories.Ranked) (kept []memories.Ranked, hidden int) {
+	kept = rs[:0]
+	for _, r := range rs {
+		if r.Match == index.MatchPartial {
+			hidden++
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	return kept, hidden
+}
+
+// markMatches is the memories of rs as printMemories shows them, each
+// matched by meaning led by "≈ " and each matched in part by "½ ", with
+// how many of each.
+func markMatches(rs []memories.Ranked) (ms []memories.Memory, meaning, part int) {
+	ms = make([]memories.Memory, len(rs))
+	for i, r := range rs {
+		ms[i] = r.Memory
+		switch r.Match {
+		case index.MatchMeaning:
+			ms[i].Content = "≈ " + ms[i].Content
+			meaning++
+		case index.MatchPartial:
+			ms[i].Content = "½ " + ms[i].Content
+			part++
+		}
+	}
+	return ms, meaning, part
+}
+
 func newMemSearchCmd(o *Options) *cobra.Command {
 	var typ, tag string
 	var limit int
@@ -209,15 +242,7 @@ full-text index: fast, and it works while another cairn holds the index.
 				// on request, as `cairn search` shows them.
 				hidden := 0
 				if !partial {
-					kept := rs[:0]
-					for _, r := range rs {
-						if r.Match == index.MatchPartial {
-							hidden++
-						} else {
-							kept = append(kept, r)
-						}
-					}
-					rs = kept
+					rs, hidden = dropPartial(rs)
 				}
 				if o.JSON {
 					if rs == nil {
@@ -232,19 +257,7 @@ full-text index: fast, and it works while another cairn holds the index.
 					}
 					return nil
 				}
-				ms := make([]memories.Memory, len(rs))
-				meaning, part := 0, 0
-				for i, r := range rs {
-					ms[i] = r.Memory
-					switch r.Match {
-					case index.MatchMeaning:
-						ms[i].Content = "≈ " + ms[i].Content
-						meaning++
-					case index.MatchPartial:
-						ms[i].Content = "½ " + ms[i].Content
-						part++
-					}
-				}
+				ms, meaning, part := markMatches(rs)
 				printMemories(o, ms)
 				line := fmt.Sprintf("%d matched by words · %d by meaning (≈: none of the words)", len(rs)-meaning-part, meaning)
 				if part > 0 {
@@ -589,38 +602,19 @@ func parseEdited(text string, m *memories.Memory) (memories.Update, error) {
 	var u memories.Update
 	var body []string
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "#") {
-			k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":")
-			if !ok {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			switch strings.TrimSpace(k) {
-			case "type":
-				t, err := memories.ParseType(v)
-				if err != nil {
-					return u, err
-				}
-				if t != m.Type {
-					u.Type = &t
-				}
-			case "importance":
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					return u, fmt.Errorf("importance %q is not a number", v)
-				}
-				if n != m.Importance {
-					u.Importance = &n
-				}
-			case "tags":
-				tl := splitList(v)
-				if strings.Join(tl, ",") != strings.Join(m.Tags, ",") {
-					u.Tags = &tl
-				}
-			}
+		if !strings.HasPrefix(line, "#") {
+			body = append(body, line)
 			continue
 		}
-		body = append(body, line)
+		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":")
+		if !ok {
+			continue
+		}
+		if set := editedFields[strings.TrimSpace(k)]; set != nil {
+			if err := set(&u, m, strings.TrimSpace(v)); err != nil {
+				return u, err
+			}
+		}
 	}
 	content := strings.TrimSpace(strings.Join(body, "\n"))
 	if content == "" {
@@ -630,6 +624,38 @@ func parseEdited(text string, m *memories.Memory) (memories.Update, error) {
 		u.Content = &content
 	}
 	return u, nil
+}
+
+// editedFields are the "# key: value" header lines parseEdited reads:
+// each sets its field of u to v when v differs from m's.
+var editedFields = map[string]func(u *memories.Update, m *memories.Memory, v string) error{
+	"type": func(u *memories.Update, m *memories.Memory, v string) error {
+		t, err := memories.ParseType(v)
+		if err != nil {
+			return err
+		}
+		if t != m.Type {
+			u.Type = &t
+		}
+		return nil
+	},
+	"importance": func(u *memories.Update, m *memories.Memory, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("importance %q is not a number", v)
+		}
+		if n != m.Importance {
+			u.Importance = &n
+		}
+		return nil
+	},
+	"tags": func(u *memories.Update, m *memories.Memory, v string) error {
+		tl := splitList(v)
+		if strings.Join(tl, ",") != strings.Join(m.Tags, ",") {
+			u.Tags = &tl
+		}
+		return nil
+	},
 }
 
 func newMemRmCmd(o *Options) *cobra.Command {

@@ -89,6 +89,33 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 	return cmd
 }
 
+// projectsOf is the projects of ms, each once, in the order they first
+// appear; memories of no project are left out.
+func projectsOf(ms []memories.Memory) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		if m.Project != "" && !seen[m.Project] {
+			seen[m.Project] = true
+			out = append(out, m.Project)
+		}
+	}
+	return out
+}
+
+// printSyncResult says what a sync of one project did: nothing, the
+// diff it would write (dry), or what it wrote.
+func printSyncResult(o *Options, res memories.SyncResult, dry bool) {
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(o.Stdout, "%s is up to date\n", res.Target)
+	case dry:
+		fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
+	default:
+		fmt.Fprintf(o.Stdout, "wrote %d memories to %s\n", res.Memories, res.Target)
+	}
+}
+
 // syncAll syncs the CLAUDE.md of every project with approved memories
 // whose folder still exists.
 func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
@@ -97,32 +124,21 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
+		projects := projectsOf(ms)
 		var results []memories.SyncResult
-		for _, m := range ms {
-			if m.Project == "" || seen[m.Project] {
+		for _, project := range projects {
+			if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+				fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", project)
 				continue
 			}
-			seen[m.Project] = true
-			if fi, err := os.Stat(m.Project); err != nil || !fi.IsDir() {
-				fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", m.Project)
-				continue
-			}
-			res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: m.Project, DryRun: dry, Lines: lines})
+			res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: project, DryRun: dry, Lines: lines})
 			if err != nil {
 				fmt.Fprintln(o.Stderr, "cairn:", err)
 				continue
 			}
 			results = append(results, res)
 			if !o.JSON {
-				switch {
-				case !res.Changed:
-					fmt.Fprintf(o.Stdout, "%s is up to date\n", res.Target)
-				case dry:
-					fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
-				default:
-					fmt.Fprintf(o.Stdout, "wrote %d memories to %s\n", res.Memories, res.Target)
-				}
+				printSyncResult(o, res, dry)
 			}
 		}
 		if o.JSON {
@@ -131,7 +147,7 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 			}
 			return writeJSON(o.Stdout, results)
 		}
-		if len(seen) == 0 {
+		if len(projects) == 0 {
 			fmt.Fprintln(o.Stdout, "no project has approved memories")
 		}
 		return nil

@@ -287,6 +287,28 @@ func searchJSON(q index.SearchQuery, resp *index.SearchResponse) SearchJSON {
 	return out
 }
 
+// searchMatchMarks are the marks printSearch puts after a result that
+// did not match all of the query's words as typed.
+var searchMatchMarks = map[string]string{
+	index.MatchMeaning: "[by meaning: none of the words]",
+	index.MatchPartial: "[partial: some of the words]",
+	index.MatchTypo:    "[near spelling]",
+}
+
+// resultTitle is a result's title as printSearch shows it: "(untitled)"
+// for none, and led by "@machine · " for a remote session, as cairn
+// sessions marks it.
+func resultTitle(r index.SearchResult) string {
+	title := r.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	if r.Machine != "" {
+		title = "@" + r.Machine + " · " + title
+	}
+	return title
+}
+
 func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tty bool) error {
 	if resp.Notice != "" {
 		fmt.Fprintln(o.Stderr, "cairn:", termtext.Line(resp.Notice))
@@ -307,27 +329,15 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 	}
 	fit := func(s string) string { return truncate(s, width) }
 	for i, r := range resp.Results {
-		title := r.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		if r.Machine != "" {
-			title = "@" + r.Machine + " · " + title // as cairn sessions marks it
-		}
 		arch := ""
 		if r.Archived {
 			arch = " [archived]"
 		}
 		mark := ""
-		switch r.Match {
-		case index.MatchMeaning:
-			mark = " " + sgr(color, "2", "[by meaning: none of the words]")
-		case index.MatchPartial:
-			mark = " " + sgr(color, "2", "[partial: some of the words]")
-		case index.MatchTypo:
-			mark = " " + sgr(color, "2", "[near spelling]")
+		if m, ok := searchMatchMarks[r.Match]; ok {
+			mark = " " + sgr(color, "2", m)
 		}
-		fmt.Fprintln(o.Stdout, fit(sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(title, 100)), arch))+mark))
+		fmt.Fprintln(o.Stdout, fit(sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(resultTitle(r), 100)), arch))+mark))
 		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(human.Path(r.Project)), fmtTime(r.Timestamp), human.OrDash(r.Role), r.Kind, r.Relevance))))
 		snippet := termtext.Highlight(r.Snippet, color)
 		if width > 3 {
