@@ -2,14 +2,11 @@ package memories
 
 import (
 	"context"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
-	"github.com/cairn-dev/cairn/internal/testutil"
 	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 )
 
@@ -34,7 +31,7 @@ func newService(t testing.TB) *Service {
 // store the test's own sync would have made.
 func sampleService(t testing.TB) *Service {
 	t.Helper()
-	dir := sampleStore.copy(t, "sample", func(st *index.Store) error {
+	dir := sampleStore.Copy(t, &shared, "sample", func(st *index.Store) error {
 		_, err := st.Sync(context.Background(), sampleDir, index.SyncOptions{})
 		return err
 	})
@@ -46,45 +43,7 @@ func sampleService(t testing.TB) *Service {
 	return New(st, config.Default())
 }
 
-var sampleStore storeTemplate
-
-// storeTemplate is a store built once per package and copied for each
-// test that asks for it.
-type storeTemplate struct {
-	once sync.Once
-	dir  string
-	ok   bool
-}
-
-// copy builds the template under the shared folder as name on first use
-// (build on a store opened there, closed after) and returns a copy of its
-// folder in a temp dir of t's.
-func (tpl *storeTemplate) copy(t testing.TB, name string, build func(*index.Store) error) string {
-	t.Helper()
-	tpl.once.Do(func() {
-		dir := sharedDir(t, name)
-		st, err := index.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = build(st)
-		if cerr := st.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tpl.dir, tpl.ok = dir, true
-	})
-	if !tpl.ok {
-		t.Fatalf("the shared %s store could not be built (see the first test that used it)", name)
-	}
-	dst := filepath.Join(t.TempDir(), name)
-	if err := testutil.CopyDir(tpl.dir, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+var sampleStore teststore.Template
 
 // fixedClock makes s's clock return now, movable through the pointer.
 func fixedClock(s *Service, now time.Time) *time.Time {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/internal/testutil/teststore"
 )
 
 // journalSample is a store holding the bundled sample with the memories
@@ -15,7 +16,7 @@ import (
 func journalSample(t *testing.T) (*Service, string) {
 	t.Helper()
 	ctx := context.Background()
-	dir := journalStore.copy(t, "journal", func(st *index.Store) error {
+	dir := journalStore.Copy(t, &shared, "journal", func(st *index.Store) error {
 		if _, err := st.Sync(ctx, sampleDir, index.SyncOptions{}); err != nil {
 			return err
 		}
@@ -31,7 +32,7 @@ func journalSample(t *testing.T) (*Service, string) {
 
 // journalStore is the sample synced and extracted (with summaries), built
 // once for the journal tests.
-var journalStore storeTemplate
+var journalStore teststore.Template
 
 func pendingIDs(t *testing.T, s *Service) []string {
 	t.Helper()
