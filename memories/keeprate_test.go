@@ -360,13 +360,27 @@ func around(text, content string, n int) string {
 	return "…" + text[start:end] + "…"
 }
 
+// readKeepLabels reads labels.jsonl and every labels-*.jsonl beside it
+// (a rule's own labels can live in its own file).
 func readKeepLabels(t *testing.T) map[string]keepLabel {
-	f, err := os.Open(filepath.Join(keeprateDir, "labels.jsonl"))
+	files, err := filepath.Glob(filepath.Join(keeprateDir, "labels-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]keepLabel{}
+	for _, path := range append([]string{filepath.Join(keeprateDir, "labels.jsonl")}, files...) {
+		readKeepLabelFile(t, path, out)
+	}
+	return out
+}
+
+func readKeepLabelFile(t *testing.T, path string, out map[string]keepLabel) {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string]keepLabel{}
+	name := filepath.Base(path)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -375,22 +389,21 @@ func readKeepLabels(t *testing.T) map[string]keepLabel {
 		}
 		var l keepLabel
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("labels.jsonl:%d: %v", n, err)
+			t.Fatalf("%s:%d: %v", name, n, err)
 		}
 		switch l.Label {
 		case "keep", "marginal", "noise":
 		default:
-			t.Fatalf("labels.jsonl:%d: label %q: use keep, marginal or noise", n, l.Label)
+			t.Fatalf("%s:%d: label %q: use keep, marginal or noise", name, n, l.Label)
 		}
 		if l.Fact == "" {
-			t.Fatalf("labels.jsonl:%d: no fact", n)
+			t.Fatalf("%s:%d: no fact", name, n)
 		}
 		out[l.Corpus+"\x00"+l.Content] = l
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 func writeKeepLabels(t *testing.T, path string, ls []keepLabel) {
