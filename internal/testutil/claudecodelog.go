@@ -21,12 +21,21 @@ func ClaudeCodeLogArchive() string {
 }
 
 // ExtractClaudeCodeLog unpacks the claude-code-log corpus into dir (a
-// Claude config dir: dir/projects/...) and sets every transcript's
+// fresh Claude config dir: dir/projects/...) and sets every transcript's
 // modification time to its last entry's timestamp, as Claude Code would
 // have left it (the archive's times mean nothing); files without a
 // timestamp get an old fixed time.
 func ExtractClaudeCodeLog(dir string) error {
-	f, err := os.Open(ClaudeCodeLogArchive())
+	if err := untarGz(ClaudeCodeLogArchive(), dir); err != nil {
+		return err
+	}
+	return DateByLastLine(dir)
+}
+
+// untarGz unpacks the folders and regular files of a .tar.gz archive
+// into dir; an entry that would land outside dir is an error.
+func untarGz(archive, dir string) error {
+	f, err := os.Open(archive)
 	if err != nil {
 		return err
 	}
@@ -36,54 +45,44 @@ func ExtractClaudeCodeLog(dir string) error {
 		return err
 	}
 	tr := tar.NewReader(gz)
-	var files []string
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
 			return err
 		}
-		name := filepath.Clean(h.Name)
-		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			return fmt.Errorf("archive entry %q leaves the folder", h.Name)
-		}
-		target := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			out, err := os.Create(target)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(out, tr)
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			files = append(files, target)
+		if err := untarEntry(tr, h, dir); err != nil {
+			return err
 		}
 	}
-	for _, p := range files {
-		if !strings.HasSuffix(p, ".jsonl") {
-			continue
+}
+
+// untarEntry writes one archive entry (a folder or a regular file whose
+// content tr holds) below dir; other kinds are skipped.
+func untarEntry(tr io.Reader, h *tar.Header, dir string) error {
+	name := filepath.Clean(h.Name)
+	if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+		return fmt.Errorf("archive entry %q leaves the folder", h.Name)
+	}
+	target := filepath.Join(dir, name)
+	switch h.Typeflag {
+	case tar.TypeDir:
+		return os.MkdirAll(target, 0o755)
+	case tar.TypeReg:
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
 		}
-		t, err := lastTimestamp(p)
+		out, err := os.Create(target)
 		if err != nil {
 			return err
 		}
-		if err := os.Chtimes(p, t, t); err != nil {
-			return err
+		_, err = io.Copy(out, tr)
+		if cerr := out.Close(); err == nil {
+			err = cerr
 		}
+		return err
 	}
 	return nil
 }
