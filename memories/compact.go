@@ -55,32 +55,47 @@ var settledRule = lazyRE(`(?i)\b(established|convention|always|never|must|should
 func compactCandidates(e index.MemEntry, add func(candidate)) {
 	for _, it := range compactItems(e.Text) {
 		content := strings.TrimSpace(leadIn.ReplaceAllString(stripMarkdown(it.text), ""))
-		if len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) || hedge.MatchString(content) || unsettled.MatchString(content) || rerunFix(content) {
+		if notLesson(content) {
 			continue
 		}
-		linter, lintItem := "", false
-		if m := lintHead.FindStringSubmatch(content); m != nil {
-			linter, lintItem = m[1], true
-		} else if l := summaryLinter(e.Text); l != "" && bareLimit.MatchString(content) {
-			// "Cyclomatic complexity (13 > 9) in `f/2`: …" in a summary
-			// that names one linter is that linter's complaint.
-			linter, lintItem, content = l, true, l+" "+content
-		}
-		if it.errors && lintItem {
+		linter, content := itemLinter(content, e.Text)
+		switch {
+		case it.errors && linter != "":
 			// A linter's complaint, fixed in passing, teaches its limit:
 			// said the same way every time, so sessions agree on it.
 			if limit, ok := lintLimit(content, linter); ok {
 				add(candidate{typ: Pattern, content: limit, importance: 3, uuids: []string{e.UUID},
 					rule: "compact:lint-limit", tags: []string{strings.ToLower(linter)}})
 			}
-			continue
-		}
-		if it.errors {
+		case it.errors:
 			add(candidate{typ: Bugfix, content: content, importance: 3, uuids: []string{e.UUID}, rule: "compact:errors-and-fixes"})
-		} else if settledRule.MatchString(content) {
+		case settledRule.MatchString(content):
 			add(candidate{typ: Pattern, content: content, importance: 3, uuids: []string{e.UUID}, rule: "compact:problem-solving"})
 		}
 	}
+}
+
+// notLesson reports whether an item teaches nothing to keep: too short or
+// too general, an edit's passing trouble, hedged, not resolved when the
+// summary was written, or a fix that only reran the check's own command.
+func notLesson(content string) bool {
+	return len(strings.Fields(content)) < 5 || !specific(content) || passingTrouble.MatchString(content) ||
+		hedge.MatchString(content) || unsettled.MatchString(content) || rerunFix(content)
+}
+
+// itemLinter is the linter whose complaint an item is ("" when none), and
+// the item as read: an item that opens on a linter's name is its
+// complaint; "Cyclomatic complexity (13 > 9) in `f/2`: …" in a summary
+// that names one linter is that linter's complaint, and gets its name in
+// front.
+func itemLinter(content, summary string) (linter, item string) {
+	if m := lintHead.FindStringSubmatch(content); m != nil {
+		return m[1], content
+	}
+	if l := summaryLinter(summary); l != "" && bareLimit.MatchString(content) {
+		return l, l + " " + content
+	}
+	return "", content
 }
 
 // unsettled marks an item not resolved when the summary was written.
@@ -156,15 +171,27 @@ type compactItem struct {
 	errors bool // from "Errors and fixes" (else "Problem Solving")
 }
 
-// compactItems splits the sections read into their top-level items: an
-// item is a list line at the section's shallowest list indent; deeper
-// lines (sub-items, wrapped text) belong to the item above, joined with
-// "; " so that "**Error**:" followed by "- Fix: …" reads as one.
+// compactItems splits the sections read into their top-level items.
 func compactItems(text string) []compactItem {
 	var out []compactItem
-	in, errs := false, false
-	top := -1
-	inFence := false
+	for _, sec := range readSections(text) {
+		out = append(out, sectionItems(sec)...)
+	}
+	return out
+}
+
+// readSection is one section read: its lines outside code fences, blank
+// ones left out.
+type readSection struct {
+	lines  []string
+	errors bool // "Errors and fixes" (else "Problem Solving")
+}
+
+// readSections are a summary's "Errors and fixes" and "Problem Solving"
+// sections, in order; a heading inside a code fence is no heading.
+func readSections(text string) []readSection {
+	var out []readSection
+	in, inFence := false, false
 	for _, raw := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(raw)
 		if strings.HasPrefix(t, "```") {
@@ -176,34 +203,52 @@ func compactItems(text string) []compactItem {
 		}
 		if m := compactSection.FindStringSubmatch(raw); m != nil {
 			title := strings.TrimSpace(m[1])
-			errs = errorsSection.MatchString(title)
-			in = errs || solvingSection.MatchString(title)
-			top = -1
-			continue
-		}
-		if !in {
-			continue
-		}
-		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if isListLine(t) && (top < 0 || indent <= top) {
-			top = indent
-			out = append(out, compactItem{text: t, errors: errs})
-			continue
-		}
-		if len(out) == 0 || top < 0 {
-			continue
-		}
-		last := &out[len(out)-1]
-		sep := " "
-		if isListLine(t) {
-			t = listItem(t)
-			if !strings.HasSuffix(strings.TrimRight(last.text, "*"), ":") {
-				sep = "; "
+			errs := errorsSection.MatchString(title)
+			if in = errs || solvingSection.MatchString(title); in {
+				out = append(out, readSection{errors: errs})
 			}
+			continue
 		}
-		if len(last.text) < 600 {
-			last.text += sep + t
+		if in {
+			out[len(out)-1].lines = append(out[len(out)-1].lines, raw)
 		}
 	}
 	return out
+}
+
+// sectionItems splits a section into its top-level items: an item is a
+// list line at the section's shallowest list indent; deeper lines
+// (sub-items, wrapped text) belong to the item above.
+func sectionItems(sec readSection) []compactItem {
+	var items []compactItem
+	top := -1
+	for _, raw := range sec.lines {
+		t := strings.TrimSpace(raw)
+		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		if isListLine(t) && (top < 0 || indent <= top) {
+			top = indent
+			items = append(items, compactItem{text: t, errors: sec.errors})
+			continue
+		}
+		if len(items) > 0 {
+			items[len(items)-1].join(t)
+		}
+	}
+	return items
+}
+
+// join adds a deeper line to an item, a sub-item joined with "; " so
+// that "**Error**:" followed by "- Fix: …" reads as one; an item stops
+// growing at 600 bytes.
+func (it *compactItem) join(t string) {
+	sep := " "
+	if isListLine(t) {
+		t = listItem(t)
+		if !strings.HasSuffix(strings.TrimRight(it.text, "*"), ":") {
+			sep = "; "
+		}
+	}
+	if len(it.text) < 600 {
+		it.text += sep + t
+	}
 }
