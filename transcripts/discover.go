@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -157,20 +158,15 @@ func (p *Project) scan(c *DirCache) []error {
 		path := join(p.Dir, name)
 		switch {
 		case strings.HasSuffix(name, ".jsonl") && !de.dir:
-			f := File{Path: path, Project: p.Name}
-			base := strings.TrimSuffix(name, ".jsonl")
-			if strings.HasPrefix(base, "agent-") {
-				f.Kind = LegacyAgentFile
-				f.AgentID = strings.TrimPrefix(base, "agent-")
+			if id, ok := agentFileID(name); ok {
+				p.addFile(File{Path: path, Kind: LegacyAgentFile, Project: p.Name, AgentID: id}, &problems)
 			} else {
-				f.Kind = MainFile
-				f.SessionID = base
+				p.addFile(File{Path: path, Kind: MainFile, Project: p.Name, SessionID: strings.TrimSuffix(name, ".jsonl")}, &problems)
 			}
-			p.addFile(f, &problems)
 		case name == "memory" && de.dir:
-			for _, md := range c.readSub(path, &problems) {
-				if strings.HasSuffix(md.name, ".md") && !md.dir {
-					p.MemoryFiles = append(p.MemoryFiles, filepath.Join(path, md.name))
+			for _, md := range c.subFiles(path, &problems) {
+				if strings.HasSuffix(md, ".md") {
+					p.MemoryFiles = append(p.MemoryFiles, filepath.Join(path, md))
 				}
 			}
 			sort.Strings(p.MemoryFiles)
@@ -190,14 +186,29 @@ func (p *Project) scan(c *DirCache) []error {
 	return problems
 }
 
-// readSub lists a subfolder of a project; a failure is noted in problems
-// and lists nothing.
-func (c *DirCache) readSub(path string, problems *[]error) []dirEnt {
+// subFiles are the names of the files (not folders) in a subfolder of a
+// project; a failure is noted in problems and lists nothing.
+func (c *DirCache) subFiles(path string, problems *[]error) []string {
 	ents, err := c.readDir(path)
 	if err != nil {
 		*problems = append(*problems, fmt.Errorf("reading %s: %w", path, err))
 	}
-	return ents
+	var names []string
+	for _, e := range ents {
+		if !e.dir {
+			names = append(names, e.name)
+		}
+	}
+	return names
+}
+
+// agentFileID is the agent id of an "agent-<id>.jsonl" file name.
+func agentFileID(name string) (string, bool) {
+	base, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok {
+		return "", false
+	}
+	return strings.CutPrefix(base, "agent-")
 }
 
 // addFile stats f and adds it to p.Files; a failure is noted in problems
@@ -218,28 +229,22 @@ func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 		return []error{fmt.Errorf("reading %s: %w", dir, err)}
 	}
 	for _, e := range ents {
+		if !e.dir {
+			continue
+		}
+		sub := join(dir, e.name)
 		switch {
-		case e.name == "subagents" && e.dir:
-			subDir := join(dir, "subagents")
-			for _, se := range c.readSub(subDir, &problems) {
-				name := se.name
-				if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") || se.dir {
-					continue
-				}
-				f := File{Path: join(subDir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid,
-					AgentID: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
-				p.addFile(f, &problems)
-			}
-		case e.name == "session-memory" && e.dir:
-			smDir := join(dir, "session-memory")
-			for _, sm := range c.readSub(smDir, &problems) {
-				if sm.name == "summary.md" && !sm.dir {
-					if p.SessionMemory == nil {
-						p.SessionMemory = map[string]string{}
-					}
-					p.SessionMemory[sid] = filepath.Join(smDir, sm.name)
+		case e.name == "subagents":
+			for _, name := range c.subFiles(sub, &problems) {
+				if id, ok := agentFileID(name); ok {
+					p.addFile(File{Path: join(sub, name), Kind: SubagentFile, Project: p.Name, SessionID: sid, AgentID: id}, &problems)
 				}
 			}
+		case e.name == "session-memory" && slices.Contains(c.subFiles(sub, &problems), "summary.md"):
+			if p.SessionMemory == nil {
+				p.SessionMemory = map[string]string{}
+			}
+			p.SessionMemory[sid] = filepath.Join(sub, "summary.md")
 		}
 	}
 	return problems

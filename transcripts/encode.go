@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -80,12 +81,9 @@ type encSource struct {
 // EncodeEntry writes e as one transcript line (no newline). Context the
 // entry does not carry (cwd, branch, version) comes from ctx.
 func EncodeEntry(e *Entry, ctx LineContext) ([]byte, error) {
-	l := encLine{IsSidechain: e.IsSidechain, CWD: ctx.CWD, SessionID: e.SessionID, Version: ctx.Version, GitBranch: ctx.GitBranch,
+	l := encLine{IsSidechain: e.IsSidechain, CWD: ctx.CWD, SessionID: cmp.Or(e.SessionID, ctx.SessionID), Version: ctx.Version, GitBranch: ctx.GitBranch,
 		AgentID: e.AgentID, Type: e.Type, Subtype: e.Subtype, IsMeta: e.IsMeta, IsCompactSummary: e.IsCompactSummary,
 		LogicalParentUUID: e.LogicalParentUUID, RequestID: e.RequestID, UUID: e.UUID, DurationMs: e.DurationMs}
-	if e.SessionID == "" {
-		l.SessionID = ctx.SessionID
-	}
 	if e.ParentUUID != "" {
 		p := e.ParentUUID
 		l.ParentUUID = &p
@@ -96,6 +94,15 @@ func EncodeEntry(e *Entry, ctx LineContext) ([]byte, error) {
 	if !e.Timestamp.IsZero() {
 		l.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
 	}
+	if err := l.setBody(e); err != nil {
+		return nil, fmt.Errorf("entry %s: %w", e.UUID, err)
+	}
+	return marshalRaw(l)
+}
+
+// setBody fills in what a line of e's type holds: a system line's text and
+// compaction, a queued prompt, or a user's or assistant's message.
+func (l *encLine) setBody(e *Entry) error {
 	switch e.Type {
 	case "system":
 		l.Content = e.Text
@@ -109,25 +116,15 @@ func EncodeEntry(e *Entry, ctx LineContext) ([]byte, error) {
 		if e.Type == "user" {
 			l.UserType = "external"
 		}
-		role := e.Role
-		if role == "" {
-			role = e.Type
-		}
 		content, err := encodeContent(e)
 		if err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.UUID, err)
+			return err
 		}
-		l.Message = &encMessage{ID: e.MessageID, Role: role, Model: e.Model, Content: content, Usage: e.Usage}
+		l.Message = &encMessage{ID: e.MessageID, Role: cmp.Or(e.Role, e.Type), Model: e.Model, Content: content, Usage: e.Usage}
 	default:
-		return nil, fmt.Errorf("entry %s: cannot encode a %q line", e.UUID, e.Type)
+		return fmt.Errorf("cannot encode a %q line", e.Type)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return nil
 }
 
 // LineContext is what a line carries that cairn keeps per session, not per
