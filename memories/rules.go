@@ -215,6 +215,9 @@ func extractCandidates(entries []index.MemEntry) []candidate {
 	for _, c := range hookCandidates(entries) {
 		x.cs.add(c)
 	}
+	for _, c := range toolingCandidates(entries) {
+		x.cs.add(c)
+	}
 	for _, c := range discoveryCandidates(entries, x.cs.out) {
 		x.cs.add(c)
 	}

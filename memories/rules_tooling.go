@@ -1,0 +1,248 @@
+package memories
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/index"
+)
+
+// Conventions the project's tooling enforces. A gate that refuses a
+// commit until its checks pass (a git pre-commit hook, the pre-commit
+// framework, husky and lint-staged, a Claude Code hook on `git commit`),
+// and a test run that fails below a coverage threshold, are rules of the
+// project no one needs to say: the next session meets them at the worst
+// time, after the work is done. Claude Code records both in a Bash call's
+// result: "Pre-commit validation failed: [FORMAT] … [CREDO] …",
+// "ruff.....Failed / - hook id: ruff", "✖ eslint --fix [FAILED]",
+// "FAIL Required test coverage of 90% not reached", "Jest: "global"
+// coverage threshold for lines (80%) not met". One memory per session and
+// gate says what the gate runs or the coverage it requires, and, when a
+// commit with --no-verify was refused too, that the flag does not bypass
+// it. A commit that went through, a hook that only reports, and a
+// coverage report with no threshold are not proposed; nor a threshold the
+// command itself set (`pytest --cov-fail-under=99`): that is the
+// session's choice, not the project's.
+
+// gitCommit is a shell command that commits.
+var gitCommit = regexp.MustCompile(`(?:^|[\s;&|(])git\s+(?:-[Cc]\s+\S+\s+)*commit\b`)
+
+// gateMark is what a refused commit's output says when a hook or gate
+// refused it (not git itself: nothing to commit, no identity).
+var gateMark = regexp.MustCompile(`(?im)\bpre-commit\b|\bcommit-msg\b|\bhusky\b|\blint-staged\b|\blefthook\b|^- hook id:|hook error|blocked by (?:a )?hook`)
+
+// The checks a gate's output names.
+var (
+	// the pre-commit framework: "ruff.....Failed", "- hook id: ruff"
+	gateHookLine = regexp.MustCompile(`(?m)^(\S[^.\n]{1,60}?)\.{3,}(?:\([^)\n]*\))?(?:Passed|Failed|Skipped)\s*$`)
+	gateHookID   = regexp.MustCompile(`(?m)^- hook id: (\S+)`)
+	// a script's sections: "[FORMAT] Code is not formatted."
+	gateSection = regexp.MustCompile(`(?m)^\s*\[([A-Z][A-Z0-9 _-]{1,24})\]`)
+	// lint-staged: "✖ eslint --fix [FAILED]", "✖ eslint --fix:"
+	gateTask = regexp.MustCompile(`(?m)^\s*(?:✖|\[FAILED\])\s+([^\s\[\]:…][^\n\[\]:…]{1,60}?)(?:\s+\[FAILED\]|:)\s*$`)
+	// Claude Code: "PreToolUse:Bash hook error: [cmd]: …", "blocked by hook:\n- [cmd]: …"
+	gateHookCmd = regexp.MustCompile(`(?:hook error:|blocked by hook:\s*-)\s*\[([^\]\n]{2,80})\]`)
+	// the fix a section names: "Run 'mix format' to fix."
+	gateFixHint = regexp.MustCompile("(?i)\\brun\\s+['\"`]([^'\"`\\n]{2,40})['\"`]")
+)
+
+// gateStatus are bracketed words that are a status, not a check.
+var gateStatus = []string{"info", "warn", "warning", "error", "ok", "fail", "failed", "pass", "passed", "started",
+	"completed", "success", "debug", "note", "skipped", "hint", "notice"}
+
+// checkish marks a check checkWord does not: a formatter, a type or
+// static checker, an audit.
+var checkish = regexp.MustCompile(`(?i)\b(format|fmt|formatter|prettier|black|isort|gofmt|goimports|rustfmt|biome|stylelint|typecheck|type-check|types|dialyzer|golangci-lint|staticcheck|shellcheck|flake8|pylint|audit|coverage)\b`)
+
+// coverageGate is a test run's line saying the coverage it requires:
+// pct is the threshold, kind what it counts (lines, branches) when said.
+var coverageGate = []*regexp.Regexp{
+	// pytest-cov (reached or not: either way the run fails below it)
+	regexp.MustCompile(`Required test coverage of (?P<pct>\d+(?:\.\d+)?)% (?:not )?reached`),
+	// coverage.py's report --fail-under
+	regexp.MustCompile(`Coverage failure: total of [\d.]+ is less than fail-under=(?P<pct>\d+(?:\.\d+)?)`),
+	// jest
+	regexp.MustCompile(`coverage threshold for (?P<kind>\w+) \((?P<pct>\d+(?:\.\d+)?)%\) not met`),
+	// vitest, nyc and istanbul
+	regexp.MustCompile(`Coverage for (?P<kind>\w+) \([\d.]+%\) does not meet (?:global )?threshold \((?P<pct>\d+(?:\.\d+)?)%\)`),
+	// cargo tarpaulin
+	regexp.MustCompile(`Coverage is below the failure threshold [\d.]+% < (?P<pct>\d+(?:\.\d+)?)%`),
+	// simplecov
+	regexp.MustCompile(`(?:(?P<kind>Line|Branch) )?[Cc]overage \([\d.]+%\) is below the expected minimum coverage \((?P<pct>\d+(?:\.\d+)?)%\)`),
+	// go-test-coverage
+	regexp.MustCompile(`[Tt]otal (?:test )?coverage threshold \((?P<pct>\d+(?:\.\d+)?)%\) satisfied:\s*FAIL`),
+}
+
+// ownThreshold is a command that sets a coverage threshold itself.
+var ownThreshold = regexp.MustCompile(`(?i)fail[-_]under|threshold|min(?:imum)?[-_]coverage|--cov-min`)
+
+// branchColumn is coverage.py's report header when it counts branches.
+var branchColumn = regexp.MustCompile(`(?m)^Name\s+Stmts\s+Miss\s+Branch\s+BrPart\s+Cover`)
+
+// toolingCandidates proposes the session's commit gate and coverage
+// gate (see above), one memory each.
+func toolingCandidates(entries []index.MemEntry) []candidate {
+	type threshold struct{ kind, pct string }
+	var (
+		calls                 = map[string]index.MemEntry{}
+		checks                []string
+		gate                  string
+		noVerify              bool
+		gateUUIDs, covUUIDs   []string
+		thresholds            []threshold
+		covCmd                string
+		covBranches, covFound bool
+	)
+	for _, e := range entries {
+		if e.Sidechain {
+			continue
+		}
+		if _, ok := bashCall(e); ok {
+			calls[e.ToolUse] = e
+			continue
+		}
+		call, ok := calls[e.ToolUse]
+		if e.Role != "tool" || !ok || harnessError(e.Text) {
+			continue
+		}
+		sc, _ := bashCall(call)
+		out := strings.ReplaceAll(ansiMark.ReplaceAllString(e.Text, ""), `\n`, "\n")
+		if gitCommit.MatchString(sc.cmd) && (e.IsError || failedOutput(out)) && gateMark.MatchString(out) {
+			named := gateChecks(out)
+			if len(named) == 0 {
+				continue // a refusal naming no check (a protected branch, a message format)
+			}
+			added := false
+			for _, n := range named {
+				if !slices.ContainsFunc(checks, func(c string) bool { return strings.EqualFold(c, n) }) && len(checks) < 6 {
+					checks, added = append(checks, n), true
+				}
+			}
+			line, _, _ := strings.Cut(sc.cmd, "\n")
+			if strings.Contains(line, "--no-verify") && !noVerify {
+				noVerify, added = true, true
+			}
+			if gate == "" {
+				gate = gateName(out)
+			}
+			if added && len(gateUUIDs) < 4 {
+				gateUUIDs = append(gateUUIDs, call.UUID, e.UUID)
+			}
+			continue
+		}
+		if ownThreshold.MatchString(sc.cmd) {
+			continue
+		}
+		for _, re := range coverageGate {
+			for _, m := range re.FindAllStringSubmatch(out, -1) {
+				t := threshold{pct: m[re.SubexpIndex("pct")]}
+				if k := re.SubexpIndex("kind"); k >= 0 {
+					t.kind = strings.ToLower(m[k])
+				}
+				if i := slices.IndexFunc(thresholds, func(o threshold) bool { return o.kind == t.kind }); i >= 0 {
+					thresholds[i] = t // the latest said
+				} else {
+					thresholds = append(thresholds, t)
+				}
+				if !covFound {
+					covFound = true
+					covUUIDs = []string{call.UUID, e.UUID}
+					covCmd = shortCommand(sc.cmd)
+				}
+				covBranches = covBranches || branchColumn.MatchString(out)
+			}
+		}
+	}
+	var cs []candidate
+	if len(checks) > 0 {
+		content := "`git commit` is gated by a " + gate + " running " + joinList(checks) + ": it refuses the commit when one fails"
+		if noVerify {
+			content += ", and `--no-verify` does not bypass it"
+		}
+		content += "; run them before committing"
+		cs = append(cs, candidate{typ: Pattern, importance: 3, uuids: gateUUIDs, rule: "tool:commit-gate", tags: []string{"command"}, content: content})
+	}
+	if covFound {
+		var req []string
+		for _, t := range thresholds {
+			switch {
+			case t.kind != "":
+				req = append(req, t.pct+"% "+t.kind)
+			case covBranches:
+				req = append(req, t.pct+"% (total, branches counted)")
+			default:
+				req = append(req, t.pct+"% (total)")
+			}
+		}
+		run := "the test run"
+		if covCmd != "" {
+			run = "`" + covCmd + "`"
+		}
+		cs = append(cs, candidate{typ: Pattern, importance: 3, uuids: covUUIDs, rule: "tool:coverage-gate", tags: []string{"command"},
+			content: "The project requires test coverage of " + joinList(req) + ": " + run + " fails below it"})
+	}
+	return cs
+}
+
+// gateChecks are the checks a refused commit's output names (see the
+// shapes above), each once, as the output says them.
+func gateChecks(out string) []string {
+	var names []string
+	add := func(n string) {
+		n = strings.TrimSpace(n)
+		if n == "" || len(n) > 60 || !checkWord.MatchString(n) && !checkish.MatchString(n) ||
+			slices.ContainsFunc(names, func(o string) bool { return strings.EqualFold(o, n) }) {
+			return
+		}
+		names = append(names, n)
+	}
+	for _, m := range gateHookCmd.FindAllStringSubmatch(out, -1) {
+		add(m[1])
+	}
+	for _, re := range []*regexp.Regexp{gateHookID, gateHookLine, gateTask} {
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			add(m[1])
+		}
+	}
+	var hints []string
+	for _, m := range gateFixHint.FindAllStringSubmatch(out, -1) {
+		hints = append(hints, m[1])
+	}
+	for _, m := range gateSection.FindAllStringSubmatch(out, -1) {
+		w := strings.ToLower(strings.TrimSpace(m[1]))
+		if slices.Contains(gateStatus, w) {
+			continue
+		}
+		// "[FORMAT] … Run 'mix format' to fix": the command says it best
+		if i := slices.IndexFunc(hints, func(h string) bool { return strings.Contains(strings.ToLower(h), w) }); i >= 0 {
+			w = hints[i]
+		}
+		add(w)
+	}
+	return names
+}
+
+// gateName is what refused the commit, as its output calls it.
+func gateName(out string) string {
+	switch l := strings.ToLower(out); {
+	case strings.Contains(l, "commit-msg"):
+		return "commit-msg hook"
+	case strings.Contains(l, "pre-commit"), strings.Contains(l, "husky"), strings.Contains(l, "lint-staged"), strings.Contains(l, "lefthook"):
+		return "pre-commit check"
+	}
+	return "commit hook"
+}
+
+// shortCommand is cmd's first line after its setup (cd, source), when
+// it is short and plain enough to quote; "" otherwise.
+func shortCommand(cmd string) string {
+	c := strings.TrimSpace(afterSetup(cmd))
+	if strings.HasSuffix(c, ")") && !strings.Contains(c, "(") {
+		c = strings.TrimSpace(strings.TrimSuffix(c, ")"))
+	}
+	if c == "" || len(c) > 60 || strings.ContainsAny(c, "\n'\"`|;<>") {
+		return ""
+	}
+	return c
+}
