@@ -28,6 +28,13 @@ import (
 // gitCommit is a shell command that commits.
 var gitCommit = regexp.MustCompile(`(?:^|[\s;&|(])git\s+(?:-[Cc]\s+\S+\s+)*commit\b`)
 
+// commitCall reports a command that commits: one saying `git commit`,
+// or a git command the store shortened (its middle left out: a long `git
+// add <files> && git commit -m …` can lose the commit there).
+func commitCall(cmd string) bool {
+	return gitCommit.MatchString(cmd) || strings.Contains(cmd, " omitted] …\n") && strings.HasPrefix(afterSetup(cmd), "git ")
+}
+
 // gateMark is what a refused commit's output says when a hook or gate
 // refused it (not git itself: nothing to commit, no identity).
 var gateMark = regexp.MustCompile(`(?im)\bpre-commit\b|\bcommit-msg\b|\bhusky\b|\blint-staged\b|\blefthook\b|^- hook id:|hook error|blocked by (?:a )?hook`)
@@ -108,7 +115,7 @@ func toolingCandidates(entries []index.MemEntry) []candidate {
 		}
 		sc, _ := bashCall(call)
 		out := strings.ReplaceAll(ansiMark.ReplaceAllString(e.Text, ""), `\n`, "\n")
-		if gitCommit.MatchString(sc.cmd) && (e.IsError || failedOutput(out)) && gateMark.MatchString(out) {
+		if commitCall(sc.cmd) && (e.IsError || failedOutput(out)) && gateMark.MatchString(out) {
 			named := gateChecks(out)
 			if len(named) == 0 {
 				continue // a refusal naming no check (a protected branch, a message format)
@@ -156,11 +163,15 @@ func toolingCandidates(entries []index.MemEntry) []candidate {
 	}
 	var cs []candidate
 	if len(checks) > 0 {
-		content := "`git commit` is gated by a " + gate + " running " + joinList(checks) + ": it refuses the commit when one fails"
+		one, them := "one fails", "them"
+		if len(checks) == 1 {
+			one, them = "it fails", "it"
+		}
+		content := "`git commit` is gated by a " + gate + " running " + joinList(checks) + ": it refuses the commit when " + one
 		if noVerify {
 			content += ", and `--no-verify` does not bypass it"
 		}
-		content += "; run them before committing"
+		content += "; run " + them + " before committing"
 		cs = append(cs, candidate{typ: Pattern, importance: 3, uuids: gateUUIDs, rule: "tool:commit-gate", tags: []string{"command"}, content: content})
 	}
 	if covFound {

@@ -52,6 +52,12 @@ func TestCommitGate(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 
+	// A long command the store shortened can lose its `git commit`.
+	cut := "git add lib/a.ex lib/b.ex\n… [435 B omitted] …\nCo-Authored-By: Claude\nEOF\n)\""
+	if got := toolingRules(toolingSession(cut, `Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.\nRun 'mix format' to fix.`, true)); len(got) != 1 {
+		t.Errorf("a shortened commit: got %q", got)
+	}
+
 	for name, c := range map[string]struct{ out, want string }{
 		"pre-commit framework": {
 			"Exit code 1\n[INFO] Initializing environment for https://github.com/astral-sh/ruff-pre-commit.\n" +
