@@ -138,8 +138,8 @@ func toolingCandidates(entries []index.MemEntry) []candidate {
 			}
 			continue
 		}
-		if ownThreshold.MatchString(sc.cmd) {
-			continue
+		if ownThreshold.MatchString(sc.cmd) || commandKey(sc.cmd) == "" {
+			continue // the command's own threshold, or a file or log read (cat, grep)
 		}
 		for _, re := range coverageGate {
 			for _, m := range re.FindAllStringSubmatch(out, -1) {

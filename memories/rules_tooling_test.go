@@ -140,14 +140,16 @@ func TestCoverageGate(t *testing.T) {
 	}
 }
 
-// Not a coverage gate: a report with no threshold, and a threshold the
-// command set itself (the session's choice, not the project's).
+// Not a coverage gate: a report with no threshold, a threshold the
+// command set itself (the session's choice, not the project's), a log
+// read with grep.
 func TestCoverageGateNearMisses(t *testing.T) {
 	report := "Name    Stmts   Miss  Cover\n-------------------------\nTOTAL     190     53    70%\n============ 40 passed in 3.03s ============"
 	for name, es := range map[string][]index.MemEntry{
 		"no threshold": toolingSession("pytest --cov=pkg --cov-report=term-missing", report, false),
 		"own threshold": toolingSession("(source .venv/bin/activate && pytest --cov-fail-under=99)",
 			report+"\nFAIL Required test coverage of 99% not reached. Total coverage: 98.82%", false),
+		"a log read": toolingSession("grep -n Required ci.log", "12:FAIL Required test coverage of 90% not reached. Total coverage: 88.00%", false),
 		"own jest threshold": toolingSession(`npx jest --coverage --coverageThreshold='{"global":{"lines":90}}'`,
 			"Jest: \"global\" coverage threshold for lines (90%) not met: 75.5%", true),
 	} {
