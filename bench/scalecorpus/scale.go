@@ -210,19 +210,7 @@ func universalNewlines(b []byte) []byte {
 // writeAll writes the plan's files, a copy at a time per worker (one uuid
 // cache per copy), Jobs workers at once.
 func writeAll(o Options, plan []task) error {
-	jobs := o.Jobs
-	if jobs < 1 {
-		jobs = 1
-	}
-	var groups [][]task
-	for i := 0; i < len(plan); {
-		j := i
-		for j < len(plan) && plan[j].k == plan[i].k {
-			j++
-		}
-		groups = append(groups, plan[i:j])
-		i = j
-	}
+	jobs := max(o.Jobs, 1)
 	ch := make(chan []task)
 	errs := make(chan error, jobs)
 	var wg sync.WaitGroup
@@ -233,41 +221,71 @@ func writeAll(o Options, plan []task) error {
 			defer wg.Done()
 			var buf []byte
 			for g := range ch {
-				k := g[0].k
-				ns := uuid5(urlNamespace, o.Seed+"/"+itoa(k))
-				suffix := fmt.Sprintf("-bench%03d", k%o.Projects)
-				cache := map[string][36]byte{}
-				for _, t := range g {
-					var err error
-					buf, _, err = transform(buf[:0], t.f.text, ns, k, suffix, cache)
-					if err == nil && int64(len(buf)) != t.size {
-						err = fmt.Errorf("wrote %d bytes, planned %d", len(buf), t.size)
+				var err error
+				if buf, err = writeCopy(o, g, buf, &mkdirMu); err != nil {
+					errs <- err
+					for range ch { //nolint:revive // drain so the sender ends
 					}
-					if err == nil {
-						mkdirMu.Lock()
-						err = os.MkdirAll(filepath.Dir(t.out), 0o777)
-						mkdirMu.Unlock()
-					}
-					if err == nil {
-						err = os.WriteFile(t.out, buf, 0o666)
-					}
-					if err != nil {
-						errs <- fmt.Errorf("copy %d of %s -> %s: %w", k, t.f.path, t.out, err)
-						for range ch { //nolint:revive // drain so the sender ends
-						}
-						return
-					}
+					return
 				}
 			}
 		}()
 	}
-	for _, g := range groups {
+	for _, g := range copyGroups(plan) {
 		ch <- g
 	}
 	close(ch)
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+// copyGroups cuts the plan into its runs of tasks of one copy.
+func copyGroups(plan []task) [][]task {
+	var groups [][]task
+	for i := 0; i < len(plan); {
+		j := i
+		for j < len(plan) && plan[j].k == plan[i].k {
+			j++
+		}
+		groups = append(groups, plan[i:j])
+		i = j
+	}
+	return groups
+}
+
+// writeCopy writes the files of one copy, transformed in buf (returned
+// for the next copy); mkdirMu guards the folders the workers make.
+func writeCopy(o Options, g []task, buf []byte, mkdirMu *sync.Mutex) ([]byte, error) {
+	k := g[0].k
+	ns := uuid5(urlNamespace, o.Seed+"/"+itoa(k))
+	suffix := fmt.Sprintf("-bench%03d", k%o.Projects)
+	cache := map[string][36]byte{}
+	for _, t := range g {
+		var err error
+		buf, _, err = transform(buf[:0], t.f.text, ns, k, suffix, cache)
+		if err == nil {
+			err = writeTask(t, buf, mkdirMu)
+		}
+		if err != nil {
+			return buf, fmt.Errorf("copy %d of %s -> %s: %w", k, t.f.path, t.out, err)
+		}
+	}
+	return buf, nil
+}
+
+// writeTask writes one transformed file, which must be the planned size.
+func writeTask(t task, buf []byte, mkdirMu *sync.Mutex) error {
+	if int64(len(buf)) != t.size {
+		return fmt.Errorf("wrote %d bytes, planned %d", len(buf), t.size)
+	}
+	mkdirMu.Lock()
+	err := os.MkdirAll(filepath.Dir(t.out), 0o777)
+	mkdirMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(t.out, buf, 0o666)
 }
 
 var urlNamespace = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
