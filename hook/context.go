@@ -16,7 +16,7 @@ import (
 // its latest session summaries, within hooks.session_start_tokens.
 func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	max := h.cfg.Hooks.SessionStartTokens
-	if max <= 0 && (h.in.Source != "compact" || h.env.Memories == nil) {
+	if max <= 0 && !h.resetsAfterCompact() {
 		return nil, nil
 	}
 	trace("start")
@@ -36,39 +36,53 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	project := h.project()
 	h.recordCWD(ctx, st)
 	b := &budget{max: max}
-	head := briefMarker + h.in.SessionID
-	if project != "" {
-		head += " · project " + oneLine(project, 200)
-	}
-	b.add(head)
+	b.add(h.briefHead(project))
 	if given, fork := h.givenBefore(); given {
 		return nil, nil
 	} else if fork {
 		// A fork: only its new id is news.
-		text := b.String()
-		h.res.Tokens = Tokens(text)
-		return output(SessionStart, text)
+		return h.answer(SessionStart, b, nil)
 	}
 	brief, mem, err := h.brief(ctx, st, project)
 	if err != nil {
 		return nil, err
 	}
 	injected := h.fill(ctx, st, b, brief, project)
-	if mem != nil && len(injected) > 0 {
-		if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
-			h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
-		}
-	}
+	h.recordBrief(ctx, mem, injected)
 	trace("injection recorded")
-	text := b.String()
-	h.res.Injected, h.res.Tokens = injected, Tokens(text)
-	return output(SessionStart, text)
+	return h.answer(SessionStart, b, injected)
+}
+
+// recordBrief records that the session is given the brief's memories; a
+// failure is logged, and the brief given all the same.
+func (h *handler) recordBrief(ctx context.Context, mem Memories, injected []string) {
+	if mem == nil || len(injected) == 0 {
+		return
+	}
+	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
+		h.env.Log.Printf("%s: recording injected memories: %v", h.in.Event, err)
+	}
+}
+
+// briefHead is the brief's first line: the session id and the project.
+func (h *handler) briefHead(project string) string {
+	head := briefMarker + h.in.SessionID
+	if project != "" {
+		head += " · project " + oneLine(project, 200)
+	}
+	return head
+}
+
+// resetsAfterCompact reports whether the session was compacted and has
+// memories whose record of what it was given must be reset.
+func (h *handler) resetsAfterCompact() bool {
+	return h.in.Source == "compact" && h.env.Memories != nil
 }
 
 // resetAfterCompact forgets what a compacted session was given: the model
 // lost it with the compaction, so it may be given again.
 func (h *handler) resetAfterCompact(ctx context.Context, st *index.Store) {
-	if h.in.Source != "compact" || h.env.Memories == nil {
+	if !h.resetsAfterCompact() {
 		return
 	}
 	if err := h.env.Memories(st, h.cfg).ResetInjected(ctx, h.in.SessionID); err != nil {

@@ -233,7 +233,7 @@ func readEvent(env *Env, res *Result) (Input, bool) {
 		env.OnEvent(in.Event)
 	}
 	env.Log.Prefix = ""
-	if looksLikeUUID(in.SessionID) {
+	if transcripts.IsUUID(in.SessionID) {
 		env.Log.Prefix = "session=" + shortID(in.SessionID) + " "
 	}
 	return in, true
@@ -347,37 +347,43 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 // (up to MaxInput) so the error can show it.
 func readInput(r io.Reader) ([]byte, error) {
 	br := bufio.NewReader(io.LimitReader(newIdleReader(r, InputIdle), MaxInput+1))
+	c, err := peekNonSpace(br)
+	switch {
+	case err == io.EOF:
+		return nil, nil // empty: ParseInput says so
+	case errors.Is(err, errInputIdle):
+		return nil, fmt.Errorf("stdin stayed open with nothing on it for %s (expected the hook JSON)", InputIdle)
+	case err != nil:
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	case c != '{':
+		b, _ := io.ReadAll(br)
+		return b, nil
+	}
+	var raw json.RawMessage
+	if err := json.NewDecoder(br).Decode(&raw); err != nil {
+		if errors.Is(err, errInputIdle) {
+			return nil, fmt.Errorf("stdin stayed open without a complete JSON object for %s: answered without it", InputIdle)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
+		}
+		return nil, fmt.Errorf("stdin is not valid JSON: %w", err)
+	}
+	return raw, nil
+}
+
+// peekNonSpace skips JSON white space and returns the next byte, left
+// unread.
+func peekNonSpace(br *bufio.Reader) (byte, error) {
 	for {
 		c, err := br.ReadByte()
-		if err == io.EOF {
-			return nil, nil // empty: ParseInput says so
-		}
-		if errors.Is(err, errInputIdle) {
-			return nil, fmt.Errorf("stdin stayed open with nothing on it for %s (expected the hook JSON)", InputIdle)
-		}
 		if err != nil {
-			return nil, fmt.Errorf("reading stdin: %w", err)
+			return 0, err
 		}
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			continue
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			_ = br.UnreadByte()
+			return c, nil
 		}
-		_ = br.UnreadByte()
-		if c != '{' {
-			b, _ := io.ReadAll(br)
-			return b, nil
-		}
-		var raw json.RawMessage
-		dec := json.NewDecoder(br)
-		if err := dec.Decode(&raw); err != nil {
-			if errors.Is(err, errInputIdle) {
-				return nil, fmt.Errorf("stdin stayed open without a complete JSON object for %s: answered without it", InputIdle)
-			}
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
-			}
-			return nil, fmt.Errorf("stdin is not valid JSON: %w", err)
-		}
-		return raw, nil
 	}
 }
 
@@ -392,25 +398,6 @@ func knownEvent(e string) string {
 		return e
 	}
 	return "unknown-event"
-}
-
-// looksLikeUUID reports whether s is shaped like a Claude Code session id
-// (8-4-4-4-12 hex digits): only such an id is shown in the log.
-func looksLikeUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // plainName quotes a name from the hook input when it is a plain name

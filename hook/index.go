@@ -62,12 +62,20 @@ func (h *handler) index(ctx context.Context) error {
 	if err != nil {
 		return h.indexFailed(err)
 	}
+	h.indexed(ctx, a, run)
+	return nil
+}
+
+// indexed does what follows a sync: records the extraction, notes the
+// session as recent, scores memory use, and hands the session's summary
+// to a detached process after SessionEnd and PreCompact.
+func (h *handler) indexed(ctx context.Context, a *app.App, run app.IndexResult) {
 	h.extracted(run)
 	if run.Sync.Sessions > 0 {
 		h.logUnlessBusy("noting the session", noteRecent(ctx, a.Store, h.project(), h.in.SessionID))
 	}
 	if h.env.Memories == nil {
-		return nil
+		return
 	}
 	trace("session noted")
 	h.scoreUsage(ctx, h.env.Memories(a.Store, h.cfg))
@@ -75,7 +83,6 @@ func (h *handler) index(ctx context.Context) error {
 		// The session's summary reads all of it: not inside the hook.
 		h.res.Spawned = h.spawn("summary", h.in.SessionID) || h.res.Spawned
 	}
-	return nil
 }
 
 // indexFailed says what a failed sync means: a busy store or a deadline
@@ -235,35 +242,47 @@ func Background(ctx context.Context, env Env, what, session string) error {
 		mem := env.Memories(st, cfg)
 		switch what {
 		case "extract":
-			eo := memories.ExtractOptions{MaxEntries: app.ExtractMax}
-			if a.Memories.Model().Policy().WholeSession {
-				// Every new turn: Claude reads the newest claude.max_input
-				// characters, the built-in rules the rest.
-				eo.MaxEntries = 0
-			}
-			r, err := a.Memories.Curator.ExtractSession(ctx, session, eo)
-			n := r.Added()
-			if r.Notice != "" {
-				env.Log.Printf("extract %s: %s", shortID(session), r.Notice)
-			}
-			if err != nil {
-				env.Log.Printf("extract %s: %v", shortID(session), err)
-			} else {
-				env.Log.Printf("extract %s: %d memories proposed by the %s extractor", shortID(session), n, r.Extractor)
-			}
+			backgroundExtract(ctx, env, a, session)
 		case "summary":
 			if err := mem.StoreSummary(ctx, session); err != nil {
 				env.Log.Printf("summary %s: %v", shortID(session), err)
 			}
 		}
 	}
+	drainFTS(ctx, env, st)
+	return nil
+}
+
+// backgroundExtract extracts a session's new memories and logs what came
+// of it.
+func backgroundExtract(ctx context.Context, env Env, a *app.App, session string) {
+	eo := memories.ExtractOptions{MaxEntries: app.ExtractMax}
+	if a.Memories.Model().Policy().WholeSession {
+		// Every new turn: Claude reads the newest claude.max_input
+		// characters, the built-in rules the rest.
+		eo.MaxEntries = 0
+	}
+	r, err := a.Memories.Curator.ExtractSession(ctx, session, eo)
+	n := r.Added()
+	if r.Notice != "" {
+		env.Log.Printf("extract %s: %s", shortID(session), r.Notice)
+	}
+	if err != nil {
+		env.Log.Printf("extract %s: %v", shortID(session), err)
+	} else {
+		env.Log.Printf("extract %s: %d memories proposed by the %s extractor", shortID(session), n, r.Extractor)
+	}
+}
+
+// drainFTS brings the full-text index up to date when it is free; when
+// it is busy, the documents stay queued.
+func drainFTS(ctx context.Context, env Env, st *index.Store) {
 	ix, err := st.Derived().OpenFTS(2 * time.Second)
 	if err != nil {
-		return nil // busy: the documents stay queued
+		return
 	}
 	defer ix.Close()
 	if _, err := st.Derived().DrainFTS(ctx, ix, nil); err != nil {
 		env.Log.Printf("full-text index: %v", err)
 	}
-	return nil
 }

@@ -36,6 +36,11 @@ func (h *handler) inject(ctx context.Context, mem Memories, event string, b *bud
 	if err := mem.RecordInjection(ctx, h.in.SessionID, h.in.Event, injected); err != nil {
 		return nil, fmt.Errorf("recording injected memories: %w", err)
 	}
+	return h.answer(event, b, injected)
+}
+
+// answer answers event with b's text, which holds the memories injected.
+func (h *handler) answer(event string, b *budget, injected []string) ([]byte, error) {
 	text := b.String()
 	h.res.Injected, h.res.Tokens = injected, Tokens(text)
 	return output(event, text)
