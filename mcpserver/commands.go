@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -50,20 +51,29 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 	if err := s.needMemories(); err != nil {
 		return nil, out, err
 	}
-	sid := strings.TrimSpace(in.SessionID)
-	if sid == "" {
-		sid = s.o.SessionID
-	}
+	sid := cmp.Or(strings.TrimSpace(in.SessionID), s.o.SessionID)
 	if sid == "" {
 		return nil, out, toolError("no session_id given and the current session is unknown: pass the session id /summarize names (or the one in cairn's context at session start)")
 	}
 	if strings.TrimSpace(in.Summary) == "" {
 		return nil, out, toolError("summary is empty: pass the summary's Markdown")
 	}
-	if err := s.draftInScope(ctx, sid); err != nil {
+	d, err := s.addDraft(ctx, sid, in.Summary)
+	if err != nil {
 		return nil, out, err
 	}
-	d, err := s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary)
+	out = SaveSummaryOut{DraftID: d.ID, SessionID: d.SessionID, Status: d.Status,
+		Message: "Saved as draft " + d.ID + "; it awaits the user's review (run `cairn`, or `cairn drafts list`)."}
+	return nil, out, nil
+}
+
+// addDraft files a session's summary as a draft, when the session is in
+// scope.
+func (s *Server) addDraft(ctx context.Context, sid, summary string) (*memories.Draft, error) {
+	if err := s.draftInScope(ctx, sid); err != nil {
+		return nil, err
+	}
+	d, err := s.o.Memories.Drafts.AddDraft(ctx, sid, summary)
 	// A session that started moments ago: read its transcript now, and
 	// again for a little while, as Claude Code may not have written its
 	// first lines yet when the command's tool call comes (seen once in the
@@ -71,28 +81,31 @@ func (s *Server) saveSummary(ctx context.Context, _ *mcp.CallToolRequest, in Sav
 	for wait := 250 * time.Millisecond; errors.Is(err, memories.ErrNotFound) && wait <= time.Second; wait *= 2 {
 		s.syncNow(ctx)
 		if err := s.draftInScope(ctx, sid); err != nil {
-			return nil, out, err
+			return nil, err
 		}
-		if d, err = s.o.Memories.Drafts.AddDraft(ctx, sid, in.Summary); !errors.Is(err, memories.ErrNotFound) {
+		if d, err = s.o.Memories.Drafts.AddDraft(ctx, sid, summary); !errors.Is(err, memories.ErrNotFound) {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return nil, out, ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
+	return d, draftError(sid, err)
+}
+
+// draftError is what the tool says of a draft not stored (nil when it was).
+func draftError(sid string, err error) error {
 	switch {
 	case errors.Is(err, memories.ErrNotFound):
-		return nil, out, toolError("session %s is not in cairn's index yet (its transcript was not found): try again in a moment, or check the id", sid)
+		return toolError("session %s is not in cairn's index yet (its transcript was not found): try again in a moment, or check the id", sid)
 	case errors.Is(err, memories.ErrBadDraft):
-		return nil, out, toolError("%v", err)
+		return toolError("%v", err)
 	case err != nil:
-		return nil, out, toolError("storing the summary failed: %v", err)
+		return toolError("storing the summary failed: %v", err)
 	}
-	out = SaveSummaryOut{DraftID: d.ID, SessionID: d.SessionID, Status: d.Status,
-		Message: "Saved as draft " + d.ID + "; it awaits the user's review (run `cairn`, or `cairn drafts list`)."}
-	return nil, out, nil
+	return nil
 }
 
 // draftInScope refuses a summary of another project's session (see
