@@ -143,20 +143,35 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	return res, err
 }
 
+// lockGrace is how long lockSync waits for a held sync lock before it
+// says another sync is running. A sync killed (kill -9) while it starts a
+// git child leaves that child, between its fork and its exec, a copy of
+// every descriptor, the lock's too (close-on-exec closes it only at the
+// exec): the lock outlives the killed sync by that moment, milliseconds
+// on a busy machine, and a sync started right after the kill would
+// otherwise be refused. No child keeps it past its exec.
+const lockGrace = 2 * time.Second
+
 // lockSync takes the data directory's sync lock, or says who holds it.
 func lockSync(dataDir string) (unlock func() error, err error) {
 	if err := os.MkdirAll(Dir(dataDir), 0o700); err != nil {
 		return nil, index.WritableError(dataDir, err)
 	}
 	lk := flock.New(lockPath(dataDir))
-	ok, err := lk.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", lockPath(dataDir), err)
+	deadline := time.Now().Add(lockGrace)
+	for {
+		ok, err := lk.TryLock()
+		if err != nil {
+			return nil, fmt.Errorf("locking %s: %w", lockPath(dataDir), err)
+		}
+		if ok {
+			return lk.Unlock, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("another `cairn remote sync` is running (it holds %s): wait for it to finish", lockPath(dataDir))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if !ok {
-		return nil, fmt.Errorf("another `cairn remote sync` is running (it holds %s): wait for it to finish", lockPath(dataDir))
-	}
-	return lk.Unlock, nil
 }
 
 // indexFirst reads this machine's new transcripts before a sync that
