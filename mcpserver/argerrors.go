@@ -71,28 +71,33 @@ func (s *Server) outOfRange(tool string, raw json.RawMessage) string {
 func boundMessage(name string, prop *jsonschema.Schema, v any) string {
 	switch x := v.(type) {
 	case float64:
-		lo, hi := prop.Minimum, prop.Maximum
-		if (lo == nil || x >= *lo) && (hi == nil || x <= *hi) {
-			return ""
-		}
-		what := "a number"
-		if prop.Type == "integer" {
-			what = "a whole number"
-		}
-		switch {
-		case lo != nil && hi != nil:
-			return fmt.Sprintf("%s is %s, out of range: pass %s from %s to %s.", name, num(x), what, num(*lo), num(*hi))
-		case lo != nil:
-			return fmt.Sprintf("%s is %s, too small: pass %s of at least %s.", name, num(x), what, num(*lo))
-		default:
-			return fmt.Sprintf("%s is %s, too large: pass %s of at most %s.", name, num(x), what, num(*hi))
-		}
+		return rangeMessage(name, prop, x)
 	case []any:
 		if prop.MaxItems != nil && len(x) > *prop.MaxItems {
 			return fmt.Sprintf("%s has %d items: pass at most %d.", name, len(x), *prop.MaxItems)
 		}
 	}
 	return ""
+}
+
+// rangeMessage says how x falls outside prop's minimum and maximum, or "".
+func rangeMessage(name string, prop *jsonschema.Schema, x float64) string {
+	lo, hi := prop.Minimum, prop.Maximum
+	if (lo == nil || x >= *lo) && (hi == nil || x <= *hi) {
+		return ""
+	}
+	what := "a number"
+	if prop.Type == "integer" {
+		what = "a whole number"
+	}
+	switch {
+	case lo != nil && hi != nil:
+		return fmt.Sprintf("%s is %s, out of range: pass %s from %s to %s.", name, num(x), what, num(*lo), num(*hi))
+	case lo != nil:
+		return fmt.Sprintf("%s is %s, too small: pass %s of at least %s.", name, num(x), what, num(*lo))
+	default:
+		return fmt.Sprintf("%s is %s, too large: pass %s of at most %s.", name, num(x), what, num(*hi))
+	}
 }
 
 // num prints a number as a person would: 9, 2.5, 1000000.

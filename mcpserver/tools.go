@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -60,14 +61,9 @@ type RecallOut struct {
 
 func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn) (*mcp.CallToolResult, RecallOut, error) {
 	out := RecallOut{Results: []RecallResult{}}
-	queries := []string{strings.TrimSpace(in.Query)}
+	queries := recallQueries(in)
 	if queries[0] == "" {
 		return nil, out, toolError("query is empty: pass the words or topic to look for")
-	}
-	for _, a := range in.Alternatives {
-		if a = strings.TrimSpace(a); a != "" && len(queries) <= maxAlternatives {
-			queries = append(queries, a)
-		}
 	}
 	s.syncMaybe(ctx)
 	projects, err := s.resolveProjects(ctx, in.Project)
@@ -90,24 +86,37 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	out.Mode = mode
 	sums := s.storedSummaries(ctx)
 	for _, r := range found {
-		summary := r.Title
-		if sm := sums[r.SessionID]; sm != "" {
-			summary = sm
-		}
 		out.Results = append(out.Results, RecallResult{
-			SessionID: r.SessionID, Project: r.Project, Summary: clip(summary, maxSummaryChars),
+			SessionID: r.SessionID, Project: r.Project, Summary: clip(cmp.Or(sums[r.SessionID], r.Title), maxSummaryChars),
 			Timestamp: rfc3339(r.Timestamp), Relevance: r.Relevance,
 			Excerpt: clip(r.Snippet, maxExcerptChars), EntryUUID: r.UUID, Match: r.Match, Machine: r.Machine,
 		})
 	}
 	if len(out.Results) == 0 {
-		out.Suggestion = "No matches by words or meaning; try other words or identifiers, pass rephrasings in alternatives"
-		if len(projects) > 0 {
-			out.Suggestion += ", drop the project filter"
-		}
-		out.Suggestion += ", or use memory_timeline to browse recent sessions."
+		out.Suggestion = noRecallSuggestion(len(projects) > 0)
 	}
 	return nil, out, nil
+}
+
+// recallQueries are the query and up to maxAlternatives rephrasings, each
+// trimmed; empty alternatives are dropped.
+func recallQueries(in RecallIn) []string {
+	queries := []string{strings.TrimSpace(in.Query)}
+	for _, a := range in.Alternatives {
+		if a = strings.TrimSpace(a); a != "" && len(queries) <= maxAlternatives {
+			queries = append(queries, a)
+		}
+	}
+	return queries
+}
+
+// noRecallSuggestion is what to try when recall found nothing.
+func noRecallSuggestion(filtered bool) string {
+	s := "No matches by words or meaning; try other words or identifiers, pass rephrasings in alternatives"
+	if filtered {
+		s += ", drop the project filter"
+	}
+	return s + ", or use memory_timeline to browse recent sessions."
 }
 
 // resolveProjects turns a project argument into stored project paths by
