@@ -3,6 +3,7 @@ package memories
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/index"
@@ -10,37 +11,87 @@ import (
 	json "github.com/go-json-experiment/json"
 )
 
-// commandCandidates finds shell commands that worked after the same
-// command failed for how it was called: the working form, said once for
-// every branch, path and id (instance-specific words normalised), with the
-// error it avoids. A retry that only changed a path or dropped an option
-// teaches nothing.
+// A command that worked after the same command failed for how or where
+// it was run is a lesson the next session can use: the working form,
+// said once for every branch, path and id (instance-specific words
+// normalised), with the error it avoids — "`WORKING` works where
+// `FAILED` fails (ERROR LINE)". Claude retries constantly, and most
+// retries teach nothing (a typo, another file, a test that passes
+// because the code changed), so a pair counts only when
+//
+//   - the failure is the invocation's, not the code's (invocationError:
+//     a program not found, a file not found from the wrong folder, an
+//     unknown option, the shell's own errors);
+//   - the working call comes soon after it (retryWindow calls), in the
+//     same thread, with no edit of a file between them: a call that
+//     works after an edit is a fix of the code, not of the command;
+//   - the working call reaches the same goal in one of these shapes
+//     (retryShape): it adds options; it adds setup before the same
+//     program (`cd assets &&`, `source .venv/bin/activate &&`, an
+//     environment variable, a step such as an install); it wraps the
+//     same first command in `bash -c '…'` (the Bash tool's shell may be
+//     zsh); or, when the failed program was not found, it runs the same
+//     arguments through another program or a runner (`uv run pytest`
+//     after `pytest: command not found`, `python3` after `python`);
+//   - the error does not itself say what to run: git's "has no upstream
+//     branch" prints the `git push --set-upstream …` that works, mix
+//     says "Run 'mix format'", Ubuntu's command-not-found names the
+//     package. What the tool prints every time it fails needs no
+//     memory (two readers judged the set-upstream lesson marginal), so
+//     the rule drops every lesson whose added words the error already
+//     holds, rather than knowing git's advice in particular.
+//
+// A retry that only changed a path or dropped an option teaches nothing.
+
+// retryWindow is how many Bash calls after a failure its fix may come.
+const retryWindow = 5
+
+// retries is the state of one thread's pass: the failures still waiting
+// for the call that fixes them, and how many Bash calls the thread made.
+type retries struct {
+	pending []shellCall
+	ran     int
+}
+
+// commandCandidates finds the commands of entries that worked after the
+// same command failed for how it was called.
 func commandCandidates(entries []index.MemEntry) []candidate {
-	calls := map[string]shellCall{}  // tool_use id -> call
-	failed := map[string]shellCall{} // command key -> the first call that failed
+	calls := map[string]shellCall{} // tool_use id -> call
+	threads := map[bool]*retries{false: {}, true: {}}
+	said := map[string]bool{}
 	var out []candidate
 	for _, e := range entries {
+		t := threads[e.Sidechain]
 		if c, ok := bashCall(e); ok {
+			t.ran++
+			c.n = t.ran
 			calls[e.ToolUse] = c
 			continue
 		}
-		c, ok := answeredCall(e, calls)
-		if !ok {
+		if editsFiles(e) {
+			t.pending = nil // what works from now on may work because of the edit
 			continue
 		}
-		if invocationFailed(e) {
-			if _, seen := failed[c.key]; !seen {
-				c.out = e.Text
-				failed[c.key] = c
-			}
+		c, ok := calls[e.ToolUse]
+		if !ok || e.Role != "tool" {
 			continue
 		}
-		f, ok := failed[c.key]
-		if !ok || f.cmd == c.cmd || len(c.cmd) > 300 {
+		failed := invocationFailed(e)
+		if !failed && writes(c.cmd) {
+			t.pending = nil // as an edit
 			continue
 		}
-		delete(failed, c.key)
-		if content, ok := commandLesson(f, c); ok {
+		if c.key = invocationKey(c.cmd); c.key == "" {
+			continue // a command too common to be worth remembering
+		}
+		if failed {
+			c.out = e.Text
+			t.pending = append(t.pending, c)
+			continue
+		}
+		content, f, ok := t.fixedBy(c)
+		if ok && !said[content] {
+			said[content] = true
 			out = append(out, candidate{typ: Pattern, importance: 2, rule: "command-after-failure",
 				content: content, uuids: []string{f.uuid, c.uuid, e.UUID}, tags: []string{"command"}})
 		}
@@ -48,33 +99,317 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 	return out
 }
 
+// fixedBy reads call c, which worked: the lesson it teaches about the
+// latest failure it fixes, if any. The failures it resolves — the same
+// command run again, another run of the same program, a fix — stop
+// waiting; so do those too old for it.
+func (t *retries) fixedBy(c shellCall) (string, shellCall, bool) {
+	var content string
+	var fixed shellCall
+	keep := t.pending[:0]
+	for i := len(t.pending) - 1; i >= 0; i-- {
+		f := t.pending[i]
+		if c.n-f.n > retryWindow {
+			continue
+		}
+		if content == "" {
+			if l, ok := commandLesson(f, c); ok {
+				content, fixed = l, f
+				continue
+			}
+		}
+		if f.cmd == c.cmd || f.key != "" && f.key == c.key {
+			continue
+		}
+		keep = append(keep, f)
+	}
+	slices.Reverse(keep)
+	t.pending = keep
+	return content, fixed, content != ""
+}
+
+// editsFiles reports a call of a tool that writes files.
+func editsFiles(e index.MemEntry) bool {
+	return e.Role == "assistant" && e.ToolUse != "" && slices.Contains(editTools, e.ToolName)
+}
+
+// writesFile is a shell command writing a file of the project: an
+// in-place edit or output redirected to a file (not to /dev/null or a
+// stream).
+var (
+	writesFile = lazyRE(`\bsed\s+(-\S+\s+)*-i|\bperl\s+-\S*i|\btee\s+[^-|]|(^|[^0-9&>=-])>>?\s*[^\s&>]`)
+	devNull    = lazyRE(`[0-9&]?>>?\s*(/dev/null|&[0-9])`)
+	quoted     = lazyRE(`'[^']*'|"(\\.|[^"\\])*"`)
+)
+
+// writes reports whether shell command cmd writes a file (quoted text,
+// a script's comparisons, left out).
+func writes(cmd string) bool {
+	return writesFile.MatchString(devNull.ReplaceAllString(quoted.ReplaceAllString(cmd, `""`), ""))
+}
+
 // commandLesson is the memory of worked after failed: "`git push
-// --set-upstream origin <branch>` works where `git push` fails (fatal: …)".
-// None when the working command adds no option (a changed path, a dropped
-// flag: a retry, not a lesson).
+// --set-upstream origin <branch>` works where `git push` fails (fatal: …)",
+// or none when worked is not failed fixed (retryShape).
 func commandLesson(failed, worked shellCall) (string, bool) {
 	inst := map[string]string{}
-	fw, ww := normCommand(failed.cmd, inst), normCommand(worked.cmd, inst)
-	setup := addedSetup(failed.cmd, worked.cmd)
-	if fw == ww && setup == "" || !sameProgram(fw, ww) {
+	f, w := parseInvocation(failed.cmd, inst), parseInvocation(worked.cmd, inst)
+	ww, fw, ok := retryShape(f, w, failed.out)
+	if !ok {
 		return "", false
 	}
-	if setup == "" && (!addsOption(fw, ww) || sameButPaths(fw, ww)) {
+	msg := "`" + ww + "` works where `" + cut(fw, 120) + "` fails"
+	line := errorLine(failed.out, inst)
+	if line != "" {
+		msg += " (" + line + ")"
+	}
+	if w.wrapper != "" && zshError.MatchString(line) {
+		msg = "The Bash tool's shell is zsh: " + msg
+	}
+	return msg, true
+}
+
+// zshError is an error line in zsh's words: Claude Code evaluates a
+// command in the user's shell, and zsh names the place "(eval):1:"
+// where bash says "/bin/bash: line 1:".
+var zshError = lazyRE(`^(\(eval\):|zsh:)`)
+
+// retryShape is how invocation w reaches what f failed to (its error in
+// out), said as the two commands to write in the lesson, if it does in
+// one of the shapes a command lesson has: the same first command in a
+// shell of its own, another program for the one not found, setup
+// before the same program or added options.
+func retryShape(f, w invocation, out string) (worked, failed string, ok bool) {
+	if len(f.segs) == 0 || len(w.segs) == 0 {
+		return "", "", false
+	}
+	if worked, failed, ok := wrapped(f, w, out); ok {
+		return worked, failed, true
+	}
+	fj := f.core()
+	if fj < 0 || trivialCommand(f.segs[fj]) {
+		return "", "", false
+	}
+	if worked, ok := replacedProgram(f.segs[fj], w, out); ok {
+		return worked, f.segs[fj], true
+	}
+	worked, ok = setupOrOptions(f, fj, w, out)
+	return worked, f.segs[fj], ok
+}
+
+// wrapped is the lesson of w running f's first command in a shell of its
+// own (`bash -c '…'`) where f, run in the Bash tool's shell, failed.
+func wrapped(f, w invocation, out string) (worked, failed string, ok bool) {
+	if w.wrapper == "" || f.wrapper != "" || f.segs[0] != w.segs[0] || isCd(f.segs[0]) || strings.Contains(out, w.wrapper) {
+		return "", "", false
+	}
+	more := ""
+	if len(w.segs) > 1 {
+		more = "; …"
+	}
+	failed = cut(f.segs[0], 100)
+	if len(f.segs) > 1 {
+		failed += " && …"
+	}
+	return w.wrapper + " '" + cut(w.segs[0], 100) + more + "'", failed, true
+}
+
+// notFound is a shell's word that the program it was asked to run does
+// not exist: zsh's "command not found: tree", bash's "pytest: command
+// not found", sh's "pytest: not found".
+var notFound = []*lazyRegexp{lazyRE(`command not found:\s*(\S+)`), lazyRE(`(\S+):\s+(?:command )?not found`)}
+
+// missingProgram is the program out says was not found, if any.
+func missingProgram(out string) string {
+	for _, re := range notFound {
+		if m := re.FindStringSubmatch(out); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// replacedProgram is the lesson of w running, where f's program (of its
+// command fcmd) was not found, the same arguments through another
+// program or a runner: "uv run pytest -x" for "pytest -x", "python3
+// x.py" for "python x.py", ".venv/bin/pytest" for "pytest".
+func replacedProgram(fcmd string, w invocation, out string) (string, bool) {
+	fw := strings.Fields(fcmd)
+	missing, wj := missingProgram(out), w.core()
+	if missing == "" || missing != fw[0] && path.Base(missing) != path.Base(fw[0]) || wj < 0 {
 		return "", false
 	}
-	if setup == "" && errorSaysFix(failed.out, fw, ww) {
+	ww := strings.Fields(w.segs[wj])
+	n := len(ww) - (len(fw) - 1) // the words before f's arguments
+	if n < 1 || n > 3 || !slices.Equal(ww[n:], fw[1:]) || n == 1 && ww[0] == fw[0] || trivialCommands[ww[0]] {
+		return "", false
+	}
+	if len(fw) == 1 && path.Base(ww[n-1]) != path.Base(fw[0]) {
+		return "", false // no argument in common: what runs the same program ("uv run pytest") is all there is to go on
+	}
+	with := strings.Join(ww[:n], " ")
+	if strings.Contains(out, with) {
+		return "", false // the error names the program to run instead
+	}
+	return w.segs[wj], true
+}
+
+// setupOrOptions is the lesson of w running f's command (f.segs[fj]), or
+// the same program, after setup f lacks ("cd assets && node build.js"
+// for "node assets/build.js", "source .venv/bin/activate && pytest" for
+// "pytest", "npm install && npm test"), or with options it lacks.
+func setupOrOptions(f invocation, fj int, w invocation, out string) (string, bool) {
+	fw := f.segs[fj]
+	wj := -1
+	for i, s := range w.segs {
+		if !isSetup(s) && sameProgram(fw, s) {
+			wj = i
+			break
+		}
+	}
+	if wj < 0 || w.wrapper != f.wrapper {
+		return "", false
+	}
+	ww := w.segs[wj]
+	var added []string
+	for _, s := range w.segs[:wj] {
+		if slices.Contains(f.segs, s) {
+			continue
+		}
+		shown, ok := setupShown(s, fw, ww)
+		if !ok || strings.Contains(out, s) {
+			return "", false // an idle step, or one the error says to run
+		}
+		added = append(added, shown)
+	}
+	if len(added) > 0 {
+		return strings.Join(added, " && ") + " && " + ww, true
+	}
+	if fw == ww || !addsOption(fw, ww) || sameButPaths(fw, ww) || errorSaysFix(out, fw, ww) {
 		// git's "no upstream branch" prints the very command that
 		// works: the tool teaches it every time, nothing to remember.
 		return "", false
 	}
-	if setup != "" {
-		ww = setup + ww
+	return ww, true
+}
+
+// setupShown is setup step s as the lesson says it, if it is one that
+// makes command fw work as ww: a folder named by its last element, as it
+// would be from the project's root — and only when ww names its paths
+// from there (`cd assets && node build.js` for `node assets/build.js`)
+// or the folder is relative. A `cd` to a full path before the very
+// command that failed is how Claude recovers when an earlier `cd`
+// persisted (rules_cd.go's lesson), not where the command runs. A
+// step of a command too common to teach (`sleep 2`, `mkdir -p out`) is
+// not setup.
+func setupShown(s, fw, ww string) (string, bool) {
+	if m := setupCdWord.FindStringSubmatch(s); m != nil {
+		dir := strings.Trim(m[1], `"'`)
+		base := path.Base(dir)
+		if base == "." || base == "/" || base == "~" {
+			return "", false
+		}
+		full := strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~")
+		if full && (fw == ww || !strings.Contains(fw, base+"/")) {
+			return "", false
+		}
+		return "cd " + base, true
 	}
-	msg := "`" + ww + "` works where `" + cut(fw, 120) + "` fails"
-	if line := errorLine(failed.out, inst); line != "" {
-		msg += " (" + line + ")"
+	if isSetup(s) || !trivialCommand(s) {
+		return s, true
 	}
-	return msg, true
+	return "", false
+}
+
+// invocation is a shell command read for what it runs: the shell it is
+// given to as a script ("bash -c"), if any, and the commands of its
+// top-level chain, each normalised (normCommand).
+type invocation struct {
+	wrapper string
+	segs    []string
+	setup   []string
+}
+
+// core is the index of the command inv runs after its setup, or -1.
+func (inv invocation) core() int {
+	if len(inv.setup) < len(inv.segs) {
+		return len(inv.setup)
+	}
+	return -1
+}
+
+// shellScript is a command handing a script to a shell: `bash -c '…'`.
+var shellScript = regexp.MustCompile(`(?s)^((?:/usr)?(?:/bin/)?(?:bash|sh))\s+-[a-z]*c\s+(['"])(.*)$`)
+
+func parseInvocation(cmd string, inst map[string]string) invocation {
+	var inv invocation
+	c := strings.TrimSpace(strings.ReplaceAll(cmd, "\\\n", " "))
+	if m := shellScript.FindStringSubmatch(c); m != nil {
+		if end := strings.LastIndex(m[3], m[2]); end >= 0 && strings.TrimSpace(trailRe.ReplaceAllString(m[3][end+1:], "")) == "" {
+			inv.wrapper = path.Base(m[1]) + " -c"
+			c = strings.TrimSpace(m[3][:end])
+		}
+	}
+	if strings.HasPrefix(c, "(") && strings.HasSuffix(c, ")") {
+		c = strings.TrimSpace(c[1 : len(c)-1])
+	}
+	for _, s := range chain(c) {
+		if n := normCommand(s, inst); n != "" {
+			inv.segs = append(inv.segs, n)
+		}
+	}
+	for _, s := range inv.segs {
+		if !isSetup(s) {
+			break
+		}
+		inv.setup = append(inv.setup, s)
+	}
+	return inv
+}
+
+// chain splits a shell command into the commands of its top-level chain
+// (joined by "&&", "||", ";" or a new line), outside quotes and
+// parentheses.
+func chain(cmd string) []string {
+	var out []string
+	var b strings.Builder
+	var quote byte
+	depth := 0
+	flush := func() {
+		if s := strings.TrimSpace(b.String()); s != "" {
+			out = append(out, s)
+		}
+		b.Reset()
+	}
+	for i := 0; i < len(cmd); i++ {
+		ch := cmd[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else if ch == '\\' && quote == '"' && i+1 < len(cmd) {
+				b.WriteByte(ch)
+				i++
+				ch = cmd[i]
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '(':
+			depth++
+		case ch == ')':
+			depth--
+		case depth <= 0 && (ch == '\n' || ch == ';'):
+			flush()
+			continue
+		case depth <= 0 && (ch == '&' || ch == '|') && i+1 < len(cmd) && cmd[i+1] == ch:
+			flush()
+			i++
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	flush()
+	return out
 }
 
 // setupCd and setupSource are a command's setup steps before what it
@@ -84,24 +419,33 @@ var (
 	setupSource = regexp.MustCompile(`^\(?\s*(source|\.)\s+(\S+)\s*(&&|;)\s*`)
 )
 
-// addedSetup is the setup the working command has and the failed one
-// lacks, written to go before the normalised working command ("cd assets
-// && ", "source .venv/bin/activate && "): the part that made it work.
-// A folder is named by its last element, as it would be from the
-// project's root.
-func addedSetup(failed, worked string) string {
-	f, w := strings.TrimSpace(failed), strings.TrimSpace(worked)
-	if m := setupSource.FindStringSubmatch(w); m != nil && !strings.Contains(f, m[2]) {
-		return m[1] + " " + m[2] + " && "
+// setupCdWord is a command changing folder; setupStep one preparing the
+// environment for what follows: sourcing a file, setting or exporting a
+// variable, activating an environment or a tool version.
+var (
+	setupCdWord = regexp.MustCompile(`^(?:cd|pushd)\s+("[^"]+"|'[^']+'|\S+)$`)
+	setupStep   = regexp.MustCompile(`^(source|\.|export|set|eval|conda activate|mamba activate|nvm use|pyenv (shell|local)|rbenv (shell|local)|direnv allow|[A-Za-z_][A-Za-z0-9_]*=\S*$)(\s|$)`)
+)
+
+func isSetup(s string) bool { return setupCdWord.MatchString(s) || setupStep.MatchString(s) }
+
+func isCd(s string) bool { return setupCdWord.MatchString(s) }
+
+// invocationKey is the key (commandKey) of the command cmd runs after
+// its setup, in the script it hands a shell if it does.
+func invocationKey(cmd string) string {
+	inv := parseInvocation(cmd, map[string]string{})
+	if j := inv.core(); j >= 0 {
+		return commandKey(inv.segs[j])
 	}
-	if m := setupCd.FindStringSubmatch(w); m != nil && !setupCd.MatchString(f) {
-		dir := path.Base(strings.Trim(m[1], `"'`))
-		if dir != "." && dir != "/" && dir != "~" {
-			return "cd " + dir + " && "
-		}
+	if len(inv.segs) > 0 {
+		return commandKey(inv.segs[0])
 	}
 	return ""
 }
+
+// trivialCommand reports a command too common to be worth remembering.
+func trivialCommand(s string) bool { return commandKey(s) == "" }
 
 // sameProgram reports whether a and b run the same thing: their first
 // three words that are not options agree as far as both have them ("uv
@@ -274,16 +618,6 @@ func errorLine(out string, inst map[string]string) string {
 	return ""
 }
 
-// answeredCall is the call (of calls: tool_use id -> call) tool result e
-// answers, when it has a command key.
-func answeredCall(e index.MemEntry, calls map[string]shellCall) (shellCall, bool) {
-	if e.Role != "tool" || e.ToolUse == "" {
-		return shellCall{}, false
-	}
-	c, ok := calls[e.ToolUse]
-	return c, ok && c.key != ""
-}
-
 // invocationFailed reports a tool result saying the command itself was
 // wrong.
 func invocationFailed(e index.MemEntry) bool {
@@ -295,6 +629,7 @@ func invocationFailed(e index.MemEntry) bool {
 type shellCall struct {
 	cmd, key, uuid string
 	out            string // the output, of a failed call
+	n              int    // its place among its thread's Bash calls
 }
 
 // bashCall is e's Bash tool call, if e is one with a command.
@@ -313,7 +648,7 @@ func bashCall(e index.MemEntry) (shellCall, bool) {
 
 // invocationError is output saying the command itself was wrong (not that
 // the tests it ran failed): worth remembering what worked instead.
-var invocationError = lazyRE(`(?i)command not found|could not resolve|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument`)
+var invocationError = lazyRE(`(?i)command not found|could not resolve|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument|no matches found|bad substitution|parse error near|: not found\b`)
 
 func failedOutput(s string) bool {
 	head := s
