@@ -64,7 +64,6 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if !isTerminal(o.Stdout) {
 		return usageError{errors.New("the terminal UI needs a terminal: run `cairn` in one, or see `cairn --help` for the commands")}
 	}
-	banner := ""
 	if demo {
 		tmp, err := demoFolder(o)
 		if tmp != "" {
@@ -73,7 +72,6 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		if err != nil {
 			return err
 		}
-		banner = "demo"
 	}
 	// A long-running process: small SQLite caches keep RSS low.
 	a, err := openApp(o, app.Options{SmallCache: true})
@@ -86,30 +84,7 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 			closeApp()
 		}
 	}()
-	var onIndexed func(context.Context) (string, error)
-	if demo {
-		onIndexed = demoInbox(a)
-	}
-	m := tui.New(tui.Config{
-		Store:    a.Store,
-		Memories: a.Memories,
-		// The TUI indexes in the background through the one pipeline; the
-		// built-in extractor (free, cursor-based) proposes memories from
-		// new entries after each run, so the inbox fills without a
-		// separate `cairn extract` (Ollama extraction stays with `cairn
-		// extract` and the hooks).
-		Index: func(ctx context.Context, io app.IndexOptions) (app.IndexResult, error) {
-			io.Extract = !demo
-			return a.Index(ctx, io)
-		},
-		NoColor:   !o.useColor(true),
-		Banner:    banner,
-		OnIndexed: onIndexed,
-		// The TUI opens on the current folder's project, by the rule
-		// recall and remember use (currentProject).
-		Folder: workDir(),
-		Here:   currentProject(),
-	})
+	m := tui.New(tuiConfig(o, a, demo))
 	defer func() {
 		if demo && killed() != nil {
 			// Killed while the demo works (indexing, proposing): its store
@@ -121,11 +96,44 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 		}
 		m.Close()
 	}()
+	return runProgram(ctx, m, killed)
+}
+
+// tuiConfig is the TUI's store, services and settings; the demo's shows
+// a banner and fills its inbox once indexed.
+func tuiConfig(o *Options, a *app.App, demo bool) tui.Config {
+	cfg := tui.Config{
+		Store:    a.Store,
+		Memories: a.Memories,
+		// The TUI indexes in the background through the one pipeline; the
+		// built-in extractor (free, cursor-based) proposes memories from
+		// new entries after each run, so the inbox fills without a
+		// separate `cairn extract` (Ollama extraction stays with `cairn
+		// extract` and the hooks).
+		Index: func(ctx context.Context, io app.IndexOptions) (app.IndexResult, error) {
+			io.Extract = !demo
+			return a.Index(ctx, io)
+		},
+		NoColor: !o.useColor(true),
+		// The TUI opens on the current folder's project, by the rule
+		// recall and remember use (currentProject).
+		Folder: workDir(),
+		Here:   currentProject(),
+	}
+	if demo {
+		cfg.Banner, cfg.OnIndexed = "demo", demoInbox(a)
+	}
+	return cfg
+}
+
+// runProgram runs the TUI until it quits; an end by a signal is that
+// signal's error (nil when none came).
+func runProgram(ctx context.Context, m *tui.Model, killed func() error) error {
 	// A soft heap limit keeps the long-running TUI small while indexing in
 	// the background (the collector works harder near it).
 	debug.SetMemoryLimit(96 << 20)
 	p := tea.NewProgram(suspendable{m}, tea.WithContext(ctx), tea.WithoutSignalHandler())
-	_, err = p.Run()
+	_, err := p.Run()
 	if err == nil || (errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return killed()
 	}
