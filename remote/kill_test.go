@@ -442,3 +442,60 @@ func TestStaleGitLock(t *testing.T) {
 
 // staleLockRe is the lock file a sync's error says to remove.
 var staleLockRe = regexp.MustCompile(`locked by (\S+\.lock), which a git process`)
+
+// TestOrphanGitHoldsNoLock: cairn killed alone (kill -9) while its git
+// fetch runs leaves that git orphaned, running on; it must not hold the
+// sync lock (a descriptor it inherited), or no sync could run until it
+// ends. The fetch here hangs (a git on PATH that sleeps first).
+func TestOrphanGitHoldsNoLock(t *testing.T) {
+	t.Setenv("CAIRN_CONFIG", "")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := cairnBinary(t)
+	url := bareRepo(t)
+	A := newMachine(t, "laptop", demoFolder)
+	initRemote(t, A, url)
+	fake := t.TempDir()
+	mark := filepath.Join(fake, "fetching")
+	script := "#!/bin/sh\ncase \" $* \" in *\" fetch \"*) echo $$ > " + mark + "; sleep 60;; esac\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(fake, "git"), []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "remote", "sync", "--data", A.data, "--claude-dir", A.claude)
+	cmd.Env = append(os.Environ(), "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The orphans (the fetch's shell and its sleep) share cairn's group.
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	var gitPid int
+	for deadline := time.Now().Add(2 * time.Minute); gitPid == 0; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(mark); err == nil && strings.HasSuffix(string(b), "\n") {
+			gitPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sync never reached its fetch")
+		}
+	}
+	syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", gitPid)); err == nil {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", gitPid))
+		for _, fd := range fds {
+			if l, _ := os.Readlink(fd); strings.HasSuffix(l, "sync.lock") {
+				t.Errorf("the orphaned git fetch (pid %d) holds %s as %s", gitPid, l, fd)
+			}
+		}
+	} else if syscall.Kill(gitPid, 0) != nil {
+		t.Fatalf("the git fetch (pid %d) did not outlive cairn: the test killed nothing mid-fetch", gitPid)
+	}
+	path := filepath.Join(A.data, "remote", "sync.lock")
+	lk := flock.New(path)
+	if ok, err := lk.TryLock(); err != nil || !ok {
+		t.Fatalf("the sync lock is held while only the orphaned git fetch runs (%v): %s", err, procHolders(path))
+	}
+	lk.Unlock()
+}
