@@ -106,7 +106,7 @@ func commandCandidates(entries []index.MemEntry) []candidate {
 func (t *retries) fixedBy(c shellCall) (string, shellCall, bool) {
 	var content string
 	var fixed shellCall
-	keep := t.pending[:0]
+	var keep []shellCall
 	for i := len(t.pending) - 1; i >= 0; i-- {
 		f := t.pending[i]
 		if c.n-f.n > retryWindow {

@@ -79,6 +79,12 @@ func TestRetryShapes(t *testing.T) {
 			"$ ls", "ok: src",
 			"$ uv run ruff check src/", "ok: All checks passed!"},
 			"`uv run ruff check src/` works where `ruff check src/` fails ((eval):1: command not found: ruff)"},
+		"the oldest of three failures": {[]string{
+			"$ pytest", "err: Exit code 127\n/bin/bash: line 1: pytest: command not found",
+			"$ mix compile", "err: ** (Mix) Could not find task \"compile\"",
+			"$ cargo build", "err: error: could not find `Cargo.toml`",
+			"$ (source .venv/bin/activate && pytest)", "ok: ===== 12 passed ====="},
+			"`source .venv/bin/activate && pytest` works where `pytest` fails (/bin/bash: line 1: pytest: command not found)"},
 		"another program": {[]string{
 			"$ python manage.py migrate", "err: Exit code 127\nzsh: command not found: python",
 			"$ python3 manage.py migrate", "ok: No migrations to apply."},
