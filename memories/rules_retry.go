@@ -150,7 +150,7 @@ func writes(cmd string) bool {
 
 // commandLesson is the memory of worked after failed: "`git push
 // --set-upstream origin <branch>` works where `git push` fails (fatal: …)",
-// or none when worked is not failed fixed (retryShape).
+// or none when worked does not fix failed in one of retryShape's shapes.
 func commandLesson(failed, worked shellCall) (string, bool) {
 	inst := map[string]string{}
 	f, w := parseInvocation(failed.cmd, inst), parseInvocation(worked.cmd, inst)
@@ -215,9 +215,10 @@ func wrapped(f, w invocation, out string) (worked, failed string, ok bool) {
 }
 
 // notFound is a shell's word that the program it was asked to run does
-// not exist: zsh's "command not found: tree", bash's "pytest: command
-// not found", sh's "pytest: not found".
-var notFound = []*lazyRegexp{lazyRE(`command not found:\s*(\S+)`), lazyRE(`(\S+):\s+(?:command )?not found`)}
+// not exist: zsh's "command not found: tree", Ubuntu's "Command 'python'
+// not found", bash's "pytest: command not found", sh's "pytest: not
+// found".
+var notFound = []*lazyRegexp{lazyRE(`command not found:\s*(\S+)`), lazyRE(`(?i)command '([^']+)' not found`), lazyRE(`(\S+):\s+(?:command )?not found`)}
 
 // missingProgram is the program out says was not found, if any.
 func missingProgram(out string) string {
@@ -648,7 +649,7 @@ func bashCall(e index.MemEntry) (shellCall, bool) {
 
 // invocationError is output saying the command itself was wrong (not that
 // the tests it ran failed): worth remembering what worked instead.
-var invocationError = lazyRE(`(?i)command not found|could not resolve|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument|no matches found|bad substitution|parse error near|: not found\b`)
+var invocationError = lazyRE(`(?i)command not found|could not resolve|unknown (option|flag|command|shorthand flag)|unrecognized (option|argument|arguments)|invalid (option|argument)|usage:|no such file or directory|not a git repository|has no upstream branch|permission denied|could not find (task|command|module)|is not a (task|command)|missing required|no module named|cannot find module|not installed|requires? (an )?argument|no matches found|bad substitution|parse error near|: not found\b|command '[^']+' not found|could not be found`)
 
 func failedOutput(s string) bool {
 	head := s

@@ -85,6 +85,16 @@ func TestRetryShapes(t *testing.T) {
 			"$ cargo build", "err: error: could not find `Cargo.toml`",
 			"$ (source .venv/bin/activate && pytest)", "ok: ===== 12 passed ====="},
 			"`source .venv/bin/activate && pytest` works where `pytest` fails (/bin/bash: line 1: pytest: command not found)"},
+		// What the near-misses "mix says" and "ubuntu says" print, without
+		// the advice.
+		"a step before": {[]string{
+			"$ mix credo --strict", "err: Exit code 1\n** (Mix) The task \"credo\" could not be found",
+			"$ mix deps.get && mix credo --strict", "ok: no issues"},
+			"`mix deps.get && mix credo --strict` works where `mix credo --strict` fails (** (Mix) The task \"credo\" could not be found)"},
+		"another program, Ubuntu": {[]string{
+			"$ python x.py", "err: Command 'python' not found\n",
+			"$ python3 x.py", "ok: done"},
+			"`python3 x.py` works where `python x.py` fails (Command 'python' not found)"},
 		"another program": {[]string{
 			"$ python manage.py migrate", "err: Exit code 127\nzsh: command not found: python",
 			"$ python3 manage.py migrate", "ok: No migrations to apply."},
