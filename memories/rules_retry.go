@@ -340,15 +340,15 @@ func (inv invocation) core() int {
 }
 
 // shellScript is a command handing a script to a shell: `bash -c '…'`.
-var shellScript = regexp.MustCompile(`(?s)^((?:/usr)?(?:/bin/)?(?:bash|sh))\s+-[a-z]*c\s+(['"])(.*)$`)
+var shellScript = regexp.MustCompile(`(?s)^((?:/usr)?(?:/bin/)?(?:bash|sh))\s+(-[a-z]*c)\s+(['"])(.*)$`)
 
 func parseInvocation(cmd string, inst map[string]string) invocation {
 	var inv invocation
 	c := strings.TrimSpace(strings.ReplaceAll(cmd, "\\\n", " "))
 	if m := shellScript.FindStringSubmatch(c); m != nil {
-		if end := strings.LastIndex(m[3], m[2]); end >= 0 && strings.TrimSpace(trailRe.ReplaceAllString(m[3][end+1:], "")) == "" {
-			inv.wrapper = path.Base(m[1]) + " -c"
-			c = strings.TrimSpace(m[3][:end])
+		if end := strings.LastIndex(m[4], m[3]); end >= 0 && strings.TrimSpace(trailRe.ReplaceAllString(m[4][end+1:], "")) == "" {
+			inv.wrapper = path.Base(m[1]) + " " + m[2] // "bash -lc" runs a login shell: its flags are part of the lesson
+			c = strings.TrimSpace(m[4][:end])
 		}
 	}
 	if strings.HasPrefix(c, "(") && strings.HasSuffix(c, ")") {

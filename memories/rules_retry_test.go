@@ -58,6 +58,10 @@ func TestRetryShapes(t *testing.T) {
 			"$ source scripts/lib/trace.sh && \\\ntrace_id 16 | grep -E '^[0-9a-f]{32}$'", "err: Exit code 1\n(eval):1: permission denied:",
 			"$ bash -c '\nsource scripts/lib/trace.sh\nid=$(trace_id 16)\necho \"$id\"\n'", "ok: 5f1681cc2ece59196b8dae165cd732ff"},
 			"The Bash tool's shell is zsh: `bash -c 'source scripts/lib/trace.sh; …'` works where `source scripts/lib/trace.sh && …` fails ((eval):1: permission denied:)"},
+		"login shell": {[]string{
+			"$ npm test", "err: Exit code 127\n/bin/bash: line 1: npm: command not found",
+			"$ bash -lc 'npm test'", "ok: 3 passed"},
+			"`bash -lc 'npm test'` works where `npm test` fails (/bin/bash: line 1: npm: command not found)"},
 		"folder": {[]string{
 			"$ node assets/build.js 2>&1", "err: Exit code 1\n✘ [ERROR] Could not resolve \"js/app.js\"",
 			"$ cd /home/ana/proj/assets && node build.js 2>&1", "ok: built"},
