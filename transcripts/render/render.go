@@ -212,12 +212,7 @@ func (r *renderer) nested(indent string) string {
 func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 	switch {
 	case e.Type == "system" && e.Subtype == "compact_boundary":
-		what := fmt.Sprintf("conversation compacted (%s, %d tokens before)", termtext.Line(human.OrDash(e.CompactTrigger)), e.PreTokens)
-		if r.o.Markdown {
-			r.printf("%s\n%s---\n%s*%s*\n", strings.TrimRight(indent, " "), indent, indent, what)
-		} else {
-			r.printf("\n%s── %s ──\n", indent, what)
-		}
+		r.compaction(e, indent)
 		return ""
 	case e.IsCompactSummary:
 		r.printf("%s[compaction summary: %d characters]\n", indent, len(e.JoinedText()))
@@ -225,13 +220,7 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 		r.prompt(e, indent)
 		return "user"
 	case e.Type == "queue-operation":
-		if text := transcripts.QueuedText(e); text != "" {
-			if r.o.Markdown {
-				r.head(indent, "", "", "You, queued while Claude worked", e.Timestamp)
-			} else {
-				r.head(indent, "1;36", "▶", "You", e.Timestamp)
-			}
-			r.said(r.body(indent), "queued: ", text)
+		if r.queued(e, indent) {
 			return "user"
 		}
 	case e.Type == "user":
@@ -240,6 +229,33 @@ func (r *renderer) entry(e *transcripts.Entry, indent, lastRole string) string {
 		return r.assistant(e, indent, lastRole)
 	}
 	return lastRole
+}
+
+// compaction prints the line that marks where the conversation was
+// compacted.
+func (r *renderer) compaction(e *transcripts.Entry, indent string) {
+	what := fmt.Sprintf("conversation compacted (%s, %d tokens before)", termtext.Line(human.OrDash(e.CompactTrigger)), e.PreTokens)
+	if r.o.Markdown {
+		r.printf("%s\n%s---\n%s*%s*\n", strings.TrimRight(indent, " "), indent, indent, what)
+	} else {
+		r.printf("\n%s── %s ──\n", indent, what)
+	}
+}
+
+// queued prints a prompt queued while Claude worked, and reports whether
+// the entry held one.
+func (r *renderer) queued(e *transcripts.Entry, indent string) bool {
+	text := transcripts.QueuedText(e)
+	if text == "" {
+		return false
+	}
+	if r.o.Markdown {
+		r.head(indent, "", "", "You, queued while Claude worked", e.Timestamp)
+	} else {
+		r.head(indent, "1;36", "▶", "You", e.Timestamp)
+	}
+	r.said(r.body(indent), "queued: ", text)
+	return true
 }
 
 // prompt prints what the person sent: the typed text, the images and
@@ -365,17 +381,7 @@ func (r *renderer) toolResult(b, call *transcripts.Block, indent string) {
 		r.printf("%s%s (no output)\n", under, mark)
 		return
 	}
-	lines := strings.Split(text, "\n")
-	if !r.o.Full && len(lines) > r.o.ToolLines {
-		more := len(lines) - r.o.ToolLines
-		lines = append(lines[:r.o.ToolLines:r.o.ToolLines], fmt.Sprintf("… %d more lines", more))
-	}
-	for i, l := range lines {
-		if !r.o.Full && ansi.StringWidth(l) > maxToolLineCells {
-			l = ansi.Truncate(l, maxToolLineCells, "…")
-		}
-		lines[i] = termtext.Safe(l)
-	}
+	lines := r.outputLines(text)
 	if r.o.Markdown {
 		r.fenced(under, mark, lines)
 		return
@@ -387,6 +393,24 @@ func (r *renderer) toolResult(b, call *transcripts.Block, indent string) {
 			r.printf("%s      %s\n", indent, r.style("2", l))
 		}
 	}
+}
+
+// outputLines are a tool output's lines, made safe to print; unless Full,
+// at most ToolLines of them (and a line that says how many more) and each
+// cut at maxToolLineCells.
+func (r *renderer) outputLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	if !r.o.Full && len(lines) > r.o.ToolLines {
+		more := len(lines) - r.o.ToolLines
+		lines = append(lines[:r.o.ToolLines:r.o.ToolLines], fmt.Sprintf("… %d more lines", more))
+	}
+	for i, l := range lines {
+		if !r.o.Full && ansi.StringWidth(l) > maxToolLineCells {
+			l = ansi.Truncate(l, maxToolLineCells, "…")
+		}
+		lines[i] = termtext.Safe(l)
+	}
+	return lines
 }
 
 // fenced prints tool output as a Markdown code block under its call, its
