@@ -140,11 +140,7 @@ func (h *hookInfos) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
 	switch {
 	case typ == "system" && subtype == "stop_hook_summary":
-		var out []HookRun
-		for _, hi := range infos {
-			out = append(out, HookRun{Event: "Stop", Command: hi.Command})
-		}
-		return out
+		return infos.stopRuns()
 	case h == nil || !strings.HasPrefix(subtype, "hook_"):
 		return nil
 	case typ != "progress" && typ != "attachment":
@@ -162,6 +158,15 @@ func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
 		return nil
 	}
 	return []HookRun{run}
+}
+
+// stopRuns are the Stop hooks a stop_hook_summary names.
+func (infos hookInfos) stopRuns() []HookRun {
+	var out []HookRun
+	for _, hi := range infos {
+		out = append(out, HookRun{Event: "Stop", Command: hi.Command})
+	}
+	return out
 }
 
 // hookRunOf is the event, matcher and command of hook line data h (ok:

@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -142,6 +143,19 @@ func (t *textOnly) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 type flexContent struct {
 	text string
 	raw  jsontext.Value
+}
+
+// blocks are the content as a message's blocks; the bool reports whether
+// it was a string.
+func (c *flexContent) blocks() ([]Block, bool) {
+	switch {
+	case c.raw != nil:
+		b, _ := ParseContent(c.raw)
+		return b, false
+	case c.text != "":
+		return []Block{{Type: BlockText, Text: c.text}}, true
+	}
+	return nil, false
 }
 
 func (c *flexContent) UnmarshalJSONFrom(d *jsontext.Decoder) error {
@@ -285,9 +299,7 @@ func (r *rawEntry) entry() Entry {
 	switch {
 	case r.Data != nil && e.Type == "progress":
 		e.Subtype = r.Data.Type
-		if e.AgentID == "" {
-			e.AgentID = r.Data.AgentID
-		}
+		e.AgentID = cmp.Or(e.AgentID, r.Data.AgentID)
 		e.Hooks = hookRuns(e.Type, e.Subtype, r.Data, nil)
 	case r.Attachment != nil && e.Type == "attachment":
 		e.Subtype = r.Attachment.Type
@@ -299,12 +311,7 @@ func (r *rawEntry) entry() Entry {
 		// blocks, as a prompt's (QueuedText).
 		e.Subtype = r.Operation
 		e.Text = ""
-		switch {
-		case r.Content.raw != nil:
-			e.Blocks, _ = ParseContent(r.Content.raw)
-		case r.Content.text != "":
-			e.Blocks, e.StringContent = []Block{{Type: BlockText, Text: r.Content.text}}, true
-		}
+		e.Blocks, e.StringContent = r.Content.blocks()
 	}
 	if m := r.Message; m != nil {
 		e.MessageID = m.ID
