@@ -404,7 +404,7 @@ func knownEvent(e string) string {
 // (letters, digits, '_', '-', '.', at most 64), and otherwise only says how
 // long it is: malformed input is never echoed into the log or doctor.
 func plainName(s string) string {
-	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == "" {
+	if s != "" && len(s) <= 64 && strings.Trim(s, idChars+".") == "" {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprintf("(%d bytes, not a plain name)", len(s))
@@ -435,16 +435,11 @@ func ParseInput(b []byte) (Input, error) {
 // validSessionID accepts Claude Code's uuids and other plain ids; it keeps
 // path tricks and control characters out of logs, args and queries.
 func validSessionID(s string) bool {
-	if len(s) < 8 || len(s) > 128 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 8 && len(s) <= 128 && strings.Trim(s, idChars) == ""
 }
+
+// idChars are the characters of a plain id.
+const idChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 // handler runs one event.
 type handler struct {
@@ -469,32 +464,40 @@ func (h *handler) checkTranscript(need bool) error {
 	if !filepath.IsAbs(p) {
 		return errors.New("transcript_path not absolute") // never quoted (hookspec.OutsideClaudeDir)
 	}
-	root := filepath.Join(h.env.ClaudeDir, "projects")
-	rel, ok := within(root, p)
-	if !ok {
-		// The Claude dir itself may be reached through a symlink.
-		rr, err1 := filepath.EvalSymlinks(root)
-		rp, err2 := filepath.EvalSymlinks(filepath.Dir(p))
-		if err1 == nil && err2 == nil {
-			rel, ok = within(rr, filepath.Join(rp, filepath.Base(p)))
-		}
-	}
+	rel, ok := h.inProjects(p)
 	if !ok {
 		return fmt.Errorf("%s %s (set CLAUDE_CONFIG_DIR or --claude-dir)", hookspec.OutsideClaudeDir, h.env.ClaudeDir)
 	}
 	if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) >= 2 {
 		h.folder = parts[0]
 	}
-	if need {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("transcript %s: %w", p, errors.Unwrap(err))
-		}
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("transcript %s is not a file", p)
-		}
+	if !need {
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("transcript %s: %w", p, errors.Unwrap(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("transcript %s is not a file", p)
 	}
 	return nil
+}
+
+// inProjects is absolute path p relative to the Claude config dir's
+// projects folder, and whether it lies inside it (the Claude dir itself
+// may be reached through a symlink).
+func (h *handler) inProjects(p string) (string, bool) {
+	root := filepath.Join(h.env.ClaudeDir, "projects")
+	if rel, ok := within(root, p); ok {
+		return rel, true
+	}
+	rr, err1 := filepath.EvalSymlinks(root)
+	rp, err2 := filepath.EvalSymlinks(filepath.Dir(p))
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	return within(rr, filepath.Join(rp, filepath.Base(p)))
 }
 
 // neverWritten reports whether a transcript path names a file that does
