@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/memories"
@@ -67,22 +68,24 @@ func printAnswer(o *Options, a memories.Answer) {
 	} else {
 		fmt.Fprintln(w, "Evidence (no synthesized answer), best first:")
 	}
-	cited := map[string]bool{}
-	for _, c := range a.Cited {
-		cited[c] = true
-	}
 	for i, e := range a.Evidence {
-		if a.Answer != "" && !cited[e.Ref] {
+		if a.Answer != "" && !slices.Contains(a.Cited, e.Ref) {
 			continue
 		}
-		head := fmt.Sprintf("%d. [%s] %s", i+1, e.Ref, e.Label())
-		if e.Title != "" {
-			head += " · " + termtext.Line(truncate(e.Title, 60))
-		}
-		if !e.Time.IsZero() {
-			head += " · " + e.Time.Local().Format("2006-01-02")
-		}
-		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, evidenceHead(i+1, e))
 		fmt.Fprintln(w, "   "+termtext.Line(truncate(oneLineText(e.Text), 300)))
 	}
+}
+
+// evidenceHead is the nth piece of evidence's line: its ref, what it is,
+// its title and its date.
+func evidenceHead(n int, e memories.Evidence) string {
+	head := fmt.Sprintf("%d. [%s] %s", n, e.Ref, e.Label())
+	if e.Title != "" {
+		head += " · " + termtext.Line(truncate(e.Title, 60))
+	}
+	if !e.Time.IsZero() {
+		head += " · " + e.Time.Local().Format("2006-01-02")
+	}
+	return head
 }

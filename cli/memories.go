@@ -884,6 +884,11 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 				truncate(oneLineText(r.Memory.Content), 60), c, c)
 		}
 	}
+	fmt.Fprintln(o.Stdout, proposedCounts(counts, dry))
+}
+
+// proposedCounts is the line that counts extraction results by action.
+func proposedCounts(counts map[string]int, dry bool) string {
 	var parts []string
 	for _, a := range []string{memories.ActionAdded, memories.ActionMerged, memories.ActionBumped, memories.ActionSkippedRejected, "unchanged"} {
 		if counts[a] > 0 {
@@ -897,5 +902,5 @@ func printProposed(o *Options, rs []memories.AddResult, dry bool) {
 	if dry {
 		prefix = "dry run, nothing stored: "
 	}
-	fmt.Fprintf(o.Stdout, "%s%s\n", prefix, strings.Join(parts, ", "))
+	return prefix + strings.Join(parts, ", ")
 }
