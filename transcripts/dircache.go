@@ -63,24 +63,34 @@ func LoadDirCache(b []byte) *DirCache {
 	for len(rest) > 0 {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
-		path, line, ok1 := strings.Cut(line, "\t")
-		mtime, line, hasEnts := strings.Cut(line, "\t")
-		m, err := strconv.ParseInt(mtime, 10, 64)
-		if !ok1 || err != nil {
+		path, l, ok := parseListing(line)
+		if !ok {
 			return empty
-		}
-		l := dirListing{mtime: m, ents: make([]dirEnt, 0, strings.Count(line, "\t")+1)}
-		for hasMore := hasEnts; hasMore; {
-			var e string
-			e, line, hasMore = strings.Cut(line, "\t")
-			if len(e) < 2 || (e[0] != 'd' && e[0] != 'f') {
-				return empty
-			}
-			l.ents = append(l.ents, dirEnt{name: e[1:], dir: e[0] == 'd'})
 		}
 		c.old[path] = l
 	}
 	return c
+}
+
+// parseListing reads one line of MarshalBinary's: a folder's path, its
+// modification time and its entries, tab-separated.
+func parseListing(line string) (string, dirListing, bool) {
+	path, line, ok := strings.Cut(line, "\t")
+	mtime, line, hasEnts := strings.Cut(line, "\t")
+	m, err := strconv.ParseInt(mtime, 10, 64)
+	if !ok || err != nil {
+		return "", dirListing{}, false
+	}
+	l := dirListing{mtime: m, ents: make([]dirEnt, 0, strings.Count(line, "\t")+1)}
+	for hasMore := hasEnts; hasMore; {
+		var e string
+		e, line, hasMore = strings.Cut(line, "\t")
+		if len(e) < 2 || (e[0] != 'd' && e[0] != 'f') {
+			return "", dirListing{}, false
+		}
+		l.ents = append(l.ents, dirEnt{name: e[1:], dir: e[0] == 'd'})
+	}
+	return path, l, true
 }
 
 // MarshalBinary writes the listings this discovery saw.

@@ -139,31 +139,36 @@ func encodeContent(e *Entry) (json.RawMessage, error) {
 	}
 	blocks := make([]encBlock, 0, len(e.Blocks))
 	for _, b := range e.Blocks {
-		eb := encBlock{Type: b.Type}
-		text := b.Text
-		switch b.Type {
-		case "text":
-			eb.Text = &text
-		case "thinking":
-			eb.Thinking = &text
-		case "tool_use":
-			eb.ID, eb.Name = b.ToolID, b.ToolName
-			eb.Input = json.RawMessage(b.ToolInput)
-			if len(eb.Input) == 0 || !json.Valid(eb.Input) {
-				eb.Input = json.RawMessage("{}")
-			}
-		case "tool_result":
-			eb.ToolUseID, eb.IsError = b.ToolUseID, b.IsError
-			eb.Content = &text
-		case "image", "document":
-			// The payload is not kept: a placeholder of the same kind.
-			eb.Source = &encSource{Type: "base64", MediaType: b.MediaType, Data: ""}
-		default:
-			eb.Text = &text
-		}
-		blocks = append(blocks, eb)
+		blocks = append(blocks, encodeBlock(b))
 	}
 	return marshalRaw(blocks)
+}
+
+// encodeBlock is one content block in Claude Code's field names.
+func encodeBlock(b Block) encBlock {
+	eb := encBlock{Type: b.Type}
+	text := b.Text
+	switch b.Type {
+	case "text":
+		eb.Text = &text
+	case "thinking":
+		eb.Thinking = &text
+	case "tool_use":
+		eb.ID, eb.Name = b.ToolID, b.ToolName
+		eb.Input = json.RawMessage(b.ToolInput)
+		if len(eb.Input) == 0 || !json.Valid(eb.Input) {
+			eb.Input = json.RawMessage("{}")
+		}
+	case "tool_result":
+		eb.ToolUseID, eb.IsError = b.ToolUseID, b.IsError
+		eb.Content = &text
+	case "image", "document":
+		// The payload is not kept: a placeholder of the same kind.
+		eb.Source = &encSource{Type: "base64", MediaType: b.MediaType, Data: ""}
+	default:
+		eb.Text = &text
+	}
+	return eb
 }
 
 // marshalRaw is json.Marshal without HTML escaping: Claude Code writes
