@@ -166,16 +166,8 @@ func sourcePaths(src string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.IsDir() {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				return nil // os.walk lists a link to a folder among the folders
-			}
-		}
-		n := d.Name()
-		if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".meta.json") {
+		// os.walk lists a link to a folder among the folders.
+		if n := d.Name(); !walkedAsDir(p, d) && (strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".meta.json")) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -184,6 +176,19 @@ func sourcePaths(src string) ([]string, error) {
 		return nil, fmt.Errorf("walk %s: %w", src, err)
 	}
 	return paths, nil
+}
+
+// walkedAsDir reports whether os.walk takes d for a folder: a folder, or
+// a link to one.
+func walkedAsDir(p string, d fs.DirEntry) bool {
+	if d.IsDir() {
+		return true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // universalNewlines is Python's text-mode reading (newline=None): "\r\n"
@@ -323,20 +328,8 @@ func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= '
 // uuidAt reports whether s[i:] starts with
 // [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}.
 func uuidAt(s []byte, i int) bool {
-	if i < 0 || i+36 > len(s) {
-		return false
-	}
-	for j := 0; j < 36; j++ {
-		c := s[i+j]
-		if j == 8 || j == 13 || j == 18 || j == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !isLowerHex(c) {
-			return false
-		}
-	}
-	return true
+	const shape = "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"
+	return i >= 0 && i+len(shape) <= len(s) && hasShape(s[i:i+len(shape)], shape)
 }
 
 // remapUUIDs is UUID_RE.sub(remap, s), appended to dst. Every match has a
@@ -386,12 +379,8 @@ func tsAt(s []byte, i int) (stampEnd, end int) {
 		return -1, -1
 	}
 	e := i + len(shape)
-	if e < len(s) && s[e] == '.' && e+1 < len(s) && isDigit(s[e+1]) {
-		f := e + 1
-		for f < len(s) && isDigit(s[f]) {
-			f++
-		}
-		e = f
+	if e+1 < len(s) && s[e] == '.' && isDigit(s[e+1]) {
+		e = digitsEnd(s, e+1)
 		// else the optional fraction backtracks: Z" must then follow the
 		// seconds, and there is a '.' there.
 	}
@@ -401,14 +390,28 @@ func tsAt(s []byte, i int) (stampEnd, end int) {
 	return -1, -1
 }
 
-// hasShape reports whether b is shape, where 'd' stands for any digit.
+// digitsEnd is the end of the run of digits at s[i:].
+func digitsEnd(s []byte, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// hasShape reports whether b is shape, where 'd' stands for any digit and
+// 'h' for any lower-case hex digit.
 func hasShape(b []byte, shape string) bool {
 	for j := 0; j < len(shape); j++ {
-		if shape[j] == 'd' {
-			if !isDigit(b[j]) {
-				return false
-			}
-		} else if b[j] != shape[j] {
+		var ok bool
+		switch shape[j] {
+		case 'd':
+			ok = isDigit(b[j])
+		case 'h':
+			ok = isLowerHex(b[j])
+		default:
+			ok = b[j] == shape[j]
+		}
+		if !ok {
 			return false
 		}
 	}
