@@ -241,14 +241,7 @@ func setIfNonEmpty(dst *string, v string) {
 // Claude Code version.
 func (st *SessionState) noteContext(e *Entry, sidechain bool) {
 	s := &st.Session
-	if !e.Timestamp.IsZero() {
-		if s.Start.IsZero() || e.Timestamp.Before(s.Start) {
-			s.Start = e.Timestamp
-		}
-		if e.Timestamp.After(s.End) {
-			s.End = e.Timestamp
-		}
-	}
+	s.widenSpan(e.Timestamp)
 	if s.ProjectPath == "" && e.CWD != "" {
 		s.ProjectPath = e.CWD // any thread's: the fallback
 	}
@@ -257,6 +250,20 @@ func (st *SessionState) noteContext(e *Entry, sidechain bool) {
 	}
 	addOnce(st.idx.branches, &s.Branches, e.GitBranch)
 	addOnce(st.idx.versions, &s.Versions, e.Version)
+}
+
+// widenSpan makes the session's span from Start to End hold t (when
+// known).
+func (s *Session) widenSpan(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if s.Start.IsZero() || t.Before(s.Start) {
+		s.Start = t
+	}
+	if t.After(s.End) {
+		s.End = t
+	}
 }
 
 // system counts compactions of the main thread and API errors.
