@@ -52,18 +52,9 @@ func (s *Server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mc
 		return nil, out, toolError("question is %d characters: ask in a sentence or two", len(q))
 	}
 	s.syncMaybe(ctx)
-	project := ""
-	if strings.TrimSpace(in.Project) != "" {
-		ps, err := s.resolveProjects(ctx, in.Project)
-		if err != nil {
-			return nil, out, err
-		}
-		if len(ps) > 1 {
-			return nil, out, toolError("%q matches %d projects (%s): pass more of the path", in.Project, len(ps), strings.Join(ps, ", "))
-		}
-		if len(ps) == 1 {
-			project = ps[0]
-		}
+	project, err := s.oneProject(ctx, in.Project, "")
+	if err != nil {
+		return nil, out, err
 	}
 	a, err := s.o.Memories.Recall.Ask(ctx, q, memories.AskOptions{Project: project, LockWait: s.o.LockWait})
 	if err != nil {

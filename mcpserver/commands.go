@@ -157,18 +157,9 @@ func (s *Server) brief(ctx context.Context, _ *mcp.CallToolRequest, in BriefIn) 
 	if err := s.needMemories(); err != nil {
 		return nil, out, err
 	}
-	project := s.o.Project
-	if strings.TrimSpace(in.Project) != "" {
-		ps, err := s.resolveProjects(ctx, in.Project)
-		if err != nil {
-			return nil, out, err
-		}
-		if len(ps) > 1 {
-			return nil, out, toolError("%q matches %d projects (%s): pass more of the path", in.Project, len(ps), strings.Join(ps, ", "))
-		}
-		if len(ps) == 1 {
-			project = ps[0]
-		}
+	project, err := s.oneProject(ctx, in.Project, s.o.Project)
+	if err != nil {
+		return nil, out, err
 	}
 	b, err := s.o.Memories.Recall.Brief(ctx, project, memories.BriefOptions{Memories: maxBriefMemories, Summaries: maxBriefSummaries})
 	if err != nil {

@@ -130,6 +130,26 @@ func (s *Server) resolveProjects(ctx context.Context, p string) ([]string, error
 	return ps, err
 }
 
+// oneProject is the one stored project a project argument names, or def
+// when the argument is empty or names none; one that matches several is
+// a tool error.
+func (s *Server) oneProject(ctx context.Context, arg, def string) (string, error) {
+	if strings.TrimSpace(arg) == "" {
+		return def, nil
+	}
+	ps, err := s.resolveProjects(ctx, arg)
+	if err != nil {
+		return "", err
+	}
+	switch len(ps) {
+	case 0:
+		return def, nil
+	case 1:
+		return ps[0], nil
+	}
+	return "", toolError("%q matches %d projects (%s): pass more of the path", arg, len(ps), strings.Join(ps, ", "))
+}
+
 func (s *Server) sessionCount(ctx context.Context, projects []string) int {
 	ps, err := s.st.Projects(ctx)
 	if err != nil {
@@ -172,10 +192,7 @@ type TimelineOut struct {
 
 func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in TimelineIn) (*mcp.CallToolResult, TimelineOut, error) {
 	out := TimelineOut{Sessions: []TimelineSession{}}
-	days := in.Days
-	if days == 0 {
-		days = 7
-	}
+	days := cmp.Or(in.Days, 7)
 	if days < 0 || days > maxTimelineDays {
 		return nil, out, toolError("days = %d: pass a number of days between 1 and %d", in.Days, maxTimelineDays)
 	}
@@ -201,12 +218,8 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 			continue
 		}
 		model := x.MainModel // the main thread's, not the last one seen (a subagent's)
-		summary := sums[x.ID]
-		if summary == "" {
-			summary = sessionSummary(x)
-		}
 		out.Sessions = append(out.Sessions, TimelineSession{SessionID: x.ID, Project: x.ProjectPath,
-			Summary: clip(summary, maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
+			Summary: clip(cmp.Or(sums[x.ID], sessionSummary(x)), maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
 	}
 	return nil, out, nil
 }
