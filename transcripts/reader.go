@@ -90,15 +90,7 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 		cur.Size = st.Size()
 		return cur, stats, nil
 	}
-	ro := readOpts{quiet: time.Since(st.ModTime()) >= QuietPeriod}
-	if cur.Offset > 0 {
-		// The last read ended inside a line (a complete last line read
-		// without its newline): what follows is still that line.
-		var b [1]byte
-		if _, err := f.ReadAt(b[:], cur.Offset-1); err == nil && b[0] != '\n' {
-			ro.midLine = true
-		}
-	}
+	ro := readOpts{quiet: time.Since(st.ModTime()) >= QuietPeriod, midLine: cur.Offset > 0 && inLine(f, cur.Offset)}
 	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
 		return cur, stats, err
 	}
@@ -106,6 +98,15 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 	next, err := read(f, path, cur, &stats, fn, ro)
 	next.Size = st.Size()
 	return next, stats, err
+}
+
+// inLine reports whether offset off of f is inside a line: the last read
+// ended there without a newline (a complete last line read without it),
+// and what follows is still that line.
+func inLine(f io.ReaderAt, off int64) bool {
+	var b [1]byte
+	_, err := f.ReadAt(b[:], off-1)
+	return err == nil && b[0] != '\n'
 }
 
 // readOpts are what ReadFile knows about a file beyond its bytes.
