@@ -47,14 +47,19 @@ func briefInHistory(path string) (found bool, session string, err error) {
 	if err != nil {
 		return false, "", err
 	}
+	return lastBrief(f, fi.Size())
+}
+
+// lastBrief is briefInHistory of the size bytes of f.
+func lastBrief(f io.ReaderAt, size int64) (found bool, session string, err error) {
 	// Read backwards; each chunk overlaps the next one (towards the end)
 	// by enough to hold a marker and a session id cut at the boundary.
 	const overlap = 256
-	end := fi.Size()
+	end := size
 	buf := make([]byte, historyChunk+overlap)
 	for end > 0 {
 		start := max(end-historyChunk, 0)
-		n := int(min(fi.Size()-start, int64(len(buf))))
+		n := int(min(size-start, int64(len(buf))))
 		b := buf[:n]
 		if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
 			return false, "", err
@@ -75,7 +80,7 @@ func briefInHistory(path string) (found bool, session string, err error) {
 // sessionAt is the session id at the start of b (the brief's head line).
 func sessionAt(b []byte) string {
 	i := 0
-	for i < len(b) && i < 128 && (b[i] >= 'a' && b[i] <= 'z' || b[i] >= 'A' && b[i] <= 'Z' || b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '_') {
+	for i < len(b) && i < 128 && nameByte(b[i]) {
 		i++
 	}
 	return string(b[:i])

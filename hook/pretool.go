@@ -198,7 +198,7 @@ func mentions(text, w string) bool {
 }
 
 func nameByte(c byte) bool {
-	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	return strings.IndexByte(idChars, c) >= 0
 }
 
 // shellSplit separates a command line's commands.
@@ -211,24 +211,28 @@ var shellSplit = regexp.MustCompile(`&&|\|\||[;|\n]`)
 func commandWords(cmd string) []string {
 	var w phrases
 	for _, part := range shellSplit.Split(cmd, -1) {
-		fields := strings.Fields(part)
-		// Leading VAR=value assignments name the environment.
-		for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
-			w.add(envName(fields[0]))
-			fields = fields[1:]
-		}
-		if len(fields) == 0 || fields[0] == "cd" || fields[0] == "echo" {
-			continue
-		}
-		prog := filepath.Base(fields[0])
-		if len(fields) > 1 && !strings.HasPrefix(fields[1], "-") && plainWord(fields[1]) {
-			w.add(prog + " " + fields[1])
-		}
-		for _, f := range fields {
-			w.argument(strings.Trim(f, `"'`))
-		}
+		w.command(strings.Fields(part))
 	}
 	return w
+}
+
+// command adds the phrases of one command, split into fields.
+func (w *phrases) command(fields []string) {
+	// Leading VAR=value assignments name the environment.
+	for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
+		w.add(envName(fields[0]))
+		fields = fields[1:]
+	}
+	if len(fields) == 0 || fields[0] == "cd" || fields[0] == "echo" {
+		return
+	}
+	prog := filepath.Base(fields[0])
+	if len(fields) > 1 && !strings.HasPrefix(fields[1], "-") && plainWord(fields[1]) {
+		w.add(prog + " " + fields[1])
+	}
+	for _, f := range fields {
+		w.argument(strings.Trim(f, `"'`))
+	}
 }
 
 // phrases is a list of distinct phrases, in the order first added.
@@ -270,27 +274,12 @@ func envName(assign string) string {
 // capsName is an environment-variable-like NAME (5+ characters, capitals,
 // digits and '_', with a '_' or all capitals).
 func capsName(s string) bool {
-	if len(s) < 5 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 5 && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
 }
 
 // plainWord is a word of letters, digits, '-' and '_'.
 func plainWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return s != ""
+	return s != "" && strings.Trim(s, idChars) == ""
 }
 
 // relOrAbs is p relative to root when inside it, else p.
