@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -76,6 +77,138 @@ func (ix *Index) Compact() (err error) {
 	return ix.merge(&mergeplan.SingleSegmentMergePlanOptions)
 }
 
+// A bulk write (a cold index, a rebuild, a sync of many new transcripts)
+// leaves the segments scorch's background merger had made by its end: 15
+// on the 1 GB corpus, 41 on 10 GB, each costing every later search process
+// its open and ~4.7 MB resident. Settle, at the end of such a write, merges
+// them down to about settleSegments: every segment under a settleSegments-th
+// of the index is merged with others into segments under twice that, and
+// the big ones are left alone. So each document is rewritten once at the
+// end of a cold index, and a later bulk sync rewrites only what is small
+// next to the whole (a document is rewritten again only when the index has
+// grown by a good part since).
+const settleSegments = 4
+
+// settleDocs is how many documents an open index must have been given (or
+// had deleted) for Settle to merge: under it (a hook's or an incremental
+// sync's few), maybeCompact's small merges are enough.
+var settleDocs int64 = 20_000
+
+// Settle merges the segments a bulk write left (see settleSegments), when
+// this open has written at least settleDocs documents; otherwise, or when
+// the folder lacks room for the merge, it does nothing. progress, when set,
+// hears of the merge as it goes ("merging 15 segments into 3: 1 of 3
+// done"). It takes seconds on a large index: the cost a cold index pays so
+// that every search opens a few segments, not dozens.
+func (ix *Index) Settle(progress func(string)) (err error) {
+	if ix.idx == nil {
+		return errClosed
+	}
+	if ix.readOnly {
+		return errReadOnly
+	}
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if err := ix.broken(); err != nil {
+		return err
+	}
+	if ix.written.Load() < settleDocs {
+		return nil
+	}
+	defer ix.guard("merging", &err)
+	s, segs, err := ix.segments()
+	if err != nil || s == nil {
+		return err
+	}
+	opts := settlePlan(segs)
+	plan, err := mergeplan.Plan(segs, &opts)
+	if err != nil || plan == nil || len(plan.Tasks) == 0 {
+		return err
+	}
+	// The merged segments are all written before any old one is let go.
+	need := uint64(mergeFloor)
+	merged := 0
+	for _, t := range plan.Tasks {
+		for _, sg := range t.Segments {
+			need += uint64(max(sg.FileSize(), 0))
+			merged++
+		}
+	}
+	if !ix.room(need) {
+		return nil // the index stays correct, with more segments
+	}
+	if progress == nil {
+		progress = func(string) {}
+	}
+	tasks := len(plan.Tasks)
+	phase := fmt.Sprintf("full-text index: merging %d of %d segments into %d", merged, len(segs), tasks)
+	progress(phase)
+	stats, _ := s.Stats().(*scorch.Stats)
+	var before uint64
+	if stats != nil {
+		before = atomic.LoadUint64(&stats.TotFileMergeZapEnd)
+	}
+	last := -1
+	err = ix.forceMerge(s, &opts, func() {
+		if stats == nil {
+			return
+		}
+		done := int(atomic.LoadUint64(&stats.TotFileMergeZapEnd) - before)
+		if done != last && done < tasks {
+			last = done
+			progress(fmt.Sprintf("%s: %d of %d written", phase, done, tasks))
+		}
+	})
+	if err == nil {
+		ix.written.Store(0)
+	}
+	return err
+}
+
+// settlePlan is the one-pass merge Settle asks for: segments under a
+// settleSegments-th of the index's live documents take part, grouped into
+// segments under twice that (scorch's planner, given a budget of one
+// segment, merges every eligible one in groups its size limit bounds).
+func settlePlan(segs []mergeplan.Segment) mergeplan.MergePlanOptions {
+	var live int64
+	for _, sg := range segs {
+		live += sg.LiveSize()
+	}
+	o := mergeplan.SingleSegmentMergePlanOptions
+	o.MaxSegmentSize = min(max(2*live/settleSegments, 2), mergeplan.MaxSegmentSizeLimit)
+	o.SegmentsPerMergeTask = max(len(segs), 2)
+	return o
+}
+
+// segments are the persisted segments of the current snapshot, as the
+// merge planner sees them (scorch's merger plans on those alone).
+func (ix *Index) segments() (*scorch.Scorch, []mergeplan.Segment, error) {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil, nil, nil
+	}
+	r, err := s.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, nil, nil
+	}
+	var segs []mergeplan.Segment
+	for _, sg := range snap.Segments() {
+		if _, ok := sg.Segment().(interface{ Path() string }); ok { // segment.PersistedSegment
+			segs = append(segs, sg)
+		}
+	}
+	return s, segs, nil
+}
+
 func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
 	adv, err := ix.idx.Advanced()
 	if err != nil {
@@ -92,6 +225,12 @@ func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
 	if !ix.room(mergeFloor + ix.size()/2) {
 		return nil
 	}
+	return ix.forceMerge(s, opts, nil)
+}
+
+// forceMerge runs one merge of s with opts (room checked), calling tick, when
+// set, every 50 ms while it runs.
+func (ix *Index) forceMerge(s *scorch.Scorch, opts *mergeplan.MergePlanOptions, tick func()) error {
 	ix.forcing.Store(true)
 	defer ix.forcing.Store(false)
 	o := *opts // ForceMerge may keep the pointer; never hand it a package global
@@ -99,8 +238,8 @@ func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
 	go func() { done <- s.ForceMerge(context.Background(), &o) }()
 	// scorch retries a merge that failed to write; a full disk met on the
 	// way fails the index (onScorchError), and the merge is given up.
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
 	for {
 		select {
 		case err := <-done:
@@ -108,9 +247,12 @@ func (ix *Index) merge(opts *mergeplan.MergePlanOptions) error {
 				return fmt.Errorf("fts: merging segments of %s: %w", ix.dir, err)
 			}
 			return nil
-		case <-tick.C:
+		case <-t.C:
 			if err := ix.broken(); err != nil {
 				return err
+			}
+			if tick != nil {
+				tick()
 			}
 		}
 	}

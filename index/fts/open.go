@@ -42,6 +42,7 @@ type Index struct {
 	failed   error          // set by a write that failed underneath bleve (guard.go)
 	scorch   *scorch.Scorch // for bleve's callbacks (diskroom.go)
 	forcing  atomic.Bool    // a merge cairn asked for, room checked (compact.go)
+	written  atomic.Int64   // documents indexed or deleted since the last Settle (compact.go)
 	readOnly bool           // OpenReadOnly: Index and Delete are refused
 	packIDs  bool           // ids are packed inside the index (docid.go): schemaVersion, not schemaIDs1
 }

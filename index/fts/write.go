@@ -51,6 +51,7 @@ func (ix *Index) Index(docs []Doc) (err error) {
 	if err := ix.indexBatches(docs); err != nil {
 		return err
 	}
+	ix.written.Add(int64(len(docs)))
 	return ix.afterWrite()
 }
 
@@ -152,6 +153,7 @@ func (ix *Index) Delete(ids []string) (err error) {
 	if len(ids) == 0 {
 		return nil
 	}
+	ix.written.Add(int64(len(ids)))
 	for len(ids) > 0 {
 		n := min(len(ids), batchSize)
 		b := ix.idx.NewBatch()
