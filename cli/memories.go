@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/termtext"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // parseTypes reads a comma-separated list of memory types (a usage error
@@ -29,6 +30,23 @@ func parseTypes(list string) ([]memories.Type, error) {
 			return nil, usageError{err}
 		}
 		out = append(out, t)
+	}
+	return out, nil
+}
+
+// parseStatuses reads a comma-separated list of memory statuses; "all"
+// is every status (nil).
+func parseStatuses(list string) ([]memories.Status, error) {
+	var out []memories.Status
+	for _, s := range splitList(list) {
+		if s == "all" {
+			return nil, nil
+		}
+		st, err := memories.ParseStatus(s)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -86,19 +104,11 @@ func newMemListCmd(o *Options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
 				st := svc.Store()
-				f := memories.Filter{Limit: limit}
-				for _, s := range splitList(status) {
-					if s == "all" {
-						f.Statuses = nil
-						break
-					}
-					st, err := memories.ParseStatus(s)
-					if err != nil {
-						return usageError{err}
-					}
-					f.Statuses = append(f.Statuses, st)
+				statuses, err := parseStatuses(status)
+				if err != nil {
+					return err
 				}
-				f, err := scoped(cmd.Context(), st, f, typ, project)
+				f, err := scoped(cmd.Context(), st, memories.Filter{Limit: limit, Statuses: statuses}, typ, project)
 				if err != nil {
 					return err
 				}
@@ -513,8 +523,7 @@ func setStatuses(ctx context.Context, o *Options, svc *memories.Service, verb st
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func newMemEditCmd(o *Options) *cobra.Command {
-	var content, typ, tags, project string
-	var importance int
+	var ef editFlags
 	cmd := &cobra.Command{
 		Use:   "edit ID",
 		Short: "Edit a memory in $EDITOR, or with --content/--type/--importance/--tags",
@@ -530,27 +539,9 @@ and an empty file leaves the memory unchanged.`,
 				if err != nil {
 					return err
 				}
-				var u memories.Update
-				f := cmd.Flags()
-				if f.Changed("content") {
-					u.Content = &content
-				}
-				if f.Changed("type") {
-					t, err := memories.ParseType(typ)
-					if err != nil {
-						return usageError{err}
-					}
-					u.Type = &t
-				}
-				if f.Changed("importance") {
-					u.Importance = &importance
-				}
-				if f.Changed("tags") {
-					tl := splitList(tags)
-					u.Tags = &tl
-				}
-				if f.Changed("project") {
-					u.Project = &project
+				u, err := ef.update(cmd.Flags())
+				if err != nil {
+					return err
 				}
 				if u == (memories.Update{}) {
 					u, err = editInEditor(cmd.Context(), o, m)
@@ -575,15 +566,47 @@ and an empty file leaves the memory unchanged.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&content, "content", "", "new content")
-	f.StringVar(&typ, "type", "", "new type")
-	f.IntVar(&importance, "importance", 3, "new importance, 1 (minor) to 5 (critical)")
-	f.StringVar(&tags, "tags", "", "new tags, comma-separated (empty: none)")
-	f.StringVar(&project, "project", "", "new project path (empty: global)")
+	f.StringVar(&ef.content, "content", "", "new content")
+	f.StringVar(&ef.typ, "type", "", "new type")
+	f.IntVar(&ef.importance, "importance", 3, "new importance, 1 (minor) to 5 (critical)")
+	f.StringVar(&ef.tags, "tags", "", "new tags, comma-separated (empty: none)")
+	f.StringVar(&ef.project, "project", "", "new project path (empty: global)")
 	flagCheck(cmd, "type", checkType)
 	flagRange(cmd, "importance", 1, 5, "1 minor to 5 critical")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// editFlags are the fields `memories edit` sets from its flags.
+type editFlags struct {
+	content, typ, tags, project string
+	importance                  int
+}
+
+// update is the change the flags given in f make (none when none is).
+func (ef *editFlags) update(f *pflag.FlagSet) (memories.Update, error) {
+	var u memories.Update
+	if f.Changed("content") {
+		u.Content = &ef.content
+	}
+	if f.Changed("type") {
+		t, err := memories.ParseType(ef.typ)
+		if err != nil {
+			return u, usageError{err}
+		}
+		u.Type = &t
+	}
+	if f.Changed("importance") {
+		u.Importance = &ef.importance
+	}
+	if f.Changed("tags") {
+		tl := splitList(ef.tags)
+		u.Tags = &tl
+	}
+	if f.Changed("project") {
+		u.Project = &ef.project
+	}
+	return u, nil
 }
 
 // editInEditor opens the memory in the user's editor and returns what changed.
