@@ -164,12 +164,7 @@ func (p *Project) scan(c *DirCache) []error {
 				p.addFile(File{Path: path, Kind: MainFile, Project: p.Name, SessionID: strings.TrimSuffix(name, ".jsonl")}, &problems)
 			}
 		case name == "memory" && de.dir:
-			for _, md := range c.subFiles(path, &problems) {
-				if strings.HasSuffix(md, ".md") {
-					p.MemoryFiles = append(p.MemoryFiles, filepath.Join(path, md))
-				}
-			}
-			sort.Strings(p.MemoryFiles)
+			p.addMemoryFiles(c, path, &problems)
 		case de.dir:
 			problems = append(problems, p.scanSessionDir(c, name, path)...)
 		}
@@ -184,6 +179,17 @@ func (p *Project) scan(c *DirCache) []error {
 		return a.Path < b.Path
 	})
 	return problems
+}
+
+// addMemoryFiles adds the .md files of the project's memory folder to
+// p.MemoryFiles, in name order.
+func (p *Project) addMemoryFiles(c *DirCache, dir string, problems *[]error) {
+	for _, md := range c.subFiles(dir, problems) {
+		if strings.HasSuffix(md, ".md") {
+			p.MemoryFiles = append(p.MemoryFiles, filepath.Join(dir, md))
+		}
+	}
+	sort.Strings(p.MemoryFiles)
 }
 
 // subFiles are the names of the files (not folders) in a subfolder of a
