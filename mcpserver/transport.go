@@ -183,10 +183,7 @@ func (g *guard) object(line []byte) *refusal {
 		return refuse(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
 	}
 	if m.Method == nil {
-		if m.ID != nil && (m.Result != nil || m.Error != nil) {
-			return nil // a response to a request of the server
-		}
-		return refuse(id, codeInvalidRequest, `Invalid Request: no "method"`)
+		return m.response(id)
 	}
 	var method string
 	if json.Unmarshal(m.Method, &method) != nil || method == "" {
@@ -197,6 +194,15 @@ func (g *guard) object(line []byte) *refusal {
 		return nil
 	}
 	return g.request(method, id)
+}
+
+// response judges a message without a method: a response to a request
+// of the server passes, anything else is refused.
+func (m *message) response(id json.RawMessage) *refusal {
+	if m.ID != nil && (m.Result != nil || m.Error != nil) {
+		return nil
+	}
+	return refuse(id, codeInvalidRequest, `Invalid Request: no "method"`)
 }
 
 // notification notes a cancelled request.
