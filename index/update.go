@@ -189,6 +189,9 @@ func (s *Store) syncAndDrain(ctx context.Context, claudeDir string, so SyncOptio
 		afterSync(h.only())
 	}
 	derr := <-result
+	if serr == nil && derr == nil {
+		derr = settleFTS(ix, status) // a cold index: merge its segments down
+	}
 	if d.total > 0 {
 		status("full-text index: saving to disk") // bleve writes what it holds in memory
 	}
@@ -246,7 +249,20 @@ func (s *Store) syncThenDrain(ctx context.Context, claudeDir string, so SyncOpti
 		return stats, 0, false, err
 	}
 	n, derr := s.Derived().DrainFTS(ctx, ix, func(done int) { status(fmt.Sprintf("full-text index: %d documents", done)) })
+	if derr == nil {
+		derr = settleFTS(ix, status)
+	}
 	return stats, n, false, errors.Join(derr, ix.Close())
+}
+
+// settleFTS merges the full-text segments a bulk write left, when it was
+// one (fts.Index.Settle: nothing after a few documents), saying so on
+// status while it merges.
+func settleFTS(ix ftsapi.Index, status func(string)) error {
+	if s, ok := ix.(interface{ Settle(func(string)) error }); ok {
+		return s.Settle(status)
+	}
+	return nil
 }
 
 // syncWithoutFTS runs Sync alone when the full-text index did not open.
