@@ -90,12 +90,7 @@ func (m serviceMem) provenance(ctx context.Context, ms []memories.Memory, exclud
 	if b, ok, err := m.st.Setting(ctx, toolFilesKey); err == nil && ok {
 		_ = json.Unmarshal(b, &cache)
 	}
-	var missing []memories.Memory
-	for _, x := range ms {
-		if _, ok := cache[x.ID]; !ok && x.SourceSession != "" && !slices.Contains(exclude, x.ID) && len(missing) < toolFilesPerRun {
-			missing = append(missing, x)
-		}
-	}
+	missing := uncached(ms, cache, exclude)
 	if len(missing) == 0 {
 		return cache, nil
 	}
@@ -111,4 +106,16 @@ func (m serviceMem) provenance(ctx context.Context, ms []memories.Memory, exclud
 		_ = m.st.SetSetting(ctx, toolFilesKey, b)
 	}
 	return cache, nil
+}
+
+// uncached are the first toolFilesPerRun memories of ms with a source
+// session that are neither in cache nor excluded.
+func uncached(ms []memories.Memory, cache map[string]memories.Provenance, exclude []string) []memories.Memory {
+	var missing []memories.Memory
+	for _, x := range ms {
+		if _, ok := cache[x.ID]; !ok && x.SourceSession != "" && !slices.Contains(exclude, x.ID) && len(missing) < toolFilesPerRun {
+			missing = append(missing, x)
+		}
+	}
+	return missing
 }

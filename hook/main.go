@@ -50,17 +50,8 @@ func ParseArgs(args []string) Args {
 			a.Plugin = true
 			continue
 		}
-		var dst *string
-		switch name {
-		case "data":
-			dst = &a.DataDir
-		case "claude-dir":
-			dst = &a.ClaudeDir
-		case "background":
-			dst = &a.Background
-		case "session":
-			dst = &a.Session
-		default:
+		dst := a.valueFlag(name)
+		if dst == nil {
 			continue
 		}
 		if !hasVal && i+1 < len(args) {
@@ -70,6 +61,11 @@ func ParseArgs(args []string) Args {
 		*dst = val
 	}
 	return a
+}
+
+// valueFlag is the field the flag name sets to its value (nil: not one).
+func (a *Args) valueFlag(name string) *string {
+	return map[string]*string{"data": &a.DataDir, "claude-dir": &a.ClaudeDir, "background": &a.Background, "session": &a.Session}[name]
 }
 
 // Main runs a hook process (`cairn hook` and the lean `cairn-hook` binary)
