@@ -217,18 +217,7 @@ func (a *sessionAgg) add(cv *coverage, f Scored, d *hit, m string, cos, text flo
 	if m == "" {
 		a.cos = math.Max(a.cos, cos)
 	} else {
-		g, r = cv.grade(f.ID)
-		if cv != nil {
-			has := cv.cover.Has[f.ID]
-			a.has |= has
-			for i := range cv.cover.Words {
-				if has&(1<<i) != 0 {
-					a.tf[i]++
-				}
-			}
-		}
-		a.words = true
-		a.whole = a.whole || m == MatchWords
+		g, r = a.countWords(cv, f.ID, m)
 	}
 	// An entry's evidence: its BM25 score times the share of the
 	// query it holds, so a long turn holding one word of the query
@@ -241,6 +230,32 @@ func (a *sessionAgg) add(cv *coverage, f Scored, d *hit, m string, cos, text flo
 	if d.Time.After(a.latest) {
 		a.latest = d.Time
 	}
+	a.addEvidence(f, m, cos, text, r)
+	a.pickBest(f, g, r)
+}
+
+// countWords counts the query words entry id (matched as m) holds into the
+// session's, and returns the entry's grade and relevance.
+func (a *sessionAgg) countWords(cv *coverage, id, m string) (string, float64) {
+	g, r := cv.grade(id)
+	if cv != nil {
+		has := cv.cover.Has[id]
+		a.has |= has
+		for i := range cv.cover.Words {
+			if has&(1<<i) != 0 {
+				a.tf[i]++
+			}
+		}
+	}
+	a.words = true
+	a.whole = a.whole || m == MatchWords
+	return g, r
+}
+
+// addEvidence records the entry's evidence (see add): a word match's
+// score (fused or BM25, per sessionEvidence) times its relevance r, or a
+// match by meaning alone's fused score times its cosine.
+func (a *sessionAgg) addEvidence(f Scored, m string, cos, text, r float64) {
 	switch {
 	case sessionEvidence == "fused" && m != "":
 		a.scores = append(a.scores, Scored{ID: f.ID, Score: f.Score * r})
@@ -249,8 +264,12 @@ func (a *sessionAgg) add(cv *coverage, f Scored, d *hit, m string, cos, text flo
 	default:
 		a.meaning = append(a.meaning, Scored{ID: f.ID, Score: f.Score * cos})
 	}
-	// The representative: a full match over a partial one over the
-	// rest, then the more relevant, then the first in the ranking.
+}
+
+// pickBest keeps the representative: a full match over a partial one over
+// the rest, then the more relevant, then the first in the ranking; and the
+// best grade seen.
+func (a *sessionAgg) pickBest(f Scored, g string, r float64) {
 	full := g == MatchWords
 	if a.best.ID == "" || full && !a.bestFull || full == a.bestFull && r > a.bestRel {
 		a.best, a.bestRel, a.bestFull = f, r, full
