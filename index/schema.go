@@ -453,11 +453,25 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn (or point it at another data dir)", ErrNewerSchema, s.path, v, SchemaVersion)
-	}
 	if v == SchemaVersion {
 		return nil
+	}
+	if err := s.canMigrate(ctx, db, v); err != nil {
+		return err
+	}
+	for {
+		done, err := s.migrateOnce(ctx)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// canMigrate says why a store at schema version v (not SchemaVersion)
+// cannot be migrated by this open, if it cannot.
+func (s *Store) canMigrate(ctx context.Context, db *sql.DB, v int) error {
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn (or point it at another data dir)", ErrNewerSchema, s.path, v, SchemaVersion)
 	}
 	if s.readOnly {
 		return fmt.Errorf("%s has schema version %d, this cairn needs %d: open it once for writing (run `cairn index`)", s.path, v, SchemaVersion)
@@ -465,30 +479,31 @@ func (s *Store) migrate(ctx context.Context) error {
 	if s.deferRewrites && slices.ContainsFunc(migrations[v:], rewritesRows) && holdsEntries(ctx, db) {
 		return fmt.Errorf("%w: %s has schema version %d and this cairn's %d rewrites every row; `cairn index` (or the next background run) does it", ErrUpgradePending, s.path, v, SchemaVersion)
 	}
-	for {
-		done := false
-		err := s.writeTx(ctx, func(tx *sql.Tx) error {
-			v, err := userVersion(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if v > SchemaVersion {
-				return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn", ErrNewerSchema, s.path, v, SchemaVersion)
-			}
-			if v == SchemaVersion {
-				done = true
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("migrating %s to schema version %d: %w", s.path, v+1, err)
-			}
-			_, err = tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
-			return err
-		})
-		if err != nil || done {
+	return nil
+}
+
+// migrateOnce applies the next migration in its own transaction, re-reading
+// the version inside it; done when the store is at SchemaVersion.
+func (s *Store) migrateOnce(ctx context.Context) (done bool, err error) {
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		v, err := userVersion(ctx, tx)
+		if err != nil {
 			return err
 		}
-	}
+		if v > SchemaVersion {
+			return fmt.Errorf("%w: %s has schema version %d, this cairn knows up to %d; upgrade cairn", ErrNewerSchema, s.path, v, SchemaVersion)
+		}
+		if v == SchemaVersion {
+			done = true
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrating %s to schema version %d: %w", s.path, v+1, err)
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
+		return err
+	})
+	return done, err
 }
 
 type queryer interface {
