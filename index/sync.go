@@ -148,11 +148,7 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	}
 	s.scopeKnown(claudeDir, known) // another tree's files are not missing from this one
 	st.Problems = append(st.Problems, tree.Problems...)
-	memo, plan := sv.takePlan(&st)
-	if plan == nil {
-		memo = s.loadSyncMemo(ctx)
-		plan = planSync(tree, known, memo.Failed, &st)
-	}
+	memo, plan := s.planFor(ctx, sv, tree, known, &st)
 	defer func() {
 		// Stats are returned by name: this runs before the caller sees them.
 		s.settleProblems(context.WithoutCancel(ctx), &st, memo, plan.failed, len(opts.Projects) == 0)
@@ -161,17 +157,49 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	if err != nil {
 		return st, s.wrap(err)
 	}
-	var keep map[string]bool
-	if opts.Recount {
-		plan.recountAll(tree)
-		if keep, err = s.notRecountable(ctx, plan); err != nil {
-			return st, s.wrap(err)
-		}
+	keep, err := s.recountKeep(ctx, opts, tree, plan)
+	if err != nil {
+		return st, s.wrap(err)
 	}
 	s.dropExcluded(ctx, plan, tomb)
 	st.Excluded = plan.excluded
 
-	y := &syncer{s: s, opts: opts, stats: &st, projects: map[string]int64{}, now: time.Now(), plan: plan,
+	y := s.newSyncer(opts, &st, tree, plan, tomb, keep)
+	err = y.run(ctx, plan, due)
+	st.Duration = time.Since(start)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
+	}
+	return st, err
+}
+
+// planFor is the sync's plan and the memo of the last one: the survey's
+// when it planned ahead, else planned here from the tree and the known
+// files.
+func (s *Store) planFor(ctx context.Context, sv *survey, tree *transcripts.Tree, known map[string]knownFile, st *SyncStats) (syncMemo, *syncPlan) {
+	memo, plan := sv.takePlan(st)
+	if plan == nil {
+		memo = s.loadSyncMemo(ctx)
+		plan = planSync(tree, known, memo.Failed, st)
+	}
+	return memo, plan
+}
+
+// recountKeep, for a recount, makes the plan read every file from its
+// start and lists the sessions the recount must leave as they are; nil
+// without a recount.
+func (s *Store) recountKeep(ctx context.Context, opts SyncOptions, tree *transcripts.Tree, plan *syncPlan) (map[string]bool, error) {
+	if !opts.Recount {
+		return nil, nil
+	}
+	plan.recountAll(tree)
+	return s.notRecountable(ctx, plan)
+}
+
+// newSyncer is the syncer that carries out plan, st its stats, keep the
+// sessions a recount leaves as they are.
+func (s *Store) newSyncer(opts SyncOptions, st *SyncStats, tree *transcripts.Tree, plan *syncPlan, tomb *tombstones, keep map[string]bool) *syncer {
+	y := &syncer{s: s, opts: opts, stats: st, projects: map[string]int64{}, now: time.Now(), plan: plan,
 		prep: preparer{head: opts.ToolHead, tail: opts.ToolTail}, tomb: tomb}
 	if opts.Recount {
 		y.recount = &recount{keep: keep, started: map[string]bool{}, seen: map[string]bool{}}
@@ -179,18 +207,20 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	for _, p := range tree.Projects {
 		y.decoded(p.Name, p.DecodedPath)
 	}
+	return y
+}
+
+// run reads the plan's files and settles what they held; due marks the
+// recount that a build's change of reading made due as done.
+func (y *syncer) run(ctx context.Context, plan *syncPlan, due bool) error {
 	batch, err := y.readAll(ctx, plan)
 	if err == nil {
 		err = y.settle(ctx, batch, plan)
 	}
 	if err == nil && due {
-		err = s.recountDone(ctx)
+		err = y.s.recountDone(ctx)
 	}
-	st.Duration = time.Since(start)
-	if err != nil && errors.Is(err, context.Canceled) {
-		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
-	}
-	return st, err
+	return err
 }
 
 // surveyFor is the survey a sync of opts works from: the one started
