@@ -109,15 +109,35 @@ func AppendVecCache(path, embedder string, dims int, rows []VecRow) error {
 	if _, err := f.ReadAt(hdr, 0); err != nil {
 		return nil // too short to be ours: the refresh rewrites it
 	}
-	if string(hdr[:8]) != vecMagic || binary.LittleEndian.Uint32(hdr[8:]) != vecVersion ||
-		int(binary.LittleEndian.Uint32(hdr[12:])) != dims || int(binary.LittleEndian.Uint32(hdr[24:])) != len(embedder) ||
-		string(hdr[28:]) != embedder {
+	if !vecHeaderFor(hdr, embedder, dims) {
 		return nil
 	}
 	n := binary.LittleEndian.Uint64(hdr[16:])
 	base := int64((28 + len(embedder) + 7) / 8 * 8)
 	rowSize := int64(vecIDBytes + 4 + dims)
-	buf := make([]byte, 0, len(rows)*int(rowSize))
+	buf, added := encodeVecRows(rows, dims)
+	if _, err := f.WriteAt(buf, base+int64(n)*rowSize); err != nil {
+		return fmt.Errorf("appending to the vector cache %s: %w", path, err)
+	}
+	var cnt [8]byte
+	binary.LittleEndian.PutUint64(cnt[:], n+uint64(added))
+	_, err = f.WriteAt(cnt[:], 16)
+	return err
+}
+
+// vecHeaderFor says whether hdr, a cache's header read for embedder, is
+// one of this format for embedder's vectors of dims components.
+func vecHeaderFor(hdr []byte, embedder string, dims int) bool {
+	return string(hdr[:8]) == vecMagic && binary.LittleEndian.Uint32(hdr[8:]) == vecVersion &&
+		int(binary.LittleEndian.Uint32(hdr[12:])) == dims && int(binary.LittleEndian.Uint32(hdr[24:])) == len(embedder) &&
+		string(hdr[28:]) == embedder
+}
+
+// encodeVecRows encodes the rows that can be stored, one after the other,
+// and counts them.
+func encodeVecRows(rows []VecRow, dims int) ([]byte, int) {
+	rowSize := vecIDBytes + 4 + dims
+	buf := make([]byte, 0, len(rows)*rowSize)
 	row := make([]byte, rowSize)
 	added := 0
 	for _, r := range rows {
@@ -126,13 +146,7 @@ func AppendVecCache(path, embedder string, dims int, rows []VecRow) error {
 			added++
 		}
 	}
-	if _, err := f.WriteAt(buf, base+int64(n)*rowSize); err != nil {
-		return fmt.Errorf("appending to the vector cache %s: %w", path, err)
-	}
-	var cnt [8]byte
-	binary.LittleEndian.PutUint64(cnt[:], n+uint64(added))
-	_, err = f.WriteAt(cnt[:], 16)
-	return err
+	return buf, added
 }
 
 // encodeVecRow writes r into row (id, scale, int8 components); false for a
