@@ -427,33 +427,47 @@ func (s *Store) wrap(err error) error {
 	}
 	// Already said what to do (and, wrapping the SQLite error, it would be
 	// matched below and said twice).
-	if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) || errors.Is(err, diskspace.ErrFull) {
+	if advised(err) {
 		return err
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_FULL:
-			// The transaction was rolled back: the store is as it was.
-			return diskspace.Error("store", s.Dir(), err)
-		case sqlite3.SQLITE_IOERR:
-			if free, ok := diskspace.Free(s.Dir()); ok && free < lowSpace {
-				return diskspace.Error("store", s.Dir(), err)
-			}
-		case sqlite3.SQLITE_NOTADB:
-			return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched. %s", ErrCorrupt, s.path, err, RebuildAdvice(s.path))
-		case sqlite3.SQLITE_CORRUPT:
-			// Most of a damaged store is still readable (and memories live
-			// only there): doctor says what to save and how.
-			return fmt.Errorf("%w: %s cannot be read where it is damaged (%w). It was left untouched: run `cairn doctor --full` for what is damaged and what to do (`cairn index --rebuild` keeps search working meanwhile)", ErrCorrupt, s.path, err)
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w: %s: %w", ErrBusy, s.path, err)
+		if w := s.wrapCode(se.Code()&0xff, err); w != nil {
+			return w
 		}
 	}
 	if strings.Contains(err.Error(), "file is not a database") {
 		return fmt.Errorf("%w: %s is not a SQLite database. It was left untouched. %s", ErrCorrupt, s.path, RebuildAdvice(s.path))
 	}
 	return err
+}
+
+// advised says whether err already says what to do.
+func advised(err error) bool {
+	return errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrBusy) || errors.Is(err, diskspace.ErrFull)
+}
+
+// wrapCode is err, of SQLite primary result code code, as an error that
+// says what to do; nil for a code that needs no advice.
+func (s *Store) wrapCode(code int, err error) error {
+	switch code {
+	case sqlite3.SQLITE_FULL:
+		// The transaction was rolled back: the store is as it was.
+		return diskspace.Error("store", s.Dir(), err)
+	case sqlite3.SQLITE_IOERR:
+		if free, ok := diskspace.Free(s.Dir()); ok && free < lowSpace {
+			return diskspace.Error("store", s.Dir(), err)
+		}
+	case sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: %s is not a readable SQLite database (%w). It was left untouched. %s", ErrCorrupt, s.path, err, RebuildAdvice(s.path))
+	case sqlite3.SQLITE_CORRUPT:
+		// Most of a damaged store is still readable (and memories live
+		// only there): doctor says what to save and how.
+		return fmt.Errorf("%w: %s cannot be read where it is damaged (%w). It was left untouched: run `cairn doctor --full` for what is damaged and what to do (`cairn index --rebuild` keeps search working meanwhile)", ErrCorrupt, s.path, err)
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return fmt.Errorf("%w: %s: %w", ErrBusy, s.path, err)
+	}
+	return nil
 }
 
 // lowSpace is the free space under which an I/O error writing the store is
