@@ -309,15 +309,35 @@ func resultTitle(r index.SearchResult) string {
 	return title
 }
 
+// resultHead is the nth result's first line: its title, whether it is
+// archived, and what matched.
+func resultHead(n int, r index.SearchResult, color bool) string {
+	arch := ""
+	if r.Archived {
+		arch = " [archived]"
+	}
+	mark := ""
+	if m, ok := searchMatchMarks[r.Match]; ok {
+		mark = " " + sgr(color, "2", m)
+	}
+	return sgr(color, "1", fmt.Sprintf("%d. %s%s", n, termtext.Line(truncate(resultTitle(r), 100)), arch)) + mark
+}
+
+// printNoMatches says a search found nothing, what to try, and how many
+// results matched only some of its words.
+func printNoMatches(o *Options, q index.SearchQuery, partial int) {
+	fmt.Fprintln(o.Stdout, "No matches by words or meaning for "+strconv.Quote(termtext.Line(q.Text))+"; "+strings.TrimPrefix(index.NoMatchesHint(q), "no matches; ")+".")
+	if partial > 0 {
+		fmt.Fprintf(o.Stdout, "%d result(s) hold only some of its words: --partial shows them.\n", partial)
+	}
+}
+
 func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tty bool) error {
 	if resp.Notice != "" {
 		fmt.Fprintln(o.Stderr, "cairn:", termtext.Line(resp.Notice))
 	}
 	if len(resp.Results) == 0 {
-		fmt.Fprintln(o.Stdout, "No matches by words or meaning for "+strconv.Quote(termtext.Line(q.Text))+"; "+strings.TrimPrefix(index.NoMatchesHint(q), "no matches; ")+".")
-		if resp.Partial > 0 {
-			fmt.Fprintf(o.Stdout, "%d result(s) hold only some of its words: --partial shows them.\n", resp.Partial)
-		}
+		printNoMatches(o, q, resp.Partial)
 		return nil
 	}
 	color := o.useColor(tty)
@@ -329,15 +349,7 @@ func printSearch(o *Options, q index.SearchQuery, resp *index.SearchResponse, tt
 	}
 	fit := func(s string) string { return truncate(s, width) }
 	for i, r := range resp.Results {
-		arch := ""
-		if r.Archived {
-			arch = " [archived]"
-		}
-		mark := ""
-		if m, ok := searchMatchMarks[r.Match]; ok {
-			mark = " " + sgr(color, "2", m)
-		}
-		fmt.Fprintln(o.Stdout, fit(sgr(color, "1", fmt.Sprintf("%d. %s%s", i+1, termtext.Line(truncate(resultTitle(r), 100)), arch))+mark))
+		fmt.Fprintln(o.Stdout, fit(resultHead(i+1, r, color)))
 		fmt.Fprintln(o.Stdout, fit("   "+sgr(color, "2", fmt.Sprintf("%s · %s · %s · %s · relevance %.2f", termtext.Line(human.Path(r.Project)), fmtTime(r.Timestamp), human.OrDash(r.Role), r.Kind, r.Relevance))))
 		snippet := termtext.Highlight(r.Snippet, color)
 		if width > 3 {
