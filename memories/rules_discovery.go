@@ -203,6 +203,11 @@ var errorWord = regexp.MustCompile(`(?i)error|\bfail|not found|no such|cannot|ca
 // before a test runner's list of what failed.
 var exceptionLine = regexp.MustCompile(`\b[A-Z]\w*(Error|Exception)\b:|^error(\[\w+\])?:|\*\* \(\w`)
 
+// runnerNoise is what a test runner prints after a test's name and
+// verdict about the run, not the error: pytest's progress ("FAILED
+// [ 50%]"), a duration ("--- FAIL: TestX (0.00s)").
+var runnerNoise = regexp.MustCompile(`(\s+\[\s*\d{1,3}%\]|\s+\(\d+(\.\d+)?\s?(ms|s)\))+$`)
+
 func errorHead(out string) string {
 	// Some tools print their output JSON-quoted: "failed:\\n\\n[DIALYZER]".
 	lines := strings.Split(strings.ReplaceAll(out, `\n`, "\n"), "\n")
@@ -215,7 +220,8 @@ func errorHead(out string) string {
 			if strings.HasSuffix(l, ":") {
 				l += " " + nextLine(lines[i+1:]) // "Pre-commit validation failed: [DIALYZER]"
 			}
-			return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(strings.TrimSpace(l), "<uuid>"), "~/"), 140)
+			l = runnerNoise.ReplaceAllString(strings.TrimSpace(l), "")
+			return cut(homeRe.ReplaceAllString(uuidRe.ReplaceAllString(l, "<uuid>"), "~/"), 140)
 		}
 	}
 	return ""

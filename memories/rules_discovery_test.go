@@ -261,3 +261,17 @@ func TestDiscoveryOnCorpus(t *testing.T) {
 		t.Errorf("%d discoveries on 56 sessions: the rule fires on narration", n)
 	}
 }
+
+// The error head is the error, without the test runner's progress or
+// timing after the verdict.
+func TestErrorHeadDropsRunnerNoise(t *testing.T) {
+	for out, want := range map[string]string{
+		"============ test session starts ============\ntest/test_a.py::TestA::test_msgs[chromium] FAILED [ 50%]\n": "test/test_a.py::TestA::test_msgs[chromium] FAILED",
+		"--- FAIL: TestParse (0.00s)\nFAIL": "--- FAIL: TestParse",
+		"test_b.py::test_x FAILED [100%]":   "test_b.py::test_x FAILED",
+	} {
+		if got := errorHead(out); got != want {
+			t.Errorf("errorHead(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
