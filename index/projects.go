@@ -289,24 +289,8 @@ func requeueSessionsWhere(ctx context.Context, tx execer, where string, args ...
 // under a folder to the folder's project: moved for folders sessions ran
 // in, the rule for the others.
 func moveFiledUnder(ctx context.Context, tx *sql.Tx, rule *projectRule, moved map[string]string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT project FROM memories UNION SELECT project FROM session_summaries
-		UNION SELECT project FROM drafts UNION SELECT project FROM synthesis`)
+	paths, err := filedProjects(ctx, tx)
 	if err != nil {
-		return err
-	}
-	var paths []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return err
-		}
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	changed := false
@@ -321,32 +305,70 @@ func moveFiledUnder(ctx context.Context, tx *sql.Tx, rule *projectRule, moved ma
 			continue
 		}
 		changed = true
-		for _, q := range []string{
-			`INSERT OR IGNORE INTO fts_queue(doc) SELECT 'mem:' || id FROM memories WHERE project = ? AND status != 'rejected'`,
-			`INSERT OR IGNORE INTO fts_queue(doc) SELECT 'sum:' || session FROM session_summaries WHERE project = ?`,
-			`UPDATE memories SET project = ? WHERE project = ?`,
-			`UPDATE session_summaries SET project = ? WHERE project = ?`,
-			`UPDATE drafts SET project = ? WHERE project = ?`,
-			`UPDATE memory_fingerprints SET project = ? WHERE project = ?`,
-			// One synthesis per project: the repository's own, else the
-			// most recent of its folders'.
-			`DELETE FROM synthesis WHERE project = ?2 AND EXISTS (SELECT 1 FROM synthesis x WHERE x.project = ?1 AND x.updated >= synthesis.updated)`,
-			`DELETE FROM synthesis WHERE project = ?1 AND EXISTS (SELECT 1 FROM synthesis x WHERE x.project = ?2)`,
-			`UPDATE synthesis SET project = ?1 WHERE project = ?2`,
-		} {
-			args := []any{p, old}
-			if strings.HasPrefix(q, "INSERT") {
-				args = []any{old}
-			}
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return err
-			}
+		if err := refile(ctx, tx, p, old); err != nil {
+			return err
 		}
 	}
 	if !changed {
 		return nil
 	}
 	return bumpMemGen(ctx, tx)
+}
+
+// filedProjects lists the projects memories, summaries, drafts and
+// syntheses are filed under, but none.
+func filedProjects(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT project FROM memories UNION SELECT project FROM session_summaries
+		UNION SELECT project FROM drafts UNION SELECT project FROM synthesis`)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return paths, nil
+}
+
+// refileQueries re-file what is filed under project ?2 to project ?1; an
+// INSERT (queueing what is re-indexed) takes the old project alone, as ?.
+var refileQueries = []string{
+	`INSERT OR IGNORE INTO fts_queue(doc) SELECT 'mem:' || id FROM memories WHERE project = ? AND status != 'rejected'`,
+	`INSERT OR IGNORE INTO fts_queue(doc) SELECT 'sum:' || session FROM session_summaries WHERE project = ?`,
+	`UPDATE memories SET project = ? WHERE project = ?`,
+	`UPDATE session_summaries SET project = ? WHERE project = ?`,
+	`UPDATE drafts SET project = ? WHERE project = ?`,
+	`UPDATE memory_fingerprints SET project = ? WHERE project = ?`,
+	// One synthesis per project: the repository's own, else the
+	// most recent of its folders'.
+	`DELETE FROM synthesis WHERE project = ?2 AND EXISTS (SELECT 1 FROM synthesis x WHERE x.project = ?1 AND x.updated >= synthesis.updated)`,
+	`DELETE FROM synthesis WHERE project = ?1 AND EXISTS (SELECT 1 FROM synthesis x WHERE x.project = ?2)`,
+	`UPDATE synthesis SET project = ?1 WHERE project = ?2`,
+}
+
+// refile moves what is filed under project old to project p.
+func refile(ctx context.Context, tx *sql.Tx, p, old string) error {
+	for _, q := range refileQueries {
+		args := []any{p, old}
+		if strings.HasPrefix(q, "INSERT") {
+			args = []any{old}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FolderProjects maps each transcript folder name (under the Claude dir's
