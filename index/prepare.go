@@ -790,39 +790,12 @@ func wholeInput(name string, input []byte, text string) []byte {
 	if !bytes.Contains(input, []byte(" omitted] ")) {
 		return input
 	}
-	in := transcripts.DecodeToolInput(input)
-	vals := []string{in.Description, in.Command, in.FilePath, in.NotebookPath, in.Path, in.Pattern, in.URL, in.Query, in.SubagentType}
-	names := searchFields
-	if transcripts.IsAgentTool(name) && in.Prompt != "" {
-		vals = append(slices.Clone(vals), in.Prompt)
-		names = append(slices.Clone(names), "prompt")
-	}
-	parts := []string{name}
-	cut, member := -1, ""
-	for i, v := range vals {
-		if v == "" {
-			continue
-		}
-		if strings.Contains(v, " omitted] …\n") {
-			if cut >= 0 {
-				return input // two cut: the text cannot tell where one ends
-			}
-			cut, member = len(parts), names[i]
-		}
-		parts = append(parts, v)
-	}
+	parts, cut, member := cutParts(name, transcripts.DecodeToolInput(input))
 	if cut < 0 {
 		return input
 	}
-	prefix, suffix := strings.Join(parts[:cut], " ")+" ", ""
-	if cut+1 < len(parts) {
-		suffix = " " + strings.Join(parts[cut+1:], " ")
-	}
-	if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, suffix) || len(text) < len(prefix)+len(suffix) {
-		return input
-	}
-	whole := text[len(prefix) : len(text)-len(suffix)]
-	if transcripts.HeadTail(whole, inputHead, inputTail) != parts[cut] {
+	whole, ok := uncut(text, parts, cut)
+	if !ok {
 		return input
 	}
 	out, err := setMember(input, member, whole)
@@ -830,6 +803,52 @@ func wholeInput(name string, input []byte, text string) []byte {
 		return input
 	}
 	return out
+}
+
+// cutParts is the tool's search text in parts (its name, then the input's
+// searched members that are set), with the index of the one part cut and
+// its member; cut is -1 when none is, or more than one (the text cannot
+// tell where one ends).
+func cutParts(name string, in transcripts.ToolInput) (parts []string, cut int, member string) {
+	vals := []string{in.Description, in.Command, in.FilePath, in.NotebookPath, in.Path, in.Pattern, in.URL, in.Query, in.SubagentType}
+	names := searchFields
+	if transcripts.IsAgentTool(name) && in.Prompt != "" {
+		vals = append(slices.Clone(vals), in.Prompt)
+		names = append(slices.Clone(names), "prompt")
+	}
+	parts = []string{name}
+	cut, member = -1, ""
+	for i, v := range vals {
+		if v == "" {
+			continue
+		}
+		if strings.Contains(v, " omitted] …\n") {
+			if cut >= 0 {
+				return nil, -1, ""
+			}
+			cut, member = len(parts), names[i]
+		}
+		parts = append(parts, v)
+	}
+	return parts, cut, member
+}
+
+// uncut is the whole value of parts[cut] in text, the parts joined with
+// the cut one whole; false when text does not give back exactly the cut
+// value.
+func uncut(text string, parts []string, cut int) (string, bool) {
+	prefix, suffix := strings.Join(parts[:cut], " ")+" ", ""
+	if cut+1 < len(parts) {
+		suffix = " " + strings.Join(parts[cut+1:], " ")
+	}
+	if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, suffix) || len(text) < len(prefix)+len(suffix) {
+		return "", false
+	}
+	whole := text[len(prefix) : len(text)-len(suffix)]
+	if transcripts.HeadTail(whole, inputHead, inputTail) != parts[cut] {
+		return "", false
+	}
+	return whole, true
 }
 
 // setMember is the JSON object raw with member name's value replaced by
