@@ -285,39 +285,14 @@ func (s *Store) quickSurvey(ctx context.Context, claudeDir string) *survey {
 	if snap == nil {
 		return nil
 	}
-	changed := map[string]bool{}
-	if !snap.root.Holds(snap.rootTaken - int64(1e9)) {
-		root, taken, names, err := transcripts.ProjectFolders(claudeDir)
-		if err != nil {
-			return nil
-		}
-		had := map[string]bool{}
-		for _, g := range snap.projects {
-			had[g.Name] = true
-			if !slices.Contains(names, g.Name) {
-				changed[g.Name] = true // gone: its files are missing
-			}
-		}
-		for _, n := range names {
-			if !had[n] {
-				changed[n] = true
-			}
-		}
-		snap.root, snap.rootTaken = root, taken
+	changed, ok := movedFolders(claudeDir, snap)
+	if !ok {
+		return nil
 	}
-	files := 0
 	for _, i := range transcripts.ChangedGroups(snap.projects) {
 		changed[snap.projects[i].Name] = true
 	}
-	for _, g := range snap.projects {
-		if !changed[g.Name] {
-			for _, st := range g.Stamps {
-				if !st.Dir {
-					files++
-				}
-			}
-		}
-	}
+	files := unchangedFiles(snap, changed)
 	if len(changed) == 0 {
 		sv := &survey{claudeDir: claudeDir, done: make(chan struct{}), quiet: true, unchangedFiles: files}
 		close(sv.done)
@@ -336,27 +311,57 @@ func (s *Store) quickSurvey(ctx context.Context, claudeDir string) *survey {
 	return sv
 }
 
+// movedFolders is the set of project folders that came or went since the
+// snapshot, when the projects folder changed since (snap then takes its
+// new stamp); false when it cannot be read.
+func movedFolders(claudeDir string, snap *surveySnap) (map[string]bool, bool) {
+	changed := map[string]bool{}
+	if snap.root.Holds(snap.rootTaken - int64(1e9)) {
+		return changed, true
+	}
+	root, taken, names, err := transcripts.ProjectFolders(claudeDir)
+	if err != nil {
+		return nil, false
+	}
+	had := map[string]bool{}
+	for _, g := range snap.projects {
+		had[g.Name] = true
+		if !slices.Contains(names, g.Name) {
+			changed[g.Name] = true // gone: its files are missing
+		}
+	}
+	for _, n := range names {
+		if !had[n] {
+			changed[n] = true
+		}
+	}
+	snap.root, snap.rootTaken = root, taken
+	return changed, true
+}
+
+// unchangedFiles counts the files of the snapshot's folders not changed.
+func unchangedFiles(snap *surveySnap, changed map[string]bool) int {
+	files := 0
+	for _, g := range snap.projects {
+		if changed[g.Name] {
+			continue
+		}
+		for _, st := range g.Stamps {
+			if !st.Dir {
+				files++
+			}
+		}
+	}
+	return files
+}
+
 // surveyProjects lists and looks up the project folders names (the
 // survey of a sync limited to them), and writes the survey snapshot with
 // their new stamps in place of snap's.
 func (s *Store) surveyProjects(ctx context.Context, claudeDir string, names []string, snap *surveySnap) (*transcripts.Tree, map[string]knownFile, error) {
-	tree := &transcripts.Tree{ClaudeDir: claudeDir}
-	fresh := map[string]transcripts.StampGroup{}
-	recordable := true
-	for _, name := range names {
-		c := transcripts.LoadDirCache(nil)
-		pt, err := transcripts.DiscoverProjectCached(claudeDir, name, c)
-		if err != nil {
-			if _, gone := os.Stat(filepath.Join(claudeDir, "projects", name)); os.IsNotExist(gone) {
-				continue // the folder was removed: its files are missing
-			}
-			return nil, nil, err
-		}
-		tree.Projects = append(tree.Projects, pt.Projects...)
-		tree.Problems = append(tree.Problems, pt.Problems...)
-		folders, ok := c.FolderStamps(filepath.Join(claudeDir, "projects"))
-		recordable = recordable && ok && len(pt.Problems) == 0
-		fresh[name] = transcripts.StampGroup{Name: name, Taken: c.Started(), Stamps: folders[name]}
+	tree, fresh, recordable, err := discoverFolders(claudeDir, names)
+	if err != nil {
+		return nil, nil, err
 	}
 	known, err := s.knownFiles(ctx, names)
 	if err != nil {
@@ -376,6 +381,42 @@ func (s *Store) surveyProjects(ctx context.Context, claudeDir string, names []st
 		g.Name, g.Stamps = name, append(g.Stamps, st...)
 		fresh[name] = g
 	}
+	snap.replaceGroups(names, fresh)
+	for _, k := range known {
+		snap.maxID = max(snap.maxID, k.id)
+	}
+	s.writeSurveySnap(snap)
+	return tree, known, nil
+}
+
+// discoverFolders lists the project folders names (a removed one is left
+// out) with their folders' fresh stamps; recordable when the stamps are
+// whole and discovery met no problem.
+func discoverFolders(claudeDir string, names []string) (*transcripts.Tree, map[string]transcripts.StampGroup, bool, error) {
+	tree := &transcripts.Tree{ClaudeDir: claudeDir}
+	fresh := map[string]transcripts.StampGroup{}
+	recordable := true
+	for _, name := range names {
+		c := transcripts.LoadDirCache(nil)
+		pt, err := transcripts.DiscoverProjectCached(claudeDir, name, c)
+		if err != nil {
+			if _, gone := os.Stat(filepath.Join(claudeDir, "projects", name)); os.IsNotExist(gone) {
+				continue // the folder was removed: its files are missing
+			}
+			return nil, nil, false, err
+		}
+		tree.Projects = append(tree.Projects, pt.Projects...)
+		tree.Problems = append(tree.Problems, pt.Problems...)
+		folders, ok := c.FolderStamps(filepath.Join(claudeDir, "projects"))
+		recordable = recordable && ok && len(pt.Problems) == 0
+		fresh[name] = transcripts.StampGroup{Name: name, Taken: c.Started(), Stamps: folders[name]}
+	}
+	return tree, fresh, recordable, nil
+}
+
+// replaceGroups puts fresh's groups that hold stamps in place of the
+// snapshot's groups of the folders names, in name order.
+func (snap *surveySnap) replaceGroups(names []string, fresh map[string]transcripts.StampGroup) {
 	var groups []transcripts.StampGroup
 	for _, g := range snap.projects {
 		if !slices.Contains(names, g.Name) {
@@ -389,11 +430,6 @@ func (s *Store) surveyProjects(ctx context.Context, claudeDir string, names []st
 	}
 	slices.SortFunc(groups, func(a, b transcripts.StampGroup) int { return strings.Compare(a.Name, b.Name) })
 	snap.projects = groups
-	for _, k := range known {
-		snap.maxID = max(snap.maxID, k.id)
-	}
-	s.writeSurveySnap(snap)
-	return tree, known, nil
 }
 
 // startWholeSurvey is startSurvey for a sync of so, from the survey
