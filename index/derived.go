@@ -333,12 +333,8 @@ func (d Derived) BuiltinEmbedder(ctx context.Context, retrain bool) (*embed.Mode
 // read back (on a cold 1 GB index, the sample is every embeddable entry).
 func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model, []DocRow, error) {
 	if !retrain {
-		m, ok, err := s.Derived().LoadBuiltinEmbedder(ctx)
-		if err == nil && ok {
-			grown, err := s.grownSinceTraining(ctx)
-			if err != nil || !grown {
-				return m, nil, err
-			}
+		if m, kept, err := s.keptBuiltin(ctx); kept {
+			return m, nil, err
 		}
 	}
 	sample, err := s.trainingSample(ctx, 50000)
@@ -348,19 +344,8 @@ func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model
 	if len(sample) < 20 {
 		return nil, nil, errNotEnoughText
 	}
-	texts := make([]string, len(sample))
-	for i, d := range sample {
-		texts[i] = d.Text
-	}
-	m, err := embed.Train(texts, embed.TrainOptions{})
+	m, err := s.trainBuiltin(ctx, sample)
 	if err != nil {
-		return nil, nil, err
-	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := s.saveBuiltinModel(ctx, m, b); err != nil {
 		return nil, nil, err
 	}
 	// Older built-in spaces are useless now; vectors of other embedders
@@ -373,6 +358,41 @@ func (s *Store) builtinEmbedder(ctx context.Context, retrain bool) (*embed.Model
 		return m, nil, err
 	}
 	return m, sample, nil
+}
+
+// keptBuiltin is the stored built-in model, kept (true) unless there is
+// none that loads or the store has grown since its training; kept with the
+// error when telling whether it grew fails.
+func (s *Store) keptBuiltin(ctx context.Context) (*embed.Model, bool, error) {
+	m, ok, err := s.Derived().LoadBuiltinEmbedder(ctx)
+	if err != nil || !ok {
+		return nil, false, nil
+	}
+	grown, err := s.grownSinceTraining(ctx)
+	if err != nil || !grown {
+		return m, true, err
+	}
+	return nil, false, nil
+}
+
+// trainBuiltin trains a built-in model on the sample and saves it.
+func (s *Store) trainBuiltin(ctx context.Context, sample []DocRow) (*embed.Model, error) {
+	texts := make([]string, len(sample))
+	for i, d := range sample {
+		texts[i] = d.Text
+	}
+	m, err := embed.Train(texts, embed.TrainOptions{})
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.saveBuiltinModel(ctx, m, b); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // activeEmbedderKey records which embedder the embedding queue is filled for.
