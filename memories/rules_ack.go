@@ -91,6 +91,18 @@ func agreedLesson(text string) (string, bool) {
 	return "", false
 }
 
+// asksFor is words that ask for something to be found or done ("We need
+// to find a cleaner way to reinstall…", "Can you…", "How do I…", "Is
+// there a way…") rather than say what holds. Claude's "You're right!"
+// then answers a request, and what follows is Claude's proposal, not a
+// claim of the person's that Claude agreed to: saying "agreed" would
+// credit the person with the lesson. Words that state something ("I
+// think the library is setting it", "The redirection doesn't work… we
+// might need to move it to vercel.json?") are what Claude agrees to,
+// however tentative. "We need to use X" names X, so it states; only a
+// need for something not yet named ("find", "a way") asks.
+var asksFor = lazyRE(`(?i)^(?:(?:ok(?:ay)?|so|but|and|hmm+|well)\b[\s,]*)*(?:(?:we|i) (?:need|want|have|would like|'d like) (?:to (?:find|figure out|work out|come up with|get)\b|(?:a|an|some) (?:way|solution|fix|approach)\b)|(?:can|could|would|will) you\b|please\b|let'?s (?:find|figure out|see)\b|(?:how|what|where|which|why) (?:do|does|can|could|should|would|is|are)\b|is there (?:a|an|any)\b|(?:find|figure out|help)\b)`)
+
 // ackCandidate proposes what Claude agreed to after the person's prompt
 // said: "Vercel has its own redirect configuration that takes precedence
 // (agreed when the user said: “we might need to move it to vercel.json?”)".
@@ -110,7 +122,11 @@ func ackCandidate(e index.MemEntry, prompt index.MemEntry, add func(candidate)) 
 	if said == "" {
 		return
 	}
-	content := strings.TrimRight(lesson, ".:;,") + " (agreed when the user said: “" + said + "”)"
+	how := " (agreed when the user said: “"
+	if asksFor.MatchString(said) {
+		how = " (proposed when the user asked: “"
+	}
+	content := strings.TrimRight(lesson, ".:;,") + how + said + "”)"
 	add(candidate{typ: Pattern, content: content, importance: 3, uuids: []string{prompt.UUID, e.UUID}, rule: "claude:agreed"})
 }
 
