@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -62,9 +63,9 @@ var gateStatus = []string{"info", "warn", "warning", "error", "ok", "fail", "fai
 // static checker, an audit.
 var checkish = regexp.MustCompile(`(?i)\b(format|fmt|formatter|prettier|black|isort|gofmt|goimports|rustfmt|biome|stylelint|typecheck|type-check|types|dialyzer|golangci-lint|staticcheck|shellcheck|flake8|pylint|audit|coverage)\b`)
 
-// coverageGate is a test run's line saying the coverage it requires:
+// coverageLines is a test run's line saying the coverage it requires:
 // pct is the threshold, kind what it counts (lines, branches) when said.
-var coverageGate = []*regexp.Regexp{
+var coverageLines = []*regexp.Regexp{
 	// pytest-cov (reached or not: either way the run fails below it)
 	regexp.MustCompile(`Required test coverage of (?P<pct>\d+(?:\.\d+)?)% (?:not )?reached`),
 	// coverage.py's report --fail-under
@@ -90,16 +91,10 @@ var branchColumn = regexp.MustCompile(`(?m)^Name\s+Stmts\s+Miss\s+Branch\s+BrPar
 // toolingCandidates proposes the session's commit gate and coverage
 // gate (see above), one memory each.
 func toolingCandidates(entries []index.MemEntry) []candidate {
-	type threshold struct{ kind, pct string }
 	var (
-		calls                 = map[string]index.MemEntry{}
-		checks                []string
-		gate                  string
-		noVerify              bool
-		gateUUIDs, covUUIDs   []string
-		thresholds            []threshold
-		covCmd                string
-		covBranches, covFound bool
+		calls = map[string]index.MemEntry{}
+		cg    commitGate
+		cov   coverageGate
 	)
 	for _, e := range entries {
 		if e.Sidechain {
@@ -116,84 +111,129 @@ func toolingCandidates(entries []index.MemEntry) []candidate {
 		sc, _ := bashCall(call)
 		out := strings.ReplaceAll(ansiMark.ReplaceAllString(e.Text, ""), `\n`, "\n")
 		if commitCall(sc.cmd) && (e.IsError || failedOutput(out)) && gateMark.MatchString(out) {
-			named := gateChecks(out)
-			if len(named) == 0 {
-				continue // a refusal naming no check (a protected branch, a message format)
-			}
-			added := false
-			for _, n := range named {
-				if !slices.ContainsFunc(checks, func(c string) bool { return strings.EqualFold(c, n) }) && len(checks) < 6 {
-					checks, added = append(checks, n), true
-				}
-			}
-			line, _, _ := strings.Cut(sc.cmd, "\n")
-			if strings.Contains(line, "--no-verify") && !noVerify {
-				noVerify, added = true, true
-			}
-			if gate == "" {
-				gate = gateName(out)
-			}
-			if added && len(gateUUIDs) < 4 {
-				gateUUIDs = append(gateUUIDs, call.UUID, e.UUID)
-			}
+			cg.add(sc.cmd, out, call.UUID, e.UUID)
 			continue
 		}
 		if ownThreshold.MatchString(sc.cmd) || commandKey(sc.cmd) == "" {
 			continue // the command's own threshold, or a file or log read (cat, grep)
 		}
-		for _, re := range coverageGate {
-			for _, m := range re.FindAllStringSubmatch(out, -1) {
-				t := threshold{pct: m[re.SubexpIndex("pct")]}
-				if k := re.SubexpIndex("kind"); k >= 0 {
-					t.kind = strings.ToLower(m[k])
-				}
-				if i := slices.IndexFunc(thresholds, func(o threshold) bool { return o.kind == t.kind }); i >= 0 {
-					thresholds[i] = t // the latest said
-				} else {
-					thresholds = append(thresholds, t)
-				}
-				if !covFound {
-					covFound = true
-					covUUIDs = []string{call.UUID, e.UUID}
-					covCmd = shortCommand(sc.cmd)
-				}
-				covBranches = covBranches || branchColumn.MatchString(out)
-			}
-		}
+		cov.add(sc.cmd, out, call.UUID, e.UUID)
 	}
 	var cs []candidate
-	if len(checks) > 0 {
-		one, them := "one fails", "them"
-		if len(checks) == 1 {
-			one, them = "it fails", "it"
+	for _, c := range []func() (candidate, bool){cg.candidate, cov.candidate} {
+		if c, ok := c(); ok {
+			cs = append(cs, c)
 		}
-		content := "`git commit` is gated by a " + gate + " running " + joinList(checks) + ": it refuses the commit when " + one
-		if noVerify {
-			content += ", and `--no-verify` does not bypass it"
-		}
-		content += "; run " + them + " before committing"
-		cs = append(cs, candidate{typ: Pattern, importance: 3, uuids: gateUUIDs, rule: "tool:commit-gate", tags: []string{"command"}, content: content})
-	}
-	if covFound {
-		var req []string
-		for _, t := range thresholds {
-			switch {
-			case t.kind != "":
-				req = append(req, t.pct+"% "+t.kind)
-			case covBranches:
-				req = append(req, t.pct+"% (total, branches counted)")
-			default:
-				req = append(req, t.pct+"% (total)")
-			}
-		}
-		run := "the test run"
-		if covCmd != "" {
-			run = "`" + covCmd + "`"
-		}
-		cs = append(cs, candidate{typ: Pattern, importance: 3, uuids: covUUIDs, rule: "tool:coverage-gate", tags: []string{"command"},
-			content: "The project requires test coverage of " + joinList(req) + ": " + run + " fails below it"})
 	}
 	return cs
+}
+
+// commitGate is what the session's refused commits said of their gate.
+type commitGate struct {
+	checks   []string
+	gate     string
+	noVerify bool
+	uuids    []string
+}
+
+// add reads one refused commit: the checks it names (a refusal naming
+// none, a protected branch or a message format, is not a gate of checks)
+// and whether it was tried with --no-verify.
+func (g *commitGate) add(cmd, out, callUUID, resultUUID string) {
+	named := gateChecks(out)
+	if len(named) == 0 {
+		return
+	}
+	added := false
+	for _, n := range named {
+		if !slices.ContainsFunc(g.checks, func(c string) bool { return strings.EqualFold(c, n) }) && len(g.checks) < 6 {
+			g.checks, added = append(g.checks, n), true
+		}
+	}
+	line, _, _ := strings.Cut(cmd, "\n")
+	if strings.Contains(line, "--no-verify") && !g.noVerify {
+		g.noVerify, added = true, true
+	}
+	if g.gate == "" {
+		g.gate = gateName(out)
+	}
+	if added && len(g.uuids) < 4 {
+		g.uuids = append(g.uuids, callUUID, resultUUID)
+	}
+}
+
+func (g *commitGate) candidate() (candidate, bool) {
+	if len(g.checks) == 0 {
+		return candidate{}, false
+	}
+	one, them := "one fails", "them"
+	if len(g.checks) == 1 {
+		one, them = "it fails", "it"
+	}
+	content := "`git commit` is gated by a " + g.gate + " running " + joinList(g.checks) + ": it refuses the commit when " + one
+	if g.noVerify {
+		content += ", and `--no-verify` does not bypass it"
+	}
+	content += "; run " + them + " before committing"
+	return candidate{typ: Pattern, importance: 3, uuids: g.uuids, rule: "tool:commit-gate", tags: []string{"command"}, content: content}, true
+}
+
+// coverageGate is the coverage thresholds the session's test runs said,
+// the latest per kind, with the first run that said one.
+type coverageGate struct {
+	thresholds []threshold
+	cmd        string
+	branches   bool
+	uuids      []string
+}
+
+// threshold is a required coverage: pct, and what it counts (lines,
+// branches) when said.
+type threshold struct{ kind, pct string }
+
+func (g *coverageGate) add(cmd, out, callUUID, resultUUID string) {
+	for _, re := range coverageLines {
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			t := threshold{pct: m[re.SubexpIndex("pct")]}
+			if k := re.SubexpIndex("kind"); k >= 0 {
+				t.kind = strings.ToLower(m[k])
+			}
+			if i := slices.IndexFunc(g.thresholds, func(o threshold) bool { return o.kind == t.kind }); i >= 0 {
+				g.thresholds[i] = t // the latest said
+			} else {
+				g.thresholds = append(g.thresholds, t)
+			}
+			if g.uuids == nil {
+				g.uuids = []string{callUUID, resultUUID}
+				g.cmd = shortCommand(cmd)
+			}
+			g.branches = g.branches || branchColumn.MatchString(out)
+		}
+	}
+}
+
+func (g *coverageGate) candidate() (candidate, bool) {
+	if g.uuids == nil {
+		return candidate{}, false
+	}
+	req := make([]string, len(g.thresholds))
+	for i, t := range g.thresholds {
+		req[i] = t.pct + "% " + cmp.Or(t.kind, g.totalKind())
+	}
+	run := "the test run"
+	if g.cmd != "" {
+		run = "`" + g.cmd + "`"
+	}
+	return candidate{typ: Pattern, importance: 3, uuids: g.uuids, rule: "tool:coverage-gate", tags: []string{"command"},
+		content: "The project requires test coverage of " + joinList(req) + ": " + run + " fails below it"}, true
+}
+
+// totalKind is what a threshold that names no kind counts.
+func (g *coverageGate) totalKind() string {
+	if g.branches {
+		return "(total, branches counted)"
+	}
+	return "(total)"
 }
 
 // gateChecks are the checks a refused commit's output names (see the
