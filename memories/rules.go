@@ -253,18 +253,29 @@ type extraction struct {
 func (x *extraction) entry(e index.MemEntry) {
 	x.track(e)
 	switch {
-	case e.Role == "user" && !e.Meta && !e.Sidechain:
+	case personEntry(e):
 		x.userWords(e)
 	case e.Role == "system" && e.Compact:
 		compactCandidates(e, x.cs.add)
 	case e.Role == "assistant" && e.Block == "text":
 		x.claudeText(e)
 	}
-	if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
+	if mainClaudeText(e) {
 		x.prompt = index.MemEntry{}
-	} else if e.Role == "user" && !e.Meta && !e.Sidechain && e.Source != "answer" && !ideNoteOnly(e.Text) {
+	} else if personEntry(e) && e.Source != "answer" && !ideNoteOnly(e.Text) {
 		x.nextPrompt(e)
 	}
+}
+
+// personEntry reports whether e is the person's own words in the main
+// thread (a prompt, a rejection's reason or an answer), not a meta note.
+func personEntry(e index.MemEntry) bool {
+	return e.Role == "user" && !e.Meta && !e.Sidechain
+}
+
+// mainClaudeText reports whether e is Claude's text in the main thread.
+func mainClaudeText(e index.MemEntry) bool {
+	return e.Role == "assistant" && e.Block == "text" && !e.Sidechain
 }
 
 // track records the calls, Claude's last texts and a rejected call.
@@ -272,16 +283,33 @@ func (x *extraction) track(e index.MemEntry) {
 	if e.Role == "assistant" && e.ToolUse != "" {
 		x.calls[e.ToolUse] = e
 	}
-	if e.Role == "assistant" && e.Block == "text" && !e.Sidechain {
-		x.prevClaude, x.rejected = e.Text, ""
-		x.recent, x.asked, x.askedIDs = append(x.recent, e.Text), append(x.asked, x.lastPrompt), append(x.askedIDs, x.lastUUID)
-		if len(x.recent) > 4 {
-			x.recent, x.asked, x.askedIDs = x.recent[1:], x.asked[1:], x.askedIDs[1:]
-		}
+	if mainClaudeText(e) {
+		x.claudeSaid(e.Text)
 	}
-	if c, ok := x.calls[e.ToolUse]; ok && e.Role == "tool" && e.IsError && strings.Contains(e.Text, rejectedCall) {
-		x.rejected = callLabel(c) // the prompt after it says why
-	} else if ok && e.Role == "tool" && !e.IsError && c.ToolName == "Bash" {
+	if e.Role == "tool" {
+		x.toolResult(e)
+	}
+}
+
+// claudeSaid keeps Claude's last few texts with the prompts before them;
+// Claude speaking ends a pending rejection.
+func (x *extraction) claudeSaid(text string) {
+	x.prevClaude, x.rejected = text, ""
+	x.recent, x.asked, x.askedIDs = append(x.recent, text), append(x.asked, x.lastPrompt), append(x.askedIDs, x.lastUUID)
+	if len(x.recent) > 4 {
+		x.recent, x.asked, x.askedIDs = x.recent[1:], x.asked[1:], x.askedIDs[1:]
+	}
+}
+
+// toolResult notes a rejected call (the prompt after it says why) or a
+// Bash call that passed.
+func (x *extraction) toolResult(e index.MemEntry) {
+	c, ok := x.calls[e.ToolUse]
+	switch {
+	case !ok:
+	case e.IsError && strings.Contains(e.Text, rejectedCall):
+		x.rejected = callLabel(c)
+	case !e.IsError && c.ToolName == "Bash":
 		x.rec.passed()
 	}
 }
