@@ -678,55 +678,11 @@ func (w *txWriter) reindexSession(sr *sessionRow, fin *transcripts.Session) erro
 // sessions left without files (when some file's presence changed), and
 // summaries whose leaf has arrived.
 func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
-	for _, id := range missing {
-		if _, err := w.tx.ExecContext(w.ctx, `UPDATE files SET present = 0 WHERE id = ?`, id); err != nil {
-			return err
-		}
-	}
-	if len(missing) > 0 {
-		if _, err := w.tx.ExecContext(w.ctx, bumpFilesEpoch); err != nil {
-			return err
-		}
-	}
-	// Summaries resolve through their leaf uuid, possibly into another
-	// file's session (resume chains), but only within the summary's own
-	// project, as in the Builder. Later lines win.
-	type pending struct {
-		id           int64
-		text         string
-		sid, project string
-	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT sm.id, sm.text, ss.sid, p.name
-		FROM summaries sm JOIN entries_raw e ON e.uuid = cairn_pack(sm.leaf_uuid)
-		JOIN sessions ss ON ss.id = e.session JOIN projects p ON p.id = ss.project
-		LEFT JOIN summary_projects sp ON sp.summary = sm.id
-		WHERE sm.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) ORDER BY sm.id`)
-	if err != nil {
+	if err := w.markMissing(missing); err != nil {
 		return err
 	}
-	var todo []pending
-	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.id, &p.text, &p.sid, &p.project); err != nil {
-			rows.Close()
-			return err
-		}
-		todo = append(todo, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := w.attachSummaries(); err != nil {
 		return err
-	}
-	for _, p := range todo {
-		sr, err := w.session(p.sid, p.project)
-		if err != nil {
-			return err
-		}
-		sr.st.Summary = p.text
-		w.markDirty(sr)
-		if _, err := w.tx.ExecContext(w.ctx, `UPDATE summaries SET session = ? WHERE id = ?`, sr.id, p.id); err != nil {
-			return err
-		}
 	}
 	// A session is archived when none of its files is on disk (sessions
 	// that got entries from a file present now were un-archived as they
@@ -741,6 +697,79 @@ func (w *txWriter) finish(missing []int64, presenceChanged bool) error {
 		return err
 	}
 	return w.setLastSync()
+}
+
+// markMissing marks the files that disappeared as not present.
+func (w *txWriter) markMissing(missing []int64) error {
+	for _, id := range missing {
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE files SET present = 0 WHERE id = ?`, id); err != nil {
+			return err
+		}
+	}
+	if len(missing) > 0 {
+		if _, err := w.tx.ExecContext(w.ctx, bumpFilesEpoch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pendingSummary is a summary whose leaf has arrived, in session sid of
+// project.
+type pendingSummary struct {
+	id           int64
+	text         string
+	sid, project string
+}
+
+// attachSummaries gives the summaries whose leaf has arrived to its
+// session.
+func (w *txWriter) attachSummaries() error {
+	todo, err := w.pendingSummaries()
+	if err != nil {
+		return err
+	}
+	for _, p := range todo {
+		sr, err := w.session(p.sid, p.project)
+		if err != nil {
+			return err
+		}
+		sr.st.Summary = p.text
+		w.markDirty(sr)
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE summaries SET session = ? WHERE id = ?`, sr.id, p.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pendingSummaries lists the summaries without a session whose leaf has
+// arrived. Summaries resolve through their leaf uuid, possibly into another
+// file's session (resume chains), but only within the summary's own
+// project, as in the Builder. Later lines win.
+func (w *txWriter) pendingSummaries() ([]pendingSummary, error) {
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT sm.id, sm.text, ss.sid, p.name
+		FROM summaries sm JOIN entries_raw e ON e.uuid = cairn_pack(sm.leaf_uuid)
+		JOIN sessions ss ON ss.id = e.session JOIN projects p ON p.id = ss.project
+		LEFT JOIN summary_projects sp ON sp.summary = sm.id
+		WHERE sm.session IS NULL AND (sp.project IS NULL OR sp.project = ss.project) ORDER BY sm.id`)
+	if err != nil {
+		return nil, err
+	}
+	var todo []pendingSummary
+	for rows.Next() {
+		var p pendingSummary
+		if err := rows.Scan(&p.id, &p.text, &p.sid, &p.project); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		todo = append(todo, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return todo, nil
 }
 
 func (w *txWriter) setLastSync() error {
