@@ -56,28 +56,44 @@ const (
 func encodeVecID(dst []byte, id string) bool {
 	dst = dst[:vecIDBytes]
 	clear(dst)
-	if len(id) >= 36 && len(id) <= 36+vecIDPrefix {
-		p := id[:len(id)-36]
-		if b, ok := packUUID(id[len(p):]).([]byte); ok && !strings.ContainsRune(p, 0) {
-			dst[0] = vecIDUUID
-			copy(dst[1:], p)
-			copy(dst[1+vecIDPrefix:], b)
-			return true
-		}
-		if i := strings.Index(id, noUUID); i >= 0 && i <= vecIDPrefix && len(id) == i+len(noUUID)+32 && !strings.ContainsRune(id[:i], 0) {
-			var b [16]byte
-			if _, err := hex.Decode(b[:], []byte(id[i+len(noUUID):])); err == nil && hex.EncodeToString(b[:]) == id[i+len(noUUID):] {
-				dst[0] = vecIDNoUUID
-				copy(dst[1:], id[:i])
-				copy(dst[1+vecIDPrefix:], b[:])
-				return true
-			}
-		}
+	if len(id) >= 36 && len(id) <= 36+vecIDPrefix && (encodeUUIDVecID(dst, id) || encodeNoUUIDVecID(dst, id)) {
+		return true
 	}
 	if len(id) > vecIDBytes || (id != "" && id[0] < ' ') {
 		return false
 	}
 	copy(dst, id)
+	return true
+}
+
+// encodeUUIDVecID writes id, a short prefix then a uuid, into dst (clear);
+// false when it is not one.
+func encodeUUIDVecID(dst []byte, id string) bool {
+	p := id[:len(id)-36]
+	b, ok := packUUID(id[len(p):]).([]byte)
+	if !ok || strings.ContainsRune(p, 0) {
+		return false
+	}
+	dst[0] = vecIDUUID
+	copy(dst[1:], p)
+	copy(dst[1+vecIDPrefix:], b)
+	return true
+}
+
+// encodeNoUUIDVecID writes id, a short prefix then noUUID and 32 lower-case
+// hex digits, into dst (clear); false when it is not one.
+func encodeNoUUIDVecID(dst []byte, id string) bool {
+	i := strings.Index(id, noUUID)
+	if i < 0 || i > vecIDPrefix || len(id) != i+len(noUUID)+32 || strings.ContainsRune(id[:i], 0) {
+		return false
+	}
+	var b [16]byte
+	if _, err := hex.Decode(b[:], []byte(id[i+len(noUUID):])); err != nil || hex.EncodeToString(b[:]) != id[i+len(noUUID):] {
+		return false
+	}
+	dst[0] = vecIDNoUUID
+	copy(dst[1:], id[:i])
+	copy(dst[1+vecIDPrefix:], b[:])
 	return true
 }
 
