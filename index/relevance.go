@@ -159,16 +159,7 @@ func (cv *coverage) holdDates(text string, ids []string, docs map[string]*hit) {
 	if len(dates) == 0 {
 		return
 	}
-	// Which date each query word is part of.
-	of := map[int]int{}
-	for i, w := range cv.cover.Words {
-		bare := strings.ToLower(strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		for di, d := range dates {
-			if slices.Contains(d.words, bare) {
-				of[i] = di
-			}
-		}
-	}
+	of := cv.dateWords(dates)
 	if len(of) == 0 {
 		return
 	}
@@ -188,6 +179,21 @@ func (cv *coverage) holdDates(text string, ids []string, docs map[string]*hit) {
 			}
 		}
 	}
+}
+
+// dateWords maps each query word that is part of one of the dates to the
+// date's index (the last such date).
+func (cv *coverage) dateWords(dates []queryDate) map[int]int {
+	of := map[int]int{}
+	for i, w := range cv.cover.Words {
+		bare := strings.ToLower(strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		for di, d := range dates {
+			if slices.Contains(d.words, bare) {
+				of[i] = di
+			}
+		}
+	}
+	return of
 }
 
 // queryDate is a date a query names: its year, month and day (0 when not
@@ -215,6 +221,29 @@ var datePatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b`),
 }
 
+// dateReaders read a match of the datePattern of the same index, given
+// its groups (lowercased, "" when not matched), into a date.
+var dateReaders = []func(group func(int) string) queryDate{
+	func(g func(int) string) queryDate {
+		return queryDate{month: monthOf(g(1)), day: atoi(g(2)), year: atoi(g(3)), words: []string{g(1), g(2), g(3)}}
+	},
+	func(g func(int) string) queryDate {
+		return queryDate{day: atoi(g(1)), month: monthOf(g(2)), year: atoi(g(3)), words: []string{g(1), g(2), g(3)}}
+	},
+	func(g func(int) string) queryDate {
+		return queryDate{month: monthOf(g(1)), year: atoi(g(2)), words: []string{g(1), g(2)}}
+	},
+	func(g func(int) string) queryDate {
+		return queryDate{month: monthOf(g(1)), words: []string{g(1)}}
+	},
+	func(g func(int) string) queryDate {
+		return queryDate{year: atoi(g(1)), words: []string{g(1)}}
+	},
+}
+
+// yearPattern is the index of the datePattern of a year alone.
+const yearPattern = 4
+
 // queryDates are the dates text names (see datePatterns).
 func queryDates(text string) []queryDate {
 	var out []queryDate
@@ -224,31 +253,13 @@ func queryDates(text string) []queryDate {
 			if slices.Contains(used[m[0]:m[1]], true) {
 				continue
 			}
-			group := func(g int) string {
+			d := dateReaders[pi](func(g int) string {
 				if m[2*g] < 0 {
 					return ""
 				}
 				return strings.ToLower(text[m[2*g]:m[2*g+1]])
-			}
-			var d queryDate
-			switch pi {
-			case 0:
-				d.month, d.day, d.year = monthOf(group(1)), atoi(group(2)), atoi(group(3))
-				d.words = []string{group(1), group(2), group(3)}
-			case 1:
-				d.day, d.month, d.year = atoi(group(1)), monthOf(group(2)), atoi(group(3))
-				d.words = []string{group(1), group(2), group(3)}
-			case 2:
-				d.month, d.year = monthOf(group(1)), atoi(group(2))
-				d.words = []string{group(1), group(2)}
-			case 3:
-				d.month = monthOf(group(1))
-				d.words = []string{group(1)}
-			case 4:
-				d.year = atoi(group(1))
-				d.words = []string{group(1)}
-			}
-			if d.month == 0 && pi != 4 || d.day > 31 {
+			})
+			if d.month == 0 && pi != yearPattern || d.day > 31 {
 				continue
 			}
 			for i := m[0]; i < m[1]; i++ {
