@@ -293,58 +293,100 @@ func (s *Store) putEmbeddings(ctx context.Context, embedder string, vecs []VecRo
 	var added []VecRow
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		added = added[:0]
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings(doc, embedder, dims, vector, created) VALUES (?,?,?,?,?)
-			ON CONFLICT(embedder, doc) DO NOTHING`)
+		ew, err := prepareEmbedWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
-		defer ins.Close()
-		upd, err := tx.PrepareContext(ctx, `UPDATE embeddings SET dims = ?, vector = ?, created = ? WHERE embedder = ? AND doc = ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		del, err := tx.PrepareContext(ctx, `DELETE FROM embed_queue WHERE doc IN (?1, ?2)`)
-		if err != nil {
-			return err
-		}
-		defer del.Close()
-		keyOf, err := tx.PrepareContext(ctx, `SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = ?`)
-		if err != nil {
-			return err
-		}
-		defer keyOf.Close()
+		defer ew.close()
 		for _, v := range vecs {
-			// An entry's vector is stored under its "e:" key (see schema 6).
-			key := v.key
-			if !strings.HasPrefix(key, queueEntryPrefix) {
-				key = v.ID
-				if uuid, ok := strings.CutPrefix(v.ID, docEntryPrefix); ok {
-					switch err := keyOf.QueryRowContext(ctx, packUUID(uuid)).Scan(&key); {
-					case errors.Is(err, sql.ErrNoRows):
-						key = v.ID // not a stored entry: kept under its id
-					case err != nil:
-						return err
-					}
-				}
-			}
-			blob := encodeStoredVector(key, v.Vec)
-			res, err := ins.ExecContext(ctx, key, embedder, len(v.Vec), blob, now)
+			isNew, err := ew.put(ctx, embedder, v, now)
 			if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
+			if isNew {
 				added = append(added, v)
-			} else if _, err := upd.ExecContext(ctx, len(v.Vec), blob, now, embedder, key); err != nil {
-				return err
-			}
-			if _, err := del.ExecContext(ctx, v.ID, key); err != nil {
-				return err
 			}
 		}
 		return addVecCount(ctx, tx, embedder, len(added))
 	})
 	return added, err
+}
+
+// embedWriter holds the statements putEmbeddings stores vectors with.
+type embedWriter struct {
+	stmts                []*sql.Stmt
+	ins, upd, del, keyOf *sql.Stmt
+}
+
+// embedWriterQueries are embedWriter's ins, upd, del and keyOf.
+var embedWriterQueries = []string{
+	`INSERT INTO embeddings(doc, embedder, dims, vector, created) VALUES (?,?,?,?,?)
+			ON CONFLICT(embedder, doc) DO NOTHING`,
+	`UPDATE embeddings SET dims = ?, vector = ?, created = ? WHERE embedder = ? AND doc = ?`,
+	`DELETE FROM embed_queue WHERE doc IN (?1, ?2)`,
+	`SELECT printf('e:%013d', id) FROM entries_raw WHERE uuid = ?`,
+}
+
+func prepareEmbedWriter(ctx context.Context, tx *sql.Tx) (*embedWriter, error) {
+	ew := &embedWriter{}
+	for _, q := range embedWriterQueries {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			ew.close()
+			return nil, err
+		}
+		ew.stmts = append(ew.stmts, st)
+	}
+	ew.ins, ew.upd, ew.del, ew.keyOf = ew.stmts[0], ew.stmts[1], ew.stmts[2], ew.stmts[3]
+	return ew, nil
+}
+
+// close closes the statements, the last prepared first.
+func (ew *embedWriter) close() {
+	for i := len(ew.stmts) - 1; i >= 0; i-- {
+		ew.stmts[i].Close()
+	}
+}
+
+// put stores v's vector of embedder under its key and takes it off the
+// embedding queue; isNew when no vector of it was stored (not replaced).
+func (ew *embedWriter) put(ctx context.Context, embedder string, v VecRow, now int64) (isNew bool, err error) {
+	key, err := ew.key(ctx, v)
+	if err != nil {
+		return false, err
+	}
+	blob := encodeStoredVector(key, v.Vec)
+	res, err := ew.ins.ExecContext(ctx, key, embedder, len(v.Vec), blob, now)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		isNew = true
+	} else if _, err := ew.upd.ExecContext(ctx, len(v.Vec), blob, now, embedder, key); err != nil {
+		return false, err
+	}
+	if _, err := ew.del.ExecContext(ctx, v.ID, key); err != nil {
+		return false, err
+	}
+	return isNew, nil
+}
+
+// key is the key v's vector is stored under: an entry's is its "e:" key
+// (see schema 6); anything else, or an entry not stored, keeps its id.
+func (ew *embedWriter) key(ctx context.Context, v VecRow) (string, error) {
+	if strings.HasPrefix(v.key, queueEntryPrefix) {
+		return v.key, nil
+	}
+	key := v.ID
+	if uuid, ok := strings.CutPrefix(v.ID, docEntryPrefix); ok {
+		switch err := ew.keyOf.QueryRowContext(ctx, packUUID(uuid)).Scan(&key); {
+		case errors.Is(err, sql.ErrNoRows):
+			key = v.ID // not a stored entry: kept under its id
+		case err != nil:
+			return "", err
+		}
+	}
+	return key, nil
 }
 
 // Embeddings loads every vector of embedder.
