@@ -125,15 +125,7 @@ func (ix *Index) Settle(progress func(string)) (err error) {
 	if err != nil || plan == nil || len(plan.Tasks) == 0 {
 		return err
 	}
-	// The merged segments are all written before any old one is let go.
-	need := uint64(mergeFloor)
-	merged := 0
-	for _, t := range plan.Tasks {
-		for _, sg := range t.Segments {
-			need += uint64(max(sg.FileSize(), 0))
-			merged++
-		}
-	}
+	need, merged := planFiles(plan)
 	if !ix.room(need) {
 		return nil // the index stays correct, with more segments
 	}
@@ -143,26 +135,46 @@ func (ix *Index) Settle(progress func(string)) (err error) {
 	tasks := len(plan.Tasks)
 	phase := fmt.Sprintf("full-text index: merging %d of %d segments into %d", merged, len(segs), tasks)
 	progress(phase)
-	stats, _ := s.Stats().(*scorch.Stats)
-	var before uint64
-	if stats != nil {
-		before = atomic.LoadUint64(&stats.TotFileMergeZapEnd)
-	}
-	last := -1
-	err = ix.forceMerge(s, &opts, func() {
-		if stats == nil {
-			return
-		}
-		done := int(atomic.LoadUint64(&stats.TotFileMergeZapEnd) - before)
-		if done != last && done < tasks {
-			last = done
-			progress(fmt.Sprintf("%s: %d of %d written", phase, done, tasks))
-		}
-	})
+	err = ix.forceMerge(s, &opts, mergesWritten(s, tasks, func(done int) {
+		progress(fmt.Sprintf("%s: %d of %d written", phase, done, tasks))
+	}))
 	if err == nil {
 		ix.written.Store(0)
 	}
 	return err
+}
+
+// planFiles is the room plan's merge needs (the merged segments are all
+// written before any old one is let go: the files it merges, and the
+// floor) and how many segments it merges.
+func planFiles(plan *mergeplan.MergePlan) (need uint64, merged int) {
+	need = uint64(mergeFloor)
+	for _, t := range plan.Tasks {
+		for _, sg := range t.Segments {
+			need += uint64(max(sg.FileSize(), 0))
+			merged++
+		}
+	}
+	return need, merged
+}
+
+// mergesWritten is forceMerge's tick: it calls written with the number
+// of merged segments s has finished writing since, each new count below
+// tasks once (nothing when s keeps no stats).
+func mergesWritten(s *scorch.Scorch, tasks int, written func(done int)) func() {
+	stats, _ := s.Stats().(*scorch.Stats)
+	if stats == nil {
+		return func() {}
+	}
+	before := atomic.LoadUint64(&stats.TotFileMergeZapEnd)
+	last := -1
+	return func() {
+		done := int(atomic.LoadUint64(&stats.TotFileMergeZapEnd) - before)
+		if done != last && done < tasks {
+			last = done
+			written(done)
+		}
+	}
 }
 
 // settlePlan is the one-pass merge Settle asks for: segments under a
