@@ -372,45 +372,79 @@ func parseInvocation(cmd string, inst map[string]string) invocation {
 // (joined by "&&", "||", ";" or a new line), outside quotes and
 // parentheses.
 func chain(cmd string) []string {
-	var out []string
-	var b strings.Builder
-	var quote byte
-	depth := 0
-	flush := func() {
-		if s := strings.TrimSpace(b.String()); s != "" {
-			out = append(out, s)
-		}
-		b.Reset()
-	}
+	var c chainSplit
 	for i := 0; i < len(cmd); i++ {
-		ch := cmd[i]
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			} else if ch == '\\' && quote == '"' && i+1 < len(cmd) {
-				b.WriteByte(ch)
-				i++
-				ch = cmd[i]
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-		case depth <= 0 && (ch == '\n' || ch == ';'):
-			flush()
-			continue
-		case depth <= 0 && (ch == '&' || ch == '|') && i+1 < len(cmd) && cmd[i+1] == ch:
-			flush()
-			i++
+		if c.quote != 0 {
+			i = c.inQuote(cmd, i)
 			continue
 		}
-		b.WriteByte(ch)
+		if n := c.separator(cmd, i); n > 0 {
+			c.flush()
+			i += n - 1
+			continue
+		}
+		c.open(cmd[i])
+		c.b.WriteByte(cmd[i])
 	}
-	flush()
-	return out
+	c.flush()
+	return c.out
+}
+
+// chainSplit is chain's state: the commands so far, the one being read,
+// the quote it is inside and how deep in parentheses.
+type chainSplit struct {
+	out   []string
+	b     strings.Builder
+	quote byte
+	depth int
+}
+
+func (c *chainSplit) flush() {
+	if s := strings.TrimSpace(c.b.String()); s != "" {
+		c.out = append(c.out, s)
+	}
+	c.b.Reset()
+}
+
+// inQuote reads cmd[i] inside a quote (a backslash escapes the next byte
+// in double quotes) and returns the last index read.
+func (c *chainSplit) inQuote(cmd string, i int) int {
+	ch := cmd[i]
+	if ch == c.quote {
+		c.quote = 0
+	} else if ch == '\\' && c.quote == '"' && i+1 < len(cmd) {
+		c.b.WriteByte(ch)
+		i++
+		ch = cmd[i]
+	}
+	c.b.WriteByte(ch)
+	return i
+}
+
+// separator is the length of the chain separator at cmd[i] outside
+// parentheses (a new line, ";", "&&", "||"), 0 when there is none.
+func (c *chainSplit) separator(cmd string, i int) int {
+	switch ch := cmd[i]; {
+	case c.depth > 0:
+		return 0
+	case ch == '\n' || ch == ';':
+		return 1
+	case (ch == '&' || ch == '|') && i+1 < len(cmd) && cmd[i+1] == ch:
+		return 2
+	}
+	return 0
+}
+
+// open notes a quote or parenthesis ch opens or closes.
+func (c *chainSplit) open(ch byte) {
+	switch ch {
+	case '\'', '"':
+		c.quote = ch
+	case '(':
+		c.depth++
+	case ')':
+		c.depth--
+	}
 }
 
 // setupCd and setupSource are a command's setup steps before what it
