@@ -125,25 +125,11 @@ func (s Curator) Consolidate(ctx context.Context, o ConsolidateOptions) (Consoli
 	rep.Scanned = len(rows)
 	rep.Merges = append(rep.Merges, s.mergeClusters(ctx, rows)...)
 	for _, r := range rows {
-		if r.Status != Approved {
-			continue
-		}
-		switch {
-		case confidence(r.Type, r.Updated, now) == 0:
-			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("a %s memory last updated %s ago: its confidence has faded to nothing", r.Type, now.Sub(r.Updated).Round(24*time.Hour))})
-		case r.Used == 0 && r.Injected >= PruneAfter:
-			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: fmt.Sprintf("injected %d times, never used", r.Injected)})
+		if reason := staleReason(r, now); reason != "" {
+			rep.Stale = append(rep.Stale, StaleMemory{ID: r.ID, Content: r.Content, Reason: reason})
 		}
 	}
-	cutoff := now.Add(-o.Retention)
-	for _, r := range rows {
-		switch r.Status {
-		case Archived, Superseded, Rejected:
-			if r.Updated.Before(cutoff) && !supersededByPending(rows, r.ID) {
-				rep.Pruned = append(rep.Pruned, PrunedMemory{ID: r.ID, Status: r.Status, Updated: r.Updated})
-			}
-		}
-	}
+	rep.Pruned = append(rep.Pruned, prunable(rows, now.Add(-o.Retention))...)
 	if o.DryRun {
 		rep.Took = time.Since(start)
 		return rep, nil
@@ -154,6 +140,36 @@ func (s Curator) Consolidate(ctx context.Context, o ConsolidateOptions) (Consoli
 	}
 	rep.Took = time.Since(start)
 	return rep, nil
+}
+
+// staleReason says why approved memory r is stale, "" when it is not (or
+// not approved): its confidence has faded, or it was injected often and
+// never used.
+func staleReason(r *index.MemRow, now time.Time) string {
+	switch {
+	case r.Status != Approved:
+		return ""
+	case confidence(r.Type, r.Updated, now) == 0:
+		return fmt.Sprintf("a %s memory last updated %s ago: its confidence has faded to nothing", r.Type, now.Sub(r.Updated).Round(24*time.Hour))
+	case r.Used == 0 && r.Injected >= PruneAfter:
+		return fmt.Sprintf("injected %d times, never used", r.Injected)
+	}
+	return ""
+}
+
+// prunable lists the archived, superseded and rejected rows last updated
+// before cutoff that no pending memory supersedes.
+func prunable(rows []*index.MemRow, cutoff time.Time) []PrunedMemory {
+	var out []PrunedMemory
+	for _, r := range rows {
+		switch r.Status {
+		case Archived, Superseded, Rejected:
+			if r.Updated.Before(cutoff) && !supersededByPending(rows, r.ID) {
+				out = append(out, PrunedMemory{ID: r.ID, Status: r.Status, Updated: r.Updated})
+			}
+		}
+	}
+	return out
 }
 
 // applyConsolidation writes the report's proposals, archives and prunes,

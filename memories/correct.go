@@ -164,38 +164,50 @@ func (s Curator) Correct(ctx context.Context, r CorrectRequest) (ChangeResult, e
 	}
 	switch {
 	case old.Status == Pending || old.Status == Approved && s.trusted():
-		vecs, err := s.updateContent(ctx, row, content)
-		if err != nil {
-			return ChangeResult{}, err
-		}
-		row.Updated = s.now().UTC()
-		if err := s.st.Mem().Save(ctx, row); err != nil {
-			return ChangeResult{}, err
-		}
-		s.wrote(ctx, 1, []*index.MemRow{row}, vecs, nil)
-		rec.Action = ActionCorrected
-		m := fromRow(row, s.now())
-		if err := s.appendAudit(ctx, rec); err != nil {
-			return ChangeResult{}, err
-		}
-		return ChangeResult{Action: rec.Action, Memory: &m, Audit: rec}, nil
+		return s.correctInPlace(ctx, row, content, rec)
 	case old.Status == Approved:
-		rep, err := s.proposeReplacement(ctx, old, content, r.Session)
-		if err != nil {
-			return ChangeResult{}, err
-		}
-		rec.Action, rec.Replacement = ActionReplacementProposed, rep.ID
-		if err := s.appendAudit(ctx, rec); err != nil {
-			return ChangeResult{}, err
-		}
-		repRec := rec
-		repRec.Memory, repRec.StatusFrom, repRec.StatusTo = rep.ID, "", Pending
-		if err := s.appendAudit(ctx, repRec); err != nil {
-			return ChangeResult{}, err
-		}
-		return ChangeResult{Action: rec.Action, Memory: &old, Replacement: rep, Audit: rec}, nil
+		return s.correctByReplacement(ctx, old, content, r.Session, rec)
 	}
 	return ChangeResult{}, fmt.Errorf("memory %s is %s: %w (only pending and approved memories can be corrected)", old.ID, old.Status, ErrNotEditable)
+}
+
+// correctInPlace rewrites row's content (a pending memory, or an approved
+// one when Claude's changes are trusted) and audits it as rec.
+func (s *core) correctInPlace(ctx context.Context, row *index.MemRow, content string, rec AuditRecord) (ChangeResult, error) {
+	vecs, err := s.updateContent(ctx, row, content)
+	if err != nil {
+		return ChangeResult{}, err
+	}
+	row.Updated = s.now().UTC()
+	if err := s.st.Mem().Save(ctx, row); err != nil {
+		return ChangeResult{}, err
+	}
+	s.wrote(ctx, 1, []*index.MemRow{row}, vecs, nil)
+	rec.Action = ActionCorrected
+	m := fromRow(row, s.now())
+	if err := s.appendAudit(ctx, rec); err != nil {
+		return ChangeResult{}, err
+	}
+	return ChangeResult{Action: rec.Action, Memory: &m, Audit: rec}, nil
+}
+
+// correctByReplacement leaves approved memory old as it is and proposes a
+// pending replacement with content, auditing both.
+func (s *core) correctByReplacement(ctx context.Context, old Memory, content, session string, rec AuditRecord) (ChangeResult, error) {
+	rep, err := s.proposeReplacement(ctx, old, content, session)
+	if err != nil {
+		return ChangeResult{}, err
+	}
+	rec.Action, rec.Replacement = ActionReplacementProposed, rep.ID
+	if err := s.appendAudit(ctx, rec); err != nil {
+		return ChangeResult{}, err
+	}
+	repRec := rec
+	repRec.Memory, repRec.StatusFrom, repRec.StatusTo = rep.ID, "", Pending
+	if err := s.appendAudit(ctx, repRec); err != nil {
+		return ChangeResult{}, err
+	}
+	return ChangeResult{Action: rec.Action, Memory: &old, Replacement: rep, Audit: rec}, nil
 }
 
 // proposeReplacement stores a pending copy of old with the new content

@@ -386,32 +386,51 @@ func (s *core) fileChange(ctx context.Context, v index.MemFileVersion) (FileChan
 		return c, err
 	}
 	c.Current = st.reviewed != nil && st.reviewed.ID == v.ID
-	if b, err := readSmall(v.Path); err == nil {
-		c.OnDisk = !c.Deleted && hashText(string(b)) == v.Hash
-	} else if errors.Is(err, os.ErrNotExist) {
-		c.OnDisk = c.Deleted
-	}
+	c.OnDisk = onDisk(v)
 	if v.Base != 0 {
-		for _, b := range st.all {
-			if b.ID == v.Base {
-				c.Old = b.Text
-			}
+		c.Old = versionText(st.all, v.Base)
+		c.Diff = lineDiff(fmt.Sprintf("%s (v%d, reviewed)", c.Name, v.Base), fmt.Sprintf("%s (v%d, %s)", c.Name, v.ID, v.Status), c.Old, c.New)
+	}
+	c.Added, c.Removed = diffCounts(c.Diff)
+	return c, nil
+}
+
+// onDisk reports whether the file on disk is version v (for a deletion:
+// whether the file is gone). A file it cannot read is not.
+func onDisk(v index.MemFileVersion) bool {
+	deleted := v.Hash == ""
+	b, err := readSmall(v.Path)
+	if err == nil {
+		return !deleted && hashText(string(b)) == v.Hash
+	}
+	return errors.Is(err, os.ErrNotExist) && deleted
+}
+
+// versionText is the text of version id among vs (the last one with that
+// id), "" when none has it.
+func versionText(vs []index.MemFileVersion, id int64) string {
+	text := ""
+	for _, b := range vs {
+		if b.ID == id {
+			text = b.Text
 		}
 	}
-	c.Diff = lineDiff(fmt.Sprintf("%s (v%d, reviewed)", c.Name, v.Base), fmt.Sprintf("%s (v%d, %s)", c.Name, v.ID, v.Status), c.Old, c.New)
-	if v.Base == 0 {
-		c.Diff = ""
-	}
-	for _, l := range strings.Split(c.Diff, "\n") {
+	return text
+}
+
+// diffCounts counts the added and removed lines of a unified diff, not
+// its file headers.
+func diffCounts(diff string) (added, removed int) {
+	for _, l := range strings.Split(diff, "\n") {
 		switch {
 		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
 		case strings.HasPrefix(l, "+"):
-			c.Added++
+			added++
 		case strings.HasPrefix(l, "-"):
-			c.Removed++
+			removed++
 		}
 	}
-	return c, nil
+	return added, removed
 }
 
 // MemoryFileHistory returns every kept version of a memory file, oldest
