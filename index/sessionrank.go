@@ -154,18 +154,11 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 		sessionTrace(q, cv, fused, textRank, vecRank, docs, match)
 	}
 	order := gatherSessions(cv, fused, textRank, vecRank, docs, match)
-	avgLen := 1.0
-	if sessionRanking == "bm25s" {
-		if avgLen, err = sr.sessionLengths(ctx, order, docs); err != nil {
-			return nil, nil, 0, err
-		}
+	avgLen, err := sr.averageLength(ctx, order, docs)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	anyFull, anyGraded := false, false
-	for _, a := range order {
-		a.settle(cv, avgLen)
-		anyFull = anyFull || a.words && a.grade == MatchWords
-		anyGraded = anyGraded || a.words && a.grade != ""
-	}
+	anyFull, anyGraded := settleAll(order, cv, avgLen)
 	full, partial, meaning := splitSessions(order, q.Partial && anyGraded, anyFull || sr.meaningAlone(resp))
 	for _, list := range [][]*sessionAgg{full, partial, meaning} {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].before(list[j]) })
@@ -178,6 +171,26 @@ func (sr *Searcher) rankSessions(ctx context.Context, q SearchQuery, resp *Searc
 	// where the words find nothing, they never push a word match out.
 	out, rel := representatives(append(append(full, partial...), meaning...), match)
 	return monotone(out, match, rel), rel, hidden, nil
+}
+
+// averageLength is the sessions' average length for bm25s (sessionLengths),
+// 1 for the other rankings.
+func (sr *Searcher) averageLength(ctx context.Context, order []*sessionAgg, docs map[string]*hit) (float64, error) {
+	if sessionRanking != "bm25s" {
+		return 1.0, nil
+	}
+	return sr.sessionLengths(ctx, order, docs)
+}
+
+// settleAll settles every session, reporting whether some matched every
+// word (anyFull) and whether some was graded at all (anyGraded).
+func settleAll(order []*sessionAgg, cv *coverage, avgLen float64) (anyFull, anyGraded bool) {
+	for _, a := range order {
+		a.settle(cv, avgLen)
+		anyFull = anyFull || a.words && a.grade == MatchWords
+		anyGraded = anyGraded || a.words && a.grade != ""
+	}
+	return anyFull, anyGraded
 }
 
 // gatherSessions groups the fused entries by session, in the order each
