@@ -166,34 +166,13 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 	byID := map[int64]*transcripts.Session{}
 	var ids []int64
 	for rows.Next() {
-		var ss transcripts.Session
-		var id, start, end int64
-		var archived bool
-		var detail []byte
-		u := &ss.Usage
-		if err := rows.Scan(&id, &ss.ID, &ss.Project, &ss.ProjectPath, &ss.Title, &ss.TitleSource, &ss.FirstPrompt, &start, &end,
-			&ss.Prompts, &ss.AssistantTurns, &ss.ToolCalls, &ss.Errors, &ss.Entries, &ss.Compactions,
-			&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens,
-			&ss.HasMainFile, &archived, &detail, &ss.MainFileEmpty, &ss.CWD); err != nil {
+		id, ss, err := scanSession(rows)
+		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		ss.Start, ss.End = fromUnixNano(start), fromUnixNano(end)
-		ss.SourceExists = !archived
-		var d sessionDetail
-		if err := json.Unmarshal(detail, &d); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("%w: session %s: detail: %w", ErrCorrupt, ss.ID, err)
-		}
-		ss.Branches, ss.Models, ss.Versions, ss.FilesRead, ss.FilesEdited, ss.Commands, ss.Subagents =
-			d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands, d.Subagents
-		ss.MainModel, ss.HostSession = d.MainModel, d.HostSession
-		if ss.MainModel == "" && len(ss.Models) > 0 {
-			ss.MainModel = ss.Models[0] // stored before the main model was kept
-		}
-		ss.Models = transcripts.MainFirst(ss.Models, ss.MainModel) // stored before Finish put it first
-		out = append(out, &ss)
-		byID[id] = &ss
+		out = append(out, ss)
+		byID[id] = ss
 		ids = append(ids, id)
 	}
 	rows.Close()
@@ -203,33 +182,68 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]*tr
 	// Source files, in the order they were first read.
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
-		chunk := ids[:n]
-		ids = ids[n:]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := s.r.QueryContext(ctx, `SELECT sf.session, f.path FROM session_files sf JOIN files f ON f.id = sf.file
-			WHERE sf.session IN (`+sqlList(len(chunk))+`) ORDER BY f.id`, args...)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		for rows.Next() {
-			var id int64
-			var path string
-			if err := rows.Scan(&id, &path); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			ss := byID[id]
-			ss.SourceFiles = append(ss.SourceFiles, path)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := s.addSourceFiles(ctx, ids[:n], byID); err != nil {
 			return nil, err
 		}
+		ids = ids[n:]
 	}
 	return out, nil
+}
+
+// scanSession reads a session row of querySessions: its row id and the
+// session.
+func scanSession(rows *sql.Rows) (int64, *transcripts.Session, error) {
+	var ss transcripts.Session
+	var id, start, end int64
+	var archived bool
+	var detail []byte
+	u := &ss.Usage
+	if err := rows.Scan(&id, &ss.ID, &ss.Project, &ss.ProjectPath, &ss.Title, &ss.TitleSource, &ss.FirstPrompt, &start, &end,
+		&ss.Prompts, &ss.AssistantTurns, &ss.ToolCalls, &ss.Errors, &ss.Entries, &ss.Compactions,
+		&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens,
+		&ss.HasMainFile, &archived, &detail, &ss.MainFileEmpty, &ss.CWD); err != nil {
+		return 0, nil, err
+	}
+	ss.Start, ss.End = fromUnixNano(start), fromUnixNano(end)
+	ss.SourceExists = !archived
+	var d sessionDetail
+	if err := json.Unmarshal(detail, &d); err != nil {
+		return 0, nil, fmt.Errorf("%w: session %s: detail: %w", ErrCorrupt, ss.ID, err)
+	}
+	ss.Branches, ss.Models, ss.Versions, ss.FilesRead, ss.FilesEdited, ss.Commands, ss.Subagents =
+		d.Branches, d.Models, d.Versions, d.FilesRead, d.FilesEdited, d.Commands, d.Subagents
+	ss.MainModel, ss.HostSession = d.MainModel, d.HostSession
+	if ss.MainModel == "" && len(ss.Models) > 0 {
+		ss.MainModel = ss.Models[0] // stored before the main model was kept
+	}
+	ss.Models = transcripts.MainFirst(ss.Models, ss.MainModel) // stored before Finish put it first
+	return id, &ss, nil
+}
+
+// addSourceFiles appends to the sessions of row ids chunk (in byID) their
+// source files, in the order they were first read.
+func (s *Store) addSourceFiles(ctx context.Context, chunk []int64, byID map[int64]*transcripts.Session) error {
+	args := make([]any, len(chunk))
+	for i, id := range chunk {
+		args[i] = id
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT sf.session, f.path FROM session_files sf JOIN files f ON f.id = sf.file
+			WHERE sf.session IN (`+sqlList(len(chunk))+`) ORDER BY f.id`, args...)
+	if err != nil {
+		return s.wrap(err)
+	}
+	for rows.Next() {
+		var id int64
+		var path string
+		if err := rows.Scan(&id, &path); err != nil {
+			rows.Close()
+			return err
+		}
+		ss := byID[id]
+		ss.SourceFiles = append(ss.SourceFiles, path)
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // resolve finds the one listed session whose id starts with prefix, with
