@@ -109,22 +109,30 @@ func parseSurveySnap(b []byte) *surveySnap {
 		if g == nil {
 			return nil
 		}
-		st := transcripts.Stamp{MTime: x}
-		switch kind {
-		case "d":
-			st.Dir, st.Path = true, line
-		case "q", "f":
-			m, path, _ := strings.Cut(line, "\t")
-			if st.MTime, err = strconv.ParseInt(m, 10, 64); err != nil || path == "" {
-				return nil
-			}
-			st.Size, st.Path, st.Quiet = x, path, kind == "q"
-		default:
+		st, ok := parseStamp(kind, x, line)
+		if !ok {
 			return nil
 		}
 		g.Stamps = append(g.Stamps, st)
 	}
 	return sv
+}
+
+// parseStamp parses a stamp line of kind "d" (x its mtime, rest its path),
+// "q" or "f" (x its size, rest its mtime and path); false when it cannot.
+func parseStamp(kind string, x int64, rest string) (transcripts.Stamp, bool) {
+	switch kind {
+	case "d":
+		return transcripts.Stamp{Dir: true, Path: rest, MTime: x}, true
+	case "q", "f":
+		m, path, _ := strings.Cut(rest, "\t")
+		mtime, err := strconv.ParseInt(m, 10, 64)
+		if err != nil || path == "" {
+			return transcripts.Stamp{}, false
+		}
+		return transcripts.Stamp{Size: x, Path: path, Quiet: kind == "q", MTime: mtime}, true
+	}
+	return transcripts.Stamp{}, false
 }
 
 func parseInts(fields []string) ([]int64, bool) {
@@ -164,25 +172,31 @@ func (sv *surveySnap) marshal() []byte {
 		b = append(append(append(b, '\t'), g.Name...), '\n')
 		for _, st := range g.Stamps {
 			ok = ok && writable(st.Path)
-			switch {
-			case st.Dir:
-				b = append(b, 'd')
-			case st.Quiet:
-				b = append(b, 'q')
-			default:
-				b = append(b, 'f')
-			}
-			if !st.Dir {
-				b = strconv.AppendInt(append(b, '\t'), st.Size, 10)
-			}
-			b = strconv.AppendInt(append(b, '\t'), st.MTime, 10)
-			b = append(append(append(b, '\t'), st.Path...), '\n')
+			b = appendStamp(b, st)
 		}
 	}
 	if !ok {
 		return nil
 	}
 	return b
+}
+
+// appendStamp appends st's line: "d mtime path" for a folder, "q size
+// mtime path" for a quiet file, "f size mtime path" for any other.
+func appendStamp(b []byte, st transcripts.Stamp) []byte {
+	switch {
+	case st.Dir:
+		b = append(b, 'd')
+	case st.Quiet:
+		b = append(b, 'q')
+	default:
+		b = append(b, 'f')
+	}
+	if !st.Dir {
+		b = strconv.AppendInt(append(b, '\t'), st.Size, 10)
+	}
+	b = strconv.AppendInt(append(b, '\t'), st.MTime, 10)
+	return append(append(append(b, '\t'), st.Path...), '\n')
 }
 
 // writable reports whether a name can be a field of the snapshot.
