@@ -157,12 +157,7 @@ func (s *Store) indexRows(ctx context.Context, ix ftsapi.Index, rows []DocRow) e
 // ftsDoc is what the full-text index gets of a document.
 func ftsDoc(r DocRow) ftsapi.Doc {
 	text, title := r.Text, r.Title
-	if (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(text) ||
-		r.Role == roleSystem && r.Block == transcripts.BlockToolResult ||
-		r.Block == transcripts.BlockToolUse && transcripts.IsCairnTool(text) || r.cairn {
-		// cairn's own commands, what they printed, the calls of its MCP
-		// tools and what they returned (prepare makes those results
-		// system lines): never recalled.
+	if cairnsOwn(r) {
 		text = ""
 	}
 	if r.Block == "tool_result" {
@@ -180,6 +175,15 @@ func ftsDoc(r DocRow) ftsapi.Doc {
 	}
 	return ftsapi.Doc{ID: r.ID, Kind: r.Kind, Text: text, Title: title, Project: r.Project,
 		Session: r.Session, Role: r.Role, Block: r.Block, Subagent: r.Subagent, Time: r.Time}
+}
+
+// cairnsOwn says whether r is cairn's own: its commands, what they
+// printed, the calls of its MCP tools and what they returned (prepare makes
+// those results system lines), never recalled.
+func cairnsOwn(r DocRow) bool {
+	return (r.Role == roleUser || r.Role == roleSystem) && transcripts.IsCairnCommand(r.Text) ||
+		r.Role == roleSystem && r.Block == transcripts.BlockToolResult ||
+		r.Block == transcripts.BlockToolUse && transcripts.IsCairnTool(r.Text) || r.cairn
 }
 
 // RebuildFTS builds a new full-text index of every document of the store
@@ -225,20 +229,29 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 		}
 		keys = keys[k:]
 	}
-	// Entries whose stored text could not be read come back from their
-	// transcripts when those are still on disk; they are queued, and the
-	// next drain (any search first) indexes them.
 	if len(damaged) > 0 {
-		if fixed := s.rereadDamaged(ctx, damaged, SyncOptions{}); fixed > 0 {
-			s.repaired.Add(int64(fixed))
-			if ix, err := ftsapi.Open(dir, 2*time.Second); err == nil {
-				m, _ := s.Derived().DrainFTS(ctx, ix, nil)
-				n += m
-				ix.Close()
-			}
-		}
+		n += s.indexReread(ctx, dir, damaged)
 	}
 	return n, nil
+}
+
+// indexReread re-reads the damaged entries from their transcripts when
+// those are still on disk, queueing them, and indexes what it queued into
+// the index at dir (what it cannot, the next drain, any search first,
+// does); it returns how many documents it indexed.
+func (s *Store) indexReread(ctx context.Context, dir string, damaged []string) int {
+	fixed := s.rereadDamaged(ctx, damaged, SyncOptions{})
+	if fixed <= 0 {
+		return 0
+	}
+	s.repaired.Add(int64(fixed))
+	ix, err := ftsapi.Open(dir, 2*time.Second)
+	if err != nil {
+		return 0
+	}
+	m, _ := s.Derived().DrainFTS(ctx, ix, nil)
+	ix.Close()
+	return m
 }
 
 // rebuildingPrefix names the folders full-text indexes are rebuilt in.
