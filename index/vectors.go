@@ -243,12 +243,8 @@ func (d Derived) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, e
 	}
 	s.modelMu.Lock()
 	defer s.modelMu.Unlock()
-	if haveID && s.model != nil && s.model.ID() == string(id) {
-		return s.model, true, nil
-	}
 	if haveID {
-		if m := s.loadModelCache(string(id)); m != nil {
-			s.model = m
+		if m := s.heldModel(string(id)); m != nil {
 			return m, true, nil
 		}
 	}
@@ -269,6 +265,20 @@ func (d Derived) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, e
 		}
 	}
 	return m, true, nil
+}
+
+// heldModel is the built-in model of id when it is held in memory or in
+// the model cache (then held from now on); nil when not. The caller holds
+// modelMu.
+func (s *Store) heldModel(id string) *embed.Model {
+	if s.model != nil && s.model.ID() == id {
+		return s.model
+	}
+	if m := s.loadModelCache(id); m != nil {
+		s.model = m
+		return m
+	}
+	return nil
 }
 
 // saveBuiltinModel stores a newly trained model with its id and the entry
