@@ -222,25 +222,8 @@ func (s *Store) rekeyProjects(ctx context.Context) error {
 
 func rekeyIn(ctx context.Context, tx *sql.Tx, nowMs int64) error {
 	rule := newProjectRule(tx, tx, nowMs)
-	type group struct {
-		folderID        int64
-		cwd, folder, at string
-	}
-	var groups []group
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT s.project, p.name, s.cwd, s.project_path FROM sessions s JOIN projects p ON p.id = s.project`)
+	groups, err := sessionGroups(ctx, tx)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var g group
-		if err := rows.Scan(&g.folderID, &g.folder, &g.cwd, &g.at); err != nil {
-			rows.Close()
-			return err
-		}
-		groups = append(groups, g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	moved := map[string]string{} // a folder memories may be filed under -> its project
@@ -262,15 +245,50 @@ func rekeyIn(ctx context.Context, tx *sql.Tx, nowMs int64) error {
 		if p == g.at {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET project_path = ?, cwd = ? WHERE project = ? AND cwd = ? AND project_path = ?`,
-			p, cwd, g.folderID, g.cwd, g.at); err != nil {
-			return err
-		}
-		if err := requeueSessionsWhere(ctx, tx, `project = ? AND cwd = ? AND project_path = ?`, g.folderID, cwd, p); err != nil {
+		if err := g.rekey(ctx, tx, cwd, p); err != nil {
 			return err
 		}
 	}
 	return moveFiledUnder(ctx, tx, rule, moved)
+}
+
+// sessionGroup is the sessions of a transcript folder (folderID, named
+// folder) that ran in cwd and are filed at project path at.
+type sessionGroup struct {
+	folderID        int64
+	cwd, folder, at string
+}
+
+// sessionGroups lists the sessions' groups.
+func sessionGroups(ctx context.Context, tx *sql.Tx) ([]sessionGroup, error) {
+	var groups []sessionGroup
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT s.project, p.name, s.cwd, s.project_path FROM sessions s JOIN projects p ON p.id = s.project`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var g sessionGroup
+		if err := rows.Scan(&g.folderID, &g.folder, &g.cwd, &g.at); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		groups = append(groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return groups, nil
+}
+
+// rekey files the group's sessions at project p, with cwd (the group's,
+// else where it is filed), and queues their documents again.
+func (g sessionGroup) rekey(ctx context.Context, tx *sql.Tx, cwd, p string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET project_path = ?, cwd = ? WHERE project = ? AND cwd = ? AND project_path = ?`,
+		p, cwd, g.folderID, g.cwd, g.at); err != nil {
+		return err
+	}
+	return requeueSessionsWhere(ctx, tx, `project = ? AND cwd = ? AND project_path = ?`, g.folderID, cwd, p)
 }
 
 // requeueSessionsWhere queues the full-text documents of the sessions
