@@ -49,15 +49,7 @@ func (s *Store) settleProblems(ctx context.Context, st *SyncStats, memo syncMemo
 		return
 	}
 	before := slices.Clone(memo.Reported)
-	var fresh []error
-	var now []string
-	for _, p := range st.Problems {
-		msg := p.Error()
-		now = append(now, msg)
-		if !slices.Contains(memo.Reported, msg) {
-			fresh = append(fresh, p)
-		}
-	}
+	fresh, now := freshProblems(st.Problems, memo.Reported)
 	st.Problems = fresh
 	if !whole {
 		now = append(now, memo.Reported...)
@@ -66,24 +58,46 @@ func (s *Store) settleProblems(ctx context.Context, st *SyncStats, memo syncMemo
 	now = slices.Compact(now)
 	memo.Reported = now[:min(len(now), maxMemo)]
 	changed := !slices.Equal(before, memo.Reported)
-	if whole {
-		for path := range memo.Failed {
-			if _, ok := failed[path]; !ok {
-				delete(memo.Failed, path)
-				changed = true
-			}
-		}
-	}
-	for path, sig := range failed {
-		if len(memo.Failed) < maxMemo && memo.Failed[path] != sig {
-			memo.Failed[path] = sig
-			changed = true
-		}
-	}
+	changed = rememberFailed(memo.Failed, failed, whole) || changed
 	if !changed {
 		return
 	}
 	if b, err := json.Marshal(memo); err == nil {
 		_ = s.SetSetting(ctx, syncMemoKey, b) // best effort: at worst a problem is reported again
 	}
+}
+
+// freshProblems are the problems not in reported, and the messages of all
+// of them.
+func freshProblems(problems []error, reported []string) (fresh []error, msgs []string) {
+	for _, p := range problems {
+		msg := p.Error()
+		msgs = append(msgs, msg)
+		if !slices.Contains(reported, msg) {
+			fresh = append(fresh, p)
+		}
+	}
+	return fresh, msgs
+}
+
+// rememberFailed records this sync's failed files in memo (path -> sig),
+// up to maxMemo; a sync of the whole tree (whole) also forgets the files
+// that no longer fail. It reports whether memo changed.
+func rememberFailed(memo, failed map[string]string, whole bool) bool {
+	changed := false
+	if whole {
+		for path := range memo {
+			if _, ok := failed[path]; !ok {
+				delete(memo, path)
+				changed = true
+			}
+		}
+	}
+	for path, sig := range failed {
+		if len(memo) < maxMemo && memo[path] != sig {
+			memo[path] = sig
+			changed = true
+		}
+	}
+	return changed
 }
