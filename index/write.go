@@ -173,11 +173,18 @@ func (w *txWriter) file(pf *preparedFile) error {
 			return err
 		}
 	}
-	var pid int64
-	if len(pf.summaries) > 0 {
-		if pid, err = w.projectID(pf.file.Project); err != nil {
-			return err
-		}
+	if len(pf.summaries) == 0 {
+		return nil
+	}
+	return w.fileSummaries(pf)
+}
+
+// fileSummaries writes the summary lines of a file, with the file's
+// project (a summary resolves only within it).
+func (w *txWriter) fileSummaries(pf *preparedFile) error {
+	pid, err := w.projectID(pf.file.Project)
+	if err != nil {
+		return err
 	}
 	for _, sm := range pf.summaries {
 		res, err := w.insSummary.ExecContext(w.ctx, sm.leaf, sm.text)
