@@ -523,24 +523,7 @@ func (p *preparer) blocks(bs []transcripts.Block) (string, string, []storedBlock
 	dominant := ""
 	for i := range bs {
 		b := &bs[i]
-		sb := storedBlock{Type: b.Type, ToolID: b.ToolID, ToolName: b.ToolName, ToolUseID: b.ToolUseID,
-			IsError: b.IsError, MediaType: b.MediaType, Size: b.Size}
-		var search string
-		switch b.Type {
-		case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-			search = transcripts.ToolSearchText(b)
-			if len(b.ToolInput) > 0 {
-				sb.Input = p.shrinkInput(b.ToolInput)
-			}
-		case transcripts.BlockToolResult:
-			sb.Text = transcripts.HeadTail(b.Text, p.head, p.tail)
-			search = sb.Text
-		case transcripts.BlockImage, transcripts.BlockDocument, transcripts.BlockRedactedThinking:
-			sb.Text = b.Text // a placeholder: shown, not searched
-		default:
-			sb.Text = b.Text
-			search = transcripts.SearchableText(b.Text)
-		}
+		sb, search := p.block(b)
 		if search != "" {
 			parts = append(parts, search)
 		}
@@ -555,6 +538,29 @@ func (p *preparer) blocks(bs []transcripts.Block) (string, string, []storedBlock
 		out[0].Text = ""
 	}
 	return text, dominant, out
+}
+
+// block is the block to store of b and its searchable text.
+func (p *preparer) block(b *transcripts.Block) (storedBlock, string) {
+	sb := storedBlock{Type: b.Type, ToolID: b.ToolID, ToolName: b.ToolName, ToolUseID: b.ToolUseID,
+		IsError: b.IsError, MediaType: b.MediaType, Size: b.Size}
+	var search string
+	switch b.Type {
+	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+		search = transcripts.ToolSearchText(b)
+		if len(b.ToolInput) > 0 {
+			sb.Input = p.shrinkInput(b.ToolInput)
+		}
+	case transcripts.BlockToolResult:
+		sb.Text = transcripts.HeadTail(b.Text, p.head, p.tail)
+		search = sb.Text
+	case transcripts.BlockImage, transcripts.BlockDocument, transcripts.BlockRedactedThinking:
+		sb.Text = b.Text // a placeholder: shown, not searched
+	default:
+		sb.Text = b.Text
+		search = transcripts.SearchableText(b.Text)
+	}
+	return sb, search
 }
 
 // blankFree reports whether text is worth indexing (SQL: trim(text) is not empty).
