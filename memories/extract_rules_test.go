@@ -32,7 +32,7 @@ func TestChoiceAmongOfferedOptions(t *testing.T) {
 	}
 	numbered := "Options:\n1. **Keep ScriptProcessor** (still works, just deprecated) - simpler\n2. **Migrate to AudioWorklet** - proper modern solution, better performance, but more work\n\nWhich would you prefer?"
 	got, _, ok = choiceContent("Let's also Migrate to AudioWorklet", []string{numbered, "Done: the APIs are modern now."}, []string{"I want the recorder to work in Firefox and Safari too", ""})
-	if !ok || !strings.HasPrefix(got, "Chose Migrate to AudioWorklet (proper modern solution") || !strings.Contains(got, "over Keep ScriptProcessor (still works, just deprecated) (asked: “I want the recorder to work in Firefox and Safari too”)") {
+	if !ok || !strings.HasPrefix(got, "Chose to migrate to AudioWorklet (proper modern solution") || !strings.Contains(got, "rather than keep ScriptProcessor (still works, just deprecated) (offered when the user said: “I want the recorder to work in Firefox and Safari too”)") {
 		t.Errorf("numbered options: %q, %v", got, ok)
 	}
 }

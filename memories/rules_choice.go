@@ -132,26 +132,101 @@ func choiceContent(said string, recent, asked []string) (string, int, bool) {
 			continue
 		}
 		var b strings.Builder
-		b.WriteString("Chose " + withDesc(chosen) + " over ")
-		for j, o := range others {
-			switch {
-			case j == 0:
-			case j == len(others)-1:
-				b.WriteString(" and ")
-			default:
-				b.WriteString(", ")
+		b.WriteString(chose(chosen, others))
+		// Why the choice was made, in the person's words: their own
+		// reason when the words that chose give one ("let's do vite,
+		// people may not have Python"), else what they had said when
+		// the options were offered. That is "asked" only when it asks
+		// ("…Would there be a cross-platform solution?"); a request
+		// that asks nothing ("let's make it cross-browser") did not ask
+		// for the choice, and "asked" would read as if it made it.
+		switch {
+		case saysMore(said, opts):
+			b.WriteString(" (the user said: “" + cut(strings.TrimSpace(said), 140) + "”)")
+		case i < len(asked) && named(asked[i]) && len(strings.Fields(asked[i])) >= 6:
+			how := " (offered when the user said: “"
+			if strings.Contains(asked[i], "?") {
+				how = " (asked: “"
 			}
-			b.WriteString(withDesc(o))
-		}
-		// What the person asked for, that the options answer: why
-		// the choice was made ("I don't want to make assumptions about
-		// people's env. Would there be a cross-platform solution?").
-		if i < len(asked) && named(asked[i]) && len(strings.Fields(asked[i])) >= 6 {
-			b.WriteString(" (asked: “" + cut(voiceContent(oneLine(asked[i])), 200) + "”)")
+			b.WriteString(how + cut(voiceContent(oneLine(asked[i])), 200) + "”)")
 		}
 		return b.String(), i, true
 	}
 	return "", -1, false
+}
+
+// saysMore reports whether the words that chose say something besides
+// naming an option: a distinctive word no option's name or description
+// holds.
+func saysMore(said string, opts []offered) bool {
+	var known strings.Builder
+	for _, o := range opts {
+		known.WriteString(strings.ToLower(o.name+" "+o.desc) + " ")
+	}
+	for _, w := range distinctive(said) {
+		if !strings.Contains(known.String(), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// chose says the choice: "Chose Vite (…) over `serve` (…)". Options
+// named by what to do ("Migrate to AudioWorklet", "Keep ScriptProcessor")
+// are verbs, not names: "Chose to migrate to AudioWorklet (…) rather
+// than keep ScriptProcessor (…)".
+func chose(chosen offered, others []offered) string {
+	verbs := verbLed(chosen.name)
+	for _, o := range others {
+		verbs = verbs && verbLed(o.name)
+	}
+	head, last := "Chose "+withDesc(chosen)+" over ", " and "
+	if verbs {
+		head, last = "Chose to "+withDesc(asVerb(chosen))+" rather than ", " or "
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for j, o := range others {
+		switch {
+		case j == 0:
+		case j == len(others)-1:
+			b.WriteString(last)
+		default:
+			b.WriteString(", ")
+		}
+		if verbs {
+			o = asVerb(o)
+		}
+		b.WriteString(withDesc(o))
+	}
+	return b.String()
+}
+
+// optionVerbs open an option named by what to do.
+var optionVerbs = map[string]bool{
+	"add": true, "adopt": true, "avoid": true, "convert": true, "create": true, "delete": true,
+	"disable": true, "drop": true, "enable": true, "extract": true, "fix": true, "go": true,
+	"ignore": true, "implement": true, "inline": true, "install": true, "keep": true,
+	"leave": true, "merge": true, "migrate": true, "move": true, "refactor": true,
+	"remove": true, "rename": true, "replace": true, "revert": true, "rewrite": true,
+	"run": true, "skip": true, "split": true, "stay": true, "stick": true, "switch": true,
+	"upgrade": true, "use": true, "wait": true, "write": true,
+}
+
+// verbLed reports whether an option's name says what to do: a verb
+// ("Keep", "Migrate") then more words.
+func verbLed(name string) bool {
+	f := strings.Fields(name)
+	return len(f) >= 2 && optionVerbs[strings.ToLower(f[0])]
+}
+
+// asVerb is a verb-led option with its verb in lower case, to follow
+// "to" or "rather than".
+func asVerb(o offered) offered {
+	if f := strings.Fields(o.name); len(f) > 0 && verbLed(o.name) {
+		o.name = strings.ToLower(f[0]) + strings.TrimPrefix(o.name, f[0])
+	}
+	return o
 }
 
 func withDesc(o offered) string {
@@ -174,7 +249,7 @@ func choiceAdder(add func(candidate), recent, asked, askedIDs []string) func(can
 			if len(strings.Fields(said)) <= 12 {
 				if choice, i, ok := choiceContent(said, recent, asked); ok {
 					c.content, c.rule = choice, "user:choice"
-					if i < len(askedIDs) && askedIDs[i] != "" && strings.Contains(choice, "(asked: ") {
+					if i < len(askedIDs) && askedIDs[i] != "" && (strings.Contains(choice, " (asked: “") || strings.Contains(choice, " (offered when the user said: “")) {
 						c.uuids = append(c.uuids, askedIDs[i])
 					}
 				}
