@@ -110,18 +110,26 @@ func (s Recall) Ask(ctx context.Context, question string, o AskOptions) (Answer,
 		return ans, nil
 	}
 	ans.Model, ans.Answer = model, strings.TrimSpace(a.Answer)
+	ans.Cited = append(ans.Cited, citedRefs(ev, append(a.Cited, citedIn(ans.Answer)...))...)
+	ans.Note = note
+	return ans, nil
+}
+
+// citedRefs is the refs of cited (as the model listed them, then as the
+// answer cites them inline) that name evidence in ev, each once.
+func citedRefs(ev []Evidence, cited []string) []string {
 	refs := map[string]bool{}
 	for _, e := range ev {
 		refs[e.Ref] = true
 	}
-	for _, c := range append(a.Cited, citedIn(ans.Answer)...) {
+	var out []string
+	for _, c := range cited {
 		c = strings.Trim(strings.TrimSpace(c), "[]")
-		if refs[c] && !contains(ans.Cited, c) {
-			ans.Cited = append(ans.Cited, c)
+		if refs[c] && !contains(out, c) {
+			out = append(out, c)
 		}
 	}
-	ans.Note = note
-	return ans, nil
+	return out
 }
 
 var citeRE = regexp.MustCompile(`\[((?:m-[0-9a-f]{4,})|(?:s:[0-9a-fA-F-]{8,}))\]`)
@@ -160,7 +168,6 @@ func joinNotes(a, b string) string {
 // then the excerpts of the sessions that match; each kind best first.
 func (s *core) evidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
 	var out []Evidence
-	note := ""
 	// Pending first: its cache (every status) also serves Rank's
 	// approved-only one.
 	pending, err := s.rankPending(ctx, question, o.Project, 5)
@@ -175,6 +182,24 @@ func (s *core) evidence(ctx context.Context, question string, o AskOptions) ([]E
 		out = append(out, Evidence{Kind: "memory", Status: r.Status, Ref: r.ID, Project: r.Project, SessionID: r.SourceSession,
 			Text: fmt.Sprintf("(%s) %s", r.Type, r.Content), Score: r.Score, Time: r.Updated})
 	}
+	sessions, note, err := s.sessionsEvidence(ctx, question, o)
+	if err != nil {
+		return nil, "", err
+	}
+	out = append(out, sessions...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := evidenceRank(out[i]), evidenceRank(out[j]); a != b {
+			return a < b
+		}
+		return out[i].Score > out[j].Score
+	})
+	return withinBudget(out, o.Budget), note, nil
+}
+
+// sessionsEvidence is the summaries and excerpts of the past sessions
+// (of o.Project, when set) that match question; when the index cannot be
+// opened in time, none, and the note says so.
+func (s *core) sessionsEvidence(ctx context.Context, question string, o AskOptions) ([]Evidence, string, error) {
 	var projects []string
 	if o.Project != "" {
 		projects = []string{o.Project}
@@ -185,27 +210,28 @@ func (s *core) evidence(ctx context.Context, question string, o AskOptions) ([]E
 	}
 	sr, err := s.st.OpenSearcher(ctx, lockWait)
 	if err != nil {
-		note = fmt.Sprintf("past sessions were not searched (%v)", err)
-	} else {
-		found, _, err := sr.RecallSessions(ctx, []string{question}, projects, 5)
-		sr.Close()
-		if err != nil {
-			return nil, "", err
-		}
-		for _, f := range found {
-			out = append(out, s.sessionEvidence(ctx, f)...)
-		}
+		return nil, fmt.Sprintf("past sessions were not searched (%v)", err), nil
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if a, b := evidenceRank(out[i]), evidenceRank(out[j]); a != b {
-			return a < b
-		}
-		return out[i].Score > out[j].Score
-	})
+	found, _, err := sr.RecallSessions(ctx, []string{question}, projects, 5)
+	sr.Close()
+	if err != nil {
+		return nil, "", err
+	}
+	var out []Evidence
+	for _, f := range found {
+		out = append(out, s.sessionEvidence(ctx, f)...)
+	}
+	return out, "", nil
+}
+
+// withinBudget keeps evidence in order while its text fits budget
+// characters: a piece that does not fit is cut to the room left when more
+// than 200 characters remain, else left out. It reuses out's array.
+func withinBudget(out []Evidence, budget int) []Evidence {
 	used, kept := 0, out[:0]
 	for _, e := range out {
-		if used+len(e.Text) > o.Budget {
-			if room := o.Budget - used; room > 200 {
+		if used+len(e.Text) > budget {
+			if room := budget - used; room > 200 {
 				e.Text = cut(e.Text, room)
 			} else {
 				continue
@@ -214,7 +240,7 @@ func (s *core) evidence(ctx context.Context, question string, o AskOptions) ([]E
 		used += len(e.Text)
 		kept = append(kept, e)
 	}
-	return kept, note, nil
+	return kept
 }
 
 // evidenceRank orders the kinds of evidence: approved memories, pending

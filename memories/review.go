@@ -57,18 +57,14 @@ func (s *core) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory, t
 		case Approved:
 			return s.bumpReviewed(ctx, m.c.row, n, now, dry, ws)
 		case Superseded:
-			by := mc.supersededBy(m.c.row.ID)
-			switch {
-			case by == nil:
-				return skipped(m.c.row, ActionSkippedReviewed, now), true, nil
-			case by.Status == Rejected:
-				return skipped(by, ActionSkippedRejected, now), true, nil
-			}
-			return s.bumpReviewed(ctx, by, n, now, dry, ws)
+			return s.supersededReview(ctx, mc, m.c.row, n, now, dry, ws)
 		}
 	}
+	if len(toks) == 0 {
+		return AddResult{}, false, nil
+	}
 	for _, f := range mc.prints {
-		if _, live := mc.byID[f.Memory]; live || f.Neg != neg || !sameScope(f.Project, n.Project) || len(toks) == 0 {
+		if _, live := mc.byID[f.Memory]; live || f.Neg != neg || !sameScope(f.Project, n.Project) {
 			continue
 		}
 		shared := intersect(toks, f.Tokens)
@@ -78,6 +74,20 @@ func (s *core) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory, t
 		}
 	}
 	return AddResult{}, false, nil
+}
+
+// supersededReview settles proposal n repeating superseded memory r by
+// what superseded it: skipped when nothing live did (reviewed) or its
+// successor was rejected, else one more source of the successor.
+func (s *core) supersededReview(ctx context.Context, mc *memCache, r *index.MemRow, n *NewMemory, now time.Time, dry bool, ws *writeSet) (AddResult, bool, error) {
+	by := mc.supersededBy(r.ID)
+	switch {
+	case by == nil:
+		return skipped(r, ActionSkippedReviewed, now), true, nil
+	case by.Status == Rejected:
+		return skipped(by, ActionSkippedRejected, now), true, nil
+	}
+	return s.bumpReviewed(ctx, by, n, now, dry, ws)
 }
 
 func skipped(r *index.MemRow, action string, now time.Time) AddResult {

@@ -123,17 +123,7 @@ func (s Feedback) ScoreUsageWith(ctx context.Context, session string, o UsageOpt
 	if err != nil {
 		return 0, 0, err
 	}
-	var settle, usedIDs []string
-	for _, id := range p.ids {
-		t := p.since[id]
-		switch {
-		case len(usedMemories([]string{id}, rows, said[t])) > 0:
-			usedIDs = append(usedIDs, id)
-			settle = append(settle, id)
-		case o.Final && replied[t] && !p.alreadyUsed[id] && p.open[id]:
-			settle = append(settle, id)
-		}
-	}
+	settle, usedIDs := p.settled(rows, said, replied, o.Final)
 	if len(settle) == 0 {
 		return 0, 0, nil
 	}
@@ -153,6 +143,24 @@ type usageToScore struct {
 	ids               []string
 	since             map[string]time.Time
 	alreadyUsed, open map[string]bool
+}
+
+// settled is which of p's memories a scoring settles (settle) and which
+// of those were used: a memory whose words reappear in what the assistant
+// said since its injection is used; when final, one still open with a
+// reply after it is settled unused.
+func (p usageToScore) settled(rows []*index.MemRow, said map[time.Time][]uint32, replied map[time.Time]bool, final bool) (settle, usedIDs []string) {
+	for _, id := range p.ids {
+		t := p.since[id]
+		switch {
+		case len(usedMemories([]string{id}, rows, said[t])) > 0:
+			usedIDs = append(usedIDs, id)
+			settle = append(settle, id)
+		case final && replied[t] && !p.alreadyUsed[id] && p.open[id]:
+			settle = append(settle, id)
+		}
+	}
+	return settle, usedIDs
 }
 
 // pendingUsage is the memories of inj to score: those not found used yet

@@ -252,23 +252,29 @@ func (sec summarySections) addSaid(entries []index.MemEntry) {
 		if e.Role != "user" || e.Meta {
 			continue
 		}
-		line := ""
-		switch e.Source {
-		case transcripts.SaidRejection:
-			line = "rejected: " + e.Text
-			if c, ok := calls[e.ToolUse]; ok {
-				b := transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input}
-				line = "rejected `" + cut(oneLine(transcripts.CallName(&b)), 80) + "`: " + e.Text
-			}
-		case transcripts.SaidAnswer:
-			line = "answer: " + strings.ReplaceAll(e.Text, "\n", "; ")
-		case transcripts.SaidQueued:
-			line = "queued: " + e.Text
-		default:
-			continue
+		if line := saidLine(e, calls); line != "" {
+			sec.add("User said", line, 8)
 		}
-		sec.add("User said", line, 8)
 	}
+}
+
+// saidLine is the person's words e as what they are (a rejection's
+// reason, naming the call when known, an answer, a queued prompt), ""
+// for any other words.
+func saidLine(e index.MemEntry, calls map[string]index.MemEntry) string {
+	switch e.Source {
+	case transcripts.SaidRejection:
+		if c, ok := calls[e.ToolUse]; ok {
+			b := transcripts.Block{Type: transcripts.BlockToolUse, ToolName: c.ToolName, ToolInput: c.Input}
+			return "rejected `" + cut(oneLine(transcripts.CallName(&b)), 80) + "`: " + e.Text
+		}
+		return "rejected: " + e.Text
+	case transcripts.SaidAnswer:
+		return "answer: " + strings.ReplaceAll(e.Text, "\n", "; ")
+	case transcripts.SaidQueued:
+		return "queued: " + e.Text
+	}
+	return ""
 }
 
 // investigative are the tools whose calls say what was looked into.
@@ -339,6 +345,15 @@ func committed(out string) string {
 // never a sentence whose colon introduced a list that is not there (the
 // list's first items come with it).
 func (sec summarySections) addLastReply(entries []index.MemEntry) {
+	reply := lastReply(entries)
+	if done := reported(reply, 2); reply != "" && done != "" {
+		sec.add("Completed", done, 6)
+	}
+}
+
+// lastReply is the text of the last substantial reply, the one to the
+// person's last prompt; "" when it answered one of cairn's commands.
+func lastReply(entries []index.MemEntry) string {
 	reply := ""
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
@@ -355,9 +370,7 @@ func (sec summarySections) addLastReply(entries []index.MemEntry) {
 			i = 0 // the reply to a prompt of the person's: the one
 		}
 	}
-	if done := reported(reply, 2); reply != "" && done != "" {
-		sec.add("Completed", done, 6)
-	}
+	return reply
 }
 
 // intention is a sentence about what Claude is going to do.
@@ -383,21 +396,30 @@ func reported(text string, n int) string {
 			if len(out) == n {
 				break
 			}
-			s = strings.TrimSpace(s)
-			if s == "" || intention.MatchString(s) || strings.HasSuffix(s, "?") {
-				continue
+			if s, ok := reportStatement(s, lines[i+1:]); ok {
+				out = append(out, s)
 			}
-			if strings.HasSuffix(s, ":") {
-				items := listAfter(lines[i+1:], 3)
-				if len(items) == 0 {
-					continue
-				}
-				s += " " + strings.Join(items, "; ")
-			}
-			out = append(out, s)
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// reportStatement is sentence s as a report, false when it announces an
+// intention, asks, or is empty; one ending in a colon takes the first
+// three items of the list in the lines below it (false when there is none).
+func reportStatement(s string, below []string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || intention.MatchString(s) || strings.HasSuffix(s, "?") {
+		return "", false
+	}
+	if !strings.HasSuffix(s, ":") {
+		return s, true
+	}
+	items := listAfter(below, 3)
+	if len(items) == 0 {
+		return "", false
+	}
+	return s + " " + strings.Join(items, "; "), true
 }
 
 // listAfter is up to n items of the list that starts lines (blank lines
