@@ -72,25 +72,7 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupInfo, error) {
 	}
 	defer done()
 	defer os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return BackupInfo{}, fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
-	}
-	f.Close()
-	// A connection of its own: the store's readers are query_only, which
-	// VACUUM INTO refuses, and its writer must stay free for writes.
-	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		return BackupInfo{}, err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return BackupInfo{}, err
-		}
-		return BackupInfo{}, fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
-	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
+	if err := s.vacuumInto(ctx, tmp, dest); err != nil {
 		return BackupInfo{}, err
 	}
 	info, err := VerifyBackup(ctx, tmp)
@@ -105,6 +87,30 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupInfo, error) {
 	}
 	info.Path = dest
 	return info, nil
+}
+
+// vacuumInto writes the snapshot of the store to tmp, a private file
+// beside dest (the backup's name in the errors).
+func (s *Store) vacuumInto(ctx context.Context, tmp, dest string) error {
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
+	}
+	f.Close()
+	// A connection of its own: the store's readers are query_only, which
+	// VACUUM INTO refuses, and its writer must stay free for writes.
+	conn, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return fmt.Errorf("writing the backup to %s: %w (nothing was changed in the store; check the free space and permissions there)", filepath.Dir(dest), err)
+	}
+	return os.Chmod(tmp, 0o600)
 }
 
 // VerifyBackup opens a backup file read-only and checks it is a whole cairn
@@ -126,27 +132,8 @@ func VerifyBackup(ctx context.Context, path string) (BackupInfo, error) {
 		return info, err
 	}
 	defer db.Close()
-	notBackup := func(err error) error {
-		return fmt.Errorf("%s is not a readable cairn backup: %w", path, err)
-	}
-	var check string
-	if err := db.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&check); err != nil {
-		return info, notBackup(err)
-	}
-	if check != "ok" {
-		return info, notBackup(fmt.Errorf("integrity_check: %s", check))
-	}
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&info.Schema); err != nil {
-		return info, notBackup(err)
-	}
-	if info.Schema > len(migrations) {
-		return info, fmt.Errorf("%s: %w (schema %d, this cairn reads up to %d): upgrade cairn", path, ErrNewerSchema, info.Schema, len(migrations))
-	}
-	if info.Schema < 2 {
-		return info, notBackup(errors.New("it has no cairn tables"))
-	}
-	if err := checkSchemaObjects(ctx, db, info.Schema); err != nil {
-		return info, fmt.Errorf("%s is not a cairn backup: %w; restore from a file `cairn backup` wrote (nothing was changed)", path, err)
+	if err := checkBackupDB(ctx, db, path, &info); err != nil {
+		return info, err
 	}
 	for _, q := range []struct {
 		n   *int
@@ -157,10 +144,40 @@ func VerifyBackup(ctx context.Context, path string) (BackupInfo, error) {
 		{&info.Memories, "SELECT count(*) FROM memories"},
 	} {
 		if err := db.QueryRowContext(ctx, q.sql).Scan(q.n); err != nil {
-			return info, notBackup(err)
+			return info, notBackup(path, err)
 		}
 	}
 	return info, nil
+}
+
+// notBackup is the error for path, whose db gave err.
+func notBackup(path string, err error) error {
+	return fmt.Errorf("%s is not a readable cairn backup: %w", path, err)
+}
+
+// checkBackupDB checks db, the backup at path, is whole and of a cairn
+// schema this version reads, recording its version in info.
+func checkBackupDB(ctx context.Context, db *sql.DB, path string, info *BackupInfo) error {
+	var check string
+	if err := db.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&check); err != nil {
+		return notBackup(path, err)
+	}
+	if check != "ok" {
+		return notBackup(path, fmt.Errorf("integrity_check: %s", check))
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&info.Schema); err != nil {
+		return notBackup(path, err)
+	}
+	if info.Schema > len(migrations) {
+		return fmt.Errorf("%s: %w (schema %d, this cairn reads up to %d): upgrade cairn", path, ErrNewerSchema, info.Schema, len(migrations))
+	}
+	if info.Schema < 2 {
+		return notBackup(path, errors.New("it has no cairn tables"))
+	}
+	if err := checkSchemaObjects(ctx, db, info.Schema); err != nil {
+		return fmt.Errorf("%s is not a cairn backup: %w; restore from a file `cairn backup` wrote (nothing was changed)", path, err)
+	}
+	return nil
 }
 
 // schemaObject is a row of sqlite_master: a table, index, view or trigger.
@@ -280,13 +297,22 @@ func checkSchemaObjects(ctx context.Context, db *sql.DB, v int) error {
 	if err != nil {
 		return err
 	}
-	var problems []string
-	keys := make([]string, 0, len(got))
-	for k := range got {
-		keys = append(keys, k)
+	problems := schemaDifferences(got, want)
+	if len(problems) == 0 {
+		return nil
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	if len(problems) > 3 {
+		problems = append(problems[:3], fmt.Sprintf("%d more differences", len(problems)-3))
+	}
+	return fmt.Errorf("its schema is not cairn's schema version %d: %s", v, strings.Join(problems, "; "))
+}
+
+// schemaDifferences says how the schema got differs from want, in name
+// order: its objects cairn never creates or defines otherwise, then
+// cairn's objects it lacks.
+func schemaDifferences(got, want map[string]schemaObject) []string {
+	var problems []string
+	for _, k := range schemaNames(got) {
 		g := got[k]
 		w, ok := want[k]
 		switch {
@@ -296,23 +322,22 @@ func checkSchemaObjects(ctx context.Context, db *sql.DB, v int) error {
 			problems = append(problems, fmt.Sprintf("its %s is defined differently from cairn's", g))
 		}
 	}
-	keys = keys[:0]
-	for k := range want {
+	for _, k := range schemaNames(want) {
 		if _, ok := got[k]; !ok {
-			keys = append(keys, k)
+			problems = append(problems, fmt.Sprintf("it lacks cairn's %s", want[k]))
 		}
 	}
+	return problems
+}
+
+// schemaNames are the names of the schema m's objects, in order.
+func schemaNames(m map[string]schemaObject) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		problems = append(problems, fmt.Sprintf("it lacks cairn's %s", want[k]))
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	if len(problems) > 3 {
-		problems = append(problems[:3], fmt.Sprintf("%d more differences", len(problems)-3))
-	}
-	return fmt.Errorf("its schema is not cairn's schema version %d: %s", v, strings.Join(problems, "; "))
+	return keys
 }
 
 func syncFile(path string) error {
@@ -590,27 +615,7 @@ func prepareStaged(ctx context.Context, stage, src string, tombs []tombstoneRow)
 	if err != nil {
 		return fmt.Errorf("opening the copy of %s: %w (the store was not changed)", src, err)
 	}
-	err = func() error {
-		for _, c := range []struct {
-			count func(context.Context) (int, error)
-			what  string
-		}{{st.undecodableEntries, "entries"}, {st.undecodableSessions, "sessions"}} {
-			bad, err := c.count(ctx)
-			if err == nil && bad > 0 {
-				err = fmt.Errorf("%d %s hold compressed values that do not decompress", bad, c.what)
-			}
-			if err != nil {
-				return fmt.Errorf("%s is not a whole cairn backup: %w; restore from another backup (the store was not changed)", src, err)
-			}
-		}
-		if err := st.forgetAgain(ctx, tombs); err != nil {
-			return fmt.Errorf("forgetting in the copy of %s what was forgotten in the store: %w (the store was not changed)", src, err)
-		}
-		if err := st.requeueAll(ctx, "fts_queue"); err != nil {
-			return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
-		}
-		return nil
-	}()
+	err = st.prepareCopy(ctx, src, tombs)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -626,6 +631,29 @@ func prepareStaged(ctx context.Context, stage, src string, tombs []tombstoneRow)
 		return err
 	}
 	return syncDir(stage)
+}
+
+// prepareCopy is prepareStaged's work on the opened copy s of src.
+func (s *Store) prepareCopy(ctx context.Context, src string, tombs []tombstoneRow) error {
+	for _, c := range []struct {
+		count func(context.Context) (int, error)
+		what  string
+	}{{s.undecodableEntries, "entries"}, {s.undecodableSessions, "sessions"}} {
+		bad, err := c.count(ctx)
+		if err == nil && bad > 0 {
+			err = fmt.Errorf("%d %s hold compressed values that do not decompress", bad, c.what)
+		}
+		if err != nil {
+			return fmt.Errorf("%s is not a whole cairn backup: %w; restore from another backup (the store was not changed)", src, err)
+		}
+	}
+	if err := s.forgetAgain(ctx, tombs); err != nil {
+		return fmt.Errorf("forgetting in the copy of %s what was forgotten in the store: %w (the store was not changed)", src, err)
+	}
+	if err := s.requeueAll(ctx, "fts_queue"); err != nil {
+		return fmt.Errorf("preparing the copy of %s: %w (the store was not changed)", src, err)
+	}
+	return nil
 }
 
 // journalDelete leaves the database at path in rollback-journal mode: its
