@@ -48,8 +48,23 @@ func (s *Store) rereadEntry(ctx context.Context, p *preparer, id int64) error {
 	if err != nil {
 		return err
 	}
+	found, err := findLine(path, line, uuid)
+	if err != nil {
+		return err
+	}
+	redactEntry(found)
+	r := p.row(&transcripts.File{Path: path, Kind: transcripts.FileKind(kind), AgentID: agent}, found, "", nil)
+	if r.uuid != uuid {
+		return errors.New("the transcript line changed")
+	}
+	return s.writeReread(ctx, id, r)
+}
+
+// findLine reads the entry of uuid (or without one) at line of the
+// transcript at path.
+func findLine(path string, line int, uuid string) (*transcripts.Entry, error) {
 	var found *transcripts.Entry
-	_, _, err = transcripts.ReadFile(path, transcripts.Cursor{}, func(e *transcripts.Entry) error {
+	_, _, err := transcripts.ReadFile(path, transcripts.Cursor{}, func(e *transcripts.Entry) error {
 		if e.Line == line && (e.UUID == uuid || e.UUID == "") {
 			c := *e
 			found = &c
@@ -57,16 +72,15 @@ func (s *Store) rereadEntry(ctx context.Context, p *preparer, id int64) error {
 		}
 		return nil
 	})
-	if found == nil {
-		if err == nil || !errors.Is(err, errFound) {
-			return errors.Join(errors.New("not in its transcript"), err)
-		}
+	if found == nil && (err == nil || !errors.Is(err, errFound)) {
+		return nil, errors.Join(errors.New("not in its transcript"), err)
 	}
-	redactEntry(found)
-	r := p.row(&transcripts.File{Path: path, Kind: transcripts.FileKind(kind), AgentID: agent}, found, "", nil)
-	if r.uuid != uuid {
-		return errors.New("the transcript line changed")
-	}
+	return found, nil
+}
+
+// writeReread stores entry id's row r, read again, and queues it for the
+// indexes.
+func (s *Store) writeReread(ctx context.Context, id int64, r *entryRow) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE entries_raw SET text = ?, data = ? WHERE id = ?`, packText(r.text), packData(r.data), id); err != nil {
 			return err
