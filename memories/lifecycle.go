@@ -215,14 +215,20 @@ func (s *core) add(ctx context.Context, n NewMemory, dry bool, ws *writeSet) (Ad
 	if err := s.saveRow(ctx, toRow(&mem), vec, ws); err != nil {
 		return AddResult{}, err
 	}
+	return res, s.supersedeOnAdd(ctx, &mem, now, ws)
+}
+
+// supersedeOnAdd makes the memories a newly added approved mem supersedes
+// superseded: in the write set when there is one, else at once.
+func (s *core) supersedeOnAdd(ctx context.Context, mem *Memory, now time.Time, ws *writeSet) error {
 	if mem.Status != Approved {
-		return res, nil
+		return nil
 	}
 	if ws != nil {
 		ws.supersede(mem.Links, now)
-		return res, nil
+		return nil
 	}
-	return res, s.applySupersedes(ctx, &mem)
+	return s.applySupersedes(ctx, mem)
 }
 
 // addCache is the cache a memory of project is compared with: that

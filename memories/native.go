@@ -37,30 +37,39 @@ func (s Sync) ImportClaudeMemory(ctx context.Context, claudeDir string, dryRun b
 	}
 	paths := s.projectPaths(ctx)
 	for _, p := range tree.Projects {
-		project := paths[p.Name]
-		if project == "" {
-			project = index.ProjectOf(p.DecodedPath)
-		}
-		// A forgotten or opted-out project is never read again.
-		if excluded, _ := s.st.Excluded(ctx, project); excluded || s.st.Forgotten(ctx, p.Name, "") {
-			continue
-		}
-		for _, f := range p.MemoryFiles {
-			s.importMemoryFile(ctx, f, project, dryRun, &res)
-		}
-		if dryRun {
-			continue
-		}
-		for sid, f := range p.SessionMemory {
-			if s.st.Forgotten(ctx, "", sid) {
-				continue
-			}
-			if err := s.importSessionMemory(ctx, sid, f, project, &res); err != nil {
-				return res, err
-			}
+		if err := s.importClaudeProject(ctx, p, paths[p.Name], dryRun, &res); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// importClaudeProject imports the memory files of project folder p
+// (project: its project, "" to decode it from the folder's name) and,
+// unless dryRun, its sessions' summaries, into res. A forgotten or
+// opted-out project is never read again.
+func (s *core) importClaudeProject(ctx context.Context, p *transcripts.Project, project string, dryRun bool, res *NativeImport) error {
+	if project == "" {
+		project = index.ProjectOf(p.DecodedPath)
+	}
+	if excluded, _ := s.st.Excluded(ctx, project); excluded || s.st.Forgotten(ctx, p.Name, "") {
+		return nil
+	}
+	for _, f := range p.MemoryFiles {
+		s.importMemoryFile(ctx, f, project, dryRun, res)
+	}
+	if dryRun {
+		return nil
+	}
+	for sid, f := range p.SessionMemory {
+		if s.st.Forgotten(ctx, "", sid) {
+			continue
+		}
+		if err := s.importSessionMemory(ctx, sid, f, project, res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // projectPaths maps transcript folder names to their projects (the
