@@ -86,14 +86,19 @@ func (pl *projectList) sessions(rows *sql.Rows) error {
 	if cwd != "" && cwd != path && !slices.Contains(ps.Folders, cwd) {
 		ps.Folders = append(ps.Folders, cwd)
 	}
-	// The folder named after the repository itself, else the one of its
-	// oldest session.
-	exact := folder == transcripts.EncodeProjectPath(path)
-	if pk, ok := pl.picks[path]; !ok || (exact && !pk.exact) || (exact == pk.exact && first < pk.start) {
-		pl.picks[path] = folderPick{first, exact}
+	pl.pickName(ps, folder, first)
+	return nil
+}
+
+// pickName names the project ps by the folder named after the repository
+// itself, else the one of its oldest session; folder's oldest session
+// started at first.
+func (pl *projectList) pickName(ps *transcripts.ProjectSummary, folder string, first int64) {
+	exact := folder == transcripts.EncodeProjectPath(ps.Path)
+	if pk, ok := pl.picks[ps.Path]; !ok || (exact && !pk.exact) || (exact == pk.exact && first < pk.start) {
+		pl.picks[ps.Path] = folderPick{first, exact}
 		ps.Name = folder
 	}
-	return nil
 }
 
 // size reads a project's bytes of transcripts still on disk.
