@@ -286,6 +286,11 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 	if err != nil {
 		return nil, err
 	}
+	return notSynthetic(rows), nil
+}
+
+// notSynthetic is the entries of rows, in order, but the synthetic ones.
+func notSynthetic(rows [][]MemEntry) []MemEntry {
 	var kept []MemEntry
 	for _, es := range rows {
 		for _, e := range es {
@@ -294,7 +299,7 @@ func (m MemStore) Entries(ctx context.Context, session string, after int64, limi
 			}
 		}
 	}
-	return kept, nil
+	return kept
 }
 
 // memEntries are the entries extraction reads of one stored row.
