@@ -407,25 +407,30 @@ func (p *preparer) row(f *transcripts.File, e *transcripts.Entry, sid string, ct
 		r.role, r.block, r.text = roleUser, transcripts.BlockText, transcripts.QueuedText(e)
 		r.flags |= flagSaid
 	default:
-		r.role = messageRole(e)
-		r.text, r.block, se.Blocks = p.blocks(e.Blocks)
-		if words := saidText(e); r.role == roleTool && words != "" {
-			// A rejection's reason or the answers to Claude's questions:
-			// the person's words, searched as theirs. The tool output
-			// stays in the blocks.
-			r.role, r.block, r.text = roleUser, transcripts.BlockText, words
-			r.flags |= flagSaid
-			keepBlockTexts(e.Blocks, se.Blocks, p)
-		}
-		// Must select exactly what embeddableWhere (derived_sql.go) selects;
-		// SQL's trim() strips spaces only.
-		r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && r.flags&flagSaid == 0 && blankFree(r.text)
+		p.messageRow(r, &se, e)
 	}
 	if r.uuid == "" {
 		r.uuid = syntheticUUID(e, r.text)
 	}
 	r.data = se.marshal()
 	return r
+}
+
+// messageRow fills r (and se's blocks) for a user or assistant line e.
+func (p *preparer) messageRow(r *entryRow, se *storedEntry, e *transcripts.Entry) {
+	r.role = messageRole(e)
+	r.text, r.block, se.Blocks = p.blocks(e.Blocks)
+	if words := saidText(e); r.role == roleTool && words != "" {
+		// A rejection's reason or the answers to Claude's questions:
+		// the person's words, searched as theirs. The tool output
+		// stays in the blocks.
+		r.role, r.block, r.text = roleUser, transcripts.BlockText, words
+		r.flags |= flagSaid
+		keepBlockTexts(e.Blocks, se.Blocks, p)
+	}
+	// Must select exactly what embeddableWhere (derived_sql.go) selects;
+	// SQL's trim() strips spaces only.
+	r.embed = r.block == transcripts.BlockText && (r.role == roleUser || r.role == roleAssistant) && r.flags&flagSaid == 0 && blankFree(r.text)
 }
 
 // saidText is the person's words in a line's tool results
@@ -501,12 +506,17 @@ func (se *storedEntry) marshal() []byte {
 		(se.Blocks[0].Type == transcripts.BlockText || se.Blocks[0].Type == transcripts.BlockThinking) {
 		se.Blocks = nil
 	}
-	if se.Blocks == nil && se.LogicalParent == "" && se.CompactTrigger == "" && se.PreTokens == 0 && se.ResultAgent == "" &&
-		se.Ctx == nil && se.Model == nil {
+	if se.empty() {
 		return nil
 	}
 	data, _ := json.Marshal(se)
 	return data
+}
+
+// empty reports whether se holds nothing to store.
+func (se *storedEntry) empty() bool {
+	return se.Blocks == nil && se.LogicalParent == "" && se.CompactTrigger == "" && se.PreTokens == 0 && se.ResultAgent == "" &&
+		se.Ctx == nil && se.Model == nil
 }
 
 // blocks returns an entry's searchable text, its dominant block kind (the
