@@ -287,19 +287,48 @@ func (c *VecCache) Search(q []float32, k int, keep func(id string) bool) []Score
 	if len(q) != c.dims || k <= 0 || c.n == 0 {
 		return nil
 	}
+	qi, qscale, ok := quantizeQuery(q)
+	if !ok {
+		return nil
+	}
+	top := c.scanAll(qi, k, keep)
+	sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
+	if len(top) > k {
+		top = top[:k]
+	}
+	out := make([]Scored, len(top))
+	for i, t := range top {
+		out[i] = Scored{ID: c.id(t.i), Score: float64(t.s * qscale)}
+	}
+	// Reading an id can map a whole large folio of the page cache (MBs):
+	// let those go too.
+	releasePages(c.data)
+	return out
+}
+
+// quantizeQuery is q as int16 components and their scale; false for a
+// zero vector.
+func quantizeQuery(q []float32) ([]int16, float32, bool) {
 	var qmax float32
 	for _, x := range q {
 		qmax = max(qmax, float32(math.Abs(float64(x))))
 	}
 	if qmax == 0 {
-		return nil
+		return nil, 0, false
 	}
 	// 4095 keeps int32 sums safe up to 4096 dimensions (4095·127·4096 < 2³¹).
 	qscale := qmax / 4095
-	qi := make([]int16, c.dims)
+	qi := make([]int16, len(q))
 	for j, x := range q {
 		qi[j] = int16(math.Round(float64(x / qscale)))
 	}
+	return qi, qscale, true
+}
+
+// scanAll is the best k rows of each worker's share of the cache (one
+// worker for a small cache, one per core up to 8 for a large one),
+// unordered.
+func (c *VecCache) scanAll(qi []int16, k int, keep func(id string) bool) []vecCand {
 	workers := 1
 	if c.n >= 20_000 {
 		workers = min(runtime.GOMAXPROCS(0), 8)
@@ -320,18 +349,7 @@ func (c *VecCache) Search(q []float32, k int, keep func(id string) bool) []Score
 	for _, p := range parts {
 		top = append(top, p...)
 	}
-	sort.Slice(top, func(a, b int) bool { return top[a].s > top[b].s })
-	if len(top) > k {
-		top = top[:k]
-	}
-	out := make([]Scored, len(top))
-	for i, t := range top {
-		out[i] = Scored{ID: c.id(t.i), Score: float64(t.s * qscale)}
-	}
-	// Reading an id can map a whole large folio of the page cache (MBs):
-	// let those go too.
-	releasePages(c.data)
-	return out
+	return top
 }
 
 type vecCand struct {
