@@ -464,13 +464,8 @@ func (x Exclusion) Excluded(path string) (bool, string) {
 			g = filepath.Join(home, g[2:])
 		}
 		g = filepath.Clean(g)
-		for p := path; ; p = filepath.Dir(p) {
-			if ok, _ := filepath.Match(g, p); ok {
-				return true, "index.exclude " + g
-			}
-			if parent := filepath.Dir(p); parent == p {
-				break
-			}
+		if globMatchesUp(g, path) {
+			return true, "index.exclude " + g
 		}
 	}
 	for p := path; ; p = filepath.Dir(p) {
@@ -482,6 +477,19 @@ func (x Exclusion) Excluded(path string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// globMatchesUp reports whether glob g matches path or one of the folders
+// above it.
+func globMatchesUp(g, path string) bool {
+	for p := path; ; p = filepath.Dir(p) {
+		if ok, _ := filepath.Match(g, p); ok {
+			return true
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return false
+		}
+	}
 }
 
 // Excluded reports whether the project path is opted out (config globs, a
