@@ -226,36 +226,46 @@ func readSchema(ctx context.Context, db *sql.DB) (map[string]schemaObject, error
 	// no foreign keys) at the same version. Views and triggers run code:
 	// they must match word for word.
 	for k, o := range out {
-		var q string
-		switch o.typ {
-		case "table":
-			q = `SELECT name || ' ' || upper(type) FROM pragma_table_info(?)`
-		case "index":
-			q = `SELECT coalesce(name, '?') FROM pragma_index_info(?)`
-		default:
+		q, ok := columnQueries[o.typ]
+		if !ok {
 			continue
 		}
-		cols, err := db.QueryContext(ctx, q, o.name)
+		list, err := objectColumns(ctx, db, q, o.name)
 		if err != nil {
-			return nil, err
-		}
-		var list []string
-		for cols.Next() {
-			var c string
-			if err := cols.Scan(&c); err != nil {
-				cols.Close()
-				return nil, err
-			}
-			list = append(list, c)
-		}
-		cols.Close()
-		if err := cols.Err(); err != nil {
 			return nil, err
 		}
 		o.sql = "(" + strings.Join(list, ", ") + ")"
 		out[k] = o
 	}
 	return out, nil
+}
+
+// columnQueries list the columns of a table or an index, by type.
+var columnQueries = map[string]string{
+	"table": `SELECT name || ' ' || upper(type) FROM pragma_table_info(?)`,
+	"index": `SELECT coalesce(name, '?') FROM pragma_index_info(?)`,
+}
+
+// objectColumns are the columns query q lists of the object name.
+func objectColumns(ctx context.Context, db *sql.DB, q, name string) ([]string, error) {
+	cols, err := db.QueryContext(ctx, q, name)
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	for cols.Next() {
+		var c string
+		if err := cols.Scan(&c); err != nil {
+			cols.Close()
+			return nil, err
+		}
+		list = append(list, c)
+	}
+	cols.Close()
+	if err := cols.Err(); err != nil {
+		return nil, err
+	}
+	return list, nil
 }
 
 // referenceSchemas caches, by version, the schema cairn's migrations create.
