@@ -112,6 +112,22 @@ func hasConversation(entries []index.MemEntry) bool {
 	return false
 }
 
+// extractPrompt is what Claude is asked to extract from: the existing
+// memories like the transcript's, then the condensed transcript text.
+func extractPrompt(existing []Memory, text string) string {
+	var prompt strings.Builder
+	prompt.WriteString("Existing memories:\n")
+	if len(existing) == 0 {
+		prompt.WriteString("(none)\n")
+	}
+	for _, m := range existing {
+		fmt.Fprintf(&prompt, "%s [%s] %s\n", m.ID, m.Type, oneLine(m.Content))
+	}
+	prompt.WriteString("\nTranscript:\n")
+	prompt.WriteString(text)
+	return prompt.String()
+}
+
 // claudeExtract asks Claude Code for the memories and summary of entries
 // (the newest claude.max_input characters of them; the older ones, if
 // any, are left to the built-in rules: head). sections is the summary.
@@ -129,17 +145,7 @@ func (s *core) claudeExtract(ctx context.Context, sid, project string, entries [
 	if err := s.spendClaudeRun(ctx); err != nil {
 		return nil, nil, nil, err
 	}
-	var prompt strings.Builder
-	prompt.WriteString("Existing memories:\n")
-	if len(existing) == 0 {
-		prompt.WriteString("(none)\n")
-	}
-	for _, m := range existing {
-		fmt.Fprintf(&prompt, "%s [%s] %s\n", m.ID, m.Type, oneLine(m.Content))
-	}
-	prompt.WriteString("\nTranscript:\n")
-	prompt.WriteString(text)
-	ans, err := s.runClaude(ctx, prompt.String())
+	ans, err := s.runClaude(ctx, extractPrompt(existing, text))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -164,6 +170,27 @@ func standsAlone(content string) bool {
 	return len(strings.Fields(c)) >= 5 && !dangling.MatchString(c) && !narration.MatchString(c)
 }
 
+// condensed is entry e as condense shows it, "role: text" (a tool call or
+// error on one short line, other text cut to maxEntryText), "" for an
+// entry it leaves out.
+func condensed(e index.MemEntry) string {
+	role := chunkRole(e)
+	t := strings.TrimSpace(e.Text)
+	if e.Role == "user" {
+		t = transcripts.WithoutIDENotes(t) // the IDE's note is not what was asked
+	}
+	if role == "" || t == "" {
+		return ""
+	}
+	switch role {
+	case "tool call", "tool error":
+		t = cut(oneLine(t), 240)
+	default:
+		t = cut(t, maxEntryText)
+	}
+	return role + ": " + t
+}
+
 // condense renders entries for Claude, one "#n role: text" block each
 // (prompts and replies shortened, tool calls and errors one line), and
 // keeps the newest that fit in max characters. start is the first entry
@@ -176,22 +203,10 @@ func condense(entries []index.MemEntry, max int) (text string, refs map[string]s
 	}
 	var lines []line
 	for i, e := range entries {
-		role := chunkRole(e)
-		t := strings.TrimSpace(e.Text)
-		if e.Role == "user" {
-			t = transcripts.WithoutIDENotes(t) // the IDE's note is not what was asked
+		if said := condensed(e); said != "" {
+			ref := "#" + strconv.Itoa(i+1)
+			lines = append(lines, line{i, ref, ref + " " + said + "\n"})
 		}
-		if role == "" || t == "" {
-			continue
-		}
-		switch role {
-		case "tool call", "tool error":
-			t = cut(oneLine(t), 240)
-		default:
-			t = cut(t, maxEntryText)
-		}
-		ref := "#" + strconv.Itoa(i+1)
-		lines = append(lines, line{i, ref, ref + " " + role + ": " + t + "\n"})
 	}
 	refs = map[string]string{}
 	first, size := len(lines), 0

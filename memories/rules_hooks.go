@@ -38,34 +38,21 @@ var shellNoise = regexp.MustCompile(`\s+2>&1\s*$|\s*\|\|\s*true\s*$`)
 // hooks ran in the session: "Claude Code's PostToolUse hook runs `uv run
 // ruff format` after each file edit".
 func hookCandidates(entries []index.MemEntry) []candidate {
-	type hook struct {
-		event string
-		cmds  []string
-		tools []string
-		uuids []string
-	}
-	var hooks []*hook
+	var hooks []*hookChecks
 	for _, e := range entries {
 		event, tool, cmd, ok := hookRunOf(e)
 		if !ok {
 			continue
 		}
-		cmd = strings.TrimSpace(shellNoise.ReplaceAllString(cmd, ""))
-		if len(cmd) > 80 || strings.ContainsAny(cmd, "'\"\n") || !checkWord.MatchString(cmd) || namesFile.MatchString(cmd) {
+		cmd, ok = hookCheck(cmd)
+		if !ok {
 			continue
 		}
-		i := slices.IndexFunc(hooks, func(h *hook) bool { return h.event == event })
+		i := slices.IndexFunc(hooks, func(h *hookChecks) bool { return h.event == event })
 		if i < 0 {
-			hooks, i = append(hooks, &hook{event: event}), len(hooks)
+			hooks, i = append(hooks, &hookChecks{event: event}), len(hooks)
 		}
-		h := hooks[i]
-		if !slices.Contains(h.cmds, cmd) {
-			h.cmds = append(h.cmds, cmd)
-			h.uuids = append(h.uuids, e.UUID)
-		}
-		if tool != "" && !slices.Contains(h.tools, tool) {
-			h.tools = append(h.tools, tool)
-		}
+		hooks[i].ran(cmd, tool, e.UUID)
 	}
 	var out []candidate
 	for _, h := range hooks {
@@ -77,6 +64,36 @@ func hookCandidates(entries []index.MemEntry) []candidate {
 			content: "Claude Code's " + h.event + " hook runs " + joinList(quoted) + " " + hookWhen(h.event, h.tools)})
 	}
 	return append(out, hookSaidCandidates(entries)...)
+}
+
+// hookChecks is what the hooks of one event ran: the distinct commands
+// (with the entry that first shows each) and the tools they matched.
+type hookChecks struct {
+	event string
+	cmds  []string
+	tools []string
+	uuids []string
+}
+
+// ran records a run of cmd (for tool, "" for none) shown by entry uuid.
+func (h *hookChecks) ran(cmd, tool, uuid string) {
+	if !slices.Contains(h.cmds, cmd) {
+		h.cmds = append(h.cmds, cmd)
+		h.uuids = append(h.uuids, uuid)
+	}
+	if tool != "" && !slices.Contains(h.tools, tool) {
+		h.tools = append(h.tools, tool)
+	}
+}
+
+// hookCheck is a hook's command without shell noise, false unless it is
+// a short check (a check word, no quoting, not naming a file).
+func hookCheck(cmd string) (string, bool) {
+	cmd = strings.TrimSpace(shellNoise.ReplaceAllString(cmd, ""))
+	if len(cmd) > 80 || strings.ContainsAny(cmd, "'\"\n") || !checkWord.MatchString(cmd) || namesFile.MatchString(cmd) {
+		return "", false
+	}
+	return cmd, true
 }
 
 // hookRunOf is the hook run entry e records: a 1.0.x system line of text
