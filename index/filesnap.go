@@ -217,7 +217,7 @@ func (s *Store) writeFilesSnap(epoch string, known map[string]knownFile) {
 // snapStale reports whether the snapshot's row k cannot tell about the
 // file on disk f: the row is looked up.
 func snapStale(k knownFile, f *transcripts.File) bool {
-	return k.snap && !(k.present && k.cursor.Offset >= k.size && k.size == f.Size && k.mtime == f.ModTime.UnixNano())
+	return k.snap && !k.readThrough(f)
 }
 
 // knownFromSnap completes the snapshot's rows for the tree: the rows of

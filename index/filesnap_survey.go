@@ -283,7 +283,7 @@ func fileStamps(dirs []transcripts.Stamp, files []transcripts.File, known map[st
 	for i := range files {
 		f := &files[i]
 		k, ok := known[f.Path]
-		quiet := ok && k.present && k.cursor.Offset >= k.size && k.size == f.Size && k.mtime == f.ModTime.UnixNano()
+		quiet := ok && k.readThrough(f)
 		out = append(out, transcripts.Stamp{Path: f.Path, Size: f.Size, MTime: f.ModTime.UnixNano(), Quiet: quiet})
 	}
 	return out

@@ -121,6 +121,18 @@ type knownFile struct {
 	snap bool
 }
 
+// unchanged reports whether the known file is present at f's size and
+// mtime.
+func (k knownFile) unchanged(f *transcripts.File) bool {
+	return k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano()
+}
+
+// readThrough reports whether the known file is unchanged (as f) and read
+// to its end.
+func (k knownFile) readThrough(f *transcripts.File) bool {
+	return k.unchanged(f) && k.cursor.Offset >= k.size
+}
+
 // Sync brings the store up to date with the transcripts under claudeDir:
 // only files whose size or mtime changed are read, from their stored
 // cursor, and only complete lines. Entries are written in big transactions
@@ -321,9 +333,9 @@ func (plan *syncPlan) consider(f transcripts.File, known map[string]knownFile, s
 	switch {
 	case !ok:
 		st.FilesNew++
-	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano() && k.cursor.Offset >= k.size:
+	case k.readThrough(&f):
 		return // unchanged, and read to the end
-	case k.present && k.size == f.Size && k.mtime == f.ModTime.UnixNano() && time.Since(f.ModTime) < transcripts.QuietPeriod:
+	case k.unchanged(&f) && time.Since(f.ModTime) < transcripts.QuietPeriod:
 		return // a last line without its newline, not quiet long enough yet to be read
 	default:
 		st.FilesChanged++
@@ -590,38 +602,52 @@ func (s *Store) discover(claudeDir string, projects []string) (*transcripts.Tree
 // snapshot.
 func (s *Store) discoverCached(claudeDir string, projects []string) (*transcripts.Tree, *transcripts.DirCache, error) {
 	if len(projects) == 0 {
-		path := filepath.Join(s.Dir(), "dirs.cache")
-		b, _ := os.ReadFile(path)
-		if string(b[:min(len(b), len(claudeDir)+1)]) != claudeDir+"\n" {
-			b = nil // another tree's listings
-		} else {
-			b = b[len(claudeDir)+1:]
-		}
-		c := transcripts.LoadDirCache(b)
-		tree, err := transcripts.DiscoverCached(claudeDir, c)
-		if err == nil && !s.readOnly && c.Changed() {
-			if out, merr := c.MarshalBinary(); merr == nil {
-				writeFileAtomic(path, append([]byte(claudeDir+"\n"), out...))
-			}
-		}
-		return tree, c, err
+		return s.discoverWhole(claudeDir)
 	}
+	tree, err := discoverProjects(claudeDir, projects)
+	return tree, nil, err
+}
+
+// discoverWhole lists the whole tree, skipping the folders dirs.cache
+// says have not changed, and writes the cache again when the listing
+// changed.
+func (s *Store) discoverWhole(claudeDir string) (*transcripts.Tree, *transcripts.DirCache, error) {
+	path := filepath.Join(s.Dir(), "dirs.cache")
+	b, _ := os.ReadFile(path)
+	if string(b[:min(len(b), len(claudeDir)+1)]) != claudeDir+"\n" {
+		b = nil // another tree's listings
+	} else {
+		b = b[len(claudeDir)+1:]
+	}
+	c := transcripts.LoadDirCache(b)
+	tree, err := transcripts.DiscoverCached(claudeDir, c)
+	if err == nil && !s.readOnly && c.Changed() {
+		if out, merr := c.MarshalBinary(); merr == nil {
+			writeFileAtomic(path, append([]byte(claudeDir+"\n"), out...))
+		}
+	}
+	return tree, c, err
+}
+
+// discoverProjects lists the project folders projects (a deleted one is
+// left out: its files are missing).
+func discoverProjects(claudeDir string, projects []string) (*transcripts.Tree, error) {
 	tree := &transcripts.Tree{ClaudeDir: claudeDir}
 	for _, name := range projects {
 		pt, err := transcripts.DiscoverProject(claudeDir, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, rerr := os.Stat(filepath.Join(claudeDir, "projects")); rerr != nil {
-				return nil, nil, fmt.Errorf("no Claude Code transcripts at %s: %w", claudeDir, rerr)
+				return nil, fmt.Errorf("no Claude Code transcripts at %s: %w", claudeDir, rerr)
 			}
 			continue // the folder was deleted: its files are missing
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		tree.Projects = append(tree.Projects, pt.Projects...)
 		tree.Problems = append(tree.Problems, pt.Problems...)
 	}
-	return tree, nil, nil
+	return tree, nil
 }
 
 // knownFiles loads the files table (of some projects only, when given).
