@@ -333,8 +333,27 @@ func (sr *Searcher) grade(q SearchQuery, resp *SearchResponse, fused, textRank, 
 	if err != nil {
 		return nil, nil, err
 	}
-	kept := fused[:0]
-	full := false
+	kept, full := gradeWords(cv, fused, match, rel)
+	alone := sr.meaningAlone(resp)
+	out := kept[:0]
+	for _, f := range kept {
+		if match[f.ID] == "" {
+			if !full && !alone {
+				continue
+			}
+			rel[f.ID] = math.Round(cos[f.ID]*1000) / 1000
+		}
+		out = append(out, f)
+	}
+	return out, rel, nil
+}
+
+// gradeWords grades the word hits of fused (in place): those left out
+// are dropped, the partial ones marked so in match, and each kept one's
+// relevance set in rel; matches by meaning alone are kept as they are.
+// full reports whether some hit matched fully.
+func gradeWords(cv *coverage, fused []Scored, match map[string]string, rel map[string]float64) (kept []Scored, full bool) {
+	kept = fused[:0]
 	for _, f := range fused {
 		m := match[f.ID]
 		if m == "" { // by meaning alone
@@ -353,18 +372,7 @@ func (sr *Searcher) grade(q SearchQuery, resp *SearchResponse, fused, textRank, 
 		rel[f.ID] = r
 		kept = append(kept, f)
 	}
-	alone := sr.meaningAlone(resp)
-	out := kept[:0]
-	for _, f := range kept {
-		if match[f.ID] == "" {
-			if !full && !alone {
-				continue
-			}
-			rel[f.ID] = math.Round(cos[f.ID]*1000) / 1000
-		}
-		out = append(out, f)
-	}
-	return out, rel, nil
+	return kept, full
 }
 
 // monotone lowers scores so none is above one before it, as wordsFirst
