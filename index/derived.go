@@ -306,17 +306,8 @@ func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done
 			return nil, nil, n, err
 		}
 		damagedKeys = append(damagedKeys, damaged...)
-		docs := make([]ftsapi.Doc, 0, len(rows))
-		for _, r := range rows {
-			keys = append(keys, r.key())
-			after = max(after, r.key())
-			if !r.Gone {
-				docs = append(docs, ftsDoc(r))
-			}
-		}
-		for _, k := range damaged {
-			after = max(after, k)
-		}
+		var docs []ftsapi.Doc
+		keys, docs, after = ftsBatch(keys, rows, damaged, after)
 		if err := ix.Index(docs); err != nil {
 			return nil, nil, n, err
 		}
@@ -325,6 +316,24 @@ func (s *Store) fillFTS(ctx context.Context, ix ftsapi.Index, progress func(done
 			progress(n)
 		}
 	}
+}
+
+// ftsBatch appends to keys the queue keys of a batch of queued rows and
+// returns the documents to index of those not gone, and where the next
+// batch starts: after the rows' keys and the damaged ones'.
+func ftsBatch(keys []string, rows []DocRow, damaged []string, after string) ([]string, []ftsapi.Doc, string) {
+	docs := make([]ftsapi.Doc, 0, len(rows))
+	for _, r := range rows {
+		keys = append(keys, r.key())
+		after = max(after, r.key())
+		if !r.Gone {
+			docs = append(docs, ftsDoc(r))
+		}
+	}
+	for _, k := range damaged {
+		after = max(after, k)
+	}
+	return keys, docs, after
 }
 
 // builtinModelKey is where the trained built-in embedder is kept.
