@@ -284,6 +284,14 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 	if len(out) == 0 {
 		return out, nil
 	}
+	if err := s.addMemLinks(ctx, out, byID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addMemLinks reads the links of the memories out (byID: by id).
+func (s *Store) addMemLinks(ctx context.Context, out []*MemRow, byID map[string]*MemRow) error {
 	lq := `SELECT src, kind, dst FROM memory_links ORDER BY src, kind, dst`
 	var largs []any
 	if len(out) <= 500 {
@@ -292,7 +300,7 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 			largs = append(largs, r.ID)
 		}
 	}
-	err = s.eachRow(ctx, lq, largs, func(lrows *sql.Rows) error {
+	return s.eachRow(ctx, lq, largs, func(lrows *sql.Rows) error {
 		var src string
 		var l MemLink
 		if err := lrows.Scan(&src, &l.Kind, &l.Target); err != nil {
@@ -303,10 +311,6 @@ func (m MemStore) Query(ctx context.Context, f MemFilter) ([]*MemRow, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // MemIDsWithPrefix returns the ids starting with prefix (at most 10).
@@ -338,14 +342,7 @@ func deleteMem(ctx context.Context, tx *sql.Tx, id string, trash []byte) error {
 		return err
 	}
 	if trash != nil {
-		now := time.Now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_trash(id, deleted, data) VALUES (?,?,?)`, id, now.UnixMilli(), string(trash)); err != nil {
-			return err
-		}
-		// Keep every deletion of the last 30 days (a consolidation's
-		// undo restores all it pruned), and the last 200 beyond.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE seq <= (SELECT max(seq) - 200 FROM memory_trash) AND deleted < ?`,
-			now.Add(-30*24*time.Hour).UnixMilli()); err != nil {
+		if err := keepTrash(ctx, tx, id, trash); err != nil {
 			return err
 		}
 	}
@@ -362,6 +359,19 @@ func deleteMem(ctx context.Context, tx *sql.Tx, id string, trash []byte) error {
 		}
 	}
 	return bumpMemGen(ctx, tx)
+}
+
+// keepTrash keeps trash, deleted memory id as JSON, for undo.
+func keepTrash(ctx context.Context, tx *sql.Tx, id string, trash []byte) error {
+	now := time.Now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_trash(id, deleted, data) VALUES (?,?,?)`, id, now.UnixMilli(), string(trash)); err != nil {
+		return err
+	}
+	// Keep every deletion of the last 30 days (a consolidation's
+	// undo restores all it pruned), and the last 200 beyond.
+	_, err := tx.ExecContext(ctx, `DELETE FROM memory_trash WHERE seq <= (SELECT max(seq) - 200 FROM memory_trash) AND deleted < ?`,
+		now.Add(-30*24*time.Hour).UnixMilli())
+	return err
 }
 
 // ErrNothingToUndo is returned by MemUndelete when the trash is empty.
