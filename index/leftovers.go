@@ -60,14 +60,19 @@ func removeLeftovers(dataDir string) {
 		if err != nil {
 			continue
 		}
-		// Only ever a file named as Backup names its temporary files.
-		if p := string(b); filepath.IsAbs(p) && strings.HasSuffix(p, partialSuffix) && strings.HasPrefix(filepath.Base(p), ".") {
+		if p := string(b); backupPartial(p) {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 				continue
 			}
 		}
 		_ = os.Remove(note)
 	}
+}
+
+// backupPartial reports whether p is named as Backup names its temporary
+// files: only those are ever removed.
+func backupPartial(p string) bool {
+	return filepath.IsAbs(p) && strings.HasSuffix(p, partialSuffix) && strings.HasPrefix(filepath.Base(p), ".")
 }
 
 // processAlive reports whether the process of a pid (decimal) may still
