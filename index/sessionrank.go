@@ -343,19 +343,23 @@ func (a *sessionAgg) unionGrade(g string) string {
 // meaningOK admits sessions found by meaning alone.
 func splitSessions(order []*sessionAgg, loose, meaningOK bool) (full, partial, meaning []*sessionAgg) {
 	for _, a := range order {
+		if !a.words {
+			if meaningOK {
+				a.rel = math.Round(a.cos*1000) / 1000
+				meaning = append(meaning, a)
+			}
+			continue
+		}
 		switch {
-		case a.words && a.grade == MatchWords:
+		case a.grade == MatchWords:
 			full = append(full, a)
-		case a.words && a.grade == MatchPartial:
+		case a.grade == MatchPartial:
 			partial = append(partial, a)
-		case a.words && sessionLoose && loose && a.rel > 0:
+		case sessionLoose && loose && a.rel > 0:
 			// (a word every entry holds, such as a speaker's name, weighs
 			// nothing: no evidence)
 			a.grade = MatchPartial
 			partial = append(partial, a)
-		case !a.words && meaningOK:
-			a.rel = math.Round(a.cos*1000) / 1000
-			meaning = append(meaning, a)
 		}
 	}
 	return full, partial, meaning
