@@ -231,10 +231,7 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 		return err
 	}
 	if sr.st.IsReplay(f, pe.e) {
-		w.dups++ // history a resume wrote again: stored, searched and counted once
-		if pe.row != nil {
-			w.markDup(dupKey{pe.sid, fid})
-		}
+		w.replayed(fid, pe)
 		return nil
 	}
 	if err := w.storeHookRows(sr, fid, pe); err != nil {
@@ -254,6 +251,15 @@ func (w *txWriter) entry(f *transcripts.File, fid int64, pe *preparedEntry) erro
 		return err
 	}
 	return w.addToSession(sr, f, fid, pe.e)
+}
+
+// replayed counts a line of file fid that is history a resume wrote
+// again: stored, searched and counted once.
+func (w *txWriter) replayed(fid int64, pe *preparedEntry) {
+	w.dups++
+	if pe.row != nil {
+		w.markDup(dupKey{pe.sid, fid})
+	}
 }
 
 // storeRedactions records where the secrets redacted from entry entryID
