@@ -500,25 +500,7 @@ func (cs *candidateSet) add(c candidate) {
 	toks, _ := tokens(c.content)
 	for i := range cs.out {
 		if sameSummaryTopic(cs.out[i], c, cs.toks[i], toks) {
-			a, b := cs.out[i], c
-			if a.rule == b.rule {
-				// The summary's second account of one error, written
-				// when more was known, replaces the first: the two
-				// contradict each other, and a memory holding both is
-				// half wrong.
-				b.uuids = uniq(append(b.uuids, a.uuids...))
-				cs.out[i], cs.toks[i] = b, toks
-				return
-			}
-			// The error with its fix, then the rule the session settled
-			// on: one memory, said in that order.
-			if a.rule != "compact:errors-and-fixes" {
-				a, b = b, a
-			}
-			a.content = cut(a.content+" — "+b.content, 600)
-			a.uuids = uniq(append(a.uuids, b.uuids...))
-			cs.out[i] = a
-			cs.toks[i], _ = tokens(a.content)
+			cs.mergeSummaryTopic(i, c, toks)
 			return
 		}
 		if cs.out[i].content == c.content || sameFinding(cs.toks[i], toks) {
@@ -536,6 +518,29 @@ func (cs *candidateSet) add(c candidate) {
 	}
 	cs.toks = append(cs.toks, toks)
 	cs.out = append(cs.out, c)
+}
+
+// mergeSummaryTopic makes candidate i and c (words toks), two items of
+// one compaction summary about one thing, one memory.
+func (cs *candidateSet) mergeSummaryTopic(i int, c candidate, toks []uint32) {
+	a, b := cs.out[i], c
+	if a.rule == b.rule {
+		// The summary's second account of one error, written when more
+		// was known, replaces the first: the two contradict each other,
+		// and a memory holding both is half wrong.
+		b.uuids = uniq(append(b.uuids, a.uuids...))
+		cs.out[i], cs.toks[i] = b, toks
+		return
+	}
+	// The error with its fix, then the rule the session settled on: one
+	// memory, said in that order.
+	if a.rule != "compact:errors-and-fixes" {
+		a, b = b, a
+	}
+	a.content = cut(a.content+" — "+b.content, 600)
+	a.uuids = uniq(append(a.uuids, b.uuids...))
+	cs.out[i] = a
+	cs.toks[i], _ = tokens(a.content)
 }
 
 // backtickTags adds to tags (up to three) the short code spans of content,
@@ -559,10 +564,7 @@ var commandArgs = lazyRE(`(?s)<command-args>(.*?)</command-args>`)
 // (with long, only "remember" applies): sentences of 4-80 words, not
 // questions.
 func userRuleFor(s string, long bool) (rule, bool) {
-	words := len(strings.Fields(s))
-	// A sentence ending in a colon goes on in the lines below it: alone,
-	// it is a fragment.
-	if words < 4 || words > 80 || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") || !mayMatch(s, userTriggers) {
+	if !ruleSentence(s) || !mayMatch(s, userTriggers) {
 		return rule{}, false
 	}
 	for _, r := range userRules {
@@ -577,6 +579,14 @@ func userRuleFor(s string, long bool) (rule, bool) {
 		}
 	}
 	return rule{}, false
+}
+
+// ruleSentence reports whether the user's sentence s may state a rule:
+// 4-80 words, not a question. A sentence ending in a colon goes on in the
+// lines below it: alone, it is a fragment.
+func ruleSentence(s string) bool {
+	words := len(strings.Fields(s))
+	return words >= 4 && words <= 80 && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ":")
 }
 
 // docNote is documentation's "Note that…"/"Note:", not a request to
@@ -675,14 +685,11 @@ func (sc *claudeScan) heading(h string) {
 func (sc *claudeScan) line(line string) {
 	plain := stripMarkdown(line)
 	if progressHeading.MatchString(sc.under) && isListLine(line) {
-		if sc.listed < 3 && !strings.HasPrefix(strings.ToLower(plain), "none") {
-			sc.listed++
-			sc.add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{sc.e.UUID}, rule: "next-steps"})
-		}
+		sc.nextStep(plain)
 		return
 	}
 	if todoLine.MatchString(plain) {
-		sc.add(candidate{typ: Progress, content: plain, importance: 2, uuids: []string{sc.e.UUID}, rule: "todo"})
+		sc.found(candidate{typ: Progress, content: plain, importance: 2, rule: "todo"})
 		return
 	}
 	if !mayMatch(plain, claudeTriggers) && !mayMatch(plain, limitTriggers) {
@@ -690,25 +697,43 @@ func (sc *claudeScan) line(line string) {
 	}
 	// A list item is one unit first ("**What**: why. Fixed by how."), as
 	// summaries and reports write a problem with its fix.
-	if isListLine(line) {
-		if c, ok := claudeFinding([]string{plain}, 0); ok {
-			c.uuids = []string{sc.e.UUID}
-			sc.add(c)
-			return
-		}
-		if c, ok := fixedItem(plain); ok {
-			c.uuids = []string{sc.e.UUID}
-			sc.add(c)
-			return
-		}
+	if isListLine(line) && sc.listFinding(plain) {
+		return
 	}
 	ss := sentences(plain)
 	for i := range ss {
 		if c, ok := claudeFinding(ss, i); ok {
-			c.uuids = []string{sc.e.UUID}
-			sc.add(withFixSaid(c, ss, i))
+			sc.found(withFixSaid(c, ss, i))
 		}
 	}
+}
+
+// found proposes c as found in the scanned entry.
+func (sc *claudeScan) found(c candidate) {
+	c.uuids = []string{sc.e.UUID}
+	sc.add(c)
+}
+
+// nextStep proposes list item plain under a next-steps heading: the
+// first three, none saying there are none.
+func (sc *claudeScan) nextStep(plain string) {
+	if sc.listed < 3 && !strings.HasPrefix(strings.ToLower(plain), "none") {
+		sc.listed++
+		sc.found(candidate{typ: Progress, content: plain, importance: 2, rule: "next-steps"})
+	}
+}
+
+// listFinding proposes list item plain as one finding, or as a problem
+// with its fix; false when it is neither.
+func (sc *claudeScan) listFinding(plain string) bool {
+	c, ok := claudeFinding([]string{plain}, 0)
+	if !ok {
+		c, ok = fixedItem(plain)
+	}
+	if ok {
+		sc.found(c)
+	}
+	return ok
 }
 
 // withFixSaid is a tool's limit c, found in sentence i of ss, said with
@@ -919,6 +944,9 @@ func cannotVerb(content string) bool {
 // identifier.
 var codeSubject = lazyRE("^`[A-Za-z_][A-Za-z0-9_.]*(\\(\\))?`$")
 
+// readTools read or search the project's files (editTools write them).
+var readTools = []string{"Read", "Grep"}
+
 // editedCode is the project's code the session saw: what its edits wrote
 // or replaced and what it read or searched (file paths and text). A name
 // in it is the project's own.
@@ -927,9 +955,9 @@ func editedCode(entries []index.MemEntry) string {
 	reads := map[string]bool{} // tool_use ids of Read and Grep calls
 	for _, e := range entries {
 		switch {
-		case e.Role == "assistant" && (e.ToolName == "Read" || e.ToolName == "Grep"):
+		case e.Role == "assistant" && slices.Contains(readTools, e.ToolName):
 			reads[e.ToolUse] = true
-		case e.Role == "assistant" && (e.ToolName == "Edit" || e.ToolName == "MultiEdit" || e.ToolName == "Write" || e.ToolName == "NotebookEdit"):
+		case e.Role == "assistant" && slices.Contains(editTools, e.ToolName):
 			b.Write(e.Input)
 			b.WriteByte('\n')
 		case e.Role == "tool" && reads[e.ToolUse]:

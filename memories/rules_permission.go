@@ -17,6 +17,18 @@ import (
 // session may not use.
 var permissionDenied = regexp.MustCompile(`Claude requested permissions to use ([A-Za-z][A-Za-z0-9_]*), but you haven't granted it yet`)
 
+// permissionGotcha is the gotcha of result e denying call c's tool
+// permission, false when e does not say so.
+func permissionGotcha(c, e index.MemEntry) (candidate, bool) {
+	m := permissionDenied.FindStringSubmatch(e.Text)
+	if m == nil || m[1] != c.ToolName {
+		return candidate{}, false
+	}
+	return candidate{typ: Gotcha, importance: 3, rule: "tool:permission-denied", uuids: []string{c.UUID, e.UUID}, tags: []string{"permissions"},
+		content: "Claude Code does not run `" + m[1] + "` until it is allowed (\"" + m[0] + "\"): allow it up front with `--allowedTools " + m[1] +
+			"` (`claude -p`, where nobody can answer the prompt) or in the settings' `permissions.allow`"}, true
+}
+
 // permissionCandidates proposes the tools the session could not use.
 func permissionCandidates(entries []index.MemEntry) []candidate {
 	calls := map[string]index.MemEntry{}
@@ -35,16 +47,14 @@ func permissionCandidates(entries []index.MemEntry) []candidate {
 			delete(denied, c.ToolName) // granted after all
 			continue
 		}
-		m := permissionDenied.FindStringSubmatch(e.Text)
-		if m == nil || m[1] != c.ToolName {
+		d, ok := permissionGotcha(c, e)
+		if !ok {
 			continue
 		}
-		if _, seen := denied[m[1]]; !seen {
-			order = append(order, m[1])
+		if _, seen := denied[c.ToolName]; !seen {
+			order = append(order, c.ToolName)
 		}
-		denied[m[1]] = candidate{typ: Gotcha, importance: 3, rule: "tool:permission-denied", uuids: []string{c.UUID, e.UUID}, tags: []string{"permissions"},
-			content: "Claude Code does not run `" + m[1] + "` until it is allowed (\"" + m[0] + "\"): allow it up front with `--allowedTools " + m[1] +
-				"` (`claude -p`, where nobody can answer the prompt) or in the settings' `permissions.allow`"}
+		denied[c.ToolName] = d
 	}
 	var out []candidate
 	for _, name := range order {
