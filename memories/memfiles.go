@@ -315,11 +315,16 @@ func (s *core) observeFile(ctx context.Context, path, project, text string, dele
 		obs.Changes = append(obs.Changes, st.pending.ID)
 		return mem.SaveMemFileVersion(ctx, st.pending, false)
 	}
-	v := &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text, Status: FilePending, Seen: now}
+	return s.addPending(ctx, st, &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text, Status: FilePending, Seen: now}, obs)
+}
+
+// addPending keeps v as the file's pending change, against its reviewed
+// text when it has one, and lists it in obs.
+func (s *core) addPending(ctx context.Context, st fileState, v *index.MemFileVersion, obs *FileObservation) error {
 	if st.reviewed != nil {
 		v.Base = st.reviewed.ID
 	}
-	if err := mem.SaveMemFileVersion(ctx, v, false); err != nil {
+	if err := s.st.Mem().SaveMemFileVersion(ctx, v, false); err != nil {
 		return err
 	}
 	obs.Changes = append(obs.Changes, v.ID)
