@@ -349,26 +349,42 @@ func rowMemEntry(id int64, r *entryRow) MemEntry {
 func blocksSaid(e *MemEntry, se *storedEntry, r *entryRow) (said []MemEntry, others int) {
 	for _, b := range se.Blocks {
 		if b.Type == transcripts.BlockToolResult {
-			text := b.Text
-			if text == "" && len(se.Blocks) == 1 {
-				text = r.text // a lone block's text is the row's (stores written before rejections were the person's words)
-			}
-			if s, ok := transcripts.BlockSaid(&transcripts.Block{Type: b.Type, Text: text, IsError: b.IsError, ToolUseID: b.ToolUseID}); ok {
-				said = append(said, MemEntry{ID: e.ID, UUID: e.UUID, Role: roleUser, Source: s.Source, Block: transcripts.BlockText,
-					Time: e.Time, Text: s.Text, Sidechain: e.Sidechain, IsError: b.IsError, ToolUse: b.ToolUseID})
+			if s, ok := resultSaid(e, b, se, r); ok {
+				said = append(said, s)
 				continue
 			}
 			others++
 		}
-		e.IsError = e.IsError || b.IsError
-		if b.ToolName != "" && e.ToolName == "" {
-			e.ToolName, e.ToolUse, e.Input = b.ToolName, b.ToolID, b.Input
-		}
-		if b.ToolUseID != "" && e.ToolUse == "" {
-			e.ToolUse = b.ToolUseID
-		}
+		e.noteBlock(b)
 	}
 	return said, others
+}
+
+// resultSaid is the entry of the person's words in tool result b of e's
+// row r (its stored blocks se), if it carries any.
+func resultSaid(e *MemEntry, b storedBlock, se *storedEntry, r *entryRow) (MemEntry, bool) {
+	text := b.Text
+	if text == "" && len(se.Blocks) == 1 {
+		text = r.text // a lone block's text is the row's (stores written before rejections were the person's words)
+	}
+	s, ok := transcripts.BlockSaid(&transcripts.Block{Type: b.Type, Text: text, IsError: b.IsError, ToolUseID: b.ToolUseID})
+	if !ok {
+		return MemEntry{}, false
+	}
+	return MemEntry{ID: e.ID, UUID: e.UUID, Role: roleUser, Source: s.Source, Block: transcripts.BlockText,
+		Time: e.Time, Text: s.Text, Sidechain: e.Sidechain, IsError: b.IsError, ToolUse: b.ToolUseID}, true
+}
+
+// noteBlock fills e's error, tool call and tool use from block b, where
+// not set yet.
+func (e *MemEntry) noteBlock(b storedBlock) {
+	e.IsError = e.IsError || b.IsError
+	if b.ToolName != "" && e.ToolName == "" {
+		e.ToolName, e.ToolUse, e.Input = b.ToolName, b.ToolID, b.Input
+	}
+	if b.ToolUseID != "" && e.ToolUse == "" {
+		e.ToolUse = b.ToolUseID
+	}
 }
 
 // withSaid is a row's entries given the person's words found in its
