@@ -117,14 +117,18 @@ func missedRelative(out, cmd string) string {
 		if m == nil {
 			continue
 		}
-		p := m[1]
-		p = strings.Trim(p, "'\"`")
-		if p == "" || strings.Contains(p, ":") || isNumber(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, ".") || path.Clean(p) != p {
-			continue
-		}
-		if strings.Contains(cmd, p) {
+		p := strings.Trim(m[1], "'\"`")
+		if plainRelative(p) && strings.Contains(cmd, p) {
 			return p
 		}
 	}
 	return ""
+}
+
+// plainRelative reports whether p is a relative path written as is: not
+// absolute, from home or the current folder, no "..", no colon, not a
+// number.
+func plainRelative(p string) bool {
+	return p != "" && !strings.Contains(p, ":") && !isNumber(p) && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") &&
+		!strings.HasPrefix(p, ".") && path.Clean(p) == p
 }

@@ -99,10 +99,8 @@ func instructionIn(ss []string, i int, afterRejection bool) (string, bool) {
 // convention user:convention says, 4–50 words, no question unless asked,
 // not a hedge, a report of the state or about the moment.
 func instructionWords(s string) (rest string, asked, ok bool) {
-	for _, part := range append([]string{s}, strings.Split(s, "; ")...) {
-		if _, ok := conventionHolds(part); ok {
-			return "", false, false // user:convention says it
-		}
+	if conventionSaid(s) {
+		return "", false, false // user:convention says it
 	}
 	c := voiceContent(s)
 	asked = requestLead.MatchString(c)
@@ -118,6 +116,17 @@ func instructionWords(s string) (rest string, asked, ok bool) {
 		return "", false, false
 	}
 	return rest, asked, true
+}
+
+// conventionSaid reports whether user:convention holds for s or for one
+// of its "; " parts.
+func conventionSaid(s string) bool {
+	for _, part := range append([]string{s}, strings.Split(s, "; ")...) {
+		if _, ok := conventionHolds(part); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // instructionShaped reports whether rest states a general rule about how
