@@ -429,17 +429,7 @@ var answerRe = regexp.MustCompile(`"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"`)
 // used when the entry holds only the answers.
 func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add func(candidate)) {
 	asked := askedQuestions(calls[e.ToolUse])
-	pairs := answerRe.FindAllStringSubmatch(e.Text, -1)
-	if len(pairs) == 0 {
-		// The answers alone, one a line, in the order of the questions.
-		lines := strings.Split(strings.TrimSpace(e.Text), "\n")
-		if len(asked) == 0 || len(lines) != len(asked) || lines[0] == "" {
-			return
-		}
-		for i, a := range lines {
-			pairs = append(pairs, []string{"", asked[i].Question, a})
-		}
-	}
+	pairs := answerPairs(e.Text, asked)
 	// The answers to one call are one decision ("process tar archives
 	// like zip ones?" — yes; "which tar formats?" — also .tgz): said
 	// together, each needs the others.
@@ -460,6 +450,24 @@ func answerCandidates(e index.MemEntry, calls map[string]index.MemEntry, add fun
 	if len(said) > 0 {
 		add(candidate{typ: Decision, content: strings.Join(said, "; "), importance: 3, uuids: []string{e.UUID}, rule: "user:answer"})
 	}
+}
+
+// answerPairs is the question-answer pairs of answer text ("", question,
+// answer), or when it holds the answers alone, one a line, the questions
+// asked in their order with them; none when the lines do not match.
+func answerPairs(text string, asked []askedQuestion) [][]string {
+	pairs := answerRe.FindAllStringSubmatch(text, -1)
+	if len(pairs) > 0 {
+		return pairs
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(asked) == 0 || len(lines) != len(asked) || lines[0] == "" {
+		return nil
+	}
+	for i, a := range lines {
+		pairs = append(pairs, []string{"", asked[i].Question, a})
+	}
+	return pairs
 }
 
 // momentQuestion is a question about the work at hand, answered once:
