@@ -456,11 +456,17 @@ func sameSummaryTopic(a, b candidate, at, bt []uint32) bool {
 	if a.rule == "compact:errors-and-fixes" && b.rule == "compact:errors-and-fixes" {
 		return sameErrorNamed(a.content, b.content)
 	}
-	if !(a.rule == "compact:errors-and-fixes" && b.rule == "compact:problem-solving" || a.rule == "compact:problem-solving" && b.rule == "compact:errors-and-fixes") {
+	if !fixAndSolution(a.rule, b.rule) && !fixAndSolution(b.rule, a.rule) {
 		return false
 	}
 	n := min(len(at), len(bt))
 	return n >= 6 && intersect(at, bt)*10 >= n*3
+}
+
+// fixAndSolution reports whether rules a and b are a compaction summary's
+// "Errors and fixes" and "Problem Solving" items, in that order.
+func fixAndSolution(a, b string) bool {
+	return a == "compact:errors-and-fixes" && b == "compact:problem-solving"
 }
 
 // quotedName is an error's name in quotes: `"unused alias"`.
