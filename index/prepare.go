@@ -296,9 +296,7 @@ func sentLater(f *transcripts.File, entries []transcripts.Entry) map[int]bool {
 		}
 		key, sid := transcripts.PromptKey(text), transcripts.EntrySessionID(f, q)
 		for j := i + 1; j < len(entries); j++ {
-			e := &entries[j]
-			if used[j] || e.Type != "user" || e.IsSidechain || !transcripts.IsRealPrompt(e) || transcripts.EntrySessionID(f, e) != sid ||
-				transcripts.PromptKey(e.PromptText()) != key {
+			if used[j] || !sendsPrompt(f, &entries[j], sid, key) {
 				continue
 			}
 			if out == nil {
@@ -309,6 +307,13 @@ func sentLater(f *transcripts.File, entries []transcripts.Entry) map[int]bool {
 		}
 	}
 	return out
+}
+
+// sendsPrompt reports whether e, a line of f, is a typed prompt of session
+// sid whose PromptKey is key.
+func sendsPrompt(f *transcripts.File, e *transcripts.Entry, sid, key string) bool {
+	return e.Type == "user" && !e.IsSidechain && transcripts.IsRealPrompt(e) && transcripts.EntrySessionID(f, e) == sid &&
+		transcripts.PromptKey(e.PromptText()) == key
 }
 
 // stored reports whether a line gets an entries row. Everything that
