@@ -549,18 +549,23 @@ func swapAside(dataDir, staged string, now time.Time, exists bool) (string, erro
 	if err := restoreStep("derived"); err != nil {
 		return aside, err
 	}
+	if err := placeStaged(dataDir, staged); err != nil {
+		return aside, sw.undo(err)
+	}
+	return aside, nil
+}
+
+// placeStaged renames the staged backup into the store's place in dataDir.
+func placeStaged(dataDir, staged string) error {
 	// The old WAL (kept aside with its database) must not be read as the
 	// new database's: checkReplaceable left none, unless a process
 	// opened the store since.
 	for _, n := range []string{DBName + "-wal", DBName + "-shm"} {
 		if err := os.Remove(filepath.Join(dataDir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return aside, sw.undo(err)
+			return err
 		}
 	}
-	if err := os.Rename(staged, filepath.Join(dataDir, DBName)); err != nil {
-		return aside, sw.undo(err)
-	}
-	return aside, nil
+	return os.Rename(staged, filepath.Join(dataDir, DBName))
 }
 
 // asideSwap is a restore's moves into its before-restore folder.
