@@ -44,17 +44,7 @@ func (sr *Searcher) RecallSessionsOf(ctx context.Context, queries, projects []st
 			return nil, mode, fmt.Errorf("searching for %q: %w", q, err)
 		}
 		mode = resp.Mode
-		var ids []string
-		for _, r := range resp.Results {
-			if r.SessionID == "" {
-				continue
-			}
-			ids = append(ids, r.SessionID)
-			if b, ok := best[r.SessionID]; !ok || better(r, b) {
-				best[r.SessionID] = r
-			}
-		}
-		lists = append(lists, ids)
+		lists = append(lists, sessionsOf(resp.Results, best))
 	}
 	fused := FuseRRF(RRFK, nil, lists...)
 	sort.SliceStable(fused, func(i, j int) bool {
@@ -67,6 +57,22 @@ func (sr *Searcher) RecallSessionsOf(ctx context.Context, queries, projects []st
 		found = append(found, RecalledSession{SearchResult: best[f.ID]})
 	}
 	return found, mode, nil
+}
+
+// sessionsOf lists the sessions of results, in order, keeping each
+// session's best hit so far in best.
+func sessionsOf(results []SearchResult, best map[string]SearchResult) []string {
+	var ids []string
+	for _, r := range results {
+		if r.SessionID == "" {
+			continue
+		}
+		ids = append(ids, r.SessionID)
+		if b, ok := best[r.SessionID]; !ok || better(r, b) {
+			best[r.SessionID] = r
+		}
+	}
+	return ids
 }
 
 // better reports whether a is a better hit of its session than b: a full
