@@ -52,19 +52,25 @@ func (s *Store) scopeMachine(ctx context.Context, machine string) (*machineScope
 		}
 	}
 	if ms.name != MachineLocal && !names[ms.name] {
-		known := make([]string, 0, len(names))
-		for m := range names {
-			known = append(known, m)
-		}
-		sort.Strings(known)
-		also := "none yet: `cairn remote sync` brings them"
-		if len(known) > 0 {
-			also = strings.Join(known, ", ")
-		}
-		return nil, fmt.Errorf("%w %q (machines synced from: %s; %s is this machine's)", ErrNoMachine, machine, also, MachineLocal)
+		return nil, noMachine(machine, names)
 	}
 	sort.Strings(ms.sessions)
 	return ms, nil
+}
+
+// noMachine is the error for machine, none of names (the machines synced
+// from).
+func noMachine(machine string, names map[string]bool) error {
+	known := make([]string, 0, len(names))
+	for m := range names {
+		known = append(known, m)
+	}
+	sort.Strings(known)
+	also := "none yet: `cairn remote sync` brings them"
+	if len(known) > 0 {
+		also = strings.Join(known, ", ")
+	}
+	return fmt.Errorf("%w %q (machines synced from: %s; %s is this machine's)", ErrNoMachine, machine, also, MachineLocal)
 }
 
 // noSession is a session id no document has: the filter of a query whose
