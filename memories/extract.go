@@ -79,18 +79,24 @@ func (s Curator) Extract(ctx context.Context, o ExtractOptions) (ExtractResult, 
 		if err != nil {
 			return total, fmt.Errorf("extracting session %s: %w", r.ID, err)
 		}
-		total.Sessions++
-		total.Entries += res.Entries
-		total.Proposed = append(total.Proposed, res.Proposed...)
-		total.Extractor = res.Extractor
-		if res.Notice != "" {
-			total.Notice = res.Notice
-		}
+		total.addSession(res)
 	}
 	if total.Extractor == "" {
 		total.Extractor = s.model.Name()
 	}
 	return total, nil
+}
+
+// addSession adds one session's extraction to the total; the last
+// session's extractor and notice (when it has one) stand for the run.
+func (r *ExtractResult) addSession(res ExtractResult) {
+	r.Sessions++
+	r.Entries += res.Entries
+	r.Proposed = append(r.Proposed, res.Proposed...)
+	r.Extractor = res.Extractor
+	if res.Notice != "" {
+		r.Notice = res.Notice
+	}
 }
 
 // ExtractSession extracts from one session's entries past its cursor.
