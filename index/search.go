@@ -532,12 +532,7 @@ func favourRecent(fused []Scored, docs map[string]*hit, now time.Time) {
 // as the start of a longer one: those of the last word as a prefix (with
 // the query's exclusions) that the whole words did not find, best first.
 func (sr *Searcher) prefixRanking(q SearchQuery, filter ftsapi.Filter, mode string, deep int, byWords map[string]bool) ([]Scored, error) {
-	if !q.Prefix || mode == ModeVector {
-		return nil, nil
-	}
-	// Prefix-only hits rank after every whole-word hit: with a full page
-	// of those (and no filter that drops some later) they cannot show.
-	if len(byWords) >= q.Limit && !q.GroupBySession && q.Since.IsZero() && q.Until.IsZero() {
+	if !q.wantsPrefixOnly(mode, len(byWords)) {
 		return nil, nil
 	}
 	text, ok := ftsapi.PrefixOnly(q.Text)
@@ -555,6 +550,17 @@ func (sr *Searcher) prefixRanking(q SearchQuery, filter ftsapi.Filter, mode stri
 		}
 	}
 	return only, nil
+}
+
+// wantsPrefixOnly reports whether the query, ranked in mode with words
+// hits by whole words, may show hits that match its last word only as a
+// prefix. Prefix-only hits rank after every whole-word hit: with a full
+// page of those (and no filter that drops some later) they cannot show.
+func (q *SearchQuery) wantsPrefixOnly(mode string, words int) bool {
+	if !q.Prefix || mode == ModeVector {
+		return false
+	}
+	return !(words >= q.Limit && !q.GroupBySession && q.Since.IsZero() && q.Until.IsZero())
 }
 
 // appendBelow appends the prefix-only hits to the text ranking, their
