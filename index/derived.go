@@ -195,10 +195,8 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 	s := d.s
 	dir := s.ftsDir()
 	// Fail before the work, not after, when another process holds it.
-	if old, err := ftsapi.Open(dir, 2*time.Second); err == nil {
-		old.Close()
-	} else if errors.Is(err, ftsapi.ErrLocked) {
-		return 0, fmt.Errorf("%w: close the other cairn (the TUI, the MCP server, a running index) and run `cairn index --rebuild` again", err)
+	if err := ftsHeld(dir); err != nil {
+		return 0, err
 	}
 	// Every document is queued: whatever this rebuild does not finish,
 	// the next drain does.
@@ -233,6 +231,20 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 		n += s.indexReread(ctx, dir, damaged)
 	}
 	return n, nil
+}
+
+// ftsHeld is the error for the full-text index at dir when another
+// process holds it; nil otherwise.
+func ftsHeld(dir string) error {
+	old, err := ftsapi.Open(dir, 2*time.Second)
+	if err == nil {
+		old.Close()
+		return nil
+	}
+	if errors.Is(err, ftsapi.ErrLocked) {
+		return fmt.Errorf("%w: close the other cairn (the TUI, the MCP server, a running index) and run `cairn index --rebuild` again", err)
+	}
+	return nil
 }
 
 // indexReread re-reads the damaged entries from their transcripts when
