@@ -273,18 +273,8 @@ func (s *core) similarForPrompt(ctx context.Context, text, project string) ([]Me
 }
 
 func (s *core) chat(ctx context.Context, client *ollama.Client, base, model string, timeout time.Duration, chunk string, existing []Memory) (*ollamaAnswer, error) {
-	var prompt strings.Builder
-	prompt.WriteString("Existing memories:\n")
-	if len(existing) == 0 {
-		prompt.WriteString("(none)\n")
-	}
-	for _, m := range existing {
-		fmt.Fprintf(&prompt, "%s [%s] %s\n", m.ID, m.Type, oneLine(m.Content))
-	}
-	prompt.WriteString("\nTranscript:\n")
-	prompt.WriteString(chunk)
 	var ans ollamaAnswer
-	if err := chatJSON(ctx, client, base, model, timeout, ollamaSchema, ollamaSystem, prompt.String(), &ans); err != nil {
+	if err := chatJSON(ctx, client, base, model, timeout, ollamaSchema, ollamaSystem, extractPrompt(existing, chunk), &ans); err != nil {
 		return nil, err
 	}
 	return &ans, nil

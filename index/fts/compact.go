@@ -62,17 +62,10 @@ var smallMergePlan = func() mergeplan.MergePlanOptions {
 // for the fastest queries. It takes seconds on a large index: meant for the
 // end of a rebuild or an explicit maintenance command, not for hooks.
 func (ix *Index) Compact() (err error) {
-	if ix.idx == nil {
-		return errClosed
-	}
-	if ix.readOnly {
-		return errReadOnly
-	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
-	if err := ix.broken(); err != nil {
+	if err := ix.lockWrite(); err != nil {
 		return err
 	}
+	defer ix.writeMu.Unlock()
 	defer ix.guard("merging", &err)
 	return ix.merge(&mergeplan.SingleSegmentMergePlanOptions)
 }
@@ -101,17 +94,10 @@ var settleDocs int64 = 20_000
 // done"). It takes seconds on a large index: the cost a cold index pays so
 // that every search opens a few segments, not dozens.
 func (ix *Index) Settle(progress func(string)) (err error) {
-	if ix.idx == nil {
-		return errClosed
-	}
-	if ix.readOnly {
-		return errReadOnly
-	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
-	if err := ix.broken(); err != nil {
+	if err := ix.lockWrite(); err != nil {
 		return err
 	}
+	defer ix.writeMu.Unlock()
 	if ix.written.Load() < settleDocs {
 		return nil
 	}

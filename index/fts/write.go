@@ -23,10 +23,9 @@ var errClosed = errors.New("fts: index is closed")
 // errReadOnly refuses a write to an index opened with OpenReadOnly.
 var errReadOnly = errors.New("fts: the index was opened read-only")
 
-// Index adds or replaces docs (by ID; within one call the last one with an
-// ID wins). It is not atomic: on error some batches may be indexed, and
-// indexing the same docs again is harmless.
-func (ix *Index) Index(docs []Doc) (err error) {
+// lockWrite takes the write lock of an open, writable, unbroken index
+// (the caller unlocks writeMu); it says which of those it is not.
+func (ix *Index) lockWrite() error {
 	if ix.idx == nil {
 		return errClosed
 	}
@@ -34,10 +33,21 @@ func (ix *Index) Index(docs []Doc) (err error) {
 		return errReadOnly
 	}
 	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
 	if err := ix.broken(); err != nil {
+		ix.writeMu.Unlock()
 		return err
 	}
+	return nil
+}
+
+// Index adds or replaces docs (by ID; within one call the last one with an
+// ID wins). It is not atomic: on error some batches may be indexed, and
+// indexing the same docs again is harmless.
+func (ix *Index) Index(docs []Doc) (err error) {
+	if err := ix.lockWrite(); err != nil {
+		return err
+	}
+	defer ix.writeMu.Unlock()
 	defer ix.guard("indexing", &err)
 	for i, d := range docs {
 		if d.ID == "" {
@@ -137,17 +147,10 @@ func lastByID(docs []Doc) []Doc {
 
 // Delete removes documents by ID; unknown IDs are ignored.
 func (ix *Index) Delete(ids []string) (err error) {
-	if ix.idx == nil {
-		return errClosed
-	}
-	if ix.readOnly {
-		return errReadOnly
-	}
-	ix.writeMu.Lock()
-	defer ix.writeMu.Unlock()
-	if err := ix.broken(); err != nil {
+	if err := ix.lockWrite(); err != nil {
 		return err
 	}
+	defer ix.writeMu.Unlock()
 	defer ix.guard("deleting", &err)
 	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
 	if len(ids) == 0 {
