@@ -349,7 +349,7 @@ func readInput(r io.Reader) ([]byte, error) {
 	br := bufio.NewReader(io.LimitReader(newIdleReader(r, InputIdle), MaxInput+1))
 	c, err := peekNonSpace(br)
 	switch {
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		return nil, nil // empty: ParseInput says so
 	case errors.Is(err, errInputIdle):
 		return nil, fmt.Errorf("stdin stayed open with nothing on it for %s (expected the hook JSON)", InputIdle)
