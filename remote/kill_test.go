@@ -321,28 +321,10 @@ func lockFreeWithin(m machine, d time.Duration) (heldAtFirst bool, err string) {
 			return !first, ""
 		}
 		if time.Now().After(deadline) {
-			return true, "held by: " + procHolders(path)
+			return true, "held by: " + remote.ProcHolders(path)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// procHolders names the processes with path open (Linux's /proc; none
-// named elsewhere).
-func procHolders(path string) string {
-	var out []string
-	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
-	for _, fd := range fds {
-		if l, _ := os.Readlink(fd); l == path {
-			pid := strings.Split(fd, "/")[2]
-			cl, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-			out = append(out, pid+" "+strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " ")))
-		}
-	}
-	if out == nil {
-		return "no process named (none has the file open now)"
-	}
-	return strings.Join(out, "; ")
 }
 
 // lesson is trial i's memory: a lesson unlike the others', so none is
@@ -495,7 +477,7 @@ func TestOrphanGitHoldsNoLock(t *testing.T) {
 	path := filepath.Join(A.data, "remote", "sync.lock")
 	lk := flock.New(path)
 	if ok, err := lk.TryLock(); err != nil || !ok {
-		t.Fatalf("the sync lock is held while only the orphaned git fetch runs (%v): %s", err, procHolders(path))
+		t.Fatalf("the sync lock is held while only the orphaned git fetch runs (%v): %s", err, remote.ProcHolders(path))
 	}
 	lk.Unlock()
 }

@@ -76,7 +76,7 @@ func TestLockFreeAfterKillMidSpawn(t *testing.T) {
 		probe.Unlock()
 		unlock, err := lockSync(dir)
 		if err != nil {
-			t.Logf("processes holding %s: %s", lockPath(dir), lockHolders(lockPath(dir)))
+			t.Logf("processes holding %s: %s", lockPath(dir), ProcHolders(lockPath(dir)))
 			t.Fatalf("trial %d: a sync right after the kill: %v", i, err)
 		}
 		unlock()
@@ -133,8 +133,9 @@ func TestLockSyncWaitsForBriefHolder(t *testing.T) {
 	}
 }
 
-// lockHolders names the processes with path open (Linux's /proc; "" elsewhere).
-func lockHolders(path string) string {
+// ProcHolders names the processes with path open (Linux's /proc), for
+// this package's tests and remote_test's (kill_test.go).
+func ProcHolders(path string) string {
 	var out []string
 	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
 	for _, fd := range fds {
@@ -143,6 +144,9 @@ func lockHolders(path string) string {
 			cl, _ := os.ReadFile("/proc/" + pid + "/cmdline")
 			out = append(out, pid+" "+strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " ")))
 		}
+	}
+	if out == nil {
+		return "no process named (none has the file open now)"
 	}
 	return strings.Join(out, "; ")
 }
