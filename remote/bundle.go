@@ -61,45 +61,70 @@ func sessionFiles(exported, folder, sid string) ([]string, error) {
 }
 
 // makeBundle tars and compresses files (relative to exported/projects)
-// and returns the bundle and its hash.
+// and returns the bundle and its hash (the tar's).
 func makeBundle(exported string, files []string) (gz []byte, hash string, err error) {
+	raw, err := tarFiles(filepath.Join(exported, "projects"), files)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(raw)
+	if gz, err = gzipBest(raw); err != nil {
+		return nil, "", err
+	}
+	return gz, hex.EncodeToString(sum[:]), nil
+}
+
+// tarFiles is the tar of files, relative to dir.
+func tarFiles(dir string, files []string) ([]byte, error) {
 	var raw bytes.Buffer
 	tw := tar.NewWriter(&raw)
 	for _, rel := range files {
-		p := filepath.Join(exported, "projects", filepath.FromSlash(rel))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, "", err
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, "", err
-		}
-		h := &tar.Header{Name: rel, Mode: 0o600, Size: int64(len(b)), ModTime: fi.ModTime().UTC().Truncate(time.Second),
-			Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}
-		if len(rel) > 100 {
-			h.Format = tar.FormatPAX
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, "", err
-		}
-		if _, err := tw.Write(b); err != nil {
-			return nil, "", err
+		if err := tarFile(tw, dir, rel); err != nil {
+			return nil, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	sum := sha256.Sum256(raw.Bytes())
+	return raw.Bytes(), nil
+}
+
+// tarFile writes dir's file rel into tw: a private regular file, its
+// time to the second, its name in a USTAR header or, past USTAR's 100
+// bytes, a PAX one.
+func tarFile(tw *tar.Writer, dir, rel string) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	h := &tar.Header{Name: rel, Mode: 0o600, Size: int64(len(b)), ModTime: fi.ModTime().UTC().Truncate(time.Second),
+		Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}
+	if len(rel) > 100 {
+		h.Format = tar.FormatPAX
+	}
+	if err := tw.WriteHeader(h); err != nil {
+		return err
+	}
+	_, err = tw.Write(b)
+	return err
+}
+
+// gzipBest compresses raw at gzip's best compression.
+func gzipBest(raw []byte) ([]byte, error) {
 	var out bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	if _, err := zw.Write(raw.Bytes()); err != nil {
-		return nil, "", err
+	if _, err := zw.Write(raw); err != nil {
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return out.Bytes(), hex.EncodeToString(sum[:]), nil
+	return out.Bytes(), nil
 }
 
 // unpackBundle unpacks a bundle into dst (a Claude-like projects folder)

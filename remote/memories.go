@@ -77,10 +77,7 @@ func (s *syncer) pullMemories(ctx context.Context, gone *forgets) error {
 	for _, r := range rows {
 		p.local[r.ID] = r
 	}
-	for _, m := range s.machines() {
-		if m == s.c.Machine {
-			continue
-		}
+	for _, m := range s.others() {
 		p.machine(ctx, m)
 	}
 	for _, id := range p.deletes {
@@ -106,45 +103,58 @@ type memPull struct {
 
 // machine reads machine m's memory files not seen since the last sync.
 func (p *memPull) machine(ctx context.Context, m string) {
-	s := p.s
-	seen := s.st.MemSeen[m]
-	if seen == nil {
-		seen = map[string]string{}
-		s.st.MemSeen[m] = seen
-	}
-	dir := s.machinePath(m, "memories")
+	seen := submap(p.s.st.MemSeen, m)
+	dir := p.s.machinePath(m, "memories")
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !strings.HasPrefix(id, "m-") {
-			continue
+		if id, ok := memFileID(e.Name()); ok {
+			p.file(ctx, m, filepath.Join(dir, e.Name()), id, seen)
 		}
-		var f memFile
-		if !s.readJSON(filepath.Join(dir, e.Name()), &f) {
-			continue
-		}
-		if f.Deleted {
-			p.deleted(id, seen)
-			continue
-		}
-		R := f.Memory
-		if R == nil || R.ID != id {
-			s.warn("machines/%s/memories/%s is damaged (no memory %s in it): skipped", m, e.Name(), id)
-			continue
-		}
-		h := memHash(R)
-		if seen[id] == h {
-			continue
-		}
-		seen[id] = h
-		if p.gone.has(R.SourceSession, R.Project) {
-			continue
-		}
-		if x, _ := s.a.Store.Excluded(ctx, R.Project); x && R.Project != "" {
-			continue
-		}
-		p.merge(m, R, h)
 	}
+}
+
+// memFileID is the memory id a file of a machine's memories/ holds
+// ("m-….json"); other names are not memory files.
+func memFileID(name string) (string, bool) {
+	id, ok := strings.CutSuffix(name, ".json")
+	return id, ok && strings.HasPrefix(id, "m-")
+}
+
+// file takes machine m's file for memory id, unless it is unchanged
+// since seen, damaged, or kept out of this store.
+func (p *memPull) file(ctx context.Context, m, path, id string, seen map[string]string) {
+	var f memFile
+	if !p.s.readJSON(path, &f) {
+		return
+	}
+	if f.Deleted {
+		p.deleted(id, seen)
+		return
+	}
+	R := f.Memory
+	if R == nil || R.ID != id {
+		p.s.warn("machines/%s/memories/%s is damaged (no memory %s in it): skipped", m, filepath.Base(path), id)
+		return
+	}
+	h := memHash(R)
+	if seen[id] == h {
+		return
+	}
+	seen[id] = h
+	if p.keptOut(ctx, R) {
+		return
+	}
+	p.merge(m, R, h)
+}
+
+// keptOut says R must not come into this store: its session was
+// forgotten, or its project is excluded here.
+func (p *memPull) keptOut(ctx context.Context, R *index.MemRow) bool {
+	if p.gone.has(R.SourceSession, R.Project) {
+		return true
+	}
+	x, _ := p.s.a.Store.Excluded(ctx, R.Project)
+	return x && R.Project != ""
 }
 
 // deleted takes a deletion there, once: the memory is deleted here,
@@ -287,8 +297,7 @@ func (s *syncer) pushDeletions(dir string, written map[string]bool) error {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		var f memFile
-		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &f) == nil && f.Deleted && f.Memory == nil {
+		if isDeletion(p) {
 			continue
 		}
 		if err := writeJSON(p, memFile{Deleted: true}); err != nil {
@@ -297,4 +306,11 @@ func (s *syncer) pushDeletions(dir string, written map[string]bool) error {
 		s.res.MemPushed++
 	}
 	return nil
+}
+
+// isDeletion says the memory file at path already holds a deletion.
+func isDeletion(path string) bool {
+	var f memFile
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, &f) == nil && f.Deleted && f.Memory == nil
 }

@@ -124,21 +124,27 @@ type imported struct {
 	Files   []string `json:"files"`
 }
 
+// loadState reads the sync state of dataDir; none yet is an empty one.
 func loadState(dataDir string) (*state, error) {
 	st := &state{}
 	b, err := os.ReadFile(statePath(dataDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, err
+	case json.Unmarshal(b, st) != nil:
+		// Derived: rebuilt by the next sync (imports are compared by
+		// content, memories by value), so a damaged file is set aside,
+		// not fatal.
+		_ = os.Rename(statePath(dataDir), statePath(dataDir)+".damaged")
+		st = &state{}
 	}
-	if err == nil {
-		if jerr := json.Unmarshal(b, st); jerr != nil {
-			// Derived: rebuilt by the next sync (imports are compared by
-			// content, memories by value), so a damaged file is set aside,
-			// not fatal.
-			_ = os.Rename(statePath(dataDir), statePath(dataDir)+".damaged")
-			st = &state{}
-		}
-	}
+	st.fill()
+	return st, nil
+}
+
+// fill makes the maps a state file left out (or that there was none).
+func (st *state) fill() {
 	if st.Imported == nil {
 		st.Imported = map[string]map[string]imported{}
 	}
@@ -148,7 +154,6 @@ func loadState(dataDir string) (*state, error) {
 	if st.MemSeen == nil {
 		st.MemSeen = map[string]map[string]string{}
 	}
-	return st, nil
 }
 
 func (st *state) save(dataDir string) error {

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,18 +57,8 @@ func (s *syncer) pull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Imported sessions forgotten (here or elsewhere) lose their files.
-	for m, imp := range s.st.Imported {
-		for sid, im := range imp {
-			if gone.has(sid, im.Project) {
-				s.removeImported(m, sid, im)
-			}
-		}
-	}
-	for _, m := range s.machines() {
-		if m == s.c.Machine {
-			continue
-		}
+	s.removeForgotten(gone)
+	for _, m := range s.others() {
 		var man manifest
 		if !s.readJSON(s.machinePath(m, "manifest.json"), &man) {
 			continue
@@ -79,6 +70,18 @@ func (s *syncer) pull(ctx context.Context) error {
 	return s.pullMemories(ctx, gone)
 }
 
+// removeForgotten deletes the files of the imported sessions forgotten,
+// here or elsewhere.
+func (s *syncer) removeForgotten(gone *forgets) {
+	for m, imp := range s.st.Imported {
+		for sid, im := range imp {
+			if gone.has(sid, im.Project) {
+				s.removeImported(m, sid, im)
+			}
+		}
+	}
+}
+
 // applyTombstones forgets here what the other machines forgot, and
 // returns every forget the store now holds.
 func (s *syncer) applyTombstones(ctx context.Context) ([]index.ForgetTarget, error) {
@@ -86,10 +89,7 @@ func (s *syncer) applyTombstones(ctx context.Context) ([]index.ForgetTarget, err
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range s.machines() {
-		if m == s.c.Machine {
-			continue
-		}
+	for _, m := range s.others() {
 		var ts []tombstone
 		if !s.readJSON(s.machinePath(m, "tombstones.json"), &ts) {
 			continue
@@ -146,21 +146,12 @@ func (s *syncer) ourSessions(ctx context.Context) (map[string]bool, error) {
 // pullMachine imports machine m's sessions that are new or changed, drops
 // those it no longer has, and indexes its tree.
 func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone *forgets, ours map[string]bool) error {
-	imp := s.st.Imported[m]
-	if imp == nil {
-		imp = map[string]imported{}
-		s.st.Imported[m] = imp
-	}
+	imp := submap(s.st.Imported, m)
 	changed := false
-	sids := make([]string, 0, len(man.Sessions))
-	for sid := range man.Sessions {
-		sids = append(sids, sid)
-	}
-	sort.Strings(sids)
-	for _, sid := range sids {
+	for _, sid := range slices.Sorted(maps.Keys(man.Sessions)) {
 		ms := man.Sessions[sid]
 		if gone.has(sid, ms.Project) || ours[sid] || imp[sid].Bundle == ms.Bundle {
-			continue
+			continue // forgotten, recorded here, or imported as it is
 		}
 		got, err := s.importSession(ctx, m, sid, ms, imp)
 		if err != nil {
@@ -182,7 +173,7 @@ func (s *syncer) pullMachine(ctx context.Context, m string, man *manifest, gone 
 // skipped).
 func (s *syncer) importSession(ctx context.Context, m, sid string, ms manifestSession, imp map[string]imported) (bool, error) {
 	store := s.a.Store
-	if !transcripts.IsUUID(sid) || !validName(ms.Folder) || len(ms.Bundle) != 64 {
+	if !ms.readable(sid) {
 		s.warn("machines/%s/manifest.json: session %q is not one cairn can read: skipped", m, sid)
 		return false, nil
 	}
@@ -196,25 +187,45 @@ func (s *syncer) importSession(ctx context.Context, m, sid string, ms manifestSe
 	}
 	rels, err := unpackBundle(file, ms.Bundle, ms.Folder, sid, filepath.Join(root, "projects"), Dir(store.Dir()))
 	if err != nil {
-		if len(rels) > 0 || !damagedBundle(err) {
-			// Moving the files into place failed (a full disk): the
-			// sync fails, and the next one unpacks it again.
-			return false, fmt.Errorf("unpacking session %s from %s: %w", sid, m, err)
-		}
-		s.warn("session %s from %s: %v: skipped (what was imported before is kept)", sid, m, err)
-		return false, nil
+		return false, s.unpackFailed(m, sid, rels, err)
 	}
-	for _, old := range imp[sid].Files {
-		if !slices.Contains(rels, old) {
-			os.Remove(filepath.Join(root, "projects", filepath.FromSlash(old)))
-		}
-	}
+	removeDropped(filepath.Join(root, "projects"), imp[sid].Files, rels)
 	if fi, err := os.Stat(file); err == nil {
 		s.res.PulledBytes += fi.Size()
 	}
 	imp[sid] = imported{Bundle: ms.Bundle, Folder: ms.Folder, Project: ms.Project, Files: rels}
 	s.res.PulledSessions++
 	return true, nil
+}
+
+// readable says a manifest's session sid is one cairn can import: a
+// session id, a folder name that stays in its directory, a bundle named
+// by its SHA-256.
+func (ms manifestSession) readable(sid string) bool {
+	return transcripts.IsUUID(sid) && validName(ms.Folder) && len(ms.Bundle) == 64
+}
+
+// unpackFailed is what a failed unpack does to the sync. A damaged
+// bundle, of which nothing was moved, is a warning: the session is
+// skipped and what was imported before is kept. Moving the files into
+// place failed (a full disk): the sync fails, and the next one unpacks it
+// again.
+func (s *syncer) unpackFailed(m, sid string, moved []string, err error) error {
+	if len(moved) > 0 || !damagedBundle(err) {
+		return fmt.Errorf("unpacking session %s from %s: %w", sid, m, err)
+	}
+	s.warn("session %s from %s: %v: skipped (what was imported before is kept)", sid, m, err)
+	return nil
+}
+
+// removeDropped deletes, under dir, the files of a session's previous
+// import that its new bundle no longer has.
+func removeDropped(dir string, before, now []string) {
+	for _, old := range before {
+		if !slices.Contains(now, old) {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(old)))
+		}
+	}
 }
 
 // dropUnpushed removes the sessions machine m no longer pushes (forgotten
@@ -328,7 +339,7 @@ func (s *syncer) toExport(ctx context.Context, prev, man *manifest) (map[string]
 		if !validName(ss.Project) {
 			continue
 		}
-		if p, ok := prev.Sessions[ss.ID]; ok && p.Sig == sessionSig(ss) && s.size(bundleRel(p.Bundle)) == p.Bytes {
+		if p, ok := s.pushedAsIs(prev, ss); ok {
 			man.Sessions[ss.ID] = p
 			s.res.KeptSessions++
 			continue
@@ -336,6 +347,14 @@ func (s *syncer) toExport(ctx context.Context, prev, man *manifest) (map[string]
 		need[ss.ProjectPath] = append(need[ss.ProjectPath], ss)
 	}
 	return need, nil
+}
+
+// pushedAsIs is ss as the previous push recorded it in prev, when that
+// push still holds: the session has not changed since and its bundle is
+// in the tree whole.
+func (s *syncer) pushedAsIs(prev *manifest, ss *transcripts.Session) (manifestSession, bool) {
+	p, ok := prev.Sessions[ss.ID]
+	return p, ok && p.Sig == sessionSig(ss) && s.size(bundleRel(p.Bundle)) == p.Bytes
 }
 
 // excluded says whether the person opted ss's project or folder out.

@@ -89,12 +89,7 @@ func unreachable(url string, err error) error {
 // a sync killed at any point is finished by the next one.
 func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err error) {
 	start := time.Now()
-	if o.Progress == nil {
-		o.Progress = func(string) {}
-	}
-	if o.Open == nil {
-		o.Open = func() (*app.App, error) { return app.Open(paths, app.Options{}) }
-	}
+	o = o.withDefaults(paths)
 	a, err := o.Open()
 	if err != nil {
 		return res, err
@@ -119,15 +114,7 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	if err != nil {
 		return res, err
 	}
-	defer func() {
-		res.Duration = time.Since(start)
-		if serr := st.save(dataDir); serr != nil && err == nil {
-			err = serr
-		}
-		if rerr := record(dataDir, res, err); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
+	defer func() { err = closeRun(dataDir, st, start, &res, err) }()
 	if err := checkGit(); err != nil {
 		return res, err
 	}
@@ -141,6 +128,32 @@ func Sync(ctx context.Context, paths app.Paths, o Options) (res Result, err erro
 	}
 	a, err = finishForget(ctx, a, o, res)
 	return res, err
+}
+
+// withDefaults fills what a caller may leave out: no progress messages,
+// and cairn opened from paths.
+func (o Options) withDefaults(paths app.Paths) Options {
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.Open == nil {
+		o.Open = func() (*app.App, error) { return app.Open(paths, app.Options{}) }
+	}
+	return o
+}
+
+// closeRun ends a sync that got its lock, whatever happened: it stamps
+// the duration, saves the sync state and records the run for `remote
+// status`. The sync's own error wins over one of these.
+func closeRun(dataDir string, st *state, start time.Time, res *Result, err error) error {
+	res.Duration = time.Since(start)
+	if serr := st.save(dataDir); serr != nil && err == nil {
+		err = serr
+	}
+	if rerr := record(dataDir, *res, err); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // lockGrace is how long lockSync waits for a held sync lock before it
@@ -514,6 +527,21 @@ func (s *syncer) machines() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// others is the machines of the tree but this one.
+func (s *syncer) others() []string {
+	return slices.DeleteFunc(s.machines(), func(m string) bool { return m == s.c.Machine })
+}
+
+// submap is the inner map of outer at key, made (and kept) when missing.
+func submap[K comparable, V any](outer map[string]map[K]V, key string) map[K]V {
+	inner := outer[key]
+	if inner == nil {
+		inner = map[K]V{}
+		outer[key] = inner
+	}
+	return inner
 }
 
 // readJSON reads a repository file; a damaged one is a warning naming it.
