@@ -36,31 +36,38 @@ func Diff(name string, a, b []byte) string {
 		if i > 0 || h.FromLine > 1 {
 			sb.WriteString("  …\n")
 		}
-		end = h.FromLine - 1
-		for _, l := range h.Lines {
-			if l.Kind != udiff.Insert {
-				end++
-			}
-			switch l.Kind {
-			case udiff.Delete:
-				sb.WriteString("- ")
-			case udiff.Insert:
-				sb.WriteString("+ ")
-			default:
-				sb.WriteString("  ")
-			}
-			text, nl := strings.CutSuffix(l.Content, "\n")
-			sb.WriteString(text)
-			if !nl {
-				sb.WriteString("  (no newline at end of file)")
-			}
-			sb.WriteByte('\n')
-		}
+		end = writeHunk(&sb, h)
 	}
 	if end < countLines(old) {
 		sb.WriteString("  …\n")
 	}
 	return sb.String()
+}
+
+// diffMarks starts a removed and an added line; a kept one starts "  ".
+var diffMarks = map[udiff.OpKind]string{udiff.Delete: "- ", udiff.Insert: "+ "}
+
+// writeHunk writes hunk h's lines, and returns the number of lines of the
+// old text shown up to its end.
+func writeHunk(sb *strings.Builder, h *udiff.Hunk) (end int) {
+	end = h.FromLine - 1
+	for _, l := range h.Lines {
+		if l.Kind != udiff.Insert {
+			end++
+		}
+		mark, ok := diffMarks[l.Kind]
+		if !ok {
+			mark = "  "
+		}
+		sb.WriteString(mark)
+		text, nl := strings.CutSuffix(l.Content, "\n")
+		sb.WriteString(text)
+		if !nl {
+			sb.WriteString("  (no newline at end of file)")
+		}
+		sb.WriteByte('\n')
+	}
+	return end
 }
 
 // countLines is the number of lines in s, the last one with or without a

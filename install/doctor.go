@@ -262,16 +262,24 @@ func checkHooks(o *Options, path string) (*Check, bool) {
 	if len(have) < len(hookspec.Events) {
 		c.Status, c.Fix = Warn, "cairn install (adds the missing events)"
 	}
-	for _, p := range progs {
-		if filepath.IsAbs(p) && !fileExists(p) {
-			c.Status, c.Detail, c.Fix = Fail, fmt.Sprintf("the hooks in %s run %s, which does not exist", path, p), "cairn install (points them at this binary)"
-			break
-		}
+	if p := missingProgram(progs); p != "" {
+		c.Status, c.Detail, c.Fix = Fail, fmt.Sprintf("the hooks in %s run %s, which does not exist", path, p), "cairn install (points them at this binary)"
 	}
 	if v, ok := root.Get("disableAllHooks"); ok && v == true {
 		c.Status, c.Detail = Warn, c.Detail+" — but disableAllHooks is true there"
 	}
 	return c, true
+}
+
+// missingProgram is the first of progs given by an absolute path that
+// does not exist ("" when none): a hook that can only fail.
+func missingProgram(progs []string) string {
+	for _, p := range progs {
+		if filepath.IsAbs(p) && !fileExists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // ourHooks lists, for each of cairn's hooks in a settings file, its event
@@ -418,14 +426,7 @@ func checkEmptied(ctx context.Context, o *DoctorOptions, st *index.Store, s *ind
 	if _, mems, err := index.StoreCounts(ctx, st.Path()); err != nil || mems > 0 {
 		return nil
 	}
-	candidates := index.AsideStores(o.DataDir)
-	if len(candidates) > 3 {
-		candidates = candidates[:3]
-	}
-	if b := index.BackupFiles(o.Config.Backup.Folder(o.DataDir)); len(b) > 0 {
-		candidates = append(candidates, b[len(b)-1])
-	}
-	for _, p := range candidates {
+	for _, p := range o.earlierStores() {
 		sessions, mems, err := index.StoreCounts(ctx, p)
 		if err != nil || sessions+mems == 0 {
 			continue
@@ -435,6 +436,20 @@ func checkEmptied(ctx context.Context, o *DoctorOptions, st *index.Store, s *ind
 			Fix:    fmt.Sprintf("cairn restore --force %s (the empty store is kept aside), then cairn index", p)}
 	}
 	return nil
+}
+
+// earlierStores is where the sessions and memories of an emptied store
+// may still be: the first three stores a restore kept aside, and the
+// newest automatic backup.
+func (o *DoctorOptions) earlierStores() []string {
+	stores := index.AsideStores(o.DataDir)
+	if len(stores) > 3 {
+		stores = stores[:3]
+	}
+	if b := index.BackupFiles(o.Config.Backup.Folder(o.DataDir)); len(b) > 0 {
+		stores = append(stores, b[len(b)-1])
+	}
+	return stores
 }
 
 // checkIntegrity runs SQLite's own check of the store and says what is
@@ -489,14 +504,22 @@ func checkFullText(ctx context.Context, st *index.Store, s *index.StoreStats) Ch
 	if err != nil {
 		return Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%d documents; cannot count the store's: %v", n, err)}
 	}
-	c := Check{Name: name, Status: OK, Detail: fmt.Sprintf("%d documents (the store has %d, %d queued)", n, want, s.FTSQueue)}
+	return ftsCounted(int(n), want, s.FTSQueue)
+}
+
+// ftsCounted judges a full-text index of n documents for a store of want,
+// queued of them not indexed yet: empty while the store's are not all
+// queued, text search finds nothing; far fewer than the store's, it
+// misses some.
+func ftsCounted(n, want, queued int) Check {
+	c := Check{Name: "full-text", Status: OK, Detail: fmt.Sprintf("%d documents (the store has %d, %d queued)", n, want, queued)}
 	switch {
-	case n == 0 && want > 0 && s.FTSQueue < want:
+	case n == 0 && want > 0 && queued < want:
 		c.Status, c.Fix = Fail, "cairn index --rebuild (text search finds nothing until then)"
 		c.Detail = fmt.Sprintf("the full-text index is empty while the store has %d documents: text search finds nothing", want)
-	case want-s.FTSQueue > 2*int(n)+100:
+	case want-queued > 2*n+100:
 		c.Status, c.Fix = Warn, "cairn index --rebuild"
-		c.Detail = fmt.Sprintf("the full-text index has %d documents, far fewer than the store's %d (%d queued): text search misses some", n, want, s.FTSQueue)
+		c.Detail = fmt.Sprintf("the full-text index has %d documents, far fewer than the store's %d (%d queued): text search misses some", n, want, queued)
 	}
 	return c
 }

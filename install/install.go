@@ -140,28 +140,9 @@ func Install(o Options) ([]Change, error) {
 	if !filepath.IsAbs(o.Exe) {
 		return nil, fmt.Errorf("the cairn binary path %q is not absolute", o.Exe)
 	}
-	var out []Change
-	// The plugin and an install side by side would run every hook twice
-	// and offer every tool twice.
-	if file, key := plugin.Enabled(plugin.SettingsFiles(o.ClaudeDir, o.ProjectDir)...); file != "" {
-		if !o.ReplacePlugin {
-			return nil, fmt.Errorf("%w (%s in %s): installing cairn as well would run every hook twice and offer every tool twice. "+
-				"Keep the plugin (nothing to install), or switch: cairn install --replace-plugin disables the plugin and installs, "+
-				"or disable it yourself (claude plugin disable %s) and run cairn install again", ErrPluginEnabled, key, file, key)
-		}
-		c, err := o.editJSON(file, func(root *Object) error {
-			ep, err := root.Child("enabledPlugins")
-			if err != nil {
-				return err
-			}
-			ep.Set(key, false)
-			return nil
-		})
-		if err != nil {
-			return out, err
-		}
-		c.Note = "the cairn plugin (" + key + ") is disabled: cairn install replaces it"
-		out = append(out, c)
+	out, err := o.replacePlugin()
+	if err != nil {
+		return out, err
 	}
 	c, err := o.editJSON(p.Settings, func(root *Object) error { return o.mergeHooks(root) })
 	if err != nil {
@@ -175,6 +156,35 @@ func Install(o Options) ([]Change, error) {
 	out = append(out, c)
 	cs, err := o.installCommands(p.Commands)
 	return append(out, cs...), err
+}
+
+// replacePlugin disables the cairn plugin when it is enabled and the
+// person asked to replace it (ReplacePlugin), else refuses: the plugin
+// and an install side by side would run every hook twice and offer every
+// tool twice.
+func (o *Options) replacePlugin() ([]Change, error) {
+	file, key := plugin.Enabled(plugin.SettingsFiles(o.ClaudeDir, o.ProjectDir)...)
+	if file == "" {
+		return nil, nil
+	}
+	if !o.ReplacePlugin {
+		return nil, fmt.Errorf("%w (%s in %s): installing cairn as well would run every hook twice and offer every tool twice. "+
+			"Keep the plugin (nothing to install), or switch: cairn install --replace-plugin disables the plugin and installs, "+
+			"or disable it yourself (claude plugin disable %s) and run cairn install again", ErrPluginEnabled, key, file, key)
+	}
+	c, err := o.editJSON(file, func(root *Object) error {
+		ep, err := root.Child("enabledPlugins")
+		if err != nil {
+			return err
+		}
+		ep.Set(key, false)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Note = "the cairn plugin (" + key + ") is disabled: cairn install replaces it"
+	return []Change{c}, nil
 }
 
 // Uninstall removes what Install added.
@@ -637,28 +647,40 @@ func (o *Options) isOurCommandFile(b []byte) bool {
 	return false
 }
 
+// removeCommand removes the command file at path when it holds what cairn
+// installed (ours), and keeps it otherwise; nil when there is none.
+func (o *Options) removeCommand(path string, ours []byte) (*Change, error) {
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(old, ours) {
+		return &Change{Path: path, Action: "kept", Note: "changed since cairn installed it (or not cairn's): left in place"}, nil
+	}
+	if !o.DryRun {
+		if err := os.Remove(path); err != nil {
+			return nil, err
+		}
+	}
+	return &Change{Path: path, Action: "removed"}, nil
+}
+
+// removeCommands removes cairn's command files from dir, and dir when
+// they were all it held.
 func (o *Options) removeCommands(dir string) ([]Change, error) {
 	var out []Change
 	files := o.CommandFiles()
 	for _, name := range sortedKeys(files) {
-		path := filepath.Join(dir, name)
-		old, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		ch, err := o.removeCommand(filepath.Join(dir, name), files[name])
 		if err != nil {
 			return out, err
 		}
-		ch := Change{Path: path, Action: "removed"}
-		if !bytes.Equal(old, files[name]) {
-			ch.Action = "kept"
-			ch.Note = "changed since cairn installed it (or not cairn's): left in place"
-		} else if !o.DryRun {
-			if err := os.Remove(path); err != nil {
-				return out, err
-			}
+		if ch != nil {
+			out = append(out, *ch)
 		}
-		out = append(out, ch)
 	}
 	// The commands folder goes too when cairn's files were all it held.
 	if !o.DryRun {

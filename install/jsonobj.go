@@ -111,46 +111,56 @@ func ParseObject(b []byte) (*Object, error) {
 	return o, nil
 }
 
+// parseValue reads the next JSON value of dec, objects as *Object (their
+// members in the file's order), arrays as []any.
 func parseValue(dec *json.Decoder) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(k, v)
-			}
-			_, err := dec.Token() // }
-			return o, err
-		case '[':
-			list := []any{}
-			for dec.More() {
-				v, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, v)
-			}
-			_, err := dec.Token() // ]
-			return list, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
+	switch tok {
+	case json.Delim('{'):
+		return parseMembers(dec)
+	case json.Delim('['):
+		return parseElements(dec)
 	}
+	if t, ok := tok.(json.Delim); ok {
+		return nil, fmt.Errorf("unexpected %v", t)
+	}
+	return tok, nil
+}
+
+// parseMembers reads an object's members, after its '{', and its '}'.
+func parseMembers(dec *json.Decoder) (*Object, error) {
+	o := NewObject()
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := kt.(string)
+		v, err := parseValue(dec)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(k, v)
+	}
+	_, err := dec.Token() // }
+	return o, err
+}
+
+// parseElements reads an array's elements, after its '[', and its ']'.
+func parseElements(dec *json.Decoder) ([]any, error) {
+	list := []any{}
+	for dec.More() {
+		v, err := parseValue(dec)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, v)
+	}
+	_, err := dec.Token() // ]
+	return list, err
 }
 
 // Marshal writes o with two-space indentation and a final newline, as

@@ -97,8 +97,14 @@ func (o *Options) uneditJSON(path string, fn func(*Object) error) (Change, error
 	if hasRec && exists && bytes.Equal(cur, rec.Installed) {
 		return o.restore(path, cur, rec)
 	}
-	// Changed since cairn wrote it (or installed elsewhere): take cairn's
-	// entries out, keep the rest.
+	return o.uneditChanged(path, fn, rec, hasRec)
+}
+
+// uneditChanged is uninstall's edit of a file changed since cairn wrote
+// it (or installed elsewhere, without a record): cairn's entries are
+// taken out and the rest kept; the record goes, and the file goes too
+// when left an empty object that cairn created or of unknown origin.
+func (o *Options) uneditChanged(path string, fn func(*Object) error, rec original, hasRec bool) (Change, error) {
 	ch, err := o.editUnrecorded(path, fn)
 	if err != nil || ch.Action == "unchanged" {
 		return ch, err

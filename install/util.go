@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,25 +28,39 @@ func jsonMarshalSorted(v any) ([]byte, error) { return json.Marshal(v) }
 // binary is fine wherever it lives, $TMPDIR included.
 func TemporaryBuild(exe string) bool {
 	exe = filepath.Clean(exe)
+	for _, c := range goBuildCaches() {
+		if under(c, exe) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(strings.Split(filepath.ToSlash(filepath.Dir(exe)), "/"), isGoWorkDir)
+}
+
+// goBuildCaches is where Go caches builds, symbolic links resolved:
+// $GOCACHE (unless "off"), and the user cache dir's go-build.
+func goBuildCaches() []string {
 	caches := []string{os.Getenv("GOCACHE")}
 	if d, err := os.UserCacheDir(); err == nil {
 		caches = append(caches, filepath.Join(d, "go-build"))
 	}
-	for _, c := range caches {
-		if c == "" || c == "off" {
-			continue
-		}
+	caches = slices.DeleteFunc(caches, func(c string) bool { return c == "" || c == "off" })
+	for i, c := range caches {
 		if r, err := filepath.EvalSymlinks(c); err == nil {
-			c = r
-		}
-		if rel, err := filepath.Rel(c, exe); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return true
+			caches[i] = r
 		}
 	}
-	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(exe)), "/") {
-		if digits, ok := strings.CutPrefix(part, "go-build"); ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
-			return true
-		}
-	}
-	return false
+	return caches
+}
+
+// under says path is inside dir (and not dir itself).
+func under(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// isGoWorkDir says a directory name is a go command's work dir,
+// go-build<digits>.
+func isGoWorkDir(name string) bool {
+	digits, ok := strings.CutPrefix(name, "go-build")
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
 }
