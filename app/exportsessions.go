@@ -40,16 +40,9 @@ type SessionExport struct {
 // placeholders. Existing files are never overwritten.
 func (a *App) ExportSessions(ctx context.Context, dir, project string) (SessionExport, error) {
 	res := SessionExport{Dir: dir}
-	f := index.SessionFilter{}
-	if project != "" {
-		p, err := a.Store.ResolveProject(ctx, project)
-		if err != nil {
-			return res, err
-		}
-		if p == "" {
-			return res, fmt.Errorf("no project matches %q (`cairn projects` lists them)", project)
-		}
-		f.Project = p
+	f, err := a.exportFilter(ctx, project)
+	if err != nil {
+		return res, err
 	}
 	ss, err := a.Store.Sessions(ctx, f)
 	if err != nil {
@@ -59,22 +52,40 @@ func (a *App) ExportSessions(ctx context.Context, dir, project string) (SessionE
 		if f.Project != "" && s.ProjectPath != f.Project {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
+		if err := a.exportOne(ctx, dir, s.ID, &res); err != nil {
 			return res, err
 		}
-		conv, err := a.Store.Conversation(ctx, s.ID)
-		if err != nil {
-			return res, fmt.Errorf("reading session %s: %w", s.ID, err)
-		}
-		files, entries, err := exportSession(dir, conv)
-		if err != nil {
-			return res, err
-		}
-		res.Sessions++
-		res.Files += files
-		res.Entries += entries
 	}
 	return res, nil
+}
+
+// exportFilter is the sessions an export of project (as the person named
+// it; "" for all) takes.
+func (a *App) exportFilter(ctx context.Context, project string) (index.SessionFilter, error) {
+	if project == "" {
+		return index.SessionFilter{}, nil
+	}
+	p, err := a.project(ctx, project)
+	return index.SessionFilter{Project: p}, err
+}
+
+// exportOne exports session id into dir and counts it in res.
+func (a *App) exportOne(ctx context.Context, dir, id string, res *SessionExport) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	conv, err := a.Store.Conversation(ctx, id)
+	if err != nil {
+		return fmt.Errorf("reading session %s: %w", id, err)
+	}
+	files, entries, err := exportSession(dir, conv)
+	if err != nil {
+		return err
+	}
+	res.Sessions++
+	res.Files += files
+	res.Entries += entries
+	return nil
 }
 
 // exportSession writes one session's files.
@@ -149,15 +160,7 @@ func writeMain(base string, conv *transcripts.Conversation, carry *carrier) (int
 	if err != nil {
 		return 0, err
 	}
-	// The session's first and last moments can come from lines cairn
-	// does not store (hook progress, snapshots): a progress line at each
-	// keeps its times.
-	if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
-		lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, carry.context(&main[0]))}, lines...)
-	}
-	if last := main[len(main)-1].Timestamp; s.End.After(last) {
-		lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, carry.context(&main[len(main)-1])))
-	}
+	lines = carry.marked(main, lines)
 	t, err := transcripts.EncodeTitle(s, main[len(main)-1].UUID)
 	if err != nil {
 		return 0, err
@@ -166,6 +169,20 @@ func writeMain(base string, conv *transcripts.Conversation, carry *carrier) (int
 		lines = append(lines, t)
 	}
 	return 1, writeNew(filepath.Join(base, s.ID+".jsonl"), lines, lastTime(main, s.End))
+}
+
+// marked is the main file's lines with a progress line at the session's
+// first and last moments when they come from lines cairn does not store
+// (hook progress, snapshots): it keeps the session's times.
+func (c *carrier) marked(main []transcripts.Entry, lines [][]byte) [][]byte {
+	s := c.s
+	if first := main[0].Timestamp; !s.Start.IsZero() && s.Start.Before(first) {
+		lines = append([][]byte{transcripts.EncodeMark(s.ID, "start", s.Start, c.context(&main[0]))}, lines...)
+	}
+	if last := main[len(main)-1].Timestamp; s.End.After(last) {
+		lines = append(lines, transcripts.EncodeMark(s.ID, "end", s.End, c.context(&main[len(main)-1])))
+	}
+	return lines
 }
 
 // writeAgent writes one subagent's file and, when the session knows them,
@@ -211,26 +228,35 @@ func (c *carrier) context(e *transcripts.Entry) transcripts.LineContext {
 
 func (c *carrier) encode(e *transcripts.Entry) ([]byte, error) {
 	lc := c.context(e)
-	if e.Type == "assistant" {
-		if !c.own && e.Model == "" {
-			e.Model = c.s.MainModel // one rule for a session's model
-		}
-		if !c.usageOut {
-			u := c.s.Usage
-			e.Usage = &u
-			c.usageOut = true
-		}
-		if e.MessageID == "" {
-			if c.lastUser || c.n == 0 {
-				c.n++
-			}
-			e.MessageID = fmt.Sprintf("msg_cairn_%s_%d", strings.ReplaceAll(c.s.ID, "-", "")[:12], c.n)
-		}
+	switch e.Type {
+	case "assistant":
+		c.assistant(e)
 		c.lastUser = false
-	} else if e.Type == "user" {
+	case "user":
 		c.lastUser = true
 	}
 	return transcripts.EncodeEntry(e, lc)
+}
+
+// assistant puts back on assistant line e the session's main model (a
+// store that keeps none per line), its token usage (the first line) and
+// a response id: one per run of assistant lines.
+func (c *carrier) assistant(e *transcripts.Entry) {
+	if !c.own && e.Model == "" {
+		e.Model = c.s.MainModel // one rule for a session's model
+	}
+	if !c.usageOut {
+		u := c.s.Usage
+		e.Usage = &u
+		c.usageOut = true
+	}
+	if e.MessageID != "" {
+		return
+	}
+	if c.lastUser || c.n == 0 {
+		c.n++
+	}
+	e.MessageID = fmt.Sprintf("msg_cairn_%s_%d", strings.ReplaceAll(c.s.ID, "-", "")[:12], c.n)
 }
 
 // lastTime is the latest timestamp of es, else fallback.
@@ -244,14 +270,38 @@ func lastTime(es []transcripts.Entry, fallback time.Time) time.Time {
 	return t
 }
 
+// writeClose writes lines, each ended by a newline, to f and closes it.
+func writeClose(f *os.File, lines [][]byte) error {
+	w := bufio.NewWriter(f)
+	for _, l := range lines {
+		w.Write(l)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// absent fails when path exists: an export never overwrites a file.
+func absent(path string) error {
+	_, err := os.Lstat(path)
+	if err == nil {
+		return fmt.Errorf("%s already exists: export into an empty folder", path)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
 // writeNew writes lines to a new file (never over an existing one), via a
 // temporary file renamed into place. The file is dated mod (when not
 // zero): as Claude Code's file was last written when its last line was,
 // and readers take files oldest first.
 func writeNew(path string, lines [][]byte, mod time.Time) error {
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists: export into an empty folder", path)
-	} else if !errors.Is(err, os.ErrNotExist) {
+	if err := absent(path); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -262,16 +312,7 @@ func writeNew(path string, lines [][]byte, mod time.Time) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	for _, l := range lines {
-		w.Write(l)
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
+	if err := writeClose(tmp, lines); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

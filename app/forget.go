@@ -27,30 +27,18 @@ type ForgetResult struct {
 // trained on the transcripts, so nothing of it is left in the data dir.
 func (a *App) Forget(ctx context.Context, project, session string, progress func(Progress)) (ForgetResult, error) {
 	var res ForgetResult
+	var err error
 	switch {
 	case (project == "") == (session == ""):
 		return res, fmt.Errorf("give --project or --session (one of them)")
 	case project != "":
-		p, err := a.Store.ResolveProject(ctx, project)
-		if err != nil {
-			return res, err
-		}
-		if p == "" {
-			return res, fmt.Errorf("no project matches %q (`cairn projects` lists them)", project)
-		}
-		res.Project = p
+		res.Project, err = a.project(ctx, project)
 	default:
-		sess, err := a.Store.Session(ctx, session)
-		switch {
-		case err == nil:
-			res.Session = sess.ID
-		case transcripts.IsUUID(session):
-			res.Session = strings.ToLower(session) // not stored: the tombstone alone keeps it out
-		default:
-			return res, err
-		}
+		res.Session, err = a.forgettable(ctx, session)
 	}
-	var err error
+	if err != nil {
+		return res, err
+	}
 	res.ForgetStats, err = a.Store.Forget(ctx, index.ForgetTarget{Project: res.Project, Session: res.Session})
 	if err != nil {
 		return res, err
@@ -60,6 +48,33 @@ func (a *App) Forget(ctx context.Context, project, session string, progress func
 		return res, fmt.Errorf("forgotten in the store, but %w", err)
 	}
 	return res, nil
+}
+
+// project is the project a name resolves to (MatchProjects); none is an
+// error.
+func (a *App) project(ctx context.Context, name string) (string, error) {
+	p, err := a.Store.ResolveProject(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if p == "" {
+		return "", fmt.Errorf("no project matches %q (`cairn projects` lists them)", name)
+	}
+	return p, nil
+}
+
+// forgettable is the session id a forget of session (an id or a unique
+// prefix) records: a stored session's, or a whole id not stored (the
+// tombstone alone keeps it out).
+func (a *App) forgettable(ctx context.Context, session string) (string, error) {
+	sess, err := a.Store.Session(ctx, session)
+	switch {
+	case err == nil:
+		return sess.ID, nil
+	case transcripts.IsUUID(session):
+		return strings.ToLower(session), nil
+	}
+	return "", err
 }
 
 // finishForget rebuilds what a forget leaves holding the forgotten text

@@ -115,19 +115,9 @@ func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 	if report == nil {
 		report = func(Progress) {}
 	}
-	uo := index.UpdateOptions{
-		Sync:     a.syncOptions(o, report),
-		Rebuild:  o.Rebuild,
-		NoSync:   o.NoSync && o.Rebuild,
-		Retrain:  o.Retrain,
-		NoEmbed:  o.NoEmbed || o.storeOnly(),
-		LockWait: o.LockWait,
-		DeferFTS: o.DrainFTS != nil || o.storeOnly(),
-		Status:   func(msg string) { report(Progress{Stage: StageEmbeddings, Message: msg}) },
-	}
 	var res IndexResult
 	var err error
-	res.UpdateStats, err = a.Store.Update(ctx, a.Paths.ClaudeDir, uo)
+	res.UpdateStats, err = a.Store.Update(ctx, a.Paths.ClaudeDir, a.updateOptions(o, report))
 	if err != nil {
 		return res, err
 	}
@@ -145,6 +135,22 @@ func (a *App) Index(ctx context.Context, o IndexOptions) (IndexResult, error) {
 		a.extract(ctx, o, &res, report)
 	}
 	return res, nil
+}
+
+// updateOptions are the store update's settings for o: a store-only run
+// (a hook's) and one that drains the full-text queue itself leave the
+// full-text index to later, a store-only run the embeddings too.
+func (a *App) updateOptions(o IndexOptions, report func(Progress)) index.UpdateOptions {
+	return index.UpdateOptions{
+		Sync:     a.syncOptions(o, report),
+		Rebuild:  o.Rebuild,
+		NoSync:   o.NoSync && o.Rebuild,
+		Retrain:  o.Retrain,
+		NoEmbed:  o.NoEmbed || o.storeOnly(),
+		LockWait: o.LockWait,
+		DeferFTS: o.DrainFTS != nil || o.storeOnly(),
+		Status:   func(msg string) { report(Progress{Stage: StageEmbeddings, Message: msg}) },
+	}
 }
 
 func (o IndexOptions) storeOnly() bool { return o.StoreOnly || o.Profile == Hook }
