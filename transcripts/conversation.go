@@ -28,17 +28,22 @@ func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
-	for i, c := range strings.ToLower(s) {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case (c < '0' || c > '9') && (c < 'a' || c > 'f'):
+	for i := range len(s) {
+		if !uuidByte(i, s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// uuidByte says c may stand at offset i of a UUID (8-4-4-4-12 hex
+// digits): a dash between the groups, a hex digit of any case elsewhere.
+func uuidByte(i int, c byte) bool {
+	switch i {
+	case 8, 13, 18, 23:
+		return c == '-'
+	}
+	return strings.IndexByte("0123456789abcdefABCDEF", c) >= 0
 }
 
 // MinIDPrefix is the shortest session id prefix accepted.

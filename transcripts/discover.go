@@ -108,6 +108,19 @@ func DiscoverCached(claudeDir string, c *DirCache) (*Tree, error) {
 			projects = append(projects, &Project{Name: de.name, Dir: join(root, de.name), DecodedPath: DecodeProjectName(de.name)})
 		}
 	}
+	problems := scanAll(projects, c)
+	for i, p := range projects {
+		t.Problems = append(t.Problems, problems[i]...)
+		if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
+			t.Projects = append(t.Projects, p)
+		}
+	}
+	return t, nil
+}
+
+// scanAll scans the project folders on discoverWorkers goroutines, and
+// returns each one's problems.
+func scanAll(projects []*Project, c *DirCache) [][]error {
 	problems := make([][]error, len(projects))
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
@@ -121,13 +134,7 @@ func DiscoverCached(claudeDir string, c *DirCache) (*Tree, error) {
 		}()
 	}
 	wg.Wait()
-	for i, p := range projects {
-		t.Problems = append(t.Problems, problems[i]...)
-		if len(p.Files) > 0 || len(p.MemoryFiles) > 0 {
-			t.Projects = append(t.Projects, p)
-		}
-	}
-	return t, nil
+	return problems
 }
 
 // discoverWorkers scan project folders at once: syscall-bound, so a few
@@ -158,11 +165,7 @@ func (p *Project) scan(c *DirCache) []error {
 		path := join(p.Dir, name)
 		switch {
 		case strings.HasSuffix(name, ".jsonl") && !de.dir:
-			if id, ok := agentFileID(name); ok {
-				p.addFile(File{Path: path, Kind: LegacyAgentFile, Project: p.Name, AgentID: id}, &problems)
-			} else {
-				p.addFile(File{Path: path, Kind: MainFile, Project: p.Name, SessionID: strings.TrimSuffix(name, ".jsonl")}, &problems)
-			}
+			p.addFile(p.topFile(name, path), &problems)
 		case name == "memory" && de.dir:
 			p.addMemoryFiles(c, path, &problems)
 		case de.dir:
@@ -171,14 +174,25 @@ func (p *Project) scan(c *DirCache) []error {
 	}
 	// Oldest first: when two files hold the same entry uuid (older builds
 	// replayed history into a new file on resume), the earlier one wins.
-	sort.SliceStable(p.Files, func(i, j int) bool {
-		a, b := p.Files[i], p.Files[j]
-		if !a.ModTime.Equal(b.ModTime) {
-			return a.ModTime.Before(b.ModTime)
-		}
-		return a.Path < b.Path
-	})
+	sort.SliceStable(p.Files, func(i, j int) bool { return olderFile(&p.Files[i], &p.Files[j]) })
 	return problems
+}
+
+// topFile is the transcript file name at path in the project folder
+// itself: an old build's agent file (agent-<id>.jsonl), else a session's.
+func (p *Project) topFile(name, path string) File {
+	if id, ok := agentFileID(name); ok {
+		return File{Path: path, Kind: LegacyAgentFile, Project: p.Name, AgentID: id}
+	}
+	return File{Path: path, Kind: MainFile, Project: p.Name, SessionID: strings.TrimSuffix(name, ".jsonl")}
+}
+
+// olderFile orders files by modification time, then path.
+func olderFile(a, b *File) bool {
+	if !a.ModTime.Equal(b.ModTime) {
+		return a.ModTime.Before(b.ModTime)
+	}
+	return a.Path < b.Path
 }
 
 // addMemoryFiles adds the .md files of the project's memory folder to
@@ -241,11 +255,7 @@ func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 		sub := join(dir, e.name)
 		switch {
 		case e.name == "subagents":
-			for _, name := range c.subFiles(sub, &problems) {
-				if id, ok := agentFileID(name); ok {
-					p.addFile(File{Path: join(sub, name), Kind: SubagentFile, Project: p.Name, SessionID: sid, AgentID: id}, &problems)
-				}
-			}
+			p.addSubagents(c, sid, sub, &problems)
 		case e.name == "session-memory" && slices.Contains(c.subFiles(sub, &problems), "summary.md"):
 			if p.SessionMemory == nil {
 				p.SessionMemory = map[string]string{}
@@ -254,6 +264,16 @@ func (p *Project) scanSessionDir(c *DirCache, sid, dir string) []error {
 		}
 	}
 	return problems
+}
+
+// addSubagents adds the agent files (agent-<id>.jsonl) of session sid's
+// subagents folder dir.
+func (p *Project) addSubagents(c *DirCache, sid, dir string, problems *[]error) {
+	for _, name := range c.subFiles(dir, problems) {
+		if id, ok := agentFileID(name); ok {
+			p.addFile(File{Path: join(dir, name), Kind: SubagentFile, Project: p.Name, SessionID: sid, AgentID: id}, problems)
+		}
+	}
 }
 
 // loadMeta reads the agent-<id>.meta.json sidecar of a subagent file, when

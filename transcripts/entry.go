@@ -185,20 +185,25 @@ func (e *Entry) Media() []string {
 	return out
 }
 
+// onlyText is the entry's text block when it has exactly one, else nil.
+func (e *Entry) onlyText() *Block {
+	var one *Block
+	for i := range e.Blocks {
+		if e.Blocks[i].Type != BlockText {
+			continue
+		}
+		if one != nil {
+			return nil
+		}
+		one = &e.Blocks[i]
+	}
+	return one
+}
+
 // JoinedText joins the text blocks of the entry.
 func (e *Entry) JoinedText() string {
-	n := 0
-	for _, b := range e.Blocks {
-		if b.Type == BlockText {
-			n++
-		}
-	}
-	if n == 1 {
-		for _, b := range e.Blocks {
-			if b.Type == BlockText {
-				return b.Text
-			}
-		}
+	if b := e.onlyText(); b != nil {
+		return b.Text // as it is: no copy
 	}
 	var out []byte
 	for _, b := range e.Blocks {

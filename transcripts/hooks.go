@@ -50,30 +50,38 @@ func (t *hookText) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 		*t = hookText(tok.String())
 		return nil
 	case '[':
-		if _, err := d.ReadToken(); err != nil {
-			return err
-		}
-		var parts []string
-		for d.PeekKind() != ']' {
-			if d.PeekKind() != '"' {
-				if err := d.SkipValue(); err != nil {
-					return err
-				}
-				continue
-			}
-			tok, err := d.ReadToken()
-			if err != nil {
-				return err
-			}
-			parts = append(parts, tok.String())
-		}
-		if _, err := d.ReadToken(); err != nil {
+		parts, err := arrayStrings(d)
+		if err != nil {
 			return err
 		}
 		*t = hookText(strings.Join(parts, "\n"))
 		return nil
 	}
 	return d.SkipValue()
+}
+
+// arrayStrings reads the array d is at and returns its strings; its
+// other values are skipped.
+func arrayStrings(d *jsontext.Decoder) ([]string, error) {
+	if _, err := d.ReadToken(); err != nil {
+		return nil, err
+	}
+	var parts []string
+	for d.PeekKind() != ']' {
+		if d.PeekKind() != '"' {
+			if err := d.SkipValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		tok, err := d.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, tok.String())
+	}
+	_, err := d.ReadToken()
+	return parts, err
 }
 
 // blockingError is a hook_blocking_error's {"blockingError": text,
@@ -138,12 +146,10 @@ func (h *hookInfos) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 // and subtype are the line's, h its progress data or attachment, infos a
 // stop_hook_summary's hooks.
 func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
-	switch {
-	case typ == "system" && subtype == "stop_hook_summary":
+	if typ == "system" && subtype == "stop_hook_summary" {
 		return infos.stopRuns()
-	case h == nil || !strings.HasPrefix(subtype, "hook_"):
-		return nil
-	case typ != "progress" && typ != "attachment":
+	}
+	if !isHookLine(typ, subtype, h) {
 		return nil
 	}
 	run, ok := hookRunOf(h)
@@ -158,6 +164,12 @@ func hookRuns(typ, subtype string, h *rawData, infos hookInfos) []HookRun {
 		return nil
 	}
 	return []HookRun{run}
+}
+
+// isHookLine says a line of type typ and subtype, with data h, is one
+// hook's: a progress line or an attachment, of a hook_ subtype.
+func isHookLine(typ, subtype string, h *rawData) bool {
+	return h != nil && strings.HasPrefix(subtype, "hook_") && (typ == "progress" || typ == "attachment")
 }
 
 // stopRuns are the Stop hooks a stop_hook_summary names.

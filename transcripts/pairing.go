@@ -24,19 +24,24 @@ func (c *Conversation) PairToolResults() *ToolResults {
 	for _, es := range c.threads() {
 		for i := range es {
 			for bi := range es[i].Blocks {
-				b := &es[i].Blocks[bi]
-				switch {
-				case b.Type == BlockToolResult && b.ToolUseID != "":
-					if _, dup := p.byCall[b.ToolUseID]; !dup {
-						p.byCall[b.ToolUseID] = b
-					}
-				case (b.Type == BlockToolUse || b.Type == BlockServerToolUse) && b.ToolID != "":
-					p.calls[b.ToolID] = true
-				}
+				p.note(&es[i].Blocks[bi])
 			}
 		}
 	}
 	return p
+}
+
+// note records block b: a call, or the result of one (the first result
+// of a call wins).
+func (p *ToolResults) note(b *Block) {
+	switch {
+	case b.Type == BlockToolResult && b.ToolUseID != "":
+		if _, dup := p.byCall[b.ToolUseID]; !dup {
+			p.byCall[b.ToolUseID] = b
+		}
+	case (b.Type == BlockToolUse || b.Type == BlockServerToolUse) && b.ToolID != "":
+		p.calls[b.ToolID] = true
+	}
 }
 
 // threads is the main thread then the subagents' threads, by agent id.

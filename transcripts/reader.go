@@ -76,15 +76,9 @@ func ReadFile(path string, cur Cursor, fn func(*Entry) error) (Cursor, ReadStats
 	}
 	defer f.Close()
 	var stats ReadStats
-	if cur.Offset > 0 {
-		replaced, err := isReplaced(f, st.Size(), cur)
-		if err != nil {
-			return cur, stats, err
-		}
-		if replaced {
-			cur = Cursor{}
-			stats.Restart = true
-		}
+	cur, stats.Restart, err = restartIfReplaced(f, st.Size(), cur)
+	if err != nil {
+		return cur, stats, err
 	}
 	if cur.Offset == st.Size() && !stats.Restart {
 		cur.Size = st.Size()
@@ -117,6 +111,19 @@ type readOpts struct {
 	// than the read buffer is measured first and read into one buffer of
 	// its size, instead of a buffer doubled up to twice the line.
 	at io.ReaderAt
+}
+
+// restartIfReplaced is cur, or the start of the file (restart) when f,
+// of size bytes, is no longer the one cur was read from.
+func restartIfReplaced(f *os.File, size int64, cur Cursor) (_ Cursor, restart bool, _ error) {
+	if cur.Offset == 0 {
+		return cur, false, nil
+	}
+	replaced, err := isReplaced(f, size, cur)
+	if err != nil || !replaced {
+		return cur, false, err
+	}
+	return Cursor{}, true, nil
 }
 
 // isReplaced reports whether the file f, of size bytes, is no longer the

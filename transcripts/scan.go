@@ -46,17 +46,7 @@ func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func
 	}
 	bud := newReadBudget(budget)
 	work := make(chan int)
-	go func() { // dispatcher: admits jobs in order within the byte budget
-		defer close(work)
-		for i, j := range jobs {
-			bud.admit(ctx, jobCost(j))
-			select {
-			case work <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	go dispatch(ctx, jobs, bud, work)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -76,6 +66,21 @@ func ReadAll(ctx context.Context, jobs []Job, workers int, budget int64, fn func
 	}()
 	wg.Wait()
 	return err
+}
+
+// dispatch sends the jobs' indexes to work in order, each once the byte
+// budget admits it, until they are all sent or ctx ends; then it closes
+// work.
+func dispatch(ctx context.Context, jobs []Job, bud *readBudget, work chan<- int) {
+	defer close(work)
+	for i, j := range jobs {
+		bud.admit(ctx, jobCost(j))
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // readJob reads one job's entries; reading stops early once ctx is done.

@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -94,34 +95,31 @@ func (st *SessionState) init() {
 	if st.idx != nil {
 		return
 	}
-	if st.Responses == nil {
-		st.Responses = KeySet{}
-	}
-	if st.Turns == nil {
-		st.Turns = KeySet{}
-	}
-	if st.Replays == nil {
-		st.Replays = KeySet{}
-	}
-	if st.MainModels == nil {
-		st.MainModels = map[string]int{}
-	}
-	if st.Agents == nil {
-		st.Agents = map[string]*Subagent{}
-	}
-	if st.Spawns == nil {
-		st.Spawns = map[string]*Subagent{}
-	}
+	makeIfNil(&st.Responses)
+	makeIfNil(&st.Turns)
+	makeIfNil(&st.Replays)
+	makeIfNil(&st.MainModels)
+	makeIfNil(&st.Agents)
+	makeIfNil(&st.Spawns)
 	s := &st.Session
-	set := func(list []string) map[string]bool {
-		m := make(map[string]bool, len(list))
-		for _, v := range list {
-			m[v] = true
-		}
-		return m
+	st.idx = &stateIndex{files: setOf(s.SourceFiles), branches: setOf(s.Branches), models: setOf(s.Models),
+		versions: setOf(s.Versions), read: setOf(s.FilesRead), edited: setOf(s.FilesEdited)}
+}
+
+// makeIfNil makes the map *m when it is nil (a state decoded without it).
+func makeIfNil[M ~map[K]V, K comparable, V any](m *M) {
+	if *m == nil {
+		*m = M{}
 	}
-	st.idx = &stateIndex{files: set(s.SourceFiles), branches: set(s.Branches), models: set(s.Models),
-		versions: set(s.Versions), read: set(s.FilesRead), edited: set(s.FilesEdited)}
+}
+
+// setOf is the set of list's values.
+func setOf(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, v := range list {
+		m[v] = true
+	}
+	return m
 }
 
 // Add feeds one entry of the session read from f. Summary entries are
@@ -136,7 +134,7 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	if st.titleOrBookkeeping(e) {
 		return
 	}
-	sidechain := e.IsSidechain || f.Kind != MainFile
+	sidechain := f.sidechain(e)
 	if e.IsUserOrAssistant() && st.repeated(f, e, sidechain) {
 		return
 	}
@@ -145,16 +143,24 @@ func (st *SessionState) Add(f *File, e *Entry) {
 	if sidechain {
 		agent = st.agent(f, e)
 	}
-	s := &st.Session
 	switch e.Type {
 	case "system":
 		st.system(e, sidechain)
 	case "user", "assistant":
-		s.Entries++
-		if agent != nil {
-			agent.Entries++
-		}
+		st.Session.Entries++
+		agent.count()
 		st.message(e, sidechain)
+	}
+}
+
+// sidechain says e, read from f, is not on the main thread: it says so,
+// or f is an agent's file.
+func (f *File) sidechain(e *Entry) bool { return e.IsSidechain || f.Kind != MainFile }
+
+// count counts a message of agent ag (nil: of none).
+func (ag *Subagent) count() {
+	if ag != nil {
+		ag.Entries++
 	}
 }
 
@@ -185,7 +191,7 @@ func (st *SessionState) IsReplay(f *File, e *Entry) bool {
 	if !e.IsUserOrAssistant() {
 		return false
 	}
-	if !e.IsSidechain && f.Kind == MainFile && st.RepeatsPrompt(e) {
+	if !f.sidechain(e) && st.RepeatsPrompt(e) {
 		return true
 	}
 	if len(st.Replays) == 0 {
@@ -280,10 +286,7 @@ func (st *SessionState) system(e *Entry, sidechain bool) {
 
 // agent finds or creates the subagent record an entry belongs to.
 func (st *SessionState) agent(f *File, e *Entry) *Subagent {
-	id := f.AgentID
-	if id == "" {
-		id = e.AgentID
-	}
+	id := cmp.Or(f.AgentID, e.AgentID)
 	if id == "" {
 		return nil
 	}
@@ -296,17 +299,17 @@ func (st *SessionState) agent(f *File, e *Entry) *Subagent {
 		st.Agents[id] = ag
 	}
 	if f.Meta != nil {
-		if f.Meta.AgentType != "" {
-			ag.Type = f.Meta.AgentType
-		}
-		if f.Meta.Description != "" {
-			ag.Description = f.Meta.Description
-		}
-		if f.Meta.ToolUseID != "" {
-			ag.ToolUseID = f.Meta.ToolUseID
-		}
+		ag.takeMeta(f.Meta)
 	}
 	return ag
+}
+
+// takeMeta takes what an agent's meta file says of it: its type, its
+// description, the tool call that spawned it.
+func (ag *Subagent) takeMeta(m *SubagentMeta) {
+	ag.Type = cmp.Or(m.AgentType, ag.Type)
+	ag.Description = cmp.Or(m.Description, ag.Description)
+	ag.ToolUseID = cmp.Or(m.ToolUseID, ag.ToolUseID)
 }
 
 // message adds a user or assistant entry: its model and usage, and, on the
@@ -543,35 +546,51 @@ func (st *SessionState) tool(b *Block) {
 func (st *SessionState) Finish(decodedPath string) *Session {
 	out := st.Session // the lists are shared read-only; Subagents is rebuilt
 	s := &out
-	if st.MainCWD != "" {
-		s.ProjectPath = st.MainCWD
-	}
-	if s.ProjectPath == "" {
-		s.ProjectPath = decodedPath
-	}
+	s.ProjectPath = cmp.Or(st.MainCWD, s.ProjectPath, decodedPath)
 	s.MainModel = st.mainModel()
 	s.Models = MainFirst(s.Models, s.MainModel) // a copy when it moves: the state's list is shared
 	s.CWD = s.ProjectPath
-	switch {
-	case st.CustomTitle != "":
-		s.Title, s.TitleSource = st.CustomTitle, "custom"
-	case st.AITitle != "":
-		s.Title, s.TitleSource = st.AITitle, "ai"
-	case st.LastPrompt != "":
-		s.Title, s.TitleSource = CleanPrompt(st.LastPrompt), "last-prompt"
-	case st.Summary != "":
-		s.Title, s.TitleSource = st.Summary, "summary"
-	case s.FirstPrompt != "":
-		s.Title, s.TitleSource = s.FirstPrompt, "first-prompt"
-	case st.Command != "":
-		s.Title, s.TitleSource = st.Command, "command"
-	case st.SidePrompt != "":
-		s.Title, s.TitleSource = st.SidePrompt, "subagent-prompt"
+	if title, source, ok := st.title(); ok {
+		s.Title, s.TitleSource = title, source
 	}
 	s.Title = OneLine(s.Title, 200)
 	s.Subagents = st.subagents()
 	s.SourceExists = len(s.SourceFiles) > 0
 	return s
+}
+
+// titleSources is where a session's title comes from, by precedence: the
+// person's own (/rename), Claude's, the last prompt, the summary line,
+// the first prompt, the first slash command, a subagent's prompt. shown,
+// when set, is the title a text makes.
+var titleSources = []struct {
+	source string
+	text   func(st *SessionState) string
+	shown  func(string) string
+}{
+	{"custom", func(st *SessionState) string { return st.CustomTitle }, nil},
+	{"ai", func(st *SessionState) string { return st.AITitle }, nil},
+	{"last-prompt", func(st *SessionState) string { return st.LastPrompt }, CleanPrompt},
+	{"summary", func(st *SessionState) string { return st.Summary }, nil},
+	{"first-prompt", func(st *SessionState) string { return st.Session.FirstPrompt }, nil},
+	{"command", func(st *SessionState) string { return st.Command }, nil},
+	{"subagent-prompt", func(st *SessionState) string { return st.SidePrompt }, nil},
+}
+
+// title is the session's title and its source (titleSources), if it has
+// one.
+func (st *SessionState) title() (title, source string, ok bool) {
+	for _, t := range titleSources {
+		text := t.text(st)
+		if text == "" {
+			continue
+		}
+		if t.shown != nil {
+			text = t.shown(text)
+		}
+		return text, t.source, true
+	}
+	return "", "", false
 }
 
 // mainModel is the model of most of the main thread's responses (the

@@ -11,6 +11,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -80,15 +81,23 @@ type renderer struct {
 // header prints the session's details: "Session <id>" lines in text, a
 // title and a list in Markdown.
 func (r *renderer) header(s *transcripts.Session) {
-	code := func(v string) string { return termtext.Line(v) }
+	code := termtext.Line
 	if r.o.Markdown {
-		title := s.Title
-		if title == "" {
-			title = s.FirstPrompt
-		}
-		r.printf("# %s\n\n", termtext.Line(transcripts.OneLine(title, 200)))
+		r.printf("# %s\n\n", termtext.Line(transcripts.OneLine(cmp.Or(s.Title, s.FirstPrompt), 200)))
 		code = func(v string) string { return "`" + strings.ReplaceAll(termtext.Line(v), "`", "'") + "`" }
 	}
+	for _, row := range r.details(s, code) {
+		if r.o.Markdown {
+			r.printf("- %s: %s\n", row[0], row[1])
+		} else {
+			r.printf("%-8s%s\n", row[0], row[1])
+		}
+	}
+}
+
+// details are the header's rows (name, value) for session s; code shows
+// an id or a path.
+func (r *renderer) details(s *transcripts.Session, code func(string) string) [][2]string {
 	rows := [][2]string{{"Session", code(s.ID)}, {"Project", code(s.ProjectPath)}}
 	if s.Title != "" && !r.o.Markdown {
 		rows = append(rows, [2]string{"Title", termtext.Line(s.Title)})
@@ -105,13 +114,7 @@ func (r *renderer) header(s *transcripts.Session) {
 	if note := s.SourceNote(); note != "" {
 		rows = append(rows, [2]string{"Note", note})
 	}
-	for _, row := range rows {
-		if r.o.Markdown {
-			r.printf("- %s: %s\n", row[0], row[1])
-		} else {
-			r.printf("%-8s%s\n", row[0], row[1])
-		}
-	}
+	return rows
 }
 
 // when is a time as the format shows it: local to the minute in text,
@@ -286,21 +289,27 @@ func (r *renderer) assistant(e *transcripts.Entry, indent, lastRole string) stri
 			r.head(indent, "1;35", "◆", "Claude", e.Timestamp)
 			lastRole = "assistant"
 		}
-		switch b.Type {
-		case transcripts.BlockText:
-			if strings.TrimSpace(b.Text) != "" {
-				r.gap(indent)
-				r.block(r.body(indent), b.Text)
-			}
-		case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
-			if r.o.Thinking && strings.TrimSpace(b.Text) != "" {
-				r.block(r.body(indent)+"∴ ", b.Text)
-			}
-		case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
-			r.toolUse(b, indent)
-		}
+		r.assistantBlock(b, indent)
 	}
 	return lastRole
+}
+
+// assistantBlock prints one block of Claude's: text (not blank),
+// thinking when shown, a tool call.
+func (r *renderer) assistantBlock(b *transcripts.Block, indent string) {
+	switch b.Type {
+	case transcripts.BlockText:
+		if strings.TrimSpace(b.Text) != "" {
+			r.gap(indent)
+			r.block(r.body(indent), b.Text)
+		}
+	case transcripts.BlockThinking, transcripts.BlockRedactedThinking:
+		if r.o.Thinking && strings.TrimSpace(b.Text) != "" {
+			r.block(r.body(indent)+"∴ ", b.Text)
+		}
+	case transcripts.BlockToolUse, transcripts.BlockServerToolUse:
+		r.toolUse(b, indent)
+	}
 }
 
 // headed reports whether a block opens Claude's turn with a header: text
