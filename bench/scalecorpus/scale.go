@@ -68,19 +68,16 @@ func Grow(o Options) (Result, error) {
 		pnum := k % o.Projects
 		suffix := fmt.Sprintf("-bench%03d", pnum)
 		for _, f := range files {
-			parts := make([]string, 0, len(f.rel))
-			parts = append(parts, o.Dest, f.rel[0]+suffix)
-			for _, p := range f.rel[1:] {
-				parts = append(parts, string(remapUUIDs(nil, []byte(p), ns, nil)))
-			}
-			out := pyJoin(parts)
+			out := copyPath(o.Dest, f, suffix, ns)
 			if planned[out] {
 				continue
 			}
-			if _, err := os.Lstat(out); err == nil {
+			there, err := exists(out)
+			if err != nil {
+				return Result{}, err
+			}
+			if there {
 				continue
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return Result{}, fmt.Errorf("stat %s: %w", out, err)
 			}
 			planned[out] = true
 			size := f.out3 + f.cwds*int64(len(suffix)-len("-bench000"))
@@ -96,6 +93,30 @@ func Grow(o Options) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Written: written, Copies: k}, nil
+}
+
+// copyPath is where the copy of f with uuid namespace ns goes under dest:
+// its project folder suffixed, the uuids of the rest of its path
+// remapped.
+func copyPath(dest string, f *srcFile, suffix string, ns [16]byte) string {
+	parts := make([]string, 0, len(f.rel))
+	parts = append(parts, dest, f.rel[0]+suffix)
+	for _, p := range f.rel[1:] {
+		parts = append(parts, string(remapUUIDs(nil, []byte(p), ns, nil)))
+	}
+	return pyJoin(parts)
+}
+
+// exists reports whether path exists (a copy already there is kept).
+func exists(path string) (bool, error) {
+	_, err := os.Lstat(path)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("stat %s: %w", path, err)
 }
 
 // pyJoin joins like os.path.join: a component that is absolute restarts the
@@ -167,7 +188,7 @@ func sourcePaths(src string) ([]string, error) {
 			return nil
 		}
 		// os.walk lists a link to a folder among the folders.
-		if n := d.Name(); !walkedAsDir(p, d) && (strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".meta.json")) {
+		if isSource(d.Name()) && !walkedAsDir(p, d) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -176,6 +197,12 @@ func sourcePaths(src string) ([]string, error) {
 		return nil, fmt.Errorf("walk %s: %w", src, err)
 	}
 	return paths, nil
+}
+
+// isSource says a file name is one scale-corpus copies: a transcript or a
+// subagent's meta file.
+func isSource(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".meta.json")
 }
 
 // walkedAsDir reports whether os.walk takes d for a folder: a folder, or
@@ -439,6 +466,12 @@ func daysIn(y, mo int) int {
 	return monthDays[mo]
 }
 
+// validDate says y-mo-d is a date: year 1 on, a day of the month.
+func validDate(y, mo, d int) bool { return y >= 1 && d >= 1 && d <= daysIn(y, mo) }
+
+// validClock says h:mi:sec is a time of day.
+func validClock(h, mi, sec int) bool { return h <= 23 && mi <= 59 && sec <= 59 }
+
 // shiftStamp is datetime.fromisoformat(t) - timedelta(hours=k), printed with
 // isoformat(timespec="milliseconds"): the fraction's first three digits,
 // zero-padded (Python keeps six and truncates to milliseconds; the shift is
@@ -447,7 +480,7 @@ func daysIn(y, mo int) int {
 func shiftStamp(dst, t []byte, k int) ([]byte, error) {
 	y, mo, d := num(t[0:4]), num(t[5:7]), num(t[8:10])
 	h, mi, sec := num(t[11:13]), num(t[14:16]), num(t[17:19])
-	if y < 1 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
+	if !validDate(y, mo, d) || !validClock(h, mi, sec) {
 		return nil, fmt.Errorf("timestamp %q: fromisoformat refuses it", t)
 	}
 	tm := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Add(-time.Duration(k) * time.Hour)
