@@ -78,18 +78,34 @@ func (s *Store) loadSurveySnap(ctx context.Context, claudeDir string) *surveySna
 
 // parseSurveySnap parses what marshal wrote; nil when it cannot.
 func parseSurveySnap(b []byte) *surveySnap {
-	text := string(b)
-	head, rest, ok := strings.Cut(text, "\n")
+	head, rest, ok := strings.Cut(string(b), "\n")
+	if !ok {
+		return nil
+	}
+	sv := parseSurveyHead(head)
+	if sv == nil || !sv.parseGroups(rest) {
+		return nil
+	}
+	return sv
+}
+
+// parseSurveyHead parses the snapshot's first line; nil when it cannot.
+func parseSurveyHead(head string) *surveySnap {
 	f := strings.Split(head, "\t")
-	if !ok || len(f) != 6 || f[0] != surveySnapMagic {
+	if len(f) != 6 || f[0] != surveySnapMagic {
 		return nil
 	}
 	n, ok := parseInts(f[2:5])
 	if !ok {
 		return nil
 	}
-	sv := &surveySnap{epoch: f[1], maxID: n[0], claudeDir: f[5], rootTaken: n[2],
+	return &surveySnap{epoch: f[1], maxID: n[0], claudeDir: f[5], rootTaken: n[2],
 		root: transcripts.Stamp{Path: filepath.Join(f[5], "projects"), Dir: true, MTime: n[1]}}
+}
+
+// parseGroups parses the project folders' lines, each followed by its
+// stamps; false when it cannot.
+func (sv *surveySnap) parseGroups(rest string) bool {
 	sv.projects = make([]transcripts.StampGroup, 0, strings.Count(rest, "\nP\t")+1)
 	var g *transcripts.StampGroup
 	for len(rest) > 0 {
@@ -99,7 +115,7 @@ func parseSurveySnap(b []byte) *surveySnap {
 		a, line, _ := strings.Cut(line, "\t")
 		x, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || line == "" {
-			return nil
+			return false
 		}
 		if kind == "P" {
 			sv.projects = append(sv.projects, transcripts.StampGroup{Name: line, Taken: x})
@@ -107,15 +123,15 @@ func parseSurveySnap(b []byte) *surveySnap {
 			continue
 		}
 		if g == nil {
-			return nil
+			return false
 		}
 		st, ok := parseStamp(kind, x, line)
 		if !ok {
-			return nil
+			return false
 		}
 		g.Stamps = append(g.Stamps, st)
 	}
-	return sv
+	return true
 }
 
 // parseStamp parses a stamp line of kind "d" (x its mtime, rest its path),
@@ -151,14 +167,7 @@ func parseInts(fields []string) ([]int64, bool) {
 // It is written again by each refresh that found something moved (a live
 // session's file grown): 3.4 MB at 10 GB, appended in one buffer.
 func (sv *surveySnap) marshal() []byte {
-	size := 0
-	for _, g := range sv.projects {
-		size += len(g.Name) + 24
-		for _, st := range g.Stamps {
-			size += len(st.Path) + 44
-		}
-	}
-	b := make([]byte, 0, size+len(sv.epoch)+len(sv.claudeDir)+100)
+	b := make([]byte, 0, sv.sizeHint())
 	ok := writable(sv.epoch) && writable(sv.claudeDir)
 	b = append(b, surveySnapMagic+"\t"...)
 	b = append(b, sv.epoch...)
@@ -179,6 +188,18 @@ func (sv *surveySnap) marshal() []byte {
 		return nil
 	}
 	return b
+}
+
+// sizeHint is about the size of the marshalled snapshot, a little over.
+func (sv *surveySnap) sizeHint() int {
+	size := len(sv.epoch) + len(sv.claudeDir) + 100
+	for _, g := range sv.projects {
+		size += len(g.Name) + 24
+		for _, st := range g.Stamps {
+			size += len(st.Path) + 44
+		}
+	}
+	return size
 }
 
 // appendStamp appends st's line: "d mtime path" for a folder, "q size

@@ -140,13 +140,22 @@ func ForgetInCopy(ctx context.Context, path string, targets []ForgetTarget) erro
 		return fmt.Errorf("forgetting in the copy %s: %w", path, err)
 	}
 	if filepath.Base(path) == DBName && strings.HasPrefix(filepath.Base(dir), asidePrefix) {
-		for _, n := range derivedNames {
-			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
-				return fmt.Errorf("deleting %s, which may hold forgotten text: %w", filepath.Join(dir, n), err)
-			}
+		if err := removeDerived(dir); err != nil {
+			return err
 		}
 	}
 	return syncDir(dir)
+}
+
+// removeDerived deletes the derived files kept in dir beside a store
+// (full-text index, vectors, model), which may hold forgotten text.
+func removeDerived(dir string) error {
+	for _, n := range derivedNames {
+		if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("deleting %s, which may hold forgotten text: %w", filepath.Join(dir, n), err)
+		}
+	}
+	return nil
 }
 
 // copyWithLog copies a SQLite file and its write-ahead log when it has one.
@@ -459,24 +468,39 @@ func (x Exclusion) Excluded(path string) (bool, string) {
 	path = filepath.Clean(path)
 	home, _ := os.UserHomeDir()
 	for _, g := range x.Globs {
-		g = strings.TrimSpace(g)
-		if strings.HasPrefix(g, "~/") && home != "" {
-			g = filepath.Join(home, g[2:])
-		}
-		g = filepath.Clean(g)
+		g = expandGlob(g, home)
 		if globMatchesUp(g, path) {
 			return true, "index.exclude " + g
 		}
 	}
-	for p := path; ; p = filepath.Dir(p) {
-		if _, err := os.Lstat(filepath.Join(p, IgnoreFile)); err == nil {
-			return true, filepath.Join(p, IgnoreFile)
-		}
-		if parent := filepath.Dir(p); parent == p || p == home {
-			break
-		}
+	if f := ignoreFileAbove(path, home); f != "" {
+		return true, f
 	}
 	return false, ""
+}
+
+// expandGlob is an index.exclude glob as a clean path, a leading ~/
+// standing for home.
+func expandGlob(g, home string) string {
+	g = strings.TrimSpace(g)
+	if strings.HasPrefix(g, "~/") && home != "" {
+		g = filepath.Join(home, g[2:])
+	}
+	return filepath.Clean(g)
+}
+
+// ignoreFileAbove is the .cairnignore of path or of a folder above it,
+// up to home; "" when there is none.
+func ignoreFileAbove(path, home string) string {
+	for p := path; ; p = filepath.Dir(p) {
+		f := filepath.Join(p, IgnoreFile)
+		if _, err := os.Lstat(f); err == nil {
+			return f
+		}
+		if parent := filepath.Dir(p); parent == p || p == home {
+			return ""
+		}
+	}
 }
 
 // globMatchesUp reports whether glob g matches path or one of the folders

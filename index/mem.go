@@ -346,19 +346,27 @@ func deleteMem(ctx context.Context, tx *sql.Tx, id string, trash []byte) error {
 			return err
 		}
 	}
+	if err := dropMemDoc(ctx, tx, id); err != nil {
+		return err
+	}
+	return bumpMemGen(ctx, tx)
+}
+
+// dropMemDoc takes memory id out of the search indexes: its full-text
+// document is queued for deletion, its vector deleted (and the vector
+// counts, which held it, forgotten).
+func dropMemDoc(ctx context.Context, tx *sql.Tx, id string) error {
 	if err := queueDoc(ctx, tx, docMemoryPrefix+id); err != nil {
 		return err
 	}
-	res, err = tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id)
+	res, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE doc = ?`, docMemoryPrefix+id)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
-		if err := forgetVecCounts(ctx, tx); err != nil {
-			return err
-		}
+		return forgetVecCounts(ctx, tx)
 	}
-	return bumpMemGen(ctx, tx)
+	return nil
 }
 
 // keepTrash keeps trash, deleted memory id as JSON, for undo.

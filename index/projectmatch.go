@@ -43,16 +43,12 @@ func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	var owner string // the project p names, when p is a path
-	if filepath.IsAbs(p) {
-		if owner, err = s.ProjectFor(ctx, p); err != nil {
-			return nil, err
-		}
+	owner, err := s.pathOwner(ctx, p)
+	if err != nil {
+		return nil, err
 	}
-	for _, x := range ps {
-		if x.Path == p || x.Path == owner || slices.Contains(x.Folders, p) {
-			return []string{x.Path}, nil
-		}
+	if x, ok := namedExactly(ps, p, owner); ok {
+		return []string{x}, nil
 	}
 	if out := projectsContaining(ps, p); len(out) > 0 {
 		return out, nil
@@ -61,6 +57,27 @@ func (s *Store) MatchProjects(ctx context.Context, name string) ([]string, error
 		return []string{owner}, nil
 	}
 	return nil, fmt.Errorf("%w %q (list them with `cairn projects`)", ErrNoProject, p)
+}
+
+// pathOwner is the project p names when it is an absolute path
+// (ProjectFor), else "".
+func (s *Store) pathOwner(ctx context.Context, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", nil
+	}
+	return s.ProjectFor(ctx, p)
+}
+
+// namedExactly is the stored project p names alone (rule 3 of
+// MatchProjects): its exact path, the exact path of a folder its sessions
+// ran in, or a path whose project, owner, is it.
+func namedExactly(ps []transcripts.ProjectSummary, p, owner string) (string, bool) {
+	for _, x := range ps {
+		if x.Path == p || x.Path == owner || slices.Contains(x.Folders, p) {
+			return x.Path, true
+		}
+	}
+	return "", false
 }
 
 // projectQuery is what name asks MatchProjects for: "" for nothing, the

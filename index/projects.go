@@ -93,12 +93,7 @@ func (r *projectRule) of(ctx context.Context, cwd, folder string) (string, error
 
 func (r *projectRule) resolve(ctx context.Context, cwd, folder string) (string, error) {
 	if repo, ok := gitrepo.Find(cwd); ok {
-		if repo.Root != cwd && r.exec != nil {
-			if err := recordRepo(ctx, r.exec, cwd, repo.Root, r.now); err != nil {
-				return "", err
-			}
-		}
-		return repo.Root, nil
+		return repo.Root, r.remember(ctx, cwd, repo.Root)
 	}
 	if repo, ok, err := r.recordedRepo(ctx, cwd); ok || err != nil {
 		return repo, err
@@ -110,6 +105,15 @@ func (r *projectRule) resolve(ctx context.Context, cwd, folder string) (string, 
 		return p, nil
 	}
 	return cwd, nil
+}
+
+// remember records that cwd, below it, is in repository root (when the
+// rule can write): the rule finds it there once the repository is gone.
+func (r *projectRule) remember(ctx context.Context, cwd, root string) error {
+	if root == cwd || r.exec == nil {
+		return nil
+	}
+	return recordRepo(ctx, r.exec, cwd, root, r.now)
 }
 
 // recordedRepo is the repository recorded for cwd or its nearest folder
@@ -313,11 +317,9 @@ func moveFiledUnder(ctx context.Context, tx *sql.Tx, rule *projectRule, moved ma
 	}
 	changed := false
 	for _, old := range paths {
-		p, ok := moved[old]
-		if !ok {
-			if p, err = rule.of(ctx, old, ""); err != nil {
-				return err
-			}
+		p, err := refiledTo(ctx, rule, moved, old)
+		if err != nil {
+			return err
 		}
 		if p == old || p == "" {
 			continue
@@ -331,6 +333,15 @@ func moveFiledUnder(ctx context.Context, tx *sql.Tx, rule *projectRule, moved ma
 		return nil
 	}
 	return bumpMemGen(ctx, tx)
+}
+
+// refiledTo is the project what is filed under old goes to: where moved
+// says, else the rule's project of old.
+func refiledTo(ctx context.Context, rule *projectRule, moved map[string]string, old string) (string, error) {
+	if p, ok := moved[old]; ok {
+		return p, nil
+	}
+	return rule.of(ctx, old, "")
 }
 
 // filedProjects lists the projects memories, summaries, drafts and

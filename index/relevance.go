@@ -125,26 +125,30 @@ func (sr *Searcher) newCoverage(text string, ids []string, docs map[string]*hit)
 		cv.total += w.Weight
 	}
 	for id, has := range c.Has {
-		d := docs[id]
-		if d == nil {
-			continue
+		if d := docs[id]; d != nil {
+			c.Has[id] = rootsHeld(c.Words, has, d)
 		}
-		var lower string
-		for i, w := range c.Words {
-			if w.Root == "" || has&(1<<i) == 0 {
-				continue
-			}
-			if lower == "" {
-				lower = strings.ToLower(d.Title + "\n" + d.Text)
-			}
-			if !strings.Contains(lower, w.Root) {
-				has &^= 1 << i
-			}
-		}
-		c.Has[id] = has
 	}
 	cv.holdDates(text, ids, docs)
 	return cv, nil
+}
+
+// rootsHeld is has without the words whose Root document d's title and
+// text do not contain.
+func rootsHeld(words []ftsapi.QueryWord, has uint64, d *hit) uint64 {
+	var lower string
+	for i, w := range words {
+		if w.Root == "" || has&(1<<i) == 0 {
+			continue
+		}
+		if lower == "" {
+			lower = strings.ToLower(d.Title + "\n" + d.Text)
+		}
+		if !strings.Contains(lower, w.Root) {
+			has &^= 1 << i
+		}
+	}
+	return has
 }
 
 // holdDates: a document holds the words of a date the query names ("on
@@ -292,18 +296,25 @@ func (cv *coverage) grade(id string) (string, float64) {
 		return "", 0
 	}
 	has := cv.cover.Has[id]
+	matched, n := cv.count(has)
+	rel := cv.relevance(has)
+	return Grade(matched, n, rel), rel
+}
+
+// relevance is the share of the query's information (its words' weight)
+// the words in has hold, rounded to three places; 0 when the query
+// weighs nothing.
+func (cv *coverage) relevance(has uint64) float64 {
+	if cv.total <= 0 {
+		return 0
+	}
 	w := 0.0
 	for i, word := range cv.cover.Words {
 		if has&(1<<i) != 0 {
 			w += word.Weight
 		}
 	}
-	matched, n := cv.count(has)
-	rel := 0.0
-	if cv.total > 0 {
-		rel = math.Round(w/cv.total*1000) / 1000
-	}
-	return Grade(matched, n, rel), rel
+	return math.Round(w/cv.total*1000) / 1000
 }
 
 // queryCoverage is which of the query's words each text hit holds; nil
@@ -415,6 +426,12 @@ func (q *SearchQuery) fullFirst(fused []Scored, docs map[string]*hit, match map[
 	if !q.GroupBySession {
 		return full, len(partial)
 	}
+	return full, hiddenSessions(full, partial, docs)
+}
+
+// hiddenSessions is how many sessions only the partial matches left out
+// would have shown.
+func hiddenSessions(full, partial []Scored, docs map[string]*hit) int {
 	shown, hidden := map[string]bool{}, map[string]bool{}
 	for _, f := range full {
 		if d := docs[f.ID]; d != nil {
@@ -426,8 +443,12 @@ func (q *SearchQuery) fullFirst(fused []Scored, docs map[string]*hit, match map[
 			hidden[d.Session] = true
 		}
 	}
-	return full, len(hidden)
+	return len(hidden)
 }
+
+// fullMatch says grade g is a match of all the query's words, as typed
+// or as prefixes.
+func fullMatch(g string) bool { return g == MatchWords || g == MatchPrefix }
 
 // typoFallback searches again with the query's unseen words replaced by
 // their near spellings (ftsapi.Index.Correct) when the query as typed
@@ -444,8 +465,8 @@ func (sr *Searcher) typoFallback(ctx context.Context, q SearchQuery, resp *Searc
 		return nil, err
 	}
 	for i := range typo.Results {
-		if typo.Results[i].Match == MatchWords || typo.Results[i].Match == MatchPrefix {
-			typo.Results[i].Match = MatchTypo
+		if r := &typo.Results[i]; fullMatch(r.Match) {
+			r.Match = MatchTypo
 		}
 	}
 	typo.Corrected = fixes

@@ -307,14 +307,8 @@ func (a *sessionAgg) settle(cv *coverage, avgLen float64) {
 		return
 	}
 	matched, n := cv.count(a.has)
-	w := 0.0
-	for i, word := range cv.cover.Words {
-		if a.has&(1<<i) != 0 {
-			w += word.Weight
-		}
-	}
 	if cv.total > 0 {
-		a.rel = math.Round(w/cv.total*1000) / 1000
+		a.rel = cv.relevance(a.has)
 	}
 	a.grade = a.unionGrade(Grade(matched, n, a.rel))
 	if a.grade == "" && sessionUnionPartialFloor > 0 && a.rel >= sessionUnionPartialFloor-1e-9 {

@@ -111,31 +111,9 @@ func (s *Store) speculate(ctx context.Context, ix ftsapi.Index, docs []DocRow) *
 // them): the transaction will not add them, and their queued ids put the
 // stored entries back.
 func (s *Store) speculable(ctx context.Context, docs []DocRow) ([]DocRow, error) {
-	sids := map[string]bool{}
-	args := make([]any, 0, 1)
-	for _, d := range docs {
-		if !sids[d.Session] {
-			sids[d.Session] = true
-			args = append(args, d.Session)
-		}
-	}
-	labels := map[string]sessionLabel{}
-	rows, err := s.r.QueryContext(ctx, `SELECT sid, title, project_path FROM sessions WHERE entries > 0 AND sid IN (`+placeholders(len(args))+`)`, args...)
+	labels, err := s.storedLabels(ctx, docSessions(docs))
 	if err != nil {
-		return nil, s.wrap(err)
-	}
-	for rows.Next() {
-		var sid string
-		var l sessionLabel
-		if err := rows.Scan(&sid, &l.title, &l.path); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		labels[sid] = l
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, s.wrap(err)
+		return nil, err
 	}
 	var out []DocRow
 	for _, d := range docs {
@@ -145,6 +123,42 @@ func (s *Store) speculable(ctx context.Context, docs []DocRow) ([]DocRow, error)
 		}
 	}
 	return out, nil
+}
+
+// docSessions is the sessions of docs, each once, in order.
+func docSessions(docs []DocRow) []any {
+	sids := map[string]bool{}
+	args := make([]any, 0, 1)
+	for _, d := range docs {
+		if !sids[d.Session] {
+			sids[d.Session] = true
+			args = append(args, d.Session)
+		}
+	}
+	return args
+}
+
+// storedLabels is the stored title and project of those of the sessions
+// sids that have entries.
+func (s *Store) storedLabels(ctx context.Context, sids []any) (map[string]sessionLabel, error) {
+	labels := map[string]sessionLabel{}
+	rows, err := s.r.QueryContext(ctx, `SELECT sid, title, project_path FROM sessions WHERE entries > 0 AND sid IN (`+placeholders(len(sids))+`)`, sids...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid string
+		var l sessionLabel
+		if err := rows.Scan(&sid, &l.title, &l.path); err != nil {
+			return nil, err
+		}
+		labels[sid] = l
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	return labels, nil
 }
 
 // settle waits for sp and reconciles it with what the sync committed: only,
@@ -158,17 +172,7 @@ func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, on
 	if len(only) == 0 {
 		return nil
 	}
-	indexed := make(map[string]DocRow, len(sp.docs))
-	for _, d := range sp.docs {
-		indexed[d.ID] = d
-	}
-	var redo []DocRow
-	for _, d := range only {
-		if g, ok := indexed[d.ID]; !ok || sp.err != nil || !sameDoc(g, d) {
-			redo = append(redo, d)
-		}
-	}
-	if len(redo) > 0 {
+	if redo := sp.missed(only); len(redo) > 0 {
 		if err := ix.Index(ftsDocs(redo)); err != nil {
 			return err
 		}
@@ -181,6 +185,22 @@ func (s *Store) settle(ctx context.Context, ix ftsapi.Index, sp *speculation, on
 	// the run was cancelled meanwhile (an interrupted drain settles what
 	// the sync committed).
 	return s.Derived().AckQueued(context.WithoutCancel(ctx), ids)
+}
+
+// missed are the documents of committed that sp did not index as they
+// were committed (all of them when it failed).
+func (sp *speculation) missed(committed []DocRow) []DocRow {
+	indexed := make(map[string]DocRow, len(sp.docs))
+	for _, d := range sp.docs {
+		indexed[d.ID] = d
+	}
+	var redo []DocRow
+	for _, d := range committed {
+		if g, ok := indexed[d.ID]; !ok || sp.err != nil || !sameDoc(g, d) {
+			redo = append(redo, d)
+		}
+	}
+	return redo
 }
 
 // sameDoc reports whether two documents index the same way.

@@ -143,11 +143,7 @@ func (k knownFile) readThrough(f *transcripts.File) bool {
 func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (st SyncStats, err error) {
 	start := time.Now()
 	opts.defaults()
-	// A store written by a build that read the transcripts otherwise is
-	// recounted by its next full sync (a hook's, limited to a project,
-	// leaves it to the next `cairn index` or TUI).
-	due := !opts.Recount && len(opts.Projects) == 0 && s.recountDue(ctx)
-	opts.Recount = opts.Recount || due
+	due := s.recountNow(ctx, &opts)
 	sv := s.surveyFor(ctx, claudeDir, &opts)
 	tree, known, err := sv.wait()
 	if err != nil {
@@ -179,10 +175,26 @@ func (s *Store) Sync(ctx context.Context, claudeDir string, opts SyncOptions) (s
 	y := s.newSyncer(opts, &st, tree, plan, tomb, keep)
 	err = y.run(ctx, plan, due)
 	st.Duration = time.Since(start)
+	return st, interrupted(err)
+}
+
+// recountNow makes opts a recount when one is due (and says so): a store
+// written by a build that read the transcripts otherwise is recounted by
+// its next full sync (a hook's, limited to a project, leaves it to the
+// next `cairn index` or TUI).
+func (s *Store) recountNow(ctx context.Context, opts *SyncOptions) (due bool) {
+	due = !opts.Recount && len(opts.Projects) == 0 && s.recountDue(ctx)
+	opts.Recount = opts.Recount || due
+	return due
+}
+
+// interrupted is the error of a sync that ended with err: a cancelled one
+// says what was kept.
+func interrupted(err error) error {
 	if err != nil && errors.Is(err, context.Canceled) {
-		return st, fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
+		return fmt.Errorf("sync interrupted (what was committed is kept; run it again to finish): %w", err)
 	}
-	return st, err
+	return err
 }
 
 // planFor is the sync's plan and the memo of the last one: the survey's
@@ -302,21 +314,10 @@ func planSync(tree *transcripts.Tree, known map[string]knownFile, failed map[str
 // none is missing, and the set of the tree's paths (14,010 strings at
 // 10 GB, for every search's refresh) is not built.
 func missingFiles(tree *transcripts.Tree, known map[string]knownFile, found int) []int64 {
-	present := 0
-	for _, k := range known {
-		if k.present {
-			present++
-		}
-	}
-	if found == present {
+	if found == presentFiles(known) {
 		return nil
 	}
-	seen := make(map[string]bool, found)
-	for _, p := range tree.Projects {
-		for _, f := range p.Files {
-			seen[f.Path] = true
-		}
-	}
+	seen := treePaths(tree, found)
 	var missing []int64
 	for path, k := range known {
 		if k.present && !seen[path] {
@@ -324,6 +325,28 @@ func missingFiles(tree *transcripts.Tree, known map[string]knownFile, found int)
 		}
 	}
 	return missing
+}
+
+// presentFiles is how many of the known files are present.
+func presentFiles(known map[string]knownFile) int {
+	n := 0
+	for _, k := range known {
+		if k.present {
+			n++
+		}
+	}
+	return n
+}
+
+// treePaths is the set of the paths of the tree's files (about n).
+func treePaths(tree *transcripts.Tree, n int) map[string]bool {
+	seen := make(map[string]bool, n)
+	for _, p := range tree.Projects {
+		for _, f := range p.Files {
+			seen[f.Path] = true
+		}
+	}
+	return seen
 }
 
 // consider queues a file for reading from its cursor, unless it is known

@@ -150,6 +150,23 @@ func WriteVecCache(path, embedder string, dims int, rows []VecRow) error {
 	})
 }
 
+// vecHeader is a vector cache's header for embedder's vectors of dims:
+// magic, version, dims, the row count (0: written once the rows are),
+// the embedder id, padded to 8 bytes.
+func vecHeader(embedder string, dims int) []byte {
+	hdr := make([]byte, 0, 64)
+	hdr = append(hdr, vecMagic...)
+	hdr = binary.LittleEndian.AppendUint32(hdr, vecVersion)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(dims))
+	hdr = binary.LittleEndian.AppendUint64(hdr, 0) // count, patched at offset 16
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(embedder)))
+	hdr = append(hdr, embedder...)
+	for len(hdr)%8 != 0 {
+		hdr = append(hdr, 0)
+	}
+	return hdr
+}
+
 // writeVecCache writes the rows each gives to emit, one at a time, to path
 // atomically: memory stays flat however many vectors there are.
 func writeVecCache(path, embedder string, dims int, each func(emit func(VecRow) error) error) error {
@@ -162,17 +179,7 @@ func writeVecCache(path, embedder string, dims int, each func(emit func(VecRow) 
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	hdr := make([]byte, 0, 64)
-	hdr = append(hdr, vecMagic...)
-	hdr = binary.LittleEndian.AppendUint32(hdr, vecVersion)
-	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(dims))
-	hdr = binary.LittleEndian.AppendUint64(hdr, 0) // count, patched below
-	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(embedder)))
-	hdr = append(hdr, embedder...)
-	for len(hdr)%8 != 0 {
-		hdr = append(hdr, 0)
-	}
-	w.Write(hdr)
+	w.Write(vecHeader(embedder, dims))
 	row := make([]byte, vecIDBytes+4+dims)
 	n := 0
 	err = each(func(r VecRow) error {

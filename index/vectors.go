@@ -91,16 +91,8 @@ func (s *Store) embedWithBuiltin(ctx context.Context, retrain bool, fresh []DocR
 		return 0, "", err
 	}
 	if sample == nil && len(fresh) > 0 {
-		outside, err := s.queuedOutside(ctx, "embed_queue", fresh)
-		if err != nil {
-			return 0, m.ID(), err
-		}
-		if !outside {
-			n, err := s.embedRows(ctx, m, embeddable(fresh), progress)
-			if err != nil {
-				return n, m.ID(), err
-			}
-			return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
+		if n, done, err := s.embedFresh(ctx, m, fresh, progress); done {
+			return n, m.ID(), err
 		}
 	}
 	n, err := s.embedRows(ctx, m, sample, progress)
@@ -113,6 +105,20 @@ func (s *Store) embedWithBuiltin(ctx context.Context, retrain bool, fresh []DocR
 		return n, m.ID(), err
 	}
 	return n, m.ID(), s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
+}
+
+// embedFresh embeds the fresh documents from memory, and refreshes the
+// vector cache, when the embed queue holds nothing else (done; else the
+// queue is embedded instead).
+func (s *Store) embedFresh(ctx context.Context, m *embed.Model, fresh []DocRow, progress func(done int)) (n int, done bool, err error) {
+	outside, err := s.queuedOutside(ctx, "embed_queue", fresh)
+	if err != nil || outside {
+		return 0, err != nil, err
+	}
+	if n, err = s.embedRows(ctx, m, embeddable(fresh), progress); err != nil {
+		return n, true, err
+	}
+	return n, true, s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims())
 }
 
 // embeddable are the rows that get a vector.
@@ -162,17 +168,22 @@ func (s *Store) attachBuiltin(ctx context.Context, sr *Searcher) {
 	case !ok:
 		sr.notice = "no embeddings yet: text search only (run `cairn index` to build them)"
 	default:
-		if err := s.Derived().RefreshVecCache(ctx, m.ID(), m.Dims()); err != nil {
-			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
-			break
-		}
-		vc, err := OpenVecCache(s.vecCachePath(), m.ID())
+		vc, err := s.freshVecCache(ctx, m.ID(), m.Dims())
 		if err != nil {
 			sr.notice = "vector cache unavailable (" + err.Error() + "): text search only"
 			break
 		}
 		sr.Embedder, sr.Vectors = m, vc
 	}
+}
+
+// freshVecCache is the vector cache of embedder id (of dims), brought up
+// to date with the store first.
+func (s *Store) freshVecCache(ctx context.Context, id string, dims int) (*VecCache, error) {
+	if err := s.Derived().RefreshVecCache(ctx, id, dims); err != nil {
+		return nil, err
+	}
+	return OpenVecCache(s.vecCachePath(), id)
 }
 
 // attachOllama uses the Ollama vectors when the active embedder is an
@@ -187,6 +198,24 @@ func (s *Store) attachOllama(ctx context.Context, sr *Searcher, oc embed.OllamaC
 	if !ok {
 		return "no Ollama embeddings yet (run `cairn index` with Ollama running)"
 	}
+	o, err := embed.NewOllama(forQueries(oc, dims))
+	if err != nil {
+		return "Ollama is misconfigured (" + err.Error() + ")"
+	}
+	if o.ID() != id {
+		return fmt.Sprintf("the Ollama vectors were made by %s, the config asks for %s (run `cairn index` to embed again)", id, o.ID())
+	}
+	vc, err := s.freshVecCache(ctx, id, dims)
+	if err != nil {
+		return "vector cache unavailable (" + err.Error() + ")"
+	}
+	sr.Embedder, sr.Vectors = o, vc
+	return ""
+}
+
+// forQueries is Ollama's config oc for embedding queries with vectors of
+// dims (unless oc sets them): within queryTimeout, without retries.
+func forQueries(oc embed.OllamaConfig, dims int) embed.OllamaConfig {
 	if oc.Timeout <= 0 || oc.Timeout > queryTimeout {
 		oc.Timeout = queryTimeout
 	}
@@ -194,22 +223,7 @@ func (s *Store) attachOllama(ctx context.Context, sr *Searcher, oc embed.OllamaC
 	if oc.Dimensions == 0 {
 		oc.Dimensions = dims
 	}
-	o, err := embed.NewOllama(oc)
-	if err != nil {
-		return "Ollama is misconfigured (" + err.Error() + ")"
-	}
-	if o.ID() != id {
-		return fmt.Sprintf("the Ollama vectors were made by %s, the config asks for %s (run `cairn index` to embed again)", id, o.ID())
-	}
-	if err := s.Derived().RefreshVecCache(ctx, id, dims); err != nil {
-		return "vector cache unavailable (" + err.Error() + ")"
-	}
-	vc, err := OpenVecCache(s.vecCachePath(), id)
-	if err != nil {
-		return "vector cache unavailable (" + err.Error() + ")"
-	}
-	sr.Embedder, sr.Vectors = o, vc
-	return ""
+	return oc
 }
 
 // ollamaDims reads the vector size out of an Ollama embedder id
@@ -248,6 +262,13 @@ func (d Derived) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, e
 			return m, true, nil
 		}
 	}
+	return s.readBuiltin(ctx, haveID)
+}
+
+// readBuiltin decodes the stored built-in model, holds it and caches it;
+// a store from before the id key (haveID false) remembers its id from
+// now on. The caller holds modelMu.
+func (s *Store) readBuiltin(ctx context.Context, haveID bool) (*embed.Model, bool, error) {
 	b, ok, err := s.Setting(ctx, builtinModelKey)
 	if err != nil || !ok {
 		return nil, false, err
@@ -259,7 +280,6 @@ func (d Derived) LoadBuiltinEmbedder(ctx context.Context) (*embed.Model, bool, e
 	s.model = m
 	s.writeModelCache(m.ID(), b)
 	if !haveID && !s.readOnly {
-		// A store from before the id key: remember it from now on.
 		if err := s.SetSetting(ctx, builtinIDKey, []byte(m.ID())); err != nil {
 			return nil, false, err
 		}
