@@ -40,41 +40,48 @@ const completeLimit = 200
 // completeFlags installs the completion rule on every command under root.
 func completeFlags(root *cobra.Command) {
 	root.CompletionOptions.HiddenDefaultCmd = false
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
-			if fn := argCompleter(c); fn != nil {
-				c.ValidArgsFunction = fn
-			}
-		}
-		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
-			fs.VisitAll(func(f *pflag.Flag) {
-				if fn := flagCompleter(f); fn != nil {
-					_ = c.RegisterFlagCompletionFunc(f.Name, fn)
-				}
-			})
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
-	// The completion command cobra adds: an unknown shell is a usage
-	// error naming the shells, not its help and exit 0.
+	completeTree(root)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
-			shells := []string{}
-			for _, s := range c.Commands() {
-				shells = append(shells, s.Name())
-			}
-			c.Args = func(cmd *cobra.Command, args []string) error {
-				if len(args) > 0 {
-					return fmt.Errorf("no completion for %q: the shells are %s", args[0], orList(shells))
-				}
-				return nil
-			}
+			c.Args = knownShell(c)
 		}
+	}
+}
+
+// completeTree gives c and every command under it the completion of its
+// arguments (unless c has its own) and of its flags.
+func completeTree(c *cobra.Command) {
+	if c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
+		if fn := argCompleter(c); fn != nil {
+			c.ValidArgsFunction = fn
+		}
+	}
+	for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if fn := flagCompleter(f); fn != nil {
+				_ = c.RegisterFlagCompletionFunc(f.Name, fn)
+			}
+		})
+	}
+	for _, sub := range c.Commands() {
+		completeTree(sub)
+	}
+}
+
+// knownShell is the argument check of the completion command cobra adds
+// (completion): an unknown shell is a usage error naming the shells, not
+// its help and exit 0.
+func knownShell(completion *cobra.Command) cobra.PositionalArgs {
+	shells := []string{}
+	for _, s := range completion.Commands() {
+		shells = append(shells, s.Name())
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("no completion for %q: the shells are %s", args[0], orList(shells))
+		}
+		return nil
 	}
 }
 
@@ -92,15 +99,27 @@ func argCompleter(c *cobra.Command) completer {
 	if c.HasParent() {
 		parent = c.Parent().Name()
 	}
-	switch {
-	case arg == "SESSION_ID" || arg == "SESSION":
-		return completeIDs(c, sessionIDs)
-	case parent == "memories" && (arg == "ID" || arg == "KEEP"):
-		return completeIDs(c, memoryIDs)
-	case parent == "drafts" && arg == "ID":
-		return completeIDs(c, draftIDs)
+	list, ok := idArgs[idArg{"", arg}]
+	if !ok {
+		list, ok = idArgs[idArg{parent, arg}]
 	}
-	return nil
+	if !ok {
+		return nil
+	}
+	return completeIDs(c, list)
+}
+
+// idArg is an argument by the name a command's Use gives it, under a
+// parent command ("" under any).
+type idArg struct{ parent, name string }
+
+// idArgs is the ids that complete an argument.
+var idArgs = map[idArg]idLister{
+	{"", "SESSION_ID"}:   sessionIDs,
+	{"", "SESSION"}:      sessionIDs,
+	{"memories", "ID"}:   memoryIDs,
+	{"memories", "KEEP"}: memoryIDs,
+	{"drafts", "ID"}:     draftIDs,
 }
 
 // flagCompleter is the completion of flag f's values.

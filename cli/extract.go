@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -31,15 +32,8 @@ model cannot be used the built-in extractor is used and a notice says why.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := memories.ExtractOptions{Session: session, DryRun: dry, Summaries: !noSummaries}
-			if since != "" {
-				if session != "" {
-					return usageError{fmt.Errorf("give --session or --since, not both")}
-				}
-				t, err := parseSince(since, time.Now())
-				if err != nil {
-					return usageError{fmt.Errorf("--since: %w", err)}
-				}
-				opts.Since = t
+			if err := sinceOrSession(&opts, since); err != nil {
+				return err
 			}
 			claude, err := o.ResolveClaudeDir()
 			if err != nil {
@@ -51,13 +45,8 @@ model cannot be used the built-in extractor is used and a notice says why.`,
 				if err != nil {
 					return err
 				}
-				var native memories.NativeImport
 				if !noNative && session == "" {
-					native, err = svc.Sync.ImportClaudeMemory(cmd.Context(), claude, dry)
-					if err != nil {
-						fmt.Fprintln(o.Stderr, "cairn: warning: importing Claude's memory files:", err)
-					}
-					res.Proposed = append(res.Proposed, native.Proposed...)
+					res.Proposed = append(res.Proposed, importNative(cmd.Context(), o, svc, claude, dry)...)
 				}
 				if res.Notice != "" {
 					fmt.Fprintln(o.Stderr, "cairn:", res.Notice)
@@ -81,6 +70,33 @@ model cannot be used the built-in extractor is used and a notice says why.`,
 	f.BoolVar(&noSummaries, "no-summaries", false, "do not store heuristic session summaries")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// sinceOrSession sets opts.Since from --since, which does not go with
+// --session.
+func sinceOrSession(opts *memories.ExtractOptions, since string) error {
+	if since == "" {
+		return nil
+	}
+	if opts.Session != "" {
+		return usageError{fmt.Errorf("give --session or --since, not both")}
+	}
+	t, err := parseSince(since, time.Now())
+	if err != nil {
+		return usageError{fmt.Errorf("--since: %w", err)}
+	}
+	opts.Since = t
+	return nil
+}
+
+// importNative imports Claude Code's own memory files under claude as
+// pending memories, and returns those proposed; a failure is a warning.
+func importNative(ctx context.Context, o *Options, svc *memories.Service, claude string, dry bool) []memories.AddResult {
+	native, err := svc.Sync.ImportClaudeMemory(ctx, claude, dry)
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "cairn: warning: importing Claude's memory files:", err)
+	}
+	return native.Proposed
 }
 
 func newSummaryCmd(o *Options) *cobra.Command {

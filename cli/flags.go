@@ -129,17 +129,25 @@ func checkRange(s string, lo float64, hi, why string) error {
 	if hasMax {
 		max, _ = strconv.ParseFloat(hi, 64)
 	}
-	if v >= lo && (!hasMax || v <= max) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+	if finite(v) && v >= lo && (!hasMax || v <= max) {
 		return nil
 	}
 	msg := fmt.Sprintf("takes %s or more", fmtNum(lo))
 	if hasMax {
 		msg = fmt.Sprintf("takes %s to %s", fmtNum(lo), fmtNum(max))
 	}
-	if why != "" {
-		msg += " (" + why + ")"
+	return errors.New(withWhy(msg, why))
+}
+
+// finite says v is a number: not NaN nor an infinity.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// withWhy is msg followed by its reason in parentheses, when there is one.
+func withWhy(msg, why string) string {
+	if why == "" {
+		return msg
 	}
-	return errors.New(msg)
+	return msg + " (" + why + ")"
 }
 
 // checkChoice refuses a value (or, when multi, a list member) not among

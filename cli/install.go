@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/install"
@@ -115,15 +116,7 @@ func isExecutable(p string) bool {
 func printChanges(o *Options, changes []install.Change, dry bool) {
 	color := o.colorFor(o.Stdout)
 	for _, c := range changes {
-		verb := c.Action
-		if dry && (verb == "created" || verb == "updated" || verb == "removed") {
-			verb = "would be " + verb
-		}
-		line := fmt.Sprintf("%-22s %s", verb, c.Path)
-		if c.Backup != "" {
-			line += "  (backup: " + filepath.Base(c.Backup) + ")"
-		}
-		fmt.Fprintln(o.Stdout, line)
+		fmt.Fprintln(o.Stdout, changeLine(c, dry))
 		if c.Note != "" {
 			fmt.Fprintln(o.Stdout, "  "+c.Note)
 		}
@@ -131,6 +124,20 @@ func printChanges(o *Options, changes []install.Change, dry bool) {
 			printChangeDiff(o, c.Diff, color)
 		}
 	}
+}
+
+// changeLine is a change's line: what was done (or would be, dry) to
+// which file, and its backup's name.
+func changeLine(c install.Change, dry bool) string {
+	verb := c.Action
+	if dry && slices.Contains([]string{"created", "updated", "removed"}, verb) {
+		verb = "would be " + verb
+	}
+	line := fmt.Sprintf("%-22s %s", verb, c.Path)
+	if c.Backup != "" {
+		line += "  (backup: " + filepath.Base(c.Backup) + ")"
+	}
+	return line
 }
 
 // printChangeDiff prints a change's diff indented under it, added lines green

@@ -94,6 +94,23 @@ Ids are "m-" and 8 hex characters; any 4+ characters of one will do.`,
 	return cmd
 }
 
+// printMemList shows the memories listed, through the pager.
+func printMemList(o *Options, ms []memories.Memory) {
+	if len(ms) == 0 {
+		fmt.Fprintln(o.Stdout, "no memories (run `cairn extract` to propose some from your sessions)")
+		return
+	}
+	o.page(func() error { printMemories(o, ms); return nil })
+}
+
+// firstN is the first n of list (all of it when n is 0 or less).
+func firstN[T any](list []T, n int) []T {
+	if n > 0 && len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
 func newMemListCmd(o *Options) *cobra.Command {
 	var status, typ, project, tag string
 	var limit int
@@ -120,19 +137,12 @@ func newMemListCmd(o *Options) *cobra.Command {
 					return err
 				}
 				if tags := splitList(tag); len(tags) > 0 {
-					ms = withTags(ms, tags)
-					if limit > 0 && len(ms) > limit {
-						ms = ms[:limit]
-					}
+					ms = firstN(withTags(ms, tags), limit)
 				}
 				if o.JSON {
 					return writeJSON(o.Stdout, ms)
 				}
-				if len(ms) == 0 {
-					fmt.Fprintln(o.Stdout, "no memories (run `cairn extract` to propose some from your sessions)")
-				} else {
-					o.page(func() error { printMemories(o, ms); return nil })
-				}
+				printMemList(o, ms)
 				noteMemoryFiles(cmd.Context(), o, svc, f.Project)
 				return nil
 			})
@@ -260,23 +270,7 @@ full-text index: fast, and it works while another cairn holds the index.
 					}
 					return writeJSON(o.Stdout, rs)
 				}
-				if len(rs) == 0 {
-					fmt.Fprintln(o.Stdout, "no matches by words or meaning; try other or fewer words, drop --type or --tag, or `cairn search` for past sessions")
-					if hidden > 0 {
-						fmt.Fprintf(o.Stdout, "%d memories hold only some of its words: --partial shows them\n", hidden)
-					}
-					return nil
-				}
-				ms, meaning, part := markMatches(rs)
-				printMemories(o, ms)
-				line := fmt.Sprintf("%d matched by words · %d by meaning (≈: none of the words)", len(rs)-meaning-part, meaning)
-				if part > 0 {
-					line += fmt.Sprintf(" · %d in part (½: some of the words)", part)
-				}
-				if hidden > 0 {
-					line += fmt.Sprintf(" · %d partial hidden (--partial)", hidden)
-				}
-				fmt.Fprintln(o.Stdout, o.fitLine(o.Stdout, line))
+				printMemSearch(o, rs, hidden)
 				return nil
 			})
 		},
@@ -290,6 +284,28 @@ full-text index: fast, and it works while another cairn holds the index.
 	addJSONFlag(cmd, o)
 	addWideFlag(cmd, o)
 	return cmd
+}
+
+// printMemSearch shows the memories rs found, and how: by words, by
+// meaning, in part, with the partial matches hidden counted.
+func printMemSearch(o *Options, rs []memories.Ranked, hidden int) {
+	if len(rs) == 0 {
+		fmt.Fprintln(o.Stdout, "no matches by words or meaning; try other or fewer words, drop --type or --tag, or `cairn search` for past sessions")
+		if hidden > 0 {
+			fmt.Fprintf(o.Stdout, "%d memories hold only some of its words: --partial shows them\n", hidden)
+		}
+		return
+	}
+	ms, meaning, part := markMatches(rs)
+	printMemories(o, ms)
+	line := fmt.Sprintf("%d matched by words · %d by meaning (≈: none of the words)", len(rs)-meaning-part, meaning)
+	if part > 0 {
+		line += fmt.Sprintf(" · %d in part (½: some of the words)", part)
+	}
+	if hidden > 0 {
+		line += fmt.Sprintf(" · %d partial hidden (--partial)", hidden)
+	}
+	fmt.Fprintln(o.Stdout, o.fitLine(o.Stdout, line))
 }
 
 func splitList(s string) []string {

@@ -315,18 +315,25 @@ func (t *table) dropOptional() []int {
 func (t *table) shrinkWidest(w []int) []int {
 	want := slices.Clone(w)
 	for excess := lineWidth(want) - t.width; excess > 0; excess-- {
-		best := -1
-		for col := range t.cuts {
-			if col < len(want) && want[col] > 1 && (best < 0 || want[col] > want[best] || want[col] == want[best] && col > best) {
-				best = col
-			}
-		}
+		best := t.widestCut(want)
 		if best < 0 {
 			break
 		}
 		want[best]--
 	}
 	return want
+}
+
+// widestCut is the widest of the cuttable columns that can lose a cell
+// at widths w (the rightmost of equals), -1 when none can.
+func (t *table) widestCut(w []int) int {
+	best := -1
+	for col := range t.cuts {
+		if col < len(w) && w[col] > 1 && (best < 0 || w[col] > w[best] || w[col] == w[best] && col > best) {
+			best = col
+		}
+	}
+	return best
 }
 
 // remove takes column col out of the table (cut rules and optional

@@ -24,20 +24,16 @@ const defaultPager = "less -R"
 // pager that cannot start is skipped (the text is printed as is); one the
 // person quits early ends the output quietly.
 func (o *Options) page(print func() error) error {
-	f, ok := o.Stdout.(*os.File)
-	if !ok || o.NoPager || o.JSON || !isTerminal(f) {
+	f, ok := o.pagedTerminal()
+	if !ok {
 		return print()
 	}
 	cmdline, ok := pagerCommand()
 	if !ok {
 		return print()
 	}
-	cmd := pagerCmd(cmdline, f, o.Stderr)
-	in, err := cmd.StdinPipe()
+	cmd, in, err := startPager(cmdline, f, o.Stderr)
 	if err != nil {
-		return print()
-	}
-	if err := cmd.Start(); err != nil {
 		return print()
 	}
 	// ctrl+c in the pager is the pager's: cairn waits for it to end.
@@ -51,10 +47,37 @@ func (o *Options) page(print func() error) error {
 	o.Stdout = saved
 	in.Close()
 	_ = cmd.Wait()
-	if errors.Is(perr, syscall.EPIPE) || errors.Is(perr, os.ErrClosed) {
+	if pagerQuit(perr) {
 		return nil // the person quit the pager before the end
 	}
 	return perr
+}
+
+// pagedTerminal is the terminal o.Stdout is, when the output goes
+// through the pager: not with --no-pager or --json.
+func (o *Options) pagedTerminal() (*os.File, bool) {
+	f, ok := o.Stdout.(*os.File)
+	return f, ok && !o.NoPager && !o.JSON && isTerminal(f)
+}
+
+// pagerQuit says a write failed because the pager was quit: its pipe is
+// broken or closed.
+func pagerQuit(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
+}
+
+// startPager starts the pager cmdline on the terminal f, and returns it
+// with the pipe to its input.
+func startPager(cmdline string, f *os.File, stderr io.Writer) (*exec.Cmd, io.WriteCloser, error) {
+	cmd := pagerCmd(cmdline, f, stderr)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return cmd, in, nil
 }
 
 // pagerCommand is the pager's command line: $CAIRN_PAGER, else $PAGER,

@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,35 +49,9 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 				return syncAll(cmd, o, dry, lines)
 			}
 			if project == "" && target == "" {
-				project = "."
-				if wd, err := os.Getwd(); err == nil {
-					target = filepath.Join(index.CheckoutOf(wd), "CLAUDE.md")
-				}
+				project, target = ".", checkoutClaudeMD()
 			}
-			return withMemories(cmd.Context(), o, false, func(svc *memories.Service) error {
-				st := svc.Store()
-				p, err := resolveProject(cmd.Context(), st, project)
-				if err != nil {
-					return err
-				}
-				res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: p, Target: target, DryRun: dry, Lines: lines})
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.Stdout, res)
-				}
-				switch {
-				case !res.Changed:
-					fmt.Fprintf(o.Stdout, "%s is up to date (%d memories)\n", res.Target, res.Memories)
-				case dry:
-					fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
-					fmt.Fprintf(o.Stdout, "dry run: %s not changed (%d memories, %d left out by the line budget)\n", res.Target, res.Memories, res.Omitted)
-				default:
-					fmt.Fprintf(o.Stdout, "wrote %d memories to %s (%d left out by the line budget)\n", res.Memories, res.Target, res.Omitted)
-				}
-				return nil
-			})
+			return syncProject(cmd.Context(), o, project, memories.SyncOptions{Target: target, DryRun: dry, Lines: lines})
 		},
 	}
 	f := cmd.Flags()
@@ -87,6 +62,51 @@ confidence × (1 + accesses/10); a last line says how many more are searchable.`
 	f.BoolVar(&all, "all", false, "every project that has approved memories and whose folder exists")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// syncProject syncs project (as the person named it) with so.
+func syncProject(ctx context.Context, o *Options, project string, so memories.SyncOptions) error {
+	return withMemories(ctx, o, false, func(svc *memories.Service) error {
+		p, err := resolveProject(ctx, svc.Store(), project)
+		if err != nil {
+			return err
+		}
+		so.Project = p
+		res, err := svc.Sync.Sync(ctx, so)
+		if err != nil {
+			return err
+		}
+		if o.JSON {
+			return writeJSON(o.Stdout, res)
+		}
+		printSynced(o, res, so.DryRun)
+		return nil
+	})
+}
+
+// checkoutClaudeMD is the CLAUDE.md of the checkout the current directory
+// is in (a linked worktree's own: the one Claude Code reads there); ""
+// when the directory is unknown.
+func checkoutClaudeMD() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(index.CheckoutOf(wd), "CLAUDE.md")
+}
+
+// printSynced says what `cairn sync` of one project did, with its counts:
+// nothing, the diff it would write (dry), or what it wrote.
+func printSynced(o *Options, res memories.SyncResult, dry bool) {
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(o.Stdout, "%s is up to date (%d memories)\n", res.Target, res.Memories)
+	case dry:
+		fmt.Fprint(o.Stdout, termtext.Safe(res.Diff))
+		fmt.Fprintf(o.Stdout, "dry run: %s not changed (%d memories, %d left out by the line budget)\n", res.Target, res.Memories, res.Omitted)
+	default:
+		fmt.Fprintf(o.Stdout, "wrote %d memories to %s (%d left out by the line budget)\n", res.Memories, res.Target, res.Omitted)
+	}
 }
 
 // projectsOf is the projects of ms, each once, in the order they first
@@ -125,26 +145,13 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 			return err
 		}
 		projects := projectsOf(ms)
-		var results []memories.SyncResult
+		results := []memories.SyncResult{}
 		for _, project := range projects {
-			if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
-				fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", project)
-				continue
-			}
-			res, err := svc.Sync.Sync(cmd.Context(), memories.SyncOptions{Project: project, DryRun: dry, Lines: lines})
-			if err != nil {
-				fmt.Fprintln(o.Stderr, "cairn:", err)
-				continue
-			}
-			results = append(results, res)
-			if !o.JSON {
-				printSyncResult(o, res, dry)
+			if res, ok := syncFolder(cmd.Context(), o, svc, memories.SyncOptions{Project: project, DryRun: dry, Lines: lines}); ok {
+				results = append(results, res)
 			}
 		}
 		if o.JSON {
-			if results == nil {
-				results = []memories.SyncResult{}
-			}
 			return writeJSON(o.Stdout, results)
 		}
 		if len(projects) == 0 {
@@ -152,6 +159,24 @@ func syncAll(cmd *cobra.Command, o *Options, dry bool, lines int) error {
 		}
 		return nil
 	})
+}
+
+// syncFolder is one project of `cairn sync --all`: skipped, with a word
+// on stderr, when its folder is gone or the sync fails.
+func syncFolder(ctx context.Context, o *Options, svc *memories.Service, so memories.SyncOptions) (memories.SyncResult, bool) {
+	if fi, err := os.Stat(so.Project); err != nil || !fi.IsDir() {
+		fmt.Fprintf(o.Stderr, "cairn: skipped %s: the folder is gone\n", so.Project)
+		return memories.SyncResult{}, false
+	}
+	res, err := svc.Sync.Sync(ctx, so)
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "cairn:", err)
+		return res, false
+	}
+	if !o.JSON {
+		printSyncResult(o, res, so.DryRun)
+	}
+	return res, true
 }
 
 func newSynthesizeCmd(o *Options) *cobra.Command {
@@ -189,19 +214,7 @@ prints a diff of what changed. The synthesis is kept in the store
 				if o.JSON {
 					return writeJSON(o.Stdout, syn)
 				}
-				switch {
-				case print:
-					fmt.Fprint(o.Stdout, termtext.Safe(syn.Markdown))
-				case !syn.Changed:
-					fmt.Fprintf(o.Stdout, "synthesis of %s is up to date (nothing changed since the last one)\n", p)
-				default:
-					fmt.Fprint(o.Stdout, termtext.Safe(syn.Diff))
-					verb := "updated"
-					if dry {
-						verb = "would be updated (dry run)"
-					}
-					fmt.Fprintf(o.Stdout, "synthesis of %s %s: %d input(s) added, %d changed, %d removed\n", p, verb, syn.Added, syn.Updated, syn.Removed)
-				}
+				printSynthesis(o, p, syn, print, dry)
 				return nil
 			})
 		},
@@ -213,4 +226,22 @@ prints a diff of what changed. The synthesis is kept in the store
 	f.StringVar(&output, "output", "", "also write the synthesis to this file")
 	addJSONFlag(cmd, o)
 	return cmd
+}
+
+// printSynthesis shows project p's synthesis syn: whole (print), or what
+// changed since the last one.
+func printSynthesis(o *Options, p string, syn memories.Synthesis, print, dry bool) {
+	switch {
+	case print:
+		fmt.Fprint(o.Stdout, termtext.Safe(syn.Markdown))
+	case !syn.Changed:
+		fmt.Fprintf(o.Stdout, "synthesis of %s is up to date (nothing changed since the last one)\n", p)
+	default:
+		fmt.Fprint(o.Stdout, termtext.Safe(syn.Diff))
+		verb := "updated"
+		if dry {
+			verb = "would be updated (dry run)"
+		}
+		fmt.Fprintf(o.Stdout, "synthesis of %s %s: %d input(s) added, %d changed, %d removed\n", p, verb, syn.Added, syn.Updated, syn.Removed)
+	}
 }

@@ -116,19 +116,23 @@ func groupCommands(c *cobra.Command) {
 		}
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	case c.HasSubCommands() && c.Args != nil:
-		// A command that runs and has subcommands (memories files): an
-		// argument it refuses is taken as a mistyped subcommand.
-		args := c.Args
-		c.Args = func(cmd *cobra.Command, a []string) error {
-			err := args(cmd, a)
-			if err != nil && len(a) > 0 && len(cmd.SuggestionsFor(a[0])) > 0 {
-				return unknownCommand(cmd, a)
-			}
-			return err
-		}
+		c.Args = orMistyped(c.Args)
 	}
 	for _, sub := range c.Commands() {
 		groupCommands(sub)
+	}
+}
+
+// orMistyped is the argument check of a command that runs and has
+// subcommands (memories files): an argument args refuses that is close to
+// a subcommand's name is taken as a mistyped subcommand.
+func orMistyped(args cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		err := args(cmd, a)
+		if err != nil && len(a) > 0 && len(cmd.SuggestionsFor(a[0])) > 0 {
+			return unknownCommand(cmd, a)
+		}
+		return err
 	}
 }
 

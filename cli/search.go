@@ -246,22 +246,24 @@ func checkSince(s string) error {
 	return err
 }
 
+// sinceUnits is, by its letter, the time n of a unit before now: minutes,
+// hours, and calendar days and weeks.
+var sinceUnits = map[byte]func(now time.Time, n int) time.Time{
+	'm': func(now time.Time, n int) time.Time { return now.Add(-time.Duration(n) * time.Minute) },
+	'h': func(now time.Time, n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) },
+	'd': func(now time.Time, n int) time.Time { return now.AddDate(0, 0, -n) },
+	'w': func(now time.Time, n int) time.Time { return now.AddDate(0, 0, -7*n) },
+}
+
 // parseSince reads 7d, 24h, 90m, 2w or a date.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n >= 0 {
-		switch s[len(s)-1] {
-		case 'm':
-			return now.Add(-time.Duration(n) * time.Minute), nil
-		case 'h':
-			return now.Add(-time.Duration(n) * time.Hour), nil
-		case 'd':
-			return now.AddDate(0, 0, -n), nil
-		case 'w':
-			return now.AddDate(0, 0, -7*n), nil
+	if ago, ok := sinceUnits[s[len(s)-1]]; ok {
+		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n >= 0 {
+			return ago(now, n), nil
 		}
 	}
 	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04"} {

@@ -78,25 +78,22 @@ func runTUI(ctx context.Context, o *Options, demo bool) error {
 	if err != nil {
 		return err
 	}
-	closeApp := a.Close // unless the demo's quick exit (below) closes it
-	defer func() {
-		if closeApp != nil {
-			closeApp()
-		}
-	}()
 	m := tui.New(tuiConfig(o, a, demo))
-	defer func() {
-		if demo && killed() != nil {
-			// Killed while the demo works (indexing, proposing): its store
-			// is thrown away, so the exit does not wait for the background
-			// work to stop; removeTemp retries while it winds down.
-			closeDemoQuickly(m, closeApp)
-			closeApp = nil
-			return
-		}
-		m.Close()
-	}()
+	defer func() { closeTUI(m, a.Close, demo && killed() != nil) }()
 	return runProgram(ctx, m, killed)
+}
+
+// closeTUI closes the TUI, then the app. A demo killed while it works
+// (indexing, proposing) closes quickly: its store is thrown away, so the
+// exit does not wait for the background work to stop; removeTemp retries
+// while it winds down.
+func closeTUI(m *tui.Model, closeApp func() error, killedDemo bool) {
+	if killedDemo {
+		closeDemoQuickly(m, closeApp)
+		return
+	}
+	m.Close()
+	closeApp()
 }
 
 // tuiConfig is the TUI's store, services and settings; the demo's shows

@@ -40,20 +40,32 @@ func readBuildInfo() BuildInfo {
 	// A tagged install (go install …@v1.2.3) gives its version; a build
 	// in a clone gives a pseudo-version of its commit, said as dev and
 	// the commit.
-	if v := bi.Main.Version; b.Version == "dev" && v != "" && v != "(devel)" && !pseudoVersion.MatchString(v) {
+	if b.Version == "dev" && released(bi.Main.Version) {
 		b.Version = bi.Main.Version
 	}
 	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			b.Commit = s.Value
-		case "vcs.modified":
-			b.Modified = s.Value == "true"
-		case "vcs.time":
-			b.Time = s.Value
-		}
+		b.setVCS(s.Key, s.Value)
 	}
 	return b
+}
+
+// released says v is a module version of a release: not a pseudo-version
+// nor a build without one.
+func released(v string) bool {
+	return v != "" && v != "(devel)" && !pseudoVersion.MatchString(v)
+}
+
+// setVCS takes the build setting key of the commit built, whether its
+// work tree had changes, and the commit's time.
+func (b *BuildInfo) setVCS(key, value string) {
+	switch key {
+	case "vcs.revision":
+		b.Commit = value
+	case "vcs.modified":
+		b.Modified = value == "true"
+	case "vcs.time":
+		b.Time = value
+	}
 }
 
 // VersionString describes this binary: "cairn v1.2.3 (commit 0123456789ab,
