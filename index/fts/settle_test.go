@@ -17,17 +17,8 @@ func TestSettleMergesABulkWriteDown(t *testing.T) {
 	settleDocs = 1000
 	t.Cleanup(func() { settleDocs = old })
 	dir := filepath.Join(t.TempDir(), "fts")
-	words := []string{"websocket", "reconnect", "dialyzer", "server", "migration", "flaky", "timeout"}
-	const calls, per = 40, 150
-	write := func(ix *Index, c int) {
-		docs := make([]Doc, per)
-		for k := range docs {
-			i := c*per + k
-			docs[k] = Doc{ID: fmt.Sprint("d", i), Project: "p", Session: fmt.Sprint("s", i%17),
-				Text: fmt.Sprintf("entry %d about %s and %s, marker uniq%d", i, words[i%7], words[i%5], i%97)}
-		}
-		mustIndex(t, ix, docs...)
-	}
+	const calls, per = settleCalls, settlePer
+	write := func(ix *Index, c int) { settleWrite(t, ix, c) }
 	// Scorch's background merger is held off (it asks for room) as on a
 	// cold index it falls behind: 13 segments were left on 1 GB.
 	withFree(t, mergeFloor)
@@ -93,6 +84,82 @@ func TestSettleMergesABulkWriteDown(t *testing.T) {
 		t.Errorf("Settle after one document: %d segments (had %d), said %q", n, n0, said)
 	}
 	t.Logf("%d segments -> %d; progress %q", before, after, said)
+}
+
+// settleCalls writes of settlePer documents each make the bulk write the
+// Settle tests merge.
+const settleCalls, settlePer = 40, 150
+
+// settleWrite is the c-th of those writes.
+func settleWrite(t *testing.T, ix *Index, c int) {
+	t.Helper()
+	words := []string{"websocket", "reconnect", "dialyzer", "server", "migration", "flaky", "timeout"}
+	docs := make([]Doc, settlePer)
+	for k := range docs {
+		i := c*settlePer + k
+		docs[k] = Doc{ID: fmt.Sprint("d", i), Project: "p", Session: fmt.Sprint("s", i%17),
+			Text: fmt.Sprintf("entry %d about %s and %s, marker uniq%d", i, words[i%7], words[i%5], i%97)}
+	}
+	mustIndex(t, ix, docs...)
+}
+
+// Settle's merge is on disk when it returns: closed at once and opened
+// again, the index has the merged segments (scorch's ForceMerge returns
+// before root.bolt records the merge, and a Close right after could leave
+// the snapshot before it), and its folder holds no merged-away segment
+// file (those stayed until the next writable open, doubling the folder).
+func TestSettleIsRecordedAndLeavesNoFiles(t *testing.T) {
+	old := settleDocs
+	settleDocs = 1000
+	t.Cleanup(func() { settleDocs = old })
+	for round := range 5 { // the races it guards against are timing's
+		dir := filepath.Join(t.TempDir(), "fts")
+		withFree(t, mergeFloor) // the background merger held off, as on a cold index
+		ix, err := Open(dir, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range settleCalls {
+			settleWrite(t, ix, c)
+		}
+		before, _ := ix.segmentCount()
+		withFree(t, 1<<40)
+		if err := ix.Settle(nil); err != nil {
+			t.Fatal(err)
+		}
+		after, err := ix.segmentCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after >= before {
+			t.Fatalf("Settle merged nothing: %d segments, %d before", after, before)
+		}
+		if left := ix.unusedSegmentFiles(); len(left) > 0 {
+			t.Errorf("round %d: %d merged-away segment files still in the folder after Settle: %v", round, len(left), left)
+		}
+		zaps, _ := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
+		if len(zaps) != after {
+			t.Errorf("round %d: %d segment files for %d segments", round, len(zaps), after)
+		}
+		want := settleHits(t, ix, "uniq42 websocket")
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ro, err := OpenReadOnly(dir, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := ro.segmentCount(); n != after {
+			t.Errorf("round %d: reopened, %d segments; Settle had left %d (%d before)", round, n, after, before)
+		}
+		if got := settleHits(t, ro, "uniq42 websocket"); !sameHits(got, want) {
+			t.Errorf("round %d: reopened, hits %v, want %v", round, got, want)
+		}
+		if n, _ := ro.Count(); n != settleCalls*settlePer {
+			t.Errorf("round %d: reopened, %d documents, want %d", round, n, settleCalls*settlePer)
+		}
+		ro.Close()
+	}
 }
 
 // settleHits are a search's hits, sorted by ID (ties in score may come in
