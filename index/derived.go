@@ -190,8 +190,12 @@ func cairnsOwn(r DocRow) bool {
 // beside the old one and swaps it in only when it is complete: a rebuild
 // that fails (a damaged store, a full disk, an interrupt) leaves the old
 // index searchable. Documents whose rows cannot be read are left out and
-// counted (Store.Damaged); the rest are indexed.
-func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, error) {
+// counted (Store.Damaged); the rest are indexed. Once all are in, the
+// segments the bulk write left are merged (fts.Index.Settle), so the new
+// index opens with a few, as after a cold index. status, when set, hears of
+// both phases ("full-text index: 1000 documents", then the merge's
+// "full-text index: merging 11 of 12 segments into 2: 1 of 2 written").
+func (d Derived) RebuildFTS(ctx context.Context, status func(string)) (int, error) {
 	s := d.s
 	dir := s.ftsDir()
 	// Fail before the work, not after, when another process holds it.
@@ -209,7 +213,14 @@ func (d Derived) RebuildFTS(ctx context.Context, progress func(done int)) (int, 
 	if err != nil {
 		return 0, err
 	}
+	var progress func(done int)
+	if status != nil {
+		progress = func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) }
+	}
 	keys, damaged, n, err := s.fillFTS(ctx, ix, progress)
+	if err == nil {
+		err = settleFTS(ix, status)
+	}
 	if cerr := ix.Close(); err == nil {
 		err = cerr
 	}

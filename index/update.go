@@ -129,7 +129,7 @@ func (s *Store) syncIndexes(ctx context.Context, claudeDir string, o UpdateOptio
 		// can be read.
 		status("rebuilding the full-text index")
 		var ferr error
-		st.FTSDocs, ferr = s.Derived().RebuildFTS(ctx, func(n int) { status(fmt.Sprintf("full-text index: %d documents", n)) })
+		st.FTSDocs, ferr = s.Derived().RebuildFTS(ctx, status)
 		st.Damaged, st.Repaired = s.Damaged(), s.Repaired()
 		if err = errors.Join(err, ferr); err != nil {
 			return err
