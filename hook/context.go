@@ -188,12 +188,7 @@ func (h *handler) addSummaries(ctx context.Context, st *index.Store, sums []memo
 func sessionLines(sums []memories.Summary, recent []recentSession, self string, limit int) []string {
 	var lines []string
 	covered := map[string]bool{self: true}
-	started := map[string]time.Time{}
-	for _, r := range recent {
-		if !r.Start.IsZero() {
-			started[r.ID] = r.Start
-		}
-	}
+	started := startTimes(recent)
 	for _, s := range sums {
 		if covered[s.SessionID] || len(lines) >= limit {
 			continue
@@ -212,6 +207,18 @@ func sessionLines(sums []memories.Summary, recent []recentSession, self string, 
 		lines = append(lines, fmt.Sprintf("- %s · %s (session %s)", s.Start.Local().Format("2006-01-02"), oneLine(s.Title, 200), shortID(s.ID)))
 	}
 	return lines
+}
+
+// startTimes is when each of the recent sessions started, by id (those
+// with a start).
+func startTimes(recent []recentSession) map[string]time.Time {
+	started := map[string]time.Time{}
+	for _, r := range recent {
+		if !r.Start.IsZero() {
+			started[r.ID] = r.Start
+		}
+	}
+	return started
 }
 
 // addMemories adds the memories that fit in up to two thirds of what is

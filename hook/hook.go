@@ -140,12 +140,7 @@ type Result struct {
 // Run handles one hook invocation. It never returns an error and never
 // panics: problems are logged and the hook prints nothing.
 func Run(ctx context.Context, env Env) (res Result) {
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Log == nil {
-		env.Log = hookspec.NewLogger(env.DataDir)
-	}
+	env.setDefaults()
 	start := env.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -162,15 +157,7 @@ func Run(ctx context.Context, env Env) (res Result) {
 	}
 	out := run(ctx, &env, &res)
 	trace("handled (store closed)")
-	took := env.Now().Sub(start)
-	switch {
-	case errors.Is(res.Err, index.ErrUpgradePending):
-		return res // said once, where it was handed to the background run
-	case res.Err != nil:
-		env.Log.Printf("%s: failed open after %s: %v", human.OrDash(res.Event), took.Round(time.Millisecond), res.Err)
-		return res
-	case res.Ignored != "":
-		env.Log.Printf("%s: ignored: %s", knownEvent(res.Event), res.Ignored)
+	if env.logOutcome(&res, env.Now().Sub(start)) {
 		return res
 	}
 	if len(out) > 0 {
@@ -179,6 +166,33 @@ func Run(ctx context.Context, env Env) (res Result) {
 		}
 	}
 	return res
+}
+
+// setDefaults fills in the clock and the log when env leaves them unset.
+func (env *Env) setDefaults() {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Log == nil {
+		env.Log = hookspec.NewLogger(env.DataDir)
+	}
+}
+
+// logOutcome logs a hook that failed (it failed open) or was ignored, and
+// then reports true: it prints nothing. An upgrade pending was said
+// once already, where it was handed to the background run.
+func (env *Env) logOutcome(res *Result, took time.Duration) (silent bool) {
+	switch {
+	case errors.Is(res.Err, index.ErrUpgradePending):
+		return true
+	case res.Err != nil:
+		env.Log.Printf("%s: failed open after %s: %v", human.OrDash(res.Event), took.Round(time.Millisecond), res.Err)
+		return true
+	case res.Ignored != "":
+		env.Log.Printf("%s: ignored: %s", knownEvent(res.Event), res.Ignored)
+		return true
+	}
+	return false
 }
 
 func run(ctx context.Context, env *Env, res *Result) []byte {
@@ -263,15 +277,23 @@ func (h *handler) admit() (skip bool, why string) {
 			return true, ""
 		}
 		err = h.checkTranscript(true)
-	case "":
-		return true, "no hook_event_name in the input and no event argument"
 	default:
-		return true, fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(in.Event), strings.Join(hookspec.Events, ", "))
+		return true, unhandledEvent(in.Event)
 	}
 	if err != nil {
 		return true, err.Error()
 	}
 	return false, ""
+}
+
+// unhandledEvent says why an event cairn does not handle is skipped:
+// none was named, or its name is not one of cairn's (the name is input,
+// never echoed).
+func unhandledEvent(event string) string {
+	if event == "" {
+		return "no hook_event_name in the input and no event argument"
+	}
+	return fmt.Sprintf("unknown event (a name of %d bytes; cairn handles %s)", len(event), strings.Join(hookspec.Events, ", "))
 }
 
 // installedBeside reports whether cairn install's hooks are in the user's
@@ -361,15 +383,21 @@ func readInput(r io.Reader) ([]byte, error) {
 	}
 	var raw json.RawMessage
 	if err := json.NewDecoder(br).Decode(&raw); err != nil {
-		if errors.Is(err, errInputIdle) {
-			return nil, fmt.Errorf("stdin stayed open without a complete JSON object for %s: answered without it", InputIdle)
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
-		}
-		return nil, fmt.Errorf("stdin is not valid JSON: %w", err)
+		return nil, objectError(err)
 	}
 	return raw, nil
+}
+
+// objectError says why the hook JSON object could not be read: stdin
+// stayed open without the rest, it was cut short, or it is not JSON.
+func objectError(err error) error {
+	if errors.Is(err, errInputIdle) {
+		return fmt.Errorf("stdin stayed open without a complete JSON object for %s: answered without it", InputIdle)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("stdin is not valid JSON: truncated (or larger than %d bytes)", MaxInput)
+	}
+	return fmt.Errorf("stdin is not valid JSON: %w", err)
 }
 
 // peekNonSpace skips JSON white space and returns the next byte, left
@@ -474,6 +502,11 @@ func (h *handler) checkTranscript(need bool) error {
 	if !need {
 		return nil
 	}
+	return regularFile(p)
+}
+
+// regularFile checks that the transcript p exists and is a file.
+func regularFile(p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return fmt.Errorf("transcript %s: %w", p, errors.Unwrap(err))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/app"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/internal/hookspec"
 	"github.com/cairn-dev/cairn/memories"
@@ -30,17 +31,13 @@ func (h *handler) index(ctx context.Context) error {
 	if h.folder == "" {
 		return fmt.Errorf("cannot tell the project folder of %s", h.in.TranscriptPath)
 	}
-	if _, err := os.Stat(h.in.TranscriptPath); err != nil && (h.in.Event == Stop || h.in.Event == SubagentStop) {
+	if h.transcriptNotYet() {
 		// Normal in print mode: Claude Code runs Stop before it writes
 		// the transcript. Nothing to index yet (SessionEnd will); the
 		// reply came with the payload.
 		return h.scoreReplyOnly(ctx)
 	}
-	d := stopDeadline
-	if h.in.Event == SessionEnd {
-		d = sessionEndDeadline
-	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, h.deadline())
 	defer cancel()
 	trace("start")
 	a, err := app.OpenWith(app.Paths{DataDir: h.env.DataDir, ClaudeDir: h.env.ClaudeDir}, h.cfg, app.Options{BusyTimeout: BusyTimeout, DeferRewrites: true})
@@ -64,6 +61,25 @@ func (h *handler) index(ctx context.Context) error {
 	}
 	h.indexed(ctx, a, run)
 	return nil
+}
+
+// transcriptNotYet reports a Stop (or SubagentStop) whose transcript is
+// not written yet.
+func (h *handler) transcriptNotYet() bool {
+	if h.in.Event != Stop && h.in.Event != SubagentStop {
+		return false
+	}
+	_, err := os.Stat(h.in.TranscriptPath)
+	return err != nil
+}
+
+// deadline is how long the event's indexing may take: less at
+// SessionEnd, which Claude Code does not wait long for.
+func (h *handler) deadline() time.Duration {
+	if h.in.Event == SessionEnd {
+		return sessionEndDeadline
+	}
+	return stopDeadline
 }
 
 // indexed does what follows a sync: records the extraction, notes the
@@ -237,20 +253,25 @@ func Background(ctx context.Context, env Env, what, session string) error {
 	defer env.Log.Printf("%s: done", what) // after the store is closed
 	defer a.Close()
 	maintain(ctx, env, a)
-	st := a.Store
 	if env.Memories != nil && validSessionID(session) {
-		mem := env.Memories(st, cfg)
-		switch what {
-		case "extract":
-			backgroundExtract(ctx, env, a, session)
-		case "summary":
-			if err := mem.StoreSummary(ctx, session); err != nil {
-				env.Log.Printf("summary %s: %v", shortID(session), err)
-			}
+		sessionWork(ctx, env, a, cfg, what, session)
+	}
+	drainFTS(ctx, env, a.Store)
+	return nil
+}
+
+// sessionWork is the session's part of the background work: its
+// extraction, or its summary.
+func sessionWork(ctx context.Context, env Env, a *app.App, cfg config.Config, what, session string) {
+	mem := env.Memories(a.Store, cfg)
+	switch what {
+	case "extract":
+		backgroundExtract(ctx, env, a, session)
+	case "summary":
+		if err := mem.StoreSummary(ctx, session); err != nil {
+			env.Log.Printf("summary %s: %v", shortID(session), err)
 		}
 	}
-	drainFTS(ctx, env, st)
-	return nil
 }
 
 // backgroundExtract extracts a session's new memories and logs what came

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -59,19 +60,21 @@ func parseToolTarget(name string, input json.RawMessage, dir string) toolTarget 
 	case "Bash":
 		return toolTarget{command: strings.TrimSpace(in.Command)}
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		p := in.FilePath
-		if p == "" {
-			p = in.NotebookPath
-		}
-		if p == "" {
-			return toolTarget{}
-		}
-		if !filepath.IsAbs(p) && dir != "" {
-			p = filepath.Join(dir, p)
-		}
-		return toolTarget{file: filepath.Clean(p)}
+		return toolTarget{file: absFile(cmp.Or(in.FilePath, in.NotebookPath), dir)}
 	}
 	return toolTarget{}
+}
+
+// absFile is the clean absolute path of a tool's file p, relative to dir
+// when not absolute; "" for no file.
+func absFile(p, dir string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
 }
 
 // preTool injects the memories tied to the tool call's file or command.
@@ -218,11 +221,7 @@ func commandWords(cmd string) []string {
 
 // command adds the phrases of one command, split into fields.
 func (w *phrases) command(fields []string) {
-	// Leading VAR=value assignments name the environment.
-	for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
-		w.add(envName(fields[0]))
-		fields = fields[1:]
-	}
+	fields = w.environment(fields)
 	if len(fields) == 0 || fields[0] == "cd" || fields[0] == "echo" {
 		return
 	}
@@ -233,6 +232,16 @@ func (w *phrases) command(fields []string) {
 	for _, f := range fields {
 		w.argument(strings.Trim(f, `"'`))
 	}
+}
+
+// environment adds the names a command's leading VAR=value assignments
+// set, and returns the fields after them.
+func (w *phrases) environment(fields []string) []string {
+	for len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.HasPrefix(fields[0], "-") {
+		w.add(envName(fields[0]))
+		fields = fields[1:]
+	}
+	return fields
 }
 
 // phrases is a list of distinct phrases, in the order first added.
@@ -249,17 +258,23 @@ func (w *phrases) add(s string) {
 func (w *phrases) argument(f string) {
 	switch {
 	case strings.Contains(f, "/") && !strings.HasPrefix(f, "-"):
-		p := strings.TrimPrefix(strings.TrimSuffix(f, "/..."), "./")
-		if strings.Contains(p, "/") && len(p) >= 5 {
-			w.add(p)
-		}
-		if base := filepath.Base(p); distinctiveName(base) {
-			w.add(base)
-		}
+		w.path(f)
 	case distinctiveName(f) && plainWord(strings.ReplaceAll(f, ".", "")):
 		w.add(f)
 	case capsName(f):
 		w.add(f)
+	}
+}
+
+// path adds a path argument (without ./ and /...) when it has a folder
+// and 5 characters or more, and its file name when distinctive.
+func (w *phrases) path(f string) {
+	p := strings.TrimPrefix(strings.TrimSuffix(f, "/..."), "./")
+	if strings.Contains(p, "/") && len(p) >= 5 {
+		w.add(p)
+	}
+	if base := filepath.Base(p); distinctiveName(base) {
+		w.add(base)
 	}
 }
 

@@ -75,18 +75,7 @@ type Server struct {
 
 // New builds the MCP server with every tool registered.
 func New(o Options) *mcp.Server {
-	if o.SyncEvery <= 0 {
-		o.SyncEvery = 30 * time.Second
-	}
-	if o.LockWait <= 0 {
-		o.LockWait = 3 * time.Second
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
+	o.setDefaults()
 	s := &Server{o: o, schemas: map[string]*jsonschema.Schema{}}
 	if a := o.App; a != nil {
 		s.st, s.cfg, s.claudeDir = a.Store, a.Config, a.Paths.ClaudeDir
@@ -103,6 +92,23 @@ func New(o Options) *mcp.Server {
 	s.register(srv)
 	srv.AddReceivingMiddleware(s.argErrors)
 	return srv
+}
+
+// setDefaults fills in what o leaves unset: the sync period, the lock
+// wait, the clock and the version.
+func (o *Options) setDefaults() {
+	if o.SyncEvery <= 0 {
+		o.SyncEvery = 30 * time.Second
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
 }
 
 const instructions = `cairn indexes every past Claude Code session of this user and keeps curated memories (decisions, gotchas, preferences...). ` +
@@ -153,21 +159,34 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHan
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
-			if msg := err.Error(); termtext.Safe(msg) != msg {
-				err = errors.New(termtext.Safe(msg))
-			}
-			return res, out, err
+			return res, out, safeError(err)
 		}
 		safeStrings(reflect.ValueOf(&out).Elem())
-		if res != nil {
-			for _, c := range res.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					tc.Text = termtext.Safe(tc.Text)
-				}
-			}
-		}
+		safeContent(res)
 		return res, out, nil
 	})
+}
+
+// safeError is err with a message termtext shows as is (the same error
+// when it is already).
+func safeError(err error) error {
+	if msg := err.Error(); termtext.Safe(msg) != msg {
+		return errors.New(termtext.Safe(msg))
+	}
+	return err
+}
+
+// safeContent passes the text content of res (nil: none) through
+// termtext.Safe, in place.
+func safeContent(res *mcp.CallToolResult) {
+	if res == nil {
+		return
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			tc.Text = termtext.Safe(tc.Text)
+		}
+	}
 }
 
 // safeStrings passes every string v holds (fields, slices, maps, pointers)
@@ -187,22 +206,33 @@ func safeStrings(v reflect.Value) {
 			safeStrings(v.Elem())
 		}
 	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				safeStrings(v.Field(i))
-			}
-		}
+		safeFields(v)
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
 			safeStrings(v.Index(i))
 		}
 	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(v.MapIndex(k))
-			safeStrings(e)
-			v.SetMapIndex(k, e)
+		safeMapValues(v)
+	}
+}
+
+// safeFields is safeStrings on each exported field of the struct v.
+func safeFields(v reflect.Value) {
+	for i := range v.NumField() {
+		if v.Type().Field(i).IsExported() {
+			safeStrings(v.Field(i))
 		}
+	}
+}
+
+// safeMapValues is safeStrings on each value of the map v: a map value
+// cannot be set in place, so each goes through a copy and back.
+func safeMapValues(v reflect.Value) {
+	for _, k := range v.MapKeys() {
+		e := reflect.New(v.Type().Elem()).Elem()
+		e.Set(v.MapIndex(k))
+		safeStrings(e)
+		v.SetMapIndex(k, e)
 	}
 }
 

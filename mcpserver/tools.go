@@ -208,7 +208,14 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	if err != nil {
 		return nil, out, toolError("reading sessions failed: %v", err)
 	}
-	sums := s.storedSummaries(ctx)
+	out.addSessions(ss, projects, s.storedSummaries(ctx))
+	return nil, out, nil
+}
+
+// addSessions counts the sessions of ss in projects (any project when
+// none) and lists the first maxTimeline of them, each with its stored
+// summary or else its title and first prompt.
+func (out *TimelineOut) addSessions(ss []*transcripts.Session, projects []string, sums map[string]string) {
 	for _, x := range ss {
 		if len(projects) > 0 && !slices.Contains(projects, x.ProjectPath) {
 			continue
@@ -221,7 +228,6 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		out.Sessions = append(out.Sessions, TimelineSession{SessionID: x.ID, Project: x.ProjectPath,
 			Summary: clip(cmp.Or(sums[x.ID], sessionSummary(x)), maxSummaryChars), Timestamp: rfc3339(x.Start), Model: model})
 	}
-	return nil, out, nil
 }
 
 func sessionSummary(x *transcripts.Session) string {

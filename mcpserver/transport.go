@@ -176,17 +176,14 @@ func (g *guard) object(line []byte) *refusal {
 		return refuse(nil, codeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	id, idOK := validID(m.ID)
-	switch {
-	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
-		return refuse(id, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
-	case m.ID != nil && !idOK:
-		return refuse(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
+	if r := m.envelope(id, idOK); r != nil {
+		return r
 	}
 	if m.Method == nil {
 		return m.response(id)
 	}
-	var method string
-	if json.Unmarshal(m.Method, &method) != nil || method == "" {
+	method, ok := m.method()
+	if !ok {
 		return refuse(id, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
 	}
 	if m.ID == nil {
@@ -194,6 +191,28 @@ func (g *guard) object(line []byte) *refusal {
 		return nil
 	}
 	return g.request(method, id)
+}
+
+// envelope refuses a message that is not JSON-RPC 2.0 or whose id (idOK
+// from validID) is neither a string nor a number; nil when it is fine.
+func (m *message) envelope(id json.RawMessage, idOK bool) *refusal {
+	switch {
+	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
+		return refuse(id, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+	case m.ID != nil && !idOK:
+		return refuse(nil, codeInvalidRequest, "Invalid Request: an id is a string or a number")
+	}
+	return nil
+}
+
+// method is the message's method; ok is false when it is not a
+// non-empty string.
+func (m *message) method() (string, bool) {
+	var method string
+	if json.Unmarshal(m.Method, &method) != nil || method == "" {
+		return "", false
+	}
+	return method, true
 }
 
 // response judges a message without a method: a response to a request

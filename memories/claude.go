@@ -334,6 +334,19 @@ func (s *core) claudeJSON(ctx context.Context, system, schema, prompt string, ou
 	return "claude:" + model, nil
 }
 
+// failure is the error a result Claude Code marked as one reports: not
+// logged in, or its subtype and what it said.
+func (res *claudeResult) failure() error {
+	if notLoggedIn(res.Result) {
+		return fmt.Errorf("%w: Claude Code is not logged in (%q): run `claude` and log in with /login, or set ANTHROPIC_API_KEY", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
+	}
+	msg := fmt.Sprintf("%s: Claude Code answered with an error (%s)", ErrClaudeUnavailable, res.Subtype)
+	if r := cut(oneLine(res.Result), 200); r != "" {
+		msg += ": " + r
+	}
+	return fmt.Errorf("%w%s", ErrClaudeUnavailable, strings.TrimPrefix(msg, ErrClaudeUnavailable.Error()))
+}
+
 // decodeClaude reads what `claude -p --output-format json` printed.
 func decodeClaude(stdout []byte, stderr string, runErr error, out any) error {
 	var res claudeResult
@@ -344,14 +357,7 @@ func decodeClaude(stdout []byte, stderr string, runErr error, out any) error {
 		return fmt.Errorf("%w: Claude Code printed something that is not its JSON result: %s", ErrClaudeUnavailable, firstLine(string(stdout), stderr))
 	}
 	if res.IsError {
-		if notLoggedIn(res.Result) {
-			return fmt.Errorf("%w: Claude Code is not logged in (%q): run `claude` and log in with /login, or set ANTHROPIC_API_KEY", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))
-		}
-		msg := fmt.Sprintf("%s: Claude Code answered with an error (%s)", ErrClaudeUnavailable, res.Subtype)
-		if r := cut(oneLine(res.Result), 200); r != "" {
-			msg += ": " + r
-		}
-		return fmt.Errorf("%w%s", ErrClaudeUnavailable, strings.TrimPrefix(msg, ErrClaudeUnavailable.Error()))
+		return res.failure()
 	}
 	if len(res.Structured) == 0 || string(res.Structured) == "null" {
 		return fmt.Errorf("%w: Claude Code did not answer in the requested JSON (it said: %s)", ErrClaudeUnavailable, cut(oneLine(res.Result), 120))

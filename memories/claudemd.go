@@ -192,29 +192,36 @@ func writeBlock(target, block string, dryRun bool, res *SyncResult) error {
 		removeStaleTemps(target)
 	}
 	for attempt := 0; ; attempt++ {
-		old, mode, err := readTarget(target)
-		if err != nil {
-			return err
-		}
-		doc, err := ReplaceBlock(old, block)
-		if err != nil {
-			return fmt.Errorf("%s: %w", target, err)
-		}
-		res.Diff = lineDiff(target, target+" (cairn sync)", old, doc)
-		res.Changed = doc != old
-		if dryRun || !res.Changed {
-			return nil
-		}
-		err = writeAtomic(target, doc, mode, old)
+		err := writeBlockOnce(target, block, dryRun, res)
 		if errors.Is(err, errChangedMeanwhile) && attempt < 3 {
 			continue
 		}
-		if err != nil {
-			return err
-		}
-		res.Written = true
+		return err
+	}
+}
+
+// writeBlockOnce is one attempt of writeBlock: target read, its block
+// replaced, the diff in res, and the new text written unless dryRun or
+// unchanged (errChangedMeanwhile when target changed since it was read).
+func writeBlockOnce(target, block string, dryRun bool, res *SyncResult) error {
+	old, mode, err := readTarget(target)
+	if err != nil {
+		return err
+	}
+	doc, err := ReplaceBlock(old, block)
+	if err != nil {
+		return fmt.Errorf("%s: %w", target, err)
+	}
+	res.Diff = lineDiff(target, target+" (cairn sync)", old, doc)
+	res.Changed = doc != old
+	if dryRun || !res.Changed {
 		return nil
 	}
+	if err := writeAtomic(target, doc, mode, old); err != nil {
+		return err
+	}
+	res.Written = true
+	return nil
 }
 
 func readTarget(path string) (string, os.FileMode, error) {

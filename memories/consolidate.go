@@ -500,7 +500,7 @@ func (cl *clusterer) candidates(i int, touched []int32) []clusterCand {
 		sw := cl.shared[j]
 		cl.shared[j] = 0
 		c := cl.mc.items[j]
-		if int(j) == i || cl.taken[j] || cl.proposed[c.row.ID] || c.row.Project != seed.row.Project || c.row.Type != seed.row.Type || c.neg != seed.neg {
+		if int(j) == i || !cl.free(j) || !sameKind(seed, c) {
 			continue
 		}
 		if score, ok := cl.similarity(seed, c, sw/(cl.mass[i]+cl.mass[j]-sw)); ok {
@@ -512,6 +512,18 @@ func (cl *clusterer) candidates(i int, touched []int32) []clusterCand {
 		cands = cands[:consMaxCluster-1]
 	}
 	return cands
+}
+
+// free reports whether memory j may still join a cluster: not taken by
+// one, nor proposed for a merge already.
+func (cl *clusterer) free(j int32) bool {
+	return !cl.taken[j] && !cl.proposed[cl.mc.items[j].row.ID]
+}
+
+// sameKind reports whether c could be merged with seed: the same
+// project, type and polarity.
+func sameKind(seed, c *cached) bool {
+	return c.row.Project == seed.row.Project && c.row.Type == seed.row.Type && c.neg == seed.neg
 }
 
 // similarity scores c against seed: the weighted Jaccard jac when it is
@@ -596,10 +608,8 @@ func (s Curator) ConsolidateUndo(ctx context.Context) (ConsolidateReport, error)
 // back from the trash.
 func (s Curator) revertRun(ctx context.Context, rep ConsolidateReport) error {
 	for _, m := range rep.Merges {
-		if r, err := s.row(ctx, m.Proposal); err == nil && r.Status == Pending {
-			if err := s.st.Mem().Purge(ctx, r.ID); err != nil {
-				return err
-			}
+		if err := s.dropProposal(ctx, m.Proposal); err != nil {
+			return err
 		}
 	}
 	for _, id := range rep.Archived {
@@ -608,13 +618,31 @@ func (s Curator) revertRun(ctx context.Context, rep ConsolidateReport) error {
 		}
 	}
 	for _, p := range rep.Pruned {
-		_, err := s.st.Mem().UndeleteID(ctx, p.ID, func(data []byte) (*index.MemRow, error) {
-			var r index.MemRow
-			return &r, json.Unmarshal(data, &r)
-		})
-		if err != nil && !errors.Is(err, index.ErrNothingToUndo) {
+		if err := s.unprune(ctx, p.ID); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// dropProposal purges merge proposal id while it is still pending (one
+// reviewed, or gone, stays as it is).
+func (s Curator) dropProposal(ctx context.Context, id string) error {
+	if r, err := s.row(ctx, id); err == nil && r.Status == Pending {
+		return s.st.Mem().Purge(ctx, r.ID)
+	}
+	return nil
+}
+
+// unprune brings memory id back from the trash; one not there any more
+// is left alone.
+func (s Curator) unprune(ctx context.Context, id string) error {
+	_, err := s.st.Mem().UndeleteID(ctx, id, func(data []byte) (*index.MemRow, error) {
+		var r index.MemRow
+		return &r, json.Unmarshal(data, &r)
+	})
+	if err != nil && !errors.Is(err, index.ErrNothingToUndo) {
+		return err
 	}
 	return nil
 }

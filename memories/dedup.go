@@ -66,7 +66,7 @@ func splitWords(s string, colons bool) []string {
 		}
 	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && (innerPunct(r) || colons && r == ':')) {
+		if wordRune(r, start >= 0, colons) {
 			if start < 0 {
 				start = i
 			}
@@ -76,6 +76,12 @@ func splitWords(s string, colons bool) []string {
 	}
 	flush(len(s))
 	return out
+}
+
+// wordRune reports whether r belongs to a word: a letter or a digit,
+// or, inside a word, punctuation words hold (colons too with colons).
+func wordRune(r rune, inside, colons bool) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || (inside && (innerPunct(r) || colons && r == ':'))
 }
 
 // innerPunct reports punctuation that may sit inside a word: identifiers'
@@ -280,18 +286,28 @@ func (s *core) loadCache(ctx context.Context, approvedOnly bool, project string)
 	for _, r := range rows {
 		mc.add(newCached(r))
 	}
-	if !approvedOnly {
-		if mc.prints, err = s.st.Mem().Fingerprints(ctx, project); err != nil {
-			return nil, err
-		}
-	}
-	if m := s.embedder(ctx); m != nil && len(rows) > 0 {
-		if err := s.attachVectors(ctx, mc, m); err != nil {
-			return nil, err
-		}
+	if err := s.completeCache(ctx, mc, len(rows) > 0); err != nil {
+		return nil, err
 	}
 	s.cache = mc
 	return mc, nil
+}
+
+// completeCache adds to a loaded cache what dedup compares with besides
+// the memories: the fingerprints of deleted reviewed memories (unless
+// the cache is for recall alone) and, when it holds memories, their
+// stored vectors.
+func (s *core) completeCache(ctx context.Context, mc *memCache, hasMemories bool) error {
+	var err error
+	if !mc.approvedOnly {
+		if mc.prints, err = s.st.Mem().Fingerprints(ctx, mc.project); err != nil {
+			return err
+		}
+	}
+	if m := s.embedder(ctx); m != nil && hasMemories {
+		return s.attachVectors(ctx, mc, m)
+	}
+	return nil
 }
 
 // cacheFilter selects what a cache holds: a project's memories (all when
@@ -373,31 +389,45 @@ func sameScope(a, b string) bool { return a == b || a == "" || b == "" }
 func (mc *memCache) similar(toks []uint32, vec []float32, project string, typ, vecType Type, limit int) []match {
 	q := similarQuery{mc: mc, toks: toks, vec: vec, project: project, typ: typ, vecType: vecType}
 	touched := mc.countShared(toks)
-	counts := mc.counts
-	var out []match
 	if vec != nil {
-		// Every memory with a vector, in one pass: no shared word needed.
-		for i, c := range mc.items {
-			if counts[i] == 0 && vecType != "" && c.row.Type != vecType {
-				continue
-			}
-			if m, ok := q.match(c, counts[i]); ok {
-				out = append(out, m)
-			}
+		return bestMatches(q.everyMemory(touched), limit)
+	}
+	return bestMatches(q.sharingWords(touched), limit)
+}
+
+// everyMemory matches every memory, in one pass: with a vector no shared
+// word is needed (a memory sharing none must be of the query's vecType,
+// when set). It clears the counts of touched, the memories sharing words.
+func (q *similarQuery) everyMemory(touched []int32) []match {
+	mc, counts := q.mc, q.mc.counts
+	var out []match
+	for i, c := range mc.items {
+		if counts[i] == 0 && q.vecType != "" && c.row.Type != q.vecType {
+			continue
 		}
-		for _, i := range touched {
-			counts[i] = 0
-		}
-	} else {
-		for _, i := range touched {
-			n := counts[i]
-			counts[i] = 0
-			if m, ok := q.match(mc.items[i], n); ok {
-				out = append(out, m)
-			}
+		if m, ok := q.match(c, counts[i]); ok {
+			out = append(out, m)
 		}
 	}
-	return bestMatches(out, limit)
+	for _, i := range touched {
+		counts[i] = 0
+	}
+	return out
+}
+
+// sharingWords matches the memories of touched, those sharing words with
+// the query, clearing their counts.
+func (q *similarQuery) sharingWords(touched []int32) []match {
+	mc, counts := q.mc, q.mc.counts
+	var out []match
+	for _, i := range touched {
+		n := counts[i]
+		counts[i] = 0
+		if m, ok := q.match(mc.items[i], n); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // countShared counts in mc.counts the tokens each memory shares with toks

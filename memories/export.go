@@ -339,6 +339,12 @@ func (in *importBatch) addLine(t string, lineNo int) error {
 	if err := json.Unmarshal([]byte(t), &rec); err != nil {
 		return fmt.Errorf("%w: line %d is not a cairn export record: %w", ErrBadImport, lineNo, err)
 	}
+	return in.addRecord(&rec, lineNo)
+}
+
+// addRecord adds the record of line lineNo by its kind: the header (its
+// version must be one this cairn reads), a memory, a summary or a draft.
+func (in *importBatch) addRecord(rec *exportRecord, lineNo int) error {
 	var err error
 	switch rec.Kind {
 	case "cairn-export":
@@ -396,14 +402,8 @@ func checkImportedMemory(m *index.MemRow) error {
 	if m == nil {
 		return errors.New("a memory record without a memory")
 	}
-	if !strings.HasPrefix(m.ID, "m-") || len(m.ID) < 6 {
-		return fmt.Errorf("memory id %q: ids look like m-1a2b3c4d", m.ID)
-	}
-	if _, err := ParseType(string(m.Type)); err != nil || m.Type != Type(strings.ToLower(string(m.Type))) {
-		return fmt.Errorf("memory %s: type %q", m.ID, m.Type)
-	}
-	if _, err := ParseStatus(string(m.Status)); err != nil {
-		return fmt.Errorf("memory %s: %w", m.ID, err)
+	if err := checkImportedKind(m); err != nil {
+		return err
 	}
 	if strings.TrimSpace(m.Content) == "" {
 		return fmt.Errorf("memory %s has no content", m.ID)
@@ -415,6 +415,21 @@ func checkImportedMemory(m *index.MemRow) error {
 		return fmt.Errorf("memory %s: link kind %q", m.ID, k)
 	}
 	m.Content = redactOnly(m.Content)
+	return nil
+}
+
+// checkImportedKind checks what an imported memory is: an id shaped as
+// cairn's, a known type (in lower case) and a known status.
+func checkImportedKind(m *index.MemRow) error {
+	if !strings.HasPrefix(m.ID, "m-") || len(m.ID) < 6 {
+		return fmt.Errorf("memory id %q: ids look like m-1a2b3c4d", m.ID)
+	}
+	if _, err := ParseType(string(m.Type)); err != nil || m.Type != Type(strings.ToLower(string(m.Type))) {
+		return fmt.Errorf("memory %s: type %q", m.ID, m.Type)
+	}
+	if _, err := ParseStatus(string(m.Status)); err != nil {
+		return fmt.Errorf("memory %s: %w", m.ID, err)
+	}
 	return nil
 }
 

@@ -293,29 +293,41 @@ func (s *core) observeFile(ctx context.Context, path, project, text string, dele
 		hash = hashText(text)
 	}
 	now := s.now().UTC()
-	mem := s.st.Mem()
 	switch {
 	case st.reviewed == nil && st.pending == nil:
 		if deleted {
 			return nil
 		}
 		obs.Baselines++
-		return mem.SaveMemFileVersion(ctx, &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text,
+		return s.st.Mem().SaveMemFileVersion(ctx, &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text,
 			Status: FileBaseline, Seen: now}, false)
 	case st.reviewed != nil && st.reviewed.Hash == hash:
-		if st.pending == nil {
-			return nil
-		}
-		st.pending.Status = FileWithdrawn
-		return mem.SaveMemFileVersion(ctx, st.pending, false)
-	case st.pending != nil && st.pending.Hash == hash:
-		return nil
+		return s.withdrawPending(ctx, st.pending)
 	case st.pending != nil:
-		st.pending.Hash, st.pending.Text, st.pending.Seen, st.pending.Project = hash, text, now, project
-		obs.Changes = append(obs.Changes, st.pending.ID)
-		return mem.SaveMemFileVersion(ctx, st.pending, false)
+		return s.updatePending(ctx, st.pending, project, text, hash, now, obs)
 	}
 	return s.addPending(ctx, st, &index.MemFileVersion{Path: path, Project: project, Hash: hash, Text: text, Status: FilePending, Seen: now}, obs)
+}
+
+// withdrawPending withdraws the file's pending change (nil: none): the
+// file is back to its reviewed text.
+func (s *core) withdrawPending(ctx context.Context, pending *index.MemFileVersion) error {
+	if pending == nil {
+		return nil
+	}
+	pending.Status = FileWithdrawn
+	return s.st.Mem().SaveMemFileVersion(ctx, pending, false)
+}
+
+// updatePending makes the file's pending change its new text (of hash),
+// and lists it in obs; the same text again changes nothing.
+func (s *core) updatePending(ctx context.Context, pending *index.MemFileVersion, project, text, hash string, now time.Time, obs *FileObservation) error {
+	if pending.Hash == hash {
+		return nil
+	}
+	pending.Hash, pending.Text, pending.Seen, pending.Project = hash, text, now, project
+	obs.Changes = append(obs.Changes, pending.ID)
+	return s.st.Mem().SaveMemFileVersion(ctx, pending, false)
 }
 
 // addPending keeps v as the file's pending change, against its reviewed

@@ -160,9 +160,7 @@ func filesOfTurns(entries []index.MemEntry, uuids []string, dir string) []Source
 			if p == "" {
 				continue
 			}
-			if !filepath.IsAbs(p) && dir != "" {
-				p = filepath.Join(dir, p)
-			}
+			p = absIn(p, dir)
 			if _, seen := edited[p]; !seen {
 				order = append(order, p)
 			}
@@ -173,17 +171,30 @@ func filesOfTurns(entries []index.MemEntry, uuids []string, dir string) []Source
 	}
 	var out []SourceFile
 	for _, p := range order {
-		f := SourceFile{Path: relPath(p, dir), Edited: edited[p]}
-		if st, err := os.Stat(p); err != nil {
-			f.Missing = os.IsNotExist(err)
-		} else {
-			// A second of slack: the edit's own write lands just after
-			// its entry's time.
-			f.Changed = st.ModTime().After(f.Edited.Add(2 * time.Second))
-		}
-		out = append(out, f)
+		out = append(out, sourceFile(p, dir, edited[p]))
 	}
 	return out
+}
+
+// absIn is path p, joined to dir when relative (and dir is known).
+func absIn(p, dir string) string {
+	if !filepath.IsAbs(p) && dir != "" {
+		return filepath.Join(dir, p)
+	}
+	return p
+}
+
+// sourceFile is file p, last edited at edited, as it is now: missing, or
+// changed since (with two seconds of slack: the edit's own write lands
+// just after its entry's time).
+func sourceFile(p, dir string, edited time.Time) SourceFile {
+	f := SourceFile{Path: relPath(p, dir), Edited: edited}
+	if st, err := os.Stat(p); err != nil {
+		f.Missing = os.IsNotExist(err)
+	} else {
+		f.Changed = st.ModTime().After(f.Edited.Add(2 * time.Second))
+	}
+	return f
 }
 
 // turnsOf are the [start, end) index ranges of the turns of entries that

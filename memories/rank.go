@@ -62,9 +62,7 @@ func (s Recall) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked
 	if o.Limit <= 0 {
 		o.Limit = 10
 	}
-	if o.Threshold == 0 {
-		o.Threshold = s.cfg.Memories.MinRelevance
-	}
+	o.Threshold = cmp.Or(o.Threshold, s.cfg.Memories.MinRelevance)
 	// Loading the cache reads every memory of the project with its
 	// vectors: when it is not loaded yet (a hook's fresh process), skip
 	// that if no approved memory of the project (nor a global one) is
@@ -77,20 +75,28 @@ func (s Recall) Rank(ctx context.Context, query string, o RankOptions) ([]Ranked
 			return []Ranked{}, nil
 		}
 	}
-	s.mu.Lock()
-	mc, err := s.loadCache(ctx, true, o.Project)
+	out, err := s.rankApproved(ctx, query, o)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	out := s.rank(ctx, mc, query, o, func(c *cached) bool { return c.row.Status == Approved })
-	s.mu.Unlock()
 	if o.Touch && len(out) > 0 {
 		if err := s.touch(ctx, out); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// rankApproved ranks the approved memories of the cache for o.Project
+// (loaded if need be), under the cache's lock.
+func (s *core) rankApproved(ctx context.Context, query string, o RankOptions) ([]Ranked, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mc, err := s.loadCache(ctx, true, o.Project)
+	if err != nil {
+		return nil, err
+	}
+	return s.rank(ctx, mc, query, o, func(c *cached) bool { return c.row.Status == Approved }), nil
 }
 
 // cacheServes reports whether the loaded cache serves Rank for project

@@ -60,20 +60,32 @@ func (s *core) reviewedBefore(ctx context.Context, mc *memCache, n *NewMemory, t
 			return s.supersededReview(ctx, mc, m.c.row, n, now, dry, ws)
 		}
 	}
-	if len(toks) == 0 {
-		return AddResult{}, false, nil
+	if f := mc.deletedPrint(toks, neg, n.Project); f != nil {
+		mem := Memory{ID: f.Memory, Project: f.Project, Type: f.Type, Status: f.Status, Updated: f.Created, Links: []Link{}, Tags: []string{}}
+		return AddResult{Memory: &mem, Action: ActionSkippedRejected, Conflicts: []string{}}, true, nil
 	}
-	for _, f := range mc.prints {
-		if _, live := mc.byID[f.Memory]; live || f.Neg != neg || !sameScope(f.Project, n.Project) {
+	return AddResult{}, false, nil
+}
+
+// deletedPrint is the first fingerprint of a deleted reviewed memory (not
+// live any more) in project's scope that says the same as a proposal of
+// content words toks and polarity neg (their Jaccard similarity at least
+// dupJaccard); nil for none, or for a proposal without words.
+func (mc *memCache) deletedPrint(toks []uint32, neg bool, project string) *index.Fingerprint {
+	if len(toks) == 0 {
+		return nil
+	}
+	for i := range mc.prints {
+		f := &mc.prints[i]
+		if _, live := mc.byID[f.Memory]; live || f.Neg != neg || !sameScope(f.Project, project) {
 			continue
 		}
 		shared := intersect(toks, f.Tokens)
 		if float64(shared)/float64(len(toks)+len(f.Tokens)-shared) >= dupJaccard {
-			mem := Memory{ID: f.Memory, Project: f.Project, Type: f.Type, Status: f.Status, Updated: f.Created, Links: []Link{}, Tags: []string{}}
-			return AddResult{Memory: &mem, Action: ActionSkippedRejected, Conflicts: []string{}}, true, nil
+			return f
 		}
 	}
-	return AddResult{}, false, nil
+	return nil
 }
 
 // supersededReview settles proposal n repeating superseded memory r by

@@ -177,14 +177,19 @@ func pendingUsage(inj []index.InjectionRow, final bool) usageToScore {
 		if r.Used || (r.Checked && !final) {
 			continue
 		}
-		if t, ok := p.since[r.Memory]; !ok || r.Time.Before(t) {
-			p.since[r.Memory] = r.Time
-		}
-		if !slices.Contains(p.ids, r.Memory) {
-			p.ids = append(p.ids, r.Memory)
-		}
+		p.add(r.Memory, r.Time)
 	}
 	return p
+}
+
+// add lists memory id to score, injected since t or earlier.
+func (p *usageToScore) add(id string, t time.Time) {
+	if s, ok := p.since[id]; !ok || t.Before(s) {
+		p.since[id] = t
+	}
+	if !slices.Contains(p.ids, id) {
+		p.ids = append(p.ids, id)
+	}
 }
 
 // saidSince is, for each injection time, the words the assistant wrote

@@ -314,7 +314,7 @@ func (sec summarySections) addLearned(entries []index.MemEntry) {
 func (sec summarySections) addCommits(entries []index.MemEntry) {
 	commits := map[string]bool{} // tool_use ids of git commit calls
 	for _, e := range entries {
-		if e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" && strings.Contains(string(e.Input), "git commit") {
+		if isCommitCall(&e) {
 			commits[e.ToolUse] = true
 			continue
 		}
@@ -325,6 +325,11 @@ func (sec summarySections) addCommits(entries []index.MemEntry) {
 			sec.add("Completed", "Committed: "+subj, 5)
 		}
 	}
+}
+
+// isCommitCall reports a Bash call of Claude's that runs git commit.
+func isCommitCall(e *index.MemEntry) bool {
+	return e.Role == "assistant" && e.ToolName == "Bash" && e.ToolUse != "" && strings.Contains(string(e.Input), "git commit")
 }
 
 // gitCommitted is the line git prints for a commit it made.
@@ -356,9 +361,9 @@ func (sec summarySections) addLastReply(entries []index.MemEntry) {
 func lastReply(entries []index.MemEntry) string {
 	reply := ""
 	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
+		e := &entries[i]
 		switch {
-		case e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20:
+		case substantialReply(e):
 			if reply == "" {
 				reply = e.Text
 			}
@@ -367,10 +372,16 @@ func lastReply(entries []index.MemEntry) string {
 			// draft awaits your review"): not the session's work.
 			reply = ""
 		case e.Role == "user" && !e.Meta && reply != "":
-			i = 0 // the reply to a prompt of the person's: the one
+			return reply // the reply to a prompt of the person's: the one
 		}
 	}
 	return reply
+}
+
+// substantialReply reports a reply of Claude's in text of more than 20
+// characters.
+func substantialReply(e *index.MemEntry) bool {
+	return e.Role == "assistant" && e.Block == "text" && len(strings.TrimSpace(e.Text)) > 20
 }
 
 // intention is a sentence about what Claude is going to do.

@@ -119,8 +119,9 @@ type Model struct {
 	firstFrame time.Time // when the first frame with content was drawn (bench)
 }
 
-// New builds the root model.
-func New(cfg Config) *Model {
+// setDefaults fills in what cfg leaves zero: the clock and time zone, the
+// poll and resync periods, the PATH lookup.
+func (cfg *Config) setDefaults() {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -136,6 +137,11 @@ func New(cfg Config) *Model {
 	if cfg.LookPath == nil {
 		cfg.LookPath = exec.LookPath
 	}
+}
+
+// New builds the root model.
+func New(cfg Config) *Model {
+	cfg.setDefaults()
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), parent: make([]int, numPanes)}
 	for i := range m.parent {
 		m.parent[i] = noParent
@@ -408,12 +414,7 @@ func (m *Model) updateBackground(msg tea.Msg) (tea.Cmd, bool) {
 	case indexMsg:
 		return m.indexed(msg), true
 	case resumedMsg:
-		if msg.err != nil {
-			m.c.flashError(fmt.Errorf("claude exited: %w (the command was: %s)", msg.err, msg.cmd))
-		} else {
-			m.c.flashf("back from claude; re-indexing the session")
-		}
-		return m.startIndex(true), true
+		return m.resumed(msg), true
 	case onIndexedMsg:
 		m.c.flashf("%s", msg.text)
 		return m.refreshAll(), true
@@ -422,6 +423,16 @@ func (m *Model) updateBackground(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// resumed reports how claude ended and re-indexes the session it added to.
+func (m *Model) resumed(msg resumedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.c.flashError(fmt.Errorf("claude exited: %w (the command was: %s)", msg.err, msg.cmd))
+	} else {
+		m.c.flashf("back from claude; re-indexing the session")
+	}
+	return m.startIndex(true)
 }
 
 // statsEveryPolls is how often (in polls) a non-zero index lag is re-read.
@@ -489,6 +500,18 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.reader.loaded(msg)
 	case fullInputsMsg:
 		m.reader.fullLoaded(msg)
+		return nil
+	case editorDoneMsg:
+		return m.editorDone(msg)
+	}
+	return m.routeLoaded(msg)
+}
+
+// routeLoaded gives what search, memories and drafts loaded to their
+// pane (the counts of what awaits review to the root too), and any other
+// message to every receiver.
+func (m *Model) routeLoaded(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
 	case searchDebounceMsg, searchResultMsg, previewMsg:
 		return m.search.data(msg)
 	case memoriesMsg:
@@ -500,18 +523,19 @@ func (m *Model) routeData(msg tea.Msg) tea.Cmd {
 		return m.mems.data(msg)
 	case draftsMsg, draftActionMsg:
 		return m.drafts.data(msg)
-	case editorDoneMsg:
-		return m.editorDone(msg)
-	default:
-		var cmds []tea.Cmd
-		for _, p := range m.panes {
-			if r, ok := p.(receiver); ok {
-				cmds = append(cmds, r.receive(msg))
-			}
-		}
-		return tea.Batch(cmds...)
 	}
-	return nil
+	return m.broadcast(msg)
+}
+
+// broadcast gives msg to every pane that receives messages.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		if r, ok := p.(receiver); ok {
+			cmds = append(cmds, r.receive(msg))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // bgWork counts running background work; once stopped it starts no more.

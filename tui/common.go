@@ -182,12 +182,21 @@ func resumeLine(dir, id string) (line string, ok bool) {
 // characters no shell expands (~ and = expand at the start of a word),
 // else in single quotes, where nothing is special but the quote itself.
 func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
+	if s != "" && strings.IndexFunc(s, needsShellQuote) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// needsShellQuote reports a character a shell may expand or split at:
+// anything but letters, digits and / . - _.
+func needsShellQuote(r rune) bool {
+	return !(r == '/' || r == '.' || r == '-' || r == '_' || isASCIIAlnum(r))
+}
+
+// isASCIIAlnum reports an ASCII letter or digit.
+func isASCIIAlnum(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // exportPath is where a session export is written.
@@ -196,11 +205,16 @@ func (c *common) exportPath(id string) string {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	// The whole id: two sessions sharing an 8-character prefix must not
-	// overwrite each other's export. Only file-name-safe characters of it
-	// are used; an id with others gets a hash of it too.
+	return filepath.Join(dir, "cairn-session-"+exportName(id)+".md")
+}
+
+// exportName is the file-name part of a session export: the whole id (two
+// sessions sharing an 8-character prefix must not overwrite each other's
+// export), only its file-name-safe characters and at most 64 of them; an
+// id cut that way gets a hash of it too.
+func exportName(id string) string {
 	safe := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+		if r == '-' || r == '_' || isASCIIAlnum(r) {
 			return r
 		}
 		return -1
@@ -212,5 +226,5 @@ func (c *common) exportPath(id string) string {
 		h := sha256.Sum256([]byte(id))
 		safe += "-" + hex.EncodeToString(h[:4])
 	}
-	return filepath.Join(dir, "cairn-session-"+safe+".md")
+	return safe
 }

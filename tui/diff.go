@@ -55,9 +55,8 @@ func (in *fileInput) redact() {
 // notebook cells as numbered lines. ok is false for any other tool, or an
 // input it cannot read (the JSON is shown instead).
 func (p *readerPane) fileChange(tool *transcripts.Block, cw int) (out []string, ok bool) {
-	switch tool.ToolName {
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-	default:
+	draw, ok := fileChangeDrawers[tool.ToolName]
+	if !ok {
 		return nil, false
 	}
 	raw, full := p.fullInputs[tool.ToolID]
@@ -69,41 +68,73 @@ func (p *readerPane) fileChange(tool *transcripts.Block, cw int) (out []string, 
 		return nil, false
 	}
 	in.redact()
-	s := p.c.sty
-	const lead = "      "
-	head := func(text string) {
-		out = append(out, s.Muted.Render(trunc(lead+sanitizeLine(text), cw)))
-	}
-	switch tool.ToolName {
-	case "Edit":
-		head(editTitle(in.FilePath, in.ReplaceAll))
-		out = append(out, p.diffLines(in.OldString, in.NewString, lead, cw)...)
-	case "MultiEdit":
-		for i, e := range in.Edits {
-			head(fmt.Sprintf("%s · edit %d of %d", editTitle(in.FilePath, e.ReplaceAll), i+1, len(in.Edits)))
-			out = append(out, p.diffLines(e.OldString, e.NewString, lead, cw)...)
-		}
-	case "Write":
-		head(fmt.Sprintf("%s · %d lines written", in.FilePath, countLines(in.Content)))
-		out = append(out, p.numbered(in.Content, lead, cw)...)
-	case "NotebookEdit":
-		what := strings.Join(nonEmpty(in.EditMode, in.CellType, cellName(in.CellID)), " · ")
-		head(strings.Join(nonEmpty(in.NotebookPath, what), " · "))
-		if in.EditMode != "delete" {
-			out = append(out, p.numbered(in.NewSource, lead, cw)...)
-		}
-	}
+	out = draw(p, &in, cw)
 	if len(out) > maxToolLines {
-		out = append(out[:maxToolLines], s.Muted.Render(fmt.Sprintf("%s… %d more lines", lead, len(out)-maxToolLines)))
+		out = append(out[:maxToolLines], p.c.sty.Muted.Render(fmt.Sprintf("%s… %d more lines", fileLead, len(out)-maxToolLines)))
 	}
 	if !full {
-		why := "the transcript is gone: cairn keeps only the start of edits"
-		if p.conv != nil && p.conv.Session.SourceExists {
-			why = "reading the whole edit from the transcript…"
-		}
-		out = append(out, s.Muted.Render(trunc(lead+"("+why+")", cw)))
+		out = append(out, p.partialInputNote(cw))
 	}
 	return out, true
+}
+
+// fileLead indents a file change under its tool call.
+const fileLead = "      "
+
+// fileChangeDrawers draws each file-changing tool's input.
+var fileChangeDrawers = map[string]func(p *readerPane, in *fileInput, cw int) []string{
+	"Edit":         (*readerPane).editChange,
+	"MultiEdit":    (*readerPane).multiEditChange,
+	"Write":        (*readerPane).writeChange,
+	"NotebookEdit": (*readerPane).notebookChange,
+}
+
+// fileHead is the muted title line above a change.
+func (p *readerPane) fileHead(text string, cw int) string {
+	return p.c.sty.Muted.Render(trunc(fileLead+sanitizeLine(text), cw))
+}
+
+// editChange is an Edit: its file, then the diff.
+func (p *readerPane) editChange(in *fileInput, cw int) []string {
+	out := []string{p.fileHead(editTitle(in.FilePath, in.ReplaceAll), cw)}
+	return append(out, p.diffLines(in.OldString, in.NewString, fileLead, cw)...)
+}
+
+// multiEditChange is a MultiEdit: each edit under its own title.
+func (p *readerPane) multiEditChange(in *fileInput, cw int) []string {
+	var out []string
+	for i, e := range in.Edits {
+		out = append(out, p.fileHead(fmt.Sprintf("%s · edit %d of %d", editTitle(in.FilePath, e.ReplaceAll), i+1, len(in.Edits)), cw))
+		out = append(out, p.diffLines(e.OldString, e.NewString, fileLead, cw)...)
+	}
+	return out
+}
+
+// writeChange is a Write: the file and its line count, then the lines.
+func (p *readerPane) writeChange(in *fileInput, cw int) []string {
+	out := []string{p.fileHead(fmt.Sprintf("%s · %d lines written", in.FilePath, countLines(in.Content)), cw)}
+	return append(out, p.numbered(in.Content, fileLead, cw)...)
+}
+
+// notebookChange is a NotebookEdit: notebook, mode, cell type and cell,
+// then the new source unless the cell was deleted.
+func (p *readerPane) notebookChange(in *fileInput, cw int) []string {
+	what := strings.Join(nonEmpty(in.EditMode, in.CellType, cellName(in.CellID)), " · ")
+	out := []string{p.fileHead(strings.Join(nonEmpty(in.NotebookPath, what), " · "), cw)}
+	if in.EditMode != "delete" {
+		out = append(out, p.numbered(in.NewSource, fileLead, cw)...)
+	}
+	return out
+}
+
+// partialInputNote says why only the start of an edit is shown: the
+// transcript is gone, or the whole edit is being read from it.
+func (p *readerPane) partialInputNote(cw int) string {
+	why := "the transcript is gone: cairn keeps only the start of edits"
+	if p.conv != nil && p.conv.Session.SourceExists {
+		why = "reading the whole edit from the transcript…"
+	}
+	return p.c.sty.Muted.Render(trunc(fileLead+"("+why+")", cw))
 }
 
 func editTitle(path string, all bool) string {
@@ -244,11 +275,8 @@ type fullInputsMsg struct {
 
 // isFileTool reports a tool whose input holds file text.
 func isFileTool(name string) bool {
-	switch name {
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		return true
-	}
-	return false
+	_, ok := fileChangeDrawers[name]
+	return ok
 }
 
 // loadFullInputs reads the inputs of c's file-changing calls from its
@@ -267,18 +295,23 @@ func (p *readerPane) loadFullInputs(c *transcripts.Conversation) tea.Cmd {
 				return nil
 			}
 			_, _, _ = transcripts.ReadFile(f, transcripts.Cursor{}, func(e *transcripts.Entry) error {
-				for _, b := range e.Blocks {
-					if b.Type == transcripts.BlockToolUse && isFileTool(b.ToolName) && b.ToolID != "" {
-						// Redacted as the store redacts inputs (index/prepare.go):
-						// the raw JSON, whose spans never cut an escape.
-						red, _ := redact.Redact(string(b.ToolInput))
-						out[b.ToolID] = json.RawMessage(red)
-					}
-				}
+				addFileInputs(e, out)
 				return ctx.Err()
 			})
 		}
 		return fullInputsMsg{session: id, inputs: out}
+	}
+}
+
+// addFileInputs adds the inputs of e's file-changing calls to out, by
+// tool id, redacted as the store redacts inputs (index/prepare.go): the
+// raw JSON, whose spans never cut an escape.
+func addFileInputs(e *transcripts.Entry, out map[string]json.RawMessage) {
+	for _, b := range e.Blocks {
+		if b.Type == transcripts.BlockToolUse && isFileTool(b.ToolName) && b.ToolID != "" {
+			red, _ := redact.Redact(string(b.ToolInput))
+			out[b.ToolID] = json.RawMessage(red)
+		}
 	}
 }
 

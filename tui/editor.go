@@ -63,26 +63,8 @@ func (e *editor) resize() {
 // or cancelled).
 func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, e.c.keys.Save):
-			text := e.ta.Value()
-			if e.target.memoryID != "" && strings.TrimSpace(text) == "" {
-				e.c.flashError(fmt.Errorf("a memory cannot be empty: type its content, or esc and d to delete it"))
-				return false, nil
-			}
-			return true, e.save(text)
-		case key.Matches(k, e.c.keys.Cancel):
-			if e.ta.Value() != e.orig && !e.discarding {
-				// Changes are not thrown away by one key.
-				e.discarding = true
-				return false, nil
-			}
-			if e.target.mergeOther != "" {
-				e.c.flashf("merge cancelled; nothing changed")
-			} else {
-				e.c.flashf("edit cancelled; nothing changed")
-			}
-			return true, nil
+		if done, cmd, ok := e.commandKey(k); ok {
+			return done, cmd
 		}
 		if e.discarding {
 			// The question is answered: the key goes back to editing
@@ -93,6 +75,39 @@ func (e *editor) update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 	}
 	e.ta, cmd = e.ta.Update(msg)
 	return false, cmd
+}
+
+// commandKey saves (ctrl+s) or cancels (esc, twice when the text
+// changed); ok is false for any other key.
+func (e *editor) commandKey(k tea.KeyPressMsg) (done bool, cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(k, e.c.keys.Save):
+		text := e.ta.Value()
+		if e.target.memoryID != "" && strings.TrimSpace(text) == "" {
+			e.c.flashError(fmt.Errorf("a memory cannot be empty: type its content, or esc and d to delete it"))
+			return false, nil, true
+		}
+		return true, e.save(text), true
+	case key.Matches(k, e.c.keys.Cancel):
+		return e.cancel(), nil, true
+	}
+	return false, nil, false
+}
+
+// cancel closes the editor (true) unless the text changed and this is
+// the first esc: then it asks to discard the changes.
+func (e *editor) cancel() bool {
+	if e.ta.Value() != e.orig && !e.discarding {
+		// Changes are not thrown away by one key.
+		e.discarding = true
+		return false
+	}
+	if e.target.mergeOther != "" {
+		e.c.flashf("merge cancelled; nothing changed")
+	} else {
+		e.c.flashf("edit cancelled; nothing changed")
+	}
+	return true
 }
 
 func (e *editor) view() string {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -123,28 +124,38 @@ func (f *sessionFind) search(q string, user bool, items []ritem) {
 	if f.query == "" {
 		return
 	}
-	f.terms = []string{strings.ToLower(f.query)}
-	if !f.user {
-		f.terms = f.terms[:0]
-		for _, w := range strings.Fields(strings.ToLower(f.query)) {
-			if len(w) >= 3 {
-				f.terms = append(f.terms, w)
-			}
+	f.terms = findTerms(f.query, f.user)
+	for i := range items {
+		hay := itemText(&items[i])
+		if slices.ContainsFunc(f.terms, func(t string) bool { return strings.Contains(hay, t) }) {
+			f.matches = append(f.matches, i)
 		}
 	}
-	for i, it := range items {
-		hay := it.text + " " + it.label
-		if it.result != nil {
-			hay += " " + it.result.Text
-		}
-		hay = strings.ToLower(hay)
-		for _, t := range f.terms {
-			if strings.Contains(hay, t) {
-				f.matches = append(f.matches, i)
-				break
-			}
+}
+
+// findTerms are what find looks for, in lower case: what the user typed
+// as one string, or a search's words of 3 letters or more.
+func findTerms(query string, user bool) []string {
+	if user {
+		return []string{strings.ToLower(query)}
+	}
+	terms := []string{}
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		if len(w) >= 3 {
+			terms = append(terms, w)
 		}
 	}
+	return terms
+}
+
+// itemText is the text find looks in, in lower case: an item's text, its
+// label and its tool output.
+func itemText(it *ritem) string {
+	hay := it.text + " " + it.label
+	if it.result != nil {
+		hay += " " + it.result.Text
+	}
+	return strings.ToLower(hay)
 }
 
 // rerun finds the query again in items rebuilt.

@@ -67,6 +67,22 @@ func (m *Model) indexed(msg indexMsg) tea.Cmd {
 // and runs OnIndexed after the first.
 func (m *Model) indexFinished(msg indexMsg) tea.Cmd {
 	m.index.busy = false
+	m.reportIndexed(msg)
+	// The lag changes with every indexing, new entries or not.
+	cmd := m.loadStats()
+	if msg.reloads() {
+		cmd = m.refreshAll()
+	}
+	if f := m.cfg.OnIndexed; f != nil && !msg.quiet {
+		m.cfg.OnIndexed = nil
+		cmd = tea.Batch(cmd, m.onIndexed(f))
+	}
+	return cmd
+}
+
+// reportIndexed says how an indexing ended (a quiet one only when it
+// proposed memories) and takes down its progress.
+func (m *Model) reportIndexed(msg indexMsg) {
 	if !msg.quiet {
 		m.index.shown = nil
 		if msg.err != nil {
@@ -78,16 +94,12 @@ func (m *Model) indexFinished(msg indexMsg) tea.Cmd {
 	if msg.err == nil && msg.proposed > 0 {
 		m.c.flashf("%d memories proposed from new entries: review them in 5", msg.proposed)
 	}
-	// The lag changes with every indexing, new entries or not.
-	cmd := m.loadStats()
-	if msg.err == nil && (msg.stats.EntriesAdded > 0 || msg.stats.Sessions > 0 || !msg.quiet) {
-		cmd = m.refreshAll()
-	}
-	if f := m.cfg.OnIndexed; f != nil && !msg.quiet {
-		m.cfg.OnIndexed = nil
-		cmd = tea.Batch(cmd, m.onIndexed(f))
-	}
-	return cmd
+}
+
+// reloads reports an indexing after which every pane reloads: one that
+// succeeded and added entries or sessions, or that the user asked for.
+func (msg indexMsg) reloads() bool {
+	return msg.err == nil && (msg.stats.EntriesAdded > 0 || msg.stats.Sessions > 0 || !msg.quiet)
 }
 
 // onIndexed runs f under the model's context and shows what it says.

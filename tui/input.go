@@ -23,25 +23,43 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(k, p.typing()); ok {
 		return cmd
 	}
-	handled, cmd := false, tea.Cmd(nil)
-	if p.typing() || key.Matches(k, m.keys.Back) || key.Matches(k, paneRegistry[m.focus].keys(&m.keys, false)...) {
-		// A key the pane did not declare (paneSpec.keys) never reaches
-		// it: what the clash test checks is what the pane handles.
-		handled, cmd = p.key(k)
+	handled, cmd := m.paneKey(k, p)
+	if handled {
+		return cmd
 	}
-	switch {
-	case handled:
-	case key.Matches(k, m.keys.Back):
-		return m.goBack()
-	case !p.typing() && key.Matches(k, m.keys.Filter):
-		// A pane with nothing to find in: / searches everything.
-		return m.focusPane(paneSearch)
-	case !p.typing() && key.Matches(k, m.keys.ProjectFilter):
-		// Every pane widens the scope and back with p; the panes that
-		// offer a project of their own (the selected one) take it first.
-		return m.toggleScope("")
+	if fallback, ok := m.untakenKey(k, p.typing()); ok {
+		return fallback
 	}
 	return cmd
+}
+
+// paneKey gives k to the focused pane p when p takes it: any key while
+// it types, back, or a key it declares. A key the pane did not declare
+// (paneSpec.keys) never reaches it: what the clash test checks is what
+// the pane handles.
+func (m *Model) paneKey(k tea.KeyPressMsg, p pane) (bool, tea.Cmd) {
+	if p.typing() || key.Matches(k, m.keys.Back) || key.Matches(k, paneRegistry[m.focus].keys(&m.keys, false)...) {
+		return p.key(k)
+	}
+	return false, nil
+}
+
+// untakenKey is what a key no pane took does: back goes back, and (when
+// not typing) / searches everything and p toggles the scope; ok is
+// false for any other key.
+func (m *Model) untakenKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
+	switch {
+	case key.Matches(k, m.keys.Back):
+		return m.goBack(), true
+	case !typing && key.Matches(k, m.keys.Filter):
+		// A pane with nothing to find in: / searches everything.
+		return m.focusPane(paneSearch), true
+	case !typing && key.Matches(k, m.keys.ProjectFilter):
+		// Every pane widens the scope and back with p; the panes that
+		// offer a project of their own (the selected one) take it first.
+		return m.toggleScope(""), true
+	}
+	return nil, false
 }
 
 // editorUpdate gives a message to the editor and closes it when done.
@@ -74,6 +92,15 @@ func (m *Model) helpKey(k tea.KeyPressMsg) bool {
 // globalKey applies the root's keys; while a pane is typing only those
 // that cannot be text.
 func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
+	if cmd, ok := m.anywhereKey(k); ok || typing {
+		return cmd, ok
+	}
+	return m.commandKey(k)
+}
+
+// anywhereKey applies the root's keys that cannot be text: next and
+// previous pane, help anywhere.
+func (m *Model) anywhereKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	km := &m.keys
 	switch {
 	case key.Matches(k, km.NextPane):
@@ -83,8 +110,15 @@ func (m *Model) globalKey(k tea.KeyPressMsg, typing bool) (tea.Cmd, bool) {
 	case key.Matches(k, km.HelpAnywhere):
 		m.showHelp, m.helpOff = true, 0
 		return nil, true
-	case typing:
-		return nil, false
+	}
+	return nil, false
+}
+
+// commandKey applies the root's keys that are text while a pane types:
+// quit, help, search, refresh and the pane digits.
+func (m *Model) commandKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	km := &m.keys
+	switch {
 	case key.Matches(k, km.Quit):
 		return m.quit(), true
 	case key.Matches(k, km.Help):

@@ -15,6 +15,7 @@ package tui
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,6 +279,19 @@ func (r *mdRenderer) code(segs *text.Segments, lang string, w int) []string {
 	if lang != "" {
 		out = append(out, paint(st.subtle, "╭ ")+paint(st.lang, lang))
 	}
+	bar, cont := paint(st.subtle, "│"), paint(st.subtle, "┆")
+	for _, l := range r.codeLines(segs) {
+		out = r.codeLine(strings.TrimRight(l, " "), w, bar, cont, out)
+	}
+	if len(out) == 0 {
+		out = append(out, bar)
+	}
+	return out
+}
+
+// codeLines is the text of a code block's lines, without the blank lines
+// at its end.
+func (r *mdRenderer) codeLines(segs *text.Segments) []string {
 	var ls []string
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
@@ -286,27 +300,25 @@ func (r *mdRenderer) code(segs *text.Segments, lang string, w int) []string {
 	for len(ls) > 0 && strings.TrimSpace(ls[len(ls)-1]) == "" {
 		ls = ls[:len(ls)-1]
 	}
-	bar, cont := paint(st.subtle, "│"), paint(st.subtle, "┆")
-	for _, l := range ls {
-		l = strings.TrimRight(l, " ")
-		if l == "" {
-			out = append(out, bar)
-			continue
-		}
-		for j, p := range hardWrap(l, w-2) {
-			b := bar
-			if j > 0 {
-				b = cont
-			}
-			if p = strings.TrimRight(p, " "); p == "" {
-				out = append(out, b)
-			} else {
-				out = append(out, b+" "+paint(st.codeText, p))
-			}
-		}
+	return ls
+}
+
+// codeLine renders one line of code hard-wrapped to w-2 cells behind bar,
+// its continuations behind cont.
+func (r *mdRenderer) codeLine(l string, w int, bar, cont string, out []string) []string {
+	if l == "" {
+		return append(out, bar)
 	}
-	if len(out) == 0 {
-		out = append(out, bar)
+	for j, p := range hardWrap(l, w-2) {
+		b := bar
+		if j > 0 {
+			b = cont
+		}
+		if p = strings.TrimRight(p, " "); p == "" {
+			out = append(out, b)
+		} else {
+			out = append(out, b+" "+paint(r.st.codeText, p))
+		}
 	}
 	return out
 }
@@ -811,19 +823,33 @@ func textWidth(s string) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r >= 0xa0 && r < 0x300, // Latin-1, Latin Extended
-			r >= 0x2010 && r < 0x2028, // dashes, quotes, bullets, ellipsis
-			r >= 0x2030 && r < 0x205f,
-			r >= 0x2190 && r < 0x2200, // arrows
-			r >= 0x2500 && r < 0x25a0: // box drawing, blocks
-			i += size
-			n++
-		default:
+		if !oneCellRune(r) {
 			return ansi.StringWidth(s)
 		}
+		i += size
+		n++
 	}
 	return n
+}
+
+// oneCellRune reports whether r is a non-ASCII character known to take
+// one cell, among those replies are full of.
+func oneCellRune(r rune) bool {
+	for _, rg := range oneCellRanges {
+		if r >= rg.lo && r < rg.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// oneCellRanges are the ranges [lo, hi) of oneCellRune.
+var oneCellRanges = [...]struct{ lo, hi rune }{
+	{0xa0, 0x300},    // Latin-1, Latin Extended
+	{0x2010, 0x2028}, // dashes, quotes, bullets, ellipsis
+	{0x2030, 0x205f},
+	{0x2190, 0x2200}, // arrows
+	{0x2500, 0x25a0}, // box drawing, blocks
 }
 
 // styledWidth is the width of a rendered line: its only escape sequences
@@ -954,42 +980,46 @@ func tableRule(widths []int) string {
 // fitColumns narrows the widest columns until they fit in avail cells.
 func fitColumns(nat []int, avail int) []int {
 	ws := append([]int(nil), nat...)
-	sum := 0
-	for _, n := range nat {
-		sum += n
-	}
-	if sum <= avail {
+	if cappedSum(nat, math.MaxInt) <= avail {
 		return ws
 	}
-	// The largest cap c with Σ min(nat, c) ≤ avail.
-	lo, hi := 1, 1
-	for _, n := range nat {
-		hi = max(hi, n)
-	}
-	capped := func(c int) int {
-		s := 0
-		for _, n := range nat {
-			s += min(n, c)
-		}
-		return s
-	}
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if capped(mid) <= avail {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	left := avail - capped(lo)
+	c := widthCap(nat, avail)
+	// The cells left under the cap go one each to the first capped columns.
+	left := avail - cappedSum(nat, c)
 	for j, n := range nat {
-		ws[j] = min(n, lo)
-		if n > lo && left > 0 {
+		ws[j] = min(n, c)
+		if n > c && left > 0 {
 			ws[j]++
 			left--
 		}
 	}
 	return ws
+}
+
+// widthCap is the largest cap c (at least 1) with Σ min(nat, c) ≤ avail.
+func widthCap(nat []int, avail int) int {
+	lo, hi := 1, 1
+	for _, n := range nat {
+		hi = max(hi, n)
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if cappedSum(nat, mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// cappedSum is Σ min(nat, c): the width of the columns capped at c.
+func cappedSum(nat []int, c int) int {
+	s := 0
+	for _, n := range nat {
+		s += min(n, c)
+	}
+	return s
 }
 
 func align(s string, w int, a byte) string {
@@ -1105,19 +1135,10 @@ func tableCells(seg text.Segment, src []byte) []text.Segment {
 	seg = seg.TrimLeftSpace(src)
 	seg = seg.TrimRightSpace(src)
 	line := seg.Value(src)
-	pos, limit := 0, len(line)
-	if limit > 0 && line[0] == '|' {
-		pos++
-	}
-	if limit > pos && line[limit-1] == '|' && (limit < 2 || line[limit-2] != '\\') {
-		limit--
-	}
+	pos, limit := outerPipes(line)
 	var out []text.Segment
 	for pos <= limit {
-		end := pos
-		for end < limit && !(line[end] == '|' && (end == 0 || line[end-1] != '\\')) {
-			end++
-		}
+		end := nextPipe(line, pos, limit)
 		c := text.NewSegment(seg.Start+pos, seg.Start+end)
 		c = c.TrimLeftSpace(src)
 		c = c.TrimRightSpace(src)
@@ -1128,6 +1149,29 @@ func tableCells(seg text.Segment, src []byte) []text.Segment {
 		}
 	}
 	return out
+}
+
+// outerPipes is the span of a row's cells: inside its leading pipe and
+// its trailing unescaped pipe, when it has them.
+func outerPipes(line []byte) (pos, limit int) {
+	pos, limit = 0, len(line)
+	if limit > 0 && line[0] == '|' {
+		pos++
+	}
+	if limit > pos && line[limit-1] == '|' && (limit < 2 || line[limit-2] != '\\') {
+		limit--
+	}
+	return pos, limit
+}
+
+// nextPipe is the index of the first unescaped pipe at or after pos, or
+// limit if there is none before it.
+func nextPipe(line []byte, pos, limit int) int {
+	end := pos
+	for end < limit && !(line[end] == '|' && (end == 0 || line[end-1] != '\\')) {
+		end++
+	}
+	return end
 }
 
 // tableDelim parses a delimiter row into column alignments (nil if it is
@@ -1203,18 +1247,12 @@ type mdTaskParser struct{}
 func (mdTaskParser) Trigger() []byte { return []byte{'['} }
 
 func (mdTaskParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	if parent.Parent() == nil || parent.Parent().FirstChild() != parent || parent.HasChildren() {
-		return nil
-	}
-	if _, ok := parent.Parent().(*ast.ListItem); !ok {
+	if !startsListItem(parent) {
 		return nil
 	}
 	line, _ := block.PeekLine()
-	if len(line) < 4 || line[0] != '[' || line[2] != ']' || (line[3] != ' ' && line[3] != '\n') {
-		return nil
-	}
-	c := line[1]
-	if c != ' ' && c != 'x' && c != 'X' {
+	checked, ok := taskBox(line)
+	if !ok {
 		return nil
 	}
 	block.Advance(3)
@@ -1222,7 +1260,33 @@ func (mdTaskParser) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 	if l, _ := block.PeekLine(); len(l) > 0 && l[0] == ' ' {
 		block.Advance(1)
 	}
-	return &mdTask{checked: c != ' '}
+	return &mdTask{checked: checked}
+}
+
+// startsListItem reports whether the inline about to be read is the very
+// start of a list item: parent, still empty, is the item's first child.
+func startsListItem(parent ast.Node) bool {
+	item := parent.Parent()
+	if item == nil || item.FirstChild() != parent || parent.HasChildren() {
+		return false
+	}
+	_, ok := item.(*ast.ListItem)
+	return ok
+}
+
+// taskBox reads a task box, "[ ]" or "[x]" (or "[X]") followed by a
+// space or the line's end, at the start of line.
+func taskBox(line []byte) (checked, ok bool) {
+	if len(line) < 4 || line[0] != '[' || line[2] != ']' || (line[3] != ' ' && line[3] != '\n') {
+		return false, false
+	}
+	switch line[1] {
+	case ' ':
+		return false, true
+	case 'x', 'X':
+		return true, true
+	}
+	return false, false
 }
 
 func (mdTaskParser) CloseBlock(parent ast.Node, pc parser.Context) {}

@@ -161,41 +161,9 @@ func linkedMemories(ctx context.Context, svc MemoryService, l []memories.Memory)
 func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case memoriesMsg:
-		p.loaded = true
-		p.err = msg.err
-		if msg.err != nil {
-			return nil
-		}
-		p.counts = msg.counts
-		if msg.fileErr != nil {
-			p.c.flashError(fmt.Errorf("reading the changes to Claude's memory files: %w", msg.fileErr))
-		}
-		p.files = map[string]*memories.FileChange{}
-		for i := range msg.files {
-			p.files[fmt.Sprintf("%s%d", fileRowPrefix, msg.files[i].Version)] = &msg.files[i]
-		}
-		p.setMemories(append(fileRows(msg.files), msg.list...), msg.linked)
-		if p.reload {
-			p.reload = false
-			return p.load()
-		}
-		return p.loadSource()
+		return p.listLoaded(msg)
 	case memActionMsg:
-		if msg.undo != nil {
-			p.undos = append(p.undos, *msg.undo)
-			if len(p.undos) > 50 {
-				p.undos = p.undos[1:]
-			}
-		}
-		if msg.err != nil {
-			p.c.flashError(msg.err)
-		} else if msg.text != "" {
-			p.c.flashf("%s", msg.text)
-		}
-		if msg.select_ != "" {
-			p.wantID = msg.select_
-		}
-		return p.load()
+		return p.actionDone(msg)
 	case sourceMsg:
 		p.sources[msg.key] = msg
 	case memStatsMsg:
@@ -204,6 +172,54 @@ func (p *memoriesPane) data(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// listLoaded shows a loaded list of memories and memory-file changes,
+// then loads again (a filter changed on the way) or loads the selected
+// memory's source.
+func (p *memoriesPane) listLoaded(msg memoriesMsg) tea.Cmd {
+	p.loaded = true
+	p.err = msg.err
+	if msg.err != nil {
+		return nil
+	}
+	p.counts = msg.counts
+	if msg.fileErr != nil {
+		p.c.flashError(fmt.Errorf("reading the changes to Claude's memory files: %w", msg.fileErr))
+	}
+	p.files = map[string]*memories.FileChange{}
+	for i := range msg.files {
+		p.files[fmt.Sprintf("%s%d", fileRowPrefix, msg.files[i].Version)] = &msg.files[i]
+	}
+	p.setMemories(append(fileRows(msg.files), msg.list...), msg.linked)
+	if p.reload {
+		p.reload = false
+		return p.load()
+	}
+	return p.loadSource()
+}
+
+// maxUndos is how many actions u can undo.
+const maxUndos = 50
+
+// actionDone reports an action on a memory, keeps its undo, and
+// reloads the list (on the memory the action asks for, if any).
+func (p *memoriesPane) actionDone(msg memActionMsg) tea.Cmd {
+	if msg.undo != nil {
+		p.undos = append(p.undos, *msg.undo)
+		if len(p.undos) > maxUndos {
+			p.undos = p.undos[1:]
+		}
+	}
+	if msg.err != nil {
+		p.c.flashError(msg.err)
+	} else if msg.text != "" {
+		p.c.flashf("%s", msg.text)
+	}
+	if msg.select_ != "" {
+		p.wantID = msg.select_
+	}
+	return p.load()
 }
 
 // setMemories shows a new list: the cursor stays on the same memory, on
@@ -220,17 +236,7 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 	p.applyText()
 	if id := p.findID; id != "" {
 		p.findID = ""
-		if p.list.filter.value() != "" && !slices.ContainsFunc(p.mems, func(mm memories.Memory) bool { return mm.ID == id }) {
-			p.c.flashf("cleared the text filter %q to show %s", p.list.filter.value(), id)
-			p.list.filter.input.SetValue("")
-			p.applyText()
-		}
-		if !slices.ContainsFunc(l, func(mm memories.Memory) bool { return mm.ID == id }) && p.statusIdx != len(memStatusFilters)-1 {
-			was := memStatusFilters[p.statusIdx].name
-			p.statusIdx = len(memStatusFilters) - 1
-			p.wantID = id
-			p.c.flashf("%s is hidden by the status filter %q: showing every status (s cycles)", id, was)
-			p.reload = true
+		if p.revealFound(id, l) {
 			return
 		}
 	}
@@ -239,8 +245,39 @@ func (p *memoriesPane) setMemories(l []memories.Memory, linked map[string]memori
 		p.keepPos = false
 		return
 	}
+	p.cursorTo(keep)
+}
+
+// revealFound makes the memory asked for visible: it clears a text
+// filter that hides it and, when the status filter hides it, shows
+// every status and reports true (the list loads again).
+func (p *memoriesPane) revealFound(id string, l []memories.Memory) (reload bool) {
+	hasID := func(mm memories.Memory) bool { return mm.ID == id }
+	if p.list.filter.value() != "" && !slices.ContainsFunc(p.mems, hasID) {
+		p.c.flashf("cleared the text filter %q to show %s", p.list.filter.value(), id)
+		p.list.filter.input.SetValue("")
+		p.applyText()
+	}
+	all := len(memStatusFilters) - 1
+	if slices.ContainsFunc(l, hasID) || p.statusIdx == all {
+		return false
+	}
+	was := memStatusFilters[p.statusIdx].name
+	p.statusIdx = all
+	p.wantID = id
+	p.c.flashf("%s is hidden by the status filter %q: showing every status (s cycles)", id, was)
+	p.reload = true
+	return true
+}
+
+// cursorTo puts the cursor on the memory whose ID is (or starts with)
+// id; the last such row wins. An empty id leaves the cursor alone.
+func (p *memoriesPane) cursorTo(id string) {
+	if id == "" {
+		return
+	}
 	for i := range p.mems {
-		if keep != "" && (p.mems[i].ID == keep || strings.HasPrefix(p.mems[i].ID, keep)) {
+		if p.mems[i].ID == id || strings.HasPrefix(p.mems[i].ID, id) {
 			p.list.set(i)
 		}
 	}
@@ -330,27 +367,9 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 	}
 	add := func(es []transcripts.Entry) {
 		for i := range es {
-			e := &es[i]
-			if !want[e.UUID] {
-				continue
+			if e := &es[i]; want[e.UUID] {
+				out = append(out, entryWho(e)+": "+sanitize(sourceExcerpt(e)))
 			}
-			who := entryWho(e)
-			text := e.JoinedText()
-			if text == "" {
-				for _, b := range e.Blocks {
-					switch b.Type {
-					case transcripts.BlockToolUse:
-						text += b.ToolName + "(" + transcripts.ToolSummary(&b) + ") "
-					case transcripts.BlockToolResult:
-						text += b.Text
-					}
-				}
-			}
-			text = strings.TrimSpace(text)
-			if ls := strings.Split(text, "\n"); len(ls) > 8 {
-				text = strings.Join(ls[:8], "\n") + fmt.Sprintf("\n… %d more lines (enter opens the session)", len(ls)-8)
-			}
-			out = append(out, who+": "+sanitize(text))
 		}
 	}
 	add(c.Entries)
@@ -361,6 +380,37 @@ func sourceLines(c *transcripts.Conversation, uuids []string) []string {
 		out = append(out, "(source entries not found; first prompt) "+sanitize(c.Session.FirstPrompt))
 	}
 	return out
+}
+
+// sourceExcerptLines is how many lines of a source entry the pane shows.
+const sourceExcerptLines = 8
+
+// sourceExcerpt is an entry's text (its tool calls and results when it
+// has none), cut to sourceExcerptLines with a count of the rest.
+func sourceExcerpt(e *transcripts.Entry) string {
+	text := e.JoinedText()
+	if text == "" {
+		text = toolText(e.Blocks)
+	}
+	text = strings.TrimSpace(text)
+	if ls := strings.Split(text, "\n"); len(ls) > sourceExcerptLines {
+		text = strings.Join(ls[:sourceExcerptLines], "\n") + fmt.Sprintf("\n… %d more lines (enter opens the session)", len(ls)-sourceExcerptLines)
+	}
+	return text
+}
+
+// toolText is the tool calls (name and summary) and results of blocks.
+func toolText(blocks []transcripts.Block) string {
+	text := ""
+	for _, b := range blocks {
+		switch b.Type {
+		case transcripts.BlockToolUse:
+			text += b.ToolName + "(" + transcripts.ToolSummary(&b) + ") "
+		case transcripts.BlockToolResult:
+			text += b.Text
+		}
+	}
+	return text
 }
 
 func (p *memoriesPane) typing() bool { return p.list.typing() }
@@ -395,6 +445,17 @@ func (p *memoriesPane) review(what string, ids []string, fn func(ctx context.Con
 	}
 }
 
+// fromSession is the ids of the memories of l from session sid.
+func fromSession(l []memories.Memory, sid string) []string {
+	var ids []string
+	for _, m := range l {
+		if m.SourceSession == sid {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
 // reviewSession approves or rejects every pending memory proposed from
 // mm's session at once (one u undoes them all).
 func (p *memoriesPane) reviewSession(mm *memories.Memory, st memories.Status) tea.Cmd {
@@ -411,12 +472,7 @@ func (p *memoriesPane) reviewSession(mm *memories.Memory, st memories.Status) te
 		if err != nil {
 			return memActionMsg{err: fmt.Errorf("listing session %s's pending memories: %w", short, err)}
 		}
-		var ids []string
-		for _, m := range l {
-			if m.SourceSession == sid {
-				ids = append(ids, m.ID)
-			}
-		}
+		ids := fromSession(l, sid)
 		if len(ids) == 0 {
 			return memActionMsg{text: "session " + short + " has no pending memories"}
 		}
@@ -473,19 +529,37 @@ func (p *memoriesPane) undo() tea.Cmd {
 
 func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	if p.stats != nil {
-		if p.stats.key(k) {
-			return true, nil
-		}
-		if key.Matches(k, p.c.keys.Back, p.c.keys.Stats) {
-			p.stats = nil
-			return true, nil
-		}
-		return false, nil
+		return p.statsKey(k), nil
 	}
 	if key.Matches(k, p.c.keys.Stats) {
 		p.stats = newStatsView(p.c)
 		return true, p.stats.load()
 	}
+	if ok, cmd := p.listKey(k); ok {
+		return true, cmd
+	}
+	if ok, cmd := p.filterKey(k); ok {
+		return true, cmd
+	}
+	return p.selectionKey(k)
+}
+
+// statsKey handles a key while the statistics are shown: theirs, or
+// back (or the stats key again) to close them.
+func (p *memoriesPane) statsKey(k tea.KeyPressMsg) bool {
+	if p.stats.key(k) {
+		return true
+	}
+	if key.Matches(k, p.c.keys.Back, p.c.keys.Stats) {
+		p.stats = nil
+		return true
+	}
+	return false
+}
+
+// listKey moves in or filters the list, then loads the source of the
+// memory under the cursor.
+func (p *memoriesPane) listKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	switch res, cmd := p.list.update(k, p.c.keys); res {
 	case listFiltered:
 		p.applyText()
@@ -493,9 +567,12 @@ func (p *memoriesPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case listHandled:
 		return true, tea.Batch(cmd, p.loadSource())
 	}
-	if ok, cmd := p.filterKey(k); ok {
-		return true, cmd
-	}
+	return false, nil
+}
+
+// selectionKey acts on the row under the cursor: a memory-file change,
+// or a memory (review, organize, open).
+func (p *memoriesPane) selectionKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	mm := p.selected()
 	if mm == nil {
 		return false, nil

@@ -114,35 +114,50 @@ func (p *projectsPane) loaded(msg projectsMsg) tea.Cmd {
 
 func (p *projectsPane) apply() {
 	keep := p.selected()
-	defer func() {
-		// The cursor stays on its project when it is still shown.
-		for i := range p.shown {
-			if keep != nil && p.shown[i].Name == keep.Name {
-				p.list.set(i)
-			}
-		}
-	}()
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	p.shown = p.shown[:0:0]
 	for _, ps := range p.all {
-		if q == "" || strings.Contains(strings.ToLower(ps.Path), q) || strings.Contains(strings.ToLower(ps.Name), q) ||
-			strings.Contains(strings.ToLower(strings.Join(ps.Folders, "\n")), q) {
+		if projectMatches(&ps, q) {
 			p.shown = append(p.shown, ps)
 		}
 	}
 	if len(p.shown) == 0 && q != "" {
-		// Typo tolerance: the filter's letters in order in a word of
-		// the project's name or path (subseq.go).
-		for _, ps := range p.all {
-			if subseqMatch(q, ps.Name+" "+ps.Path) {
-				p.shown = append(p.shown, ps)
-			}
-		}
-		if len(p.shown) > 0 {
-			p.c.flashf("%s", nearMatchNote(q, len(p.shown)))
+		if near := p.nearMatches(q); len(near) > 0 {
+			p.shown = near
 		}
 	}
 	p.list.setLen(len(p.shown))
+	// The cursor stays on its project when it is still shown.
+	if keep != nil {
+		for i := range p.shown {
+			if p.shown[i].Name == keep.Name {
+				p.list.set(i)
+			}
+		}
+	}
+}
+
+// projectMatches reports whether the lower-case filter q is part of the
+// project's path, name or one of its folders (always, for no filter).
+func projectMatches(ps *transcripts.ProjectSummary, q string) bool {
+	return q == "" || strings.Contains(strings.ToLower(ps.Path), q) || strings.Contains(strings.ToLower(ps.Name), q) ||
+		strings.Contains(strings.ToLower(strings.Join(ps.Folders, "\n")), q)
+}
+
+// nearMatches is the typo-tolerant match, for a filter that matches no
+// project: the filter's letters in order in a word of the project's name
+// or path (subseq.go); it says so when some match.
+func (p *projectsPane) nearMatches(q string) []transcripts.ProjectSummary {
+	var near []transcripts.ProjectSummary
+	for _, ps := range p.all {
+		if subseqMatch(q, ps.Name+" "+ps.Path) {
+			near = append(near, ps)
+		}
+	}
+	if len(near) > 0 {
+		p.c.flashf("%s", nearMatchNote(q, len(near)))
+	}
+	return near
 }
 
 func (p *projectsPane) selected() *transcripts.ProjectSummary {
@@ -226,14 +241,7 @@ func (p *projectsPane) view() string {
 	case p.err != nil || !p.ready:
 		return strings.Join(append(lines, p.c.loadState("projects", p.err, " Check the data folder (--data) is readable; ctrl+r retries.")...), "\n")
 	case len(p.all) == 0:
-		lines = append(lines, "", s.Muted.Render(" No sessions yet."))
-		if p.c.indexing() {
-			lines = append(lines, s.Muted.Render(" Indexing is running: projects appear as they are read."))
-		} else {
-			lines = append(lines, s.Muted.Render(" cairn reads Claude Code transcripts from ~/.claude/projects (or --claude-dir)."),
-				s.Muted.Render(" Try `cairn --demo` to see the bundled sample."))
-		}
-		return strings.Join(lines, "\n")
+		return strings.Join(append(lines, p.noProjects()...), "\n")
 	}
 	numW := 9
 	lastW := 11
@@ -246,13 +254,30 @@ func (p *projectsPane) view() string {
 	p.clicks = clickMap{top: p.c.lay.body.y + len(lines), from: from, to: to, per: 1}
 	for i := from; i < to; i++ {
 		ps := p.shown[i]
-		size := human.Bytes(ps.Size)
-		if ps.Size == 0 {
-			size = "archived"
-		}
 		row := " " + pad(truncLeft(sanitizeLine(human.Path(ps.Path)), pathW-1), pathW) +
-			padLeft(fmt.Sprint(ps.Sessions), numW) + padLeft(p.c.fmtAgo(ps.LastUsed), lastW) + padLeft(size, sizeW)
+			padLeft(fmt.Sprint(ps.Sessions), numW) + padLeft(p.c.fmtAgo(ps.LastUsed), lastW) + padLeft(projectSize(ps.Size), sizeW)
 		lines = append(lines, p.c.rowStyle(i == p.list.cursor, pad(row, w)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// projectSize is the size of a project's transcripts; one whose
+// transcripts are all gone from disk is "archived".
+func projectSize(size int64) string {
+	if size == 0 {
+		return "archived"
+	}
+	return human.Bytes(size)
+}
+
+// noProjects is what the pane says before the first session: that
+// indexing is reading them, or where cairn reads them from.
+func (p *projectsPane) noProjects() []string {
+	s := p.c.sty
+	lines := []string{"", s.Muted.Render(" No sessions yet.")}
+	if p.c.indexing() {
+		return append(lines, s.Muted.Render(" Indexing is running: projects appear as they are read."))
+	}
+	return append(lines, s.Muted.Render(" cairn reads Claude Code transcripts from ~/.claude/projects (or --claude-dir)."),
+		s.Muted.Render(" Try `cairn --demo` to see the bundled sample."))
 }

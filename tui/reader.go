@@ -516,41 +516,60 @@ func (p *readerPane) render(it *ritem) []string {
 
 // renderKind draws an item in cw cells, by kind.
 func (p *readerPane) renderKind(it *ritem, cw int) []string {
-	s := p.c.sty
-	switch it.kind {
-	case kHeader:
-		return p.renderHeader(cw)
-	case kPrompt:
-		who := "▶ You"
-		if it.said == transcripts.SaidQueued {
-			who += ", queued while Claude worked"
-		}
-		if it.depth > 0 {
-			who = "▶ Claude's task for the subagent" // a subagent's prompt is written by Claude
-		}
-		return append([]string{"", s.User.Render(who) + s.Muted.Render(" · "+p.c.fmtTime(it.ts))}, wrap(it.text, cw, "  ")...)
-	case kText:
-		return append(p.turnHead(it), p.c.markdown(it.text, cw)...)
-	case kThinking:
-		out := p.turnHead(it)
-		for _, l := range wrap(it.text, cw, "  ∴ ") {
-			out = append(out, s.Subtle.Render(l))
-		}
-		return out
-	case kTool:
-		return p.renderTool(it, cw)
-	case kAgent:
-		return []string{"", s.Muted.Render(trunc("── "+p.expandMark(it)+" "+it.label+" ──", cw))}
-	case kCompact:
-		return []string{"", s.Warn.Render(trunc("── "+it.label+" ──", cw))}
-	case kSummary:
-		out := []string{s.Muted.Render(trunc("  "+p.expandMark(it)+" "+it.label, cw))}
-		if p.expanded[it.key] {
-			out = append(out, p.c.markdown(it.text, cw)...)
-		}
-		return out
+	if k := uint(it.kind); k < uint(len(kindRenderers)) {
+		return kindRenderers[k](p, it, cw)
 	}
 	return nil
+}
+
+// kindRenderers draws each kind of item.
+var kindRenderers = [...]func(p *readerPane, it *ritem, cw int) []string{
+	kHeader: func(p *readerPane, _ *ritem, cw int) []string { return p.renderHeader(cw) },
+	kPrompt: (*readerPane).renderPrompt,
+	kText: func(p *readerPane, it *ritem, cw int) []string {
+		return append(p.turnHead(it), p.c.markdown(it.text, cw)...)
+	},
+	kThinking: (*readerPane).renderThinking,
+	kTool:     (*readerPane).renderTool,
+	kAgent: func(p *readerPane, it *ritem, cw int) []string {
+		return []string{"", p.c.sty.Muted.Render(trunc("── "+p.expandMark(it)+" "+it.label+" ──", cw))}
+	},
+	kCompact: func(p *readerPane, it *ritem, cw int) []string {
+		return []string{"", p.c.sty.Warn.Render(trunc("── "+it.label+" ──", cw))}
+	},
+	kSummary: (*readerPane).renderSummary,
+}
+
+// renderPrompt is a prompt under its author (the user, queued or not,
+// or Claude for a subagent) and time.
+func (p *readerPane) renderPrompt(it *ritem, cw int) []string {
+	s := p.c.sty
+	who := "▶ You"
+	if it.said == transcripts.SaidQueued {
+		who += ", queued while Claude worked"
+	}
+	if it.depth > 0 {
+		who = "▶ Claude's task for the subagent" // a subagent's prompt is written by Claude
+	}
+	return append([]string{"", s.User.Render(who) + s.Muted.Render(" · "+p.c.fmtTime(it.ts))}, wrap(it.text, cw, "  ")...)
+}
+
+// renderThinking is Claude's thinking, subtle, behind ∴.
+func (p *readerPane) renderThinking(it *ritem, cw int) []string {
+	out := p.turnHead(it)
+	for _, l := range wrap(it.text, cw, "  ∴ ") {
+		out = append(out, p.c.sty.Subtle.Render(l))
+	}
+	return out
+}
+
+// renderSummary is a summary's label, and its text when expanded.
+func (p *readerPane) renderSummary(it *ritem, cw int) []string {
+	out := []string{p.c.sty.Muted.Render(trunc("  "+p.expandMark(it)+" "+it.label, cw))}
+	if p.expanded[it.key] {
+		out = append(out, p.c.markdown(it.text, cw)...)
+	}
+	return out
 }
 
 // expandMark is ▾ for an expanded item, ▸ for a collapsed one.
@@ -634,33 +653,50 @@ func (p *readerPane) renderTool(it *ritem, cw int) []string {
 // indentation), any other value as compact JSON.
 func (p *readerPane) toolInput(tool *transcripts.Block, cw int) []string {
 	st := p.c.sty.Muted
-	fields, ok := inputFields(tool.ToolInput)
+	fields, ok := shownFields(tool.ToolInput)
 	if !ok {
-		var buf bytes.Buffer
-		if json.Indent(&buf, tool.ToolInput, "", "  ") != nil {
-			return nil
-		}
-		fields = []inputField{{value: buf.String()}}
+		return nil
 	}
 	var out []string
 	for _, f := range fields {
-		lines := strings.Split(strings.TrimRight(sanitize(f.value), "\n"), "\n")
-		lead := "      "
-		switch {
-		case f.key != "" && len(lines) == 1:
-			lead += sanitizeLine(f.key) + ": "
-		case f.key != "":
-			// A text of several lines goes under its name.
-			out = append(out, st.Render(trunc(lead+sanitizeLine(f.key)+":", cw)))
-			lead += "  "
-		}
-		for _, l := range lines {
-			for _, wl := range wrapIndent(l, cw, lead, 0) {
-				out = append(out, st.Render(wl))
-			}
-		}
+		out = append(out, fieldLines(f, cw, st)...)
 		if len(out) > maxToolLines {
 			return append(out[:maxToolLines], st.Render(fmt.Sprintf("      … %d more lines", len(out)-maxToolLines)))
+		}
+	}
+	return out
+}
+
+// shownFields is what toolInput shows of an input: its fields, or, when
+// it is not an object, one nameless field of indented JSON; ok is false
+// for input that is not JSON.
+func shownFields(input json.RawMessage) ([]inputField, bool) {
+	if fields, ok := inputFields(input); ok {
+		return fields, true
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, input, "", "  ") != nil {
+		return nil, false
+	}
+	return []inputField{{value: buf.String()}}, true
+}
+
+// fieldLines is one input field, wrapped to cw: "key: value" for one
+// line, the key above its lines for a text of several.
+func fieldLines(f inputField, cw int, st lipgloss.Style) []string {
+	var out []string
+	lines := strings.Split(strings.TrimRight(sanitize(f.value), "\n"), "\n")
+	lead := "      "
+	switch {
+	case f.key != "" && len(lines) == 1:
+		lead += sanitizeLine(f.key) + ": "
+	case f.key != "":
+		out = append(out, st.Render(trunc(lead+sanitizeLine(f.key)+":", cw)))
+		lead += "  "
+	}
+	for _, l := range lines {
+		for _, wl := range wrapIndent(l, cw, lead, 0) {
+			out = append(out, st.Render(wl))
 		}
 	}
 	return out
@@ -716,17 +752,22 @@ func (p *readerPane) toolOutput(r *transcripts.Block, open bool, cw int) []strin
 	}
 	ls := strings.Split(text, "\n")
 	if !open {
-		first := strings.TrimSpace(ls[0])
 		more := ""
 		if len(ls) > 1 {
 			more = fmt.Sprintf("  … +%d lines (enter)", len(ls)-1)
 		}
-		return []string{trunc(st.Render("    "+markR+" "+first)+s.Subtle.Render(more), cw)}
+		return []string{trunc(st.Render("    "+markR+" "+strings.TrimSpace(ls[0]))+s.Subtle.Render(more), cw)}
 	}
+	return outputLines(ls, markR, cw, st)
+}
+
+// outputLines is a whole result, at most maxToolLines lines, the first
+// behind the mark; long lines wrap at word boundaries under their own
+// indentation.
+func outputLines(ls []string, markR string, cw int, st lipgloss.Style) []string {
 	if len(ls) > maxToolLines {
 		ls = append(ls[:maxToolLines], fmt.Sprintf("… %d more lines", len(ls)-maxToolLines))
 	}
-	// Long lines wrap at word boundaries under their own indentation.
 	var out []string
 	for j, l := range ls {
 		lead := "      "
@@ -830,14 +871,20 @@ func (p *readerPane) scrollUp(n int) {
 
 // followView keeps the cursor on an item the view shows (mostly).
 func (p *readerPane) followView(h int) {
-	if p.cur < p.topItem || (p.cur == p.topItem && p.topLine > 0 && p.height(p.cur)-p.topLine < h/2) {
+	if p.cur < p.topItem || (p.cur == p.topItem && p.topMostlyGone(h)) {
 		p.cur = p.topItem
-		if p.topLine > 0 && p.cur < len(p.items)-1 && p.height(p.cur)-p.topLine < h/2 {
+		if p.cur < len(p.items)-1 && p.topMostlyGone(h) {
 			p.cur++
 		}
 	} else if last := p.lastVisible(h); p.cur > last {
 		p.cur = last
 	}
+}
+
+// topMostlyGone reports that the view's top item is scrolled so far that
+// less than half a view of it still shows.
+func (p *readerPane) topMostlyGone(h int) bool {
+	return p.topLine > 0 && p.height(p.topItem)-p.topLine < h/2
 }
 
 // clampBottom keeps the last item's end from scrolling above the bottom.
@@ -899,35 +946,52 @@ func (p *readerPane) applyVisible(h int) {
 	}
 	p.needVisible = false
 	i := p.cur
-	if p.wantTop || i < p.topItem || (i == p.topItem && p.topLine > 0) {
-		p.topItem, p.topLine = i, 0
-		// Skip the blank line that opens a block.
-		if ls := p.lines(i); len(ls) > 1 && ls[0] == "" {
-			p.topLine = 1
-		}
-		p.wantTop = false
-		p.clampBottom(h)
+	if p.wantTop || p.startsAboveView(i) {
+		p.showAtTop(i, h)
 		return
 	}
-	// Lines from the top of the view to the end of item i.
-	end := -p.topLine
+	end, near := p.itemEndWithin(i, 4*h)
+	switch {
+	case !near: // far away: jump
+		p.topItem, p.topLine = i, 0
+		p.clampBottom(h)
+	case end <= h: // already in view
+	case p.height(i) >= h:
+		p.topItem, p.topLine = i, 0
+	default:
+		p.scrollLinesRaw(end - h)
+	}
+}
+
+// startsAboveView reports whether item i begins above the view's first
+// line.
+func (p *readerPane) startsAboveView(i int) bool {
+	return i < p.topItem || (i == p.topItem && p.topLine > 0)
+}
+
+// showAtTop puts item i at the top of the view, past the blank line that
+// opens a block.
+func (p *readerPane) showAtTop(i, h int) {
+	p.topItem, p.topLine = i, 0
+	if ls := p.lines(i); len(ls) > 1 && ls[0] == "" {
+		p.topLine = 1
+	}
+	p.wantTop = false
+	p.clampBottom(h)
+}
+
+// itemEndWithin is the line (from the top of the view) where item i
+// ends; near is false, and end meaningless, once the count passes limit
+// lines on the way.
+func (p *readerPane) itemEndWithin(i, limit int) (end int, near bool) {
+	end = -p.topLine
 	for j := p.topItem; j <= i; j++ {
 		end += p.height(j)
-		if end > 4*h { // far away: jump
-			p.topItem, p.topLine = i, 0
-			p.clampBottom(h)
-			return
+		if end > limit {
+			return end, false
 		}
 	}
-	if end <= h {
-		return
-	}
-	hi := p.height(i)
-	if hi >= h {
-		p.topItem, p.topLine = i, 0
-		return
-	}
-	p.scrollLinesRaw(end - h)
+	return end, true
 }
 
 func (p *readerPane) scrollLinesRaw(n int) {
@@ -1095,13 +1159,6 @@ func (p *readerPane) visibleLines(vh int) []string {
 	p.lineItem = p.lineItem[:0]
 	skip := p.topLine
 	for i := p.topItem; i < len(p.items) && len(out) < vh; i++ {
-		ls := p.lines(i)
-		// The gutter spans the item from its first text line on: blank
-		// lines between paragraphs are inside it, the one before is not.
-		first := 0
-		for first < len(ls) && ls[first] == "" {
-			first++
-		}
 		g := " "
 		switch {
 		case i == p.cur:
@@ -1109,19 +1166,33 @@ func (p *readerPane) visibleLines(vh int) []string {
 		case matchSet[i]:
 			g = hit
 		}
-		for j := skip; j < len(ls) && len(out) < vh; j++ {
-			line := ls[j]
-			if matchSet[i] {
-				line = p.find.highlight(line)
-			}
-			if j < first {
-				out = append(out, "  "+line)
-			} else {
-				out = append(out, g+" "+line)
-			}
-			p.lineItem = append(p.lineItem, i)
-		}
+		out = p.appendItemLines(out, i, skip, vh, g, matchSet[i])
 		skip = 0
+	}
+	return out
+}
+
+// appendItemLines appends item i's lines from skip on, until out holds
+// vh lines, behind the gutter mark g (find's matches highlighted when
+// matched). The gutter spans the item from its first text line on: blank
+// lines between paragraphs are inside it, the one before is not.
+func (p *readerPane) appendItemLines(out []string, i, skip, vh int, g string, matched bool) []string {
+	ls := p.lines(i)
+	first := 0
+	for first < len(ls) && ls[first] == "" {
+		first++
+	}
+	for j := skip; j < len(ls) && len(out) < vh; j++ {
+		line := ls[j]
+		if matched {
+			line = p.find.highlight(line)
+		}
+		if j < first {
+			out = append(out, "  "+line)
+		} else {
+			out = append(out, g+" "+line)
+		}
+		p.lineItem = append(p.lineItem, i)
 	}
 	return out
 }

@@ -55,6 +55,11 @@ func (p *readerPane) findKey(k tea.KeyPressMsg) tea.Cmd {
 
 // moveKey moves the cursor or the view; false when k does neither.
 func (p *readerPane) moveKey(k tea.KeyPressMsg) bool {
+	return p.stepKey(k) || p.jumpKey(k)
+}
+
+// stepKey moves by an item, a page, or to either end.
+func (p *readerPane) stepKey(k tea.KeyPressMsg) bool {
 	km, h := p.c.keys, p.viewH()
 	switch {
 	case key.Matches(k, km.List.Up):
@@ -70,6 +75,16 @@ func (p *readerPane) moveKey(k tea.KeyPressMsg) bool {
 	case key.Matches(k, km.List.Bottom):
 		p.cur = len(p.items) - 1
 		p.toBottom(h)
+	default:
+		return false
+	}
+	return true
+}
+
+// jumpKey jumps to the next or previous prompt, or find's match.
+func (p *readerPane) jumpKey(k tea.KeyPressMsg) bool {
+	km := p.c.keys
+	switch {
 	case key.Matches(k, km.NextPrompt):
 		p.jumpPrompt(1)
 	case key.Matches(k, km.PrevPrompt):

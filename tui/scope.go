@@ -71,6 +71,12 @@ func saveScope(path, folder, project string) error {
 	if err != nil {
 		return err
 	}
+	return replaceFile(path, b)
+}
+
+// replaceFile writes b to path through a temporary file beside it and a
+// rename; on an error the temporary file is removed.
+func replaceFile(path string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tui-state-*")
 	if err != nil {
 		return err

@@ -157,38 +157,49 @@ func (p *searchPane) data(msg tea.Msg) tea.Cmd {
 		}
 		return p.run(msg.seq)
 	case searchResultMsg:
-		if msg.seq != p.seq {
-			return nil // stale: a newer query is on its way
-		}
-		p.running = false
-		p.shown = msg.seq
-		p.err = msg.err
-		p.latency = msg.elapsed
-		trace("search-ms %.1f results %d query %q", float64(msg.elapsed.Microseconds())/1000, resultsLen(msg.resp), p.input.Value())
-		if msg.err != nil {
-			return nil
-		}
-		p.resp = msg.resp
-		p.results = msg.resp.Results
-		// Equal scores come back in the index's internal order, which
-		// moves as segments merge: break ties the same way every time.
-		sort.SliceStable(p.results, func(i, j int) bool {
-			a, b := p.results[i], p.results[j]
-			if sa, sb := roundScore(a.Score), roundScore(b.Score); sa != sb {
-				return sa > sb
-			}
-			if !a.Timestamp.Equal(b.Timestamp) {
-				return a.Timestamp.After(b.Timestamp)
-			}
-			return a.UUID < b.UUID
-		})
-		p.list.cursor, p.list.offset = 0, 0
-		p.list.setLen(len(p.results))
-		return p.loadPreview()
+		return p.resultsLoaded(msg)
 	case previewMsg:
 		p.previewLoaded(msg)
 	}
 	return nil
+}
+
+// resultsLoaded shows the results of the latest query (older ones are
+// dropped) and loads the first one's preview.
+func (p *searchPane) resultsLoaded(msg searchResultMsg) tea.Cmd {
+	if msg.seq != p.seq {
+		return nil // stale: a newer query is on its way
+	}
+	p.running = false
+	p.shown = msg.seq
+	p.err = msg.err
+	p.latency = msg.elapsed
+	trace("search-ms %.1f results %d query %q", float64(msg.elapsed.Microseconds())/1000, resultsLen(msg.resp), p.input.Value())
+	if msg.err != nil {
+		return nil
+	}
+	p.resp = msg.resp
+	p.results = msg.resp.Results
+	sortResults(p.results)
+	p.list.cursor, p.list.offset = 0, 0
+	p.list.setLen(len(p.results))
+	return p.loadPreview()
+}
+
+// sortResults orders results by score (rounded), then newest first, then
+// by entry. Equal scores come back in the index's internal order, which
+// moves as segments merge: ties are broken the same way every time.
+func sortResults(rs []index.SearchResult) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if sa, sb := roundScore(a.Score), roundScore(b.Score); sa != sb {
+			return sa > sb
+		}
+		if !a.Timestamp.Equal(b.Timestamp) {
+			return a.Timestamp.After(b.Timestamp)
+		}
+		return a.UUID < b.UUID
+	})
 }
 
 func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
@@ -209,23 +220,35 @@ func (p *searchPane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(k, km.Open):
 		return true, p.enter()
 	case key.Matches(k, km.Back):
-		if p.input.Value() == "" {
-			return false, nil // a root: nothing to clear
-		}
-		p.input.SetValue("")
-		p.lastText, p.partial = "", false
-		return true, p.changed()
+		return p.clearQuery()
 	case p.list.navigate(k, km.SearchTyping):
 		return true, p.loadPreview()
 	}
+	return true, p.typeKey(k)
+}
+
+// clearQuery empties the query box (esc); false when it is empty already:
+// the pane is a root, back goes on.
+func (p *searchPane) clearQuery() (bool, tea.Cmd) {
+	if p.input.Value() == "" {
+		return false, nil
+	}
+	p.input.SetValue("")
+	p.lastText, p.partial = "", false
+	return true, p.changed()
+}
+
+// typeKey types k into the query box, and searches again when the text
+// changed.
+func (p *searchPane) typeKey(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(k)
 	if v := p.input.Value(); v != p.lastText {
 		p.lastText = v
 		p.partial = false
-		return true, tea.Batch(cmd, p.changed())
+		return tea.Batch(cmd, p.changed())
 	}
-	return true, cmd
+	return cmd
 }
 
 // enter opens the selected result, or searches now: with the partial
@@ -302,13 +325,8 @@ func (p *searchPane) help() []key.Binding {
 func (p *searchPane) view() string {
 	w, h := p.c.lay.body.w, p.c.lay.body.h
 	lines := p.heading(w)
-	if p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil {
-		msg := " No matches by words or meaning; try other words, ctrl+s for every project, or ctrl+t for another mode."
-		if n := p.resp.Partial; n > 0 {
-			msg = fmt.Sprintf(" No full matches; %d partial (only some of the words): enter shows them.", n)
-		}
-		lines = append(lines, p.c.sty.Muted.Render(trunc(msg, w)))
-		return strings.Join(lines, "\n")
+	if p.foundNothing() {
+		return strings.Join(append(lines, p.c.sty.Muted.Render(trunc(p.nothingNote(), w))), "\n")
 	}
 	// Two lines a result: the matching text first (what was looked for),
 	// then where it is; on a wide screen the selected one's turn beside.
@@ -333,6 +351,20 @@ func (p *searchPane) view() string {
 	right := fitLines(p.previewLines(prevW, bodyH), prevW, bodyH)
 	sep := strings.TrimRight(strings.Repeat(p.c.sty.Subtle.Render("│")+"\n", bodyH), "\n")
 	return strings.Join(lines, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right)
+}
+
+// foundNothing reports a query that ran and found no result.
+func (p *searchPane) foundNothing() bool {
+	return p.resp != nil && len(p.results) == 0 && !p.running && p.err == nil
+}
+
+// nothingNote is what to try when a query found nothing: other words,
+// scope or mode, or enter for its partial matches.
+func (p *searchPane) nothingNote() string {
+	if n := p.resp.Partial; n > 0 {
+		return fmt.Sprintf(" No full matches; %d partial (only some of the words): enter shows them.", n)
+	}
+	return " No matches by words or meaning; try other words, ctrl+s for every project, or ctrl+t for another mode."
 }
 
 // heading is the title, the query box, the options and the status line.
@@ -439,15 +471,20 @@ func resultTag(r *index.SearchResult) string {
 	if r.Archived {
 		tag += " · archived"
 	}
+	return tag + matchTag(r)
+}
+
+// matchTag says how a result matched when not by all the words.
+func matchTag(r *index.SearchResult) string {
 	switch r.Match {
 	case index.MatchMeaning:
-		tag += " · by meaning"
+		return " · by meaning"
 	case index.MatchPartial:
-		tag += fmt.Sprintf(" · partial %.2f", r.Relevance)
+		return fmt.Sprintf(" · partial %.2f", r.Relevance)
 	case index.MatchTypo:
-		tag += " · near spelling"
+		return " · near spelling"
 	}
-	return tag
+	return ""
 }
 
 // snippet sanitises a snippet and turns its highlight marks into styles.

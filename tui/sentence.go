@@ -52,20 +52,26 @@ func bestLine(lines []string, sentence string) int {
 	}
 	best, bestN := -1, 0
 	for i := range lines {
-		seen := map[string]bool{}
-		for j := i; j < min(len(lines), i+2); j++ {
-			for _, w := range words[j] {
-				if want[w] {
-					seen[w] = true
-				}
-			}
-		}
+		n := wantedIn(words[i:min(len(lines), i+2)], want)
 		// The first line of the sentence: it must hold one of its words.
-		if n := len(seen); n > bestN && len(words[i]) > 0 && hasAny(words[i], want) {
+		if n > bestN && len(words[i]) > 0 && hasAny(words[i], want) {
 			best, bestN = i, n
 		}
 	}
 	return best
+}
+
+// wantedIn is how many distinct wanted words the lines' words hold.
+func wantedIn(lines [][]string, want map[string]bool) int {
+	seen := map[string]bool{}
+	for _, ws := range lines {
+		for _, w := range ws {
+			if want[w] {
+				seen[w] = true
+			}
+		}
+	}
+	return len(seen)
 }
 
 func hasAny(ws []string, want map[string]bool) bool {

@@ -122,11 +122,7 @@ func (p *timelinePane) loadedSessions(msg sessionsMsg) tea.Cmd {
 	p.all, p.origins = msg.list, msg.origins
 	p.apply()
 	if keep != "" {
-		for i, r := range p.rows {
-			if r.s != nil && r.s.ID == keep {
-				p.list.set(i)
-			}
-		}
+		p.selectSession(keep)
 	}
 	return nil
 }
@@ -147,37 +143,51 @@ func (p *timelinePane) since() time.Time {
 
 func (p *timelinePane) apply() {
 	keep := p.selected()
-	defer func() {
-		// The cursor stays on its session when it is still shown.
-		for i, r := range p.rows {
-			if keep != nil && r.s != nil && r.s.ID == keep.ID {
-				p.list.set(i)
-			}
-		}
-	}()
 	q := strings.ToLower(strings.TrimSpace(p.list.filter.value()))
 	since := p.since()
 	inRange := func(s *transcripts.Session) bool { return since.IsZero() || !s.End.Before(since) }
 	near := p.onlyNear(q, inRange)
-	p.rows = p.rows[:0:0]
-	lastDay := ""
-	shown := 0
+	var shown []*transcripts.Session
 	for _, s := range p.all {
-		if !inRange(s) || !timelineMatch(q, near, s) {
-			continue
+		if inRange(s) && timelineMatch(q, near, s) {
+			shown = append(shown, s)
 		}
-		shown++
-		day := s.Start.In(p.c.cfg.Location).Format("Monday 2 January 2006")
-		if day != lastDay {
-			p.rows = append(p.rows, tlRow{day: day})
-			lastDay = day
-		}
-		p.rows = append(p.rows, tlRow{s: s})
 	}
-	if near && shown > 0 {
-		p.c.flashf("%s", nearMatchNote(q, shown))
+	p.rows = p.dayRows(shown)
+	if near && len(shown) > 0 {
+		p.c.flashf("%s", nearMatchNote(q, len(shown)))
 	}
 	p.list.setLen(len(p.rows))
+	// The cursor stays on its session when it is still shown.
+	if keep != nil {
+		p.selectSession(keep.ID)
+	}
+}
+
+// dayRows is the rows for sessions: each under a header for the day it
+// started, when that differs from the previous session's.
+func (p *timelinePane) dayRows(sessions []*transcripts.Session) []tlRow {
+	rows := p.rows[:0:0]
+	lastDay := ""
+	for _, s := range sessions {
+		day := s.Start.In(p.c.cfg.Location).Format("Monday 2 January 2006")
+		if day != lastDay {
+			rows = append(rows, tlRow{day: day})
+			lastDay = day
+		}
+		rows = append(rows, tlRow{s: s})
+	}
+	return rows
+}
+
+// selectSession puts the cursor on session id's row (the last, if
+// several).
+func (p *timelinePane) selectSession(id string) {
+	for i, r := range p.rows {
+		if r.s != nil && r.s.ID == id {
+			p.list.set(i)
+		}
+	}
 }
 
 // onlyNear says whether the filter q finds nothing as typed among the
@@ -233,6 +243,13 @@ func (p *timelinePane) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case listHandled:
 		return true, cmd
 	}
+	return p.commandKey(k)
+}
+
+// commandKey applies the timeline's own keys: the date filter, open,
+// resume and the scope.
+func (p *timelinePane) commandKey(k tea.KeyPressMsg) (bool, tea.Cmd) {
+	km := p.c.keys
 	switch {
 	case key.Matches(k, km.DateFilter):
 		p.dateIdx = (p.dateIdx + 1) % len(dateRanges)
@@ -364,13 +381,10 @@ func (c timelineCols) header() string {
 	return hdr + pad("", 4)
 }
 
-// row draws row i: a day header or a session.
-func (p *timelinePane) row(i int, cols timelineCols, w int) string {
-	r := p.rows[i]
-	if r.s == nil {
-		return p.c.sty.Bold.Render(pad(" "+r.day, w))
-	}
-	ss := r.s
+// rowTitle is a session's title (its first prompt, else "(untitled)")
+// behind what tells it apart: its machine when another one's, its
+// project when every project is shown, its folder when not the project's.
+func (p *timelinePane) rowTitle(ss *transcripts.Session) string {
 	title := ss.Title
 	if title == "" {
 		title = transcripts.OneLine(ss.FirstPrompt, 200)
@@ -391,6 +405,17 @@ func (p *timelinePane) row(i int, cols timelineCols, w int) string {
 		// never resumed as if it were local.
 		title = "@" + m + " · " + title
 	}
+	return title
+}
+
+// row draws row i: a day header or a session.
+func (p *timelinePane) row(i int, cols timelineCols, w int) string {
+	r := p.rows[i]
+	if r.s == nil {
+		return p.c.sty.Bold.Render(pad(" "+r.day, w))
+	}
+	ss := r.s
+	title := p.rowTitle(ss)
 	marks := ""
 	if len(ss.Subagents) > 0 {
 		marks += "⑂"

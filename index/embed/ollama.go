@@ -365,12 +365,31 @@ func (o *Ollama) embedBatch(ctx context.Context, inputs []string) ([][]float32, 
 
 // validate rejects responses that must not be stored and normalises vectors.
 func (o *Ollama) validate(resp *ollama.EmbedResponse, n int) error {
-	if len(resp.Embeddings) != n {
-		return fmt.Errorf("%w: ollama returned %d vectors for %d inputs (model %s at %s); nothing was stored",
-			ErrBadResponse, len(resp.Embeddings), n, o.name, o.baseURL)
+	if err := o.checkShape(resp.Embeddings, n); err != nil {
+		return err
 	}
 	d := len(resp.Embeddings[0])
-	for i, v := range resp.Embeddings {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.checkDims(d); err != nil {
+		return err
+	}
+	o.dims = d
+	for _, v := range resp.Embeddings {
+		Normalize(v)
+	}
+	return nil
+}
+
+// checkShape rejects anything but n vectors of one non-zero size, all
+// of finite values.
+func (o *Ollama) checkShape(vs [][]float32, n int) error {
+	if len(vs) != n {
+		return fmt.Errorf("%w: ollama returned %d vectors for %d inputs (model %s at %s); nothing was stored",
+			ErrBadResponse, len(vs), n, o.name, o.baseURL)
+	}
+	d := len(vs[0])
+	for i, v := range vs {
 		if len(v) != d || d == 0 {
 			return fmt.Errorf("%w: ollama returned vectors of inconsistent size (%d and %d at input %d, model %s); nothing was stored",
 				ErrBadResponse, d, len(v), i, o.name)
@@ -380,8 +399,12 @@ func (o *Ollama) validate(resp *ollama.EmbedResponse, n int) error {
 				ErrBadResponse, i, j, o.name)
 		}
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	return nil
+}
+
+// checkDims rejects vectors of d dimensions when the settings ask for
+// others, or earlier answers had others (o.mu held).
+func (o *Ollama) checkDims(d int) error {
 	if o.cfg.Dimensions > 0 && d != o.cfg.Dimensions {
 		return fmt.Errorf("%w: asked model %s for %d dimensions, got %d: the model may not support truncation; unset the dimensions setting or set it to %d",
 			ErrBadResponse, o.name, o.cfg.Dimensions, d, d)
@@ -389,10 +412,6 @@ func (o *Ollama) validate(resp *ollama.EmbedResponse, n int) error {
 	if o.dims != 0 && d != o.dims {
 		return fmt.Errorf("%w: model %s returned %d dimensions, expected %d: the model changed under this index; re-embed into a fresh vector space",
 			ErrBadResponse, o.name, d, o.dims)
-	}
-	o.dims = d
-	for _, v := range resp.Embeddings {
-		Normalize(v)
 	}
 	return nil
 }
@@ -436,23 +455,7 @@ func (o *Ollama) classify(err error, attempts int) (retry bool, final error) {
 	}
 	var se *ollama.StatusError
 	if errors.As(err, &se) {
-		msg := se.Message
-		switch {
-		case se.ModelNotFound():
-			return false, o.notPulled(err)
-		case se.StatusCode == http.StatusNotFound:
-			return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
-				msg: fmt.Sprintf("the server at %s answered HTTP 404 (%s): it does not look like Ollama; check OLLAMA_HOST or the host setting", o.baseURL, msg)}
-		case se.StatusCode == http.StatusUnauthorized:
-			return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
-				msg: fmt.Sprintf("ollama at %s requires authorization (HTTP %d): use a local server or sign in with `ollama signin`", o.baseURL, se.StatusCode)}
-		case se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500:
-			return true, fmt.Errorf("ollama at %s failed with HTTP %d%s: %s: check `ollama serve` logs: %w",
-				o.baseURL, se.StatusCode, tries, msg, err)
-		default:
-			return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
-				msg: fmt.Sprintf("ollama at %s rejected the request for model %s (HTTP %d): %s", o.baseURL, o.name, se.StatusCode, msg)}
-		}
+		return o.classifyStatus(se, err, tries)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true, &ollamaError{kind: ErrOllamaTimeout, cause: err,
@@ -461,16 +464,44 @@ func (o *Ollama) classify(err error, attempts int) (retry bool, final error) {
 	}
 	var ue *ollama.UnreachableError
 	if errors.As(err, &ue) {
-		if strings.HasPrefix(ue.Reason, "unknown host") {
-			return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
-				msg: fmt.Sprintf("Ollama is not reachable at %s (%s): fix OLLAMA_HOST or the host setting, or use the built-in embedder", o.baseURL, ue.Reason)}
-		}
-		return true, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
-			msg: fmt.Sprintf("Ollama is not reachable at %s (%s%s): start it with `ollama serve`, or use the built-in embedder", o.baseURL, ue.Reason, tries)}
+		return o.classifyUnreachable(ue, err, tries)
 	}
 	// Unknown failures (e.g. a response that is not JSON) are not retried.
 	return false, &ollamaError{kind: ErrBadResponse, cause: err,
 		msg: fmt.Sprintf("ollama at %s gave an unusable answer for model %s: %v", o.baseURL, o.name, err)}
+}
+
+// classifyStatus is classify for an HTTP error status: a model not
+// pulled, a server that is not Ollama, one that wants authorization, a
+// transient failure (retried) or a rejected request.
+func (o *Ollama) classifyStatus(se *ollama.StatusError, err error, tries string) (retry bool, final error) {
+	msg := se.Message
+	switch {
+	case se.ModelNotFound():
+		return false, o.notPulled(err)
+	case se.StatusCode == http.StatusNotFound:
+		return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
+			msg: fmt.Sprintf("the server at %s answered HTTP 404 (%s): it does not look like Ollama; check OLLAMA_HOST or the host setting", o.baseURL, msg)}
+	case se.StatusCode == http.StatusUnauthorized:
+		return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
+			msg: fmt.Sprintf("ollama at %s requires authorization (HTTP %d): use a local server or sign in with `ollama signin`", o.baseURL, se.StatusCode)}
+	case se.StatusCode == http.StatusTooManyRequests || se.StatusCode >= 500:
+		return true, fmt.Errorf("ollama at %s failed with HTTP %d%s: %s: check `ollama serve` logs: %w",
+			o.baseURL, se.StatusCode, tries, msg, err)
+	}
+	return false, &ollamaError{kind: ErrOllamaRejected, cause: err,
+		msg: fmt.Sprintf("ollama at %s rejected the request for model %s (HTTP %d): %s", o.baseURL, o.name, se.StatusCode, msg)}
+}
+
+// classifyUnreachable is classify for a server not reached: an unknown
+// host is not retried, anything else (not started yet) is.
+func (o *Ollama) classifyUnreachable(ue *ollama.UnreachableError, err error, tries string) (retry bool, final error) {
+	if strings.HasPrefix(ue.Reason, "unknown host") {
+		return false, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
+			msg: fmt.Sprintf("Ollama is not reachable at %s (%s): fix OLLAMA_HOST or the host setting, or use the built-in embedder", o.baseURL, ue.Reason)}
+	}
+	return true, &ollamaError{kind: ErrOllamaUnreachable, cause: err,
+		msg: fmt.Sprintf("Ollama is not reachable at %s (%s%s): start it with `ollama serve`, or use the built-in embedder", o.baseURL, ue.Reason, tries)}
 }
 
 func (o *Ollama) notPulled(cause error) error {

@@ -25,41 +25,53 @@ type tokenizer struct {
 // forEachTerm calls emit with every term of text. The slice passed to emit is
 // only valid during the call.
 func (tk *tokenizer) forEachTerm(text string, emit func(term []byte)) {
-	i := 0
-	for i < len(text) {
-		// Skip separators.
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if !isWordByte(c) {
-				i++
-				continue
-			}
-		} else {
-			r, n := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				i += n
-				continue
-			}
-		}
-		// Collect a chunk: letters, digits, '_' and '-'.
+	for i := skipSeparators(text, 0); i < len(text); i = skipSeparators(text, i) {
 		start := i
-		for i < len(text) {
-			c := text[i]
-			if c < utf8.RuneSelf {
-				if !isWordByte(c) && c != '-' {
-					break
-				}
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				break
-			}
-			i += n
-		}
+		i = chunkEnd(text, i)
 		tk.chunkTerms(text[start:i], emit)
 	}
+}
+
+// skipSeparators is the index of the first letter, digit or '_' of text
+// at or after i (len(text) when none).
+func skipSeparators(text string, i int) int {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if isWordByte(c) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return i
+		}
+		i += n
+	}
+	return i
+}
+
+// chunkEnd is the end of the chunk that starts at i: a run of letters,
+// digits, '_' and '-'.
+func chunkEnd(text string, i int) int {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if !isWordByte(c) && c != '-' {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func isWordByte(c byte) bool {
@@ -212,7 +224,16 @@ func looksLikeBlob(s string) bool {
 	if len(s) < 16 {
 		return false
 	}
-	var up, lo, dg int
+	up, lo, dg, sep := charMix(s)
+	if sep {
+		return false
+	}
+	return up >= 3 && lo >= 3 && dg >= 3 || (len(s) > 40 && dg >= 4)
+}
+
+// charMix counts the upper-case letters, lower-case letters and digits
+// of s (ASCII), until a separator ('_' or '-'): sep reports one.
+func charMix(s string) (up, lo, dg int, sep bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -223,10 +244,10 @@ func looksLikeBlob(s string) bool {
 		case isDigit(c):
 			dg++
 		case c == '_' || c == '-':
-			return false
+			return up, lo, dg, true
 		}
 	}
-	return up >= 3 && lo >= 3 && dg >= 3 || (len(s) > 40 && dg >= 4)
+	return up, lo, dg, false
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
@@ -283,14 +304,17 @@ func stem(b []byte) []byte {
 	if n := len(b); n >= 7 && (hasSuffix(b, "tion") || hasSuffix(b, "sion")) {
 		b = b[:n-3]
 	}
-	b = stemIngEd(b)
+	return stemFinal(stemIngEd(b))
+}
+
+// stemFinal strips a final -e ("create" / "creat(ing)" meet) and turns a
+// final consonant+y into i ("query" / "queri(es)" meet).
+func stemFinal(b []byte) []byte {
 	n := len(b)
-	// Final -e: "create" / "creat(ing)" meet.
 	if n >= 4 && b[n-1] == 'e' {
 		b = b[:n-1]
 		n--
 	}
-	// Final consonant+y → i: "query" / "queri(es)" meet.
 	if n >= 3 && b[n-1] == 'y' && !isVowel(b[n-2]) {
 		b[n-1] = 'i'
 	}
@@ -327,16 +351,20 @@ func stemIngEd(b []byte) []byte {
 	n := len(b)
 	switch {
 	case hasSuffix(b, "ing") && n-3 >= 3 && hasVowel(b[:n-3]):
-		b = b[:n-3]
+		return undouble(b[:n-3])
 	case hasSuffix(b, "ed") && !hasSuffix(b, "eed") && n-2 >= 3 && hasVowel(b[:n-2]):
-		b = b[:n-2]
-	default:
-		return b
+		return undouble(b[:n-2])
 	}
-	n = len(b)
+	return b
+}
+
+// undouble drops the second of a doubled final consonant other than l, s
+// and z, from a stem of 4 or more letters ("runn" → "run").
+func undouble(b []byte) []byte {
+	n := len(b)
 	if n >= 4 && b[n-1] == b[n-2] && !isVowel(b[n-1]) &&
 		b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
-		b = b[:n-1]
+		return b[:n-1]
 	}
 	return b
 }

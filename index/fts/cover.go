@@ -46,38 +46,54 @@ func (ix *Index) Cover(text string, ids []string) (_ ftsapi.Cover, err error) {
 		return c, nil
 	}
 	weights := ix.weights(words)
-	c.Has = map[string]uint64{}
-	var keys []string // ids as the index holds them
 	for i, w := range words {
 		c.Words = append(c.Words, ftsapi.QueryWord{Text: w.text, Weight: weights[i], Root: w.root})
-		if len(ids) == 0 {
-			continue
-		}
-		if len(words) == 1 && w.asSearched {
-			// The search matched every hit by this one clause.
-			for _, id := range ids {
-				c.Has[id] |= 1
-			}
-			continue
-		}
-		if keys == nil {
-			keys = make([]string, len(ids))
-			for j, id := range ids {
-				keys[j] = ix.docKey(id)
-			}
-		}
-		q := query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(keys), w.q})
-		req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
-		req.Score = "none"
-		res, err := ix.idx.Search(req)
-		if err != nil {
-			return c, fmt.Errorf("fts: measuring coverage of %q: %w", text, err)
-		}
-		for _, h := range res.Hits {
-			c.Has[ix.docID(h.ID)] |= 1 << i
-		}
+	}
+	c.Has, err = ix.holders(words, ids)
+	if err != nil {
+		return c, fmt.Errorf("fts: measuring coverage of %q: %w", text, err)
 	}
 	return c, nil
+}
+
+// holders is, for each document of ids, the bit set of the words it
+// holds (bit i for words[i]).
+func (ix *Index) holders(words []coverWord, ids []string) (map[string]uint64, error) {
+	has := map[string]uint64{}
+	if len(ids) == 0 {
+		return has, nil
+	}
+	if len(words) == 1 && words[0].asSearched {
+		// The search matched every hit by this one clause.
+		for _, id := range ids {
+			has[id] |= 1
+		}
+		return has, nil
+	}
+	keys := make([]string, len(ids)) // ids as the index holds them
+	for j, id := range ids {
+		keys[j] = ix.docKey(id)
+	}
+	for i, w := range words {
+		if err := ix.markHolders(has, w.q, uint64(1)<<i, keys); err != nil {
+			return has, err
+		}
+	}
+	return has, nil
+}
+
+// markHolders sets bit in has for each document of keys that q matches.
+func (ix *Index) markHolders(has map[string]uint64, q query.Query, bit uint64, keys []string) error {
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{query.NewDocIDQuery(keys), q}), len(keys), 0, false)
+	req.Score = "none"
+	res, err := ix.idx.Search(req)
+	if err != nil {
+		return err
+	}
+	for _, h := range res.Hits {
+		has[ix.docID(h.ID)] |= bit
+	}
+	return nil
 }
 
 // coverWord is one informative query word: the query that holds it, the
@@ -247,19 +263,26 @@ func (ix *Index) weights(words []coverWord) []float64 {
 		}
 	}
 	for i, w := range words {
-		var df uint64
-		if r != nil {
-			for _, ft := range w.terms {
-				df = max(df, termCount(r, ft))
-			}
-		}
-		if w.prefix && r != nil {
-			// A word being typed: as rare as the words it starts.
-			df = max(df, prefixCount(r, strings.ToLower(strings.TrimSpace(w.text)), n))
-		}
-		out[i] = idf(n, df)
+		out[i] = idf(n, docFreq(r, w, n))
 	}
 	return out
+}
+
+// docFreq is how many of the n documents r reads hold word w (its
+// commonest term); 0 without a reader.
+func docFreq(r index.IndexReader, w coverWord, n uint64) uint64 {
+	if r == nil {
+		return 0
+	}
+	var df uint64
+	for _, ft := range w.terms {
+		df = max(df, termCount(r, ft))
+	}
+	if w.prefix {
+		// A word being typed: as rare as the words it starts.
+		df = max(df, prefixCount(r, strings.ToLower(strings.TrimSpace(w.text)), n))
+	}
+	return df
 }
 
 // maxPrefixTerms bounds how many dictionary terms a prefix's rarity reads.

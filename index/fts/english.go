@@ -138,11 +138,8 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 			seg, typ = input[p:q], t
 			p = q
 		} else {
-			// What segment.Segmenter.Segment does for one segment of a
-			// direct (whole-buffer, at-EOF) segmenter: any error, a bad
-			// advance or no segment ends the stream.
-			advance, tok, t, err := segment.SegmentWords(input[p:], true)
-			if err != nil || advance < 0 || advance > n-p || tok == nil {
+			advance, tok, t, ok := slowSegment(input[p:])
+			if !ok {
 				break
 			}
 			p += advance
@@ -152,14 +149,7 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		if typ != segNone {
 			if term, keep := a.filter(seg, fast, &runes); keep {
 				if len(block) == 0 {
-					// Enough for the rest of the input at the rate of
-					// kept tokens so far (first: one per 12 bytes, a
-					// little under what transcripts have).
-					guess := (n-p)/12 + 1
-					if len(out) > 16 {
-						guess = (n-p)/(p/len(out)+1) + 1
-					}
-					block = make([]analysis.Token, min(max(guess, 4), tokenBlock))
+					block = make([]analysis.Token, tokenBlockSize(n-p, p, len(out)))
 				}
 				t := &block[0]
 				block = block[1:]
@@ -175,6 +165,29 @@ func (a *englishAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		start = end
 	}
 	return out
+}
+
+// slowSegment is what segment.Segmenter.Segment does for one segment of a
+// direct (whole-buffer, at-EOF) segmenter, at the start of rest: ok is
+// false when an error, a bad advance or no segment ends the stream.
+func slowSegment(rest []byte) (advance int, seg []byte, typ int, ok bool) {
+	advance, seg, typ, err := segment.SegmentWords(rest, true)
+	if err != nil || advance < 0 || advance > len(rest) || seg == nil {
+		return 0, nil, 0, false
+	}
+	return advance, seg, typ, true
+}
+
+// tokenBlockSize is how many tokens to allocate next: enough for the
+// left bytes of the input at the rate of the kept tokens so far (read
+// of the done bytes; first: one per 12 bytes, a little under what
+// transcripts have), within 4..tokenBlock.
+func tokenBlockSize(left, done, kept int) int {
+	guess := left/12 + 1
+	if kept > 16 {
+		guess = left/(done/kept+1) + 1
+	}
+	return min(max(guess, 4), tokenBlock)
 }
 
 func tokenType(segType int) analysis.TokenType {

@@ -85,36 +85,47 @@ func cleanQuery(q string) string {
 // '-' or '+' and a quoted phrase or a word. It returns the clause and
 // where the next one may start.
 func readClause(q string, i int) (clause, int) {
-	op := opShould
-	if r := q[i]; r == '-' || r == '+' {
-		next, _ := utf8.DecodeRuneInString(q[i+1:])
-		if next == '"' || isWordRune(next) {
-			op = map[byte]clauseOp{'-': opNot, '+': opMust}[r]
-			i++
-		}
-	}
-	c := clause{op: op}
+	op, i := readOp(q, i)
 	if q[i] != '"' {
-		end := strings.IndexFunc(q[i:], unicode.IsSpace)
-		if end < 0 {
-			end = len(q) - i
-		}
-		c.text = q[i : i+end]
-		if c.op != opNot && strings.HasSuffix(c.text, "*") {
-			c.text = strings.TrimRight(c.text, "*")
-			c.prefix = utf8.RuneCountInString(c.text) >= minPrefixRunes
-		}
-		return c, i + end
+		return readWord(q, i, op)
 	}
 	end := strings.IndexByte(q[i+1:], '"')
 	if end < 0 {
 		end = len(q) - i - 1
 	}
-	c.text, c.phrase = q[i+1:i+1+end], true
+	c := clause{op: op, text: q[i+1 : i+1+end], phrase: true}
 	if c.op == opShould {
 		c.op = opMust // quoting is an explicit demand
 	}
 	return c, i + end + 2
+}
+
+// readOp reads the '-' or '+' at q[i], when a phrase or a word follows
+// it, and returns the clause's operator and where its text starts.
+func readOp(q string, i int) (clauseOp, int) {
+	if r := q[i]; r == '-' || r == '+' {
+		next, _ := utf8.DecodeRuneInString(q[i+1:])
+		if next == '"' || isWordRune(next) {
+			return map[byte]clauseOp{'-': opNot, '+': opMust}[r], i + 1
+		}
+	}
+	return opShould, i
+}
+
+// readWord reads the word at q[i], up to a space: a prefix when it ends
+// in '*' (and is long enough), unless excluded.
+func readWord(q string, i int, op clauseOp) (clause, int) {
+	c := clause{op: op}
+	end := strings.IndexFunc(q[i:], unicode.IsSpace)
+	if end < 0 {
+		end = len(q) - i
+	}
+	c.text = q[i : i+end]
+	if c.op != opNot && strings.HasSuffix(c.text, "*") {
+		c.text = strings.TrimRight(c.text, "*")
+		c.prefix = utf8.RuneCountInString(c.text) >= minPrefixRunes
+	}
+	return c, i + end
 }
 
 // PrefixLast returns text with its last word marked as a prefix (word*),
@@ -122,22 +133,29 @@ func readClause(q string, i int) (clause, int) {
 // ends in a plain positive word (not quoted, not excluded, not followed by
 // a space) of at least minPrefixRunes runes.
 func PrefixLast(text string) (string, bool) {
-	if text == "" || len(text) > maxQueryBytes {
-		return text, false
-	}
-	if r, _ := utf8.DecodeLastRuneInString(text); unicode.IsSpace(r) || r == '"' || r == '*' {
+	if text == "" || len(text) > maxQueryBytes || !endsInWord(text) {
 		return text, false
 	}
 	cs := parseQuery(text)
-	if len(cs) == 0 {
-		return text, false
-	}
-	last := cs[len(cs)-1]
-	if last.phrase || last.op == opNot || last.prefix || utf8.RuneCountInString(last.text) < minPrefixRunes ||
-		!strings.HasSuffix(text, last.text) {
+	if len(cs) == 0 || !typedWord(cs[len(cs)-1], text) {
 		return text, false
 	}
 	return text + "*", true
+}
+
+// endsInWord reports whether text does not end in a space, a quote or
+// a '*'.
+func endsInWord(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return !unicode.IsSpace(r) && r != '"' && r != '*'
+}
+
+// typedWord reports whether the last clause of text is a plain positive
+// word of at least minPrefixRunes runes at its very end: the word being
+// typed.
+func typedWord(last clause, text string) bool {
+	return !last.phrase && last.op != opNot && !last.prefix && utf8.RuneCountInString(last.text) >= minPrefixRunes &&
+		strings.HasSuffix(text, last.text)
 }
 
 // PrefixOnly is the query for the hits PrefixLast(text) adds to text's:

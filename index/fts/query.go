@@ -122,20 +122,12 @@ func wordQuery(w string, exact bool, known knownFunc) query.Query {
 	prose := analyzeTerms(a.english, w)
 	code := analyzeTerms(a.codeQuery, w)
 	compound := len(code) > 1
-	if exact {
-		var qs []query.Query
-		if len(prose) > 0 {
-			qs = append(qs, allTerms(fieldText, prose), allTerms(fieldTitle, prose))
-		}
-		if compound {
-			qs = append(qs, term(fieldCode, code[0], 1), term(fieldTitleCode, code[0], 1))
-		}
-		return anyOf(qs)
-	}
-	if compound && unseen(w, known) {
+	switch {
+	case exact:
+		return exactWordQuery(prose, code)
+	case compound && unseen(w, known):
 		return anyOf([]query.Query{term(fieldCode, code[0], boostExact), term(fieldTitleCode, code[0], boostExact*boostTitle)})
-	}
-	if compound {
+	case compound:
 		prose = union(prose, analyzeTerms(a.english, strings.Join(code[1:], " ")))
 	}
 	var qs []query.Query
@@ -148,6 +140,19 @@ func wordQuery(w string, exact bool, known knownFunc) query.Query {
 			boost = boostExact
 		}
 		qs = append(qs, term(fieldCode, t, boost), term(fieldTitleCode, t, boost*boostTitle))
+	}
+	return anyOf(qs)
+}
+
+// exactWordQuery is wordQuery's exact form: the word's own forms only,
+// all its English terms (in body or title) or its whole compound.
+func exactWordQuery(prose, code []string) query.Query {
+	var qs []query.Query
+	if len(prose) > 0 {
+		qs = append(qs, allTerms(fieldText, prose), allTerms(fieldTitle, prose))
+	}
+	if len(code) > 1 {
+		qs = append(qs, term(fieldCode, code[0], 1), term(fieldTitleCode, code[0], 1))
 	}
 	return anyOf(qs)
 }

@@ -62,39 +62,67 @@ func Replace(dir, built string) error {
 	if state, err := probe(built); err != nil || state != stateIndex {
 		return fmt.Errorf("fts: %s is not a complete index; %s was left as it was", built, dir)
 	}
-	var trash string
+	trash, db, err := moveAside(dir)
+	if db != nil {
+		defer db.Close() // the lock is held until the new index is in
+	}
+	if err != nil {
+		return err
+	}
+	if err := moveIn(built, dir, trash); err != nil {
+		return err
+	}
+	if err := removeTrash(trash); err != nil {
+		return err
+	}
+	removeLeftovers(dir)
+	return nil
+}
+
+// moveAside renames the index in dir to trash, holding its lock (db,
+// for the caller to close, when root.bolt could be opened); trash is ""
+// when dir held no index (an empty directory is removed).
+func moveAside(dir string) (trash string, db *bolt.DB, err error) {
 	switch state, err := probe(dir); {
 	case err != nil:
-		return err
+		return "", nil, err
 	case state == stateForeign && !exists(filepath.Join(dir, rootBoltFile)):
-		return fmt.Errorf("fts: %s does not look like a full-text index (no %s); not replacing it", dir, metaFile)
-	case state != stateMissing:
-		db, busy := lockRoot(filepath.Join(dir, rootBoltFile))
-		if busy {
-			return fmt.Errorf("%w (%s): close it and rebuild again", ErrLocked, dir)
-		}
-		if db != nil {
-			defer db.Close()
-		}
-		trash = fmt.Sprintf("%s.removing-%d", filepath.Clean(dir), time.Now().UnixNano())
-		if err := os.Rename(dir, trash); err != nil {
-			return fmt.Errorf("fts: moving the old index %s aside: %w", dir, err)
-		}
-	default:
+		return "", nil, fmt.Errorf("fts: %s does not look like a full-text index (no %s); not replacing it", dir, metaFile)
+	case state == stateMissing:
 		_ = os.Remove(dir) // an empty directory
+		return "", nil, nil
 	}
+	db, busy := lockRoot(filepath.Join(dir, rootBoltFile))
+	if busy {
+		return "", nil, fmt.Errorf("%w (%s): close it and rebuild again", ErrLocked, dir)
+	}
+	trash = fmt.Sprintf("%s.removing-%d", filepath.Clean(dir), time.Now().UnixNano())
+	if err := os.Rename(dir, trash); err != nil {
+		return "", db, fmt.Errorf("fts: moving the old index %s aside: %w", dir, err)
+	}
+	return trash, db, nil
+}
+
+// moveIn renames built to dir; when it cannot, the old index goes back
+// from trash.
+func moveIn(built, dir, trash string) error {
 	if err := os.Rename(built, dir); err != nil {
 		if trash != "" {
 			_ = os.Rename(trash, dir) // put the old one back
 		}
 		return fmt.Errorf("fts: moving the new index %s into place: %w", built, err)
 	}
-	if trash != "" {
-		if err := os.RemoveAll(trash); err != nil {
-			return fmt.Errorf("fts: removing the old index files in %s: %w", trash, err)
-		}
+	return nil
+}
+
+// removeTrash deletes the old index moved aside ("" for none).
+func removeTrash(trash string) error {
+	if trash == "" {
+		return nil
 	}
-	removeLeftovers(dir)
+	if err := os.RemoveAll(trash); err != nil {
+		return fmt.Errorf("fts: removing the old index files in %s: %w", trash, err)
+	}
 	return nil
 }
 

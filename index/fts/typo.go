@@ -140,6 +140,13 @@ func nearest(r index.IndexReader, fz index.IndexReaderFuzzy, stem string, n int)
 		return ""
 	}
 	defer d.Close()
+	return commonest(r, d, stem)
+}
+
+// commonest is the term of the first 1000 of d, other than stem, held by
+// the most documents (the first in order among equals; "" when none is
+// held by any).
+func commonest(r index.IndexReader, d index.FieldDict, stem string) string {
 	best, most := "", uint64(0)
 	for i := 0; i < 1000; i++ {
 		e, err := d.Next()
